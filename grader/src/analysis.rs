@@ -1,0 +1,443 @@
+//! The analysis of Paper III, section 3: generate, partition, shrink, rank, order.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::GraderError;
+use crate::generate::{ChoiceSequence, ChoiceSource, TestCase};
+use crate::oracle::{Execution, FailureKind, Oracle, RunOutcome};
+use crate::order::{CorrectnessOrder, correctness_order};
+use crate::partition::{BitSet, FailingSet, Suite};
+use crate::rank::{percent, ranks};
+use crate::shrink::{SHRINK_BUDGET, shrink};
+
+/// Random tests generated and evaluated together (in parallel) before the sequential
+/// partition step looks at them in order. Fixed, so that the analysis, including its
+/// execution count, does not depend on the number of threads.
+const BATCH: u64 = 256;
+
+/// If the generator fails this many times before it first succeeds, it is broken.
+const GENERATOR_FAILURES_TOLERATED: u64 = 100;
+
+/// What the grader needs from the outside world: a way to run the generator and the
+/// programs. The grader does no I/O of its own; the sandbox provides this in the
+/// `bugrank` binary, plain closures provide it in tests.
+pub trait Executor: Sync {
+    /// Runs the generator with `choices` as its source of randomness. Returns the input it
+    /// wrote, or the reason it failed, and the choices back (they record what was chosen).
+    fn generate(&self, choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource);
+
+    /// Runs program `program` on `input` with `fuel`. Program 0 is the reference; the
+    /// answers' programs are numbered from 1 (see [`Answer::program`]).
+    fn run(&self, program: usize, input: &[u8], fuel: u64) -> Execution;
+}
+
+/// The fuel an answer gets on an input: `factor` times what the reference used on the same
+/// input, but at least `floor`. A slow but correct answer thus fails exactly when it is
+/// many times slower than the model answer, on every machine alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FuelPolicy {
+    /// Default 20.
+    pub factor: u64,
+    /// Default 2,000,000: program start-up alone costs some thousands.
+    pub floor: u64,
+    /// Fuel for the reference itself. Default 1,000,000,000 (a few seconds): a reference
+    /// that needs more on a generated input is a problem error.
+    pub reference: u64,
+}
+
+impl Default for FuelPolicy {
+    fn default() -> Self {
+        FuelPolicy { factor: 20, floor: 2_000_000, reference: 1_000_000_000 }
+    }
+}
+
+impl FuelPolicy {
+    pub fn budget(&self, reference_fuel: u64) -> u64 {
+        reference_fuel.saturating_mul(self.factor).max(self.floor)
+    }
+}
+
+/// When the search for new bugs stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchOptions {
+    /// Stop after this many consecutive random tests add nothing. Default 10,000, as in
+    /// the paper; lower it for quick runs, at the price of missing rare bugs.
+    pub stable_after: u64,
+    /// Stop after this many random tests in any case. Default 1,000,000.
+    pub max_tests: u64,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions { stable_after: 10_000, max_tests: 1_000_000 }
+    }
+}
+
+/// What is being graded, and how.
+#[derive(Clone, Debug, Default)]
+pub struct Problem {
+    pub name: String,
+    pub oracle: Oracle,
+    pub fuel: FuelPolicy,
+    pub search: SearchOptions,
+}
+
+/// One submission. Several answers may share a program (identical modules run once).
+#[derive(Clone, Debug)]
+pub struct Answer {
+    pub id: String,
+    pub cohort: Option<String>,
+    /// The [`Executor`] program that runs this answer; 1 or more.
+    pub program: usize,
+}
+
+/// Where the analysis is, for a progress bar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub tests_generated: u64,
+    pub suite_size: usize,
+    /// Consecutive random tests that added nothing; the search stops at `stable_after`.
+    pub stable_run: u64,
+    pub stable_after: u64,
+    pub executions: u64,
+    /// True while a new test is being shrunk.
+    pub shrinking: bool,
+}
+
+/// One test of the final suite: one inferred bug.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteTest {
+    pub id: String,
+    pub input: String,
+    pub expected: String,
+    /// The answers that fail it.
+    pub failing: Vec<String>,
+    /// The generator's size hint and choices: replaying them gives `input` again.
+    pub size: u32,
+    pub choices: ChoiceSequence,
+}
+
+/// One answer's result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AnswerResult {
+    pub id: String,
+    pub cohort: Option<String>,
+    /// Suite tests passed: the score.
+    pub passed: usize,
+    /// Suite tests failed: the answer's bugs.
+    pub failed: Vec<String>,
+    /// How each failed test was failed.
+    pub outcomes: BTreeMap<String, FailureKind>,
+    /// 1 for the best score; equal scores share a rank.
+    pub rank: usize,
+    pub percent: f64,
+}
+
+/// The whole result: the contract of `analysis.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    pub problem: String,
+    pub seed: u64,
+    pub tests_generated: u64,
+    /// Runs of the reference and the answers (generator runs not included).
+    pub executions: u64,
+    pub generator_runs: u64,
+    /// Generated tests thrown away because the generator failed.
+    pub generator_failures: u64,
+    /// Generated tests thrown away because the reference failed on them.
+    pub reference_failures: u64,
+    pub stable_after: u64,
+    pub suite: Vec<SuiteTest>,
+    pub answers: Vec<AnswerResult>,
+    pub order: CorrectnessOrder,
+}
+
+/// The id under which the reference appears in the correctness order.
+pub const REFERENCE_ID: &str = "reference";
+
+/// What running every program on one input showed.
+struct Evaluation {
+    /// The reference's output, or why the reference failed (then the input is unusable).
+    expected: Result<Vec<u8>, String>,
+    /// Verdict per program, index 0 (the reference) included as a pass.
+    verdicts: Vec<Option<FailureKind>>,
+}
+
+/// Runs the analysis of Paper III on `answers` (sorted as they should appear) with `seed`.
+///
+/// Deterministic: the same problem, answers, executor behaviour and seed give the same
+/// [`Analysis`], however many threads rayon uses. `progress` is called after every batch
+/// of random tests and while shrinking.
+pub fn analyse(
+    problem: &Problem,
+    answers: &[Answer],
+    executor: &dyn Executor,
+    seed: u64,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Analysis, GraderError> {
+    let programs = answers.iter().map(|a| a.program).max().unwrap_or(0) + 1;
+    if let Some(bad) = answers.iter().find(|a| a.program == 0) {
+        return Err(GraderError::AnswerIsReference(bad.id.clone()));
+    }
+    let mut search = Search {
+        problem,
+        answers,
+        executor,
+        programs,
+        evaluations: HashMap::new(),
+        replays: HashMap::new(),
+        executions: 0,
+        generator_runs: 0,
+    };
+    let mut suite: Suite<(TestCase, Arc<[u8]>)> = Suite::default();
+    let (mut tests_generated, mut stable_run) = (0u64, 0u64);
+    let (mut generator_failures, mut reference_failures) = (0u64, 0u64);
+    let mut next = 0u64;
+    let options = problem.search;
+    let mut report = |search: &Search, suite_size, tests_generated, stable_run, shrinking| {
+        progress(&Progress {
+            tests_generated,
+            suite_size,
+            stable_run,
+            stable_after: options.stable_after,
+            executions: search.executions,
+            shrinking,
+        })
+    };
+
+    'search: while stable_run < options.stable_after && next < options.max_tests {
+        let batch: Vec<(TestCase, Result<Arc<[u8]>, String>)> = (next..(next + BATCH).min(options.max_tests))
+            .into_par_iter()
+            .map(|index| {
+                let (input, source) = executor.generate(ChoiceSource::for_random_test(seed, index));
+                (source.into_test_case(), input.map(Arc::from))
+            })
+            .collect();
+        next += batch.len() as u64;
+        search.generator_runs += batch.len() as u64;
+        search.evaluate_all(batch.iter().filter_map(|(_, input)| input.as_ref().ok()));
+
+        for (test, input) in batch {
+            if stable_run >= options.stable_after {
+                break 'search;
+            }
+            tests_generated += 1;
+            stable_run += 1;
+            let input = match input {
+                Ok(input) => input,
+                Err(reason) => {
+                    generator_failures += 1;
+                    if generator_failures == tests_generated
+                        && generator_failures >= GENERATOR_FAILURES_TOLERATED
+                    {
+                        return Err(GraderError::GeneratorFails(reason));
+                    }
+                    continue;
+                }
+            };
+            let failing = match search.failing_set(&input) {
+                Ok(failing) => failing,
+                Err(reason) => {
+                    reference_failures += 1;
+                    if reference_failures + generator_failures == tests_generated
+                        && reference_failures >= GENERATOR_FAILURES_TOLERATED
+                    {
+                        return Err(GraderError::ReferenceFails {
+                            input: String::from_utf8_lossy(&input).into_owned(),
+                            reason,
+                        });
+                    }
+                    continue;
+                }
+            };
+            // Beyond the paper: the shrunk test may fail fewer answers than `test`, which
+            // can leave `test` itself irredundant. Shrink it again until it is explained
+            // by the suite, so that every generated test ends up redundant.
+            while !suite.is_redundant(&failing) {
+                report(&search, suite.len(), tests_generated, stable_run, true);
+                let (small, small_input, small_failing) = search.shrink(test.clone(), &suite);
+                suite.add((small, small_input), small_failing);
+                stable_run = 0;
+            }
+        }
+        report(&search, suite.len(), tests_generated, stable_run, false);
+    }
+
+    Ok(search.finish(suite, seed, tests_generated, generator_failures, reference_failures))
+}
+
+struct Search<'a> {
+    problem: &'a Problem,
+    answers: &'a [Answer],
+    executor: &'a dyn Executor,
+    programs: usize,
+    /// Every input evaluated so far: random tests repeat, and shrinking revisits inputs.
+    evaluations: HashMap<Arc<[u8]>, Evaluation>,
+    /// Shrink candidates replayed so far: what the generator made of them.
+    replays: HashMap<ChoiceSequence, Option<(TestCase, Arc<[u8]>)>>,
+    executions: u64,
+    generator_runs: u64,
+}
+
+impl Search<'_> {
+    /// Evaluates the inputs not seen before, in parallel. Duplicates are removed first, in
+    /// order, so the execution count does not depend on scheduling.
+    fn evaluate_all<'i>(&mut self, inputs: impl Iterator<Item = &'i Arc<[u8]>>) {
+        let mut fresh: Vec<Arc<[u8]>> = Vec::new();
+        for input in inputs {
+            if !self.evaluations.contains_key(input) && !fresh.contains(input) {
+                fresh.push(input.clone());
+            }
+        }
+        let done: Vec<(Evaluation, u64)> = fresh.par_iter().map(|input| self.evaluate(input)).collect();
+        for (input, (evaluation, runs)) in fresh.into_iter().zip(done) {
+            self.executions += runs;
+            self.evaluations.insert(input, evaluation);
+        }
+    }
+
+    /// Runs the reference, then every answer program with the fuel the reference earns them.
+    fn evaluate(&self, input: &[u8]) -> (Evaluation, u64) {
+        let fuel = self.problem.fuel;
+        let reference = self.executor.run(0, input, fuel.reference);
+        if reference.outcome != RunOutcome::Success {
+            let reason = match reference.outcome {
+                RunOutcome::Crash(message) => format!("crashed: {message}"),
+                RunOutcome::Timeout => "ran out of fuel".to_owned(),
+                RunOutcome::Memory => "ran out of memory".to_owned(),
+                RunOutcome::Output => "exceeded the output limit".to_owned(),
+                RunOutcome::Success => unreachable!(),
+            };
+            return (Evaluation { expected: Err(reason), verdicts: Vec::new() }, 1);
+        }
+        let budget = fuel.budget(reference.fuel_used);
+        let verdicts: Vec<Option<FailureKind>> = (0..self.programs)
+            .into_par_iter()
+            .map(|program| match program {
+                0 => None,
+                _ => self.problem.oracle.judge(&reference.stdout, &self.executor.run(program, input, budget)),
+            })
+            .collect();
+        (Evaluation { expected: Ok(reference.stdout), verdicts }, self.programs as u64)
+    }
+
+    /// `AnswersFailing(input)`, or why the input is unusable.
+    fn failing_set(&mut self, input: &Arc<[u8]>) -> Result<FailingSet, String> {
+        self.evaluate_all(std::iter::once(input));
+        let evaluation = &self.evaluations[input];
+        evaluation.expected.as_ref().map_err(Clone::clone)?;
+        let failing = self.answers.iter().enumerate().filter(|(_, a)| evaluation.verdicts[a.program].is_some());
+        Ok(FailingSet::of(self.answers.len(), failing.map(|(i, _)| i)))
+    }
+
+    /// What the generator makes of a shrink candidate (`None`: it failed).
+    fn replay(&mut self, candidate: &TestCase) -> Option<(TestCase, Arc<[u8]>)> {
+        if let Some(known) = self.replays.get(&candidate.choices) {
+            return known.clone();
+        }
+        self.generator_runs += 1;
+        let (input, source) = self.executor.generate(ChoiceSource::replay(candidate));
+        let made = input.ok().map(|input| (source.into_test_case(), Arc::from(input)));
+        self.replays.insert(candidate.choices.clone(), made.clone());
+        made
+    }
+
+    /// Shrinks an irredundant test to a simplest test that is still irredundant with
+    /// respect to `suite` (which may fail a different set of answers).
+    fn shrink(
+        &mut self,
+        test: TestCase,
+        suite: &Suite<(TestCase, Arc<[u8]>)>,
+    ) -> (TestCase, Arc<[u8]>, FailingSet) {
+        let small = shrink(test, SHRINK_BUDGET, |candidate| {
+            let (made, input) = self.replay(candidate)?;
+            let failing = self.failing_set(&input).ok()?;
+            (!suite.is_redundant(&failing)).then_some(made)
+        });
+        let (made, input) = self.replay(&small).expect("the shrunk test replays");
+        let failing = self.failing_set(&input).expect("the shrunk test was evaluated");
+        (made, input, failing)
+    }
+
+    fn finish(
+        self,
+        suite: Suite<(TestCase, Arc<[u8]>)>,
+        seed: u64,
+        tests_generated: u64,
+        generator_failures: u64,
+        reference_failures: u64,
+    ) -> Analysis {
+        // Suite order: by choices, lexicographically, which groups tests by the
+        // generator's first choice (for interval sets: the command).
+        let mut tests = suite.into_tests();
+        tests.sort_by(|((a, _), _), ((b, _), _)| a.choices.0.cmp(&b.choices.0));
+        let width = tests.len().to_string().len();
+        let test_ids: Vec<String> = (1..=tests.len()).map(|i| format!("t{i:0width$}")).collect();
+
+        let suite: Vec<SuiteTest> = tests
+            .iter()
+            .zip(&test_ids)
+            .map(|(((test, input), failing), id)| SuiteTest {
+                id: id.clone(),
+                input: String::from_utf8_lossy(input).into_owned(),
+                expected: String::from_utf8_lossy(
+                    self.evaluations[input].expected.as_ref().expect("suite inputs are valid"),
+                )
+                .into_owned(),
+                failing: failing.iter().map(|a| self.answers[a].id.clone()).collect(),
+                size: test.size,
+                choices: test.choices.clone(),
+            })
+            .collect();
+
+        let passes: Vec<BitSet> = (0..self.answers.len())
+            .map(|a| BitSet::of(tests.len(), (0..tests.len()).filter(|&t| !tests[t].1.contains(a))))
+            .collect();
+        let scores: Vec<usize> = passes.iter().map(BitSet::len).collect();
+        let answer_ranks = ranks(&scores);
+        let answers: Vec<AnswerResult> = self
+            .answers
+            .iter()
+            .enumerate()
+            .map(|(a, answer)| {
+                let failed: Vec<usize> = (0..tests.len()).filter(|&t| tests[t].1.contains(a)).collect();
+                let outcomes = failed
+                    .iter()
+                    .map(|&t| {
+                        let verdict = self.evaluations[&tests[t].0.1].verdicts[answer.program];
+                        (test_ids[t].clone(), verdict.expect("a failed test has a failure kind"))
+                    })
+                    .collect();
+                AnswerResult {
+                    id: answer.id.clone(),
+                    cohort: answer.cohort.clone(),
+                    passed: scores[a],
+                    failed: failed.iter().map(|&t| test_ids[t].clone()).collect(),
+                    outcomes,
+                    rank: answer_ranks[a],
+                    percent: percent(scores[a], tests.len()),
+                }
+            })
+            .collect();
+
+        let mut in_order = vec![(REFERENCE_ID.to_owned(), BitSet::of(tests.len(), 0..tests.len()))];
+        in_order.extend(self.answers.iter().zip(passes).map(|(a, p)| (a.id.clone(), p)));
+        Analysis {
+            problem: self.problem.name.clone(),
+            seed,
+            tests_generated,
+            executions: self.executions,
+            generator_runs: self.generator_runs,
+            generator_failures,
+            reference_failures,
+            stable_after: self.problem.search.stable_after,
+            suite,
+            answers,
+            order: correctness_order(&in_order, &test_ids),
+        }
+    }
+}

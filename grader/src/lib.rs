@@ -1,0 +1,73 @@
+//! The method of "Ranking Programs using Black Box Testing" (Paper III of
+//! `shared/seeds/000_*.txt`): generate test cases, partition them by the set of answers
+//! they make fail, shrink one representative per irredundant partition, and rank answers
+//! by the inferred bugs they contain.
+//!
+//! The grader does no I/O: it is handed an [`Executor`] that runs the generator and the
+//! programs. In the `bugrank` binary that is the wasmtime sandbox; here it is a closure.
+//!
+//! ```
+//! use grader::{analyse, Answer, ChoiceSource, Execution, Executor, Problem, RunOutcome};
+//!
+//! /// Inputs are one number; the reference doubles it; answer 1 is wrong for 7, answer 2
+//! /// crashes on numbers over 50.
+//! struct Doubling;
+//! impl Executor for Doubling {
+//!     fn generate(&self, mut choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+//!         let n = choices.choice(100).unwrap();
+//!         (Ok(n.to_string().into_bytes()), choices)
+//!     }
+//!     fn run(&self, program: usize, input: &[u8], _fuel: u64) -> Execution {
+//!         let n: u64 = std::str::from_utf8(input).unwrap().parse().unwrap();
+//!         let (outcome, answer) = match program {
+//!             1 if n == 7 => (RunOutcome::Success, 15),
+//!             2 if n > 50 => (RunOutcome::Crash("overflow".into()), 0),
+//!             _ => (RunOutcome::Success, 2 * n),
+//!         };
+//!         Execution { outcome, stdout: format!("{answer}\n").into_bytes(), fuel_used: 1 }
+//!     }
+//! }
+//!
+//! let mut problem = Problem { name: "doubling".into(), ..Problem::default() };
+//! problem.search.stable_after = 500;
+//! let answers = [
+//!     Answer { id: "a1".into(), cohort: None, program: 1 },
+//!     Answer { id: "a2".into(), cohort: None, program: 2 },
+//! ];
+//! let analysis = analyse(&problem, &answers, &Doubling, 1, &mut |_| {}).unwrap();
+//! let inputs: Vec<&str> = analysis.suite.iter().map(|t| t.input.as_str()).collect();
+//! assert_eq!(inputs, ["7", "51"]); // each bug, shrunk to its simplest input
+//! assert_eq!(analysis.answers[0].passed, 1);
+//! assert_eq!(analysis.order.classes[0].answers, ["reference"]);
+//! ```
+
+mod analysis;
+mod generate;
+mod oracle;
+mod order;
+mod partition;
+mod rank;
+mod shrink;
+
+pub use analysis::{
+    Analysis, Answer, AnswerResult, Executor, FuelPolicy, Problem, Progress, REFERENCE_ID,
+    SearchOptions, SuiteTest, analyse,
+};
+pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, TestCase};
+pub use oracle::{Execution, FailureKind, Oracle, RunOutcome};
+pub use order::{Class, CorrectnessOrder, Edge, correctness_order};
+pub use partition::{BitSet, FailingSet, Suite, is_redundant};
+pub use rank::{percent, ranks};
+pub use shrink::{SHRINK_BUDGET, shrink};
+
+/// Why an analysis could not be done. Answers that crash are results, not errors; these
+/// are faults of the problem (its generator or reference) or of the caller.
+#[derive(Debug, thiserror::Error)]
+pub enum GraderError {
+    #[error("answer `{0}` is given program 0, which is the reference")]
+    AnswerIsReference(String),
+    #[error("the generator fails on every test case: {0}")]
+    GeneratorFails(String),
+    #[error("the reference fails on every generated test, for example on input {input:?}: {reason}")]
+    ReferenceFails { input: String, reason: String },
+}

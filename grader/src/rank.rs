@@ -1,0 +1,34 @@
+//! Scores and ranks. An answer's score is the number of suite tests it passes; its bugs
+//! are the suite tests it fails (Paper III, section 4.1).
+
+/// Standard competition ranking ("1224"): an answer's rank is one more than the number
+/// of answers with a strictly higher score, so equal scores share a rank.
+pub fn ranks(scores: &[usize]) -> Vec<usize> {
+    scores.iter().map(|s| 1 + scores.iter().filter(|&other| other > s).count()).collect()
+}
+
+/// The score as a percentage of the suite, one decimal; 100 for an empty suite (nothing
+/// was found wrong with anyone).
+pub fn percent(passed: usize, suite_size: usize) -> f64 {
+    if suite_size == 0 {
+        return 100.0;
+    }
+    (1000.0 * passed as f64 / suite_size as f64).round() / 10.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_scores_share_a_rank_and_the_next_rank_is_skipped() {
+        assert_eq!(ranks(&[16, 4, 11, 11, 0]), [1, 4, 2, 2, 5]);
+    }
+
+    #[test]
+    fn percent_is_of_the_suite_with_one_decimal() {
+        assert_eq!(percent(2, 3), 66.7);
+        assert_eq!(percent(16, 16), 100.0);
+        assert_eq!(percent(0, 0), 100.0);
+    }
+}

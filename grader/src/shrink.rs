@@ -1,0 +1,240 @@
+//! Shrinking a test case by editing its choice sequence (minithesis style).
+//!
+//! The shrinker knows nothing of problems or answers: it is given a test case and a
+//! predicate that replays a candidate choice sequence and says whether the result is still
+//! interesting, handing back the test case the generator actually made (it may have
+//! consumed fewer choices, or clamped some). It keeps the simplest interesting test case
+//! found, "simplest" in the sense of [`ChoiceSequence`]'s shortlex order.
+
+use crate::generate::{ChoiceSequence, TestCase};
+
+/// Candidates the shrinker may try for one test case. Shrinking an input of a few dozen
+/// choices to a local minimum takes a few hundred; the budget only bounds pathological
+/// cases (huge inputs, predicates that flip on every edit), where a partly shrunk test is
+/// still a correct suite member.
+pub const SHRINK_BUDGET: usize = 2_000;
+
+/// Chunk sizes for deleting, zeroing and sorting spans of choices. 3 is there because a
+/// typical collection element is a "continue?" flag plus two values.
+const CHUNK_SIZES: [usize; 5] = [8, 4, 3, 2, 1];
+
+/// Shrinks `test` while `interesting` holds, trying at most `budget` candidates.
+/// `interesting(candidate)` returns `Some(made)`, the test case the generator actually made
+/// from the candidate, when it is still interesting.
+pub fn shrink(
+    test: TestCase,
+    budget: usize,
+    interesting: impl FnMut(&TestCase) -> Option<TestCase>,
+) -> TestCase {
+    let mut shrinker = Shrinker { best: test, interesting, budget };
+    loop {
+        let before = shrinker.best.clone();
+        shrinker.delete_chunks();
+        shrinker.zero_chunks();
+        shrinker.lower_values();
+        shrinker.sort_chunks();
+        shrinker.redistribute();
+        if shrinker.best == before || shrinker.budget == 0 {
+            return shrinker.best;
+        }
+    }
+}
+
+struct Shrinker<F> {
+    best: TestCase,
+    interesting: F,
+    budget: usize,
+}
+
+impl<F: FnMut(&TestCase) -> Option<TestCase>> Shrinker<F> {
+    fn choices(&self) -> &[u64] {
+        &self.best.choices.0
+    }
+
+    /// Tries `choices`; keeps what the generator made of them if it is interesting and
+    /// simpler than the best so far.
+    fn consider(&mut self, choices: Vec<u64>) -> bool {
+        let candidate = TestCase { size: self.best.size, choices: ChoiceSequence(choices) };
+        if self.budget == 0 || !candidate.choices.is_simpler_than(&self.best.choices) {
+            return false;
+        }
+        self.budget -= 1;
+        match (self.interesting)(&candidate) {
+            Some(made) if made.choices.is_simpler_than(&self.best.choices) => {
+                self.best = made;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn with_span(&self, start: usize, len: usize, edit: impl FnOnce(&mut Vec<u64>)) -> Vec<u64> {
+        let mut choices = self.choices().to_vec();
+        let mut span = choices.split_off(start);
+        let rest = span.split_off(len);
+        edit(&mut span);
+        choices.extend(span);
+        choices.extend(rest);
+        choices
+    }
+
+    fn delete_chunks(&mut self) {
+        for k in CHUNK_SIZES {
+            let mut i = self.choices().len().checked_sub(k);
+            while let Some(start) = i {
+                let deleted = self.with_span(start, k, Vec::clear);
+                if !self.consider(deleted) {
+                    i = start.checked_sub(1);
+                } else if start + k > self.choices().len() {
+                    i = self.choices().len().checked_sub(k);
+                }
+            }
+        }
+    }
+
+    fn zero_chunks(&mut self) {
+        for k in CHUNK_SIZES {
+            let mut start = 0;
+            while start + k <= self.choices().len() {
+                if self.choices()[start..start + k].iter().any(|&v| v != 0) {
+                    let zeroed = self.with_span(start, k, |span| span.fill(0));
+                    self.consider(zeroed);
+                }
+                start += 1;
+            }
+        }
+    }
+
+    /// For each choice, the smallest value that stays interesting (binary search, assuming
+    /// that if a value works, larger values tend to work too).
+    fn lower_values(&mut self) {
+        let mut i = 0;
+        while i < self.choices().len() {
+            let value = self.choices()[i];
+            if value > 0 && !self.try_value(i, 0) {
+                let (mut works, mut fails) = (value, 0);
+                while fails + 1 < works && i < self.choices().len() {
+                    let mid = fails + (works - fails) / 2;
+                    if self.try_value(i, mid) {
+                        works = mid;
+                    } else {
+                        fails = mid;
+                    }
+                }
+            }
+            i += 1;
+        }
+    }
+
+    fn try_value(&mut self, i: usize, value: u64) -> bool {
+        let changed = self.with_span(i, 1, |span| span[0] = value);
+        self.consider(changed)
+    }
+
+    fn sort_chunks(&mut self) {
+        for k in CHUNK_SIZES.into_iter().filter(|&k| k > 1) {
+            let mut start = 0;
+            while start + k <= self.choices().len() {
+                let sorted = self.with_span(start, k, |span| span.sort_unstable());
+                self.consider(sorted);
+                start += 1;
+            }
+        }
+    }
+
+    /// Moves value from an earlier choice to a later one (one or two places on): the
+    /// earlier choice weighs more in the order, so `[3, 0]` → `[0, 3]` is simpler.
+    fn redistribute(&mut self) {
+        for gap in [1, 2] {
+            let mut i = 0;
+            while i + gap < self.choices().len() {
+                let (a, b) = (self.choices()[i], self.choices()[i + gap]);
+                if a > 0 && !self.try_pair(i, gap, 0, b.saturating_add(a)) {
+                    let (mut moved, mut too_far) = (0, a);
+                    while moved + 1 < too_far && i + gap < self.choices().len() {
+                        let mid = moved + (too_far - moved) / 2;
+                        if self.try_pair(i, gap, a - mid, b.saturating_add(mid)) {
+                            moved = mid;
+                        } else {
+                            too_far = mid;
+                        }
+                    }
+                }
+                i += 1;
+            }
+        }
+    }
+
+    fn try_pair(&mut self, i: usize, gap: usize, first: u64, second: u64) -> bool {
+        let changed = self.with_span(i, gap + 1, |span| {
+            span[0] = first;
+            span[gap] = second;
+        });
+        self.consider(changed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn test_case(choices: &[u64]) -> TestCase {
+        TestCase { size: 0, choices: ChoiceSequence(choices.to_vec()) }
+    }
+
+    /// Shrinks `start` under a predicate on the raw choices (the "generator" here makes
+    /// exactly the choices it is given) and checks the result.
+    fn check(start: &[u64], predicate: impl Fn(&[u64]) -> bool, expected: &[u64]) {
+        let shrunk = shrink(test_case(start), SHRINK_BUDGET, |candidate| {
+            predicate(&candidate.choices.0).then(|| candidate.clone())
+        });
+        assert_eq!(shrunk.choices.0, expected, "shrinking {start:?}");
+    }
+
+    #[test]
+    fn irrelevant_choices_are_deleted() {
+        check(&[5, 9, 7, 3, 8], |c| c.contains(&7), &[7]);
+    }
+
+    #[test]
+    fn values_are_lowered_to_the_smallest_that_still_fails() {
+        check(&[1000], |c| c.first().is_some_and(|&v| v >= 37), &[37]);
+    }
+
+    #[test]
+    fn needed_length_is_kept_and_values_zeroed() {
+        check(&[4, 4, 4, 4], |c| c.len() >= 3, &[0, 0, 0]);
+    }
+
+    #[test]
+    fn order_between_choices_is_kept_at_its_simplest() {
+        check(&[9, 3, 8], |c| c.len() == 3 && c[0] > c[1], &[1, 0, 0]);
+    }
+
+    #[test]
+    fn a_sum_is_moved_to_the_later_choice() {
+        check(&[6, 6], |c| c.len() == 2 && c[0] + c[1] >= 10, &[0, 10]);
+    }
+
+    #[test]
+    fn what_the_generator_actually_made_replaces_the_candidate() {
+        // A "generator" that stops after a 0: trailing choices are not consumed.
+        let shrunk = shrink(test_case(&[3, 2, 1, 0]), SHRINK_BUDGET, |candidate| {
+            let c = &candidate.choices.0;
+            let made = c.iter().position(|&v| v == 0).map_or(c.len(), |p| p + 1);
+            (made >= 2).then(|| test_case(&c[..made]))
+        });
+        assert_eq!(shrunk.choices.0, [1, 0]);
+    }
+
+    #[test]
+    fn the_budget_bounds_the_candidates_tried() {
+        let mut calls = 0;
+        shrink(test_case(&[100; 50]), 10, |candidate| {
+            calls += 1;
+            let c = &candidate.choices.0;
+            (c.len() == 50 && c.iter().all(|&v| v > 0)).then(|| candidate.clone())
+        });
+        assert_eq!(calls, 10);
+    }
+}

@@ -1,0 +1,164 @@
+//! The analysis on random models of answers and bugs, run as plain Rust closures.
+//!
+//! A model input is a short list of digits. Each answer carries a few random "bugs", each
+//! a predicate on inputs (contains digit d, starts with d, has at least n digits, contains
+//! d twice); an answer fails an input when any of its bugs fires. Whatever the model, the
+//! suite the analysis builds must satisfy Paper III's definitions.
+
+use grader::{
+    Analysis, Answer, ChoiceSource, Execution, Executor, FailingSet, Problem, Rng, RunOutcome,
+    analyse, is_redundant,
+};
+
+#[derive(Clone, Copy, Debug)]
+enum Bug {
+    Contains(u8),
+    StartsWith(u8),
+    LongerThan(usize),
+    Twice(u8),
+}
+
+impl Bug {
+    fn fires(self, digits: &[u8]) -> bool {
+        match self {
+            Bug::Contains(d) => digits.contains(&d),
+            Bug::StartsWith(d) => digits.first() == Some(&d),
+            Bug::LongerThan(n) => digits.len() > n,
+            Bug::Twice(d) => digits.iter().filter(|&&x| x == d).count() >= 2,
+        }
+    }
+}
+
+struct Model {
+    /// Bugs of each answer; answer `i` is program `i + 1`.
+    answers: Vec<Vec<Bug>>,
+}
+
+impl Model {
+    fn random(seed: u64) -> Model {
+        let mut rng = Rng::for_test(seed, 0);
+        let answers = (0..2 + rng.below_or_equal(6))
+            .map(|_| {
+                (0..rng.below_or_equal(3))
+                    .map(|_| {
+                        let d = rng.below_or_equal(9) as u8;
+                        match rng.below_or_equal(3) {
+                            0 => Bug::Contains(d),
+                            1 => Bug::StartsWith(d),
+                            2 => Bug::LongerThan(2 + d as usize / 2),
+                            _ => Bug::Twice(d),
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Model { answers }
+    }
+
+    fn failing(&self, digits: &[u8]) -> FailingSet {
+        let failing = self.answers.iter().enumerate().filter(|(_, bugs)| bugs.iter().any(|b| b.fires(digits)));
+        FailingSet::of(self.answers.len(), failing.map(|(i, _)| i))
+    }
+}
+
+fn digits(input: &[u8]) -> Vec<u8> {
+    input.iter().map(|b| b - b'0').collect()
+}
+
+impl Executor for Model {
+    fn generate(&self, mut choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+        let mut input = Vec::new();
+        while input.len() < 12 && choices.choice(3).unwrap() != 0 {
+            input.push(b'0' + choices.choice(9).unwrap() as u8);
+        }
+        (Ok(input), choices)
+    }
+
+    fn run(&self, program: usize, input: &[u8], _fuel: u64) -> Execution {
+        let wrong = program > 0 && self.answers[program - 1].iter().any(|b| b.fires(&digits(input)));
+        Execution { outcome: RunOutcome::Success, stdout: vec![u8::from(wrong)], fuel_used: 1 }
+    }
+}
+
+fn analyse_model(model: &Model, seed: u64) -> Analysis {
+    let mut problem = Problem { name: "model".into(), ..Problem::default() };
+    problem.search.stable_after = 300;
+    let answers: Vec<Answer> = (0..model.answers.len())
+        .map(|i| Answer { id: format!("a{i}"), cohort: None, program: i + 1 })
+        .collect();
+    analyse(&problem, &answers, model, seed, &mut |_| {}).unwrap()
+}
+
+fn suite_sets(model: &Model, analysis: &Analysis) -> Vec<FailingSet> {
+    analysis.suite.iter().map(|t| model.failing(&digits(t.input.as_bytes()))).collect()
+}
+
+#[test]
+fn the_final_suite_is_irredundant_and_every_test_in_it_fails_someone() {
+    for seed in 0..40 {
+        let model = Model::random(seed);
+        let analysis = analyse_model(&model, seed);
+        let sets = suite_sets(&model, &analysis);
+        for (i, set) in sets.iter().enumerate() {
+            assert!(!set.is_empty(), "model {seed}: suite test {i} fails no one");
+            let others = sets.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, s)| s);
+            assert!(!is_redundant(set, others), "model {seed}: suite test {i} is redundant");
+        }
+        for (test, set) in analysis.suite.iter().zip(&sets) {
+            let listed: Vec<String> = set.iter().map(|a| format!("a{a}")).collect();
+            assert_eq!(test.failing, listed, "model {seed}: failing list of {}", test.input);
+        }
+    }
+}
+
+#[test]
+fn every_generated_test_is_redundant_with_respect_to_the_final_suite_or_fails_no_one() {
+    for seed in 0..40 {
+        let model = Model::random(seed);
+        let analysis = analyse_model(&model, seed);
+        let sets = suite_sets(&model, &analysis);
+        for index in 0..analysis.tests_generated {
+            let (input, _) = model.generate(ChoiceSource::for_random_test(seed, index));
+            let failing = model.failing(&digits(&input.unwrap()));
+            assert!(
+                failing.is_empty() || is_redundant(&failing, &sets),
+                "model {seed}: random test {index} fails {failing:?}, not explained by {sets:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn scores_count_the_suite_tests_passed_and_the_reference_tops_the_order() {
+    for seed in 0..20 {
+        let model = Model::random(seed);
+        let analysis = analyse_model(&model, seed);
+        for answer in &analysis.answers {
+            let failed = analysis.suite.iter().filter(|t| t.failing.contains(&answer.id)).count();
+            assert_eq!(answer.failed.len(), failed);
+            assert_eq!(answer.passed + failed, analysis.suite.len());
+        }
+        let top = &analysis.order.classes[0];
+        assert_eq!(top.answers[0], "reference");
+        assert_eq!(top.passed, analysis.suite.len());
+    }
+}
+
+#[test]
+fn the_analysis_is_the_same_byte_for_byte_with_one_thread_or_many() {
+    let model = Model::random(7);
+    let run = |threads| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| serde_json::to_string(&analyse_model(&model, 3)).unwrap())
+    };
+    let one = run(1);
+    assert_eq!(one, run(4));
+    assert_eq!(one, run(2));
+}
+
+#[test]
+fn another_seed_finds_the_same_bugs() {
+    let model = Model::random(11);
+    let orders: Vec<_> = (0..5).map(|seed| analyse_model(&model, seed).order).collect();
+    assert!(orders.windows(2).all(|w| w[0].classes.len() == w[1].classes.len()), "{orders:#?}");
+}

@@ -1,0 +1,311 @@
+//! One wasmtime engine, a cache of compiled modules, and a fresh store per run.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use wasmtime::{
+    Caller, Config, Enabled, Engine, InstanceAllocationStrategy, InstancePre, Linker, Module,
+    PoolingAllocationConfig, ResourceLimiter, Store, Trap,
+};
+use wasmtime_wasi::p1::WasiP1Ctx;
+use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
+use wasmtime_wasi::{Deterministic, HostMonotonicClock, HostWallClock, I32Exit, WasiCtxBuilder};
+
+use crate::limits::{
+    Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES,
+};
+use crate::validate::{self, Role};
+use crate::{Outcome, Run, SandboxError};
+
+/// Instance slots in the pooling allocator: the most runs in flight at once. Each slot
+/// reserves address space (not memory) for one linear memory; far more than the threads
+/// of any machine we run on.
+const POOL_SLOTS: u32 = 256;
+
+/// Linear memory kept mapped between runs in a reused slot and reset in place instead of
+/// returned to the kernel: avoids `madvise` and the TLB shootdowns that made two threads
+/// slower than one. A small program's data, heap and shadow stack fit in 2 MiB.
+const KEEP_RESIDENT_BYTES: usize = 2 << 20;
+
+/// The most table elements a run may grow its tables to (function pointers: C and Rust
+/// programs need some hundreds).
+const MAX_TABLE_ELEMENTS: usize = 100_000;
+
+/// The guest's clocks are frozen at this instant (2000-01-01T00:00:00Z), so a program that
+/// prints the time or seeds itself from the clock still behaves the same on every run.
+const FROZEN_CLOCK: Duration = Duration::from_secs(946_684_800);
+
+/// The bytes the guest gets from `random_get`, repeated: the same on every run.
+const RANDOM_SEED_BYTES: [u8; 32] = *b"bugrank: same input, same answer";
+
+/// The source of a generator's random choices, given to [`Sandbox::generate`].
+pub trait Choices: Send + std::any::Any {
+    /// A choice in `0..=max`; 0 is the simplest value. `None` stops the generator
+    /// (for example when it has asked for too many choices); the run then traps.
+    fn choice(&mut self, max: u64) -> Option<u64>;
+    /// The current size hint: generators bound their collections by it.
+    fn size(&self) -> u32;
+}
+
+/// A loaded, validated module, ready to be run many times.
+#[derive(Clone)]
+pub struct Program {
+    name: String,
+    hash: [u8; 32],
+    pre: InstancePre<RunState>,
+}
+
+impl Program {
+    /// The name it was loaded under (usually its file name): the guest's `argv[0]`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// SHA-256 of the module's bytes: identical uploads share it.
+    pub fn hash(&self) -> [u8; 32] {
+        self.hash
+    }
+}
+
+impl std::fmt::Debug for Program {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Program").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// The sandbox: one engine shared by every run, usable from many threads at once.
+pub struct Sandbox {
+    engine: Engine,
+    linker: Linker<RunState>,
+    modules: Mutex<HashMap<[u8; 32], Module>>,
+}
+
+struct RunState {
+    wasi: WasiP1Ctx,
+    memory: MemoryLimit,
+    choices: Option<Box<dyn Choices>>,
+}
+
+/// Refuses linear-memory growth beyond the run's limit and remembers that it did.
+struct MemoryLimit {
+    max_bytes: usize,
+    refused: bool,
+}
+
+impl ResourceLimiter for MemoryLimit {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        let allowed = desired <= self.max_bytes;
+        self.refused |= !allowed;
+        Ok(allowed)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= MAX_TABLE_ELEMENTS)
+    }
+}
+
+struct FrozenClock;
+
+impl HostWallClock for FrozenClock {
+    fn resolution(&self) -> Duration {
+        Duration::from_nanos(1)
+    }
+    fn now(&self) -> Duration {
+        FROZEN_CLOCK
+    }
+}
+
+impl HostMonotonicClock for FrozenClock {
+    fn resolution(&self) -> u64 {
+        1
+    }
+    fn now(&self) -> u64 {
+        0
+    }
+}
+
+impl Sandbox {
+    /// Configures the engine: pooling allocator with copy-on-write memory images, fuel
+    /// metering, a bounded wasm stack, and the WASI preview 1 and generator host functions.
+    pub fn new() -> Result<Sandbox, SandboxError> {
+        let mut pool = PoolingAllocationConfig::new();
+        pool.total_core_instances(POOL_SLOTS)
+            .total_memories(POOL_SLOTS)
+            .total_tables(POOL_SLOTS)
+            .max_memory_size(MAX_MEMORY_BYTES)
+            .linear_memory_keep_resident(KEEP_RESIDENT_BYTES)
+            .table_keep_resident(KEEP_RESIDENT_BYTES)
+            .pagemap_scan(Enabled::Auto);
+        let mut config = Config::new();
+        config
+            .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))
+            .memory_init_cow(true)
+            .consume_fuel(true)
+            .max_wasm_stack(MAX_WASM_STACK_BYTES);
+        let engine = Engine::new(&config).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+
+        let mut linker = Linker::new(&engine);
+        wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |state: &mut RunState| &mut state.wasi)
+            .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+        linker
+            .func_wrap(
+                "bugrank",
+                "choice",
+                |mut caller: Caller<'_, RunState>, max: i64| -> wasmtime::Result<i64> {
+                    let max = max as u64;
+                    match caller.data_mut().choices.as_mut().and_then(|c| c.choice(max)) {
+                        Some(value) => Ok(value.min(max) as i64),
+                        None => wasmtime::bail!("the generator made more choices than allowed"),
+                    }
+                },
+            )
+            .and_then(|linker| {
+                linker.func_wrap("bugrank", "size", |caller: Caller<'_, RunState>| -> i32 {
+                    caller.data().choices.as_ref().map_or(0, |c| c.size()) as i32
+                })
+            })
+            .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+
+        Ok(Sandbox { engine, linker, modules: Mutex::new(HashMap::new()) })
+    }
+
+    /// Validates and compiles a module (binary `.wasm` or `.wat` text). `name` is used in
+    /// error messages and as the program's `argv[0]`. Compiled modules are cached by the
+    /// SHA-256 of their bytes, so loading the same bytes twice compiles once.
+    ///
+    /// Rejects, naming `name` and the reason: a module over [`MAX_MODULE_BYTES`], invalid
+    /// WebAssembly, a module that is not a command (no `_start`), and imports outside
+    /// [`crate::ALLOWED_WASI_IMPORTS`] (plus [`crate::GENERATOR_IMPORTS`] for generators).
+    pub fn load(&self, name: &str, bytes: &[u8], role: Role) -> Result<Program, SandboxError> {
+        if bytes.len() > MAX_MODULE_BYTES {
+            return Err(SandboxError::TooLarge {
+                name: name.to_owned(),
+                size: bytes.len(),
+                limit: MAX_MODULE_BYTES,
+            });
+        }
+        let hash: [u8; 32] = Sha256::digest(bytes).into();
+        let cached = self.modules.lock().expect("module cache poisoned").get(&hash).cloned();
+        let module = match cached {
+            Some(module) => module,
+            None => {
+                let module = Module::new(&self.engine, bytes).map_err(|e| SandboxError::Invalid {
+                    name: name.to_owned(),
+                    reason: format!("{e:#}").replace('\n', " "),
+                })?;
+                self.modules.lock().expect("module cache poisoned").insert(hash, module.clone());
+                module
+            }
+        };
+        validate::check(name, &module, role)?;
+        let pre = self.linker.instantiate_pre(&module).map_err(|e| SandboxError::Host {
+            name: name.to_owned(),
+            reason: format!("{e:#}"),
+        })?;
+        Ok(Program { name: name.to_owned(), hash, pre })
+    }
+
+    /// Runs `program` with `input` on stdin, within `limits`.
+    ///
+    /// Whatever the program does is an [`Outcome`]; `Err` means the host failed (for
+    /// example every instance slot is in use), not the program.
+    pub fn run(&self, program: &Program, input: &[u8], limits: &Limits) -> Result<Run, SandboxError> {
+        self.execute(program, input, limits, None).map(|(run, _)| run)
+    }
+
+    /// Runs a generator (loaded with [`Role::Generator`]) with empty stdin, answering its
+    /// `bugrank.choice` and `bugrank.size` calls from `choices`, which is handed back
+    /// with the run so the caller can read what was chosen.
+    pub fn generate<C: Choices + 'static>(
+        &self,
+        program: &Program,
+        choices: C,
+        limits: &Limits,
+    ) -> Result<(Run, C), SandboxError> {
+        let (run, choices) = self.execute(program, &[], limits, Some(Box::new(choices)))?;
+        let choices = choices.expect("the run hands its choices back");
+        let choices = *(choices as Box<dyn std::any::Any>)
+            .downcast::<C>()
+            .unwrap_or_else(|_| unreachable!("the boxed choices are the caller's type"));
+        Ok((run, choices))
+    }
+
+    fn execute(
+        &self,
+        program: &Program,
+        input: &[u8],
+        limits: &Limits,
+        choices: Option<Box<dyn Choices>>,
+    ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
+        let stdout = MemoryOutputPipe::new(limits.output_bytes + 1);
+        let stderr = MemoryOutputPipe::new(STDERR_LIMIT_BYTES + 1);
+        let wasi = WasiCtxBuilder::new()
+            .stdin(MemoryInputPipe::new(input.to_vec()))
+            .stdout(stdout.clone())
+            .stderr(stderr.clone())
+            .arg(&program.name)
+            .wall_clock(FrozenClock)
+            .monotonic_clock(FrozenClock)
+            .secure_random(Deterministic::new(RANDOM_SEED_BYTES.to_vec()))
+            .insecure_random(Deterministic::new(RANDOM_SEED_BYTES.to_vec()))
+            .insecure_random_seed(0)
+            .build_p1();
+        let memory = MemoryLimit { max_bytes: limits.memory_bytes.min(MAX_MEMORY_BYTES), refused: false };
+        let mut store = Store::new(&self.engine, RunState { wasi, memory, choices });
+        store.limiter(|state| &mut state.memory);
+        store.set_fuel(limits.fuel).map_err(|e| self.host_error(program, e))?;
+
+        let result = match program.pre.instantiate(&mut store) {
+            Ok(instance) => instance
+                .get_typed_func::<(), ()>(&mut store, "_start")
+                .and_then(|start| start.call(&mut store, ())),
+            Err(e) if e.downcast_ref::<Trap>().is_none() && !store.data().memory.refused => {
+                return Err(self.host_error(program, e));
+            }
+            Err(e) => Err(e),
+        };
+        let fuel_used = limits.fuel - store.get_fuel().unwrap_or(0);
+        let mut outcome = match result {
+            Ok(()) => Outcome::Exited(0),
+            Err(e) => classify(e),
+        };
+        let stdout = stdout.contents();
+        let stderr = stderr.contents();
+        if stdout.len() > limits.output_bytes || stderr.len() > STDERR_LIMIT_BYTES {
+            outcome = Outcome::OutputLimit;
+        } else if store.data().memory.refused && !outcome.is_success() {
+            outcome = Outcome::OutOfMemory;
+        }
+        let stdout = stdout[..stdout.len().min(limits.output_bytes)].to_vec();
+        let stderr = stderr[..stderr.len().min(STDERR_LIMIT_BYTES)].to_vec();
+        let choices = store.into_data().choices;
+        Ok((Run { outcome, stdout, stderr, fuel_used }, choices))
+    }
+
+    fn host_error(&self, program: &Program, e: wasmtime::Error) -> SandboxError {
+        SandboxError::Host { name: program.name.clone(), reason: format!("{e:#}") }
+    }
+}
+
+fn classify(e: wasmtime::Error) -> Outcome {
+    if let Some(exit) = e.downcast_ref::<I32Exit>() {
+        return Outcome::Exited(exit.0);
+    }
+    match e.downcast_ref::<Trap>() {
+        Some(Trap::OutOfFuel) => Outcome::Timeout,
+        Some(Trap::StackOverflow) => Outcome::StackOverflow,
+        Some(trap) => Outcome::Trap(trap.to_string()),
+        None => Outcome::Trap(e.root_cause().to_string()),
+    }
+}

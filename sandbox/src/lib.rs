@@ -1,0 +1,113 @@
+//! Runs one untrusted WebAssembly program on one input, within limits.
+//!
+//! This is the only crate of bugrank that knows wasmtime and the only one that runs
+//! untrusted code. A program is a WASI preview 1 *command*: it reads its input from stdin,
+//! writes its answer to stdout and exits. Each run gets a fresh instance with no files,
+//! no environment, no arguments beyond a program name, no network, a fixed clock and
+//! seeded random bytes, so the same module on the same input always behaves the same,
+//! down to the fuel it uses.
+//!
+//! Everything that can go wrong *inside* a run (a trap, running out of fuel, memory or
+//! output, a non-zero exit) is an [`Outcome`], never an error. [`SandboxError`] is kept for
+//! modules that cannot be loaded and for failures of the host itself.
+//!
+//! ```
+//! use sandbox::{Limits, Outcome, Role, Sandbox};
+//!
+//! let sandbox = Sandbox::new().unwrap();
+//! let echo = sandbox
+//!     .load("echo.wat", br#"(module
+//!         (import "wasi_snapshot_preview1" "fd_read" (func $read (param i32 i32 i32 i32) (result i32)))
+//!         (import "wasi_snapshot_preview1" "fd_write" (func $write (param i32 i32 i32 i32) (result i32)))
+//!         (memory (export "memory") 1)
+//!         (func (export "_start")
+//!           (i32.store (i32.const 0) (i32.const 100))   ;; iovec: buffer at 100
+//!           (i32.store (i32.const 4) (i32.const 1000))  ;;        of 1000 bytes
+//!           (drop (call $read (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 8)))
+//!           (i32.store (i32.const 4) (i32.load (i32.const 8)))  ;; write back what was read
+//!           (drop (call $write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))))"#,
+//!         Role::Answer)
+//!     .unwrap();
+//! let run = sandbox.run(&echo, b"hello", &Limits::default()).unwrap();
+//! assert_eq!(run.outcome, Outcome::Exited(0));
+//! assert_eq!(run.stdout, b"hello");
+//! assert!(run.fuel_used > 0);
+//! ```
+
+mod engine;
+mod limits;
+mod validate;
+
+pub use engine::{Choices, Program, Sandbox};
+pub use limits::{
+    Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES,
+};
+pub use validate::{ALLOWED_WASI_IMPORTS, GENERATOR_IMPORTS, Role};
+
+/// How one run of a program ended. Exhausting a limit is an outcome like any other.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The program returned from `_start` (code 0) or called `proc_exit(code)`.
+    Exited(i32),
+    /// The program trapped: `unreachable` (a Rust panic or C `abort` ends this way), an
+    /// out-of-bounds access, a division by zero... The message is wasmtime's.
+    Trap(String),
+    /// The program used all the fuel it was given: our deterministic timeout.
+    Timeout,
+    /// The program asked for more linear memory than the limit allows and did not recover.
+    OutOfMemory,
+    /// The program recursed deeper than the wasm stack allows.
+    StackOverflow,
+    /// The program wrote more than the output limit to stdout (or more than
+    /// [`STDERR_LIMIT_BYTES`] to stderr).
+    OutputLimit,
+}
+
+impl Outcome {
+    /// True for a run that exited with code 0: the only outcome whose output counts.
+    pub fn is_success(&self) -> bool {
+        *self == Outcome::Exited(0)
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Exited(code) => write!(f, "exited with code {code}"),
+            Outcome::Trap(message) => write!(f, "crashed: {message}"),
+            Outcome::Timeout => f.write_str("ran out of time (fuel)"),
+            Outcome::OutOfMemory => f.write_str("ran out of memory"),
+            Outcome::StackOverflow => f.write_str("overflowed its stack"),
+            Outcome::OutputLimit => f.write_str("wrote more output than allowed"),
+        }
+    }
+}
+
+/// What one run produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Run {
+    pub outcome: Outcome,
+    /// Everything written to stdout, cut at the output limit.
+    pub stdout: Vec<u8>,
+    /// Everything written to stderr, cut at [`STDERR_LIMIT_BYTES`].
+    pub stderr: Vec<u8>,
+    /// Fuel consumed: the same program on the same input always uses the same amount.
+    pub fuel_used: u64,
+}
+
+/// Why a module could not be loaded, or the host could not run it.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("{name}: module is {size} bytes, more than the limit of {limit} bytes")]
+    TooLarge { name: String, size: usize, limit: usize },
+    #[error("{name}: not a valid WebAssembly module: {reason}")]
+    Invalid { name: String, reason: String },
+    #[error("{name}: not a WASI command: {reason}")]
+    NotACommand { name: String, reason: String },
+    #[error("{name}: imports `{module}.{field}`, which programs may not use{hint}")]
+    ForbiddenImport { name: String, module: String, field: String, hint: &'static str },
+    #[error("wasmtime could not be configured: {0}")]
+    Engine(String),
+    #[error("{name}: the host could not run the module: {reason}")]
+    Host { name: String, reason: String },
+}

@@ -1,0 +1,36 @@
+//! The limits of one run, and the ceilings that hold for every run.
+
+/// Largest module accepted by [`crate::Sandbox::load`]. A Rust program built in release mode
+/// is well under 1 MiB; a debug build with symbols can reach several MiB. Anything larger is
+/// more likely an accident (or an attack on compile time) than a student's answer.
+pub const MAX_MODULE_BYTES: usize = 32 << 20;
+
+/// The most linear memory any run may be given, whatever a problem asks for. The pooling
+/// allocator reserves address space for this much per instance slot.
+pub const MAX_MEMORY_BYTES: usize = 1 << 30;
+
+/// Wasm call-stack budget. 1 MiB allows recursion some thousands of frames deep, more than
+/// any reasonable answer to our problems needs, while keeping host threads safe.
+pub const MAX_WASM_STACK_BYTES: usize = 1 << 20;
+
+/// stderr is kept only to show students a crash message; a flood beyond this is an
+/// [`crate::Outcome::OutputLimit`] like a flood on stdout.
+pub const STDERR_LIMIT_BYTES: usize = 64 << 10;
+
+/// Limits of one run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Limits {
+    /// Fuel: roughly one unit per wasm instruction. Deterministic, unlike wall time.
+    /// Default 100 million (a fraction of a second).
+    pub fuel: u64,
+    /// Linear memory in bytes, at most [`MAX_MEMORY_BYTES`]. Default 64 MiB.
+    pub memory_bytes: usize,
+    /// Bytes a run may write to stdout. Default 64 KiB.
+    pub output_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { fuel: 100_000_000, memory_bytes: 64 << 20, output_bytes: 64 << 10 }
+    }
+}
