@@ -47,6 +47,7 @@ mod oracle;
 mod order;
 mod partition;
 mod rank;
+mod report;
 mod shrink;
 
 pub use analysis::{
@@ -58,6 +59,7 @@ pub use oracle::{Execution, FailureKind, Oracle, RunOutcome};
 pub use order::{Class, CorrectnessOrder, Edge, correctness_order};
 pub use partition::{BitSet, FailingSet, Suite, is_redundant};
 pub use rank::{percent, ranks};
+pub use report::{ANSWERS_PER_NODE, order_dot};
 pub use shrink::{SHRINK_BUDGET, shrink};
 
 /// Why an analysis could not be done. Answers that crash are results, not errors; these

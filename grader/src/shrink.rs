@@ -14,9 +14,10 @@ use crate::generate::{ChoiceSequence, TestCase};
 /// still a correct suite member.
 pub const SHRINK_BUDGET: usize = 2_000;
 
-/// Chunk sizes for deleting, zeroing and sorting spans of choices. 3 is there because a
-/// typical collection element is a "continue?" flag plus two values.
-const CHUNK_SIZES: [usize; 5] = [8, 4, 3, 2, 1];
+/// Chunk sizes for deleting, zeroing and sorting spans of choices, largest first. Every
+/// size up to 8 is tried because a collection element is a "continue?" flag plus however
+/// many choices the element takes: deleting exactly one element must be a candidate.
+const CHUNK_SIZES: [usize; 8] = [8, 7, 6, 5, 4, 3, 2, 1];
 
 /// Shrinks `test` while `interesting` holds, trying at most `budget` candidates.
 /// `interesting(candidate)` returns `Some(made)`, the test case the generator actually made

@@ -1,1 +1,82 @@
+//! Helpers for the end-to-end tests: run `bugrank grade` in-process on the fixtures, with
+//! a real sandbox and real files in a temporary directory.
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use clap::Parser;
+use sandbox::Sandbox;
+use web::grade::{GradeArgs, run_grade, write_outputs};
+
+/// The interval-sets fixture problem.
+pub struct Fixture {
+    pub problem: &'static str,
+    /// Submissions in the cohort.
+    pub answers: usize,
+}
+
+pub const FIXTURE: Fixture = Fixture { problem: "interval-sets", answers: 19 };
+
+/// The repository's root directory.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+}
+
+pub fn problem_dir() -> PathBuf {
+    root().join("fixtures/problems").join(FIXTURE.problem)
+}
+
+/// One sandbox for every test of a binary: it compiles each module once.
+pub fn sandbox() -> &'static Sandbox {
+    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
+    SANDBOX.get_or_init(|| Sandbox::new().unwrap())
+}
+
+#[derive(Parser)]
+struct Grade {
+    #[command(flatten)]
+    args: GradeArgs,
+}
+
+/// What a `bugrank grade` run wrote, file name to contents.
+pub struct Written {
+    pub files: BTreeMap<String, String>,
+    pub graded: web::grade::Graded,
+}
+
+/// Runs `bugrank grade` on the fixture cohort (problem, submissions and roster unless
+/// `options` name them) with the given options, writing into a temporary directory.
+pub fn grade(options: &[(&str, &str)]) -> Written {
+    let out = tempfile::tempdir().unwrap();
+    let mut argv: Vec<String> = vec!["grade".into()];
+    let given = |flag: &str| options.iter().any(|(f, _)| *f == flag);
+    let defaults = [
+        ("--problem", problem_dir()),
+        ("--submissions", problem_dir().join("submissions")),
+        ("--roster", problem_dir().join("roster.csv")),
+    ];
+    for (flag, path) in defaults.iter().filter(|(flag, _)| !given(flag)) {
+        argv.extend([flag.to_string(), path.display().to_string()]);
+    }
+    for (flag, value) in options {
+        argv.extend([flag.to_string(), value.to_string()]);
+    }
+    argv.extend(["--out".into(), out.path().display().to_string()]);
+    let args = Grade::try_parse_from(&argv).unwrap_or_else(|e| panic!("{argv:?}: {e}")).args;
+    let graded = run_grade(sandbox(), &args).unwrap();
+    write_outputs(&args.out, &graded).unwrap();
+    let files = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|entry| {
+            let entry = entry.unwrap();
+            (entry.file_name().to_string_lossy().into_owned(), std::fs::read_to_string(entry.path()).unwrap())
+        })
+        .collect();
+    Written { files, graded }
+}
+
+/// The full analysis of the fixture cohort with `seed` and the problem's own settings.
+pub fn graded_with_seed(seed: u64) -> grader::Analysis {
+    grade(&[("--seed", &seed.to_string())]).graded.analysis
+}

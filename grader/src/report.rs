@@ -1,0 +1,47 @@
+//! Text renderings of an analysis that need no I/O: the correctness order as DOT.
+
+use std::fmt::Write;
+
+use crate::analysis::Analysis;
+
+/// Answers listed by name in one node of a diagram; a larger class shows a count of the
+/// rest, so that a class of 200 still fits on a page.
+pub const ANSWERS_PER_NODE: usize = 6;
+
+/// The correctness order in Graphviz's DOT language: one box per class (its answers and
+/// tests passed), better classes higher, each covering arrow labelled with its witness
+/// test's input and "(+n)" for the other distinguishing tests.
+pub fn order_dot(analysis: &Analysis) -> String {
+    let mut dot = String::new();
+    let total = analysis.suite.len();
+    writeln!(dot, "digraph correctness {{").unwrap();
+    writeln!(dot, "  label=\"{}: correctness order over {total} tests\";", escape(&analysis.problem)).unwrap();
+    writeln!(dot, "  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];").unwrap();
+    for class in &analysis.order.classes {
+        let mut names: Vec<&str> = class.answers.iter().take(ANSWERS_PER_NODE).map(String::as_str).collect();
+        let more = class.answers.len().saturating_sub(ANSWERS_PER_NODE);
+        let more_text = format!("… +{more} more");
+        if more > 0 {
+            names.push(&more_text);
+        }
+        writeln!(
+            dot,
+            "  {} [label=\"{}\\n{}/{total} passed\"];",
+            class.id,
+            escape(&names.join(", ")),
+            class.passed
+        )
+        .unwrap();
+    }
+    for edge in &analysis.order.edges {
+        let input = analysis.suite.iter().find(|t| t.id == edge.witness).map_or("", |t| t.input.as_str());
+        let others = if edge.others > 0 { format!(" (+{})", edge.others) } else { String::new() };
+        writeln!(dot, "  {} -> {} [label=\"{}{}\"];", edge.from, edge.to, escape(input), others).unwrap();
+    }
+    dot.push_str("}\n");
+    dot
+}
+
+fn escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}

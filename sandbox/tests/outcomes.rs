@@ -1,0 +1,268 @@
+//! Every way a run can end, each shown by a tiny `.wat` program.
+
+use std::sync::OnceLock;
+
+use sandbox::{Choices, Limits, Outcome, Program, Role, Sandbox, SandboxError};
+
+fn sandbox() -> &'static Sandbox {
+    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
+    SANDBOX.get_or_init(|| Sandbox::new().unwrap())
+}
+
+/// A WASI command whose `_start` body is `body`. It has one page of memory with the text
+/// "hello\n" at offset 100, and helpers `$write(fd, ptr, len)` and `$read() -> len`
+/// (reads stdin into offset 1000).
+fn command(extra_imports: &str, body: &str) -> String {
+    format!(
+        r#"(module
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
+  (import "wasi_snapshot_preview1" "clock_time_get" (func $clock_time_get (param i32 i64 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "random_get" (func $random_get (param i32 i32) (result i32)))
+  {extra_imports}
+  (memory (export "memory") 1)
+  (data (i32.const 100) "hello\n")
+  (func $write (param $fd i32) (param $ptr i32) (param $len i32)
+    (i32.store (i32.const 0) (local.get $ptr))
+    (i32.store (i32.const 4) (local.get $len))
+    (drop (call $fd_write (local.get $fd) (i32.const 0) (i32.const 1) (i32.const 8))))
+  (func $read (result i32)
+    (i32.store (i32.const 16) (i32.const 1000))
+    (i32.store (i32.const 20) (i32.const 4096))
+    (drop (call $fd_read (i32.const 0) (i32.const 16) (i32.const 1) (i32.const 24)))
+    (i32.load (i32.const 24)))
+  (func $recurse (param i32) (result i32)
+    (i32.add (i32.const 1) (call $recurse (local.get 0))))
+  (func (export "_start") {body}))"#
+    )
+}
+
+fn load(name: &str, wat: &str) -> Program {
+    sandbox().load(name, wat.as_bytes(), Role::Answer).unwrap()
+}
+
+fn check(body: &str, input: &str, expected: Outcome) -> sandbox::Run {
+    let program = load("test.wat", &command("", body));
+    let run = sandbox().run(&program, input.as_bytes(), &Limits::default()).unwrap();
+    assert_eq!(run.outcome, expected, "stdout {:?}", String::from_utf8_lossy(&run.stdout));
+    run
+}
+
+const ECHO: &str = "(call $write (i32.const 1) (i32.const 1000) (call $read))";
+
+#[test]
+fn a_program_that_returns_from_start_exits_with_code_0_and_its_output() {
+    let run = check(ECHO, "member 0 []", Outcome::Exited(0));
+    assert_eq!(run.stdout, b"member 0 []");
+    assert!(run.stderr.is_empty());
+}
+
+#[test]
+fn proc_exit_gives_its_code() {
+    check("(call $write (i32.const 1) (i32.const 100) (i32.const 6)) (call $proc_exit (i32.const 3))", "", Outcome::Exited(3));
+}
+
+#[test]
+fn unreachable_is_a_trap_with_wasmtimes_message() {
+    let run = check("(unreachable)", "", Outcome::Trap("wasm trap: wasm `unreachable` instruction executed".into()));
+    assert!(run.outcome.to_string().starts_with("crashed"));
+}
+
+#[test]
+fn an_infinite_loop_runs_out_of_fuel_at_the_same_point_every_time() {
+    let body = "(loop $forever (br $forever))";
+    let first = check(body, "", Outcome::Timeout);
+    assert_eq!(first.fuel_used, Limits::default().fuel);
+    let program = load("loop.wat", &command("", body));
+    let small = Limits { fuel: 12_345, ..Limits::default() };
+    let runs: Vec<u64> = (0..3).map(|_| sandbox().run(&program, b"", &small).unwrap().fuel_used).collect();
+    assert_eq!(runs, [12_345; 3]);
+}
+
+#[test]
+fn the_same_program_on_the_same_input_uses_the_same_fuel() {
+    let program = load("echo.wat", &command("", ECHO));
+    let fuel: Vec<u64> =
+        (0..5).map(|_| sandbox().run(&program, b"abc", &Limits::default()).unwrap().fuel_used).collect();
+    assert!(fuel.iter().all(|&f| f == fuel[0] && f > 0), "{fuel:?}");
+}
+
+#[test]
+fn a_memory_grow_bomb_runs_out_of_memory() {
+    // Grow a page at a time until refused, then crash as an allocator would.
+    check(
+        "(loop $more (br_if $more (i32.ne (memory.grow (i32.const 1)) (i32.const -1)))) (unreachable)",
+        "",
+        Outcome::OutOfMemory,
+    );
+}
+
+#[test]
+fn a_program_that_survives_a_refused_grow_is_not_out_of_memory() {
+    let body = "(drop (memory.grow (i32.const 60000))) (call $write (i32.const 1) (i32.const 100) (i32.const 6))";
+    let run = check(body, "", Outcome::Exited(0));
+    assert_eq!(run.stdout, b"hello\n");
+}
+
+#[test]
+fn the_memory_limit_is_per_run() {
+    let program = load("grow.wat", &command("", "(if (i32.eq (memory.grow (i32.const 100)) (i32.const -1)) (then (unreachable)))"));
+    let tight = Limits { memory_bytes: 64 << 10, ..Limits::default() };
+    assert_eq!(sandbox().run(&program, b"", &tight).unwrap().outcome, Outcome::OutOfMemory);
+    assert_eq!(sandbox().run(&program, b"", &Limits::default()).unwrap().outcome, Outcome::Exited(0));
+}
+
+#[test]
+fn deep_recursion_overflows_the_stack() {
+    check("(drop (call $recurse (i32.const 0)))", "", Outcome::StackOverflow);
+}
+
+#[test]
+fn an_output_flood_hits_the_output_limit_and_keeps_only_the_limit() {
+    let run = check("(loop $more (call $write (i32.const 1) (i32.const 100) (i32.const 6)) (br $more))", "", Outcome::OutputLimit);
+    assert_eq!(run.stdout.len(), Limits::default().output_bytes);
+}
+
+#[test]
+fn a_flood_on_stderr_also_hits_the_output_limit() {
+    let run = check("(loop $more (call $write (i32.const 2) (i32.const 100) (i32.const 6)) (br $more))", "", Outcome::OutputLimit);
+    assert_eq!(run.stderr.len(), sandbox::STDERR_LIMIT_BYTES);
+}
+
+#[test]
+fn output_up_to_the_limit_is_fine() {
+    let program = load("hello.wat", &command("", "(call $write (i32.const 1) (i32.const 100) (i32.const 6))"));
+    let exact = Limits { output_bytes: 6, ..Limits::default() };
+    assert_eq!(sandbox().run(&program, b"", &exact).unwrap().outcome, Outcome::Exited(0));
+    let short = Limits { output_bytes: 5, ..Limits::default() };
+    assert_eq!(sandbox().run(&program, b"", &short).unwrap().outcome, Outcome::OutputLimit);
+}
+
+#[test]
+fn the_clock_is_frozen_and_random_bytes_are_the_same_on_every_run() {
+    // Write 8 bytes of wall-clock time and 16 random bytes to stdout.
+    let body = "(drop (call $clock_time_get (i32.const 0) (i64.const 1) (i32.const 200)))
+                (drop (call $random_get (i32.const 208) (i32.const 16)))
+                (call $write (i32.const 1) (i32.const 200) (i32.const 24))";
+    let first = check(body, "", Outcome::Exited(0));
+    let second = check(body, "", Outcome::Exited(0));
+    assert_eq!(first.stdout, second.stdout);
+    let nanos = u64::from_le_bytes(first.stdout[..8].try_into().unwrap());
+    assert_eq!(nanos, 946_684_800 * 1_000_000_000, "2000-01-01T00:00:00Z");
+    assert_ne!(first.stdout[8..], [0; 16]);
+}
+
+#[test]
+fn many_threads_can_run_programs_at_once() {
+    let program = load("echo.wat", &command("", ECHO));
+    std::thread::scope(|scope| {
+        for thread in 0..8 {
+            let program = &program;
+            scope.spawn(move || {
+                for i in 0..200 {
+                    let input = format!("thread {thread} run {i}");
+                    let run = sandbox().run(program, input.as_bytes(), &Limits::default()).unwrap();
+                    assert_eq!(run.outcome, Outcome::Exited(0));
+                    assert_eq!(run.stdout, input.as_bytes());
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn identical_modules_share_a_hash() {
+    let a = load("a.wat", &command("", ECHO));
+    let b = load("b.wat", &command("", ECHO));
+    let c = load("c.wat", &command("", "(unreachable)"));
+    assert_eq!(a.hash(), b.hash());
+    assert_ne!(a.hash(), c.hash());
+    assert_eq!(b.name(), "b.wat");
+}
+
+fn rejection(name: &str, bytes: &[u8], role: Role) -> String {
+    let error = sandbox().load(name, bytes, role).unwrap_err();
+    error.to_string()
+}
+
+#[test]
+fn a_file_that_is_not_webassembly_is_rejected_naming_the_file() {
+    let message = rejection("a07.wasm", b"#!/bin/sh\necho hello\n", Role::Answer);
+    assert!(message.starts_with("a07.wasm: not a valid WebAssembly module"), "{message}");
+}
+
+#[test]
+fn a_forbidden_import_is_rejected_naming_the_file_and_the_import() {
+    let path_open = r#"(import "wasi_snapshot_preview1" "path_open" (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))"#;
+    let message = rejection("sneaky.wat", command(path_open, "").as_bytes(), Role::Answer);
+    assert_eq!(
+        message,
+        "sneaky.wat: imports `wasi_snapshot_preview1.path_open`, which programs may not use (there is no file system in the sandbox)"
+    );
+    let env = r#"(import "env" "system" (func (param i32) (result i32)))"#;
+    let message = rejection("libc.wat", command(env, "").as_bytes(), Role::Answer);
+    assert!(message.contains("`env.system`"), "{message}");
+}
+
+#[test]
+fn only_generators_may_import_choices() {
+    let choice = r#"(import "bugrank" "choice" (func (param i64) (result i64)))"#;
+    let message = rejection("a01.wat", command(choice, "").as_bytes(), Role::Answer);
+    assert!(message.contains("`bugrank.choice`") && message.contains("only generators"), "{message}");
+    assert!(sandbox().load("gen.wat", command(choice, "").as_bytes(), Role::Generator).is_ok());
+}
+
+#[test]
+fn a_module_without_start_is_not_a_command() {
+    let library = r#"(module (func (export "add") (param i32 i32) (result i32) (i32.add (local.get 0) (local.get 1))))"#;
+    let error = sandbox().load("lib.wat", library.as_bytes(), Role::Answer).unwrap_err();
+    assert!(matches!(error, SandboxError::NotACommand { .. }), "{error}");
+    assert!(error.to_string().contains("no `_start`"));
+}
+
+struct Fixed {
+    values: Vec<u64>,
+    asked: Vec<u64>,
+}
+
+impl Choices for Fixed {
+    fn choice(&mut self, max: u64) -> Option<u64> {
+        self.asked.push(max);
+        self.values.get(self.asked.len() - 1).copied()
+    }
+    fn size(&self) -> u32 {
+        42
+    }
+}
+
+#[test]
+fn a_generator_gets_its_choices_and_size_from_the_host() {
+    let imports = r#"(import "bugrank" "choice" (func $choice (param i64) (result i64)))
+                     (import "bugrank" "size" (func $size (result i32)))"#;
+    // Writes the byte '0' + choice(9), then '0' + choice(5) (the host clamps 7 to 5),
+    // then the size as a byte.
+    let body = "(i32.store8 (i32.const 300) (i32.add (i32.const 48) (i32.wrap_i64 (call $choice (i64.const 9)))))
+                (i32.store8 (i32.const 301) (i32.add (i32.const 48) (i32.wrap_i64 (call $choice (i64.const 5)))))
+                (i32.store8 (i32.const 302) (call $size))
+                (call $write (i32.const 1) (i32.const 300) (i32.const 3))";
+    let generator = sandbox().load("gen.wat", command(imports, body).as_bytes(), Role::Generator).unwrap();
+    let (run, choices) = sandbox()
+        .generate(&generator, Fixed { values: vec![4, 7], asked: vec![] }, &Limits::default())
+        .unwrap();
+    assert_eq!(run.outcome, Outcome::Exited(0));
+    assert_eq!(run.stdout, b"45*");
+    assert_eq!(choices.asked, [9, 5]);
+}
+
+#[test]
+fn a_generator_that_runs_out_of_choices_traps() {
+    let imports = r#"(import "bugrank" "choice" (func $choice (param i64) (result i64)))"#;
+    let body = "(loop $more (drop (call $choice (i64.const 1))) (br $more))";
+    let generator = sandbox().load("gen.wat", command(imports, body).as_bytes(), Role::Generator).unwrap();
+    let (run, choices) = sandbox()
+        .generate(&generator, Fixed { values: vec![1; 10], asked: vec![] }, &Limits::default())
+        .unwrap();
+    assert!(matches!(&run.outcome, Outcome::Trap(m) if m.contains("more choices than allowed")), "{:?}", run.outcome);
+    assert_eq!(choices.asked.len(), 11);
+}

@@ -1,0 +1,93 @@
+//! Bad input gets a clear message naming the file or line, and the rest is still graded.
+
+use std::io::Write;
+use std::path::Path;
+
+use end_to_end::{FIXTURE, grade, problem_dir};
+
+fn copy_modules(to: &Path) {
+    for entry in std::fs::read_dir(problem_dir().join("submissions")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "wasm") {
+            std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+}
+
+const SNEAKY: &str = r#"(module
+  (import "wasi_snapshot_preview1" "path_open" (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "_start")))"#;
+
+fn reasons(run: &end_to_end::Written) -> Vec<String> {
+    run.graded.rejected.iter().map(|r| r.reason.clone()).collect()
+}
+
+#[test]
+fn a_broken_module_a_forbidden_import_and_a_short_roster_line_are_named_and_the_rest_is_graded() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_modules(dir.path());
+    std::fs::write(dir.path().join("broken.wasm"), "this is a text file, not a module\n").unwrap();
+    std::fs::write(dir.path().join("sneaky.wat"), SNEAKY).unwrap();
+    let roster = dir.path().join("roster.csv");
+    let mut text = std::fs::read_to_string(problem_dir().join("roster.csv")).unwrap();
+    text.push_str("a20,hunit\n");
+    std::fs::write(&roster, text).unwrap();
+
+    let submissions = dir.path().display().to_string();
+    let roster_arg = roster.display().to_string();
+    let run = grade(&[("--submissions", &submissions), ("--roster", &roster_arg), ("--stable-after", "300")]);
+
+    let reasons = reasons(&run);
+    assert_eq!(reasons.len(), 3, "{reasons:#?}");
+    assert!(reasons[0].starts_with("broken.wasm: not a valid WebAssembly module"), "{}", reasons[0]);
+    assert!(
+        reasons[1].starts_with("sneaky.wat: imports `wasi_snapshot_preview1.path_open`, which programs may not use"),
+        "{}",
+        reasons[1]
+    );
+    assert_eq!(reasons[2], format!("{roster_arg} line 21: expected 4 fields (id,cohort,manual,note), found 2"));
+    assert_eq!(run.graded.analysis.answers.len(), FIXTURE.answers, "the good submissions are all graded");
+
+    let json: serde_json::Value = serde_json::from_str(&run.files["analysis.json"]).unwrap();
+    let files: Vec<&str> = json["rejected"].as_array().unwrap().iter().map(|r| r["file"].as_str().unwrap()).collect();
+    assert_eq!(files[..2], ["broken.wasm", "sneaky.wat"]);
+}
+
+#[test]
+fn a_zip_batch_is_graded_and_entries_with_unsafe_paths_are_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let zip_path = dir.path().join("batch.zip");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&zip_path).unwrap());
+    let options = zip::write::SimpleFileOptions::default();
+    for entry in std::fs::read_dir(problem_dir().join("submissions")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        zip.start_file(format!("class/{name}"), options).unwrap();
+        zip.write_all(&std::fs::read(&path).unwrap()).unwrap();
+    }
+    for evil in ["../escape.wasm", "/etc/cron.d/job.wasm", "class/../../up.wasm"] {
+        zip.start_file(evil, options).unwrap();
+        zip.write_all(b"\0asm\x01\0\0\0").unwrap();
+    }
+    zip.finish().unwrap();
+
+    let batch = zip_path.display().to_string();
+    let run = grade(&[("--submissions", &batch), ("--stable-after", "300")]);
+    let reasons = reasons(&run);
+    assert_eq!(reasons.len(), 3, "{reasons:#?}");
+    for reason in &reasons {
+        assert!(reason.ends_with("unsafe path in zip (absolute or with `..`)"), "{reason}");
+    }
+    assert_eq!(run.graded.analysis.answers.len(), FIXTURE.answers);
+    assert!(!dir.path().join("escape.wasm").exists() && !Path::new("/etc/cron.d/job.wasm").exists());
+}
+
+#[test]
+fn a_roster_without_an_id_column_is_an_error_that_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let roster = dir.path().join("roster.csv");
+    std::fs::write(&roster, "student,group\na01,hunit\n").unwrap();
+    let error = web::submissions::read_roster(&roster).unwrap_err();
+    assert!(error.to_string().ends_with("the header must name the columns `id` and `cohort` (found: student,group)"), "{error}");
+}

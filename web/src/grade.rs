@@ -1,0 +1,224 @@
+//! `bugrank grade`: one problem, one batch, one analysis, written to a directory.
+
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use grader::{Analysis, Answer, Progress, analyse, order_dot};
+use indicatif::{ProgressBar, ProgressStyle};
+use sandbox::{Program, Sandbox};
+use serde::Serialize;
+
+use crate::executor::SandboxExecutor;
+use crate::problem::ProblemDir;
+use crate::submissions::{Batch, Rejected, RosterRow, read_roster};
+
+#[derive(clap::Args)]
+pub struct GradeArgs {
+    /// The problem directory (problem.toml, reference.wasm, generator.wasm).
+    #[arg(long)]
+    pub problem: PathBuf,
+    /// A directory or zip of submissions (.wasm or .wat); the id is the file name.
+    #[arg(long)]
+    pub submissions: PathBuf,
+    /// CSV with a header and the columns id,cohort and optionally manual.
+    #[arg(long)]
+    pub roster: Option<PathBuf>,
+    /// The seed of the random search: the same seed gives the same analysis.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Where to write analysis.json, scores.csv and order.dot.
+    #[arg(long, default_value = "out")]
+    pub out: PathBuf,
+    /// Stop after this many consecutive tests add nothing (default: problem.toml's).
+    #[arg(long)]
+    pub stable_after: Option<u64>,
+    /// Worker threads (default: one per core). The analysis does not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+/// `analysis.json`: the grader's analysis and what the batch could not use.
+#[derive(Serialize)]
+struct AnalysisFile<'a> {
+    #[serde(flatten)]
+    analysis: &'a Analysis,
+    rejected: &'a [Rejected],
+    warnings: &'a [String],
+}
+
+/// A graded batch, before it is written anywhere.
+pub struct Graded {
+    pub analysis: Analysis,
+    pub rejected: Vec<Rejected>,
+    pub warnings: Vec<String>,
+    pub roster: Vec<RosterRow>,
+}
+
+pub fn grade(args: &GradeArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let sandbox = Sandbox::new()?;
+    let graded = run_grade(&sandbox, args)?;
+    write_outputs(&args.out, &graded)?;
+    print_ranking(&graded);
+    eprintln!(
+        "{} tests generated, {} executions in {:.1} s; results in {}",
+        graded.analysis.tests_generated,
+        graded.analysis.executions,
+        started.elapsed().as_secs_f64(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// Loads the problem, batch and roster and runs the analysis.
+pub fn run_grade(sandbox: &Sandbox, args: &GradeArgs) -> anyhow::Result<Graded> {
+    let problem_dir = ProblemDir::load(sandbox, &args.problem)?;
+    let mut problem = problem_dir.problem();
+    if let Some(stable_after) = args.stable_after {
+        problem.search.stable_after = stable_after;
+    }
+    let batch = Batch::load(sandbox, &args.submissions)?;
+    let mut rejected = batch.rejected;
+    let (roster, roster_rejected) = match &args.roster {
+        Some(path) => read_roster(path)?,
+        None => (Vec::new(), Vec::new()),
+    };
+    rejected.extend(roster_rejected);
+
+    let mut warnings = Vec::new();
+    if args.roster.is_some() {
+        for submission in &batch.submissions {
+            if !roster.iter().any(|r| r.id == submission.id) {
+                warnings.push(format!("submission `{}` has no roster row: graded without a cohort", submission.id));
+            }
+        }
+        for row in &roster {
+            if !batch.submissions.iter().any(|s| s.id == row.id) && !rejected.iter().any(|r| module_of(&r.file) == row.id) {
+                warnings.push(format!("roster row `{}` has no submission", row.id));
+            }
+        }
+    }
+
+    // Identical modules run once: answers with the same hash share a program.
+    let mut programs: Vec<&Program> = vec![&problem_dir.reference];
+    let mut by_hash: HashMap<[u8; 32], usize> = HashMap::new();
+    let answers: Vec<Answer> = batch
+        .submissions
+        .iter()
+        .map(|s| {
+            let program = *by_hash.entry(s.program.hash()).or_insert_with(|| {
+                programs.push(&s.program);
+                programs.len() - 1
+            });
+            let cohort = roster.iter().find(|r| r.id == s.id).map(|r| r.cohort.clone());
+            Answer { id: s.id.clone(), cohort, program }
+        })
+        .collect();
+    anyhow::ensure!(!answers.is_empty(), "no submission in {} could be loaded", args.submissions.display());
+
+    let executor = SandboxExecutor {
+        sandbox,
+        generator: &problem_dir.generator,
+        programs,
+        limits: problem_dir.run_limits(),
+    };
+    let bar = progress_bar(problem.search.stable_after);
+    let mut show = |p: &Progress| {
+        bar.set_position(p.stable_run);
+        let phase = if p.shrinking { "shrinking" } else { "searching" };
+        bar.set_message(format!(
+            "{phase}: {} tests, suite {}, {} runs",
+            p.tests_generated, p.suite_size, p.executions
+        ));
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
+    let analysis = pool
+        .install(|| analyse(&problem, &answers, &executor, args.seed, &mut show))
+        .with_context(|| format!("the problem {} is broken", args.problem.display()))?;
+    bar.finish_and_clear();
+    Ok(Graded { analysis, rejected, warnings, roster })
+}
+
+/// The submission id a rejected file would have had.
+fn module_of(file: &str) -> &str {
+    let base = file.rsplit('/').next().unwrap_or(file);
+    base.rsplit_once('.').map_or(base, |(stem, _)| stem)
+}
+
+fn progress_bar(stable_after: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(stable_after);
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed:>4} [{bar:30}] {pos}/{len} stable · {msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+pub fn write_outputs(out: &Path, graded: &Graded) -> anyhow::Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let write = |name: &str, contents: &[u8]| {
+        let path = out.join(name);
+        std::fs::write(&path, contents).with_context(|| format!("cannot write {}", path.display()))
+    };
+    let file = AnalysisFile { analysis: &graded.analysis, rejected: &graded.rejected, warnings: &graded.warnings };
+    let mut json = serde_json::to_string_pretty(&file)?;
+    json.push('\n');
+    write("analysis.json", json.as_bytes())?;
+    write("scores.csv", &scores_csv(&graded.analysis)?)?;
+    write("order.dot", order_dot(&graded.analysis).as_bytes())
+}
+
+/// `id,cohort,passed,failed,suite_size,percent,rank`, one row per answer.
+fn scores_csv(analysis: &Analysis) -> anyhow::Result<Vec<u8>> {
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    csv.write_record(["id", "cohort", "passed", "failed", "suite_size", "percent", "rank"])?;
+    for a in &analysis.answers {
+        csv.write_record([
+            a.id.clone(),
+            a.cohort.clone().unwrap_or_default(),
+            a.passed.to_string(),
+            a.failed.len().to_string(),
+            analysis.suite.len().to_string(),
+            format!("{:.1}", a.percent),
+            a.rank.to_string(),
+        ])?;
+    }
+    Ok(csv.into_inner()?)
+}
+
+fn print_ranking(graded: &Graded) {
+    let analysis = &graded.analysis;
+    println!("{}: {} tests in the suite (one per inferred bug)", analysis.problem, analysis.suite.len());
+    for test in &analysis.suite {
+        println!("  {}  {:<40} fails {}", test.id, test.input, test.failing.len());
+    }
+    println!();
+    println!("{:>4}  {:<16} {:<12} {:>7} {:>6}  bugs", "rank", "answer", "cohort", "passed", "%");
+    let mut ranked: Vec<_> = analysis.answers.iter().collect();
+    ranked.sort_by_key(|a| (a.rank, a.id.clone()));
+    for a in ranked {
+        println!(
+            "{:>4}  {:<16} {:<12} {:>3}/{:<3} {:>6.1}  {}",
+            a.rank,
+            a.id,
+            a.cohort.as_deref().unwrap_or("-"),
+            a.passed,
+            analysis.suite.len(),
+            a.percent,
+            a.failed.join(" ")
+        );
+    }
+    for r in &graded.rejected {
+        println!("rejected: {}", r.reason);
+    }
+    for w in &graded.warnings {
+        println!("warning: {w}");
+    }
+}

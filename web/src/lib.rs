@@ -1,0 +1,10 @@
+//! The `bugrank` program: its command line now, its web service next. This library holds
+//! everything the binary does, so that end-to-end tests can drive it in-process.
+//!
+//! This crate is the edge of the system: it reads problem directories, batches and rosters,
+//! runs programs through the sandbox, and writes results. The method itself is `grader`'s.
+
+pub mod executor;
+pub mod grade;
+pub mod problem;
+pub mod submissions;

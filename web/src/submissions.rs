@@ -1,0 +1,189 @@
+//! A batch of submissions: a directory or a zip of modules, and a roster.
+//!
+//! Bad input never stops the batch: every file that cannot be used is listed as
+//! [`Rejected`] with the reason, and the rest is graded.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::Context;
+use sandbox::{MAX_MODULE_BYTES, Program, Role, Sandbox};
+use serde::Serialize;
+
+/// The most entries a zip may have: a class of 300 with a few files each is far below.
+pub const MAX_ZIP_ENTRIES: usize = 10_000;
+
+/// The most bytes all modules of a zip may unpack to: defends against zip bombs.
+pub const MAX_ZIP_UNPACKED_BYTES: u64 = 2 << 30;
+
+/// A file of the batch that is not graded, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Rejected {
+    pub file: String,
+    pub reason: String,
+}
+
+/// One submission that loaded.
+pub struct Submission {
+    /// The file name without its extension.
+    pub id: String,
+    pub program: Program,
+}
+
+/// A row of the roster: `id,cohort` and optionally `manual`; other columns are kept.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RosterRow {
+    pub id: String,
+    pub cohort: String,
+    pub manual: Option<f64>,
+    pub extra: BTreeMap<String, String>,
+}
+
+#[derive(Default)]
+pub struct Batch {
+    /// Sorted by id.
+    pub submissions: Vec<Submission>,
+    pub rejected: Vec<Rejected>,
+}
+
+/// True for the file names that are modules: `.wasm` binaries and `.wat` text.
+fn module_id(file_name: &str) -> Option<&str> {
+    file_name.strip_suffix(".wasm").or_else(|| file_name.strip_suffix(".wat")).filter(|id| !id.is_empty())
+}
+
+impl Batch {
+    /// Loads every `.wasm` and `.wat` file of a directory (not recursively) or a zip.
+    /// Other files (sources beside the modules, say) are left alone.
+    pub fn load(sandbox: &Sandbox, path: &Path) -> anyhow::Result<Batch> {
+        let mut files: Vec<(String, Result<Vec<u8>, String>)> = Vec::new();
+        if path.is_dir() {
+            for entry in std::fs::read_dir(path).with_context(|| format!("cannot read {}", path.display()))? {
+                let entry = entry?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if module_id(&name).is_some() && entry.file_type()?.is_file() {
+                    files.push((name, std::fs::read(entry.path()).map_err(|e| e.to_string())));
+                }
+            }
+        } else {
+            let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+            files = read_zip(file).with_context(|| format!("{} is not a readable zip", path.display()))?;
+        }
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+
+        let mut batch = Batch::default();
+        for (name, bytes) in files {
+            let Some(id) = module_id(base_name(&name)) else {
+                // Paths that are not modules (or are unsafe) arrive with an error to report.
+                if let Err(reason) = bytes {
+                    batch.rejected.push(Rejected { file: name, reason });
+                }
+                continue;
+            };
+            let loaded = bytes.and_then(|bytes| sandbox.load(&name, &bytes, Role::Answer).map_err(|e| e.to_string()));
+            match loaded {
+                Err(reason) => batch.rejected.push(Rejected { file: name, reason }),
+                Ok(_) if batch.submissions.iter().any(|s| s.id == id) => batch.rejected.push(Rejected {
+                    reason: format!("{name}: another file already gives submission `{id}`"),
+                    file: name,
+                }),
+                Ok(program) => batch.submissions.push(Submission { id: id.to_owned(), program }),
+            }
+        }
+        batch.submissions.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(batch)
+    }
+}
+
+fn base_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Reads the module entries of a zip. Entries with `..` or absolute paths come back as
+/// errors to report; directories and non-module files are skipped.
+fn read_zip(file: std::fs::File) -> anyhow::Result<Vec<(String, Result<Vec<u8>, String>)>> {
+    let mut zip = zip::ZipArchive::new(file)?;
+    anyhow::ensure!(zip.len() <= MAX_ZIP_ENTRIES, "it has {} entries, more than {MAX_ZIP_ENTRIES}", zip.len());
+    let mut files = Vec::new();
+    let mut unpacked = 0u64;
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i)?;
+        let name = entry.name().to_owned();
+        if entry.is_dir() {
+            continue;
+        }
+        let unsafe_path = name.starts_with('/') || name.starts_with('\\') || name.contains(':')
+            || name.split(['/', '\\']).any(|part| part == "..");
+        if unsafe_path {
+            files.push((name.clone(), Err(format!("{name}: unsafe path in zip (absolute or with `..`)"))));
+            continue;
+        }
+        if module_id(base_name(&name)).is_none() {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        let limit = MAX_MODULE_BYTES as u64 + 1;
+        entry.by_ref().take(limit).read_to_end(&mut bytes)?;
+        unpacked += bytes.len() as u64;
+        anyhow::ensure!(unpacked <= MAX_ZIP_UNPACKED_BYTES, "it unpacks to more than {MAX_ZIP_UNPACKED_BYTES} bytes");
+        files.push((name, Ok(bytes)));
+    }
+    Ok(files)
+}
+
+/// Reads a roster. Lines that cannot be used are returned as rejections naming the line.
+pub fn read_roster(path: &Path) -> anyhow::Result<(Vec<RosterRow>, Vec<Rejected>)> {
+    let file_name = path.display().to_string();
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_path(path)
+        .with_context(|| format!("cannot read roster {file_name}"))?;
+    let headers: Vec<String> = reader.headers()?.iter().map(str::to_owned).collect();
+    let column = |name: &str| headers.iter().position(|h| h == name);
+    let (Some(id_col), Some(cohort_col)) = (column("id"), column("cohort")) else {
+        anyhow::bail!("{file_name}: the header must name the columns `id` and `cohort` (found: {})", headers.join(","));
+    };
+    let manual_col = column("manual");
+    let mut rows: Vec<RosterRow> = Vec::new();
+    let mut rejected = Vec::new();
+    for record in reader.records() {
+        let record = record.with_context(|| format!("{file_name} cannot be read as CSV"))?;
+        let line = record.position().map_or(0, |p| p.line());
+        let reject = |reason: String| Rejected { file: format!("{file_name}:{line}"), reason };
+        if record.len() != headers.len() {
+            rejected.push(reject(format!(
+                "{file_name} line {line}: expected {} fields ({}), found {}",
+                headers.len(),
+                headers.join(","),
+                record.len()
+            )));
+            continue;
+        }
+        let id = record[id_col].to_owned();
+        let manual = match manual_col.map(|c| &record[c]).filter(|m| !m.is_empty()) {
+            None => None,
+            Some(text) => match text.parse::<f64>() {
+                Ok(grade) if grade.is_finite() => Some(grade),
+                _ => {
+                    rejected.push(reject(format!("{file_name} line {line}: manual grade `{text}` is not a number")));
+                    continue;
+                }
+            },
+        };
+        if id.is_empty() {
+            rejected.push(reject(format!("{file_name} line {line}: the id is empty")));
+        } else if rows.iter().any(|r| r.id == id) {
+            rejected.push(reject(format!("{file_name} line {line}: `{id}` is listed twice")));
+        } else {
+            let extra = headers
+                .iter()
+                .enumerate()
+                .filter(|&(c, _)| c != id_col && c != cohort_col && Some(c) != manual_col)
+                .map(|(c, h)| (h.clone(), record[c].to_owned()))
+                .collect();
+            rows.push(RosterRow { id, cohort: record[cohort_col].to_owned(), manual, extra });
+        }
+    }
+    Ok((rows, rejected))
+}
