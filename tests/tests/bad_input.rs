@@ -91,3 +91,23 @@ fn a_roster_without_an_id_column_is_an_error_that_says_so() {
     let error = web::submissions::read_roster(&roster).unwrap_err();
     assert!(error.to_string().ends_with("the header must name the columns `id` and `cohort` (found: student,group)"), "{error}");
 }
+
+#[test]
+fn identical_modules_run_once_and_get_identical_results() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_modules(dir.path());
+    let submissions = dir.path().display().to_string();
+    let alone = grade(&[("--submissions", &submissions), ("--stable-after", "300")]);
+    std::fs::copy(dir.path().join("a01.wasm"), dir.path().join("copy-of-a01.wasm")).unwrap();
+    let twice = grade(&[("--submissions", &submissions), ("--stable-after", "300")]);
+
+    let warnings = &twice.graded.warnings;
+    assert_eq!(warnings, &["submission `copy-of-a01` has no roster row: graded without a cohort"]);
+    let (alone, twice) = (&alone.graded.analysis, &twice.graded.analysis);
+    assert_eq!(twice.executions, alone.executions, "the copy adds no runs");
+    let result = |id: &str| twice.answers.iter().find(|a| a.id == id).unwrap();
+    assert_eq!(result("copy-of-a01").failed, result("a01").failed);
+    let class = twice.order.classes.iter().find(|c| c.answers.contains(&"a01".to_string())).unwrap();
+    assert!(class.answers.contains(&"copy-of-a01".to_string()));
+    assert_eq!(result("copy-of-a01").cohort, None, "it has no roster row");
+}
