@@ -42,7 +42,10 @@ pub trait Executor: Sync {
 pub struct FuelPolicy {
     /// Default 20.
     pub factor: u64,
-    /// Default 2,000,000: program start-up alone costs some thousands.
+    /// Default 500,000. A Rust program's start-up and the parsing of a small input cost
+    /// some 10,000-25,000 fuel (the interval-sets reference uses about 23,000 on a typical
+    /// input), so the floor leaves a slower language or a clumsier parser 20 times that,
+    /// while an answer stuck in a loop costs well under a millisecond per test.
     pub floor: u64,
     /// Fuel for the reference itself. Default 1,000,000,000 (a few seconds): a reference
     /// that needs more on a generated input is a problem error.
@@ -51,7 +54,7 @@ pub struct FuelPolicy {
 
 impl Default for FuelPolicy {
     fn default() -> Self {
-        FuelPolicy { factor: 20, floor: 2_000_000, reference: 1_000_000_000 }
+        FuelPolicy { factor: 20, floor: 500_000, reference: 1_000_000_000 }
     }
 }
 
