@@ -8,6 +8,7 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::Context;
+use rayon::prelude::*;
 use sandbox::{MAX_MODULE_BYTES, Program, Role, Sandbox};
 use serde::Serialize;
 
@@ -71,23 +72,30 @@ impl Batch {
         }
         files.sort_by(|a, b| a.0.cmp(&b.0));
 
+        // Compiling is the slow part of loading: modules compile in parallel.
+        let loaded: Vec<(String, Result<Program, String>)> = files
+            .into_par_iter()
+            .map(|(name, bytes)| {
+                let program = bytes.and_then(|bytes| sandbox.load(&name, &bytes, Role::Answer).map_err(|e| e.to_string()));
+                (name, program)
+            })
+            .collect();
         let mut batch = Batch::default();
-        for (name, bytes) in files {
-            let Some(id) = module_id(base_name(&name)) else {
-                // Paths that are not modules (or are unsafe) arrive with an error to report.
-                if let Err(reason) = bytes {
+        for (name, loaded) in loaded {
+            let Some(id) = module_id(base_name(&name)).map(str::to_owned) else {
+                // Paths that are not modules arrive here only when unsafe, with the reason.
+                if let Err(reason) = loaded {
                     batch.rejected.push(Rejected { file: name, reason });
                 }
                 continue;
             };
-            let loaded = bytes.and_then(|bytes| sandbox.load(&name, &bytes, Role::Answer).map_err(|e| e.to_string()));
             match loaded {
                 Err(reason) => batch.rejected.push(Rejected { file: name, reason }),
                 Ok(_) if batch.submissions.iter().any(|s| s.id == id) => batch.rejected.push(Rejected {
                     reason: format!("{name}: another file already gives submission `{id}`"),
                     file: name,
                 }),
-                Ok(program) => batch.submissions.push(Submission { id: id.to_owned(), program }),
+                Ok(program) => batch.submissions.push(Submission { id, program }),
             }
         }
         batch.submissions.sort_by(|a, b| a.id.cmp(&b.id));
