@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::GraderError;
 use crate::generate::{ChoiceSequence, ChoiceSource, TestCase};
-use crate::oracle::{Execution, FailureKind, Oracle, RunOutcome};
+use crate::oracle::{CheckerVerdict, Execution, FailureKind, Oracle, RunOutcome};
 use crate::order::{CorrectnessOrder, correctness_order};
 use crate::partition::{BitSet, FailingSet, Suite};
 use crate::rank::{percent, ranks};
@@ -19,8 +19,13 @@ use crate::shrink::{SHRINK_BUDGET, shrink};
 /// execution count, does not depend on the number of threads.
 const BATCH: u64 = 256;
 
-/// If the generator fails this many times before it first succeeds, it is broken.
-const GENERATOR_FAILURES_TOLERATED: u64 = 100;
+/// If the generator fails this many times before it first succeeds, it is broken; and if
+/// this many generated inputs in a row are unusable from the start, so is the reference
+/// or the checker.
+const FAILURES_TOLERATED: u64 = 100;
+
+/// Problem errors kept as examples in the analysis (their total is counted).
+pub const MAX_PROBLEM_ERRORS: usize = 10;
 
 /// What the grader needs from the outside world: a way to run the generator and the
 /// programs. The grader does no I/O of its own; the sandbox provides this in the
@@ -33,6 +38,13 @@ pub trait Executor: Sync {
     /// Runs program `program` on `input` with `fuel`. Program 0 is the reference; the
     /// answers' programs are numbered from 1 (see [`Answer::program`]).
     fn run(&self, program: usize, input: &[u8], fuel: u64) -> Execution;
+
+    /// Runs the problem's checker on an answer's output `actual` for `input`, given the
+    /// reference's output `expected`. `Err` means the checker itself failed. Only called
+    /// for problems whose oracle is [`Oracle::Checker`].
+    fn check(&self, _input: &[u8], _expected: &[u8], _actual: &[u8]) -> Result<CheckerVerdict, String> {
+        Err("this problem has no checker".to_owned())
+    }
 }
 
 /// The fuel an answer gets on an input: `factor` times what the reference used on the same
@@ -153,10 +165,38 @@ pub struct Analysis {
     pub generator_failures: u64,
     /// Generated tests thrown away because the reference failed on them.
     pub reference_failures: u64,
+    /// Generated tests thrown away because the checker failed on an answer's output.
+    pub checker_failures: u64,
+    /// Examples (at most [`MAX_PROBLEM_ERRORS`]) of the failures above, for the
+    /// instructor: they are faults of the problem, never counted against an answer.
+    pub problem_errors: Vec<ProblemError>,
     pub stable_after: u64,
     pub suite: Vec<SuiteTest>,
     pub answers: Vec<AnswerResult>,
     pub order: CorrectnessOrder,
+}
+
+/// A generated input the problem's own programs could not handle.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProblemError {
+    pub input: String,
+    pub reason: String,
+}
+
+/// Why a generated input cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Unusable {
+    Reference(String),
+    Checker(String),
+}
+
+impl std::fmt::Display for Unusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unusable::Reference(reason) => write!(f, "the reference {reason}"),
+            Unusable::Checker(reason) => write!(f, "the checker failed: {reason}"),
+        }
+    }
 }
 
 /// The id under which the reference appears in the correctness order.
@@ -164,8 +204,8 @@ pub const REFERENCE_ID: &str = "reference";
 
 /// What running every program on one input showed.
 struct Evaluation {
-    /// The reference's output, or why the reference failed (then the input is unusable).
-    expected: Result<Vec<u8>, String>,
+    /// The reference's output, or why the input cannot be used.
+    expected: Result<Vec<u8>, Unusable>,
     /// Verdict per program, index 0 (the reference) included as a pass.
     verdicts: Vec<Option<FailureKind>>,
 }
@@ -198,7 +238,8 @@ pub fn analyse(
     };
     let mut suite: Suite<(TestCase, Arc<[u8]>)> = Suite::default();
     let (mut tests_generated, mut stable_run) = (0u64, 0u64);
-    let (mut generator_failures, mut reference_failures) = (0u64, 0u64);
+    let mut generator_failures = 0u64;
+    let mut unusable = Tally::default();
     let mut next = 0u64;
     let options = problem.search;
     let mut report = |search: &Search, suite_size, tests_generated, stable_run, shrinking| {
@@ -234,9 +275,7 @@ pub fn analyse(
                 Ok(input) => input,
                 Err(reason) => {
                     generator_failures += 1;
-                    if generator_failures == tests_generated
-                        && generator_failures >= GENERATOR_FAILURES_TOLERATED
-                    {
+                    if generator_failures == tests_generated && generator_failures >= FAILURES_TOLERATED {
                         return Err(GraderError::GeneratorFails(reason));
                     }
                     continue;
@@ -244,15 +283,12 @@ pub fn analyse(
             };
             let failing = match search.failing_set(&input) {
                 Ok(failing) => failing,
-                Err(reason) => {
-                    reference_failures += 1;
-                    if reference_failures + generator_failures == tests_generated
-                        && reference_failures >= GENERATOR_FAILURES_TOLERATED
-                    {
-                        return Err(GraderError::ReferenceFails {
-                            input: String::from_utf8_lossy(&input).into_owned(),
-                            reason,
-                        });
+                Err(why) => {
+                    unusable.count(&input, &why);
+                    let total = unusable.reference + unusable.checker;
+                    if total + generator_failures == tests_generated && total >= FAILURES_TOLERATED {
+                        let example = unusable.examples.swap_remove(0);
+                        return Err(GraderError::NoUsableTest { input: example.input, reason: example.reason });
                     }
                     continue;
                 }
@@ -270,7 +306,28 @@ pub fn analyse(
         report(&search, suite.len(), tests_generated, stable_run, false);
     }
 
-    Ok(search.finish(suite, seed, tests_generated, generator_failures, reference_failures))
+    Ok(search.finish(suite, seed, tests_generated, generator_failures, unusable))
+}
+
+/// Unusable inputs met by the random search.
+#[derive(Default)]
+struct Tally {
+    reference: u64,
+    checker: u64,
+    examples: Vec<ProblemError>,
+}
+
+impl Tally {
+    fn count(&mut self, input: &[u8], why: &Unusable) {
+        match why {
+            Unusable::Reference(_) => self.reference += 1,
+            Unusable::Checker(_) => self.checker += 1,
+        }
+        if self.examples.len() < MAX_PROBLEM_ERRORS {
+            let input = String::from_utf8_lossy(input).into_owned();
+            self.examples.push(ProblemError { input, reason: why.to_string() });
+        }
+    }
 }
 
 struct Search<'a> {
@@ -315,21 +372,29 @@ impl Search<'_> {
                 RunOutcome::Output => "exceeded the output limit".to_owned(),
                 RunOutcome::Success => unreachable!(),
             };
-            return (Evaluation { expected: Err(reason), verdicts: Vec::new() }, 1);
+            return (Evaluation { expected: Err(Unusable::Reference(reason)), verdicts: Vec::new() }, 1);
         }
         let budget = fuel.budget(reference.fuel_used);
-        let verdicts: Vec<Option<FailureKind>> = (0..self.programs)
+        // Collected in full before looking for a checker failure, so that the one reported
+        // is the first in program order, whatever the scheduling.
+        let judged: Vec<Result<Option<FailureKind>, String>> = (0..self.programs)
             .into_par_iter()
             .map(|program| match program {
-                0 => None,
-                _ => self.problem.oracle.judge(&reference.stdout, &self.executor.run(program, input, budget)),
+                0 => Ok(None),
+                _ => self.problem.oracle.judge(&reference.stdout, &self.executor.run(program, input, budget), |actual| {
+                    self.executor.check(input, &reference.stdout, actual)
+                }),
             })
             .collect();
-        (Evaluation { expected: Ok(reference.stdout), verdicts }, self.programs as u64)
+        let evaluation = match judged.into_iter().collect::<Result<Vec<_>, String>>() {
+            Ok(verdicts) => Evaluation { expected: Ok(reference.stdout), verdicts },
+            Err(reason) => Evaluation { expected: Err(Unusable::Checker(reason)), verdicts: Vec::new() },
+        };
+        (evaluation, self.programs as u64)
     }
 
     /// `AnswersFailing(input)`, or why the input is unusable.
-    fn failing_set(&mut self, input: &Arc<[u8]>) -> Result<FailingSet, String> {
+    fn failing_set(&mut self, input: &Arc<[u8]>) -> Result<FailingSet, Unusable> {
         self.evaluate_all(std::iter::once(input));
         let evaluation = &self.evaluations[input];
         evaluation.expected.as_ref().map_err(Clone::clone)?;
@@ -372,7 +437,7 @@ impl Search<'_> {
         seed: u64,
         tests_generated: u64,
         generator_failures: u64,
-        reference_failures: u64,
+        unusable: Tally,
     ) -> Analysis {
         // Suite order: by choices, lexicographically, which groups tests by the
         // generator's first choice (for interval sets: the command).
@@ -436,7 +501,9 @@ impl Search<'_> {
             executions: self.executions,
             generator_runs: self.generator_runs,
             generator_failures,
-            reference_failures,
+            reference_failures: unusable.reference,
+            checker_failures: unusable.checker,
+            problem_errors: unusable.examples,
             stable_after: self.problem.search.stable_after,
             suite,
             answers,

@@ -51,11 +51,11 @@ mod report;
 mod shrink;
 
 pub use analysis::{
-    Analysis, Answer, AnswerResult, Executor, FuelPolicy, Problem, Progress, REFERENCE_ID,
-    SearchOptions, SuiteTest, analyse,
+    Analysis, Answer, AnswerResult, Executor, FuelPolicy, MAX_PROBLEM_ERRORS, Problem,
+    ProblemError, Progress, REFERENCE_ID, SearchOptions, SuiteTest, analyse,
 };
 pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, TestCase};
-pub use oracle::{Execution, FailureKind, Oracle, RunOutcome};
+pub use oracle::{CheckerVerdict, Execution, FailureKind, Oracle, RunOutcome};
 pub use order::{Class, CorrectnessOrder, Edge, correctness_order};
 pub use partition::{BitSet, FailingSet, Suite, is_redundant};
 pub use rank::{percent, ranks};
@@ -70,6 +70,6 @@ pub enum GraderError {
     AnswerIsReference(String),
     #[error("the generator fails on every test case: {0}")]
     GeneratorFails(String),
-    #[error("the reference fails on every generated test, for example on input {input:?}: {reason}")]
-    ReferenceFails { input: String, reason: String },
+    #[error("no generated test can be used, for example on input {input:?}: {reason}")]
+    NoUsableTest { input: String, reason: String },
 }

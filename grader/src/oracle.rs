@@ -49,27 +49,48 @@ pub enum Oracle {
     /// missing final newline is not a bug.
     #[default]
     TrimTrailingWhitespace,
+    /// The problem's checker decides, for problems where several outputs are right. An
+    /// output equal to the reference's (up to trailing white space) is accepted without
+    /// asking it.
+    Checker,
+}
+
+/// A checker's decision on one answer's output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckerVerdict {
+    Accept,
+    /// Rejected, with a short reason for the student.
+    Reject(String),
 }
 
 impl Oracle {
-    /// `None` when `actual` is correct given the reference's output `expected`.
-    pub fn judge(&self, expected: &[u8], actual: &Execution) -> Option<FailureKind> {
+    /// `Ok(None)` when `actual` is correct given the reference's output `expected`, the
+    /// failure kind when not, and `Err` when the checker itself failed (a problem error:
+    /// the answer is not to blame). `check` runs the checker on an answer's output.
+    pub fn judge(
+        &self,
+        expected: &[u8],
+        actual: &Execution,
+        check: impl FnOnce(&[u8]) -> Result<CheckerVerdict, String>,
+    ) -> Result<Option<FailureKind>, String> {
         let kind = match &actual.outcome {
             RunOutcome::Success => {
                 let same = match self {
                     Oracle::Exact => expected == actual.stdout.as_slice(),
-                    Oracle::TrimTrailingWhitespace => {
+                    Oracle::TrimTrailingWhitespace => trim_end(expected) == trim_end(&actual.stdout),
+                    Oracle::Checker => {
                         trim_end(expected) == trim_end(&actual.stdout)
+                            || check(&actual.stdout)? == CheckerVerdict::Accept
                     }
                 };
-                return (!same).then_some(FailureKind::Wrong);
+                return Ok((!same).then_some(FailureKind::Wrong));
             }
             RunOutcome::Crash(_) => FailureKind::Crash,
             RunOutcome::Timeout => FailureKind::Timeout,
             RunOutcome::Memory => FailureKind::Memory,
             RunOutcome::Output => FailureKind::Output,
         };
-        Some(kind)
+        Ok(Some(kind))
     }
 }
 
@@ -87,7 +108,30 @@ mod tests {
     }
 
     fn check(oracle: Oracle, expected: &str, actual: Execution, verdict: Option<FailureKind>) {
-        assert_eq!(oracle.judge(expected.as_bytes(), &actual), verdict, "{expected:?} vs {actual:?}");
+        let no_checker = |_: &[u8]| -> Result<CheckerVerdict, String> { panic!("no checker here") };
+        assert_eq!(oracle.judge(expected.as_bytes(), &actual, no_checker), Ok(verdict), "{expected:?} vs {actual:?}");
+    }
+
+    /// A checker that accepts outputs of the form "b=<even digit>".
+    fn even(output: &[u8]) -> Result<CheckerVerdict, String> {
+        match output {
+            [b'b', b'=', d, ..] if d.is_ascii_digit() && (d - b'0') % 2 == 0 => Ok(CheckerVerdict::Accept),
+            [b'b', b'=', ..] => Ok(CheckerVerdict::Reject("odd".into())),
+            _ => Err("checker confused".into()),
+        }
+    }
+
+    #[test]
+    fn the_checker_decides_when_outputs_differ_from_the_reference() {
+        let judge = |actual: &str| Oracle::Checker.judge(b"b=2\n", &output(actual), even);
+        assert_eq!(judge("b=4\n"), Ok(None));
+        assert_eq!(judge("b=3\n"), Ok(Some(FailureKind::Wrong)));
+        assert_eq!(judge("b=2"), Ok(None), "the reference's own output needs no checker");
+    }
+
+    #[test]
+    fn a_checker_failure_is_an_error_not_a_verdict_on_the_answer() {
+        assert_eq!(Oracle::Checker.judge(b"b=2\n", &output("??"), even), Err("checker confused".into()));
     }
 
     #[test]

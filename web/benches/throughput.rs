@@ -34,6 +34,7 @@ fn main() {
         sandbox: &sandbox,
         generator: &problem.generator,
         programs: vec![&problem.reference],
+        checker: None,
         limits: problem.run_limits(),
     };
     let inputs: Vec<Vec<u8>> =

@@ -1,6 +1,6 @@
 //! The grader's [`Executor`], backed by the sandbox.
 
-use grader::{ChoiceSource, Execution, Executor, RunOutcome};
+use grader::{CheckerVerdict, ChoiceSource, Execution, Executor, RunOutcome};
 use sandbox::{Choices, Limits, Outcome, Program, Sandbox};
 
 /// How much of a crashing program's stderr is kept in its crash message.
@@ -12,6 +12,8 @@ pub struct SandboxExecutor<'a> {
     pub generator: &'a Program,
     /// Index 0 is the reference.
     pub programs: Vec<&'a Program>,
+    /// The problem's checker, for problems whose oracle is a checker.
+    pub checker: Option<&'a Program>,
     /// Memory and output limits; the fuel here is the generator's.
     pub limits: Limits,
 }
@@ -59,6 +61,43 @@ impl Executor for SandboxExecutor<'_> {
         };
         Execution { outcome, stdout: run.stdout, fuel_used: run.fuel_used }
     }
+
+    fn check(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<CheckerVerdict, String> {
+        let checker = self.checker.ok_or("the problem has no checker.wasm")?;
+        let run = self
+            .sandbox
+            .run(checker, &checker_input(input, expected, actual), &self.limits)
+            .map_err(|error| error.to_string())?;
+        match run.outcome {
+            Outcome::Exited(0) => parse_checker_output(&run.stdout),
+            outcome => Err(crash_message(&outcome, &run.stderr)),
+        }
+    }
+}
+
+/// The checker's stdin: the test input, the reference's output and the answer's output,
+/// each as its length in decimal, a newline, and the bytes.
+pub fn checker_input(input: &[u8], expected: &[u8], actual: &[u8]) -> Vec<u8> {
+    let mut framed = Vec::with_capacity(input.len() + expected.len() + actual.len() + 30);
+    for part in [input, expected, actual] {
+        framed.extend_from_slice(format!("{}\n", part.len()).as_bytes());
+        framed.extend_from_slice(part);
+    }
+    framed
+}
+
+/// The checker's stdout: one line, `accept` or `reject` optionally followed by `: reason`.
+pub fn parse_checker_output(stdout: &[u8]) -> Result<CheckerVerdict, String> {
+    let text = String::from_utf8_lossy(stdout);
+    let line = text.lines().next().unwrap_or("").trim_end();
+    if line == "accept" {
+        return Ok(CheckerVerdict::Accept);
+    }
+    match line.strip_prefix("reject") {
+        Some("") => Ok(CheckerVerdict::Reject(String::new())),
+        Some(rest) if rest.starts_with(':') => Ok(CheckerVerdict::Reject(rest[1..].trim().to_owned())),
+        _ => Err(format!("the checker wrote {line:?}, not `accept` or `reject: reason`")),
+    }
 }
 
 /// What a student sees of a crash: the end of stderr (a panic message, say) and how it ended.
@@ -70,4 +109,32 @@ fn crash_message(outcome: &Outcome, stderr: &[u8]) -> String {
         chars[chars.len().saturating_sub(CRASH_MESSAGE_CHARS)..].iter().collect()
     };
     if tail.is_empty() { outcome.to_string() } else { format!("{outcome}; stderr: {tail}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_checker_gets_three_length_prefixed_parts() {
+        assert_eq!(checker_input(b"b+b=c", b"b=1 c=2\n", b""), b"5\nb+b=c8\nb=1 c=2\n0\n");
+    }
+
+    fn check(stdout: &str, expected: Result<CheckerVerdict, String>) {
+        assert_eq!(parse_checker_output(stdout.as_bytes()), expected, "{stdout:?}");
+    }
+
+    #[test]
+    fn accept_and_reject_with_or_without_a_reason_are_understood() {
+        check("accept\n", Ok(CheckerVerdict::Accept));
+        check("reject: letters a and b both get 3\n", Ok(CheckerVerdict::Reject("letters a and b both get 3".into())));
+        check("reject\n", Ok(CheckerVerdict::Reject(String::new())));
+    }
+
+    #[test]
+    fn anything_else_is_a_checker_failure() {
+        assert!(parse_checker_output(b"yes\n").unwrap_err().contains("\"yes\""));
+        assert!(parse_checker_output(b"").is_err());
+        assert!(parse_checker_output(b"rejected\n").is_err());
+    }
 }

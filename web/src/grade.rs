@@ -123,6 +123,7 @@ pub fn run_grade(sandbox: &Sandbox, args: &GradeArgs) -> anyhow::Result<Graded> 
         sandbox,
         generator: &problem_dir.generator,
         programs,
+        checker: problem_dir.checker.as_ref(),
         limits: problem_dir.run_limits(),
     };
     let bar = progress_bar(problem.search.stable_after);
@@ -139,6 +140,14 @@ pub fn run_grade(sandbox: &Sandbox, args: &GradeArgs) -> anyhow::Result<Graded> 
         .install(|| analyse(&problem, &answers, &executor, args.seed, &mut show))
         .with_context(|| format!("the problem {} is broken", args.problem.display()))?;
     bar.finish_and_clear();
+    let set_aside = analysis.reference_failures + analysis.checker_failures;
+    if set_aside > 0 {
+        warnings.push(format!(
+            "{set_aside} generated tests were set aside because the problem's own programs failed on them \
+             (reference: {}, checker: {}); see problem_errors in analysis.json",
+            analysis.reference_failures, analysis.checker_failures
+        ));
+    }
     Ok(Graded { analysis, rejected, warnings, roster })
 }
 

@@ -1,4 +1,5 @@
-//! A problem directory: `problem.toml`, `statement.md`, `reference.wasm`, `generator.wasm`.
+//! A problem directory: `problem.toml`, `statement.md`, `reference.wasm`, `generator.wasm`,
+//! and `checker.wasm` when several outputs can be right.
 
 use std::path::{Path, PathBuf};
 
@@ -69,6 +70,8 @@ pub struct ProblemDir {
     pub toml: ProblemToml,
     pub reference: Program,
     pub generator: Program,
+    /// `checker.wasm`, loaded when the oracle is a checker.
+    pub checker: Option<Program>,
 }
 
 impl ProblemDir {
@@ -97,6 +100,10 @@ impl ProblemDir {
             name,
             reference: load("reference.wasm", Role::Answer)?,
             generator: load("generator.wasm", Role::Generator)?,
+            checker: match toml.oracle {
+                Oracle::Checker => Some(load("checker.wasm", Role::Answer)?),
+                _ => None,
+            },
             toml,
         })
     }
