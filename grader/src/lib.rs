@@ -49,6 +49,7 @@ mod partition;
 mod rank;
 mod report;
 mod shrink;
+mod stability;
 
 pub use analysis::{
     Analysis, Answer, AnswerResult, Executor, FuelPolicy, MAX_PROBLEM_ERRORS, Problem,
@@ -61,6 +62,7 @@ pub use partition::{BitSet, FailingSet, Suite, is_redundant};
 pub use rank::{percent, ranks};
 pub use report::{ANSWERS_PER_NODE, order_dot};
 pub use shrink::{SHRINK_BUDGET, shrink};
+pub use stability::{OrderShape, Stability, order_shape, sample_sd, stability};
 
 /// Why an analysis could not be done. Answers that crash are results, not errors; these
 /// are faults of the problem (its generator or reference) or of the caller.

@@ -7,4 +7,5 @@
 pub mod executor;
 pub mod grade;
 pub mod problem;
+pub mod stability;
 pub mod submissions;

@@ -1,7 +1,7 @@
 //! `bugrank`: grade a batch of WebAssembly submissions by the bugs they contain.
 
 use clap::{Parser, Subcommand};
-use web::grade;
+use web::{grade, stability};
 
 #[derive(Parser)]
 #[command(name = "bugrank", version, about = "Ranks programs by the bugs black-box testing infers in them")]
@@ -14,10 +14,14 @@ struct Cli {
 enum Command {
     /// Grade a batch of submissions against a problem's reference, and write the results.
     Grade(grade::GradeArgs),
+    /// Grade the same batch with several seeds and report how stable the results are
+    /// (Paper III, section 5.1).
+    Stability(stability::StabilityArgs),
 }
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Grade(args) => grade::grade(&args),
+        Command::Stability(args) => stability::stability_command(&args),
     }
 }

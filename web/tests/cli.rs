@@ -36,3 +36,19 @@ fn a_missing_problem_directory_is_a_clear_error() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("cannot read /nonexistent/problem/problem.toml"), "{stderr}");
 }
+
+#[test]
+fn stability_prints_the_papers_table() {
+    let output = bugrank(&[
+        "stability", "--problem", &fixture(""), "--submissions", &fixture("submissions"), "--runs", "2",
+        "--stable-after", "300",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    let labels: Vec<&str> = stdout.lines().map(|l| l.get(..32).unwrap_or(l).trim_end()).collect();
+    assert_eq!(
+        labels[..5],
+        ["Number of tests (stable after)", "Sizes of test suite", "Avg std dev of ranks", "Max std dev of ranks", "Correctness order"]
+    );
+    assert!(stdout.contains("over 2 seeds"), "{stdout}");
+}

@@ -1,0 +1,97 @@
+//! Stability with respect to the choice of test suite (Paper III, section 5.1): the
+//! same answers analysed with several seeds should give the same correctness order, and
+//! each answer's rank (its number of failed tests) should vary by at most about one.
+
+use serde::Serialize;
+
+use crate::analysis::Analysis;
+
+/// The paper's stability table for one problem, over several analyses of the same answers.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Stability {
+    /// Consecutive tests that added nothing before a search stopped.
+    pub stable_after: u64,
+    /// The distinct suite sizes seen, in increasing order.
+    pub suite_sizes: Vec<usize>,
+    /// Per answer: the sample standard deviation of its number of failed tests.
+    pub rank_deviations: Vec<(String, f64)>,
+    pub average_deviation: f64,
+    pub maximum_deviation: f64,
+    /// True when every analysis has the same correctness order (same classes of answers,
+    /// same covering edges between them; test ids may differ).
+    pub order_unchanged: bool,
+}
+
+/// The classes as lists of answers, and the edges as pairs of such lists, sorted: what
+/// must not change between seeds (the tests that witness an edge may).
+pub type OrderShape = (Vec<Vec<String>>, Vec<(Vec<String>, Vec<String>)>);
+
+pub fn order_shape(analysis: &Analysis) -> OrderShape {
+    let order = &analysis.order;
+    let members = |id: &str| order.classes.iter().find(|c| c.id == id).map(|c| c.answers.clone()).unwrap_or_default();
+    let mut classes: Vec<Vec<String>> = order.classes.iter().map(|c| c.answers.clone()).collect();
+    classes.sort();
+    let mut edges: Vec<(Vec<String>, Vec<String>)> =
+        order.edges.iter().map(|e| (members(&e.from), members(&e.to))).collect();
+    edges.sort();
+    (classes, edges)
+}
+
+/// Compares analyses of the same answers made with different seeds. Panics on an empty
+/// slice: there is nothing to compare.
+pub fn stability(analyses: &[Analysis]) -> Stability {
+    let first = &analyses[0];
+    let mut suite_sizes: Vec<usize> = analyses.iter().map(|a| a.suite.len()).collect();
+    suite_sizes.sort_unstable();
+    suite_sizes.dedup();
+    let rank_deviations: Vec<(String, f64)> = first
+        .answers
+        .iter()
+        .map(|answer| {
+            let failed: Vec<f64> = analyses
+                .iter()
+                .map(|a| a.answers.iter().find(|x| x.id == answer.id).map_or(0, |x| x.failed.len()) as f64)
+                .collect();
+            (answer.id.clone(), sample_sd(&failed))
+        })
+        .collect();
+    let deviations = rank_deviations.iter().map(|(_, sd)| *sd);
+    let maximum_deviation = deviations.clone().fold(0.0, f64::max);
+    let average_deviation = deviations.sum::<f64>() / rank_deviations.len().max(1) as f64;
+    let shape = order_shape(first);
+    Stability {
+        stable_after: first.stable_after,
+        suite_sizes,
+        rank_deviations,
+        average_deviation,
+        maximum_deviation,
+        order_unchanged: analyses.iter().all(|a| order_shape(a) == shape),
+    }
+}
+
+/// Sample standard deviation (n - 1 in the denominator); 0 for fewer than two values.
+pub fn sample_sd(values: &[f64]) -> f64 {
+    if values.len() < 2 {
+        return 0.0;
+    }
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    let sum_sq: f64 = values.iter().map(|v| (v - mean).powi(2)).sum();
+    (sum_sq / (values.len() - 1) as f64).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sample_standard_deviation_divides_by_n_minus_one() {
+        assert_eq!(sample_sd(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]), (32.0f64 / 7.0).sqrt());
+        assert_eq!(sample_sd(&[3.0]), 0.0);
+    }
+
+    #[test]
+    fn a_rank_that_differs_once_in_ten_runs_deviates_by_about_a_third() {
+        let counts = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 2.0];
+        assert!((sample_sd(&counts) - 0.316).abs() < 0.001);
+    }
+}

@@ -1,0 +1,62 @@
+//! `bugrank stability`: Paper III's section 5.1 experiment on one problem and batch.
+
+use std::path::PathBuf;
+
+use grader::{Stability, stability};
+use sandbox::Sandbox;
+
+use crate::grade::{GradeArgs, run_grade};
+
+#[derive(clap::Args)]
+pub struct StabilityArgs {
+    /// The problem directory.
+    #[arg(long)]
+    pub problem: PathBuf,
+    /// A directory or zip of submissions.
+    #[arg(long)]
+    pub submissions: PathBuf,
+    /// Analyses to run, with seeds first-seed, first-seed + 1, ...
+    #[arg(long, default_value_t = 10)]
+    pub runs: u64,
+    #[arg(long, default_value_t = 1)]
+    pub first_seed: u64,
+    /// Stop each search after this many consecutive tests add nothing (default: the problem's).
+    #[arg(long)]
+    pub stable_after: Option<u64>,
+}
+
+pub fn run_stability(sandbox: &Sandbox, args: &StabilityArgs) -> anyhow::Result<Stability> {
+    anyhow::ensure!(args.runs >= 2, "--runs must be at least 2 to compare anything");
+    let analyses = (args.first_seed..args.first_seed + args.runs)
+        .map(|seed| {
+            let grade = GradeArgs {
+                problem: args.problem.clone(),
+                submissions: args.submissions.clone(),
+                roster: None,
+                seed,
+                out: PathBuf::new(),
+                stable_after: args.stable_after,
+                threads: None,
+            };
+            eprintln!("seed {seed}...");
+            run_grade(sandbox, &grade).map(|graded| graded.analysis)
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok(stability(&analyses))
+}
+
+pub fn stability_command(args: &StabilityArgs) -> anyhow::Result<()> {
+    let sandbox = Sandbox::new()?;
+    let s = run_stability(&sandbox, args)?;
+    let sizes: Vec<String> = s.suite_sizes.iter().map(usize::to_string).collect();
+    println!("{:<32} {}", "Number of tests (stable after)", s.stable_after);
+    println!("{:<32} {}", "Sizes of test suite", sizes.join(","));
+    println!("{:<32} {:.2}", "Avg std dev of ranks", s.average_deviation);
+    println!("{:<32} {:.2}", "Max std dev of ranks", s.maximum_deviation);
+    let verdict = if s.order_unchanged { "unchanged" } else { "CHANGED" };
+    println!("{:<32} {verdict} over {} seeds", "Correctness order", args.runs);
+    for (id, sd) in s.rank_deviations.iter().filter(|(_, sd)| *sd > 0.0) {
+        println!("  {id}: std dev {sd:.2}");
+    }
+    Ok(())
+}
