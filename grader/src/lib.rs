@@ -50,6 +50,7 @@ mod rank;
 mod report;
 mod shrink;
 mod stability;
+pub mod stats;
 
 pub use analysis::{
     Analysis, Answer, AnswerResult, Executor, FuelPolicy, MAX_PROBLEM_ERRORS, Problem,
