@@ -42,6 +42,7 @@
 //! ```
 
 mod analysis;
+mod diagram;
 mod generate;
 mod oracle;
 mod order;
@@ -56,6 +57,7 @@ pub use analysis::{
     Analysis, Answer, AnswerResult, Executor, FuelPolicy, MAX_PROBLEM_ERRORS, Problem,
     ProblemError, Progress, REFERENCE_ID, SearchOptions, SuiteTest, analyse,
 };
+pub use diagram::{Arrow, Layout, NodeBox, layout, order_svg};
 pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, TestCase};
 pub use oracle::{CheckerVerdict, Execution, FailureKind, Oracle, RunOutcome};
 pub use order::{Class, CorrectnessOrder, Edge, correctness_order};

@@ -147,3 +147,28 @@ fn order_dot_draws_every_class_and_edge() {
         assert!(dot.contains(&format!("  {} -> {} [label=", edge.from, edge.to)));
     }
 }
+
+#[test]
+fn order_svg_draws_every_class_and_every_covering_edge() {
+    let run = grade(&[("--stable-after", "500")]);
+    let svg = &run.files["order.svg"];
+    let analysis = &run.graded.analysis;
+    let layout = grader::layout(analysis);
+    assert!(svg.starts_with("<svg "), "an SVG document");
+    assert_eq!(layout.nodes.len(), analysis.order.classes.len());
+    for (class, node) in analysis.order.classes.iter().zip(&layout.nodes) {
+        assert_eq!(node.class, class.id);
+        let rect = format!("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"40\"", node.x, node.y, node.width);
+        assert!(svg.contains(&rect), "box of {} missing", class.id);
+        assert!(svg.contains(&format!("\n{}\n</text>", node.label[0])), "answers of {} not written", class.id);
+        assert!(class.answers.iter().take(grader::ANSWERS_PER_NODE).all(|a| node.label[0].contains(a.as_str())));
+    }
+    assert_eq!(layout.arrows.len(), analysis.order.edges.len());
+    for (edge, arrow) in analysis.order.edges.iter().zip(&layout.arrows) {
+        let line = format!("points=\"{},{} {},{} \"", arrow.from.0, arrow.from.1, arrow.to.0, arrow.to.1);
+        assert!(svg.contains(&line), "edge {} -> {} missing", edge.from, edge.to);
+        let node = |id: &str| layout.nodes.iter().find(|n| n.class == id).unwrap();
+        assert_eq!((arrow.from, arrow.to), (node(&edge.from).bottom(), node(&edge.to).top()));
+        assert!(node(&edge.from).y < node(&edge.to).y, "better classes are drawn higher");
+    }
+}

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use grader::{Analysis, Answer, Progress, analyse, order_dot};
+use grader::{Analysis, Answer, Progress, analyse, order_dot, order_svg};
 use indicatif::{ProgressBar, ProgressStyle};
 use sandbox::{Program, Sandbox};
 use serde::Serialize;
@@ -181,7 +181,8 @@ pub fn write_outputs(out: &Path, graded: &Graded) -> anyhow::Result<()> {
     json.push('\n');
     write("analysis.json", json.as_bytes())?;
     write("scores.csv", &scores_csv(&graded.analysis)?)?;
-    write("order.dot", order_dot(&graded.analysis).as_bytes())
+    write("order.dot", order_dot(&graded.analysis).as_bytes())?;
+    write("order.svg", order_svg(&graded.analysis).as_bytes())
 }
 
 /// `id,cohort,passed,failed,suite_size,percent,rank`, one row per answer.

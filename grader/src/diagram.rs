@@ -1,0 +1,214 @@
+//! The correctness partial order drawn as a layered diagram (Paper III, Figures 3.2-3.4).
+//!
+//! Classes are boxes, one layer per number of tests passed, better layers higher; within
+//! a layer, boxes are ordered to reduce crossings (barycentre sweeps). Covering arrows go
+//! from a box's bottom to a lower box's top, labelled with the witness test's input and
+//! "(+n)". [`layout`] computes positions; [`order_svg`] draws them with plotters.
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::analysis::Analysis;
+use crate::report::ANSWERS_PER_NODE;
+
+/// Pixels per character of the diagram's text (12 px sans-serif averages under 7).
+const CHAR_WIDTH: i32 = 7;
+const BOX_HEIGHT: i32 = 40;
+/// Vertical distance between layers: room for the arrows' labels.
+const LAYER_GAP: i32 = 90;
+const BOX_GAP: i32 = 30;
+const MARGIN: i32 = 20;
+/// Witness inputs longer than this are cut with an ellipsis in labels.
+const LABEL_CHARS: usize = 28;
+/// Barycentre sweeps (down then up) to reduce crossings; a few suffice in practice.
+const SWEEPS: usize = 8;
+
+/// Where one class's box is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeBox {
+    pub class: String,
+    /// First line: the answers (abbreviated); second line: tests passed.
+    pub label: [String; 2],
+    pub x: i32,
+    pub y: i32,
+    pub width: i32,
+}
+
+impl NodeBox {
+    pub fn top(&self) -> (i32, i32) {
+        (self.x + self.width / 2, self.y)
+    }
+    pub fn bottom(&self) -> (i32, i32) {
+        (self.x + self.width / 2, self.y + BOX_HEIGHT)
+    }
+}
+
+/// A covering arrow and its label.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Arrow {
+    pub from: (i32, i32),
+    pub to: (i32, i32),
+    pub label: String,
+    /// Where the label's centre sits: near the end that fewer arrows share, so that the
+    /// labels of a fan of arrows spread out instead of piling up.
+    pub label_at: (i32, i32),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    pub width: i32,
+    pub height: i32,
+    pub nodes: Vec<NodeBox>,
+    pub arrows: Vec<Arrow>,
+}
+
+/// Lays the order out: layers by tests passed, crossings reduced, sizes from the labels.
+pub fn layout(analysis: &Analysis) -> Layout {
+    let order = &analysis.order;
+    let total = analysis.suite.len();
+    let mut passed: Vec<usize> = order.classes.iter().map(|c| c.passed).collect();
+    passed.sort_unstable_by(|a, b| b.cmp(a));
+    passed.dedup();
+    let layer_of = |class: usize| passed.iter().position(|&p| p == order.classes[class].passed).unwrap();
+    let index_of = |id: &str| order.classes.iter().position(|c| c.id == id).expect("edges join classes");
+    let edges: Vec<(usize, usize)> = order.edges.iter().map(|e| (index_of(&e.from), index_of(&e.to))).collect();
+
+    // Initial order within layers: class order (stable by passed, then first answer).
+    let mut layers: Vec<Vec<usize>> = vec![Vec::new(); passed.len()];
+    (0..order.classes.len()).for_each(|c| layers[layer_of(c)].push(c));
+    for sweep in 0..SWEEPS {
+        let downward = sweep % 2 == 0;
+        let range: Vec<usize> = if downward { (1..layers.len()).collect() } else { (0..layers.len().saturating_sub(1)).rev().collect() };
+        for layer in range {
+            let position = |c: usize| -> Option<f64> {
+                let pos_in = |l: &Vec<usize>| l.iter().position(|&x| x == c).map(|p| p as f64);
+                layers.iter().find_map(pos_in)
+            };
+            let mut keyed: Vec<(f64, usize)> = layers[layer]
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| {
+                    let neighbours: Vec<f64> = edges
+                        .iter()
+                        .filter_map(|&(from, to)| match downward {
+                            true if to == c && layer_of(from) < layer => position(from),
+                            false if from == c && layer_of(to) > layer => position(to),
+                            _ => None,
+                        })
+                        .collect();
+                    let key = if neighbours.is_empty() { i as f64 } else { neighbours.iter().sum::<f64>() / neighbours.len() as f64 };
+                    (key, c)
+                })
+                .collect();
+            keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
+            layers[layer] = keyed.into_iter().map(|(_, c)| c).collect();
+        }
+    }
+
+    let labels: Vec<[String; 2]> = order
+        .classes
+        .iter()
+        .map(|class| {
+            let mut names: Vec<&str> = class.answers.iter().take(ANSWERS_PER_NODE).map(String::as_str).collect();
+            let more = format!("+{} more", class.answers.len().saturating_sub(ANSWERS_PER_NODE));
+            if class.answers.len() > ANSWERS_PER_NODE {
+                names.push(&more);
+            }
+            [names.join(", "), format!("{}/{total} passed", class.passed)]
+        })
+        .collect();
+    let box_width = |c: usize| labels[c].iter().map(|l| l.chars().count() as i32).max().unwrap_or(1) * CHAR_WIDTH + 16;
+    let row_width = |layer: &Vec<usize>| layer.iter().map(|&c| box_width(c) + BOX_GAP).sum::<i32>() - BOX_GAP;
+    let width = layers.iter().map(row_width).max().unwrap_or(0) + 2 * MARGIN;
+    let mut nodes: Vec<Option<NodeBox>> = vec![None; order.classes.len()];
+    for (l, layer) in layers.iter().enumerate() {
+        let mut x = (width - row_width(layer)) / 2;
+        for &c in layer {
+            let y = MARGIN + l as i32 * (BOX_HEIGHT + LAYER_GAP);
+            nodes[c] = Some(NodeBox { class: order.classes[c].id.clone(), label: labels[c].clone(), x, y, width: box_width(c) });
+            x += box_width(c) + BOX_GAP;
+        }
+    }
+    let nodes: Vec<NodeBox> = nodes.into_iter().map(|n| n.expect("every class is in a layer")).collect();
+    let arrows = order
+        .edges
+        .iter()
+        .zip(&edges)
+        .map(|(edge, &(from, to))| {
+            let input = analysis.suite.iter().find(|t| t.id == edge.witness).map_or("", |t| t.input.as_str());
+            let mut label = shorten(&format!("{input:?}"));
+            if edge.others > 0 {
+                label.push_str(&format!(" (+{})", edge.others));
+            }
+            let (start, end) = (nodes[from].bottom(), nodes[to].top());
+            let fan_out: Vec<&(usize, usize)> = edges.iter().filter(|e| e.0 == from).collect();
+            let fan_in: Vec<&(usize, usize)> = edges.iter().filter(|e| e.1 == to).collect();
+            // Alternate neighbours of a fan between two distances, staggering their labels.
+            let t = if fan_out.len() >= fan_in.len() {
+                let k = fan_out.iter().position(|e| e.1 == to).unwrap_or(0);
+                0.85 - 0.22 * (k % 2) as f64
+            } else {
+                let k = fan_in.iter().position(|e| e.0 == from).unwrap_or(0);
+                0.15 + 0.22 * (k % 2) as f64
+            };
+            let along = |a: i32, b: i32| a + ((b - a) as f64 * t) as i32;
+            Arrow { from: start, to: end, label, label_at: (along(start.0, end.0), along(start.1, end.1)) }
+        })
+        .collect();
+    let height = MARGIN * 2 + passed.len() as i32 * (BOX_HEIGHT + LAYER_GAP) - LAYER_GAP;
+    Layout { width: width.max(200), height: height.max(BOX_HEIGHT + 2 * MARGIN), nodes, arrows }
+}
+
+fn shorten(text: &str) -> String {
+    if text.chars().count() <= LABEL_CHARS {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(LABEL_CHARS - 1).collect();
+    format!("{cut}…")
+}
+
+/// The diagram as a self-contained SVG document.
+pub fn order_svg(analysis: &Analysis) -> String {
+    let layout = layout(analysis);
+    let mut svg = String::new();
+    {
+        let area = SVGBackend::with_string(&mut svg, (layout.width as u32, layout.height as u32)).into_drawing_area();
+        draw(&area, &layout).expect("drawing into a string cannot fail");
+    }
+    svg
+}
+
+fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, layout: &Layout) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    area.fill(&WHITE)?;
+    let text = |size: u32, color: RGBColor| {
+        ("sans-serif", size).into_font().color(&color).pos(Pos::new(HPos::Center, VPos::Center))
+    };
+    let edge_color = RGBColor(90, 90, 90);
+    for arrow in &layout.arrows {
+        area.draw(&PathElement::new(vec![arrow.from, arrow.to], edge_color.stroke_width(1)))?;
+        // Arrowhead: a small triangle at the target, along the line.
+        let (dx, dy) = ((arrow.to.0 - arrow.from.0) as f64, (arrow.to.1 - arrow.from.1) as f64);
+        let length = (dx * dx + dy * dy).sqrt().max(1.0);
+        let (ux, uy) = (dx / length, dy / length);
+        let back = |side: f64| {
+            ((arrow.to.0 as f64 - 9.0 * ux + side * 4.0 * uy) as i32, (arrow.to.1 as f64 - 9.0 * uy - side * 4.0 * ux) as i32)
+        };
+        area.draw(&Polygon::new(vec![arrow.to, back(1.0), back(-1.0)], edge_color.filled()))?;
+        let middle = arrow.label_at;
+        let width = arrow.label.chars().count() as i32 * 6 + 6;
+        area.draw(&Rectangle::new(
+            [(middle.0 - width / 2, middle.1 - 8), (middle.0 + width / 2, middle.1 + 8)],
+            WHITE.mix(0.85).filled(),
+        ))?;
+        area.draw(&Text::new(arrow.label.clone(), middle, text(13, RGBColor(40, 40, 120))))?;
+    }
+    for node in &layout.nodes {
+        let corners = [(node.x, node.y), (node.x + node.width, node.y + BOX_HEIGHT)];
+        area.draw(&Rectangle::new(corners, RGBColor(235, 242, 250).filled()))?;
+        area.draw(&Rectangle::new(corners, RGBColor(60, 90, 140).stroke_width(1)))?;
+        let centre = node.x + node.width / 2;
+        area.draw(&Text::new(node.label[0].clone(), (centre, node.y + 13), text(15, BLACK)))?;
+        area.draw(&Text::new(node.label[1].clone(), (centre, node.y + 29), text(13, RGBColor(80, 80, 80))))?;
+    }
+    area.present()
+}
