@@ -185,7 +185,7 @@ pub struct ProblemError {
 
 /// Why a generated input cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Unusable {
+pub(crate) enum Unusable {
     Reference(String),
     Checker(String),
 }
@@ -330,6 +330,33 @@ impl Tally {
     }
 }
 
+/// Runs the reference on `input`: its execution, or why the input cannot be used.
+pub(crate) fn run_reference(problem: &Problem, executor: &dyn Executor, input: &[u8]) -> Result<Execution, Unusable> {
+    let reference = executor.run(0, input, problem.fuel.reference);
+    let reason = match &reference.outcome {
+        RunOutcome::Success => return Ok(reference),
+        RunOutcome::Crash(message) => format!("crashed: {message}"),
+        RunOutcome::Timeout => "ran out of fuel".to_owned(),
+        RunOutcome::Memory => "ran out of memory".to_owned(),
+        RunOutcome::Output => "exceeded the output limit".to_owned(),
+    };
+    Err(Unusable::Reference(reason))
+}
+
+/// Runs answer program `program` on `input` with the fuel the reference's run earns it,
+/// and judges it: `Ok(None)` for a pass, `Err` when the checker failed.
+pub(crate) fn run_answer(
+    problem: &Problem,
+    executor: &dyn Executor,
+    input: &[u8],
+    reference: &Execution,
+    program: usize,
+) -> (Execution, Result<Option<FailureKind>, String>) {
+    let execution = executor.run(program, input, problem.fuel.budget(reference.fuel_used));
+    let verdict = problem.oracle.judge(&reference.stdout, &execution, |actual| executor.check(input, &reference.stdout, actual));
+    (execution, verdict)
+}
+
 struct Search<'a> {
     problem: &'a Problem,
     answers: &'a [Answer],
@@ -362,28 +389,17 @@ impl Search<'_> {
 
     /// Runs the reference, then every answer program with the fuel the reference earns them.
     fn evaluate(&self, input: &[u8]) -> (Evaluation, u64) {
-        let fuel = self.problem.fuel;
-        let reference = self.executor.run(0, input, fuel.reference);
-        if reference.outcome != RunOutcome::Success {
-            let reason = match reference.outcome {
-                RunOutcome::Crash(message) => format!("crashed: {message}"),
-                RunOutcome::Timeout => "ran out of fuel".to_owned(),
-                RunOutcome::Memory => "ran out of memory".to_owned(),
-                RunOutcome::Output => "exceeded the output limit".to_owned(),
-                RunOutcome::Success => unreachable!(),
-            };
-            return (Evaluation { expected: Err(Unusable::Reference(reason)), verdicts: Vec::new() }, 1);
-        }
-        let budget = fuel.budget(reference.fuel_used);
+        let reference = match run_reference(self.problem, self.executor, input) {
+            Ok(reference) => reference,
+            Err(why) => return (Evaluation { expected: Err(why), verdicts: Vec::new() }, 1),
+        };
         // Collected in full before looking for a checker failure, so that the one reported
         // is the first in program order, whatever the scheduling.
         let judged: Vec<Result<Option<FailureKind>, String>> = (0..self.programs)
             .into_par_iter()
             .map(|program| match program {
                 0 => Ok(None),
-                _ => self.problem.oracle.judge(&reference.stdout, &self.executor.run(program, input, budget), |actual| {
-                    self.executor.check(input, &reference.stdout, actual)
-                }),
+                _ => run_answer(self.problem, self.executor, input, &reference, program).1,
             })
             .collect();
         let evaluation = match judged.into_iter().collect::<Result<Vec<_>, String>>() {

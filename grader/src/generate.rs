@@ -91,12 +91,14 @@ pub struct ChoiceSource {
     random: Option<Rng>,
     size: u32,
     made: Vec<u64>,
+    /// The `max` of each choice made.
+    maxima: Vec<u64>,
 }
 
 impl ChoiceSource {
     /// Fresh random choices.
     pub fn random(rng: Rng, size: u32) -> ChoiceSource {
-        ChoiceSource { prefix: Vec::new(), random: Some(rng), size, made: Vec::new() }
+        ChoiceSource { prefix: Vec::new(), random: Some(rng), size, made: Vec::new(), maxima: Vec::new() }
     }
 
     /// The source of random test number `index` of an analysis with `seed`. Sizes grow
@@ -109,7 +111,13 @@ impl ChoiceSource {
 
     /// Replays `test`; choices past its end are 0.
     pub fn replay(test: &TestCase) -> ChoiceSource {
-        ChoiceSource { prefix: test.choices.0.clone(), random: None, size: test.size, made: Vec::new() }
+        ChoiceSource {
+            prefix: test.choices.0.clone(),
+            random: None,
+            size: test.size,
+            made: Vec::new(),
+            maxima: Vec::new(),
+        }
     }
 
     /// The next choice in `0..=max`, or `None` once [`MAX_CHOICES`] have been made.
@@ -123,11 +131,17 @@ impl ChoiceSource {
             (None, None) => 0,
         };
         self.made.push(value);
+        self.maxima.push(max);
         Some(value)
     }
 
     pub fn size(&self) -> u32 {
         self.size
+    }
+
+    /// The largest value each choice made so far could have taken.
+    pub fn maxima(&self) -> &[u64] {
+        &self.maxima
     }
 
     /// The test case actually made: the choices consumed, which may be fewer than a

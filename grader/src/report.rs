@@ -1,8 +1,10 @@
-//! Text renderings of an analysis that need no I/O: the correctness order as DOT.
+//! Text renderings that need no I/O: the correctness order as DOT, bug lists as Markdown.
 
 use std::fmt::Write;
 
 use crate::analysis::Analysis;
+use crate::explain::{ANY, BugList};
+use crate::oracle::FailureKind;
 
 /// Answers listed by name in one node of a diagram; a larger class shows a count of the
 /// rest, so that a class of 200 still fits on a page.
@@ -44,4 +46,39 @@ pub fn order_dot(analysis: &Analysis) -> String {
 
 fn escape(text: &str) -> String {
     text.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
+/// A student's bug list as Markdown. Inputs and outputs are shown quoted, with escapes,
+/// so that white space and newlines are visible.
+pub fn bug_list_markdown(list: &BugList) -> String {
+    let mut md = String::new();
+    let bugs = list.bugs.len();
+    writeln!(md, "# Bug list: {}\n", list.answer).unwrap();
+    writeln!(
+        md,
+        "You pass {} of the {} tests (one test per bug found in the class's programs): {} bug{} found.\n",
+        list.passed,
+        list.suite_size,
+        bugs,
+        if bugs == 1 { "" } else { "s" }
+    )
+    .unwrap();
+    for (n, bug) in list.bugs.iter().enumerate() {
+        writeln!(md, "## Bug {} (test {})\n", n + 1, bug.test).unwrap();
+        writeln!(md, "- Input: `{:?}`", bug.input).unwrap();
+        writeln!(md, "- Expected: `{:?}`", bug.expected).unwrap();
+        let got = match bug.got.kind {
+            FailureKind::Wrong => format!("- Your output: `{:?}`", bug.got.detail),
+            _ => format!("- Your program {}", bug.got.detail),
+        };
+        writeln!(md, "{got}").unwrap();
+        if let Some(general) = &bug.generalized {
+            writeln!(md, "- It fails whatever stands at {ANY}: `{general:?}`").unwrap();
+        }
+        if let Some(contrast) = &bug.contrast {
+            writeln!(md, "- It gets this close input right: `{:?}` → `{:?}`", contrast.input, contrast.expected).unwrap();
+        }
+        md.push('\n');
+    }
+    md
 }

@@ -1,7 +1,7 @@
 //! `bugrank`: grade a batch of WebAssembly submissions by the bugs they contain.
 
 use clap::{Parser, Subcommand};
-use web::{grade, stability};
+use web::{bugs, grade, stability};
 
 #[derive(Parser)]
 #[command(name = "bugrank", version, about = "Ranks programs by the bugs black-box testing infers in them")]
@@ -17,11 +17,14 @@ enum Command {
     /// Grade the same batch with several seeds and report how stable the results are
     /// (Paper III, section 5.1).
     Stability(stability::StabilityArgs),
+    /// Write each student's own bug list (Markdown and JSON) from a finished analysis.
+    Bugs(bugs::BugsArgs),
 }
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Grade(args) => grade::grade(&args),
         Command::Stability(args) => stability::stability_command(&args),
+        Command::Bugs(args) => bugs::bugs_command(&args),
     }
 }

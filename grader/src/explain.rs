@@ -1,0 +1,306 @@
+//! A student's bug list: each suite test an answer fails, what it did, which parts of the
+//! input do not matter (a generalized counterexample, in the spirit of SmartCheck and
+//! Hypothesis's explain phase), and the closest input it gets right (a contrasting
+//! example, in the spirit of FindExamples).
+//!
+//! A bug list is about one answer only: it is computed from the reference, the generator
+//! and that answer's program, and never mentions another answer.
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::{Analysis, Executor, Problem, run_answer, run_reference};
+use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
+use crate::oracle::{Execution, FailureKind, RunOutcome};
+
+/// Random redraws of one choice while the rest stay fixed. A part is shown as "any value"
+/// only when every redraw still fails; 20 agreeing redraws make a coincidence unlikely.
+pub const REDRAWS: usize = 20;
+
+/// Candidate neighbours tried when looking for a contrasting example.
+pub const CONTRAST_CANDIDATES: usize = 300;
+
+/// What stands for a part of the input that can be anything.
+pub const ANY: &str = "‹any›";
+
+/// What the program did on a failed test.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Behaviour {
+    pub kind: FailureKind,
+    /// Its output (for `wrong`), or the crash message, or what limit it hit.
+    pub detail: String,
+}
+
+/// A passing input close to a failing one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contrast {
+    pub input: String,
+    pub expected: String,
+}
+
+/// One inferred bug of one answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BugReport {
+    pub test: String,
+    pub input: String,
+    pub expected: String,
+    pub got: Behaviour,
+    /// The input with the parts that can be anything replaced by [`ANY`], when there are.
+    pub generalized: Option<String>,
+    pub contrast: Option<Contrast>,
+}
+
+/// An answer's score and bugs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BugList {
+    pub answer: String,
+    pub passed: usize,
+    pub suite_size: usize,
+    pub bugs: Vec<BugReport>,
+}
+
+/// The bug list of answer `answer_id` of `analysis`, whose program is `program`. The
+/// randomness of the redraws comes from the analysis seed, so a bug list is reproducible.
+pub fn bug_list(
+    problem: &Problem,
+    analysis: &Analysis,
+    answer_id: &str,
+    program: usize,
+    executor: &dyn Executor,
+) -> Option<BugList> {
+    let answer = analysis.answers.iter().find(|a| a.id == answer_id)?;
+    let explainer = Explainer { problem, executor, program };
+    let bugs = analysis
+        .suite
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| answer.failed.contains(&t.id))
+        .map(|(index, test)| {
+            let case = TestCase { size: test.size, choices: test.choices.clone() };
+            let got = explainer.behaviour(&case).unwrap_or(Behaviour {
+                kind: answer.outcomes[&test.id],
+                detail: "(not reproduced)".to_owned(),
+            });
+            let mut rng = Rng::for_test(analysis.seed ^ 0xB06_1157, index as u64);
+            BugReport {
+                test: test.id.clone(),
+                input: test.input.clone(),
+                expected: test.expected.clone(),
+                got,
+                generalized: explainer.generalize(&case, &mut rng),
+                contrast: explainer.contrast(&case),
+            }
+        })
+        .collect();
+    Some(BugList { answer: answer.id.clone(), passed: answer.passed, suite_size: analysis.suite.len(), bugs })
+}
+
+struct Explainer<'a> {
+    problem: &'a Problem,
+    executor: &'a dyn Executor,
+    program: usize,
+}
+
+/// One replayed input and how the answer fared on it.
+struct Trial {
+    input: String,
+    expected: String,
+    answer: Execution,
+    failure: Option<FailureKind>,
+}
+
+impl Explainer<'_> {
+    /// Replays `source` and judges the answer; `None` when the input is unusable.
+    fn trial(&self, source: ChoiceSource) -> Option<(Trial, ChoiceSource)> {
+        let (input, source) = self.executor.generate(source);
+        let input = input.ok()?;
+        let reference = run_reference(self.problem, self.executor, &input).ok()?;
+        let (answer, verdict) = run_answer(self.problem, self.executor, &input, &reference, self.program);
+        let trial = Trial {
+            input: String::from_utf8_lossy(&input).into_owned(),
+            expected: String::from_utf8_lossy(&reference.stdout).into_owned(),
+            answer,
+            failure: verdict.ok()?,
+        };
+        Some((trial, source))
+    }
+
+    fn behaviour(&self, test: &TestCase) -> Option<Behaviour> {
+        let (trial, _) = self.trial(ChoiceSource::replay(test))?;
+        let kind = trial.failure?;
+        let detail = match &trial.answer.outcome {
+            RunOutcome::Success => String::from_utf8_lossy(&trial.answer.stdout).into_owned(),
+            RunOutcome::Crash(message) => message.clone(),
+            RunOutcome::Timeout => format!(
+                "ran out of time: it may use {} times the model answer's fuel, and at least {}",
+                self.problem.fuel.factor, self.problem.fuel.floor
+            ),
+            RunOutcome::Memory => "ran out of memory".to_owned(),
+            RunOutcome::Output => "wrote more output than allowed".to_owned(),
+        };
+        Some(Behaviour { kind, detail })
+    }
+
+    /// Redraws each choice at random, the others fixed. Where every redraw still fails
+    /// and changes the same single token of the input (a number, a word, a symbol), that
+    /// token is shown as [`ANY`]. A choice whose redraws reshape the input (add an
+    /// interval, change the command) is not a "part" and is left as it is.
+    fn generalize(&self, test: &TestCase, rng: &mut Rng) -> Option<String> {
+        let (original, source) = self.trial(ChoiceSource::replay(test))?;
+        let maxima = source.maxima().to_vec();
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        for (i, &max) in maxima.iter().enumerate() {
+            if max == 0 {
+                continue;
+            }
+            let mut span: Option<(usize, usize)> = None;
+            let mut all_fail = true;
+            let tokens = tokens(&original.input);
+            for _ in 0..REDRAWS {
+                let mut choices = test.choices.0.clone();
+                choices[i] = rng.below_or_equal(max);
+                let redrawn = TestCase { size: test.size, choices: ChoiceSequence(choices) };
+                match self.trial(ChoiceSource::replay(&redrawn)) {
+                    Some((trial, _)) if trial.failure.is_some() => {
+                        let Some(diff) = differing_span(&original.input, &trial.input) else { continue };
+                        let token = tokens.iter().copied().find(|&(s, e)| s <= diff.0 && diff.1 <= e && diff.0 < diff.1);
+                        match (token, span) {
+                            (Some(token), None) => span = Some(token),
+                            (Some(token), Some(seen)) if token == seen => {}
+                            _ => {
+                                all_fail = false;
+                                break;
+                            }
+                        }
+                    }
+                    _ => {
+                        all_fail = false;
+                        break;
+                    }
+                }
+            }
+            if let (true, Some(span)) = (all_fail, span) {
+                spans.push(span);
+            }
+        }
+        if spans.is_empty() {
+            return None;
+        }
+        // Several choices may make one token (a sign and a magnitude): replace each once,
+        // from the right so that offsets stay valid.
+        spans.sort_unstable();
+        spans.dedup();
+        let mut text = original.input;
+        for (start, end) in spans.into_iter().rev() {
+            text.replace_range(start..end, ANY);
+        }
+        Some(text)
+    }
+
+    /// The passing input closest to the failing one among small edits of its choices:
+    /// each choice one up or down or zeroed, or a short span deleted. Closest by edit
+    /// distance between the inputs, then simplest choices.
+    fn contrast(&self, test: &TestCase) -> Option<Contrast> {
+        let (original, _) = self.trial(ChoiceSource::replay(test))?;
+        let choices = &test.choices.0;
+        let mut candidates: Vec<Vec<u64>> = Vec::new();
+        for i in 0..choices.len() {
+            for value in [choices[i].wrapping_sub(1), choices[i] + 1, 0] {
+                if value != choices[i] && value != u64::MAX {
+                    let mut edited = choices.clone();
+                    edited[i] = value;
+                    candidates.push(edited);
+                }
+            }
+            for k in 1..=3.min(choices.len() - i) {
+                let mut edited = choices.clone();
+                edited.drain(i..i + k);
+                candidates.push(edited);
+            }
+        }
+        candidates.truncate(CONTRAST_CANDIDATES);
+        candidates
+            .into_iter()
+            .filter_map(|choices| {
+                let candidate = TestCase { size: test.size, choices: ChoiceSequence(choices) };
+                let (trial, source) = self.trial(ChoiceSource::replay(&candidate))?;
+                let passed = trial.failure.is_none() && trial.input != original.input;
+                passed.then(|| (edit_distance(&original.input, &trial.input), source.into_test_case().choices, trial))
+            })
+            .min_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)))
+            .map(|(_, _, trial)| Contrast { input: trial.input, expected: trial.expected })
+    }
+}
+
+/// The byte range of `original` that differs from `other` (common prefix and suffix
+/// removed), on character boundaries; `None` when they are equal.
+fn differing_span(original: &str, other: &str) -> Option<(usize, usize)> {
+    if original == other {
+        return None;
+    }
+    let prefix: usize = original.chars().zip(other.chars()).take_while(|(a, b)| a == b).map(|(a, _)| a.len_utf8()).sum();
+    let suffix: usize = original[prefix..]
+        .chars()
+        .rev()
+        .zip(other[prefix.min(other.len())..].chars().rev())
+        .take_while(|(a, b)| a == b)
+        .map(|(a, _)| a.len_utf8())
+        .sum();
+    Some((prefix, original.len() - suffix))
+}
+
+/// The tokens of an input, as byte ranges: runs of letters, digits and `-` (so that `-12`
+/// and `ab1` are one token each), and every other character on its own.
+fn tokens(text: &str) -> Vec<(usize, usize)> {
+    let word = |c: char| c.is_alphanumeric() || c == '-';
+    let mut tokens: Vec<(usize, usize)> = Vec::new();
+    for (i, c) in text.char_indices() {
+        let end = i + c.len_utf8();
+        match tokens.last_mut() {
+            Some(last) if word(c) && last.1 == i && text[last.0..i].chars().all(word) => last.1 = end,
+            _ => tokens.push((i, end)),
+        }
+    }
+    tokens
+}
+
+/// Levenshtein distance between two strings, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_differing_span_is_what_lies_between_the_common_prefix_and_suffix() {
+        assert_eq!(differing_span("insert 0 []", "insert 17 []"), Some((7, 8)));
+        assert_eq!(differing_span("insert 0 []", "insert 0 []"), None);
+        assert_eq!(differing_span("a@a", "a@@a"), Some((2, 2)));
+    }
+
+    #[test]
+    fn numbers_words_and_symbols_are_tokens() {
+        let text = "insert -12 [(0,3)]";
+        let words: Vec<&str> = tokens(text).into_iter().map(|(s, e)| &text[s..e]).collect();
+        assert_eq!(words, ["insert", " ", "-12", " ", "[", "(", "0", ",", "3", ")", "]"]);
+    }
+
+    #[test]
+    fn edit_distance_counts_insertions_deletions_and_substitutions() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("a@a", "a@a"), 0);
+    }
+}

@@ -1,0 +1,80 @@
+//! `bugrank bugs`: each student's own bug list, from a finished analysis.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use grader::{Analysis, BugList, bug_list, bug_list_markdown};
+use sandbox::Sandbox;
+
+use crate::executor::SandboxExecutor;
+use crate::problem::ProblemDir;
+use crate::submissions::Batch;
+
+#[derive(clap::Args)]
+pub struct BugsArgs {
+    /// The problem directory the analysis was made for.
+    #[arg(long)]
+    pub problem: PathBuf,
+    /// The submissions the analysis graded.
+    #[arg(long)]
+    pub submissions: PathBuf,
+    /// The analysis.json written by `bugrank grade`.
+    #[arg(long)]
+    pub analysis: PathBuf,
+    /// Only this answer's list (default: every answer's).
+    #[arg(long)]
+    pub answer: Option<String>,
+    /// Write `<id>.md` and `<id>.json` here instead of printing.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// The bug lists `args` asks for, in the analysis's answer order.
+pub fn run_bugs(sandbox: &Sandbox, args: &BugsArgs) -> anyhow::Result<Vec<BugList>> {
+    let problem_dir = ProblemDir::load(sandbox, &args.problem)?;
+    let text = std::fs::read_to_string(&args.analysis).with_context(|| format!("cannot read {}", args.analysis.display()))?;
+    let analysis: Analysis =
+        serde_json::from_str(&text).with_context(|| format!("{} is not an analysis.json", args.analysis.display()))?;
+    let batch = Batch::load(sandbox, &args.submissions)?;
+    let lists = analysis
+        .answers
+        .iter()
+        .filter(|a| args.answer.as_ref().is_none_or(|id| *id == a.id))
+        .map(|answer| {
+            let submission = batch
+                .submissions
+                .iter()
+                .find(|s| s.id == answer.id)
+                .with_context(|| format!("submission `{}` is not in {}", answer.id, args.submissions.display()))?;
+            let executor = SandboxExecutor {
+                sandbox,
+                generator: &problem_dir.generator,
+                programs: vec![&problem_dir.reference, &submission.program],
+                checker: problem_dir.checker.as_ref(),
+                limits: problem_dir.run_limits(),
+            };
+            Ok(bug_list(&problem_dir.problem(), &analysis, &answer.id, 1, &executor).expect("the answer is in the analysis"))
+        })
+        .collect::<anyhow::Result<Vec<BugList>>>()?;
+    anyhow::ensure!(!lists.is_empty(), "no answer `{}` in {}", args.answer.as_deref().unwrap_or(""), args.analysis.display());
+    Ok(lists)
+}
+
+pub fn bugs_command(args: &BugsArgs) -> anyhow::Result<()> {
+    let sandbox = Sandbox::new()?;
+    let lists = run_bugs(&sandbox, args)?;
+    if let Some(out) = &args.out {
+        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    }
+    for list in &lists {
+        let markdown = bug_list_markdown(list);
+        match &args.out {
+            Some(out) => {
+                std::fs::write(out.join(format!("{}.md", list.answer)), &markdown)?;
+                std::fs::write(out.join(format!("{}.json", list.answer)), serde_json::to_string_pretty(list)? + "\n")?;
+            }
+            None => println!("{markdown}"),
+        }
+    }
+    Ok(())
+}
