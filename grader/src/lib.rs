@@ -43,6 +43,7 @@
 
 mod analysis;
 mod diagram;
+mod experiment;
 mod explain;
 mod generate;
 mod oracle;
@@ -59,6 +60,7 @@ pub use analysis::{
     ProblemError, Progress, REFERENCE_ID, SearchOptions, SuiteTest, analyse,
 };
 pub use diagram::{Arrow, Layout, NodeBox, layout, order_svg};
+pub use experiment::{CohortSummary, ManualRow, ProblemReport, ScoreRow, cohort_plot_svg, compare, experiment_html};
 pub use explain::{ANY, Behaviour, BugList, BugReport, CONTRAST_CANDIDATES, Contrast, REDRAWS, bug_list};
 pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, TestCase};
 pub use oracle::{CheckerVerdict, Execution, FailureKind, Oracle, RunOutcome};

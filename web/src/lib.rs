@@ -8,5 +8,6 @@ pub mod bugs;
 pub mod executor;
 pub mod grade;
 pub mod problem;
+pub mod report;
 pub mod stability;
 pub mod submissions;

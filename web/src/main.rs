@@ -1,7 +1,7 @@
 //! `bugrank`: grade a batch of WebAssembly submissions by the bugs they contain.
 
 use clap::{Parser, Subcommand};
-use web::{bugs, grade, stability};
+use web::{bugs, grade, report, stability};
 
 #[derive(Parser)]
 #[command(name = "bugrank", version, about = "Ranks programs by the bugs black-box testing infers in them")]
@@ -19,6 +19,8 @@ enum Command {
     Stability(stability::StabilityArgs),
     /// Write each student's own bug list (Markdown and JSON) from a finished analysis.
     Bugs(bugs::BugsArgs),
+    /// Compare two cohorts' scores per problem: Welch's t-test, effect size, correlations.
+    Report(report::ReportArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -26,5 +28,6 @@ fn main() -> anyhow::Result<()> {
         Command::Grade(args) => grade::grade(&args),
         Command::Stability(args) => stability::stability_command(&args),
         Command::Bugs(args) => bugs::bugs_command(&args),
+        Command::Report(args) => report::report_command(&args),
     }
 }

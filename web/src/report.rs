@@ -1,0 +1,156 @@
+//! `bugrank report`: the experiment report comparing two cohorts, per problem.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use grader::{Analysis, ProblemReport, ScoreRow, compare, experiment_html};
+use serde::Deserialize;
+
+use crate::submissions::read_roster;
+
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// An analysis.json from `bugrank grade`; repeat for several problems.
+    #[arg(long, required_unless_present = "scores")]
+    pub analysis: Vec<PathBuf>,
+    /// Cohorts and manual grades (columns id,cohort and optionally manual); without it,
+    /// the cohorts recorded in each analysis are used.
+    #[arg(long)]
+    pub roster: Option<PathBuf>,
+    /// Scores from elsewhere instead of analyses: CSV with problem,id,cohort,score and
+    /// optionally manual.
+    #[arg(long, conflicts_with = "analysis")]
+    pub scores: Option<PathBuf>,
+    /// The two cohorts to compare, first minus second: `quickcheck,hunit`.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub cohorts: Vec<String>,
+    #[arg(long, default_value = "report")]
+    pub out: PathBuf,
+}
+
+#[derive(Deserialize)]
+struct ScoresCsv {
+    problem: String,
+    id: String,
+    cohort: String,
+    score: f64,
+    #[serde(default)]
+    manual: Option<f64>,
+}
+
+/// The rows of each problem, in the order problems first appear.
+fn load_rows(args: &ReportArgs) -> anyhow::Result<Vec<(String, Vec<ScoreRow>)>> {
+    let mut problems: Vec<(String, Vec<ScoreRow>)> = Vec::new();
+    let mut push = |problem: &str, row: ScoreRow| match problems.iter_mut().find(|(p, _)| p == problem) {
+        Some((_, rows)) => rows.push(row),
+        None => problems.push((problem.to_owned(), vec![row])),
+    };
+    if let Some(path) = &args.scores {
+        let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
+        for (i, record) in reader.deserialize::<ScoresCsv>().enumerate() {
+            let r = record.with_context(|| format!("{} line {}: expected problem,id,cohort,score[,manual]", path.display(), i + 2))?;
+            push(&r.problem, ScoreRow { id: r.id, cohort: r.cohort, score: r.score, manual: r.manual });
+        }
+        return Ok(problems);
+    }
+    let roster = match &args.roster {
+        Some(path) => {
+            let (rows, rejected) = read_roster(path)?;
+            if let Some(bad) = rejected.first() {
+                bail!("{}", bad.reason);
+            }
+            rows.into_iter().map(|r| (r.id.clone(), r)).collect()
+        }
+        None => BTreeMap::new(),
+    };
+    for path in &args.analysis {
+        let analysis = read_analysis(path)?;
+        for answer in &analysis.answers {
+            let listed = roster.get(&answer.id);
+            let cohort = listed.map(|r| r.cohort.clone()).or_else(|| answer.cohort.clone()).unwrap_or_default();
+            let row = ScoreRow { id: answer.id.clone(), cohort, score: answer.passed as f64, manual: listed.and_then(|r| r.manual) };
+            push(&analysis.problem, row);
+        }
+    }
+    Ok(problems)
+}
+
+pub fn read_analysis(path: &Path) -> anyhow::Result<Analysis> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not an analysis.json", path.display()))
+}
+
+pub fn run_report(args: &ReportArgs) -> anyhow::Result<Vec<ProblemReport>> {
+    let [first, second] = &args.cohorts[..] else { bail!("--cohorts takes two cohort names: --cohorts quickcheck,hunit") };
+    let problems = load_rows(args)?;
+    let reports: Vec<ProblemReport> = problems.iter().map(|(p, rows)| compare(p, rows, first, second)).collect();
+    for report in &reports {
+        for cohort in &report.cohorts {
+            if cohort.n == 0 {
+                bail!("problem {}: no answer is in cohort `{}`", report.problem, cohort.name);
+            }
+        }
+    }
+    Ok(reports)
+}
+
+pub fn write_report(out: &Path, reports: &[ProblemReport]) -> anyhow::Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let json = serde_json::to_string_pretty(&serde_json::json!({ "problems": reports }))? + "\n";
+    std::fs::write(out.join("report.json"), json)?;
+    std::fs::write(out.join("report.html"), experiment_html(reports))?;
+
+    let mut summary = csv::Writer::from_path(out.join("summary.csv"))?;
+    summary.write_record([
+        "problem", "group", "n", "mean", "sd", "t", "df", "p", "p_df_truncated", "ci95_low", "ci95_high", "hedges_g",
+        "mann_whitney_u", "mann_whitney_p", "spearman", "kendall",
+    ])?;
+    let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    for r in reports {
+        let groups = std::iter::once(("all".to_owned(), r.all.n, r.all.mean, r.all.sd))
+            .chain(r.cohorts.iter().map(|c| (c.name.clone(), c.n, c.mean, c.sd)));
+        for (i, (group, n, mean, sd)) in groups.enumerate() {
+            let tests = |v: Option<f64>| if i == 0 { opt(v) } else { String::new() };
+            summary.write_record([
+                r.problem.clone(),
+                group,
+                n.to_string(),
+                mean.to_string(),
+                sd.to_string(),
+                tests(r.welch.map(|w| w.t)),
+                tests(r.welch.map(|w| w.df)),
+                tests(r.welch.map(|w| w.p)),
+                tests(r.welch.map(|w| w.p_df_truncated)),
+                tests(r.mean_diff_ci95.map(|c| c[0])),
+                tests(r.mean_diff_ci95.map(|c| c[1])),
+                tests(r.hedges_g),
+                tests(r.mann_whitney.map(|m| m.u)),
+                tests(r.mann_whitney.map(|m| m.p)),
+                tests(r.spearman),
+                tests(r.kendall),
+            ])?;
+        }
+    }
+    summary.flush()?;
+    let mut manual = csv::Writer::from_path(out.join("manual.csv"))?;
+    manual.write_record(["problem", "id", "auto", "manual", "auto_rank", "manual_rank"])?;
+    for r in reports {
+        for m in &r.manual {
+            manual.write_record([&r.problem, &m.id, &m.auto.to_string(), &m.manual.to_string(), &m.auto_rank.to_string(), &m.manual_rank.to_string()])?;
+        }
+    }
+    manual.flush()?;
+    Ok(())
+}
+
+pub fn report_command(args: &ReportArgs) -> anyhow::Result<()> {
+    let reports = run_report(args)?;
+    write_report(&args.out, &reports)?;
+    for r in &reports {
+        let p = r.welch.map_or("undefined".to_owned(), |w| format!("{:.4} (df truncated: {:.4})", w.p, w.p_df_truncated));
+        println!("{}: {} {:.2} vs {} {:.2}, Welch p = {p}", r.problem, r.cohorts[0].name, r.cohorts[0].mean, r.cohorts[1].name, r.cohorts[1].mean);
+    }
+    eprintln!("report written to {}", args.out.join("report.html").display());
+    Ok(())
+}
