@@ -5,6 +5,7 @@ use std::fmt::Write;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::report::escape_html as escape;
 use crate::stats::{
     MannWhitney, Summary, Welch, average_ranks, hedges_g, kendall_tau_b, mann_whitney, mean_diff_ci95, spearman,
     summary, welch,
@@ -104,10 +105,6 @@ fn number(value: Option<f64>, decimals: usize) -> String {
     value.filter(|v| v.is_finite()).map_or_else(|| "–".to_owned(), |v| format!("{v:.decimals$}"))
 }
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
 /// A dot plot of both cohorts' scores: one column per cohort, one dot per answer (equal
 /// scores side by side), and the cohort mean as a bar.
 pub fn cohort_plot_svg(report: &ProblemReport) -> String {
@@ -161,13 +158,28 @@ fn draw_cohorts<DB: DrawingBackend>(
 
 /// The whole report as one self-contained HTML page.
 pub fn experiment_html(reports: &[ProblemReport]) -> String {
-    let mut html = String::from(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>bugrank experiment report</title>\n<style>\
-         body{font-family:sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}\
-         table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.3rem .6rem;text-align:right}\
-         th:first-child,td:first-child{text-align:left}caption{text-align:left;font-weight:bold}\
-         .note{color:#555;font-size:.9rem}</style></head><body>\n<h1>Experiment report</h1>\n",
-    );
+    let mut html = page_head("bugrank experiment report");
+    html.push_str("<h1>Experiment report</h1>\n");
+    html.push_str(&experiment_section(reports));
+    html.push_str("</body></html>\n");
+    html
+}
+
+/// The start of a self-contained page, up to and including `<body>`.
+pub fn page_head(title: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n<style>\
+         body{{font-family:sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;color:#222}}\
+         table{{border-collapse:collapse;margin:1rem 0}}td,th{{border:1px solid #ccc;padding:.3rem .6rem;text-align:right}}\
+         th:first-child,td:first-child{{text-align:left}}caption{{text-align:left;font-weight:bold}}\
+         code{{background:#f4f4f4;padding:0 .2rem}}td:has(code){{text-align:left}}.note{{color:#555;font-size:.9rem}}svg{{max-width:100%;height:auto}}</style></head><body>\n",
+        escape(title)
+    )
+}
+
+/// The tables, plots and correlations of an experiment, without the page around them.
+pub fn experiment_section(reports: &[ProblemReport]) -> String {
+    let mut html = String::new();
     if let Some(first) = reports.first() {
         let names: Vec<String> = first.cohorts.iter().map(|c| escape(&c.name)).collect();
         writeln!(
@@ -229,6 +241,5 @@ pub fn experiment_html(reports: &[ProblemReport]) -> String {
             html.push_str("</table>\n");
         }
     }
-    html.push_str("</body></html>\n");
     html
 }

@@ -60,14 +60,16 @@ pub use analysis::{
     ProblemError, Progress, REFERENCE_ID, SearchOptions, SuiteTest, analyse,
 };
 pub use diagram::{Arrow, Layout, NodeBox, layout, order_svg};
-pub use experiment::{CohortSummary, ManualRow, ProblemReport, ScoreRow, cohort_plot_svg, compare, experiment_html};
+pub use experiment::{
+    CohortSummary, ManualRow, ProblemReport, ScoreRow, cohort_plot_svg, compare, experiment_html, experiment_section, page_head,
+};
 pub use explain::{ANY, Behaviour, BugList, BugReport, CONTRAST_CANDIDATES, Contrast, REDRAWS, bug_list};
 pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, TestCase};
 pub use oracle::{CheckerVerdict, Execution, FailureKind, Oracle, RunOutcome};
 pub use order::{Class, CorrectnessOrder, Edge, correctness_order};
 pub use partition::{BitSet, FailingSet, Suite, is_redundant};
 pub use rank::{percent, ranks};
-pub use report::{ANSWERS_PER_NODE, bug_list_markdown, order_dot};
+pub use report::{ANSWERS_PER_NODE, analysis_html, bug_list_markdown, order_dot};
 pub use shrink::{SHRINK_BUDGET, shrink};
 pub use stability::{OrderShape, Stability, order_shape, sample_sd, stability};
 

@@ -1,8 +1,11 @@
-//! Text renderings that need no I/O: the correctness order as DOT, bug lists as Markdown.
+//! Text renderings that need no I/O: the correctness order as DOT, bug lists as Markdown,
+//! an analysis as a self-contained HTML page.
 
 use std::fmt::Write;
 
 use crate::analysis::Analysis;
+use crate::diagram::order_svg;
+use crate::experiment::{ProblemReport, experiment_section, page_head};
 use crate::explain::{ANY, BugList};
 use crate::oracle::FailureKind;
 
@@ -81,4 +84,59 @@ pub fn bug_list_markdown(list: &BugList) -> String {
         md.push('\n');
     }
     md
+}
+
+pub(crate) fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// One analysis as a self-contained page: the ranking, the suite, the correctness
+/// diagram, and a comparison of two cohorts when there is one.
+pub fn analysis_html(analysis: &Analysis, comparison: Option<&ProblemReport>) -> String {
+    let mut html = page_head(&format!("bugrank: {}", analysis.problem));
+    let total = analysis.suite.len();
+    writeln!(html, "<h1>{}</h1>", escape_html(&analysis.problem)).unwrap();
+    writeln!(
+        html,
+        "<p class=\"note\">Seed {}: {} random tests generated, {} runs; the suite has {total} tests, one per inferred bug. \
+         An answer's score is the number of suite tests it passes.</p>",
+        analysis.seed, analysis.tests_generated, analysis.executions
+    )
+    .unwrap();
+    html.push_str("<table><caption>Ranking</caption><tr><th>answer</th><th>cohort</th><th>passed</th><th>bugs</th><th>rank</th><th>%</th></tr>\n");
+    let mut ranked: Vec<_> = analysis.answers.iter().collect();
+    ranked.sort_by(|a, b| (a.rank, &a.id).cmp(&(b.rank, &b.id)));
+    for a in ranked {
+        writeln!(
+            html,
+            "<tr><td>{}</td><td>{}</td><td>{}/{total}</td><td>{}</td><td>{}</td><td>{:.1}</td></tr>",
+            escape_html(&a.id),
+            escape_html(a.cohort.as_deref().unwrap_or("")),
+            a.passed,
+            a.failed.len(),
+            a.rank,
+            a.percent
+        )
+        .unwrap();
+    }
+    html.push_str("</table>\n<table><caption>The suite</caption><tr><th>test</th><th>input</th><th>expected</th><th>failed by</th></tr>\n");
+    for t in &analysis.suite {
+        writeln!(
+            html,
+            "<tr><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td></tr>",
+            t.id,
+            escape_html(&format!("{:?}", t.input)),
+            escape_html(&format!("{:?}", t.expected)),
+            t.failing.len()
+        )
+        .unwrap();
+    }
+    html.push_str("</table>\n<h2>Correctness order</h2>\n");
+    html.push_str(&order_svg(analysis));
+    if let Some(report) = comparison {
+        html.push_str("\n<h2>Cohorts</h2>\n");
+        html.push_str(&experiment_section(std::slice::from_ref(report)));
+    }
+    html.push_str("</body></html>\n");
+    html
 }

@@ -172,3 +172,16 @@ fn order_svg_draws_every_class_and_every_covering_edge() {
         assert!(node(&edge.from).y < node(&edge.to).y, "better classes are drawn higher");
     }
 }
+
+#[test]
+fn report_html_holds_the_ranking_the_suite_the_diagram_and_the_cohorts() {
+    let run = grade(&[("--stable-after", "500")]);
+    let html = &run.files["report.html"];
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    for answer in &run.graded.analysis.answers {
+        assert!(html.contains(&format!("<tr><td>{}</td>", answer.id)), "{} missing", answer.id);
+    }
+    assert!(html.contains("<h2>Correctness order</h2>\n<svg"));
+    assert!(html.contains("<h2>Cohorts</h2>") && html.contains("Hedges"), "the roster has two cohorts");
+    assert!(!html.contains("src=\"http") && !html.contains("href=\"http"), "self-contained");
+}

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use grader::{Analysis, Answer, Progress, analyse, order_dot, order_svg};
+use grader::{Analysis, Answer, ProblemReport, Progress, ScoreRow, analyse, analysis_html, compare, order_dot, order_svg};
 use indicatif::{ProgressBar, ProgressStyle};
 use sandbox::{Program, Sandbox};
 use serde::Serialize;
@@ -182,7 +182,33 @@ pub fn write_outputs(out: &Path, graded: &Graded) -> anyhow::Result<()> {
     write("analysis.json", json.as_bytes())?;
     write("scores.csv", &scores_csv(&graded.analysis)?)?;
     write("order.dot", order_dot(&graded.analysis).as_bytes())?;
-    write("order.svg", order_svg(&graded.analysis).as_bytes())
+    write("order.svg", order_svg(&graded.analysis).as_bytes())?;
+    write("report.html", analysis_html(&graded.analysis, cohort_comparison(graded).as_ref()).as_bytes())
+}
+
+/// The two largest cohorts compared (ties by name), when answers come in two or more.
+fn cohort_comparison(graded: &Graded) -> Option<ProblemReport> {
+    let rows: Vec<ScoreRow> = graded
+        .analysis
+        .answers
+        .iter()
+        .filter_map(|a| {
+            let manual = graded.roster.iter().find(|r| r.id == a.id).and_then(|r| r.manual);
+            Some(ScoreRow { id: a.id.clone(), cohort: a.cohort.clone()?, score: a.passed as f64, manual })
+        })
+        .collect();
+    let mut sizes: Vec<(usize, &str)> = Vec::new();
+    for row in &rows {
+        match sizes.iter_mut().find(|(_, name)| *name == row.cohort) {
+            Some((n, _)) => *n += 1,
+            None => sizes.push((1, &row.cohort)),
+        }
+    }
+    sizes.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+    match &sizes[..] {
+        [(_, first), (_, second), ..] => Some(compare(&graded.analysis.problem, &rows, first, second)),
+        _ => None,
+    }
 }
 
 /// `id,cohort,passed,failed,suite_size,percent,rank`, one row per answer.
