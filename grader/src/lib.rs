@@ -54,6 +54,7 @@ mod report;
 mod shrink;
 mod stability;
 pub mod stats;
+mod testing;
 
 pub use analysis::{
     Analysis, Answer, AnswerResult, Executor, FuelPolicy, MAX_PROBLEM_ERRORS, Problem,
@@ -71,6 +72,7 @@ pub use partition::{BitSet, FailingSet, Suite, is_redundant};
 pub use rank::{percent, ranks};
 pub use report::{ANSWERS_PER_NODE, analysis_html, bug_list_markdown, order_dot};
 pub use shrink::{SHRINK_BUDGET, shrink};
+pub use testing::{InvalidTest, StudentTest, SuiteScore, grade_test_suites};
 pub use stability::{OrderShape, Stability, order_shape, sample_sd, stability};
 
 /// Why an analysis could not be done. Answers that crash are results, not errors; these

@@ -11,3 +11,4 @@ pub mod problem;
 pub mod report;
 pub mod stability;
 pub mod submissions;
+pub mod tests_cmd;

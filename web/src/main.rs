@@ -1,7 +1,7 @@
 //! `bugrank`: grade a batch of WebAssembly submissions by the bugs they contain.
 
 use clap::{Parser, Subcommand};
-use web::{bugs, grade, report, stability};
+use web::{bugs, grade, report, stability, tests_cmd};
 
 #[derive(Parser)]
 #[command(name = "bugrank", version, about = "Ranks programs by the bugs black-box testing infers in them")]
@@ -21,6 +21,8 @@ enum Command {
     Bugs(bugs::BugsArgs),
     /// Compare two cohorts' scores per problem: Welch's t-test, effect size, correlations.
     Report(report::ReportArgs),
+    /// Grade the students' own test suites: one point per submission they find a bug in.
+    GradeTests(tests_cmd::GradeTestsArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -29,5 +31,6 @@ fn main() -> anyhow::Result<()> {
         Command::Stability(args) => stability::stability_command(&args),
         Command::Bugs(args) => bugs::bugs_command(&args),
         Command::Report(args) => report::report_command(&args),
+        Command::GradeTests(args) => tests_cmd::grade_tests_command(&args),
     }
 }

@@ -1,0 +1,94 @@
+//! Grading the students' own test suites (Paper III, section 2.7.4): run each student's
+//! tests against every submission; a suite scores one point for every submission in which
+//! it finds a bug.
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::{Executor, Problem, run_answer, run_reference};
+use crate::oracle::Execution;
+
+/// One test a student wrote: an input, and optionally the output they expect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StudentTest {
+    pub name: String,
+    pub input: Vec<u8>,
+    pub expected: Option<Vec<u8>>,
+}
+
+/// A test that does not count, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InvalidTest {
+    pub name: String,
+    pub reason: String,
+}
+
+/// How one student's suite did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteScore {
+    pub student: String,
+    pub tests: usize,
+    /// Tests whose expected output the reference contradicts, or that the reference
+    /// cannot run: they find nothing.
+    pub invalid: Vec<InvalidTest>,
+    /// The submissions in which some valid test finds a bug (fails).
+    pub found_bugs_in: Vec<String>,
+    /// One point per such submission.
+    pub score: usize,
+}
+
+/// Scores each student's suite against the submissions, named by `submissions` (program
+/// `i + 1` of the executor is `submissions[i]`).
+pub fn grade_test_suites(
+    problem: &Problem,
+    executor: &dyn Executor,
+    submissions: &[String],
+    suites: &[(String, Vec<StudentTest>)],
+) -> Vec<SuiteScore> {
+    suites
+        .iter()
+        .map(|(student, tests)| {
+            let mut invalid = Vec::new();
+            let mut valid: Vec<(&StudentTest, Execution)> = Vec::new();
+            for test in tests {
+                match check_test(problem, executor, test) {
+                    Ok(reference) => valid.push((test, reference)),
+                    Err(reason) => invalid.push(InvalidTest { name: test.name.clone(), reason }),
+                }
+            }
+            let found_bugs_in: Vec<String> = submissions
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| {
+                    valid.iter().any(|(test, reference)| {
+                        matches!(run_answer(problem, executor, &test.input, reference, i + 1).1, Ok(Some(_)))
+                    })
+                })
+                .map(|(_, id)| id.clone())
+                .collect();
+            SuiteScore { student: student.clone(), tests: tests.len(), invalid, score: found_bugs_in.len(), found_bugs_in }
+        })
+        .collect()
+}
+
+/// The reference's run on a valid test, or why the test is invalid.
+fn check_test(problem: &Problem, executor: &dyn Executor, test: &StudentTest) -> Result<Execution, String> {
+    let reference = run_reference(problem, executor, &test.input)
+        .map_err(|why| format!("{why} on this input, so it is not a valid test"))?;
+    if let Some(expected) = &test.expected {
+        // The student's expected output plays the reference's part: is the reference's
+        // output acceptable given it?
+        let verdict = problem.oracle.judge(expected, &reference, |actual| executor.check(&test.input, expected, actual));
+        match verdict {
+            Ok(None) => {}
+            Ok(Some(_)) => {
+                return Err(format!(
+                    "expects {:?}, but the model answer gives {:?}",
+                    String::from_utf8_lossy(expected),
+                    String::from_utf8_lossy(&reference.stdout)
+                ));
+            }
+            Err(reason) => return Err(format!("the checker failed on it: {reason}")),
+        }
+    }
+    Ok(reference)
+}

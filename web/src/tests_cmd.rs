@@ -1,0 +1,96 @@
+//! `bugrank grade-tests`: the students' own test suites, graded against the submissions.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use grader::{StudentTest, SuiteScore, grade_test_suites};
+use sandbox::Sandbox;
+
+use crate::executor::SandboxExecutor;
+use crate::problem::ProblemDir;
+use crate::submissions::Batch;
+
+#[derive(clap::Args)]
+pub struct GradeTestsArgs {
+    #[arg(long)]
+    pub problem: PathBuf,
+    #[arg(long)]
+    pub submissions: PathBuf,
+    /// One folder per student, holding `NAME.in` inputs and optional `NAME.out` expected outputs.
+    #[arg(long)]
+    pub tests: PathBuf,
+    /// Where to write `test-scores.csv` (default: print only).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// Reads `DIR/<student>/<name>.in` and `<name>.out`, students and tests sorted by name.
+pub fn read_suites(dir: &Path) -> anyhow::Result<Vec<(String, Vec<StudentTest>)>> {
+    let mut students: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    students.sort();
+    students
+        .into_iter()
+        .map(|student| {
+            let mut inputs: Vec<PathBuf> = std::fs::read_dir(&student)?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "in"))
+                .collect();
+            inputs.sort();
+            let tests = inputs
+                .into_iter()
+                .map(|input| {
+                    let expected_path = input.with_extension("out");
+                    Ok(StudentTest {
+                        name: input.file_stem().unwrap_or_default().to_string_lossy().into_owned(),
+                        input: std::fs::read(&input).with_context(|| format!("cannot read {}", input.display()))?,
+                        expected: expected_path.exists().then(|| std::fs::read(&expected_path)).transpose()?,
+                    })
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            Ok((student.file_name().unwrap_or_default().to_string_lossy().into_owned(), tests))
+        })
+        .collect()
+}
+
+pub fn run_grade_tests(sandbox: &Sandbox, args: &GradeTestsArgs) -> anyhow::Result<Vec<SuiteScore>> {
+    let problem_dir = ProblemDir::load(sandbox, &args.problem)?;
+    let batch = Batch::load(sandbox, &args.submissions)?;
+    let suites = read_suites(&args.tests)?;
+    let mut programs = vec![&problem_dir.reference];
+    programs.extend(batch.submissions.iter().map(|s| &s.program));
+    let executor = SandboxExecutor {
+        sandbox,
+        generator: &problem_dir.generator,
+        programs,
+        checker: problem_dir.checker.as_ref(),
+        limits: problem_dir.run_limits(),
+    };
+    let ids: Vec<String> = batch.submissions.iter().map(|s| s.id.clone()).collect();
+    Ok(grade_test_suites(&problem_dir.problem(), &executor, &ids, &suites))
+}
+
+pub fn grade_tests_command(args: &GradeTestsArgs) -> anyhow::Result<()> {
+    let sandbox = Sandbox::new()?;
+    let scores = run_grade_tests(&sandbox, args)?;
+    println!("{:<16} {:>5} {:>7} {:>5}  bugs found in", "student", "tests", "invalid", "score");
+    for s in &scores {
+        println!("{:<16} {:>5} {:>7} {:>5}  {}", s.student, s.tests, s.invalid.len(), s.score, s.found_bugs_in.join(" "));
+        for invalid in &s.invalid {
+            println!("    invalid {}: {}", invalid.name, invalid.reason);
+        }
+    }
+    if let Some(out) = &args.out {
+        std::fs::create_dir_all(out)?;
+        let mut csv = csv::Writer::from_path(out.join("test-scores.csv"))?;
+        csv.write_record(["student", "tests", "invalid", "score", "found_bugs_in"])?;
+        for s in &scores {
+            csv.write_record([&s.student, &s.tests.to_string(), &s.invalid.len().to_string(), &s.score.to_string(), &s.found_bugs_in.join(" ")])?;
+        }
+        csv.flush()?;
+    }
+    Ok(())
+}
