@@ -48,6 +48,15 @@ pub struct Written {
 /// Runs `bugrank grade` on the fixture cohort (problem, submissions and roster unless
 /// `options` name them) with the given options, writing into a temporary directory.
 pub fn grade(options: &[(&str, &str)]) -> Written {
+    run(options, true)
+}
+
+/// Like [`grade`], with no roster unless `options` give one.
+pub fn grade_without_roster(options: &[(&str, &str)]) -> Written {
+    run(options, false)
+}
+
+fn run(options: &[(&str, &str)], default_roster: bool) -> Written {
     let out = tempfile::tempdir().unwrap();
     let mut argv: Vec<String> = vec!["grade".into()];
     let given = |flag: &str| options.iter().any(|(f, _)| *f == flag);
@@ -56,7 +65,8 @@ pub fn grade(options: &[(&str, &str)]) -> Written {
         ("--submissions", problem_dir().join("submissions")),
         ("--roster", problem_dir().join("roster.csv")),
     ];
-    for (flag, path) in defaults.iter().filter(|(flag, _)| !given(flag)) {
+    let wanted = |flag: &str| !given(flag) && (default_roster || flag != "--roster");
+    for (flag, path) in defaults.iter().filter(|(flag, _)| wanted(flag)) {
         argv.extend([flag.to_string(), path.display().to_string()]);
     }
     for (flag, value) in options {

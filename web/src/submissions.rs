@@ -98,9 +98,34 @@ impl Batch {
                 Ok(program) => batch.submissions.push(Submission { id, program }),
             }
         }
-        batch.submissions.sort_by(|a, b| a.id.cmp(&b.id));
+        batch.submissions.sort_by(|a, b| natural_cmp(&a.id, &b.id));
         Ok(batch)
     }
+}
+
+/// Orders ids as people do: digit runs by their value, so `A2` comes before `A10`.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    fn chunks(s: &str) -> Vec<(bool, &str)> {
+        let mut out: Vec<(bool, &str)> = Vec::new();
+        let mut start = 0;
+        for (i, c) in s.char_indices().skip(1) {
+            let prev = s[..i].chars().next_back().is_some_and(|p| p.is_ascii_digit());
+            if prev != c.is_ascii_digit() {
+                out.push((prev, &s[start..i]));
+                start = i;
+            }
+        }
+        if !s.is_empty() {
+            out.push((s[start..].starts_with(|c: char| c.is_ascii_digit()), &s[start..]));
+        }
+        out
+    }
+    let key = |(digits, text): &(bool, &str)| {
+        let trimmed = if *digits { text.trim_start_matches('0') } else { text };
+        (!digits, if *digits { trimmed.len() } else { 0 }, trimmed.to_owned())
+    };
+    let (ca, cb) = (chunks(a), chunks(b));
+    ca.iter().map(key).cmp(cb.iter().map(key)).then_with(|| a.cmp(b))
 }
 
 fn base_name(path: &str) -> &str {
@@ -194,4 +219,16 @@ pub fn read_roster(path: &Path) -> anyhow::Result<(Vec<RosterRow>, Vec<Rejected>
         }
     }
     Ok((rows, rejected))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_sort_with_numbers_by_value() {
+        let mut ids = vec!["A10", "A2", "A1", "a01", "A0", "b", "A16", "s3x", "s10x"];
+        ids.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(ids, ["A0", "A1", "A2", "A10", "A16", "a01", "b", "s3x", "s10x"]);
+    }
 }
