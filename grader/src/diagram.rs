@@ -18,6 +18,8 @@ const BOX_HEIGHT: i32 = 40;
 const LAYER_GAP: i32 = 90;
 const BOX_GAP: i32 = 30;
 const MARGIN: i32 = 20;
+/// Widest row of boxes before a layer wraps (pixels).
+const MAX_ROW_WIDTH: i32 = 1600;
 /// Witness inputs longer than this are cut with an ellipsis in labels.
 const LABEL_CHARS: usize = 28;
 /// Barycentre sweeps (down then up) to reduce crossings; a few suffice in practice.
@@ -118,13 +120,30 @@ pub fn layout(analysis: &Analysis) -> Layout {
         })
         .collect();
     let box_width = |c: usize| labels[c].iter().map(|l| l.chars().count() as i32).max().unwrap_or(1) * CHAR_WIDTH + 16;
-    let row_width = |layer: &Vec<usize>| layer.iter().map(|&c| box_width(c) + BOX_GAP).sum::<i32>() - BOX_GAP;
-    let width = layers.iter().map(row_width).max().unwrap_or(0) + 2 * MARGIN;
+    let row_width = |row: &[usize]| row.iter().map(|&c| box_width(c) + BOX_GAP).sum::<i32>() - BOX_GAP;
+    // A layer wider than MAX_ROW_WIDTH wraps onto several rows, so that a class of 200
+    // answers with many distinct results stays legible instead of shrinking to a line.
+    let rows: Vec<Vec<usize>> = layers
+        .iter()
+        .flat_map(|layer| {
+            let mut rows: Vec<Vec<usize>> = vec![Vec::new()];
+            for &c in layer {
+                let current = rows.last_mut().expect("at least one row");
+                if !current.is_empty() && row_width(current) + BOX_GAP + box_width(c) > MAX_ROW_WIDTH {
+                    rows.push(vec![c]);
+                } else {
+                    current.push(c);
+                }
+            }
+            rows
+        })
+        .collect();
+    let width = rows.iter().map(|r| row_width(r)).max().unwrap_or(0) + 2 * MARGIN;
     let mut nodes: Vec<Option<NodeBox>> = vec![None; order.classes.len()];
-    for (l, layer) in layers.iter().enumerate() {
-        let mut x = (width - row_width(layer)) / 2;
-        for &c in layer {
-            let y = MARGIN + l as i32 * (BOX_HEIGHT + LAYER_GAP);
+    for (r, row) in rows.iter().enumerate() {
+        let mut x = (width - row_width(row)) / 2;
+        for &c in row {
+            let y = MARGIN + r as i32 * (BOX_HEIGHT + LAYER_GAP);
             nodes[c] = Some(NodeBox { class: order.classes[c].id.clone(), label: labels[c].clone(), x, y, width: box_width(c) });
             x += box_width(c) + BOX_GAP;
         }
@@ -155,7 +174,7 @@ pub fn layout(analysis: &Analysis) -> Layout {
             Arrow { from: start, to: end, label, label_at: (along(start.0, end.0), along(start.1, end.1)) }
         })
         .collect();
-    let height = MARGIN * 2 + passed.len() as i32 * (BOX_HEIGHT + LAYER_GAP) - LAYER_GAP;
+    let height = MARGIN * 2 + rows.len() as i32 * (BOX_HEIGHT + LAYER_GAP) - LAYER_GAP;
     Layout { width: width.max(200), height: height.max(BOX_HEIGHT + 2 * MARGIN), nodes, arrows }
 }
 

@@ -125,22 +125,28 @@ impl<T> Suite<T> {
     /// with respect to the others and the new one (Paper III: remove any `t'` with
     /// `Redundant(t', (Suite - t') ∪ {t_min})`). Returns how many were dropped.
     ///
-    /// Dropping them all at once is sound: failing sets in the suite are distinct, so a
-    /// redundant set is a union of strictly smaller ones, and by induction on size those
-    /// can always be taken from the tests that stay.
+    /// Only tests whose failing sets strictly contain the new one's can become redundant
+    /// (the new set adds to no other union), so only those are examined. Dropping them all
+    /// at once is sound: failing sets in the suite are distinct, so a redundant set is a
+    /// union of strictly smaller ones, and by induction on size those can always be taken
+    /// from the tests that stay.
     pub fn add(&mut self, test: T, failing: FailingSet) -> usize {
         debug_assert!(!self.is_redundant(&failing), "only irredundant tests join the suite");
-        self.tests.push((test, failing));
-        let redundant: Vec<bool> = (0..self.tests.len())
-            .map(|i| {
-                let others = self.tests.iter().enumerate().filter(|&(j, _)| j != i);
-                is_redundant(&self.tests[i].1, others.map(|(_, (_, set))| set))
+        let redundant: Vec<bool> = self
+            .tests
+            .iter()
+            .enumerate()
+            .map(|(i, (_, set))| {
+                let wider = failing.is_subset(set);
+                let others = self.tests.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, (_, s))| s);
+                wider && is_redundant(set, others.chain(std::iter::once(&failing)))
             })
             .collect();
         let before = self.tests.len();
         let mut keep = redundant.iter().map(|r| !r);
         self.tests.retain(|_| keep.next().unwrap_or(true));
-        before - self.tests.len()
+        self.tests.push((test, failing));
+        before + 1 - self.tests.len()
     }
 }
 

@@ -162,3 +162,39 @@ fn another_seed_finds_the_same_bugs() {
     let orders: Vec<_> = (0..5).map(|seed| analyse_model(&model, seed).order).collect();
     assert!(orders.windows(2).all(|w| w[0].classes.len() == w[1].classes.len()), "{orders:#?}");
 }
+
+#[test]
+fn a_diagram_of_200_answers_wraps_its_layers_and_no_boxes_overlap() {
+    let mut model = Model::random(5);
+    let mut rng = Rng::for_test(99, 1);
+    // A class whose bugs come from a small pool, as in a real course: each answer has one
+    // or two of ten "contains digit d" bugs or four "longer than n" ones.
+    model.answers = (0..200)
+        .map(|_| {
+            (0..1 + rng.below_or_equal(1))
+                .map(|_| match rng.below_or_equal(13) {
+                    d @ 0..=9 => Bug::Contains(d as u8),
+                    n => Bug::LongerThan(n as usize - 6),
+                })
+                .collect()
+        })
+        .collect();
+    let analysis = analyse_model(&model, 1);
+    let layout = grader::layout(&analysis);
+    let svg = grader::order_svg(&analysis);
+    if let Ok(path) = std::env::var("BUGRANK_DIAGRAM_OUT") {
+        std::fs::write(path, &svg).unwrap(); // to look at it
+    }
+    assert!(layout.width <= 1700, "layers wrap: width {}", layout.width);
+    for (i, a) in layout.nodes.iter().enumerate() {
+        for b in &layout.nodes[i + 1..] {
+            let apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y != b.y;
+            assert!(apart, "{} and {} overlap", a.class, b.class);
+        }
+    }
+    for arrow in &layout.arrows {
+        assert!(arrow.from.1 < arrow.to.1, "arrows point down");
+    }
+    let answers_shown: usize = analysis.order.classes.iter().map(|c| c.answers.len()).sum();
+    assert_eq!(answers_shown, 201, "every answer and the reference are in some class");
+}
