@@ -186,9 +186,9 @@ pub fn write_outputs(out: &Path, graded: &Graded) -> anyhow::Result<()> {
     write("report.html", analysis_html(&graded.analysis, cohort_comparison(graded).as_ref()).as_bytes())
 }
 
-/// The two largest cohorts compared (ties by name), when answers come in two or more.
-fn cohort_comparison(graded: &Graded) -> Option<ProblemReport> {
-    let rows: Vec<ScoreRow> = graded
+/// Each answer's score with its cohort and manual grade (answers without a cohort left out).
+pub fn score_rows(graded: &Graded) -> Vec<ScoreRow> {
+    graded
         .analysis
         .answers
         .iter()
@@ -196,9 +196,13 @@ fn cohort_comparison(graded: &Graded) -> Option<ProblemReport> {
             let manual = graded.roster.iter().find(|r| r.id == a.id).and_then(|r| r.manual);
             Some(ScoreRow { id: a.id.clone(), cohort: a.cohort.clone()?, score: a.passed as f64, manual })
         })
-        .collect();
+        .collect()
+}
+
+/// The two largest cohorts (ties by name), when answers come in two or more.
+pub fn main_cohorts(rows: &[ScoreRow]) -> Option<(String, String)> {
     let mut sizes: Vec<(usize, &str)> = Vec::new();
-    for row in &rows {
+    for row in rows {
         match sizes.iter_mut().find(|(_, name)| *name == row.cohort) {
             Some((n, _)) => *n += 1,
             None => sizes.push((1, &row.cohort)),
@@ -206,9 +210,16 @@ fn cohort_comparison(graded: &Graded) -> Option<ProblemReport> {
     }
     sizes.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
     match &sizes[..] {
-        [(_, first), (_, second), ..] => Some(compare(&graded.analysis.problem, &rows, first, second)),
+        [(_, first), (_, second), ..] => Some((first.to_string(), second.to_string())),
         _ => None,
     }
+}
+
+/// The two largest cohorts compared, when there are two.
+fn cohort_comparison(graded: &Graded) -> Option<ProblemReport> {
+    let rows = score_rows(graded);
+    let (first, second) = main_cohorts(&rows)?;
+    Some(compare(&graded.analysis.problem, &rows, &first, &second))
 }
 
 /// `id,cohort,passed,failed,suite_size,percent,rank`, one row per answer.
@@ -229,7 +240,7 @@ fn scores_csv(analysis: &Analysis) -> anyhow::Result<Vec<u8>> {
     Ok(csv.into_inner()?)
 }
 
-fn print_ranking(graded: &Graded) {
+pub fn print_ranking(graded: &Graded) {
     let analysis = &graded.analysis;
     println!("{}: {} tests in the suite (one per inferred bug)", analysis.problem, analysis.suite.len());
     for test in &analysis.suite {

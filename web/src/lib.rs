@@ -5,6 +5,7 @@
 //! runs programs through the sandbox, and writes results. The method itself is `grader`'s.
 
 pub mod bugs;
+pub mod demo;
 pub mod executor;
 pub mod grade;
 pub mod problem;

@@ -1,7 +1,7 @@
 //! `bugrank`: grade a batch of WebAssembly submissions by the bugs they contain.
 
 use clap::{Parser, Subcommand};
-use web::{bugs, grade, report, stability, tests_cmd};
+use web::{bugs, demo, grade, report, stability, tests_cmd};
 
 #[derive(Parser)]
 #[command(name = "bugrank", version, about = "Ranks programs by the bugs black-box testing infers in them")]
@@ -23,6 +23,8 @@ enum Command {
     Report(report::ReportArgs),
     /// Grade the students' own test suites: one point per submission they find a bug in.
     GradeTests(tests_cmd::GradeTestsArgs),
+    /// Grade every fixture problem with its cohort and write the experiment report.
+    Demo(demo::DemoArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -32,5 +34,6 @@ fn main() -> anyhow::Result<()> {
         Command::Bugs(args) => bugs::bugs_command(&args),
         Command::Report(args) => report::report_command(&args),
         Command::GradeTests(args) => tests_cmd::grade_tests_command(&args),
+        Command::Demo(args) => demo::demo_command(&args),
     }
 }
