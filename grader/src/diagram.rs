@@ -20,6 +20,8 @@ const BOX_GAP: i32 = 30;
 const MARGIN: i32 = 20;
 /// Widest row of boxes before a layer wraps (pixels).
 const MAX_ROW_WIDTH: i32 = 1600;
+/// Room a long arrow takes in each layer it passes through.
+const DUMMY_WIDTH: i32 = 14;
 /// Witness inputs longer than this are cut with an ellipsis in labels.
 const LABEL_CHARS: usize = 28;
 /// Barycentre sweeps (down then up) to reduce crossings; a few suffice in practice.
@@ -48,8 +50,9 @@ impl NodeBox {
 /// A covering arrow and its label.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Arrow {
-    pub from: (i32, i32),
-    pub to: (i32, i32),
+    /// From the upper box's bottom, through a bend in each layer it crosses, to the lower
+    /// box's top.
+    pub points: Vec<(i32, i32)>,
     pub label: String,
     /// Where the label's centre sits: near the end that fewer arrows share, so that the
     /// labels of a fan of arrows spread out instead of piling up.
@@ -75,35 +78,52 @@ pub fn layout(analysis: &Analysis) -> Layout {
     let index_of = |id: &str| order.classes.iter().position(|c| c.id == id).expect("edges join classes");
     let edges: Vec<(usize, usize)> = order.edges.iter().map(|e| (index_of(&e.from), index_of(&e.to))).collect();
 
+    // Sugiyama-style: an arrow spanning several layers passes through a narrow dummy node
+    // in each layer between, so that ordering takes it into account and it is drawn around
+    // the boxes instead of through them. Nodes 0..classes are the classes.
+    let classes = order.classes.len();
+    let mut node_layer: Vec<usize> = (0..classes).map(layer_of).collect();
+    let mut paths: Vec<Vec<usize>> = Vec::new();
+    for &(from, to) in &edges {
+        let mut path = vec![from];
+        for layer in node_layer[from] + 1..node_layer[to] {
+            node_layer.push(layer);
+            path.push(node_layer.len() - 1);
+        }
+        path.push(to);
+        paths.push(path);
+    }
+    let segments: Vec<(usize, usize)> = paths.iter().flat_map(|p| p.windows(2).map(|w| (w[0], w[1]))).collect();
+
     // Initial order within layers: class order (stable by passed, then first answer).
     let mut layers: Vec<Vec<usize>> = vec![Vec::new(); passed.len()];
-    (0..order.classes.len()).for_each(|c| layers[layer_of(c)].push(c));
+    (0..node_layer.len()).for_each(|n| layers[node_layer[n]].push(n));
     for sweep in 0..SWEEPS {
         let downward = sweep % 2 == 0;
         let range: Vec<usize> = if downward { (1..layers.len()).collect() } else { (0..layers.len().saturating_sub(1)).rev().collect() };
         for layer in range {
-            let position = |c: usize| -> Option<f64> {
-                let pos_in = |l: &Vec<usize>| l.iter().position(|&x| x == c).map(|p| p as f64);
-                layers.iter().find_map(pos_in)
-            };
+            let mut position = vec![0.0; node_layer.len()];
+            for l in &layers {
+                l.iter().enumerate().for_each(|(i, &n)| position[n] = i as f64);
+            }
             let mut keyed: Vec<(f64, usize)> = layers[layer]
                 .iter()
                 .enumerate()
-                .map(|(i, &c)| {
-                    let neighbours: Vec<f64> = edges
+                .map(|(i, &n)| {
+                    let neighbours: Vec<f64> = segments
                         .iter()
-                        .filter_map(|&(from, to)| match downward {
-                            true if to == c && layer_of(from) < layer => position(from),
-                            false if from == c && layer_of(to) > layer => position(to),
+                        .filter_map(|&(a, b)| match downward {
+                            true if b == n => Some(position[a]),
+                            false if a == n => Some(position[b]),
                             _ => None,
                         })
                         .collect();
                     let key = if neighbours.is_empty() { i as f64 } else { neighbours.iter().sum::<f64>() / neighbours.len() as f64 };
-                    (key, c)
+                    (key, n)
                 })
                 .collect();
             keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
-            layers[layer] = keyed.into_iter().map(|(_, c)| c).collect();
+            layers[layer] = keyed.into_iter().map(|(_, n)| n).collect();
         }
     }
 
@@ -119,59 +139,73 @@ pub fn layout(analysis: &Analysis) -> Layout {
             [names.join(", "), format!("{}/{total} passed", class.passed)]
         })
         .collect();
-    let box_width = |c: usize| labels[c].iter().map(|l| l.chars().count() as i32).max().unwrap_or(1) * CHAR_WIDTH + 16;
-    let row_width = |row: &[usize]| row.iter().map(|&c| box_width(c) + BOX_GAP).sum::<i32>() - BOX_GAP;
+    let node_width = |n: usize| match labels.get(n) {
+        Some(label) => label.iter().map(|l| l.chars().count() as i32).max().unwrap_or(1) * CHAR_WIDTH + 16,
+        None => DUMMY_WIDTH,
+    };
+    let row_width = |row: &[usize]| row.iter().map(|&n| node_width(n) + BOX_GAP).sum::<i32>() - BOX_GAP;
     // A layer wider than MAX_ROW_WIDTH wraps onto several rows, so that a class of 200
     // answers with many distinct results stays legible instead of shrinking to a line.
     let rows: Vec<Vec<usize>> = layers
         .iter()
         .flat_map(|layer| {
             let mut rows: Vec<Vec<usize>> = vec![Vec::new()];
-            for &c in layer {
+            for &n in layer {
                 let current = rows.last_mut().expect("at least one row");
-                if !current.is_empty() && row_width(current) + BOX_GAP + box_width(c) > MAX_ROW_WIDTH {
-                    rows.push(vec![c]);
+                if !current.is_empty() && row_width(current) + BOX_GAP + node_width(n) > MAX_ROW_WIDTH {
+                    rows.push(vec![n]);
                 } else {
-                    current.push(c);
+                    current.push(n);
                 }
             }
             rows
         })
         .collect();
     let width = rows.iter().map(|r| row_width(r)).max().unwrap_or(0) + 2 * MARGIN;
-    let mut nodes: Vec<Option<NodeBox>> = vec![None; order.classes.len()];
+    let mut place: Vec<(i32, i32)> = vec![(0, 0); node_layer.len()];
     for (r, row) in rows.iter().enumerate() {
         let mut x = (width - row_width(row)) / 2;
-        for &c in row {
-            let y = MARGIN + r as i32 * (BOX_HEIGHT + LAYER_GAP);
-            nodes[c] = Some(NodeBox { class: order.classes[c].id.clone(), label: labels[c].clone(), x, y, width: box_width(c) });
-            x += box_width(c) + BOX_GAP;
+        for &n in row {
+            place[n] = (x, MARGIN + r as i32 * (BOX_HEIGHT + LAYER_GAP));
+            x += node_width(n) + BOX_GAP;
         }
     }
-    let nodes: Vec<NodeBox> = nodes.into_iter().map(|n| n.expect("every class is in a layer")).collect();
+    let nodes: Vec<NodeBox> = (0..classes)
+        .map(|c| NodeBox {
+            class: order.classes[c].id.clone(),
+            label: labels[c].clone(),
+            x: place[c].0,
+            y: place[c].1,
+            width: node_width(c),
+        })
+        .collect();
     let arrows = order
         .edges
         .iter()
         .zip(&edges)
-        .map(|(edge, &(from, to))| {
+        .zip(&paths)
+        .map(|((edge, &(from, to)), path)| {
             let input = analysis.suite.iter().find(|t| t.id == edge.witness).map_or("", |t| t.input.as_str());
             let mut label = shorten(&format!("{input:?}"));
             if edge.others > 0 {
                 label.push_str(&format!(" (+{})", edge.others));
             }
-            let (start, end) = (nodes[from].bottom(), nodes[to].top());
+            let mut points = vec![nodes[from].bottom()];
+            points.extend(path[1..path.len() - 1].iter().map(|&d| (place[d].0 + DUMMY_WIDTH / 2, place[d].1 + BOX_HEIGHT / 2)));
+            points.push(nodes[to].top());
             let fan_out: Vec<&(usize, usize)> = edges.iter().filter(|e| e.0 == from).collect();
             let fan_in: Vec<&(usize, usize)> = edges.iter().filter(|e| e.1 == to).collect();
-            // Alternate neighbours of a fan between two distances, staggering their labels.
-            let t = if fan_out.len() >= fan_in.len() {
+            // The label goes on the end segment that fewer arrows share; neighbours in a
+            // fan alternate between two distances, staggering their labels.
+            let (a, b, t) = if fan_out.len() >= fan_in.len() {
                 let k = fan_out.iter().position(|e| e.1 == to).unwrap_or(0);
-                0.85 - 0.22 * (k % 2) as f64
+                (points[points.len() - 2], points[points.len() - 1], 0.8 - 0.25 * (k % 2) as f64)
             } else {
                 let k = fan_in.iter().position(|e| e.0 == from).unwrap_or(0);
-                0.15 + 0.22 * (k % 2) as f64
+                (points[0], points[1], 0.2 + 0.25 * (k % 2) as f64)
             };
-            let along = |a: i32, b: i32| a + ((b - a) as f64 * t) as i32;
-            Arrow { from: start, to: end, label, label_at: (along(start.0, end.0), along(start.1, end.1)) }
+            let along = |p: i32, q: i32| p + ((q - p) as f64 * t) as i32;
+            Arrow { points, label, label_at: (along(a.0, b.0), along(a.1, b.1)) }
         })
         .collect();
     let height = MARGIN * 2 + rows.len() as i32 * (BOX_HEIGHT + LAYER_GAP) - LAYER_GAP;
@@ -204,15 +238,16 @@ fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, layo
     };
     let edge_color = RGBColor(90, 90, 90);
     for arrow in &layout.arrows {
-        area.draw(&PathElement::new(vec![arrow.from, arrow.to], edge_color.stroke_width(1)))?;
-        // Arrowhead: a small triangle at the target, along the line.
-        let (dx, dy) = ((arrow.to.0 - arrow.from.0) as f64, (arrow.to.1 - arrow.from.1) as f64);
+        area.draw(&PathElement::new(arrow.points.clone(), edge_color.stroke_width(1)))?;
+        // Arrowhead: a small triangle at the target, along the last segment.
+        let (from, to) = (arrow.points[arrow.points.len() - 2], arrow.points[arrow.points.len() - 1]);
+        let (dx, dy) = ((to.0 - from.0) as f64, (to.1 - from.1) as f64);
         let length = (dx * dx + dy * dy).sqrt().max(1.0);
         let (ux, uy) = (dx / length, dy / length);
         let back = |side: f64| {
-            ((arrow.to.0 as f64 - 9.0 * ux + side * 4.0 * uy) as i32, (arrow.to.1 as f64 - 9.0 * uy - side * 4.0 * ux) as i32)
+            ((to.0 as f64 - 9.0 * ux + side * 4.0 * uy) as i32, (to.1 as f64 - 9.0 * uy - side * 4.0 * ux) as i32)
         };
-        area.draw(&Polygon::new(vec![arrow.to, back(1.0), back(-1.0)], edge_color.filled()))?;
+        area.draw(&Polygon::new(vec![to, back(1.0), back(-1.0)], edge_color.filled()))?;
         let middle = arrow.label_at;
         let width = arrow.label.chars().count() as i32 * 6 + 6;
         area.draw(&Rectangle::new(
