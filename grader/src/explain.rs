@@ -147,6 +147,7 @@ impl Explainer<'_> {
     fn generalize(&self, test: &TestCase, rng: &mut Rng) -> Option<String> {
         let (original, source) = self.trial(ChoiceSource::replay(test))?;
         let maxima = source.maxima().to_vec();
+        let tokens = tokens(&original.input);
         let mut spans: Vec<(usize, usize)> = Vec::new();
         for (i, &max) in maxima.iter().enumerate() {
             if max == 0 {
@@ -154,7 +155,6 @@ impl Explainer<'_> {
             }
             let mut span: Option<(usize, usize)> = None;
             let mut all_fail = true;
-            let tokens = tokens(&original.input);
             for _ in 0..REDRAWS {
                 let mut choices = test.choices.0.clone();
                 choices[i] = rng.below_or_equal(max);

@@ -16,7 +16,6 @@ use std::time::{Duration, Instant};
 
 use grader::{ChoiceSource, Executor};
 use sandbox::{Limits, Sandbox};
-use web::executor::SandboxExecutor;
 use web::grade::{GradeArgs, run_grade};
 use web::problem::ProblemDir;
 
@@ -30,13 +29,7 @@ fn fixtures() -> PathBuf {
 fn main() {
     let sandbox = Sandbox::new().unwrap();
     let problem = ProblemDir::load(&sandbox, &fixtures()).unwrap();
-    let executor = SandboxExecutor {
-        sandbox: &sandbox,
-        generator: &problem.generator,
-        programs: vec![&problem.reference],
-        checker: None,
-        limits: problem.run_limits(),
-    };
+    let executor = problem.executor(&sandbox, []);
     let inputs: Vec<Vec<u8>> =
         (0..1000).map(|i| executor.generate(ChoiceSource::for_random_test(1, i)).0.unwrap()).collect();
     let limits = Limits { fuel: 100_000_000, ..problem.run_limits() };

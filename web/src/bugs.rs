@@ -6,7 +6,6 @@ use anyhow::Context;
 use grader::{Analysis, BugList, bug_list, bug_list_markdown};
 use sandbox::Sandbox;
 
-use crate::executor::SandboxExecutor;
 use crate::problem::ProblemDir;
 use crate::submissions::Batch;
 
@@ -46,13 +45,7 @@ pub fn run_bugs(sandbox: &Sandbox, args: &BugsArgs) -> anyhow::Result<Vec<BugLis
                 .iter()
                 .find(|s| s.id == answer.id)
                 .with_context(|| format!("submission `{}` is not in {}", answer.id, args.submissions.display()))?;
-            let executor = SandboxExecutor {
-                sandbox,
-                generator: &problem_dir.generator,
-                programs: vec![&problem_dir.reference, &submission.program],
-                checker: problem_dir.checker.as_ref(),
-                limits: problem_dir.run_limits(),
-            };
+            let executor = problem_dir.executor(sandbox, [&submission.program]);
             Ok(bug_list(&problem_dir.problem(), &analysis, &answer.id, 1, &executor).expect("the answer is in the analysis"))
         })
         .collect::<anyhow::Result<Vec<BugList>>>()?;

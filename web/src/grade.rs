@@ -11,7 +11,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use sandbox::{Program, Sandbox};
 use serde::Serialize;
 
-use crate::executor::SandboxExecutor;
 use crate::problem::ProblemDir;
 use crate::submissions::{Batch, Rejected, RosterRow, read_roster};
 
@@ -103,7 +102,7 @@ pub fn run_grade(sandbox: &Sandbox, args: &GradeArgs) -> anyhow::Result<Graded> 
     }
 
     // Identical modules run once: answers with the same hash share a program.
-    let mut programs: Vec<&Program> = vec![&problem_dir.reference];
+    let mut programs: Vec<&Program> = Vec::new();
     let mut by_hash: HashMap<[u8; 32], usize> = HashMap::new();
     let answers: Vec<Answer> = batch
         .submissions
@@ -111,7 +110,7 @@ pub fn run_grade(sandbox: &Sandbox, args: &GradeArgs) -> anyhow::Result<Graded> 
         .map(|s| {
             let program = *by_hash.entry(s.program.hash()).or_insert_with(|| {
                 programs.push(&s.program);
-                programs.len() - 1
+                programs.len()
             });
             let cohort = roster.iter().find(|r| r.id == s.id).map(|r| r.cohort.clone());
             Answer { id: s.id.clone(), cohort, program }
@@ -119,13 +118,7 @@ pub fn run_grade(sandbox: &Sandbox, args: &GradeArgs) -> anyhow::Result<Graded> 
         .collect();
     anyhow::ensure!(!answers.is_empty(), "no submission in {} could be loaded", args.submissions.display());
 
-    let executor = SandboxExecutor {
-        sandbox,
-        generator: &problem_dir.generator,
-        programs,
-        checker: problem_dir.checker.as_ref(),
-        limits: problem_dir.run_limits(),
-    };
+    let executor = problem_dir.executor(sandbox, programs);
     let bar = progress_bar(problem.search.stable_after);
     let mut show = |p: &Progress| {
         bar.set_position(p.stable_run);

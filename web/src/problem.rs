@@ -8,6 +8,8 @@ use grader::{FuelPolicy, Oracle, SearchOptions};
 use sandbox::{Limits, MAX_MEMORY_BYTES, Program, Role, Sandbox};
 use serde::Deserialize;
 
+use crate::executor::SandboxExecutor;
+
 /// `problem.toml`. Every field but the title has a default.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -115,6 +117,17 @@ impl ProblemDir {
             oracle: self.toml.oracle,
             fuel: FuelPolicy { factor: limits.fuel_factor, floor: limits.fuel_floor, reference: limits.reference_fuel },
             search: SearchOptions { stable_after: self.toml.search.stable_after, max_tests: self.toml.search.max_tests },
+        }
+    }
+
+    /// An executor for the grader: program 0 is the reference, then `answers` in order.
+    pub fn executor<'a>(&'a self, sandbox: &'a Sandbox, answers: impl IntoIterator<Item = &'a Program>) -> SandboxExecutor<'a> {
+        SandboxExecutor {
+            sandbox,
+            generator: &self.generator,
+            programs: std::iter::once(&self.reference).chain(answers).collect(),
+            checker: self.checker.as_ref(),
+            limits: self.run_limits(),
         }
     }
 

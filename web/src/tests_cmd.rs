@@ -6,7 +6,6 @@ use anyhow::Context;
 use grader::{StudentTest, SuiteScore, grade_test_suites};
 use sandbox::Sandbox;
 
-use crate::executor::SandboxExecutor;
 use crate::problem::ProblemDir;
 use crate::submissions::Batch;
 
@@ -60,15 +59,7 @@ pub fn run_grade_tests(sandbox: &Sandbox, args: &GradeTestsArgs) -> anyhow::Resu
     let problem_dir = ProblemDir::load(sandbox, &args.problem)?;
     let batch = Batch::load(sandbox, &args.submissions)?;
     let suites = read_suites(&args.tests)?;
-    let mut programs = vec![&problem_dir.reference];
-    programs.extend(batch.submissions.iter().map(|s| &s.program));
-    let executor = SandboxExecutor {
-        sandbox,
-        generator: &problem_dir.generator,
-        programs,
-        checker: problem_dir.checker.as_ref(),
-        limits: problem_dir.run_limits(),
-    };
+    let executor = problem_dir.executor(sandbox, batch.submissions.iter().map(|s| &s.program));
     let ids: Vec<String> = batch.submissions.iter().map(|s| s.id.clone()).collect();
     Ok(grade_test_suites(&problem_dir.problem(), &executor, &ids, &suites))
 }
