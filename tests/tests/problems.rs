@@ -1,0 +1,128 @@
+//! The three fixture problems against their specifications (shared/problems/*.md): the
+//! references reproduce every example, and the cryptarithm checker accepts exactly the
+//! valid solutions.
+
+use end_to_end::{root, sandbox};
+use grader::{CheckerVerdict, Executor, RunOutcome};
+use web::problem::ProblemDir;
+
+fn problem(name: &str) -> ProblemDir {
+    ProblemDir::load(sandbox(), &root().join("fixtures/problems").join(name)).unwrap()
+}
+
+/// Runs the reference on each example input and compares with the expected output.
+fn check_examples(name: &str, examples: &[(&str, &str)], trim: bool) {
+    let problem = problem(name);
+    let executor = problem.executor(sandbox(), []);
+    for (input, expected) in examples {
+        let run = executor.run(0, input.as_bytes(), 1_000_000_000);
+        assert_eq!(run.outcome, RunOutcome::Success, "{name}: {input:?}");
+        let output = String::from_utf8(run.stdout).unwrap();
+        let output = if trim { output.trim_end() } else { output.as_str() };
+        assert_eq!(output, *expected, "{name}: {input:?}");
+    }
+}
+
+#[test]
+fn the_interval_sets_reference_gives_the_specifications_examples() {
+    check_examples(
+        "interval-sets",
+        &[
+            ("empty", "[]"),
+            ("member 0 [(-2,2)]", "true"),
+            ("member 2 [(1,1)]", "false"),
+            ("insert 2 [(0,0)]", "[(0,0),(2,2)]"),
+            ("insert 1 [(0,0),(2,2)]", "[(0,2)]"),
+            ("insert -1 [(1,1)]", "[(-1,-1),(1,1)]"),
+            ("delete 0 [(-1,1)]", "[(-1,-1),(1,1)]"),
+            ("delete 0 []", "[]"),
+            ("merge [(-1,0),(2,3)] [(1,1)]", "[(-1,3)]"),
+            ("insert 2147483647 [(2147483646,2147483646)]", "[(2147483646,2147483647)]"),
+        ],
+        true,
+    );
+}
+
+#[test]
+fn the_anonymizer_reference_gives_the_specifications_examples_byte_for_byte() {
+    check_examples(
+        "anonymizer",
+        &[
+            ("pelle@foretag.se", "p____@f______.s_"),
+            ("Hi johnny.cash@music.org!", "Hi j_____.c___@m____.o__!"),
+            ("mail me: ann+1@x-y.org.", "mail me: a____@x__.o__."),
+            ("a@b@c.de", "a@b@c.de"),
+            ("@", "@"),
+            ("ab@", "a_@"),
+            ("", ""),
+            ("two\nlines\n", "two\nlines\n"),
+        ],
+        false,
+    );
+}
+
+#[test]
+fn the_cryptarithm_reference_gives_the_specifications_unique_answers() {
+    check_examples(
+        "cryptarithm",
+        &[
+            ("a+a=a", "a=0"),
+            ("a+b=ab", "no solution"),
+            ("aa+a=bac", "no solution"),
+            ("send+more=money", "d=7 e=5 m=1 n=6 o=0 r=8 s=9 y=2"),
+        ],
+        true,
+    );
+}
+
+fn check_verdicts(input: &str, reference: &str, answers: &[(&str, bool)]) {
+    let problem = problem("cryptarithm");
+    let executor = problem.executor(sandbox(), []);
+    for (answer, valid) in answers {
+        let verdict = executor.check(input.as_bytes(), reference.as_bytes(), answer.as_bytes());
+        match (verdict, valid) {
+            (Ok(CheckerVerdict::Accept), true) => {}
+            (Ok(CheckerVerdict::Reject(reason)), false) => assert!(!reason.is_empty(), "{input}: {answer:?} needs a reason"),
+            (verdict, _) => panic!("{input}: answer {answer:?} (valid: {valid}) got {verdict:?}"),
+        }
+    }
+}
+
+#[test]
+fn the_checker_accepts_every_valid_solution_of_b_plus_b_equals_c() {
+    // b + b = c with distinct digits: b = 1..4 (b = 0 would make c = 0 too).
+    let all = (1..=4).map(|b| format!("b={b} c={}\n", 2 * b)).collect::<Vec<_>>();
+    let answers: Vec<(&str, bool)> = all.iter().map(|a| (a.as_str(), true)).collect();
+    check_verdicts("b+b=c", "b=1 c=2\n", &answers);
+}
+
+#[test]
+fn the_checker_rejects_invalid_and_malformed_answers_with_a_reason() {
+    check_verdicts(
+        "b+b=c",
+        "b=1 c=2\n",
+        &[
+            ("b=5 c=0\n", false),     // 5 + 5 = 10, not 0
+            ("b=0 c=0\n", false),     // digits not distinct
+            ("c=2 b=1\n", false),     // not in alphabetical order
+            ("b=1\n", false),         // a letter without a digit
+            ("b=1 c=2 d=3\n", false), // a letter that does not occur
+            ("b = 1 c = 2\n", false), // wrong format
+            ("no solution\n", false), // there is one
+            ("\n", false),
+            ("b=1 c=2", true), // a missing final newline is fine
+        ],
+    );
+    // 05 + 5 = 10 holds, but `ab` may not start with 0.
+    check_verdicts("ab+b=ca", "a=2 b=6 c=3\n", &[("a=0 b=5 c=1\n", false), ("a=2 b=6 c=3\n", true)]);
+    check_verdicts("a+b=ab", "no solution\n", &[("no solution\n", true), ("a=1 b=0\n", false), ("\n", false)]);
+}
+
+#[test]
+fn a_reference_output_that_is_no_solution_is_a_problem_error_not_a_verdict() {
+    let problem = problem("cryptarithm");
+    let executor = problem.executor(sandbox(), []);
+    let verdict = executor.check(b"ab+b=ca", b"a=1 b=5 c=2\n", b"a=2 b=6 c=3\n");
+    let error = verdict.unwrap_err();
+    assert!(error.contains("the reference's output is not a solution"), "{error}");
+}
