@@ -209,7 +209,30 @@ pub fn layout(analysis: &Analysis) -> Layout {
         })
         .collect();
     let height = MARGIN * 2 + rows.len() as i32 * (BOX_HEIGHT + LAYER_GAP) - LAYER_GAP;
-    Layout { width: width.max(200), height: height.max(BOX_HEIGHT + 2 * MARGIN), nodes, arrows }
+    let mut layout = Layout { width: width.max(200), height: height.max(BOX_HEIGHT + 2 * MARGIN), nodes, arrows };
+    fit_labels(&mut layout);
+    layout
+}
+
+/// Pixels a label takes (11 px text averages under 6 per character).
+fn label_width(label: &str) -> i32 {
+    label.chars().count() as i32 * 6 + 6
+}
+
+/// Widens the canvas, and shifts the drawing right, so that no arrow label is cut off.
+fn fit_labels(layout: &mut Layout) {
+    let extent = |a: &Arrow| (a.label_at.0 - label_width(&a.label) / 2, a.label_at.0 + label_width(&a.label) / 2);
+    let left = layout.arrows.iter().map(|a| extent(a).0).min().unwrap_or(0);
+    let shift = (MARGIN / 2 - left).max(0);
+    for node in &mut layout.nodes {
+        node.x += shift;
+    }
+    for arrow in &mut layout.arrows {
+        arrow.points.iter_mut().for_each(|p| p.0 += shift);
+        arrow.label_at.0 += shift;
+    }
+    let right = layout.arrows.iter().map(|a| extent(a).1).max().unwrap_or(0);
+    layout.width = (layout.width + shift).max(right + MARGIN / 2);
 }
 
 fn shorten(text: &str) -> String {
@@ -249,7 +272,7 @@ fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, layo
         };
         area.draw(&Polygon::new(vec![to, back(1.0), back(-1.0)], edge_color.filled()))?;
         let middle = arrow.label_at;
-        let width = arrow.label.chars().count() as i32 * 6 + 6;
+        let width = label_width(&arrow.label);
         area.draw(&Rectangle::new(
             [(middle.0 - width / 2, middle.1 - 8), (middle.0 + width / 2, middle.1 + 8)],
             WHITE.mix(0.85).filled(),
