@@ -201,6 +201,12 @@ impl std::fmt::Display for Unusable {
     }
 }
 
+/// A test case and the input its generator made of it.
+type Made = (TestCase, Arc<[u8]>);
+
+/// A random test case and its input, or why the generator failed on it.
+type Generated = (TestCase, Result<Arc<[u8]>, String>);
+
 /// The id under which the reference appears in the correctness order.
 pub const REFERENCE_ID: &str = "reference";
 
@@ -239,7 +245,7 @@ pub fn analyse(
         generator_runs: 0,
         neighbour_tests: 0,
     };
-    let mut suite: Suite<(TestCase, Arc<[u8]>)> = Suite::default();
+    let mut suite: Suite<Made> = Suite::default();
     let (mut tests_generated, mut stable_run) = (0u64, 0u64);
     let mut generator_failures = 0u64;
     let mut unusable = Tally::default();
@@ -257,7 +263,7 @@ pub fn analyse(
     };
 
     'search: while stable_run < options.stable_after && next < options.max_tests {
-        let batch: Vec<(TestCase, Result<Arc<[u8]>, String>)> = (next..(next + BATCH).min(options.max_tests))
+        let batch: Vec<Generated> = (next..(next + BATCH).min(options.max_tests))
             .into_par_iter()
             .map(|index| {
                 let (input, source) = executor.generate(ChoiceSource::for_random_test(seed, index));
@@ -393,7 +399,7 @@ struct Search<'a> {
     /// Every input evaluated so far: random tests repeat, and shrinking revisits inputs.
     evaluations: HashMap<Arc<[u8]>, Evaluation>,
     /// Shrink candidates replayed so far: what the generator made of them.
-    replays: HashMap<ChoiceSequence, Option<(TestCase, Arc<[u8]>)>>,
+    replays: HashMap<ChoiceSequence, Option<Made>>,
     executions: u64,
     generator_runs: u64,
     neighbour_tests: u64,
@@ -453,7 +459,7 @@ impl Search<'_> {
     /// combination of features provokes often sit next to one already found: exploring
     /// there finds them in every run instead of in some, which keeps suites, and so
     /// ranks, stable from seed to seed.
-    fn explore_neighbours(&mut self, start: Vec<TestCase>, suite: &mut Suite<(TestCase, Arc<[u8]>)>) {
+    fn explore_neighbours(&mut self, start: Vec<TestCase>, suite: &mut Suite<Made>) {
         let mut frontier: std::collections::VecDeque<TestCase> = start.into();
         while let Some(test) = frontier.pop_front() {
             for neighbour in neighbours(&test) {
@@ -470,7 +476,7 @@ impl Search<'_> {
     }
 
     /// What the generator makes of a shrink candidate (`None`: it failed).
-    fn replay(&mut self, candidate: &TestCase) -> Option<(TestCase, Arc<[u8]>)> {
+    fn replay(&mut self, candidate: &TestCase) -> Option<Made> {
         if let Some(known) = self.replays.get(&candidate.choices) {
             return known.clone();
         }
@@ -486,7 +492,7 @@ impl Search<'_> {
     fn shrink(
         &mut self,
         test: TestCase,
-        suite: &Suite<(TestCase, Arc<[u8]>)>,
+        suite: &Suite<Made>,
     ) -> (TestCase, Arc<[u8]>, FailingSet) {
         let small = shrink(test, SHRINK_BUDGET, |candidate| {
             let (made, input) = self.replay(candidate)?;
@@ -500,7 +506,7 @@ impl Search<'_> {
 
     fn finish(
         self,
-        suite: Suite<(TestCase, Arc<[u8]>)>,
+        suite: Suite<Made>,
         seed: u64,
         tests_generated: u64,
         generator_failures: u64,

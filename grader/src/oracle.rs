@@ -115,7 +115,7 @@ mod tests {
     /// A checker that accepts outputs of the form "b=<even digit>".
     fn even(output: &[u8]) -> Result<CheckerVerdict, String> {
         match output {
-            [b'b', b'=', d, ..] if d.is_ascii_digit() && (d - b'0') % 2 == 0 => Ok(CheckerVerdict::Accept),
+            [b'b', b'=', d, ..] if d.is_ascii_digit() && (d - b'0').is_multiple_of(2) => Ok(CheckerVerdict::Accept),
             [b'b', b'=', ..] => Ok(CheckerVerdict::Reject("odd".into())),
             _ => Err("checker confused".into()),
         }

@@ -48,6 +48,9 @@ pub struct Batch {
     pub rejected: Vec<Rejected>,
 }
 
+/// A file of the batch by name, with its bytes or why they cannot be used.
+type FileBytes = (String, Result<Vec<u8>, String>);
+
 /// True for the file names that are modules: `.wasm` binaries and `.wat` text.
 fn module_id(file_name: &str) -> Option<&str> {
     file_name.strip_suffix(".wasm").or_else(|| file_name.strip_suffix(".wat")).filter(|id| !id.is_empty())
@@ -57,7 +60,7 @@ impl Batch {
     /// Loads every `.wasm` and `.wat` file of a directory (not recursively) or a zip.
     /// Other files (sources beside the modules, say) are left alone.
     pub fn load(sandbox: &Sandbox, path: &Path) -> anyhow::Result<Batch> {
-        let mut files: Vec<(String, Result<Vec<u8>, String>)> = Vec::new();
+        let mut files: Vec<FileBytes> = Vec::new();
         if path.is_dir() {
             for entry in std::fs::read_dir(path).with_context(|| format!("cannot read {}", path.display()))? {
                 let entry = entry?;
@@ -134,7 +137,7 @@ fn base_name(path: &str) -> &str {
 
 /// Reads the module entries of a zip. Entries with `..` or absolute paths come back as
 /// errors to report; directories and non-module files are skipped.
-fn read_zip(file: std::fs::File) -> anyhow::Result<Vec<(String, Result<Vec<u8>, String>)>> {
+fn read_zip(file: std::fs::File) -> anyhow::Result<Vec<FileBytes>> {
     let mut zip = zip::ZipArchive::new(file)?;
     anyhow::ensure!(zip.len() <= MAX_ZIP_ENTRIES, "it has {} entries, more than {MAX_ZIP_ENTRIES}", zip.len());
     let mut files = Vec::new();
