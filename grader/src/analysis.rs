@@ -387,6 +387,12 @@ fn neighbours(test: &TestCase) -> Vec<TestCase> {
         let mut deleted = choices.clone();
         deleted.remove(i);
         edits.push(deleted);
+        // A span repeated: a collection element doubled, whatever its encoding.
+        for k in 1..=4.min(choices.len() - i) {
+            let mut doubled = choices.clone();
+            doubled.splice(i..i, choices[i..i + k].iter().copied());
+            edits.push(doubled);
+        }
     }
     edits.into_iter().map(|c| TestCase { size: test.size, choices: ChoiceSequence(c) }).collect()
 }
