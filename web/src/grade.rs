@@ -173,7 +173,7 @@ pub fn write_outputs(out: &Path, graded: &Graded) -> anyhow::Result<()> {
     let mut json = serde_json::to_string_pretty(&file)?;
     json.push('\n');
     write("analysis.json", json.as_bytes())?;
-    write("scores.csv", &scores_csv(&graded.analysis)?)?;
+    write("scores.csv", &scores_csv(graded)?)?;
     write("order.dot", order_dot(&graded.analysis).as_bytes())?;
     write("order.svg", order_svg(&graded.analysis).as_bytes())?;
     write("report.html", analysis_html(&graded.analysis, cohort_comparison(graded).as_ref()).as_bytes())
@@ -215,12 +215,23 @@ fn cohort_comparison(graded: &Graded) -> Option<ProblemReport> {
     Some(compare(&graded.analysis.problem, &rows, &first, &second))
 }
 
-/// `id,cohort,passed,failed,suite_size,percent,rank`, one row per answer.
-fn scores_csv(analysis: &Analysis) -> anyhow::Result<Vec<u8>> {
+/// `id,cohort,passed,failed,suite_size,percent,rank`, one row per answer, followed by the
+/// roster's own columns (`manual` and any others), so that an instructor's extra columns
+/// (names, sections) come back with the scores.
+fn scores_csv(graded: &Graded) -> anyhow::Result<Vec<u8>> {
+    let analysis = &graded.analysis;
+    let mut extra: Vec<&str> = graded.roster.iter().flat_map(|r| r.extra.keys().map(String::as_str)).collect();
+    extra.sort_unstable();
+    extra.dedup();
+    let has_manual = graded.roster.iter().any(|r| r.manual.is_some());
     let mut csv = csv::Writer::from_writer(Vec::new());
-    csv.write_record(["id", "cohort", "passed", "failed", "suite_size", "percent", "rank"])?;
+    let mut header = vec!["id", "cohort", "passed", "failed", "suite_size", "percent", "rank"];
+    header.extend(has_manual.then_some("manual"));
+    header.extend(&extra);
+    csv.write_record(&header)?;
     for a in &analysis.answers {
-        csv.write_record([
+        let row = graded.roster.iter().find(|r| r.id == a.id);
+        let mut record = vec![
             a.id.clone(),
             a.cohort.clone().unwrap_or_default(),
             a.passed.to_string(),
@@ -228,7 +239,12 @@ fn scores_csv(analysis: &Analysis) -> anyhow::Result<Vec<u8>> {
             analysis.suite.len().to_string(),
             format!("{:.1}", a.percent),
             a.rank.to_string(),
-        ])?;
+        ];
+        if has_manual {
+            record.push(row.and_then(|r| r.manual).map(|m| m.to_string()).unwrap_or_default());
+        }
+        record.extend(extra.iter().map(|column| row.and_then(|r| r.extra.get(*column)).cloned().unwrap_or_default()));
+        csv.write_record(&record)?;
     }
     Ok(csv.into_inner()?)
 }
