@@ -201,6 +201,15 @@ impl std::fmt::Display for Unusable {
     }
 }
 
+impl Analysis {
+    /// The answers best first; equal ranks keep the answers' own order.
+    pub fn ranked(&self) -> Vec<&AnswerResult> {
+        let mut ranked: Vec<&AnswerResult> = self.answers.iter().collect();
+        ranked.sort_by_key(|a| a.rank);
+        ranked
+    }
+}
+
 /// A test case and the input its generator made of it.
 type Made = (TestCase, Arc<[u8]>);
 

@@ -76,7 +76,9 @@ pub fn bug_list(
         .filter(|(_, t)| answer.failed.contains(&t.id))
         .map(|(index, test)| {
             let case = TestCase { size: test.size, choices: test.choices.clone() };
-            let got = explainer.behaviour(&case).unwrap_or(Behaviour {
+            // The failing run, replayed once and shared by the three explanations.
+            let original = explainer.trial(ChoiceSource::replay(&case));
+            let got = original.as_ref().and_then(|(trial, _)| explainer.behaviour(trial)).unwrap_or(Behaviour {
                 kind: answer.outcomes[&test.id],
                 detail: "(not reproduced)".to_owned(),
             });
@@ -86,8 +88,8 @@ pub fn bug_list(
                 input: test.input.clone(),
                 expected: test.expected.clone(),
                 got,
-                generalized: explainer.generalize(&case, &mut rng),
-                contrast: explainer.contrast(&case),
+                generalized: original.as_ref().and_then(|(trial, source)| explainer.generalize(&case, trial, source, &mut rng)),
+                contrast: original.as_ref().and_then(|(trial, _)| explainer.contrast(&case, trial)),
             }
         })
         .collect();
@@ -124,8 +126,7 @@ impl Explainer<'_> {
         Some((trial, source))
     }
 
-    fn behaviour(&self, test: &TestCase) -> Option<Behaviour> {
-        let (trial, _) = self.trial(ChoiceSource::replay(test))?;
+    fn behaviour(&self, trial: &Trial) -> Option<Behaviour> {
         let kind = trial.failure?;
         let detail = match &trial.answer.outcome {
             RunOutcome::Success => String::from_utf8_lossy(&trial.answer.stdout).into_owned(),
@@ -144,9 +145,8 @@ impl Explainer<'_> {
     /// and changes the same single token of the input (a number, a word, a symbol), that
     /// token is shown as [`ANY`]. A choice whose redraws reshape the input (add an
     /// interval, change the command) is not a "part" and is left as it is.
-    fn generalize(&self, test: &TestCase, rng: &mut Rng) -> Option<String> {
-        let (original, source) = self.trial(ChoiceSource::replay(test))?;
-        let maxima = source.maxima().to_vec();
+    fn generalize(&self, test: &TestCase, original: &Trial, source: &ChoiceSource, rng: &mut Rng) -> Option<String> {
+        let maxima = source.maxima();
         let tokens = tokens(&original.input);
         let mut spans: Vec<(usize, usize)> = Vec::new();
         for (i, &max) in maxima.iter().enumerate() {
@@ -189,7 +189,7 @@ impl Explainer<'_> {
         // from the right so that offsets stay valid.
         spans.sort_unstable();
         spans.dedup();
-        let mut text = original.input;
+        let mut text = original.input.clone();
         for (start, end) in spans.into_iter().rev() {
             text.replace_range(start..end, ANY);
         }
@@ -199,8 +199,7 @@ impl Explainer<'_> {
     /// The passing input closest to the failing one among small edits of its choices:
     /// each choice one up or down or zeroed, or a short span deleted. Closest by edit
     /// distance between the inputs, then simplest choices.
-    fn contrast(&self, test: &TestCase) -> Option<Contrast> {
-        let (original, _) = self.trial(ChoiceSource::replay(test))?;
+    fn contrast(&self, test: &TestCase, original: &Trial) -> Option<Contrast> {
         let choices = &test.choices.0;
         let mut candidates: Vec<Vec<u64>> = Vec::new();
         for i in 0..choices.len() {

@@ -104,9 +104,7 @@ pub fn analysis_html(analysis: &Analysis, comparison: Option<&ProblemReport>) ->
     )
     .unwrap();
     html.push_str("<table><caption>Ranking</caption><tr><th>answer</th><th>cohort</th><th>passed</th><th>bugs</th><th>rank</th><th>%</th></tr>\n");
-    let mut ranked: Vec<_> = analysis.answers.iter().collect();
-    ranked.sort_by(|a, b| (a.rank, &a.id).cmp(&(b.rank, &b.id)));
-    for a in ranked {
+    for a in analysis.ranked() {
         writeln!(
             html,
             "<tr><td>{}</td><td>{}</td><td>{}/{total}</td><td>{}</td><td>{}</td><td>{:.1}</td></tr>",

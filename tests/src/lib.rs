@@ -33,10 +33,17 @@ pub fn sandbox() -> &'static Sandbox {
     SANDBOX.get_or_init(|| Sandbox::new().unwrap())
 }
 
+/// A command's arguments, as the command line would give them to it.
 #[derive(Parser)]
-struct Grade {
+struct Command<A: clap::Args> {
     #[command(flatten)]
-    args: GradeArgs,
+    args: A,
+}
+
+/// Parses `argv` (the command's name first) into the arguments of a `bugrank` command.
+pub fn parse_args<A: clap::Args, S: AsRef<str>>(argv: &[S]) -> A {
+    let argv: Vec<&str> = argv.iter().map(AsRef::as_ref).collect();
+    Command::<A>::try_parse_from(&argv).unwrap_or_else(|e| panic!("{argv:?}: {e}")).args
 }
 
 /// What a `bugrank grade` run wrote, file name to contents.
@@ -73,7 +80,7 @@ fn run(options: &[(&str, &str)], default_roster: bool) -> Written {
         argv.extend([flag.to_string(), value.to_string()]);
     }
     argv.extend(["--out".into(), out.path().display().to_string()]);
-    let args = Grade::try_parse_from(&argv).unwrap_or_else(|e| panic!("{argv:?}: {e}")).args;
+    let args: GradeArgs = parse_args(&argv);
     let graded = run_grade(sandbox(), &args).unwrap();
     write_outputs(&args.out, &graded).unwrap();
     let files = std::fs::read_dir(out.path())

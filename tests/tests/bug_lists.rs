@@ -1,15 +1,8 @@
 //! A student's bug list: what they failed, generalized, with a close input they pass.
 
-use clap::Parser;
-use end_to_end::{grade, problem_dir, sandbox};
+use end_to_end::{grade, parse_args, problem_dir, sandbox};
 use grader::ANY;
 use web::bugs::{BugsArgs, run_bugs};
-
-#[derive(Parser)]
-struct Bugs {
-    #[command(flatten)]
-    args: BugsArgs,
-}
 
 fn bug_lists(analysis_json: &str, answer: Option<&str>) -> Vec<grader::BugList> {
     let dir = tempfile::tempdir().unwrap();
@@ -27,7 +20,7 @@ fn bug_lists(analysis_json: &str, answer: Option<&str>) -> Vec<grader::BugList> 
     if let Some(answer) = answer {
         argv.extend(["--answer".to_owned(), answer.to_owned()]);
     }
-    run_bugs(sandbox(), &Bugs::parse_from(argv).args).unwrap()
+    run_bugs(sandbox(), &parse_args::<BugsArgs, _>(&argv)).unwrap()
 }
 
 #[test]

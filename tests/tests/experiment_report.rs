@@ -1,15 +1,8 @@
 //! `bugrank report`: the paper's experiment table from its own scores, and a report from
 //! fresh analyses.
 
-use clap::Parser;
-use end_to_end::{grade, problem_dir, root};
+use end_to_end::{grade, parse_args, problem_dir, root};
 use web::report::{ReportArgs, run_report, write_report};
-
-#[derive(Parser)]
-struct Report {
-    #[command(flatten)]
-    args: ReportArgs,
-}
 
 fn report(argv: &[&str]) -> (tempfile::TempDir, serde_json::Value) {
     let out = tempfile::tempdir().unwrap();
@@ -17,7 +10,7 @@ fn report(argv: &[&str]) -> (tempfile::TempDir, serde_json::Value) {
     let out_path = out.path().display().to_string();
     full.push(&out_path);
     full.extend_from_slice(argv);
-    let args = Report::parse_from(&full).args;
+    let args: ReportArgs = parse_args(&full);
     write_report(&args.out, &run_report(&args).unwrap()).unwrap();
     let json = serde_json::from_str(&std::fs::read_to_string(out.path().join("report.json")).unwrap()).unwrap();
     (out, json)

@@ -73,13 +73,8 @@ fn main() {
 
     let analyse = |sandbox: &Sandbox| {
         let args = GradeArgs {
-            problem: fixtures(),
-            submissions: fixtures().join("submissions"),
             roster: Some(fixtures().join("roster.csv")),
-            seed: 1,
-            out: PathBuf::new(),
-            stable_after: None,
-            threads: None,
+            ..GradeArgs::new(fixtures(), fixtures().join("submissions"))
         };
         let started = Instant::now();
         let graded = run_grade(sandbox, &args).unwrap();

@@ -3,10 +3,11 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use grader::{Analysis, BugList, bug_list, bug_list_markdown};
+use grader::{BugList, bug_list, bug_list_markdown};
 use sandbox::Sandbox;
 
 use crate::problem::ProblemDir;
+use crate::report::read_analysis;
 use crate::submissions::Batch;
 
 #[derive(clap::Args)]
@@ -31,9 +32,7 @@ pub struct BugsArgs {
 /// The bug lists `args` asks for, in the analysis's answer order.
 pub fn run_bugs(sandbox: &Sandbox, args: &BugsArgs) -> anyhow::Result<Vec<BugList>> {
     let problem_dir = ProblemDir::load(sandbox, &args.problem)?;
-    let text = std::fs::read_to_string(&args.analysis).with_context(|| format!("cannot read {}", args.analysis.display()))?;
-    let analysis: Analysis =
-        serde_json::from_str(&text).with_context(|| format!("{} is not an analysis.json", args.analysis.display()))?;
+    let analysis = read_analysis(&args.analysis)?;
     let batch = Batch::load(sandbox, &args.submissions)?;
     let lists = analysis
         .answers

@@ -35,19 +35,16 @@ pub fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
         let name = dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
         let roster = dir.join("roster.csv");
         let grade = GradeArgs {
-            problem: dir.clone(),
-            submissions: dir.join("submissions"),
             roster: roster.is_file().then_some(roster),
             seed: args.seed,
             out: args.out.join(&name),
-            stable_after: None,
-            threads: None,
+            ..GradeArgs::new(dir.clone(), dir.join("submissions"))
         };
         let graded = run_grade(&sandbox, &grade)?;
         write_outputs(&grade.out, &graded)?;
         print_ranking(&graded);
         println!();
-        let rows = score_rows(&graded);
+        let rows = score_rows(&graded.analysis, &graded.roster);
         if let Some((first, second)) = main_cohorts(&rows) {
             reports.push(compare(&graded.analysis.problem, &rows, &first, &second));
         }

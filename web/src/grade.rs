@@ -12,7 +12,7 @@ use sandbox::{Program, Sandbox};
 use serde::Serialize;
 
 use crate::problem::ProblemDir;
-use crate::submissions::{Batch, Rejected, RosterRow, read_roster};
+use crate::submissions::{Batch, Rejected, RosterRow, base_name, module_id, read_roster};
 
 #[derive(clap::Args)]
 pub struct GradeArgs {
@@ -37,6 +37,14 @@ pub struct GradeArgs {
     /// Worker threads (default: one per core). The analysis does not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
+}
+
+impl GradeArgs {
+    /// The defaults of the command line for `problem` and `submissions`: no roster, seed 1,
+    /// output to `out`, the problem's own search budget, one thread per core.
+    pub fn new(problem: PathBuf, submissions: PathBuf) -> GradeArgs {
+        GradeArgs { problem, submissions, roster: None, seed: 1, out: PathBuf::from("out"), stable_after: None, threads: None }
+    }
 }
 
 /// `analysis.json`: the grader's analysis and what the batch could not use.
@@ -95,7 +103,7 @@ pub fn run_grade(sandbox: &Sandbox, args: &GradeArgs) -> anyhow::Result<Graded> 
             }
         }
         for row in &roster {
-            if !batch.submissions.iter().any(|s| s.id == row.id) && !rejected.iter().any(|r| module_of(&r.file) == row.id) {
+            if !batch.submissions.iter().any(|s| s.id == row.id) && !rejected.iter().any(|r| module_id(base_name(&r.file)) == Some(row.id.as_str())) {
                 warnings.push(format!("roster row `{}` has no submission", row.id));
             }
         }
@@ -144,12 +152,6 @@ pub fn run_grade(sandbox: &Sandbox, args: &GradeArgs) -> anyhow::Result<Graded> 
     Ok(Graded { analysis, rejected, warnings, roster })
 }
 
-/// The submission id a rejected file would have had.
-fn module_of(file: &str) -> &str {
-    let base = file.rsplit('/').next().unwrap_or(file);
-    base.rsplit_once('.').map_or(base, |(stem, _)| stem)
-}
-
 fn progress_bar(stable_after: u64) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
@@ -179,15 +181,16 @@ pub fn write_outputs(out: &Path, graded: &Graded) -> anyhow::Result<()> {
     write("report.html", analysis_html(&graded.analysis, cohort_comparison(graded).as_ref()).as_bytes())
 }
 
-/// Each answer's score with its cohort and manual grade (answers without a cohort left out).
-pub fn score_rows(graded: &Graded) -> Vec<ScoreRow> {
-    graded
-        .analysis
+/// Each answer's score with its cohort and manual grade: the roster's, or else the cohort
+/// recorded in the analysis. Answers without a cohort are left out.
+pub fn score_rows(analysis: &Analysis, roster: &[RosterRow]) -> Vec<ScoreRow> {
+    analysis
         .answers
         .iter()
         .filter_map(|a| {
-            let manual = graded.roster.iter().find(|r| r.id == a.id).and_then(|r| r.manual);
-            Some(ScoreRow { id: a.id.clone(), cohort: a.cohort.clone()?, score: a.passed as f64, manual })
+            let listed = roster.iter().find(|r| r.id == a.id);
+            let cohort = listed.map(|r| r.cohort.clone()).or_else(|| a.cohort.clone())?;
+            Some(ScoreRow { id: a.id.clone(), cohort, score: a.passed as f64, manual: listed.and_then(|r| r.manual) })
         })
         .collect()
 }
@@ -210,7 +213,7 @@ pub fn main_cohorts(rows: &[ScoreRow]) -> Option<(String, String)> {
 
 /// The two largest cohorts compared, when there are two.
 fn cohort_comparison(graded: &Graded) -> Option<ProblemReport> {
-    let rows = score_rows(graded);
+    let rows = score_rows(&graded.analysis, &graded.roster);
     let (first, second) = main_cohorts(&rows)?;
     Some(compare(&graded.analysis.problem, &rows, &first, &second))
 }
@@ -257,9 +260,7 @@ pub fn print_ranking(graded: &Graded) {
     }
     println!();
     println!("{:>4}  {:<16} {:<12} {:>7} {:>6}  bugs", "rank", "answer", "cohort", "passed", "%");
-    let mut ranked: Vec<_> = analysis.answers.iter().collect();
-    ranked.sort_by_key(|a| (a.rank, a.id.clone()));
-    for a in ranked {
+    for a in analysis.ranked() {
         println!(
             "{:>4}  {:<16} {:<12} {:>3}/{:<3} {:>6.1}  {}",
             a.rank,

@@ -1,12 +1,12 @@
 //! `bugrank report`: the experiment report comparing two cohorts, per problem.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use grader::{Analysis, ProblemReport, ScoreRow, compare, experiment_html};
 use serde::Deserialize;
 
+use crate::grade::score_rows;
 use crate::submissions::read_roster;
 
 #[derive(clap::Args)]
@@ -60,18 +60,13 @@ fn load_rows(args: &ReportArgs) -> anyhow::Result<Vec<(String, Vec<ScoreRow>)>> 
             if let Some(bad) = rejected.first() {
                 bail!("{}", bad.reason);
             }
-            rows.into_iter().map(|r| (r.id.clone(), r)).collect()
+            rows
         }
-        None => BTreeMap::new(),
+        None => Vec::new(),
     };
     for path in &args.analysis {
         let analysis = read_analysis(path)?;
-        for answer in &analysis.answers {
-            let listed = roster.get(&answer.id);
-            let cohort = listed.map(|r| r.cohort.clone()).or_else(|| answer.cohort.clone()).unwrap_or_default();
-            let row = ScoreRow { id: answer.id.clone(), cohort, score: answer.passed as f64, manual: listed.and_then(|r| r.manual) };
-            push(&analysis.problem, row);
-        }
+        score_rows(&analysis, &roster).into_iter().for_each(|row| push(&analysis.problem, row));
     }
     Ok(problems)
 }

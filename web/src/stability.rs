@@ -30,13 +30,9 @@ pub fn run_stability(sandbox: &Sandbox, args: &StabilityArgs) -> anyhow::Result<
     let analyses = (args.first_seed..args.first_seed + args.runs)
         .map(|seed| {
             let grade = GradeArgs {
-                problem: args.problem.clone(),
-                submissions: args.submissions.clone(),
-                roster: None,
                 seed,
-                out: PathBuf::new(),
                 stable_after: args.stable_after,
-                threads: None,
+                ..GradeArgs::new(args.problem.clone(), args.submissions.clone())
             };
             eprintln!("seed {seed}...");
             run_grade(sandbox, &grade).map(|graded| graded.analysis)

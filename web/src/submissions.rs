@@ -52,7 +52,7 @@ pub struct Batch {
 type FileBytes = (String, Result<Vec<u8>, String>);
 
 /// True for the file names that are modules: `.wasm` binaries and `.wat` text.
-fn module_id(file_name: &str) -> Option<&str> {
+pub fn module_id(file_name: &str) -> Option<&str> {
     file_name.strip_suffix(".wasm").or_else(|| file_name.strip_suffix(".wat")).filter(|id| !id.is_empty())
 }
 
@@ -131,7 +131,8 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     ca.iter().map(key).cmp(cb.iter().map(key)).then_with(|| a.cmp(b))
 }
 
-fn base_name(path: &str) -> &str {
+/// The last component of a `/`-separated path.
+pub fn base_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
