@@ -1,6 +1,7 @@
 //! The analysis of Paper III, section 3: generate, partition, shrink, rank, order.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -231,13 +232,14 @@ struct Evaluation {
 ///
 /// Deterministic: the same problem, answers, executor behaviour and seed give the same
 /// [`Analysis`], however many threads rayon uses. `progress` is called after every batch
-/// of random tests and while shrinking.
+/// of random tests and before each shrink; when it returns `ControlFlow::Break` the
+/// analysis stops there with [`GraderError::Cancelled`].
 pub fn analyse(
     problem: &Problem,
     answers: &[Answer],
     executor: &dyn Executor,
     seed: u64,
-    progress: &mut dyn FnMut(&Progress),
+    progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Analysis, GraderError> {
     let programs = answers.iter().map(|a| a.program).max().unwrap_or(0) + 1;
     if let Some(bad) = answers.iter().find(|a| a.program == 0) {
@@ -316,7 +318,9 @@ pub fn analyse(
             // by the suite, so that every generated test ends up redundant.
             let mut added = Vec::new();
             while !suite.is_redundant(&failing) {
-                report(&search, suite.len(), tests_generated, stable_run, true);
+                if report(&search, suite.len(), tests_generated, stable_run, true).is_break() {
+                    return Err(GraderError::Cancelled);
+                }
                 let (small, small_input, small_failing) = search.shrink(test.clone(), &suite);
                 added.push(small.clone());
                 suite.add((small, small_input), small_failing);
@@ -324,7 +328,9 @@ pub fn analyse(
             }
             search.explore_neighbours(added, &mut suite);
         }
-        report(&search, suite.len(), tests_generated, stable_run, false);
+        if report(&search, suite.len(), tests_generated, stable_run, false).is_break() {
+            return Err(GraderError::Cancelled);
+        }
     }
 
     Ok(search.finish(suite, seed, tests_generated, generator_failures, unusable))

@@ -34,7 +34,7 @@
 //!     Answer { id: "a1".into(), cohort: None, program: 1 },
 //!     Answer { id: "a2".into(), cohort: None, program: 2 },
 //! ];
-//! let analysis = analyse(&problem, &answers, &Doubling, 1, &mut |_| {}).unwrap();
+//! let analysis = analyse(&problem, &answers, &Doubling, 1, &mut |_| std::ops::ControlFlow::Continue(())).unwrap();
 //! let inputs: Vec<&str> = analysis.suite.iter().map(|t| t.input.as_str()).collect();
 //! assert_eq!(inputs, ["7", "51"]); // each bug, shrunk to its simplest input
 //! assert_eq!(analysis.answers[0].passed, 1);
@@ -85,4 +85,6 @@ pub enum GraderError {
     GeneratorFails(String),
     #[error("no generated test can be used, for example on input {input:?}: {reason}")]
     NoUsableTest { input: String, reason: String },
+    #[error("the analysis was cancelled")]
+    Cancelled,
 }

@@ -50,7 +50,7 @@ fn analyse_numbers(executor: &Numbers) -> Result<Analysis, GraderError> {
         Answer { id: "a1".into(), cohort: None, program: 1 },
         Answer { id: "a2".into(), cohort: None, program: 2 },
     ];
-    analyse(&problem, &answers, executor, 1, &mut |_| {})
+    analyse(&problem, &answers, executor, 1, &mut |_| std::ops::ControlFlow::Continue(()))
 }
 
 #[test]

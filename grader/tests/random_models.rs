@@ -86,7 +86,7 @@ fn analyse_model(model: &Model, seed: u64) -> Analysis {
     let answers: Vec<Answer> = (0..model.answers.len())
         .map(|i| Answer { id: format!("a{i}"), cohort: None, program: i + 1 })
         .collect();
-    analyse(&problem, &answers, model, seed, &mut |_| {}).unwrap()
+    analyse(&problem, &answers, model, seed, &mut |_| std::ops::ControlFlow::Continue(())).unwrap()
 }
 
 fn suite_sets(model: &Model, analysis: &Analysis) -> Vec<FailingSet> {

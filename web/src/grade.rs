@@ -109,21 +109,10 @@ pub fn run_grade(sandbox: &Sandbox, args: &GradeArgs) -> anyhow::Result<Graded> 
         }
     }
 
-    // Identical modules run once: answers with the same hash share a program.
-    let mut programs: Vec<&Program> = Vec::new();
-    let mut by_hash: HashMap<[u8; 32], usize> = HashMap::new();
-    let answers: Vec<Answer> = batch
-        .submissions
-        .iter()
-        .map(|s| {
-            let program = *by_hash.entry(s.program.hash()).or_insert_with(|| {
-                programs.push(&s.program);
-                programs.len()
-            });
-            let cohort = roster.iter().find(|r| r.id == s.id).map(|r| r.cohort.clone());
-            Answer { id: s.id.clone(), cohort, program }
-        })
-        .collect();
+    let (programs, answers) = answers_of(batch.submissions.iter().map(|s| {
+        let cohort = roster.iter().find(|r| r.id == s.id).map(|r| r.cohort.clone());
+        (s.id.as_str(), &s.program, cohort)
+    }));
     anyhow::ensure!(!answers.is_empty(), "no submission in {} could be loaded", args.submissions.display());
 
     let executor = problem_dir.executor(sandbox, programs);
@@ -135,6 +124,7 @@ pub fn run_grade(sandbox: &Sandbox, args: &GradeArgs) -> anyhow::Result<Graded> 
             "{phase}: {} tests, suite {}, {} runs",
             p.tests_generated, p.suite_size, p.executions
         ));
+        std::ops::ControlFlow::Continue(())
     };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let analysis = pool
@@ -150,6 +140,24 @@ pub fn run_grade(sandbox: &Sandbox, args: &GradeArgs) -> anyhow::Result<Graded> 
         ));
     }
     Ok(Graded { analysis, rejected, warnings, roster })
+}
+
+/// The grader's answers for `(id, program, cohort)` triples, and the programs they run:
+/// identical modules run once, so answers with the same hash share a program number.
+pub fn answers_of<'a>(submissions: impl IntoIterator<Item = (&'a str, &'a Program, Option<String>)>) -> (Vec<&'a Program>, Vec<Answer>) {
+    let mut programs: Vec<&Program> = Vec::new();
+    let mut by_hash: HashMap<[u8; 32], usize> = HashMap::new();
+    let answers = submissions
+        .into_iter()
+        .map(|(id, program, cohort)| {
+            let number = *by_hash.entry(program.hash()).or_insert_with(|| {
+                programs.push(program);
+                programs.len()
+            });
+            Answer { id: id.to_owned(), cohort, program: number }
+        })
+        .collect();
+    (programs, answers)
 }
 
 fn progress_bar(stable_after: u64) -> ProgressBar {
@@ -175,7 +183,7 @@ pub fn write_outputs(out: &Path, graded: &Graded) -> anyhow::Result<()> {
     let mut json = serde_json::to_string_pretty(&file)?;
     json.push('\n');
     write("analysis.json", json.as_bytes())?;
-    write("scores.csv", &scores_csv(graded)?)?;
+    write("scores.csv", &scores_csv(&graded.analysis, &graded.roster)?)?;
     write("order.dot", order_dot(&graded.analysis).as_bytes())?;
     write("order.svg", order_svg(&graded.analysis).as_bytes())?;
     write("report.html", analysis_html(&graded.analysis, cohort_comparison(graded).as_ref()).as_bytes())
@@ -221,19 +229,18 @@ fn cohort_comparison(graded: &Graded) -> Option<ProblemReport> {
 /// `id,cohort,passed,failed,suite_size,percent,rank`, one row per answer, followed by the
 /// roster's own columns (`manual` and any others), so that an instructor's extra columns
 /// (names, sections) come back with the scores.
-fn scores_csv(graded: &Graded) -> anyhow::Result<Vec<u8>> {
-    let analysis = &graded.analysis;
-    let mut extra: Vec<&str> = graded.roster.iter().flat_map(|r| r.extra.keys().map(String::as_str)).collect();
+pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> anyhow::Result<Vec<u8>> {
+    let mut extra: Vec<&str> = roster.iter().flat_map(|r| r.extra.keys().map(String::as_str)).collect();
     extra.sort_unstable();
     extra.dedup();
-    let has_manual = graded.roster.iter().any(|r| r.manual.is_some());
+    let has_manual = roster.iter().any(|r| r.manual.is_some());
     let mut csv = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["id", "cohort", "passed", "failed", "suite_size", "percent", "rank"];
     header.extend(has_manual.then_some("manual"));
     header.extend(&extra);
     csv.write_record(&header)?;
     for a in &analysis.answers {
-        let row = graded.roster.iter().find(|r| r.id == a.id);
+        let row = roster.iter().find(|r| r.id == a.id);
         let mut record = vec![
             a.id.clone(),
             a.cohort.clone().unwrap_or_default(),

@@ -1,4 +1,4 @@
-//! The `bugrank` program: its command line now, its web service next. This library holds
+//! The `bugrank` program: its command line and its web service. This library holds
 //! everything the binary does, so that end-to-end tests can drive it in-process.
 //!
 //! This crate is the edge of the system: it reads problem directories, batches and rosters,
@@ -10,6 +10,7 @@ pub mod executor;
 pub mod grade;
 pub mod problem;
 pub mod report;
+pub mod serve;
 pub mod stability;
 pub mod submissions;
 pub mod tests_cmd;

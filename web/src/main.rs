@@ -1,7 +1,7 @@
 //! `bugrank`: grade a batch of WebAssembly submissions by the bugs they contain.
 
 use clap::{Parser, Subcommand};
-use web::{bugs, demo, grade, report, stability, tests_cmd};
+use web::{bugs, demo, grade, report, serve, stability, tests_cmd};
 
 #[derive(Parser)]
 #[command(name = "bugrank", version, about = "Ranks programs by the bugs black-box testing infers in them")]
@@ -25,6 +25,17 @@ enum Command {
     GradeTests(tests_cmd::GradeTestsArgs),
     /// Grade every fixture problem with its cohort and write the experiment report.
     Demo(demo::DemoArgs),
+    /// Run the web service: instructors upload and grade batches, students see their bugs.
+    Serve(serve::ServeArgs),
+    /// Manage instructor accounts of the web service.
+    #[command(subcommand)]
+    User(UserCommand),
+}
+
+#[derive(Subcommand)]
+enum UserCommand {
+    /// Add an instructor (or set the password of an existing one).
+    Add(serve::UserArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -35,5 +46,7 @@ fn main() -> anyhow::Result<()> {
         Command::Report(args) => report::report_command(&args),
         Command::GradeTests(args) => tests_cmd::grade_tests_command(&args),
         Command::Demo(args) => demo::demo_command(&args),
+        Command::Serve(args) => serve::serve_command(&args),
+        Command::User(UserCommand::Add(args)) => serve::user_command(&args),
     }
 }

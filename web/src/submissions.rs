@@ -10,7 +10,7 @@ use std::path::Path;
 use anyhow::Context;
 use rayon::prelude::*;
 use sandbox::{MAX_MODULE_BYTES, Program, Role, Sandbox};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The most entries a zip may have: a class of 300 with a few files each is far below.
 pub const MAX_ZIP_ENTRIES: usize = 10_000;
@@ -33,7 +33,7 @@ pub struct Submission {
 }
 
 /// A row of the roster: `id,cohort` and optionally `manual`; other columns are kept.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RosterRow {
     pub id: String,
     pub cohort: String,
@@ -49,7 +49,7 @@ pub struct Batch {
 }
 
 /// A file of the batch by name, with its bytes or why they cannot be used.
-type FileBytes = (String, Result<Vec<u8>, String>);
+pub type FileBytes = (String, Result<Vec<u8>, String>);
 
 /// True for the file names that are modules: `.wasm` binaries and `.wat` text.
 pub fn module_id(file_name: &str) -> Option<&str> {
@@ -73,6 +73,12 @@ impl Batch {
             let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
             files = read_zip(file).with_context(|| format!("{} is not a readable zip", path.display()))?;
         }
+        Ok(Batch::from_files(sandbox, files))
+    }
+
+    /// Compiles `files` (names may be paths inside a zip); the module name without its
+    /// extension is the submission's id.
+    pub fn from_files(sandbox: &Sandbox, mut files: Vec<FileBytes>) -> Batch {
         files.sort_by(|a, b| a.0.cmp(&b.0));
 
         // Compiling is the slow part of loading: modules compile in parallel.
@@ -102,7 +108,7 @@ impl Batch {
             }
         }
         batch.submissions.sort_by(|a, b| natural_cmp(&a.id, &b.id));
-        Ok(batch)
+        batch
     }
 }
 
@@ -138,7 +144,7 @@ pub fn base_name(path: &str) -> &str {
 
 /// Reads the module entries of a zip. Entries with `..` or absolute paths come back as
 /// errors to report; directories and non-module files are skipped.
-fn read_zip(file: std::fs::File) -> anyhow::Result<Vec<FileBytes>> {
+pub fn read_zip(file: impl Read + std::io::Seek) -> anyhow::Result<Vec<FileBytes>> {
     let mut zip = zip::ZipArchive::new(file)?;
     anyhow::ensure!(zip.len() <= MAX_ZIP_ENTRIES, "it has {} entries, more than {MAX_ZIP_ENTRIES}", zip.len());
     let mut files = Vec::new();
@@ -149,9 +155,7 @@ fn read_zip(file: std::fs::File) -> anyhow::Result<Vec<FileBytes>> {
         if entry.is_dir() {
             continue;
         }
-        let unsafe_path = name.starts_with('/') || name.starts_with('\\') || name.contains(':')
-            || name.split(['/', '\\']).any(|part| part == "..");
-        if unsafe_path {
+        if is_unsafe_path(&name) {
             files.push((name.clone(), Err(format!("{name}: unsafe path in zip (absolute or with `..`)"))));
             continue;
         }
@@ -168,15 +172,23 @@ fn read_zip(file: std::fs::File) -> anyhow::Result<Vec<FileBytes>> {
     Ok(files)
 }
 
-/// Reads a roster. Lines that cannot be used are returned as rejections naming the line.
+/// True for a zip entry name that could write outside the folder it is unpacked in:
+/// absolute, with a drive letter, or with a `..` component.
+pub fn is_unsafe_path(name: &str) -> bool {
+    name.starts_with('/') || name.starts_with('\\') || name.contains(':') || name.split(['/', '\\']).any(|part| part == "..")
+}
+
+/// Reads a roster file. Lines that cannot be used are returned as rejections naming the line.
 pub fn read_roster(path: &Path) -> anyhow::Result<(Vec<RosterRow>, Vec<Rejected>)> {
-    let file_name = path.display().to_string();
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(true)
-        .trim(csv::Trim::All)
-        .from_path(path)
-        .with_context(|| format!("cannot read roster {file_name}"))?;
-    let headers: Vec<String> = reader.headers()?.iter().map(str::to_owned).collect();
+    let file = std::fs::File::open(path).with_context(|| format!("cannot read roster {}", path.display()))?;
+    parse_roster(&path.display().to_string(), file)
+}
+
+/// Reads a roster named `file_name` (for messages) from `input`.
+pub fn parse_roster(file_name: &str, input: impl Read) -> anyhow::Result<(Vec<RosterRow>, Vec<Rejected>)> {
+    let mut reader = csv::ReaderBuilder::new().flexible(true).trim(csv::Trim::All).from_reader(input);
+    let headers: Vec<String> =
+        reader.headers().with_context(|| format!("{file_name} cannot be read as CSV"))?.iter().map(str::to_owned).collect();
     let column = |name: &str| headers.iter().position(|h| h == name);
     let (Some(id_col), Some(cohort_col)) = (column("id"), column("cohort")) else {
         anyhow::bail!("{file_name}: the header must name the columns `id` and `cohort` (found: {})", headers.join(","));

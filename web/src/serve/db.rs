@@ -1,0 +1,640 @@
+//! The service's SQLite store: schema migrations and the queries the pages need.
+//!
+//! One connection behind a mutex: every query here is a few rows and takes microseconds,
+//! and SQLite serialises writers anyway. WAL mode lets a crash (even SIGKILL) lose at most
+//! the transaction in flight; every multi-row change is one transaction.
+
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+use crate::submissions::RosterRow;
+
+/// The schema, one migration per entry; `PRAGMA user_version` counts those applied.
+/// Never edit an entry once released: add a new one.
+const MIGRATIONS: &[&str] = &[
+    // 1: the first schema.
+    "CREATE TABLE instructors (
+        id INTEGER PRIMARY KEY,
+        login TEXT NOT NULL UNIQUE,
+        password_hash TEXT NOT NULL,
+        created INTEGER NOT NULL
+    );
+    CREATE TABLE sessions (
+        token_hash TEXT PRIMARY KEY,
+        instructor_id INTEGER NOT NULL REFERENCES instructors(id),
+        csrf TEXT NOT NULL,
+        expires INTEGER NOT NULL
+    );
+    CREATE TABLE problems (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        title TEXT NOT NULL,
+        dir TEXT NOT NULL,
+        builtin INTEGER NOT NULL,
+        created INTEGER NOT NULL
+    );
+    CREATE TABLE batches (
+        id INTEGER PRIMARY KEY,
+        problem_id INTEGER NOT NULL REFERENCES problems(id),
+        name TEXT NOT NULL,
+        released INTEGER NOT NULL DEFAULT 0,
+        created INTEGER NOT NULL
+    );
+    CREATE TABLE submissions (
+        id INTEGER PRIMARY KEY,
+        batch_id INTEGER NOT NULL REFERENCES batches(id),
+        student TEXT NOT NULL,
+        file TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        late INTEGER NOT NULL,
+        superseded INTEGER NOT NULL DEFAULT 0,
+        uploaded INTEGER NOT NULL
+    );
+    CREATE UNIQUE INDEX one_current_submission ON submissions(batch_id, student) WHERE superseded = 0;
+    CREATE TABLE roster (
+        batch_id INTEGER NOT NULL REFERENCES batches(id),
+        student TEXT NOT NULL,
+        cohort TEXT NOT NULL,
+        manual REAL,
+        extra TEXT NOT NULL,
+        PRIMARY KEY (batch_id, student)
+    );
+    CREATE TABLE students (
+        id TEXT PRIMARY KEY,
+        token TEXT UNIQUE,
+        issued INTEGER
+    );
+    CREATE TABLE uploads (
+        id INTEGER PRIMARY KEY,
+        problem_id INTEGER NOT NULL REFERENCES problems(id),
+        batch_id INTEGER REFERENCES batches(id),
+        report TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created INTEGER NOT NULL
+    );
+    CREATE TABLE analyses (
+        id INTEGER PRIMARY KEY,
+        batch_id INTEGER NOT NULL REFERENCES batches(id),
+        problem_dir TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        stable_after INTEGER,
+        fuel_factor INTEGER,
+        status TEXT NOT NULL,
+        progress TEXT,
+        error TEXT,
+        previous_id INTEGER REFERENCES analyses(id),
+        created INTEGER NOT NULL,
+        started INTEGER,
+        finished INTEGER
+    );
+    CREATE TABLE analysis_answers (
+        analysis_id INTEGER NOT NULL REFERENCES analyses(id),
+        student TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        cohort TEXT,
+        PRIMARY KEY (analysis_id, student)
+    );
+    CREATE TABLE bug_lists (
+        analysis_id INTEGER NOT NULL REFERENCES analyses(id),
+        student TEXT NOT NULL,
+        list TEXT NOT NULL,
+        PRIMARY KEY (analysis_id, student)
+    );",
+];
+
+/// Seconds since the epoch: timestamps in the store.
+pub fn now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
+
+pub struct Db(Mutex<Connection>);
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ProblemRow {
+    pub id: i64,
+    pub name: String,
+    pub title: String,
+    #[serde(skip)]
+    pub dir: String,
+    pub builtin: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BatchRow {
+    pub id: i64,
+    pub problem_id: i64,
+    pub problem: String,
+    pub name: String,
+    /// Students see their bug lists only once this is set.
+    pub released: bool,
+    pub created: i64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SubmissionRow {
+    pub student: String,
+    pub file: String,
+    pub sha256: String,
+    pub late: bool,
+    pub uploaded: i64,
+}
+
+/// An analysis's place in the queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Queued,
+    Running,
+    Done,
+    Failed,
+    Cancelled,
+}
+
+impl Status {
+    fn as_str(self) -> &'static str {
+        match self {
+            Status::Queued => "queued",
+            Status::Running => "running",
+            Status::Done => "done",
+            Status::Failed => "failed",
+            Status::Cancelled => "cancelled",
+        }
+    }
+    fn parse(text: &str) -> Status {
+        match text {
+            "queued" => Status::Queued,
+            "running" => Status::Running,
+            "done" => Status::Done,
+            "cancelled" => Status::Cancelled,
+            _ => Status::Failed,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct AnalysisRow {
+    pub id: i64,
+    pub batch_id: i64,
+    #[serde(skip)]
+    pub problem_dir: String,
+    pub seed: u64,
+    pub stable_after: Option<u64>,
+    pub fuel_factor: Option<u64>,
+    pub status: Status,
+    pub error: Option<String>,
+    pub previous_id: Option<i64>,
+    pub created: i64,
+    pub finished: Option<i64>,
+}
+
+/// One answer an analysis grades, fixed when it is queued.
+#[derive(Clone, Debug)]
+pub struct AnswerRow {
+    pub student: String,
+    pub sha256: String,
+    pub cohort: Option<String>,
+}
+
+/// What a new analysis asks for beyond the problem's defaults.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AnalysisSettings {
+    pub seed: u64,
+    pub stable_after: Option<u64>,
+    pub fuel_factor: Option<u64>,
+}
+
+/// A stored database error: rusqlite's, kept as is.
+pub type DbResult<T> = rusqlite::Result<T>;
+
+const BATCH_COLUMNS: &str = "b.id, b.problem_id, p.title, b.name, b.released, b.created";
+const ANALYSIS_COLUMNS: &str =
+    "id, batch_id, problem_dir, seed, stable_after, fuel_factor, status, error, previous_id, created, finished";
+
+fn batch_row(row: &rusqlite::Row) -> DbResult<BatchRow> {
+    Ok(BatchRow {
+        id: row.get(0)?,
+        problem_id: row.get(1)?,
+        problem: row.get(2)?,
+        name: row.get(3)?,
+        released: row.get(4)?,
+        created: row.get(5)?,
+    })
+}
+
+fn analysis_row(row: &rusqlite::Row) -> DbResult<AnalysisRow> {
+    Ok(AnalysisRow {
+        id: row.get(0)?,
+        batch_id: row.get(1)?,
+        problem_dir: row.get(2)?,
+        seed: row.get::<_, i64>(3)? as u64,
+        stable_after: row.get::<_, Option<i64>>(4)?.map(|v| v as u64),
+        fuel_factor: row.get::<_, Option<i64>>(5)?.map(|v| v as u64),
+        status: Status::parse(&row.get::<_, String>(6)?),
+        error: row.get(7)?,
+        previous_id: row.get(8)?,
+        created: row.get(9)?,
+        finished: row.get(10)?,
+    })
+}
+
+fn problem_row(row: &rusqlite::Row) -> DbResult<ProblemRow> {
+    Ok(ProblemRow { id: row.get(0)?, name: row.get(1)?, title: row.get(2)?, dir: row.get(3)?, builtin: row.get(4)? })
+}
+
+impl Db {
+    /// Opens (creating if needed) the store at `path` and applies pending migrations.
+    pub fn open(path: &Path) -> DbResult<Db> {
+        let mut conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        let applied: usize = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        for (i, migration) in MIGRATIONS.iter().enumerate().skip(applied) {
+            let tx = conn.transaction()?;
+            tx.execute_batch(migration)?;
+            tx.pragma_update(None, "user_version", i + 1)?;
+            tx.commit()?;
+        }
+        Ok(Db(Mutex::new(conn)))
+    }
+
+    /// The connection, for the queries below. A panic while it was held poisons nothing
+    /// that matters: SQLite rolled the transaction back.
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    // --- instructors and sessions ---
+
+    pub fn instructor_count(&self) -> DbResult<i64> {
+        self.conn().query_row("SELECT count(*) FROM instructors", [], |r| r.get(0))
+    }
+
+    pub fn add_instructor(&self, login: &str, password_hash: &str) -> DbResult<()> {
+        self.conn().execute(
+            "INSERT INTO instructors (login, password_hash, created) VALUES (?1, ?2, ?3)
+             ON CONFLICT(login) DO UPDATE SET password_hash = excluded.password_hash",
+            params![login, password_hash, now()],
+        )?;
+        Ok(())
+    }
+
+    /// The instructor's id and password hash.
+    pub fn instructor(&self, login: &str) -> DbResult<Option<(i64, String)>> {
+        self.conn()
+            .query_row("SELECT id, password_hash FROM instructors WHERE login = ?1", [login], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()
+    }
+
+    pub fn add_session(&self, token_hash: &str, instructor_id: i64, csrf: &str, expires: i64) -> DbResult<()> {
+        let conn = self.conn();
+        conn.execute("DELETE FROM sessions WHERE expires < ?1", [now()])?;
+        conn.execute(
+            "INSERT INTO sessions (token_hash, instructor_id, csrf, expires) VALUES (?1, ?2, ?3, ?4)",
+            params![token_hash, instructor_id, csrf, expires],
+        )?;
+        Ok(())
+    }
+
+    /// The login and CSRF token of a live session.
+    pub fn session(&self, token_hash: &str) -> DbResult<Option<(String, String)>> {
+        self.conn()
+            .query_row(
+                "SELECT i.login, s.csrf FROM sessions s JOIN instructors i ON i.id = s.instructor_id
+                 WHERE s.token_hash = ?1 AND s.expires >= ?2",
+                params![token_hash, now()],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+    }
+
+    pub fn end_session(&self, token_hash: &str) -> DbResult<()> {
+        self.conn().execute("DELETE FROM sessions WHERE token_hash = ?1", [token_hash])?;
+        Ok(())
+    }
+
+    // --- problems ---
+
+    pub fn add_problem(&self, name: &str, title: &str, dir: &str, builtin: bool) -> DbResult<i64> {
+        let conn = self.conn();
+        conn.execute(
+            "INSERT INTO problems (name, title, dir, builtin, created) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![name, title, dir, builtin, now()],
+        )?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    /// Points a problem at a new directory (a new reference or new limits).
+    pub fn replace_problem(&self, id: i64, title: &str, dir: &str) -> DbResult<()> {
+        self.conn().execute("UPDATE problems SET title = ?2, dir = ?3 WHERE id = ?1", params![id, title, dir])?;
+        Ok(())
+    }
+
+    pub fn problems(&self) -> DbResult<Vec<ProblemRow>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare("SELECT id, name, title, dir, builtin FROM problems ORDER BY id")?;
+        stmt.query_map([], problem_row)?.collect()
+    }
+
+    pub fn problem(&self, id: i64) -> DbResult<Option<ProblemRow>> {
+        self.conn()
+            .query_row("SELECT id, name, title, dir, builtin FROM problems WHERE id = ?1", [id], problem_row)
+            .optional()
+    }
+
+    // --- batches, submissions, roster ---
+
+    /// Creates a batch with its submissions and roster, in one transaction.
+    pub fn add_batch(&self, problem_id: i64, name: &str, submissions: &[SubmissionRow], roster: &[RosterRow]) -> DbResult<i64> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute("INSERT INTO batches (problem_id, name, created) VALUES (?1, ?2, ?3)", params![problem_id, name, now()])?;
+        let batch = tx.last_insert_rowid();
+        for s in submissions {
+            insert_submission(&tx, batch, s)?;
+        }
+        for r in roster {
+            let extra = serde_json::to_string(&r.extra).expect("a map of strings serialises");
+            tx.execute(
+                "INSERT INTO roster (batch_id, student, cohort, manual, extra) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![batch, r.id, r.cohort, r.manual, extra],
+            )?;
+        }
+        tx.commit()?;
+        Ok(batch)
+    }
+
+    /// Adds a late submission; it replaces the student's earlier one, which is kept as
+    /// history.
+    pub fn add_late_submission(&self, batch: i64, submission: &SubmissionRow) -> DbResult<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute(
+            "UPDATE submissions SET superseded = 1 WHERE batch_id = ?1 AND student = ?2 AND superseded = 0",
+            params![batch, submission.student],
+        )?;
+        insert_submission(&tx, batch, submission)?;
+        tx.commit()
+    }
+
+    pub fn batches(&self) -> DbResult<Vec<BatchRow>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {BATCH_COLUMNS} FROM batches b JOIN problems p ON p.id = b.problem_id ORDER BY b.id"
+        ))?;
+        stmt.query_map([], batch_row)?.collect()
+    }
+
+    pub fn batch(&self, id: i64) -> DbResult<Option<BatchRow>> {
+        self.conn()
+            .query_row(
+                &format!("SELECT {BATCH_COLUMNS} FROM batches b JOIN problems p ON p.id = b.problem_id WHERE b.id = ?1"),
+                [id],
+                batch_row,
+            )
+            .optional()
+    }
+
+    pub fn set_released(&self, batch: i64, released: bool) -> DbResult<()> {
+        self.conn().execute("UPDATE batches SET released = ?2 WHERE id = ?1", params![batch, released])?;
+        Ok(())
+    }
+
+    /// The batch's current submissions, by student id.
+    pub fn submissions(&self, batch: i64) -> DbResult<Vec<SubmissionRow>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT student, file, sha256, late, uploaded FROM submissions
+             WHERE batch_id = ?1 AND superseded = 0 ORDER BY student",
+        )?;
+        let mut rows: Vec<SubmissionRow> = stmt
+            .query_map([batch], |r| {
+                Ok(SubmissionRow { student: r.get(0)?, file: r.get(1)?, sha256: r.get(2)?, late: r.get(3)?, uploaded: r.get(4)? })
+            })?
+            .collect::<DbResult<_>>()?;
+        rows.sort_by(|a, b| crate::submissions::natural_cmp(&a.student, &b.student));
+        Ok(rows)
+    }
+
+    pub fn roster(&self, batch: i64) -> DbResult<Vec<RosterRow>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare("SELECT student, cohort, manual, extra FROM roster WHERE batch_id = ?1")?;
+        let mut rows: Vec<RosterRow> = stmt
+            .query_map([batch], |r| {
+                let extra: String = r.get(3)?;
+                Ok(RosterRow {
+                    id: r.get(0)?,
+                    cohort: r.get(1)?,
+                    manual: r.get(2)?,
+                    extra: serde_json::from_str(&extra).unwrap_or_default(),
+                })
+            })?
+            .collect::<DbResult<_>>()?;
+        rows.sort_by(|a, b| crate::submissions::natural_cmp(&a.id, &b.id));
+        Ok(rows)
+    }
+
+    // --- uploads ---
+
+    pub fn add_upload(&self, problem: i64, batch: Option<i64>, report: &str, status: &str) -> DbResult<i64> {
+        let conn = self.conn();
+        conn.execute(
+            "INSERT INTO uploads (problem_id, batch_id, report, status, created) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![problem, batch, report, status, now()],
+        )?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    /// An upload's problem, batch, report (JSON) and status.
+    pub fn upload(&self, id: i64) -> DbResult<Option<(i64, Option<i64>, String, String)>> {
+        self.conn()
+            .query_row("SELECT problem_id, batch_id, report, status FROM uploads WHERE id = ?1", [id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .optional()
+    }
+
+    pub fn set_upload(&self, id: i64, batch: Option<i64>, status: &str) -> DbResult<()> {
+        self.conn().execute("UPDATE uploads SET batch_id = ?2, status = ?3 WHERE id = ?1", params![id, batch, status])?;
+        Ok(())
+    }
+
+    // --- students ---
+
+    /// Makes sure every student id has a row (without a link until one is issued).
+    pub fn ensure_students<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> DbResult<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        for id in ids {
+            tx.execute("INSERT OR IGNORE INTO students (id) VALUES (?1)", [id])?;
+        }
+        tx.commit()
+    }
+
+    /// Every student with their link token, if one is live.
+    pub fn students(&self) -> DbResult<Vec<(String, Option<String>)>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare("SELECT id, token FROM students")?;
+        let mut rows: Vec<(String, Option<String>)> = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<DbResult<_>>()?;
+        rows.sort_by(|a, b| crate::submissions::natural_cmp(&a.0, &b.0));
+        Ok(rows)
+    }
+
+    /// Sets (or with `None`, revokes) a student's link token. False if no such student.
+    pub fn set_student_token(&self, student: &str, token: Option<&str>) -> DbResult<bool> {
+        Ok(self.conn().execute("UPDATE students SET token = ?2, issued = ?3 WHERE id = ?1", params![student, token, now()])? == 1)
+    }
+
+    pub fn student_by_token(&self, token: &str) -> DbResult<Option<String>> {
+        self.conn().query_row("SELECT id FROM students WHERE token = ?1", [token], |r| r.get(0)).optional()
+    }
+
+    /// For a student: each released batch's latest finished analysis that graded them.
+    pub fn released_analyses_of(&self, student: &str) -> DbResult<Vec<(BatchRow, i64)>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {BATCH_COLUMNS}, (SELECT max(a.id) FROM analyses a JOIN analysis_answers x ON x.analysis_id = a.id
+                 WHERE a.batch_id = b.id AND a.status = 'done' AND x.student = ?1)
+             FROM batches b JOIN problems p ON p.id = b.problem_id WHERE b.released = 1 ORDER BY b.id"
+        ))?;
+        let rows = stmt.query_map([student], |r| Ok((batch_row(r)?, r.get::<_, Option<i64>>(6)?)))?;
+        Ok(rows.filter_map(|r| r.map(|(b, a)| a.map(|a| (b, a))).transpose()).collect::<DbResult<_>>()?)
+    }
+
+    // --- analyses ---
+
+    /// Queues an analysis of the batch's current submissions.
+    pub fn queue_analysis(&self, batch: i64, problem_dir: &str, settings: AnalysisSettings) -> DbResult<i64> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let previous: Option<i64> = tx.query_row(
+            "SELECT max(id) FROM analyses WHERE batch_id = ?1 AND status = 'done'",
+            [batch],
+            |r| r.get(0),
+        )?;
+        tx.execute(
+            "INSERT INTO analyses (batch_id, problem_dir, seed, stable_after, fuel_factor, status, previous_id, created)
+             VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7)",
+            params![
+                batch,
+                problem_dir,
+                settings.seed as i64,
+                settings.stable_after.map(|v| v as i64),
+                settings.fuel_factor.map(|v| v as i64),
+                previous,
+                now()
+            ],
+        )?;
+        let id = tx.last_insert_rowid();
+        tx.execute(
+            "INSERT INTO analysis_answers (analysis_id, student, sha256, cohort)
+             SELECT ?1, s.student, s.sha256, r.cohort FROM submissions s
+             LEFT JOIN roster r ON r.batch_id = s.batch_id AND r.student = s.student
+             WHERE s.batch_id = ?2 AND s.superseded = 0",
+            params![id, batch],
+        )?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    pub fn analysis(&self, id: i64) -> DbResult<Option<AnalysisRow>> {
+        self.conn().query_row(&format!("SELECT {ANALYSIS_COLUMNS} FROM analyses WHERE id = ?1"), [id], analysis_row).optional()
+    }
+
+    pub fn analyses_of(&self, batch: i64) -> DbResult<Vec<AnalysisRow>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&format!("SELECT {ANALYSIS_COLUMNS} FROM analyses WHERE batch_id = ?1 ORDER BY id DESC"))?;
+        stmt.query_map([batch], analysis_row)?.collect()
+    }
+
+    /// The latest finished analysis of a batch.
+    pub fn latest_done(&self, batch: i64) -> DbResult<Option<i64>> {
+        self.conn().query_row("SELECT max(id) FROM analyses WHERE batch_id = ?1 AND status = 'done'", [batch], |r| r.get(0))
+    }
+
+    pub fn analysis_answers(&self, id: i64) -> DbResult<Vec<AnswerRow>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare("SELECT student, sha256, cohort FROM analysis_answers WHERE analysis_id = ?1")?;
+        let mut rows: Vec<AnswerRow> = stmt
+            .query_map([id], |r| Ok(AnswerRow { student: r.get(0)?, sha256: r.get(1)?, cohort: r.get(2)? }))?
+            .collect::<DbResult<_>>()?;
+        rows.sort_by(|a, b| crate::submissions::natural_cmp(&a.student, &b.student));
+        Ok(rows)
+    }
+
+    /// Takes the oldest queued analysis and marks it running.
+    pub fn claim_next(&self) -> DbResult<Option<AnalysisRow>> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let next = tx
+            .query_row(
+                &format!("SELECT {ANALYSIS_COLUMNS} FROM analyses WHERE status = 'queued' ORDER BY id LIMIT 1"),
+                [],
+                analysis_row,
+            )
+            .optional()?;
+        if let Some(row) = &next {
+            tx.execute("UPDATE analyses SET status = 'running', started = ?2 WHERE id = ?1", params![row.id, now()])?;
+        }
+        tx.commit()?;
+        Ok(next)
+    }
+
+    /// After a restart: analyses that were running are queued again (the analysis is
+    /// deterministic, so running it again gives what it would have given).
+    pub fn requeue_running(&self) -> DbResult<usize> {
+        self.conn().execute("UPDATE analyses SET status = 'queued' WHERE status = 'running'", [])
+    }
+
+    pub fn set_progress(&self, id: i64, progress: &str) -> DbResult<()> {
+        self.conn().execute("UPDATE analyses SET progress = ?2 WHERE id = ?1", params![id, progress])?;
+        Ok(())
+    }
+
+    pub fn progress(&self, id: i64) -> DbResult<Option<String>> {
+        self.conn().query_row("SELECT progress FROM analyses WHERE id = ?1", [id], |r| r.get(0)).optional().map(Option::flatten)
+    }
+
+    /// Cancels a queued analysis at once; true if it was queued.
+    pub fn cancel_queued(&self, id: i64) -> DbResult<bool> {
+        Ok(self.conn().execute(
+            "UPDATE analyses SET status = 'cancelled', finished = ?2 WHERE id = ?1 AND status = 'queued'",
+            params![id, now()],
+        )? == 1)
+    }
+
+    /// Records how an analysis ended, with its bug lists when it is done.
+    pub fn finish_analysis(&self, id: i64, status: Status, error: Option<&str>, bug_lists: &[(String, String)]) -> DbResult<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        for (student, list) in bug_lists {
+            tx.execute(
+                "INSERT OR REPLACE INTO bug_lists (analysis_id, student, list) VALUES (?1, ?2, ?3)",
+                params![id, student, list],
+            )?;
+        }
+        tx.execute(
+            "UPDATE analyses SET status = ?2, error = ?3, finished = ?4 WHERE id = ?1",
+            params![id, status.as_str(), error, now()],
+        )?;
+        tx.commit()
+    }
+
+    pub fn bug_list(&self, analysis: i64, student: &str) -> DbResult<Option<String>> {
+        self.conn()
+            .query_row("SELECT list FROM bug_lists WHERE analysis_id = ?1 AND student = ?2", params![analysis, student], |r| r.get(0))
+            .optional()
+    }
+}
+
+fn insert_submission(tx: &rusqlite::Transaction, batch: i64, s: &SubmissionRow) -> DbResult<()> {
+    tx.execute(
+        "INSERT INTO submissions (batch_id, student, file, sha256, late, uploaded) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![batch, s.student, s.file, s.sha256, s.late, s.uploaded],
+    )?;
+    Ok(())
+}

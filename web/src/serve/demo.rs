@@ -1,0 +1,73 @@
+//! The demo data of a first start: the fixture problems with their cohorts as batches,
+//! released, with student links, and the first problem's analysis already run, so that a
+//! new user sees a ranking at once.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use super::App;
+use super::db::{AnalysisSettings, Status};
+use super::upload::validate;
+use crate::submissions::{FileBytes, module_id};
+
+/// The demo problem graded before the service opens: the quickest of the three.
+const FIRST_ANALYSED: &str = "interval-sets";
+
+pub fn load(app: &App, problems: &Path) -> anyhow::Result<()> {
+    let Ok(entries) = std::fs::read_dir(problems) else {
+        println!("no demo data: {} does not exist (start from the repository's root, or pass --demo DIR)", problems.display());
+        return Ok(());
+    };
+    let mut dirs: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.join("problem.toml").is_file()).collect();
+    dirs.sort();
+    let mut first = None;
+    for dir in dirs {
+        let name = dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let stored = app.store.new_problem_dir(&name)?;
+        for file in ["problem.toml", "statement.md", "reference.wasm", "generator.wasm", "checker.wasm"] {
+            if dir.join(file).is_file() {
+                std::fs::copy(dir.join(file), stored.join(file)).with_context(|| format!("cannot copy {}", dir.join(file).display()))?;
+            }
+        }
+        let problem = crate::problem::ProblemDir::load(&app.sandbox, &stored)?;
+        let problem_id = app.db.add_problem(&name, &problem.toml.title, &stored.display().to_string(), true)?;
+
+        let mut files: Vec<FileBytes> = Vec::new();
+        for entry in std::fs::read_dir(dir.join("submissions"))? {
+            let path = entry?.path();
+            let file = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            if file.ends_with(".wasm") && module_id(&file).is_some() {
+                files.push((file, Ok(std::fs::read(&path)?)));
+            }
+        }
+        let roster = std::fs::read(dir.join("roster.csv")).ok().map(|bytes| ("roster.csv".to_owned(), bytes));
+        let report = validate(app, &format!("{} (demo cohort)", problem.toml.title), files, Vec::new(), roster, false)
+            .map_err(|e| anyhow::anyhow!("demo batch of {name}: {e}"))?;
+        let submissions = report.submissions();
+        app.db.ensure_students(submissions.iter().map(|s| s.student.as_str()))?;
+        let batch = app.db.add_batch(problem_id, &report.name, &submissions, &report.roster)?;
+        app.db.set_released(batch, true)?;
+        if name == FIRST_ANALYSED {
+            first = Some((batch, stored));
+        }
+    }
+    for (student, _) in app.db.students()? {
+        app.db.set_student_token(&student, Some(&super::auth::random_token()))?;
+    }
+    if let Some((batch, dir)) = first {
+        println!("demo data loaded; grading the {FIRST_ANALYSED} batch once (a few seconds)...");
+        let id = app.db.queue_analysis(batch, &dir.display().to_string(), AnalysisSettings { seed: 1, ..Default::default() })?;
+        app.jobs.notify();
+        loop {
+            let status = app.db.analysis(id)?.map(|a| a.status);
+            match status {
+                Some(Status::Queued | Status::Running) => std::thread::sleep(Duration::from_millis(100)),
+                Some(Status::Done) => break,
+                other => anyhow::bail!("the demo analysis ended {other:?}"),
+            }
+        }
+    }
+    Ok(())
+}

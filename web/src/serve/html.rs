@@ -1,0 +1,149 @@
+//! The pages' frame and the pieces several pages share. maud escapes every value, so
+//! nothing a student or a module name contains can become markup.
+
+use actix_web::HttpResponse;
+use grader::{BugList, FailureKind};
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+
+use super::auth::Instructor;
+
+const STYLE: &str = "
+body{font-family:system-ui,sans-serif;margin:0;color:#1d232a;background:#fafbfc}
+header{background:#243447;color:#fff;padding:.6em 1.2em;display:flex;gap:1.2em;align-items:center}
+header a{color:#fff;text-decoration:none}header .brand{font-weight:700;margin-right:1em}
+header form{margin-left:auto}main{padding:1em 1.5em;max-width:1400px}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #d0d7de;padding:.25em .6em;text-align:left;vertical-align:top}
+th{background:#eef1f4}td.num{text-align:right}code,pre{background:#f0f2f4;padding:0 .2em;white-space:pre-wrap;word-break:break-all}
+.ok{color:#1a7f37}.bad{color:#cf222e}.muted{color:#57606a}.card{background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:.8em 1em;margin:.8em 0}
+progress{width:30em;height:1.2em}details{margin:.3em 0}summary{cursor:pointer}
+.diagram{overflow:auto;border:1px solid #d0d7de;background:#fff;max-height:80vh}
+button,input[type=submit]{padding:.3em .9em;cursor:pointer}label{margin-right:1em}
+";
+
+/// A whole HTML page; `who` is the instructor logged in, if any (students get no menu).
+pub fn page(title: &str, who: Option<&Instructor>, body: Markup) -> HttpResponse {
+    let markup = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · bugrank" }
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                header {
+                    span.brand { "bugrank" }
+                    @if let Some(who) = who {
+                        a href="/problems" { "Problems" }
+                        a href="/batches" { "Batches" }
+                        a href="/students" { "Students" }
+                        a href="/experiment" { "Experiment report" }
+                        form method="post" action="/logout" {
+                            (csrf_field(who))
+                            span.muted style="color:#cbd5e1" { (who.login) " " }
+                            button type="submit" { "Log out" }
+                        }
+                    }
+                }
+                main { h1 { (title) } (body) }
+            }
+        }
+    };
+    HttpResponse::Ok().content_type("text/html; charset=utf-8").body(markup.into_string())
+}
+
+/// The hidden field every instructor form carries.
+pub fn csrf_field(who: &Instructor) -> Markup {
+    html! { input type="hidden" name="csrf" value=(who.csrf); }
+}
+
+/// A one-button form posting to `action`.
+pub fn button(who: &Instructor, action: &str, label: &str) -> Markup {
+    html! { form method="post" action=(action) style="display:inline" { (csrf_field(who)) button type="submit" { (label) } } }
+}
+
+/// Markdown (a problem statement) as HTML. Raw HTML in the source is shown as text.
+pub fn markdown(source: &str) -> Markup {
+    use pulldown_cmark::{Event, Parser};
+    let events = Parser::new(source).map(|event| match event {
+        Event::Html(text) | Event::InlineHtml(text) => Event::Text(text),
+        other => other,
+    });
+    let mut out = String::new();
+    pulldown_cmark::html::push_html(&mut out, events);
+    PreEscaped(out)
+}
+
+/// How a failed test was failed, in words.
+pub fn failure_words(kind: FailureKind) -> &'static str {
+    match kind {
+        FailureKind::Wrong => "wrong output (or rejected by the checker)",
+        FailureKind::Crash => "crashed",
+        FailureKind::Timeout => "took too long (out of fuel)",
+        FailureKind::Memory => "ran out of memory",
+        FailureKind::Output => "wrote too much output",
+    }
+}
+
+/// One answer's bug list: each failed test with the input, what was expected, what the
+/// program did, the generalized input and a close passing input.
+pub fn bug_list(list: &BugList) -> Markup {
+    html! {
+        p { "Passed " strong { (list.passed) " of " (list.suite_size) } " tests. "
+            @if list.bugs.is_empty() { span.ok { "No bug found." } } }
+        @for bug in &list.bugs {
+            div.card {
+                strong { "Test " (bug.test) } " · " span.bad { (failure_words(bug.got.kind)) }
+                table {
+                    tr { th { "Input" } td { code { (bug.input) } } }
+                    tr { th { "Expected" } td { code { (bug.expected) } } }
+                    tr { th { "Your program" } td { code { (bug.got.detail) } } }
+                    @if let Some(general) = &bug.generalized {
+                        tr { th { "Fails whatever stands at ‹any›" } td { code { (general) } } }
+                    }
+                    @if let Some(contrast) = &bug.contrast {
+                        tr { th { "Passes this close input" } td { code { (contrast.input) } " → " code { (contrast.expected) } } }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A date for people: `2026-11-22 14:03 UTC`.
+pub fn date(seconds: i64) -> String {
+    let days = seconds.div_euclid(86_400);
+    let rest = seconds.rem_euclid(86_400);
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02} UTC", rest / 3600, rest % 3600 / 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_civil_utc() {
+        assert_eq!(date(0), "1970-01-01 00:00 UTC");
+        assert_eq!(date(1_795_356_180), "2026-11-22 14:03 UTC");
+        assert_eq!(date(951_782_400), "2000-02-29 00:00 UTC");
+    }
+
+    #[test]
+    fn markdown_shows_raw_html_as_text() {
+        let html = markdown("# Title\n\n<script>alert(1)</script> and *this*").into_string();
+        assert!(html.contains("<h1>Title</h1>"), "{html}");
+        assert!(html.contains("&lt;script&gt;"), "{html}");
+        assert!(html.contains("<em>this</em>"), "{html}");
+    }
+}

@@ -1,0 +1,209 @@
+//! `bugrank serve`: the web service. Instructors log in, upload problems and batches, run
+//! analyses in the background and read the results; students open their private link and
+//! see their own bugs. Every page's data is also JSON under `/api/...`.
+//!
+//! Layout of `--data`: `bugrank.sqlite` (the store, see [`db`]), `modules/` (uploaded
+//! modules by hash), `problems/` (problem directories), `analyses/<id>/` (outputs).
+
+pub mod auth;
+pub mod db;
+mod demo;
+mod exports;
+mod html;
+mod pages;
+pub mod store;
+mod upload;
+pub mod worker;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError, web};
+use anyhow::Context;
+use grader::Analysis;
+use sandbox::Sandbox;
+
+use self::db::Db;
+use self::store::Store;
+use self::worker::Jobs;
+
+#[derive(clap::Args, Clone)]
+pub struct ServeArgs {
+    /// Where the store, the modules and the analyses' outputs live.
+    #[arg(long, default_value = "data")]
+    pub data: PathBuf,
+    /// Address to listen on; port 0 picks a free port (the URL is printed).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub bind: String,
+    /// Problems (each with submissions/ and roster.csv) loaded as demo data on first start.
+    #[arg(long, default_value = "fixtures/problems")]
+    pub demo: PathBuf,
+    /// Start with an empty store instead of the demo data.
+    #[arg(long)]
+    pub no_demo: bool,
+    /// Analyses run at the same time (each uses `--threads` threads).
+    #[arg(long, default_value_t = 1)]
+    pub workers: usize,
+    /// Threads per analysis (default: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+}
+
+#[derive(clap::Args)]
+pub struct UserArgs {
+    #[arg(long, default_value = "data")]
+    pub data: PathBuf,
+    /// The instructor's login name.
+    #[arg(long)]
+    pub login: String,
+    /// Read the password from the first line of stdin (default: generate and print one).
+    #[arg(long)]
+    pub password_stdin: bool,
+}
+
+/// Everything the handlers and workers share.
+pub struct App {
+    pub db: Db,
+    pub store: Store,
+    pub sandbox: Sandbox,
+    pub jobs: Jobs,
+    /// Finished analyses read from their `analysis.json`, by id: they never change.
+    analyses: Mutex<HashMap<i64, Arc<Analysis>>>,
+}
+
+impl App {
+    pub fn open(data: &std::path::Path) -> anyhow::Result<App> {
+        let store = Store::open(data)?;
+        let db = Db::open(&store.database_path()).with_context(|| format!("cannot open the store in {}", data.display()))?;
+        Ok(App { db, store, sandbox: Sandbox::new()?, jobs: Jobs::default(), analyses: Mutex::default() })
+    }
+
+    /// A finished analysis's result.
+    pub fn analysis(&self, id: i64) -> anyhow::Result<Arc<Analysis>> {
+        if let Some(found) = self.analyses.lock().unwrap_or_else(|p| p.into_inner()).get(&id) {
+            return Ok(found.clone());
+        }
+        let path = self.store.analysis_dir(id).join("analysis.json");
+        let analysis: Arc<Analysis> = Arc::new(crate::report::read_analysis(&path)?);
+        self.analyses.lock().unwrap_or_else(|p| p.into_inner()).insert(id, analysis.clone());
+        Ok(analysis)
+    }
+}
+
+/// What a request can fail with. Messages are for the person who sent the request and
+/// never name another student.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("Not found")]
+    NotFound,
+    #[error("Log in first")]
+    LoggedOut { api: bool },
+    #[error("The form is out of date or not from this site (CSRF token missing or wrong): reload the page and try again")]
+    Csrf,
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("internal error")]
+    Internal(#[from] anyhow::Error),
+}
+
+impl From<rusqlite::Error> for AppError {
+    fn from(error: rusqlite::Error) -> AppError {
+        AppError::Internal(error.into())
+    }
+}
+
+impl ResponseError for AppError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            AppError::NotFound => StatusCode::NOT_FOUND,
+            AppError::LoggedOut { .. } => StatusCode::UNAUTHORIZED,
+            AppError::Csrf => StatusCode::FORBIDDEN,
+            AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        match self {
+            AppError::LoggedOut { api: false } => HttpResponse::SeeOther().insert_header(("Location", "/login")).finish(),
+            AppError::Internal(error) => {
+                eprintln!("internal error: {error:#}");
+                HttpResponse::InternalServerError().content_type("text/plain; charset=utf-8").body("internal error (see the service's log)")
+            }
+            other => HttpResponse::build(other.status_code()).content_type("text/plain; charset=utf-8").body(other.to_string()),
+        }
+    }
+}
+
+/// A handler's result.
+pub type Page = Result<HttpResponse, AppError>;
+
+/// The most bytes one upload request may carry: a class of 300 modules of a few hundred
+/// KiB each, zipped, fits; a runaway upload does not fill the disk.
+pub const MAX_UPLOAD_BYTES: usize = 256 << 20;
+
+/// A running service: its address and the handle that stops it.
+pub struct Running {
+    pub addr: SocketAddr,
+    pub server: actix_web::dev::Server,
+}
+
+/// Opens the store, prepares the demo data on first start, starts the workers and binds
+/// the HTTP server (not yet running: await `server`).
+pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
+    let app = Arc::new(App::open(&args.data)?);
+    if app.db.instructor_count()? == 0 {
+        let password = auth::random_token()[..16].to_owned();
+        app.db.add_instructor("instructor", &auth::hash_password(&password)?)?;
+        println!("created the first instructor account: log in as `instructor` with password `{password}`");
+        println!("(add others with `bugrank user add --data {} --login NAME`)", args.data.display());
+    }
+    let threads = if args.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { args.threads };
+    worker::start(app.clone(), args.workers.max(1), threads)?;
+    if !args.no_demo && app.db.problems()?.is_empty() {
+        demo::load(&app, &args.demo)?;
+    }
+    let data = web::Data::new(app);
+    let server = actix_web::HttpServer::new(move || {
+        actix_web::App::new()
+            .app_data(data.clone())
+            .app_data(web::FormConfig::default().limit(64 << 10))
+            .configure(pages::routes)
+    })
+    .bind(&args.bind)
+    .with_context(|| format!("cannot listen on {}", args.bind))?;
+    let addr = *server.addrs().first().context("the server listens somewhere")?;
+    Ok(Running { addr, server: server.run() })
+}
+
+pub fn serve_command(args: &ServeArgs) -> anyhow::Result<()> {
+    actix_web::rt::System::new().block_on(async {
+        let running = start(args)?;
+        println!("bugrank is listening on http://{}/", running.addr);
+        running.server.await.context("the server stopped")
+    })
+}
+
+pub fn user_command(args: &UserArgs) -> anyhow::Result<()> {
+    let store = Store::open(&args.data)?;
+    let db = Db::open(&store.database_path())?;
+    let password = if args.password_stdin {
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line)?;
+        let line = line.trim_end_matches(['\r', '\n']).to_owned();
+        anyhow::ensure!(line.len() >= 8, "the password must have at least 8 characters");
+        line
+    } else {
+        auth::random_token()[..16].to_owned()
+    };
+    db.add_instructor(&args.login, &auth::hash_password(&password)?)?;
+    if args.password_stdin {
+        println!("instructor `{}` can log in", args.login);
+    } else {
+        println!("instructor `{}` can log in with password `{password}`", args.login);
+    }
+    Ok(())
+}

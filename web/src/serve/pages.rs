@@ -1,0 +1,1101 @@
+//! The routes. Each page handler builds its data once and serves it as HTML at its path
+//! and as JSON under `/api` + path, with the same authorization: an [`Instructor`]
+//! argument for instructor pages, a live student token for `/s/<token>`.
+
+use std::sync::Arc;
+
+use actix_multipart::Multipart;
+use actix_web::cookie::{Cookie, SameSite};
+use actix_web::{HttpRequest, HttpResponse, web};
+use grader::{Analysis, BugList, ProblemReport, compare};
+use maud::{Markup, PreEscaped, html};
+use serde::{Deserialize, Serialize};
+
+use super::auth::{Instructor, SESSION_COOKIE, SESSION_SECONDS, random_token, verify_password};
+use super::db::{AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, SubmissionRow, now};
+use super::html::{bug_list, button, csrf_field, date, markdown, page};
+use super::store::sha256_hex;
+use super::upload::{FileVerdict, Form, UploadReport, form_files, validate};
+use super::worker::LiveProgress;
+use super::{App, AppError, Page, exports};
+use crate::grade::{main_cohorts, score_rows, scores_csv};
+use crate::problem::ProblemDir;
+use crate::submissions::{RosterRow, natural_cmp};
+
+type AppData = web::Data<Arc<App>>;
+
+/// Registers every route; pages twice, as HTML and as JSON under `/api`.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    macro_rules! page {
+        ($path:literal, $handler:expr) => {
+            cfg.route($path, web::get().to($handler));
+            cfg.route(concat!("/api", $path), web::get().to($handler));
+        };
+    }
+    cfg.route("/", web::get().to(home));
+    cfg.route("/login", web::get().to(login_form));
+    cfg.route("/login", web::post().to(login));
+    cfg.route("/logout", web::post().to(logout));
+    page!("/problems", problems_page);
+    cfg.route("/problems", web::post().to(upload_problem));
+    page!("/problems/{id}", problem_page);
+    cfg.route("/problems/{id}/bundle", web::post().to(replace_problem));
+    cfg.route("/problems/{id}/batches", web::post().to(upload_batch));
+    page!("/uploads/{id}", upload_page);
+    cfg.route("/uploads/{id}/save", web::post().to(save_upload));
+    cfg.route("/uploads/{id}/discard", web::post().to(discard_upload));
+    page!("/batches", batches_page);
+    page!("/batches/{id}", batch_page);
+    cfg.route("/batches/{id}/late", web::post().to(upload_late));
+    cfg.route("/batches/{id}/analyses", web::post().to(queue_analysis));
+    cfg.route("/batches/{id}/release", web::post().to(release));
+    page!("/analyses/{id}", analysis_page);
+    cfg.route("/analyses/{id}/cancel", web::post().to(cancel_analysis));
+    cfg.route("/analyses/{id}/files/{file}", web::get().to(analysis_file));
+    page!("/experiment", experiment_page);
+    page!("/students", students_page);
+    cfg.route("/students/links.csv", web::get().to(links_csv));
+    cfg.route("/students/{id}/issue", web::post().to(issue_link));
+    cfg.route("/students/{id}/revoke", web::post().to(revoke_link));
+    page!("/s/{token}", student_page);
+    cfg.route("/s/{token}/{analysis}.md", web::get().to(student_markdown));
+    cfg.default_service(web::to(|| async { AppError::NotFound.into_page() }));
+}
+
+impl AppError {
+    fn into_page(self) -> Page {
+        Err(self)
+    }
+}
+
+fn is_api(req: &HttpRequest) -> bool {
+    req.path().starts_with("/api/")
+}
+
+/// Serves `data` as JSON under `/api`, else as the HTML page `body` makes of it.
+fn respond<T: Serialize>(req: &HttpRequest, who: Option<&Instructor>, title: &str, data: &T, body: impl FnOnce(&T) -> Markup) -> Page {
+    if is_api(req) { Ok(HttpResponse::Ok().json(data)) } else { Ok(page(title, who, body(data))) }
+}
+
+fn see_other(location: &str) -> Page {
+    Ok(HttpResponse::SeeOther().insert_header(("Location", location)).finish())
+}
+
+/// Runs blocking work (compiling modules, hashing passwords) off the HTTP workers.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, AppError> + Send + 'static) -> Result<T, AppError> {
+    web::block(work).await.map_err(|e| AppError::Internal(anyhow::anyhow!("blocking task: {e}")))?
+}
+
+fn found<T>(value: Option<T>) -> Result<T, AppError> {
+    value.ok_or(AppError::NotFound)
+}
+
+// ---------------------------------------------------------------- login
+
+async fn home(who: Option<Instructor>) -> Page {
+    see_other(if who.is_some() { "/batches" } else { "/login" })
+}
+
+async fn login_form() -> Page {
+    Ok(login_page(None))
+}
+
+fn login_page(error: Option<&str>) -> HttpResponse {
+    let mut response = page(
+        "Log in",
+        None,
+        html! {
+            @if let Some(error) = error { p.bad { (error) } }
+            form method="post" action="/login" {
+                p { label { "Login " input name="login" autofocus required; } }
+                p { label { "Password " input name="password" type="password" required; } }
+                button type="submit" { "Log in" }
+            }
+            p.muted { "Instructor accounts are made with " code { "bugrank user add" } "; the first one is printed when the service first starts. Students open the private link their instructor sent them." }
+        },
+    );
+    if error.is_some() {
+        *response.status_mut() = actix_web::http::StatusCode::UNAUTHORIZED;
+    }
+    response
+}
+
+#[derive(Deserialize)]
+struct LoginForm {
+    login: String,
+    password: String,
+}
+
+async fn login(app: AppData, form: web::Form<LoginForm>) -> Page {
+    let LoginForm { login, password } = form.into_inner();
+    let app2 = app.clone();
+    let checked = blocking(move || {
+        Ok(match app2.db.instructor(&login)? {
+            Some((id, hash)) if verify_password(&password, &hash) => Some(id),
+            _ => None,
+        })
+    })
+    .await?;
+    let Some(instructor) = checked else { return Ok(login_page(Some("Wrong login or password."))) };
+    let token = random_token();
+    app.db.add_session(&sha256_hex(token.as_bytes()), instructor, &random_token(), now() + SESSION_SECONDS)?;
+    let cookie = Cookie::build(SESSION_COOKIE, token)
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .max_age(actix_web::cookie::time::Duration::seconds(SESSION_SECONDS))
+        .finish();
+    Ok(HttpResponse::SeeOther().cookie(cookie).insert_header(("Location", "/batches")).finish())
+}
+
+#[derive(Deserialize)]
+struct CsrfForm {
+    csrf: Option<String>,
+}
+
+async fn logout(app: AppData, req: HttpRequest, who: Instructor, form: web::Form<CsrfForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    if let Some(cookie) = req.cookie(SESSION_COOKIE) {
+        app.db.end_session(&sha256_hex(cookie.value().as_bytes()))?;
+    }
+    let mut gone = Cookie::build(SESSION_COOKIE, "").path("/").finish();
+    gone.make_removal();
+    Ok(HttpResponse::SeeOther().cookie(gone).insert_header(("Location", "/login")).finish())
+}
+
+// ---------------------------------------------------------------- problems
+
+#[derive(Serialize)]
+struct ProblemsView {
+    problems: Vec<ProblemRow>,
+}
+
+async fn problems_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
+    let view = ProblemsView { problems: app.db.problems()? };
+    respond(&req, Some(&who), "Problems", &view, |v| {
+        html! {
+            table {
+                tr { th { "Problem" } th { "Directory name" } th { "Source" } }
+                @for p in &v.problems {
+                    tr { td { a href={ "/problems/" (p.id) } { (p.title) } } td { code { (p.name) } } td { @if p.builtin { "built in" } @else { "uploaded" } } }
+                }
+            }
+            div.card {
+                h3 { "Upload a problem" }
+                p.muted { "A zip of a problem directory: " code { "problem.toml" } ", " code { "reference.wasm" } ", " code { "generator.wasm" } ", and " code { "checker.wasm" } " when several outputs can be right; " code { "statement.md" } " is shown to instructors. Other files are ignored." }
+                form method="post" action="/problems" enctype="multipart/form-data" {
+                    (csrf_field(&who))
+                    input type="file" name="bundle" accept=".zip" required;
+                    button type="submit" { "Upload" }
+                }
+            }
+        }
+    })
+}
+
+/// The problem directory files a bundle may contain; anything else is ignored.
+const BUNDLE_FILES: [&str; 5] = ["problem.toml", "statement.md", "reference.wasm", "generator.wasm", "checker.wasm"];
+
+/// Unpacks a problem bundle into a new folder of the store and loads it, so that a broken
+/// bundle is refused with the reason. Returns the folder, the problem's name and title.
+fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::path::PathBuf, String, String), AppError> {
+    let bad = |reason: String| AppError::BadRequest(format!("{file_name}: {reason}"));
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| bad(format!("not a readable zip: {e}")))?;
+    if zip.len() > crate::submissions::MAX_ZIP_ENTRIES {
+        return Err(bad(format!("more than {} entries", crate::submissions::MAX_ZIP_ENTRIES)));
+    }
+    let mut wanted: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut folder: Option<String> = None;
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).map_err(|e| bad(e.to_string()))?;
+        let name = entry.name().to_owned();
+        if crate::submissions::is_unsafe_path(&name) {
+            return Err(bad(format!("unsafe path in zip (absolute or with `..`): {name}")));
+        }
+        let parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
+        let (dir, base) = match parts[..] {
+            [base] => (None, base),
+            [dir, base] => (Some(dir.to_owned()), base),
+            _ => continue,
+        };
+        if entry.is_dir() || !BUNDLE_FILES.contains(&base) {
+            continue;
+        }
+        if dir.is_some() {
+            folder = dir;
+        }
+        let mut bytes = Vec::new();
+        use std::io::Read;
+        entry.by_ref().take(sandbox::MAX_MODULE_BYTES as u64 + 1).read_to_end(&mut bytes).map_err(|e| bad(e.to_string()))?;
+        if bytes.len() > sandbox::MAX_MODULE_BYTES {
+            return Err(bad(format!("{name} is larger than {} bytes", sandbox::MAX_MODULE_BYTES)));
+        }
+        wanted.push((base.to_owned(), bytes));
+    }
+    for required in ["problem.toml", "reference.wasm", "generator.wasm"] {
+        if !wanted.iter().any(|(n, _)| n == required) {
+            return Err(bad(format!("the bundle has no {required} (at its top or in one folder)")));
+        }
+    }
+    let name = folder.unwrap_or_else(|| file_name.trim_end_matches(".zip").to_owned());
+    let dir = app.store.new_problem_dir(&name)?;
+    for (file, bytes) in &wanted {
+        super::store::write_atomically(&dir.join(file), bytes)?;
+    }
+    match ProblemDir::load(&app.sandbox, &dir) {
+        Ok(problem) => Ok((dir, name, problem.toml.title)),
+        Err(error) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            Err(bad(format!("{error:#}")))
+        }
+    }
+}
+
+/// The one bundle of a form.
+fn bundle_of(form: Form) -> Result<(String, Vec<u8>), AppError> {
+    form.files.into_iter().find(|(field, _, _)| field == "bundle").map(|(_, name, bytes)| (name, bytes)).ok_or_else(|| AppError::BadRequest("choose a problem bundle (.zip) to upload".into()))
+}
+
+async fn upload_problem(app: AppData, req: HttpRequest, who: Instructor, payload: Multipart) -> Page {
+    let form = Form::read(payload).await?;
+    who.check_csrf(&req, form.field("csrf"))?;
+    let (file, bytes) = bundle_of(form)?;
+    let app2 = app.clone();
+    let id = blocking(move || {
+        let (dir, name, title) = unpack_bundle(&app2, &file, bytes)?;
+        Ok(app2.db.add_problem(&name, &title, &dir.display().to_string(), false)?)
+    })
+    .await?;
+    see_other(&format!("/problems/{id}"))
+}
+
+async fn replace_problem(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
+    let id = path.into_inner();
+    found(app.db.problem(id)?)?;
+    let form = Form::read(payload).await?;
+    who.check_csrf(&req, form.field("csrf"))?;
+    let (file, bytes) = bundle_of(form)?;
+    let app2 = app.clone();
+    blocking(move || {
+        let (dir, _, title) = unpack_bundle(&app2, &file, bytes)?;
+        Ok(app2.db.replace_problem(id, &title, &dir.display().to_string())?)
+    })
+    .await?;
+    see_other(&format!("/problems/{id}"))
+}
+
+#[derive(Serialize)]
+struct ProblemView {
+    problem: ProblemRow,
+    statement: Option<String>,
+    /// `problem.toml` as written.
+    settings: String,
+    batches: Vec<BatchRow>,
+}
+
+async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
+    let problem = found(app.db.problem(path.into_inner())?)?;
+    let dir = std::path::Path::new(&problem.dir);
+    let view = ProblemView {
+        statement: std::fs::read_to_string(dir.join("statement.md")).ok(),
+        settings: std::fs::read_to_string(dir.join("problem.toml")).unwrap_or_default(),
+        batches: app.db.batches()?.into_iter().filter(|b| b.problem_id == problem.id).collect(),
+        problem,
+    };
+    respond(&req, Some(&who), &view.problem.title.clone(), &view, |v| {
+        html! {
+            div.card {
+                h3 { "Upload a batch of submissions" }
+                p.muted { "Modules (" code { ".wasm" } " or " code { ".wat" } ", named " code { "<student id>.wasm" } ") or zips of them, and optionally a roster CSV with the columns "
+                    code { "id,cohort" } " (and " code { "manual" } ", " code { "name" } ", " code { "section" } ", " code { "sis_user_id" } ", … for the gradebooks). Every file is checked and reported; nothing is saved until the whole upload is clean or you confirm the part that is." }
+                form method="post" action={ "/problems/" (v.problem.id) "/batches" } enctype="multipart/form-data" {
+                    (csrf_field(&who))
+                    p { label { "Batch name " input name="name" required placeholder="Assignment 1"; } }
+                    p { label { "Modules or zips " input type="file" name="modules" multiple required; } }
+                    p { label { "Roster (CSV) " input type="file" name="roster" accept=".csv"; } }
+                    button type="submit" { "Upload and check" }
+                }
+            }
+            h2 { "Batches" }
+            @if v.batches.is_empty() { p.muted { "None yet." } }
+            ul { @for b in &v.batches { li { a href={ "/batches/" (b.id) } { (b.name) } } } }
+            h2 { "Statement" }
+            @match &v.statement { Some(s) => div.card { (markdown(s)) }, None => p.muted { "This problem has no statement.md." } }
+            h2 { "Settings" }
+            pre { (v.settings) }
+            details {
+                summary { "Replace the reference, generator, checker or limits" }
+                p.muted { "Upload a new bundle for this problem. Earlier analyses keep the version they used; run the analysis again to see how each score changes." }
+                form method="post" action={ "/problems/" (v.problem.id) "/bundle" } enctype="multipart/form-data" {
+                    (csrf_field(&who))
+                    input type="file" name="bundle" accept=".zip" required;
+                    button type="submit" { "Replace" }
+                }
+            }
+        }
+    })
+}
+
+// ---------------------------------------------------------------- uploads
+
+/// Where an upload stands.
+const UPLOAD_SAVED: &str = "saved";
+const UPLOAD_PENDING: &str = "pending";
+const UPLOAD_DISCARDED: &str = "discarded";
+
+async fn upload_batch(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
+    let problem = found(app.db.problem(path.into_inner())?)?;
+    let form = Form::read(payload).await?;
+    who.check_csrf(&req, form.field("csrf"))?;
+    let name = form.field("name").unwrap_or("Batch").to_owned();
+    let mut roster = None;
+    let mut files = Vec::new();
+    for (field, file, bytes) in form.files {
+        if field == "roster" {
+            roster = Some((file, bytes));
+        } else {
+            files.push((file, bytes));
+        }
+    }
+    if files.is_empty() {
+        return Err(AppError::BadRequest("choose the modules (or zips of modules) to upload".into()));
+    }
+    let app2 = app.clone();
+    let id = blocking(move || {
+        let (modules, verdicts) = form_files(files);
+        let report = validate(&app2, &name, modules, verdicts, roster, false)?;
+        save_or_hold(&app2, problem.id, None, report)
+    })
+    .await?;
+    see_other(&format!("/uploads/{id}"))
+}
+
+/// Records an upload: saved at once when clean, else held until the instructor decides.
+fn save_or_hold(app: &App, problem: i64, batch: Option<i64>, report: UploadReport) -> Result<i64, AppError> {
+    let json = serde_json::to_string(&report).map_err(anyhow::Error::from)?;
+    if !report.is_clean() {
+        return Ok(app.db.add_upload(problem, batch, &json, UPLOAD_PENDING)?);
+    }
+    let batch = commit(app, problem, batch, &report)?;
+    Ok(app.db.add_upload(problem, Some(batch), &json, UPLOAD_SAVED)?)
+}
+
+/// Adds the accepted part of an upload: a new batch, or late submissions to `batch`.
+fn commit(app: &App, problem: i64, batch: Option<i64>, report: &UploadReport) -> Result<i64, AppError> {
+    let submissions = report.submissions();
+    if submissions.is_empty() {
+        return Err(AppError::BadRequest("no file of this upload was accepted: nothing to save".into()));
+    }
+    app.db.ensure_students(submissions.iter().map(|s| s.student.as_str()))?;
+    match batch {
+        Some(batch) => {
+            for s in &submissions {
+                app.db.add_late_submission(batch, s)?;
+            }
+            Ok(batch)
+        }
+        None => {
+            let roster: Vec<RosterRow> =
+                report.roster.iter().filter(|r| submissions.iter().any(|s| s.student == r.id)).cloned().collect();
+            Ok(app.db.add_batch(problem, &report.name, &submissions, &roster)?)
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct UploadView {
+    id: i64,
+    status: String,
+    batch: Option<i64>,
+    accepted: usize,
+    rejected: usize,
+    report: UploadReport,
+}
+
+fn upload_view(app: &App, id: i64) -> Result<(UploadView, i64), AppError> {
+    let (problem, batch, report, status) = found(app.db.upload(id)?)?;
+    let report: UploadReport = serde_json::from_str(&report).map_err(anyhow::Error::from)?;
+    let accepted = report.accepted().count();
+    let rejected = report.files.len() - accepted;
+    Ok((UploadView { id, status, batch, accepted, rejected, report }, problem))
+}
+
+async fn upload_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
+    let (view, _) = upload_view(&app, path.into_inner())?;
+    let title = if view.report.late { "Late submission" } else { "Upload report" };
+    respond(&req, Some(&who), title, &view, |v| {
+        html! {
+            p { strong { (v.accepted) " accepted" } ", " strong.bad[v.rejected > 0] { (v.rejected) " rejected" }
+                @if !v.report.roster_problems.is_empty() { ", " strong.bad { (v.report.roster_problems.len()) " roster problems" } } "." }
+            @match v.status.as_str() {
+                UPLOAD_SAVED => p.ok { "Saved. " @if let Some(b) = v.batch { a href={ "/batches/" (b) } { "Open the batch" } } },
+                UPLOAD_DISCARDED => p.muted { "Discarded: nothing was saved." },
+                _ => div.card {
+                    p.bad { "Nothing has been saved yet, because of the problems below. Fix them and upload again, or save the accepted files only." }
+                    @if v.accepted > 0 { (button(&who, &format!("/uploads/{}/save", v.id), &format!("Save the {} accepted files", v.accepted))) " " }
+                    (button(&who, &format!("/uploads/{}/discard", v.id), "Discard"))
+                },
+            }
+            table {
+                tr { th { "File" } th { "Student" } th { "Verdict" } }
+                @for f in &v.report.files { (verdict_row(f)) }
+            }
+            @if !v.report.roster_problems.is_empty() {
+                h2 { "Roster" }
+                ul { @for p in &v.report.roster_problems { li.bad { (p) } } }
+            }
+        }
+    })
+}
+
+fn verdict_row(f: &FileVerdict) -> Markup {
+    html! {
+        tr {
+            td { code { (f.file) } }
+            td { (f.student.as_deref().unwrap_or("")) }
+            td { @match &f.rejected { None => span.ok { "accepted" }, Some(reason) => span.bad { "rejected: " (reason) } } }
+        }
+    }
+}
+
+async fn save_upload(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<CsrfForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    let id = path.into_inner();
+    let (view, problem) = upload_view(&app, id)?;
+    if view.status != UPLOAD_PENDING {
+        return Err(AppError::BadRequest(format!("this upload is already {}", view.status)));
+    }
+    let batch = commit(&app, problem, view.batch, &view.report)?;
+    app.db.set_upload(id, Some(batch), UPLOAD_SAVED)?;
+    see_other(&format!("/batches/{batch}"))
+}
+
+async fn discard_upload(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<CsrfForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    let id = path.into_inner();
+    let (view, _) = upload_view(&app, id)?;
+    if view.status != UPLOAD_PENDING {
+        return Err(AppError::BadRequest(format!("this upload is already {}", view.status)));
+    }
+    app.db.set_upload(id, view.batch, UPLOAD_DISCARDED)?;
+    see_other(&format!("/uploads/{id}"))
+}
+
+async fn upload_late(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let form = Form::read(payload).await?;
+    who.check_csrf(&req, form.field("csrf"))?;
+    let student = form.field("student").map(str::to_owned);
+    let mut files = form.files;
+    if files.len() != 1 {
+        return Err(AppError::BadRequest("choose one module for the late submission".into()));
+    }
+    let (_, file, bytes) = files.remove(0);
+    let app2 = app.clone();
+    let id = blocking(move || {
+        // The module is named after the student the instructor gives, if any.
+        let file = match &student {
+            Some(id) => format!("{id}.{}", if file.ends_with(".wat") { "wat" } else { "wasm" }),
+            None => file,
+        };
+        let (modules, verdicts) = form_files(vec![(file, bytes)]);
+        let mut report = validate(&app2, &batch.name, modules, verdicts, None, true)?;
+        let roster = app2.db.roster(batch.id)?;
+        if !roster.is_empty() {
+            for f in report.files.iter_mut().filter(|f| f.rejected.is_none()) {
+                let student = f.student.clone().unwrap_or_default();
+                if !roster.iter().any(|r| r.id == student) {
+                    f.rejected = Some(format!("{}: no roster row for `{student}` in this batch", f.file));
+                }
+            }
+        }
+        save_or_hold(&app2, batch.problem_id, Some(batch.id), report)
+    })
+    .await?;
+    see_other(&format!("/uploads/{id}"))
+}
+
+// ---------------------------------------------------------------- batches
+
+#[derive(Serialize)]
+struct BatchSummary {
+    batch: BatchRow,
+    submissions: usize,
+    latest: Option<AnalysisRow>,
+}
+
+#[derive(Serialize)]
+struct BatchesView {
+    batches: Vec<BatchSummary>,
+}
+
+async fn batches_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
+    let batches = app
+        .db
+        .batches()?
+        .into_iter()
+        .map(|batch| {
+            Ok(BatchSummary {
+                submissions: app.db.submissions(batch.id)?.len(),
+                latest: app.db.analyses_of(batch.id)?.into_iter().next(),
+                batch,
+            })
+        })
+        .collect::<Result<Vec<_>, AppError>>()?;
+    let view = BatchesView { batches };
+    respond(&req, Some(&who), "Batches", &view, |v| {
+        html! {
+            @if v.batches.is_empty() { p { "No batch yet: open a " a href="/problems" { "problem" } " and upload one." } }
+            table {
+                tr { th { "Batch" } th { "Problem" } th { "Submissions" } th { "Latest analysis" } th { "Students see results" } }
+                @for b in &v.batches {
+                    tr {
+                        td { a href={ "/batches/" (b.batch.id) } { (b.batch.name) } }
+                        td { a href={ "/problems/" (b.batch.problem_id) } { (b.batch.problem) } }
+                        td.num { (b.submissions) }
+                        td { @if let Some(a) = &b.latest { a href={ "/analyses/" (a.id) } { "#" (a.id) " " (status_word(a.status)) } } @else { span.muted { "none" } } }
+                        td { @if b.batch.released { "yes" } @else { "not yet" } }
+                    }
+                }
+            }
+        }
+    })
+}
+
+fn status_word(status: Status) -> &'static str {
+    match status {
+        Status::Queued => "queued",
+        Status::Running => "running",
+        Status::Done => "done",
+        Status::Failed => "failed",
+        Status::Cancelled => "cancelled",
+    }
+}
+
+#[derive(Serialize)]
+struct BatchView {
+    batch: BatchRow,
+    submissions: Vec<SubmissionRow>,
+    roster: Vec<RosterRow>,
+    analyses: Vec<AnalysisRow>,
+}
+
+async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let view = BatchView {
+        submissions: app.db.submissions(batch.id)?,
+        roster: app.db.roster(batch.id)?,
+        analyses: app.db.analyses_of(batch.id)?,
+        batch,
+    };
+    respond(&req, Some(&who), &view.batch.name.clone(), &view, |v| {
+        let id = v.batch.id;
+        html! {
+            p { "Problem: " a href={ "/problems/" (v.batch.problem_id) } { (v.batch.problem) } ". " (v.submissions.len()) " submissions." }
+            div.card {
+                h3 { "Run an analysis" }
+                form method="post" action={ "/batches/" (id) "/analyses" } {
+                    (csrf_field(&who))
+                    label { "Seed " input name="seed" type="number" min="0" value="1" style="width:6em"; }
+                    label { "Stop after " input name="stable_after" type="number" min="1" placeholder="problem's default" style="width:10em"; " tests add nothing" }
+                    label { "Fuel factor " input name="fuel_factor" type="number" min="1" placeholder="problem's default" style="width:10em"; }
+                    button type="submit" { "Run" }
+                }
+            }
+            h2 { "Analyses" }
+            @if v.analyses.is_empty() { p.muted { "None yet." } }
+            ul { @for a in &v.analyses { li { a href={ "/analyses/" (a.id) } { "#" (a.id) } " · " (status_word(a.status)) " · seed " (a.seed) " · " (date(a.created)) } } }
+            div.card {
+                h3 { "Students' access" }
+                @if v.batch.released {
+                    p.ok { "Students see their bug lists and scores of the latest finished analysis." }
+                    form method="post" action={ "/batches/" (id) "/release" } { (csrf_field(&who)) input type="hidden" name="released" value="0"; button type="submit" { "Hide from students" } }
+                } @else {
+                    p { "Hidden from students until you release it." }
+                    form method="post" action={ "/batches/" (id) "/release" } { (csrf_field(&who)) input type="hidden" name="released" value="1"; button type="submit" { "Release to students" } }
+                }
+                p.muted { "Each student's private link is on the " a href="/students" { "Students" } " page." }
+            }
+            h2 { "Submissions" }
+            table {
+                tr { th { "Student" } th { "Cohort" } th { "File" } th { "Uploaded" } }
+                @for s in &v.submissions {
+                    tr {
+                        td { (s.student) }
+                        td { (v.roster.iter().find(|r| r.id == s.student).map(|r| r.cohort.as_str()).unwrap_or("")) }
+                        td { code { (s.file) } }
+                        td { (date(s.uploaded)) @if s.late { " " strong.bad { "late" } } }
+                    }
+                }
+            }
+            div.card {
+                h3 { "Add a late submission" }
+                p.muted { "It replaces the student's earlier module (kept in the history); run the analysis again to grade it." }
+                form method="post" action={ "/batches/" (id) "/late" } enctype="multipart/form-data" {
+                    (csrf_field(&who))
+                    label { "Student id " input name="student" placeholder="from the file name"; }
+                    input type="file" name="module" accept=".wasm,.wat" required;
+                    button type="submit" { "Add" }
+                }
+            }
+        }
+    })
+}
+
+#[derive(Deserialize)]
+struct RunForm {
+    csrf: Option<String>,
+    seed: Option<String>,
+    stable_after: Option<String>,
+    fuel_factor: Option<String>,
+}
+
+/// An optional positive number from a form field; empty means the default.
+fn number(field: &Option<String>, name: &str) -> Result<Option<u64>, AppError> {
+    match field.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(text) => text.parse().map(Some).map_err(|_| AppError::BadRequest(format!("{name} must be a whole number, not `{text}`"))),
+    }
+}
+
+async fn queue_analysis(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<RunForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let problem = found(app.db.problem(batch.problem_id)?)?;
+    let settings = AnalysisSettings {
+        seed: number(&form.seed, "the seed")?.unwrap_or(1),
+        stable_after: number(&form.stable_after, "stop after")?.filter(|&n| n > 0),
+        fuel_factor: number(&form.fuel_factor, "the fuel factor")?.filter(|&n| n > 0),
+    };
+    if app.db.submissions(batch.id)?.is_empty() {
+        return Err(AppError::BadRequest("the batch has no submissions to analyse".into()));
+    }
+    let id = app.db.queue_analysis(batch.id, &problem.dir, settings)?;
+    app.jobs.notify();
+    see_other(&format!("/analyses/{id}"))
+}
+
+#[derive(Deserialize)]
+struct ReleaseForm {
+    csrf: Option<String>,
+    released: String,
+}
+
+async fn release(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<ReleaseForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    app.db.set_released(batch.id, form.released == "1")?;
+    see_other(&format!("/batches/{}", batch.id))
+}
+
+// ---------------------------------------------------------------- analyses
+
+/// How one student's score moved between two analyses of a batch.
+#[derive(Serialize)]
+struct ScoreChange {
+    student: String,
+    before: Option<f64>,
+    after: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct AnalysisView {
+    analysis: AnalysisRow,
+    batch: BatchRow,
+    progress: Option<LiveProgress>,
+    result: Option<Arc<Analysis>>,
+    bug_lists: Vec<BugList>,
+    /// Against the previous finished analysis of the batch, when there is one.
+    changes: Vec<ScoreChange>,
+}
+
+fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
+    let analysis = found(app.db.analysis(id)?)?;
+    let batch = found(app.db.batch(analysis.batch_id)?)?;
+    let progress = match analysis.status {
+        Status::Running => app.jobs.progress(id).or_else(|| app.db.progress(id).ok().flatten().and_then(|p| serde_json::from_str(&p).ok())),
+        _ => None,
+    };
+    let (mut result, mut bug_lists, mut changes) = (None, Vec::new(), Vec::new());
+    if analysis.status == Status::Done {
+        let current = app.analysis(id)?;
+        for a in &current.answers {
+            if let Some(list) = app.db.bug_list(id, &a.id)? {
+                bug_lists.push(serde_json::from_str(&list).map_err(anyhow::Error::from)?);
+            }
+        }
+        if let Some(previous) = analysis.previous_id.map(|p| app.analysis(p)).transpose()? {
+            let mut students: Vec<&str> = current.answers.iter().chain(&previous.answers).map(|a| a.id.as_str()).collect();
+            students.sort_by(|a, b| natural_cmp(a, b));
+            students.dedup();
+            let percent = |analysis: &Analysis, student: &str| analysis.answers.iter().find(|a| a.id == student).map(|a| a.percent);
+            changes = students
+                .into_iter()
+                .map(|s| ScoreChange { student: s.to_owned(), before: percent(&previous, s), after: percent(&current, s) })
+                .collect();
+        }
+        result = Some(current);
+    }
+    Ok(AnalysisView { analysis, batch, progress, result, bug_lists, changes })
+}
+
+async fn analysis_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
+    let id = path.into_inner();
+    let view = analysis_view(&app, id)?;
+    let svg = match view.analysis.status {
+        Status::Done if !is_api(&req) => std::fs::read_to_string(app.store.analysis_dir(id).join("order.svg")).ok(),
+        _ => None,
+    };
+    let title = format!("Analysis #{id} of {}", view.batch.name);
+    respond(&req, Some(&who), &title, &view, |v| analysis_body(&who, v, svg))
+}
+
+fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Markup {
+    let id = v.analysis.id;
+    html! {
+        p { "Batch " a href={ "/batches/" (v.batch.id) } { (v.batch.name) } " · problem " (v.batch.problem) " · seed " (v.analysis.seed)
+            @if let Some(n) = v.analysis.stable_after { " · stop after " (n) } @if let Some(f) = v.analysis.fuel_factor { " · fuel factor " (f) }
+            " · " strong #status { (status_word(v.analysis.status)) } }
+        @if matches!(v.analysis.status, Status::Queued | Status::Running) {
+            div.card #live {
+                progress #bar max="100" value=(v.progress.as_ref().map_or(0.0, |p| p.percent)) {}
+                p #phase { (progress_words(v.progress.as_ref())) }
+                (button(who, &format!("/analyses/{id}/cancel"), "Cancel"))
+            }
+            script { (PreEscaped(format!(r#"
+(function poll() {{
+  fetch('/api/analyses/{id}', {{credentials: 'same-origin'}}).then(r => r.json()).then(v => {{
+    if (v.analysis.status !== 'queued' && v.analysis.status !== 'running') {{ location.reload(); return; }}
+    const p = v.progress;
+    if (p) {{
+      document.getElementById('bar').value = p.percent;
+      document.getElementById('phase').textContent = p.phase + ': ' + p.tests_generated + ' tests tried, suite of ' + p.suite_size +
+        (p.phase === 'explaining' ? ', bug lists ' + p.explained + '/' + p.answers : ', ' + p.stable_run + '/' + p.stable_after + ' without news');
+    }}
+    document.getElementById('status').textContent = v.analysis.status;
+    setTimeout(poll, 500);
+  }}).catch(() => setTimeout(poll, 2000));
+}})();"#))) }
+        }
+        @if let Some(error) = &v.analysis.error { p.bad { "The analysis failed: " (error) } }
+        @if let Some(result) = &v.result { (results(v, result, svg)) }
+    }
+}
+
+fn progress_words(p: Option<&LiveProgress>) -> String {
+    match p {
+        None => "waiting for a worker".to_owned(),
+        Some(p) => format!("{}: {} tests tried, suite of {}", p.phase, p.tests_generated, p.suite_size),
+    }
+}
+
+fn percent_text(p: Option<f64>) -> String {
+    p.map_or("–".to_owned(), |p| format!("{p:.1}%"))
+}
+
+fn results(v: &AnalysisView, result: &Analysis, svg: Option<String>) -> Markup {
+    let id = v.analysis.id;
+    let changed: Vec<&ScoreChange> = v.changes.iter().filter(|c| c.before != c.after).collect();
+    html! {
+        p { (result.tests_generated) " tests generated, " (result.executions) " runs; the suite has " strong { (result.suite.len()) " tests" } ", one per inferred bug." }
+        p { "Download: "
+            @for (file, label) in [("scores.csv", "scores.csv"), ("canvas.csv", "Canvas gradebook"), ("moodle.csv", "Moodle import"), ("analysis.json", "analysis.json"), ("order.dot", "order.dot"), ("order.svg", "order.svg")] {
+                a href={ "/analyses/" (id) "/files/" (file) } { (label) } " · "
+            }
+        }
+        @if result.reference_failures + result.checker_failures > 0 {
+            div.card.bad { "The problem's own programs failed on " (result.reference_failures + result.checker_failures) " generated tests (set aside, never counted against a student)." }
+        }
+        @if v.analysis.previous_id.is_some() {
+            h2 { "Changes since analysis #" (v.analysis.previous_id.unwrap_or_default()) }
+            @if changed.is_empty() { p { "No score changed." } } @else {
+                table { tr { th { "Student" } th { "Before" } th { "After" } }
+                    @for c in &changed { tr { td { (c.student) } td.num { (percent_text(c.before)) } td.num { (percent_text(c.after)) } } } }
+            }
+        }
+        h2 { "Ranking" }
+        table {
+            tr { th { "Rank" } th { "Student" } th { "Cohort" } th { "Passed" } th { "%" } th { "Failed tests" } }
+            @for a in result.ranked() {
+                tr { td.num { (a.rank) } td { a href={ "#bugs-" (a.id) } { (a.id) } } td { (a.cohort.as_deref().unwrap_or("")) }
+                     td.num { (a.passed) "/" (result.suite.len()) } td.num { (format!("{:.1}", a.percent)) } td { (a.failed.join(" ")) } }
+            }
+        }
+        h2 { "Correctness order" }
+        p.muted { "Each box is a class of answers that pass the same tests; an arrow goes from a class to one that passes strictly fewer." }
+        @if let Some(svg) = svg { div.diagram { (PreEscaped(svg)) } }
+        h2 { "The test suite" }
+        table {
+            tr { th { "Test" } th { "Input" } th { "Expected" } th { "Failed by" } }
+            @for t in &result.suite { tr { td { (t.id) } td { code { (t.input) } } td { code { (t.expected) } } td.num { (t.failing.len()) } } }
+        }
+        h2 { "Bug lists" }
+        @for list in &v.bug_lists {
+            details id={ "bugs-" (list.answer) } { summary { strong { (list.answer) } " · " (list.passed) "/" (list.suite_size) " · " (list.bugs.len()) " bugs" } (bug_list(list)) }
+        }
+    }
+}
+
+async fn cancel_analysis(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<CsrfForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    let analysis = found(app.db.analysis(path.into_inner())?)?;
+    if !app.db.cancel_queued(analysis.id)? && !app.jobs.cancel(analysis.id) {
+        return Err(AppError::BadRequest(format!("analysis #{} is not running (it is {})", analysis.id, status_word(analysis.status))));
+    }
+    see_other(&format!("/analyses/{}", analysis.id))
+}
+
+async fn analysis_file(app: AppData, _who: Instructor, path: web::Path<(i64, String)>) -> Page {
+    let (id, file) = path.into_inner();
+    let row = found(app.db.analysis(id)?)?;
+    if row.status != Status::Done {
+        return Err(AppError::NotFound);
+    }
+    let batch = found(app.db.batch(row.batch_id)?)?;
+    let analysis = app.analysis(id)?;
+    let roster = app.db.roster(batch.id)?;
+    let csv_of = |bytes: csv::Result<Vec<u8>>| bytes.map_err(|e| AppError::Internal(e.into()));
+    let (content_type, body) = match file.as_str() {
+        "scores.csv" => ("text/csv", scores_csv(&analysis, &roster)?),
+        "canvas.csv" => ("text/csv", csv_of(exports::canvas_csv(&analysis, &roster, &batch.name))?),
+        "moodle.csv" => ("text/csv", csv_of(exports::moodle_csv(&analysis, &roster, &batch.name))?),
+        "analysis.json" | "order.dot" | "order.svg" => {
+            let kind = if file.ends_with("json") { "application/json" } else if file.ends_with("svg") { "image/svg+xml" } else { "text/vnd.graphviz" };
+            (kind, std::fs::read(app.store.analysis_dir(id).join(&file)).map_err(anyhow::Error::from)?)
+        }
+        _ => return Err(AppError::NotFound),
+    };
+    Ok(HttpResponse::Ok()
+        .content_type(format!("{content_type}; charset=utf-8"))
+        .insert_header(("Content-Disposition", format!("attachment; filename=\"analysis-{id}-{file}\"")))
+        .body(body))
+}
+
+// ---------------------------------------------------------------- experiment report
+
+#[derive(Deserialize)]
+struct ExperimentQuery {
+    /// Comma-separated batch ids.
+    batches: Option<String>,
+    first: Option<String>,
+    second: Option<String>,
+}
+
+#[derive(Serialize)]
+struct ExperimentView {
+    /// Batches with a finished analysis, to choose from.
+    choices: Vec<BatchRow>,
+    chosen: Vec<i64>,
+    cohorts: Vec<String>,
+    first: Option<String>,
+    second: Option<String>,
+    reports: Vec<ProblemReport>,
+    /// Why no report could be made, when one was asked for.
+    problem: Option<String>,
+}
+
+async fn experiment_page(app: AppData, req: HttpRequest, who: Instructor, query: web::Query<ExperimentQuery>) -> Page {
+    let mut choices = Vec::new();
+    let mut scored = Vec::new();
+    for batch in app.db.batches()? {
+        if let Some(latest) = app.db.latest_done(batch.id)? {
+            let analysis = app.analysis(latest)?;
+            scored.push((batch.id, analysis.problem.clone(), score_rows(&analysis, &app.db.roster(batch.id)?)));
+            choices.push(batch);
+        }
+    }
+    let chosen: Vec<i64> = match &query.batches {
+        Some(list) => list.split(',').filter_map(|s| s.trim().parse().ok()).collect(),
+        None => choices.iter().map(|b| b.id).collect(),
+    };
+    let rows: Vec<_> = scored.iter().filter(|(id, _, _)| chosen.contains(id)).collect();
+    let mut cohorts: Vec<String> = rows.iter().flat_map(|(_, _, r)| r.iter().map(|r| r.cohort.clone())).collect();
+    cohorts.sort();
+    cohorts.dedup();
+    let defaults = rows.first().and_then(|(_, _, r)| main_cohorts(r));
+    let first = query.first.clone().or_else(|| defaults.as_ref().map(|d| d.0.clone()));
+    let second = query.second.clone().or_else(|| defaults.as_ref().map(|d| d.1.clone()));
+    let mut reports = Vec::new();
+    let mut problem = None;
+    if let (Some(first), Some(second)) = (&first, &second) {
+        for (_, name, rows) in &rows {
+            let report = compare(name, rows, first, second);
+            if report.cohorts.iter().any(|c| c.n == 0) {
+                problem = Some(format!("{name}: no answer in cohort `{}`", report.cohorts.iter().find(|c| c.n == 0).map_or("", |c| c.name.as_str())));
+            } else {
+                reports.push(report);
+            }
+        }
+    } else if !rows.is_empty() {
+        problem = Some("choose two cohorts to compare".to_owned());
+    }
+    let view = ExperimentView { choices, chosen, cohorts, first, second, reports, problem };
+    respond(&req, Some(&who), "Experiment report", &view, |v| {
+        html! {
+            form method="get" action="/experiment" #experiment {
+                p { "Batches (each batch's latest finished analysis): " }
+                @for b in &v.choices {
+                    label { input type="checkbox" class="batch" value=(b.id) checked[v.chosen.contains(&b.id)]; " " (b.name) }
+                }
+                input type="hidden" name="batches" value=(v.chosen.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(","));
+                p {
+                    label { "Compare " select name="first" { @for c in &v.cohorts { option selected[v.first.as_ref() == Some(c)] { (c) } } } }
+                    label { "with " select name="second" { @for c in &v.cohorts { option selected[v.second.as_ref() == Some(c)] { (c) } } } }
+                    button type="submit" { "Compare" }
+                }
+            }
+            script { (PreEscaped("document.getElementById('experiment').addEventListener('submit', function () {\
+                this.batches.value = Array.from(document.querySelectorAll('input.batch:checked')).map(b => b.value).join(','); });")) }
+            @if let Some(problem) = &v.problem { p.bad { (problem) } }
+            @if !v.reports.is_empty() { (PreEscaped(grader::experiment_section(&v.reports))) }
+        }
+    })
+}
+
+// ---------------------------------------------------------------- students
+
+#[derive(Serialize)]
+struct StudentLink {
+    student: String,
+    /// The private link's path, while one is live.
+    link: Option<String>,
+}
+
+#[derive(Serialize)]
+struct StudentsView {
+    students: Vec<StudentLink>,
+}
+
+async fn students_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
+    let students = app.db.students()?.into_iter().map(|(student, token)| StudentLink { student, link: token.map(|t| format!("/s/{t}")) }).collect();
+    let view = StudentsView { students };
+    respond(&req, Some(&who), "Students", &view, |v| {
+        html! {
+            p { "Each student has one private link to their own results (of released batches only). "
+                a href="/students/links.csv" { "Download all links (CSV, for mail merge)" } ". Revoking a link makes it a plain 404; issuing a new one replaces it." }
+            table {
+                tr { th { "Student" } th { "Private link" } th {} }
+                @for s in &v.students {
+                    tr {
+                        td { (s.student) }
+                        td { @match &s.link { Some(link) => a href=(link) { code { (link) } }, None => span.muted { "none" } } }
+                        td {
+                            (button(&who, &format!("/students/{}/issue", s.student), if s.link.is_some() { "Reissue" } else { "Issue" }))
+                            @if s.link.is_some() { " " (button(&who, &format!("/students/{}/revoke", s.student), "Revoke")) }
+                        }
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// The base URL students reach the service at, as the instructor's browser did.
+fn base_url(req: &HttpRequest) -> String {
+    let info = req.connection_info();
+    format!("{}://{}", info.scheme(), info.host())
+}
+
+async fn links_csv(app: AppData, req: HttpRequest, _who: Instructor) -> Page {
+    let base = base_url(&req);
+    let students = app.db.students()?;
+    let write = || -> csv::Result<Vec<u8>> {
+        let mut out = csv::Writer::from_writer(Vec::new());
+        out.write_record(["id", "link"])?;
+        for (student, token) in students {
+            if let Some(token) = token {
+                out.write_record([student, format!("{base}/s/{token}")])?;
+            }
+        }
+        out.into_inner().map_err(|e| e.into_error().into())
+    };
+    let body = write().map_err(|e| AppError::Internal(e.into()))?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header(("Content-Disposition", "attachment; filename=\"student-links.csv\""))
+        .body(body))
+}
+
+async fn issue_link(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<String>, form: web::Form<CsrfForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    if !app.db.set_student_token(&path, Some(&random_token()))? {
+        return Err(AppError::NotFound);
+    }
+    see_other("/students")
+}
+
+async fn revoke_link(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<String>, form: web::Form<CsrfForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    if !app.db.set_student_token(&path, None)? {
+        return Err(AppError::NotFound);
+    }
+    see_other("/students")
+}
+
+/// One released result of a student.
+#[derive(Serialize)]
+struct StudentResult {
+    batch: String,
+    problem: String,
+    analysis: i64,
+    late: bool,
+    bugs: BugList,
+}
+
+#[derive(Serialize)]
+struct StudentView {
+    student: String,
+    results: Vec<StudentResult>,
+}
+
+/// The student a live token belongs to; anything else is a plain 404.
+fn student_of(app: &App, token: &str) -> Result<String, AppError> {
+    if token.len() != 64 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(AppError::NotFound);
+    }
+    found(app.db.student_by_token(token)?)
+}
+
+fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
+    let student = student_of(app, token)?;
+    let mut results = Vec::new();
+    for (batch, analysis) in app.db.released_analyses_of(&student)? {
+        let Some(list) = app.db.bug_list(analysis, &student)? else { continue };
+        let late = app.db.submissions(batch.id)?.iter().any(|s| s.student == student && s.late);
+        results.push(StudentResult {
+            batch: batch.name,
+            problem: batch.problem,
+            analysis,
+            late,
+            bugs: serde_json::from_str(&list).map_err(anyhow::Error::from)?,
+        });
+    }
+    Ok(StudentView { student, results })
+}
+
+async fn student_page(app: AppData, req: HttpRequest, path: web::Path<String>) -> Page {
+    let token = path.into_inner();
+    let view = student_view(&app, &token)?;
+    respond(&req, None, &format!("Results of {}", view.student), &view, |v| {
+        html! {
+            @if v.results.is_empty() { p { "No results have been released to you yet." } }
+            @for r in &v.results {
+                h2 { (r.batch) " · " span.muted { (r.problem) } }
+                @if r.late { p.muted { "Graded from your late submission." } }
+                p { a href={ "/s/" (token) "/" (r.analysis) ".md" } { "Download this bug list (Markdown)" } }
+                (bug_list(&r.bugs))
+            }
+            p.muted { "Each test is a small input on which your program and the model solution disagree: one inferred bug. Fix the bugs, not the tests: other inputs show the same bug." }
+        }
+    })
+}
+
+async fn student_markdown(app: AppData, path: web::Path<(String, i64)>) -> Page {
+    let (token, analysis) = path.into_inner();
+    let view = student_view(&app, &token)?;
+    let result = found(view.results.iter().find(|r| r.analysis == analysis))?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/markdown; charset=utf-8")
+        .insert_header(("Content-Disposition", format!("attachment; filename=\"bugs-{analysis}.md\"")))
+        .body(grader::bug_list_markdown(&result.bugs)))
+}

@@ -1,0 +1,82 @@
+//! The service's files under `--data`: modules by content hash, problem directories, and
+//! each finished analysis's outputs. Files are written to a temporary name and renamed,
+//! so a crash leaves either the whole file or none.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use sha2::{Digest, Sha256};
+
+pub struct Store {
+    root: PathBuf,
+}
+
+/// The hex SHA-256 of `bytes`: a module's name in the store.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder, synced to disk
+/// before it takes the name.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path.parent().context("a stored file has a folder")?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    temp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+impl Store {
+    pub fn open(root: &Path) -> anyhow::Result<Store> {
+        for sub in ["modules", "problems", "analyses"] {
+            let dir = root.join(sub);
+            std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        Ok(Store { root: root.to_owned() })
+    }
+
+    pub fn database_path(&self) -> PathBuf {
+        self.root.join("bugrank.sqlite")
+    }
+
+    /// Stores a module under its hash and returns the hash; storing twice is harmless.
+    pub fn put_module(&self, bytes: &[u8]) -> anyhow::Result<String> {
+        let hash = sha256_hex(bytes);
+        let path = self.module_path(&hash);
+        if !path.exists() {
+            write_atomically(&path, bytes)?;
+        }
+        Ok(hash)
+    }
+
+    pub fn module(&self, hash: &str) -> anyhow::Result<Vec<u8>> {
+        let path = self.module_path(hash);
+        std::fs::read(&path).with_context(|| format!("module {hash} is missing from the store ({})", path.display()))
+    }
+
+    fn module_path(&self, hash: &str) -> PathBuf {
+        self.root.join("modules").join(format!("{hash}.wasm"))
+    }
+
+    /// A new, empty folder for a problem named `name`: `problems/<name>-<n>`.
+    pub fn new_problem_dir(&self, name: &str) -> anyhow::Result<PathBuf> {
+        let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+        for n in 1.. {
+            let dir = self.root.join("problems").join(format!("{safe}-{n}"));
+            match std::fs::create_dir(&dir) {
+                Ok(()) => return Ok(dir),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e).with_context(|| format!("cannot create {}", dir.display())),
+            }
+        }
+        unreachable!("some folder name is free")
+    }
+
+    /// The folder of analysis `id`'s outputs.
+    pub fn analysis_dir(&self, id: i64) -> PathBuf {
+        self.root.join("analyses").join(id.to_string())
+    }
+}

@@ -1,0 +1,179 @@
+//! Uploads: reading a multipart form within limits, and validating a batch (modules,
+//! zips of modules, a roster) file by file into an [`UploadReport`]. An upload with any
+//! rejection saves nothing until the instructor confirms the accepted part.
+
+use std::collections::HashMap;
+
+use actix_multipart::Multipart;
+use futures_util::TryStreamExt;
+use serde::{Deserialize, Serialize};
+
+use super::db::{SubmissionRow, now};
+use super::{App, AppError, MAX_UPLOAD_BYTES};
+use crate::submissions::{Batch, FileBytes, RosterRow, module_id, natural_cmp, parse_roster, read_zip};
+
+/// A multipart form read into memory: its text fields and its files.
+#[derive(Default)]
+pub struct Form {
+    pub fields: HashMap<String, String>,
+    /// `(field name, file name, bytes)`, in the order sent.
+    pub files: Vec<(String, String, Vec<u8>)>,
+}
+
+/// The most bytes a text field of a form may have.
+const MAX_FIELD_BYTES: usize = 64 << 10;
+
+impl Form {
+    /// Reads the whole form; more than [`MAX_UPLOAD_BYTES`] in all is refused.
+    pub async fn read(mut payload: Multipart) -> Result<Form, AppError> {
+        let mut form = Form::default();
+        let mut total = 0usize;
+        let too_large = || AppError::BadRequest(format!("the upload is larger than the limit of {} MiB", MAX_UPLOAD_BYTES >> 20));
+        while let Some(mut field) = payload.try_next().await.map_err(|e| AppError::BadRequest(format!("the form cannot be read: {e}")))? {
+            let name = field.name().unwrap_or_default().to_owned();
+            let file_name = field.content_disposition().and_then(|cd| cd.get_filename()).map(str::to_owned);
+            let mut bytes = Vec::new();
+            while let Some(chunk) = field.try_next().await.map_err(|e| AppError::BadRequest(format!("the form cannot be read: {e}")))? {
+                total += chunk.len();
+                if total > MAX_UPLOAD_BYTES || (file_name.is_none() && bytes.len() + chunk.len() > MAX_FIELD_BYTES) {
+                    return Err(too_large());
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+            match file_name {
+                // A file input left empty sends a part with an empty name and no bytes.
+                Some(file) if file.is_empty() && bytes.is_empty() => {}
+                Some(file) => form.files.push((name, file, bytes)),
+                None => {
+                    form.fields.insert(name, String::from_utf8_lossy(&bytes).into_owned());
+                }
+            }
+        }
+        Ok(form)
+    }
+
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.fields.get(name).map(|s| s.trim()).filter(|s| !s.is_empty())
+    }
+}
+
+/// One file's verdict.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FileVerdict {
+    pub file: String,
+    /// The student the module is for, once known.
+    pub student: Option<String>,
+    /// `None` when accepted.
+    pub rejected: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+/// What an upload contained and what became of each part.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct UploadReport {
+    /// The batch's name (for a new batch).
+    pub name: String,
+    /// True for a late submission to an existing batch.
+    pub late: bool,
+    pub files: Vec<FileVerdict>,
+    /// Roster rows accepted.
+    pub roster: Vec<RosterRow>,
+    /// Roster lines rejected, and roster rows without a module.
+    pub roster_problems: Vec<String>,
+}
+
+impl UploadReport {
+    pub fn accepted(&self) -> impl Iterator<Item = &FileVerdict> {
+        self.files.iter().filter(|f| f.rejected.is_none())
+    }
+    pub fn is_clean(&self) -> bool {
+        self.files.iter().all(|f| f.rejected.is_none()) && self.roster_problems.is_empty()
+    }
+    /// The submissions to save.
+    pub fn submissions(&self) -> Vec<SubmissionRow> {
+        self.accepted()
+            .filter_map(|f| {
+                Some(SubmissionRow {
+                    student: f.student.clone()?,
+                    file: f.file.clone(),
+                    sha256: f.sha256.clone()?,
+                    late: self.late,
+                    uploaded: now(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// The files of a form: zips are opened (their unsafe entries rejected), modules taken as
+/// they are, anything else rejected.
+pub fn form_files(files: Vec<(String, Vec<u8>)>) -> (Vec<FileBytes>, Vec<FileVerdict>) {
+    let mut modules = Vec::new();
+    let mut rejected = Vec::new();
+    let mut reject = |file: String, reason: String| rejected.push(FileVerdict { file, student: None, rejected: Some(reason), sha256: None });
+    for (name, bytes) in files {
+        if name.to_ascii_lowercase().ends_with(".zip") {
+            match read_zip(std::io::Cursor::new(bytes)) {
+                Ok(entries) => modules.extend(entries.into_iter().map(|(entry, bytes)| (format!("{name}/{entry}"), bytes))),
+                Err(error) => reject(name, format!("not a readable zip: {error:#}")),
+            }
+        } else if module_id(&name).is_some() {
+            modules.push((name, Ok(bytes)));
+        } else {
+            reject(name.clone(), format!("{name}: not a module (.wasm or .wat) or a zip of modules"));
+        }
+    }
+    (modules, rejected)
+}
+
+/// Validates the modules of a batch against each other and the roster (when one is
+/// given), and stores the modules that load. Nothing is added to any batch here.
+pub fn validate(app: &App, name: &str, files: Vec<FileBytes>, mut verdicts: Vec<FileVerdict>, roster: Option<(String, Vec<u8>)>, late: bool) -> Result<UploadReport, AppError> {
+    let bytes_of: HashMap<String, Vec<u8>> = files.iter().filter_map(|(n, b)| Some((n.clone(), b.as_ref().ok()?.clone()))).collect();
+    let batch = Batch::from_files(&app.sandbox, files);
+    for r in batch.rejected {
+        let student = module_id(crate::submissions::base_name(&r.file)).map(str::to_owned);
+        verdicts.push(FileVerdict { file: r.file, student, rejected: Some(r.reason), sha256: None });
+    }
+    let mut roster_rows = Vec::new();
+    let mut roster_problems = Vec::new();
+    if let Some((roster_name, text)) = &roster {
+        let (rows, rejected) = parse_roster(roster_name, text.as_slice()).map_err(|e| AppError::BadRequest(format!("{e:#}")))?;
+        roster_problems.extend(rejected.into_iter().map(|r| r.reason));
+        roster_rows = rows;
+    }
+    for s in &batch.submissions {
+        let file = batch_file_name(&bytes_of, &s.id);
+        let mut verdict = FileVerdict { file: file.clone(), student: Some(s.id.clone()), rejected: None, sha256: None };
+        if !is_plain_id(&s.id) {
+            verdict.rejected = Some(format!("{file}: a student id may only have letters, digits and . _ - @ + (found `{}`)", s.id));
+        } else if roster.is_some() && !roster_rows.iter().any(|r| r.id == s.id) {
+            verdict.rejected = Some(format!("{file}: no roster row for `{}`", s.id));
+        } else {
+            verdict.sha256 = Some(app.store.put_module(&bytes_of[&file])?);
+        }
+        verdicts.push(verdict);
+    }
+    if !late {
+        for row in &roster_rows {
+            if !verdicts.iter().any(|v| v.student.as_deref() == Some(row.id.as_str())) {
+                roster_problems.push(format!("roster row `{}` has no module", row.id));
+            }
+        }
+    }
+    verdicts.sort_by(|a, b| natural_cmp(&a.file, &b.file));
+    Ok(UploadReport { name: name.to_owned(), late, files: verdicts, roster: roster_rows, roster_problems })
+}
+
+/// The name of the file that gave submission `id`.
+fn batch_file_name(bytes_of: &HashMap<String, Vec<u8>>, id: &str) -> String {
+    let mut names: Vec<&String> = bytes_of.keys().filter(|n| module_id(crate::submissions::base_name(n)) == Some(id)).collect();
+    names.sort();
+    names.first().map(|n| n.to_string()).unwrap_or_else(|| id.to_owned())
+}
+
+/// Student ids go into links and file names: letters, digits and `. _ - @ +` only.
+pub fn is_plain_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 100 && id.chars().all(|c| c.is_ascii_alphanumeric() || "._-@+".contains(c))
+}

@@ -1,0 +1,235 @@
+//! The analysis queue: worker threads (never the HTTP workers) take queued analyses from
+//! the store, run them on a rayon pool, publish live progress, honour cancellation, and
+//! record the outcome. The queue lives in SQLite, so it survives a restart: analyses that
+//! were running when the service died are queued again at start-up.
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use grader::{Analysis, GraderError, Progress, analyse, bug_list, order_dot, order_svg};
+use rayon::prelude::*;
+use sandbox::{Program, Role};
+use serde::{Deserialize, Serialize};
+
+use super::App;
+use super::db::{AnalysisRow, Status};
+use super::store::write_atomically;
+use crate::grade::answers_of;
+use crate::problem::ProblemDir;
+
+/// How often a running analysis writes its progress to the store (live readers get it
+/// from memory at once): often enough that a restart shows recent progress, rarely
+/// enough to cost nothing.
+const PROGRESS_WRITE_INTERVAL: Duration = Duration::from_secs(2);
+
+/// How long an idle worker sleeps before looking at the queue again, in case a wake-up
+/// was missed (another process cannot wake it).
+const IDLE_POLL: Duration = Duration::from_secs(2);
+
+/// Where a running analysis is: what the progress bar shows.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LiveProgress {
+    /// `loading`, `searching`, `shrinking`, `explaining` (bug lists) or `saving`.
+    pub phase: String,
+    pub tests_generated: u64,
+    pub suite_size: usize,
+    pub stable_run: u64,
+    pub stable_after: u64,
+    pub executions: u64,
+    /// Bug lists written so far, while explaining.
+    pub explained: usize,
+    pub answers: usize,
+    /// 0 to 100: the search's share is its stable run; explaining fills the rest.
+    pub percent: f64,
+}
+
+impl LiveProgress {
+    fn from_search(p: &Progress, answers: usize) -> LiveProgress {
+        LiveProgress {
+            phase: if p.shrinking { "shrinking" } else { "searching" }.to_owned(),
+            tests_generated: p.tests_generated,
+            suite_size: p.suite_size,
+            stable_run: p.stable_run,
+            stable_after: p.stable_after,
+            executions: p.executions,
+            explained: 0,
+            answers,
+            percent: 90.0 * p.stable_run as f64 / p.stable_after.max(1) as f64,
+        }
+    }
+}
+
+/// The analyses running in this process: their progress and cancel flags.
+#[derive(Default)]
+pub struct Jobs {
+    running: Mutex<HashMap<i64, (LiveProgress, Arc<AtomicBool>)>>,
+    wake: Condvar,
+    queue_changed: Mutex<bool>,
+}
+
+impl Jobs {
+    /// Wakes an idle worker: something was queued.
+    pub fn notify(&self) {
+        *self.queue_changed.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        self.wake.notify_all();
+    }
+
+    fn wait(&self) {
+        let mut changed = self.queue_changed.lock().unwrap_or_else(|p| p.into_inner());
+        if !*changed {
+            changed = self.wake.wait_timeout(changed, IDLE_POLL).unwrap_or_else(|p| p.into_inner()).0;
+        }
+        *changed = false;
+    }
+
+    pub fn progress(&self, id: i64) -> Option<LiveProgress> {
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).get(&id).map(|(p, _)| p.clone())
+    }
+
+    /// Asks a running analysis to stop; false if it is not running here.
+    pub fn cancel(&self, id: i64) -> bool {
+        match self.running.lock().unwrap_or_else(|p| p.into_inner()).get(&id) {
+            Some((_, flag)) => {
+                flag.store(true, Ordering::Relaxed);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn publish(&self, id: i64, progress: LiveProgress) {
+        if let Some(entry) = self.running.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&id) {
+            entry.0 = progress;
+        }
+    }
+}
+
+/// Starts `workers` threads that run queued analyses, each on a rayon pool of `threads`.
+pub fn start(app: Arc<App>, workers: usize, threads: usize) -> anyhow::Result<()> {
+    let requeued = app.db.requeue_running()?;
+    if requeued > 0 {
+        eprintln!("{requeued} analyses interrupted by the last shutdown are queued again");
+    }
+    for n in 0..workers {
+        let app = app.clone();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(move |i| format!("analysis-{n}-{i}"))
+            .build()?;
+        std::thread::Builder::new().name(format!("worker-{n}")).spawn(move || work(&app, &pool))?;
+    }
+    Ok(())
+}
+
+fn work(app: &App, pool: &rayon::ThreadPool) {
+    loop {
+        match app.db.claim_next() {
+            Ok(Some(row)) => run_job(app, pool, row),
+            Ok(None) => app.jobs.wait(),
+            Err(error) => {
+                eprintln!("worker: cannot read the queue: {error}");
+                std::thread::sleep(IDLE_POLL);
+            }
+        }
+    }
+}
+
+/// Runs one analysis and records its end, whatever happens (a panic included).
+fn run_job(app: &App, pool: &rayon::ThreadPool, row: AnalysisRow) {
+    let id = row.id;
+    let cancel = Arc::new(AtomicBool::new(false));
+    app.jobs.running.lock().unwrap_or_else(|p| p.into_inner()).insert(id, (LiveProgress { phase: "loading".into(), ..Default::default() }, cancel.clone()));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyse_job(app, pool, &row, &cancel)))
+        .unwrap_or_else(|panic| {
+            let message = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
+            Err(anyhow::anyhow!("the analysis stopped on an internal error: {}", message.unwrap_or_default()))
+        });
+    let recorded = match result {
+        Ok(lists) => app.db.finish_analysis(id, Status::Done, None, &lists),
+        Err(error) if error.downcast_ref::<GraderError>().is_some_and(|e| matches!(e, GraderError::Cancelled)) => {
+            app.db.finish_analysis(id, Status::Cancelled, None, &[])
+        }
+        Err(error) => app.db.finish_analysis(id, Status::Failed, Some(&format!("{error:#}")), &[]),
+    };
+    if let Err(error) = recorded {
+        eprintln!("analysis {id}: cannot record its end: {error}");
+    }
+    app.jobs.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+}
+
+/// The analysis itself: load, search, explain, save. Returns each student's bug list as JSON.
+fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &AtomicBool) -> anyhow::Result<Vec<(String, String)>> {
+    let problem_dir = ProblemDir::load(&app.sandbox, Path::new(&row.problem_dir))?;
+    let mut problem = problem_dir.problem();
+    if let Some(stable_after) = row.stable_after {
+        problem.search.stable_after = stable_after;
+    }
+    if let Some(factor) = row.fuel_factor {
+        problem.fuel.factor = factor;
+    }
+    let rows = app.db.analysis_answers(row.id)?;
+    anyhow::ensure!(!rows.is_empty(), "the batch has no submissions");
+    let programs: Vec<Program> = pool.install(|| {
+        rows.par_iter()
+            .map(|a| {
+                let bytes = app.store.module(&a.sha256)?;
+                Ok(app.sandbox.load(&a.student, &bytes, Role::Answer)?)
+            })
+            .collect::<anyhow::Result<_>>()
+    })?;
+    let (distinct, answers) = answers_of(rows.iter().zip(&programs).map(|(a, p)| (a.student.as_str(), p, a.cohort.clone())));
+    let executor = problem_dir.executor(&app.sandbox, distinct);
+
+    let mut last_write = Instant::now();
+    let mut show = |p: &Progress| {
+        let live = LiveProgress::from_search(p, answers.len());
+        if last_write.elapsed() >= PROGRESS_WRITE_INTERVAL {
+            last_write = Instant::now();
+            let _ = app.db.set_progress(row.id, &serde_json::to_string(&live).expect("progress serialises"));
+        }
+        app.jobs.publish(row.id, live);
+        if cancel.load(Ordering::Relaxed) { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+    };
+    let analysis = pool.install(|| analyse(&problem, &answers, &executor, row.seed, &mut show))?;
+
+    // Each answer's bug list, computed now so that a student's page costs nothing.
+    let explained = std::sync::atomic::AtomicUsize::new(0);
+    let base = app.jobs.progress(row.id).unwrap_or_default();
+    let publish_explained = |n: usize| {
+        let percent = 90.0 + 10.0 * n as f64 / answers.len() as f64;
+        app.jobs.publish(row.id, LiveProgress { phase: "explaining".into(), explained: n, percent, ..base.clone() });
+    };
+    publish_explained(0);
+    let lists: Vec<(String, String)> = pool.install(|| {
+        answers
+            .par_iter()
+            .zip(&programs)
+            .map(|(answer, program)| {
+                if cancel.load(Ordering::Relaxed) {
+                    return Err(GraderError::Cancelled.into());
+                }
+                let executor = problem_dir.executor(&app.sandbox, [program]);
+                let list = bug_list(&problem, &analysis, &answer.id, 1, &executor).context("every answer is in the analysis")?;
+                publish_explained(explained.fetch_add(1, Ordering::Relaxed) + 1);
+                Ok((answer.id.clone(), serde_json::to_string(&list)?))
+            })
+            .collect::<anyhow::Result<_>>()
+    })?;
+    app.jobs.publish(row.id, LiveProgress { phase: "saving".into(), percent: 100.0, ..base });
+    save_outputs(&app.store.analysis_dir(row.id), &analysis)?;
+    Ok(lists)
+}
+
+/// Writes `analysis.json`, `order.svg` and `order.dot`.
+fn save_outputs(dir: &Path, analysis: &Analysis) -> anyhow::Result<()> {
+    let json = serde_json::to_string_pretty(analysis)? + "\n";
+    write_atomically(&dir.join("order.svg"), order_svg(analysis).as_bytes())?;
+    write_atomically(&dir.join("order.dot"), order_dot(analysis).as_bytes())?;
+    // Last: its presence means the outputs are complete.
+    write_atomically(&dir.join("analysis.json"), json.as_bytes())
+}
