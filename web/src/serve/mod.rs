@@ -50,6 +50,9 @@ pub struct ServeArgs {
     /// Threads per analysis (default: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// The most MiB one upload may carry (see [`MAX_UPLOAD_BYTES`]).
+    #[arg(long, default_value_t = MAX_UPLOAD_BYTES >> 20)]
+    pub max_upload_mib: usize,
 }
 
 #[derive(clap::Args)]
@@ -70,15 +73,17 @@ pub struct App {
     pub store: Store,
     pub sandbox: Sandbox,
     pub jobs: Jobs,
+    /// The most bytes one upload may carry.
+    pub max_upload_bytes: usize,
     /// Finished analyses read from their `analysis.json`, by id: they never change.
     analyses: Mutex<HashMap<i64, Arc<Analysis>>>,
 }
 
 impl App {
-    pub fn open(data: &std::path::Path) -> anyhow::Result<App> {
+    pub fn open(data: &std::path::Path, max_upload_bytes: usize) -> anyhow::Result<App> {
         let store = Store::open(data)?;
         let db = Db::open(&store.database_path()).with_context(|| format!("cannot open the store in {}", data.display()))?;
-        Ok(App { db, store, sandbox: Sandbox::new()?, jobs: Jobs::default(), analyses: Mutex::default() })
+        Ok(App { db, store, sandbox: Sandbox::new()?, jobs: Jobs::default(), max_upload_bytes, analyses: Mutex::default() })
     }
 
     /// A finished analysis's result.
@@ -141,8 +146,8 @@ impl ResponseError for AppError {
 /// A handler's result.
 pub type Page = Result<HttpResponse, AppError>;
 
-/// The most bytes one upload request may carry: a class of 300 modules of a few hundred
-/// KiB each, zipped, fits; a runaway upload does not fill the disk.
+/// The most bytes one upload request may carry by default: a class of 300 modules of a
+/// few hundred KiB each, zipped, fits; a runaway upload does not fill memory or disk.
 pub const MAX_UPLOAD_BYTES: usize = 256 << 20;
 
 /// A running service: its address and the handle that stops it.
@@ -154,7 +159,7 @@ pub struct Running {
 /// Opens the store, prepares the demo data on first start, starts the workers and binds
 /// the HTTP server (not yet running: await `server`).
 pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
-    let app = Arc::new(App::open(&args.data)?);
+    let app = Arc::new(App::open(&args.data, args.max_upload_mib << 20)?);
     if app.db.instructor_count()? == 0 {
         let password = auth::random_token()[..16].to_owned();
         app.db.add_instructor("instructor", &auth::hash_password(&password)?)?;

@@ -257,7 +257,7 @@ fn bundle_of(form: Form) -> Result<(String, Vec<u8>), AppError> {
 }
 
 async fn upload_problem(app: AppData, req: HttpRequest, who: Instructor, payload: Multipart) -> Page {
-    let form = Form::read(payload).await?;
+    let form = Form::read(payload, app.max_upload_bytes).await?;
     who.check_csrf(&req, form.field("csrf"))?;
     let (file, bytes) = bundle_of(form)?;
     let app2 = app.clone();
@@ -272,7 +272,7 @@ async fn upload_problem(app: AppData, req: HttpRequest, who: Instructor, payload
 async fn replace_problem(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
     let id = path.into_inner();
     found(app.db.problem(id)?)?;
-    let form = Form::read(payload).await?;
+    let form = Form::read(payload, app.max_upload_bytes).await?;
     who.check_csrf(&req, form.field("csrf"))?;
     let (file, bytes) = bundle_of(form)?;
     let app2 = app.clone();
@@ -345,7 +345,7 @@ const UPLOAD_DISCARDED: &str = "discarded";
 
 async fn upload_batch(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
     let problem = found(app.db.problem(path.into_inner())?)?;
-    let form = Form::read(payload).await?;
+    let form = Form::read(payload, app.max_upload_bytes).await?;
     who.check_csrf(&req, form.field("csrf"))?;
     let name = form.field("name").unwrap_or("Batch").to_owned();
     let mut roster = None;
@@ -483,7 +483,7 @@ async fn discard_upload(app: AppData, req: HttpRequest, who: Instructor, path: w
 
 async fn upload_late(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
     let batch = found(app.db.batch(path.into_inner())?)?;
-    let form = Form::read(payload).await?;
+    let form = Form::read(payload, app.max_upload_bytes).await?;
     who.check_csrf(&req, form.field("csrf"))?;
     let student = form.field("student").map(str::to_owned);
     let mut files = form.files;

@@ -61,15 +61,20 @@ impl Store {
         self.root.join("modules").join(format!("{hash}.wasm"))
     }
 
-    /// A new, empty folder for a problem named `name`: `problems/<name>-<n>`.
+    /// A new, empty folder for a problem named `name`: `problems/<n>/<name>`, so that the
+    /// folder's name, which analyses report, stays the problem's.
     pub fn new_problem_dir(&self, name: &str) -> anyhow::Result<PathBuf> {
         let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
         for n in 1.. {
-            let dir = self.root.join("problems").join(format!("{safe}-{n}"));
-            match std::fs::create_dir(&dir) {
-                Ok(()) => return Ok(dir),
+            let parent = self.root.join("problems").join(n.to_string());
+            match std::fs::create_dir(&parent) {
+                Ok(()) => {
+                    let dir = parent.join(safe);
+                    std::fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+                    return Ok(dir);
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e).with_context(|| format!("cannot create {}", dir.display())),
+                Err(e) => return Err(e).with_context(|| format!("cannot create {}", parent.display())),
             }
         }
         unreachable!("some folder name is free")

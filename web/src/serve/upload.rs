@@ -9,7 +9,7 @@ use futures_util::TryStreamExt;
 use serde::{Deserialize, Serialize};
 
 use super::db::{SubmissionRow, now};
-use super::{App, AppError, MAX_UPLOAD_BYTES};
+use super::{App, AppError};
 use crate::submissions::{Batch, FileBytes, RosterRow, module_id, natural_cmp, parse_roster, read_zip};
 
 /// A multipart form read into memory: its text fields and its files.
@@ -24,18 +24,18 @@ pub struct Form {
 const MAX_FIELD_BYTES: usize = 64 << 10;
 
 impl Form {
-    /// Reads the whole form; more than [`MAX_UPLOAD_BYTES`] in all is refused.
-    pub async fn read(mut payload: Multipart) -> Result<Form, AppError> {
+    /// Reads the whole form; more than `limit` bytes in all is refused.
+    pub async fn read(mut payload: Multipart, limit: usize) -> Result<Form, AppError> {
         let mut form = Form::default();
         let mut total = 0usize;
-        let too_large = || AppError::BadRequest(format!("the upload is larger than the limit of {} MiB", MAX_UPLOAD_BYTES >> 20));
+        let too_large = || AppError::BadRequest(format!("the upload is larger than the limit of {} MiB: nothing was saved", limit >> 20));
         while let Some(mut field) = payload.try_next().await.map_err(|e| AppError::BadRequest(format!("the form cannot be read: {e}")))? {
             let name = field.name().unwrap_or_default().to_owned();
             let file_name = field.content_disposition().and_then(|cd| cd.get_filename()).map(str::to_owned);
             let mut bytes = Vec::new();
             while let Some(chunk) = field.try_next().await.map_err(|e| AppError::BadRequest(format!("the form cannot be read: {e}")))? {
                 total += chunk.len();
-                if total > MAX_UPLOAD_BYTES || (file_name.is_none() && bytes.len() + chunk.len() > MAX_FIELD_BYTES) {
+                if total > limit || (file_name.is_none() && bytes.len() + chunk.len() > MAX_FIELD_BYTES) {
                     return Err(too_large());
                 }
                 bytes.extend_from_slice(&chunk);

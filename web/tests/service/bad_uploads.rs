@@ -1,0 +1,143 @@
+//! Every bad upload is named on its report page and changes nothing.
+
+use crate::common::{Client, Service, cohort, fixture, upload_cohort, upload_problem, zip};
+
+const SNEAKY: &str = r#"(module
+  (import "wasi_snapshot_preview1" "path_open" (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "_start")))"#;
+
+/// What the service holds: every batch with its current submissions and roster, and
+/// every problem. A bad upload must leave it as it was.
+fn holdings(client: &Client) -> String {
+    let mut all = client.api("/api/problems").to_string();
+    for batch in client.api("/api/batches")["batches"].as_array().unwrap() {
+        let id = batch["batch"]["id"].as_i64().unwrap();
+        let view = client.api(&format!("/api/batches/{id}"));
+        all += &format!("{}{}", view["submissions"], view["roster"]);
+    }
+    all
+}
+
+/// Uploads modules (and a roster) as a new batch; returns the upload report.
+fn upload(client: &Client, problem: i64, files: &[(&str, &str, &[u8])]) -> serde_json::Value {
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Bad")], files);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    client.api(&format!("/api/uploads/{}", reply.redirect_id()))
+}
+
+/// The rejection reasons of a report, in file order, and its roster problems.
+fn reasons(report: &serde_json::Value) -> Vec<String> {
+    let files = report["report"]["files"].as_array().unwrap();
+    let problems = report["report"]["roster_problems"].as_array().unwrap();
+    files.iter().filter_map(|f| f["rejected"].as_str()).chain(problems.iter().filter_map(|p| p.as_str())).map(str::to_owned).collect()
+}
+
+#[test]
+fn every_bad_upload_is_named_and_changes_nothing() {
+    let data = tempfile::tempdir().unwrap();
+    let service = Service::start(data.path(), &["--max-upload-mib", "1"]);
+    let client = service.instructor();
+    let problem = upload_problem(&client, "interval-sets");
+    let modules = cohort("interval-sets");
+    let a01 = &modules[0].1;
+    let a02 = &modules[1].1;
+    let roster = b"id,cohort\na01,quickcheck\na02,hunit\n";
+    let before = holdings(&client);
+
+    let check = |files: &[(&str, &str, &[u8])], expected: &[&str]| {
+        let report = upload(&client, problem, files);
+        assert_eq!(report["status"], "pending", "{report:#}");
+        let found = reasons(&report);
+        assert_eq!(found.len(), expected.len(), "{found:#?}");
+        for (reason, wanted) in found.iter().zip(expected) {
+            assert!(reason.contains(wanted), "`{reason}` should say `{wanted}`");
+        }
+        // The report page says it in words, and nothing is saved.
+        let page = client.get(&format!("/uploads/{}", report["id"]));
+        assert!(page.body.contains("Nothing has been saved yet"), "{}", page.body);
+        assert_eq!(holdings(&client), before);
+        report
+    };
+
+    check(&[("modules", "a01.wasm", a01), ("modules", "notes.txt", b"hello"), ("roster", "roster.csv", b"id,cohort\na01,x\n")], &["notes.txt: not a module"]);
+    check(&[("modules", "a01.wasm", a01), ("modules", "a02.wasm", b"this is text, not wasm")], &["a02.wasm"]);
+    check(&[("modules", "a01.wasm", a01), ("modules", "sneaky.wat", SNEAKY.as_bytes())], &["imports `wasi_snapshot_preview1.path_open`, which programs may not use"]);
+    let duplicate = zip(&[("a/a01.wasm", a01), ("b/a01.wasm", a02)]);
+    check(&[("modules", "two.zip", &duplicate)], &["another file already gives submission `a01`"]);
+    let evil = zip(&[("a01.wasm", a01), ("../a02.wasm", a02), ("/etc/a03.wasm", a02)]);
+    check(&[("modules", "evil.zip", &evil)], &["unsafe path in zip", "unsafe path in zip"]);
+    check(&[("modules", "a01.wasm", a01), ("modules", "a02.wasm", a02), ("roster", "roster.csv", b"id,cohort\na01,quickcheck\n")], &["no roster row for `a02`"]);
+    check(&[("modules", "a01.wasm", a01), ("roster", "roster.csv", roster)], &["roster row `a02` has no module"]);
+    check(&[("modules", "a01.wasm", a01), ("roster", "roster.csv", b"id,cohort\na01,quickcheck\na01,hunit\nshort\n")], &["`a01` is listed twice", "expected 2 fields"]);
+    check(&[("modules", "a<b>.wasm", a01)], &["a student id may only have"]);
+    check(&[("modules", "broken.zip", b"PK but not a zip")], &["not a readable zip"]);
+
+    // Refused before any file is looked at: too large, no CSRF token, a malformed roster.
+    let big = vec![0u8; 2 << 20];
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Big")], &[("modules", "big.wasm", &big)]);
+    assert_eq!(reply.status, 400);
+    assert!(reply.body.contains("larger than the limit of 1 MiB"), "{}", reply.body);
+    let mut forger = Client::new(&service.url);
+    assert_eq!(forger.login("instructor", &service.password), 303);
+    forger.csrf = Some("0".repeat(64));
+    let reply = forger.upload(&format!("/problems/{problem}/batches"), &[("name", "Forged")], &[("modules", "a01.wasm", a01)]);
+    assert_eq!(reply.status, 403);
+    assert!(reply.body.contains("CSRF"), "{}", reply.body);
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Bad")], &[("modules", "a01.wasm", a01), ("roster", "r.csv", b"student,group\na01,x\n")]);
+    assert_eq!(reply.status, 400);
+    assert!(reply.body.contains("the header must name the columns `id` and `cohort`"), "{}", reply.body);
+    assert_eq!(holdings(&client), before);
+
+    // Bad problem bundles.
+    for (bundle, message) in [
+        (zip(&[("../problem.toml", b"title = \"x\"")]), "unsafe path in zip"),
+        (zip(&[("p/problem.toml", b"title = \"x\"")]), "the bundle has no reference.wasm"),
+        (zip(&[("p/problem.toml", b"title = 3"), ("p/reference.wasm", a01), ("p/generator.wasm", a01)]), "problem.toml is not valid"),
+    ] {
+        let reply = client.upload("/problems", &[], &[("bundle", "p.zip", &bundle)]);
+        assert_eq!(reply.status, 400, "{}", reply.body);
+        assert!(reply.body.contains(message), "`{}` should say `{message}`", reply.body);
+    }
+    assert_eq!(holdings(&client), before);
+
+    // A pending upload saves its accepted part only when asked.
+    let report = check(&[("modules", "a01.wasm", a01), ("modules", "a02.wasm", b"junk")], &["a02.wasm"]);
+    let saved = client.post(&format!("/uploads/{}/save", report["id"]), &[]);
+    assert_eq!(saved.status, 303);
+    let batch = saved.redirect_id();
+    let view = client.api(&format!("/api/batches/{batch}"));
+    assert_eq!(view["submissions"].as_array().unwrap().len(), 1);
+    assert_eq!(client.post(&format!("/uploads/{}/save", report["id"]), &[]).status, 400, "saved once only");
+}
+
+#[test]
+fn a_late_submission_is_checked_and_replaces_the_earlier_one() {
+    let data = tempfile::tempdir().unwrap();
+    let service = Service::start(data.path(), &[]);
+    let client = service.instructor();
+    let problem = upload_problem(&client, "interval-sets");
+    let batch = upload_cohort(&client, problem, "interval-sets");
+    let before = client.api(&format!("/api/batches/{batch}"));
+    let a18 = std::fs::read(fixture("interval-sets").join("submissions/a18.wasm")).unwrap();
+
+    let late = |student: &str, file: &str, bytes: &[u8]| {
+        let reply = client.upload(&format!("/batches/{batch}/late"), &[("student", student)], &[("module", file, bytes)]);
+        assert_eq!(reply.status, 303, "{}", reply.body);
+        client.api(&format!("/api/uploads/{}", reply.redirect_id()))
+    };
+    let report = late("a01", "fixed.wasm", b"not a module");
+    assert_eq!(report["status"], "pending");
+    assert_eq!(client.api(&format!("/api/batches/{batch}")), before, "a rejected late submission changes nothing");
+    let report = late("z99", "z99.wasm", &a18);
+    assert!(reasons(&report)[0].contains("no roster row for `z99`"), "{report:#}");
+    assert_eq!(client.api(&format!("/api/batches/{batch}")), before);
+
+    let report = late("a01", "fixed.wasm", &a18);
+    assert_eq!(report["status"], "saved", "{report:#}");
+    let after = client.api(&format!("/api/batches/{batch}"));
+    let a01 = after["submissions"].as_array().unwrap().iter().find(|s| s["student"] == "a01").unwrap().clone();
+    assert_eq!(a01["late"], true);
+    assert_eq!(a01["file"], "a01.wasm");
+    assert_eq!(after["submissions"].as_array().unwrap().len(), 19);
+}

@@ -1,0 +1,279 @@
+//! The service as a user meets it: the real `bugrank serve` process on port 0 with a
+//! temporary data directory, driven over HTTP.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The repository's root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+}
+
+pub fn fixture(problem: &str) -> PathBuf {
+    root().join("fixtures/problems").join(problem)
+}
+
+/// A running `bugrank serve`, killed when dropped.
+pub struct Service {
+    child: Child,
+    pub url: String,
+    /// The first instructor's password, as printed on the first start (else empty).
+    pub password: String,
+}
+
+impl Service {
+    /// Starts the service on `data` with `--no-demo` unless `args` ask for demo data.
+    pub fn start(data: &Path, args: &[&str]) -> Service {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
+        command.args(["serve", "--bind", "127.0.0.1:0", "--data"]).arg(data).args(args);
+        if !args.iter().any(|a| *a == "--demo") {
+            command.arg("--no-demo");
+        }
+        let mut child = command.stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().expect("bugrank starts");
+        let stdout = child.stdout.take().unwrap();
+        let (lines, received) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                println!("[service] {line}");
+                let _ = lines.send(line);
+            }
+        });
+        let mut password = String::new();
+        let deadline = Instant::now() + Duration::from_secs(300);
+        loop {
+            let line = received
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .expect("the service prints its URL within 5 minutes");
+            if let Some(rest) = line.split("with password `").nth(1) {
+                password = rest.trim_end_matches('`').to_owned();
+            }
+            if let Some(url) = line.strip_prefix("bugrank is listening on ") {
+                return Service { child, url: url.trim_end_matches('/').to_owned(), password };
+            }
+        }
+    }
+
+    /// Kills the process with SIGKILL, as a crash or the OOM killer would.
+    pub fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    /// A client logged in as the first instructor.
+    pub fn instructor(&self) -> Client {
+        let mut client = Client::new(&self.url);
+        assert_eq!(client.login("instructor", &self.password), 303, "the printed password logs in");
+        client
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A response, whatever its status.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub location: Option<String>,
+    pub content_type: String,
+    pub body: String,
+}
+
+impl Reply {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+    /// The id at the end of the redirect's location (`/uploads/7` gives 7).
+    pub fn redirect_id(&self) -> i64 {
+        let location = self.location.as_deref().unwrap_or_else(|| panic!("no redirect: {} {}", self.status, self.body));
+        location.rsplit('/').next().unwrap().parse().unwrap()
+    }
+}
+
+/// A browser-like client: one session cookie, no automatic redirects.
+pub struct Client {
+    agent: ureq::Agent,
+    base: String,
+    cookie: Option<String>,
+    pub csrf: Option<String>,
+}
+
+impl Client {
+    pub fn new(base: &str) -> Client {
+        let agent = ureq::AgentBuilder::new().redirects(0).timeout(Duration::from_secs(120)).build();
+        Client { agent, base: base.to_owned(), cookie: None, csrf: None }
+    }
+
+    /// Logs in; returns the status (303 on success). Picks up the CSRF token.
+    pub fn login(&mut self, login: &str, password: &str) -> u16 {
+        let reply = self.agent.post(&format!("{}/login", self.base)).send_form(&[("login", login), ("password", password)]);
+        let response = match reply {
+            Ok(r) => r,
+            Err(ureq::Error::Status(_, r)) => r,
+            Err(e) => panic!("{e}"),
+        };
+        let status = response.status();
+        if let Some(cookie) = response.header("set-cookie") {
+            self.cookie = Some(cookie.split(';').next().unwrap().to_owned());
+            let page = self.get("/batches").body;
+            let value = page.split("name=\"csrf\" value=\"").nth(1).expect("pages carry the CSRF token");
+            self.csrf = Some(value.split('"').next().unwrap().to_owned());
+        }
+        status
+    }
+
+    fn send(&self, request: ureq::Request, body: Option<(&str, Vec<u8>)>) -> Reply {
+        let request = match &self.cookie {
+            Some(cookie) => request.set("Cookie", cookie),
+            None => request,
+        };
+        let result = match body {
+            Some((content_type, bytes)) => request.set("Content-Type", content_type).send_bytes(&bytes),
+            None => request.call(),
+        };
+        let response = match result {
+            Ok(r) => r,
+            Err(ureq::Error::Status(_, r)) => r,
+            Err(e) => panic!("request failed: {e}"),
+        };
+        Reply {
+            status: response.status(),
+            location: response.header("location").map(str::to_owned),
+            content_type: response.content_type().to_owned(),
+            body: response.into_string().unwrap_or_default(),
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Reply {
+        self.send(self.agent.get(&format!("{}{path}", self.base)), None)
+    }
+
+    /// GET of a JSON API route that must succeed.
+    pub fn api(&self, path: &str) -> serde_json::Value {
+        let reply = self.get(path);
+        assert_eq!(reply.status, 200, "GET {path}: {}", reply.body);
+        reply.json()
+    }
+
+    /// Posts a form with this session's CSRF token added.
+    pub fn post(&self, path: &str, fields: &[(&str, &str)]) -> Reply {
+        let mut all: Vec<(&str, &str)> = fields.to_vec();
+        if let Some(csrf) = &self.csrf {
+            all.push(("csrf", csrf));
+        }
+        let body: Vec<String> = all.iter().map(|(k, v)| format!("{}={}", encode(k), encode(v))).collect();
+        self.send(self.agent.post(&format!("{}{path}", self.base)), Some(("application/x-www-form-urlencoded", body.join("&").into_bytes())))
+    }
+
+    /// Posts a multipart form: text `fields` (the CSRF token added) and `files`
+    /// as `(field, file name, bytes)`.
+    pub fn upload(&self, path: &str, fields: &[(&str, &str)], files: &[(&str, &str, &[u8])]) -> Reply {
+        const BOUNDARY: &str = "----bugrank-test-boundary-7d3f";
+        let mut body = Vec::new();
+        let csrf = self.csrf.clone();
+        let fields = fields.iter().map(|&(k, v)| (k, v.to_owned())).chain(csrf.map(|c| ("csrf", c)));
+        for (name, value) in fields {
+            write!(body, "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n").unwrap();
+        }
+        for (field, file, bytes) in files {
+            write!(body, "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{file}\"\r\nContent-Type: application/octet-stream\r\n\r\n").unwrap();
+            body.extend_from_slice(bytes);
+            body.extend_from_slice(b"\r\n");
+        }
+        write!(body, "--{BOUNDARY}--\r\n").unwrap();
+        self.send(self.agent.post(&format!("{}{path}", self.base)), Some((&format!("multipart/form-data; boundary={BOUNDARY}"), body)))
+    }
+
+    /// Waits until analysis `id` is no longer queued or running; returns its JSON.
+    pub fn wait_for_analysis(&self, id: i64) -> serde_json::Value {
+        let deadline = Instant::now() + Duration::from_secs(600);
+        loop {
+            let view = self.api(&format!("/api/analyses/{id}"));
+            let status = view["analysis"]["status"].as_str().unwrap().to_owned();
+            if status != "queued" && status != "running" {
+                return view;
+            }
+            assert!(Instant::now() < deadline, "analysis {id} still {status} after 10 minutes");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// A zip of `(name, bytes)` entries, in memory.
+pub fn zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, bytes) in entries {
+        out.start_file(*name, zip::write::SimpleFileOptions::default()).unwrap();
+        out.write_all(bytes).unwrap();
+    }
+    out.finish().unwrap().into_inner()
+}
+
+/// The problem directory's bundle: the files of `problem` a bundle carries, in a folder.
+pub fn problem_bundle(problem: &str) -> Vec<u8> {
+    let dir = fixture(problem);
+    let files: Vec<(String, Vec<u8>)> = ["problem.toml", "statement.md", "reference.wasm", "generator.wasm", "checker.wasm"]
+        .iter()
+        .filter_map(|f| Some((format!("{problem}/{f}"), std::fs::read(dir.join(f)).ok()?)))
+        .collect();
+    zip(&files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>())
+}
+
+/// The cohort's modules as `(file name, bytes)`, sorted.
+pub fn cohort(problem: &str) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(fixture(problem).join("submissions"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wasm"))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Uploads `problem`'s bundle and returns its id.
+pub fn upload_problem(client: &Client, problem: &str) -> i64 {
+    let reply = client.upload("/problems", &[], &[("bundle", &format!("{problem}.zip"), &problem_bundle(problem))]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    reply.redirect_id()
+}
+
+/// Uploads `problem`'s whole cohort (one zip) with its roster as a batch; returns the
+/// batch id. The upload must be clean.
+pub fn upload_cohort(client: &Client, problem_id: i64, problem: &str) -> i64 {
+    let modules = cohort(problem);
+    let archive = zip(&modules.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>());
+    let roster = std::fs::read(fixture(problem).join("roster.csv")).unwrap();
+    let reply = client.upload(
+        &format!("/problems/{problem_id}/batches"),
+        &[("name", "Assignment 1")],
+        &[("modules", "cohort.zip", &archive), ("roster", "roster.csv", &roster)],
+    );
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let upload = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
+    assert_eq!(upload["status"], "saved", "{upload:#}");
+    upload["batch"].as_i64().unwrap()
+}
+
+/// Queues an analysis of `batch` with form `fields`; returns its id.
+pub fn run_analysis(client: &Client, batch: i64, fields: &[(&str, &str)]) -> i64 {
+    let reply = client.post(&format!("/batches/{batch}/analyses"), fields);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    reply.redirect_id()
+}

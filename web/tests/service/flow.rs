@@ -1,0 +1,175 @@
+//! The instructor's and the students' main path through the service.
+
+use crate::common::{Client, Service, fixture, run_analysis, upload_cohort, upload_problem};
+
+/// The header of a CSV download and its number of data rows.
+fn csv_shape(text: &str) -> (Vec<String>, usize) {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader.headers().unwrap().iter().map(str::to_owned).collect();
+    (header, reader.records().map(|r| r.unwrap()).count())
+}
+
+#[test]
+fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
+    let data = tempfile::tempdir().unwrap();
+    let service = Service::start(data.path(), &[]);
+
+    // Logging in: a wrong password is refused, the printed one works.
+    let mut stranger = Client::new(&service.url);
+    assert_eq!(stranger.login("instructor", "not the password"), 401);
+    let client = service.instructor();
+
+    let problem = upload_problem(&client, "interval-sets");
+    let page = client.get(&format!("/problems/{problem}"));
+    assert!(page.body.contains("<h1>Interval sets") || page.body.contains("Interval sets"), "the statement is rendered");
+    let batch = upload_cohort(&client, problem, "interval-sets");
+    let view = client.api(&format!("/api/batches/{batch}"));
+    assert_eq!(view["submissions"].as_array().unwrap().len(), 19);
+
+    // The analysis runs in the background to completion.
+    let id = run_analysis(&client, batch, &[("seed", "1")]);
+    let done = client.wait_for_analysis(id);
+    assert_eq!(done["analysis"]["status"], "done", "{:#}", done["analysis"]);
+    let result = &done["result"];
+    let suite = result["suite"].as_array().unwrap().len();
+    assert_eq!(suite, 19, "the same suite as `bugrank grade --seed 1`");
+    let top: Vec<&str> = result["order"]["classes"][0]["answers"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    assert_eq!(top, ["reference", "a18"]);
+    assert_eq!(done["bug_lists"].as_array().unwrap().len(), 19, "every answer has its bug list");
+
+    // Same inputs and seed as the command line: the same analysis, byte for byte.
+    let served = client.get(&format!("/analyses/{id}/files/analysis.json"));
+    let sandbox = sandbox::Sandbox::new().unwrap();
+    let mut args = web::grade::GradeArgs::new(fixture("interval-sets"), fixture("interval-sets").join("submissions"));
+    args.roster = Some(fixture("interval-sets").join("roster.csv"));
+    let graded = web::grade::run_grade(&sandbox, &args).unwrap();
+    assert_eq!(served.body, serde_json::to_string_pretty(&graded.analysis).unwrap() + "\n");
+
+    // Downloads, with the columns gradebooks expect.
+    let scores = client.get(&format!("/analyses/{id}/files/scores.csv"));
+    assert_eq!(scores.status, 200);
+    let (header, rows) = csv_shape(&scores.body);
+    assert_eq!(header[..7], ["id", "cohort", "passed", "failed", "suite_size", "percent", "rank"]);
+    assert!(header.contains(&"manual".to_owned()) && header.contains(&"note".to_owned()), "the roster's columns come back: {header:?}");
+    assert_eq!(rows, 19);
+    let canvas = client.get(&format!("/analyses/{id}/files/canvas.csv"));
+    let (header, rows) = csv_shape(&canvas.body);
+    assert_eq!(header, ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Assignment 1"]);
+    assert_eq!(rows, 19);
+    assert!(canvas.body.contains("a18,,a18,,,100.0"), "{}", canvas.body);
+    let moodle = client.get(&format!("/analyses/{id}/files/moodle.csv"));
+    let (header, rows) = csv_shape(&moodle.body);
+    assert_eq!(header, ["ID number", "Assignment 1", "Assignment 1 (feedback)"]);
+    assert_eq!(rows, 19);
+    assert!(moodle.body.contains("a14,0.0,\"Passed 0 of 19 tests; 19 inferred bugs"), "{}", moodle.body);
+    let dot = client.get(&format!("/analyses/{id}/files/order.dot"));
+    assert!(dot.body.starts_with("digraph"), "{}", dot.body);
+    let page = client.get(&format!("/analyses/{id}"));
+    assert!(page.body.contains("<svg"), "the diagram is inline");
+    assert_eq!(client.get(&format!("/analyses/{id}/files/secrets.txt")).status, 404);
+
+    // The experiment report over the batch's two cohorts.
+    let report = client.api(&format!("/api/experiment?batches={batch}&first=quickcheck&second=hunit"));
+    assert_eq!(report["reports"].as_array().unwrap().len(), 1, "{report:#}");
+    assert!(report["reports"][0]["welch"]["p"].as_f64().is_some());
+
+    // A re-run with another fuel factor shows each score's change (none here: no
+    // answer of this cohort is slow).
+    let rerun = run_analysis(&client, batch, &[("seed", "1"), ("fuel_factor", "40")]);
+    let again = client.wait_for_analysis(rerun);
+    assert_eq!(again["analysis"]["previous_id"], id);
+    assert_eq!(again["changes"].as_array().unwrap().len(), 19);
+    assert!(again["changes"].as_array().unwrap().iter().all(|c| c["before"] == c["after"]));
+
+    // Student links: hidden until released, then only one's own data.
+    assert_eq!(client.post("/students/a01/issue", &[]).status, 303);
+    assert_eq!(client.post("/students/a02/issue", &[]).status, 303);
+    let students = client.api("/api/students");
+    let link_of = |id: &str| {
+        students["students"].as_array().unwrap().iter().find(|s| s["student"] == id).unwrap()["link"].as_str().unwrap().to_owned()
+    };
+    let (a01, a02) = (link_of("a01"), link_of("a02"));
+    let student = Client::new(&service.url);
+    let hidden = student.get(&a01);
+    assert_eq!(hidden.status, 200);
+    assert!(hidden.body.contains("No results have been released to you yet"));
+    assert_eq!(client.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
+
+    let own = student.get(&a01);
+    assert_eq!(own.status, 200);
+    assert!(own.body.contains("Results of a01") && own.body.contains("Passed"), "{}", own.body);
+    let own_json = student.api(&format!("/api{a01}"));
+    assert_eq!(own_json["student"], "a01");
+    assert_eq!(own_json["results"][0]["analysis"], rerun, "the latest analysis is shown");
+    let markdown = student.get(&format!("{a01}/{rerun}.md"));
+    assert_eq!(markdown.status, 200);
+    let others: Vec<String> = (2..=19).map(|n| format!("a{n:02}")).collect();
+    for text in [&own.body, &own_json.to_string(), &markdown.body] {
+        for other in &others {
+            assert!(!text.contains(other.as_str()), "a01's page mentions {other}");
+        }
+    }
+    // Whatever a01 does with their token, nothing else is reachable.
+    let token = a01.trim_start_matches("/s/");
+    for path in [
+        format!("/s/{token}/{}.md", rerun + 1000),
+        format!("/s/{token}x"),
+        format!("/s/{}", &token[..63]),
+        "/s/0000000000000000000000000000000000000000000000000000000000000000".to_owned(),
+        format!("/s/{token}/../../api/batches"),
+    ] {
+        let reply = student.get(&path);
+        assert!(reply.status == 404 || reply.status == 401 || reply.status == 303, "{path}: {}", reply.status);
+        assert!(!reply.body.contains("a02"), "{path}");
+    }
+    for path in [
+        "/api/batches".to_owned(),
+        format!("/api/batches/{batch}"),
+        format!("/api/analyses/{id}"),
+        format!("/analyses/{id}/files/scores.csv"),
+        format!("/analyses/{id}/files/analysis.json"),
+        "/api/students".to_owned(),
+        "/students/links.csv".to_owned(),
+        format!("/api/experiment?batches={batch}"),
+        format!("/api/uploads/1"),
+    ] {
+        let reply = student.get(&path);
+        assert!(matches!(reply.status, 401 | 303), "a student reaches {path}: {}", reply.status);
+        assert!(!reply.body.contains("a02"), "{path}");
+    }
+    assert_eq!(student.get(&a02).status, 200, "a02's own link works");
+    // Revoked and reissued links: the old one is a plain 404.
+    assert_eq!(client.post("/students/a01/revoke", &[]).status, 303);
+    let revoked = student.get(&a01);
+    assert_eq!((revoked.status, revoked.body.as_str()), (404, "Not found"));
+    assert_eq!(client.post("/students/a01/issue", &[]).status, 303);
+    assert_eq!(student.get(&a01).status, 404, "a reissued link is a new link");
+    let links = client.get("/students/links.csv");
+    let (header, rows) = csv_shape(&links.body);
+    assert_eq!((header, rows), (vec!["id".to_owned(), "link".to_owned()], 2));
+
+    // Log out ends the session.
+    assert_eq!(client.post("/logout", &[]).status, 303);
+    assert_eq!(client.get("/api/batches").status, 401);
+}
+
+#[test]
+fn a_new_service_shows_the_demo_ranking_at_once() {
+    let data = tempfile::tempdir().unwrap();
+    let demo = crate::common::root().join("fixtures/problems");
+    let service = Service::start(data.path(), &["--demo", demo.to_str().unwrap()]);
+    let client = service.instructor();
+    let batches = client.api("/api/batches");
+    let batches = batches["batches"].as_array().unwrap();
+    assert_eq!(batches.len(), 3, "one batch per fixture problem");
+    let graded: Vec<&serde_json::Value> = batches.iter().filter(|b| b["latest"]["status"] == "done").collect();
+    assert_eq!(graded.len(), 1, "one analysis already run");
+    let analysis = client.api(&format!("/api/analyses/{}", graded[0]["latest"]["id"]));
+    assert_eq!(analysis["result"]["answers"].as_array().unwrap().len(), 19);
+    // Demo students have links, and the demo batches are released.
+    let students = client.api("/api/students");
+    let link = students["students"][0]["link"].as_str().unwrap().to_owned();
+    let page = Client::new(&service.url).get(&link);
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("Passed"), "{}", page.body);
+}

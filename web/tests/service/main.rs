@@ -1,0 +1,8 @@
+//! `bugrank serve` end to end: the real process on port 0 with a temporary data
+//! directory, driven over HTTP (and, in `browser`, by headless Chromium).
+
+mod bad_uploads;
+mod browser;
+mod common;
+mod flow;
+mod restart;

@@ -1,0 +1,66 @@
+//! The queue survives a crash; a running analysis can be cancelled.
+
+use std::time::{Duration, Instant};
+
+use crate::common::{Client, Service, run_analysis, upload_cohort, upload_problem};
+
+/// Waits until analysis `id` is running and has tried some tests.
+fn wait_until_running(client: &Client, id: i64) -> serde_json::Value {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let view = client.api(&format!("/api/analyses/{id}"));
+        if view["analysis"]["status"] == "running" && view["progress"]["tests_generated"].as_u64().unwrap_or(0) > 0 {
+            return view;
+        }
+        assert!(Instant::now() < deadline, "analysis {id} never started: {view:#}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_service_killed_during_an_analysis_loses_nothing_and_finishes_it_after_a_restart() {
+    let data = tempfile::tempdir().unwrap();
+    let service = Service::start(data.path(), &[]);
+    let client = service.instructor();
+    let password = service.password.clone();
+    let problem = upload_problem(&client, "interval-sets");
+    let batch = upload_cohort(&client, problem, "interval-sets");
+    let queued = run_analysis(&client, batch, &[("seed", "3"), ("stable_after", "40000")]);
+    let waiting = run_analysis(&client, batch, &[("seed", "4"), ("stable_after", "500")]);
+    wait_until_running(&client, queued);
+    let before = client.api(&format!("/api/batches/{batch}"));
+    service.kill();
+
+    let service = Service::start(data.path(), &[]);
+    assert!(service.password.is_empty(), "the account is still there: no new one is made");
+    let mut client = Client::new(&service.url);
+    assert_eq!(client.login("instructor", &password), 303);
+    let after = client.api(&format!("/api/batches/{batch}"));
+    assert_eq!(after["submissions"], before["submissions"], "every accepted upload is still there");
+    assert_eq!(after["roster"], before["roster"]);
+    for id in [queued, waiting] {
+        let done = client.wait_for_analysis(id);
+        assert_eq!(done["analysis"]["status"], "done", "{:#}", done["analysis"]);
+        assert_eq!(done["bug_lists"].as_array().unwrap().len(), 19);
+    }
+}
+
+#[test]
+fn a_running_analysis_can_be_cancelled() {
+    let data = tempfile::tempdir().unwrap();
+    let service = Service::start(data.path(), &[]);
+    let client = service.instructor();
+    let problem = upload_problem(&client, "interval-sets");
+    let batch = upload_cohort(&client, problem, "interval-sets");
+    let running = run_analysis(&client, batch, &[("stable_after", "1000000")]);
+    let queued = run_analysis(&client, batch, &[("stable_after", "1000000")]);
+    wait_until_running(&client, running);
+    assert_eq!(client.post(&format!("/analyses/{queued}/cancel"), &[]).status, 303);
+    assert_eq!(client.api(&format!("/api/analyses/{queued}"))["analysis"]["status"], "cancelled");
+    assert_eq!(client.post(&format!("/analyses/{running}/cancel"), &[]).status, 303);
+    let ended = client.wait_for_analysis(running);
+    assert_eq!(ended["analysis"]["status"], "cancelled");
+    let again = client.post(&format!("/analyses/{running}/cancel"), &[]);
+    assert_eq!(again.status, 400);
+    assert!(again.body.contains("is not running"), "{}", again.body);
+}
