@@ -799,8 +799,8 @@ fn results(v: &AnalysisView, result: &Analysis, svg: Option<String>) -> Markup {
     html! {
         p { (result.tests_generated) " tests generated, " (result.executions) " runs; the suite has " strong { (result.suite.len()) " tests" } ", one per inferred bug." }
         p { "Download: "
-            @for (file, label) in [("scores.csv", "scores.csv"), ("canvas.csv", "Canvas gradebook"), ("moodle.csv", "Moodle import"), ("analysis.json", "analysis.json"), ("order.dot", "order.dot"), ("order.svg", "order.svg")] {
-                a href={ "/analyses/" (id) "/files/" (file) } { (label) } " · "
+            @for (i, (file, label)) in [("scores.csv", "scores.csv"), ("canvas.csv", "Canvas gradebook"), ("moodle.csv", "Moodle import"), ("analysis.json", "analysis.json"), ("order.dot", "order.dot"), ("order.svg", "order.svg")].into_iter().enumerate() {
+                @if i > 0 { " · " } a href={ "/analyses/" (id) "/files/" (file) } { (label) }
             }
         }
         @if result.reference_failures + result.checker_failures > 0 {

@@ -1,1 +1,201 @@
-//! Placeholder replaced below.
+//! The instructor's flow clicked through in a real browser: Debian's headless Chromium,
+//! driven over the WebDriver protocol by `chromedriver` (package `chromium-driver`).
+//! `.ci/run` installs both; without them the test says what is missing (and fails under
+//! CI, where they must be there).
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use serde_json::{Value, json};
+
+use crate::common::{Service, cohort, fixture, problem_bundle, zip};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// The W3C WebDriver key of an element reference.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// A browser session through chromedriver.
+struct Browser {
+    driver: Child,
+    base: String,
+    session: String,
+    agent: ureq::Agent,
+}
+
+impl Browser {
+    fn start(profile: &Path) -> Browser {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let driver = Command::new(CHROMEDRIVER).arg(format!("--port={port}")).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("chromedriver starts");
+        let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(120)).build();
+        let base = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while agent.get(&format!("{base}/status")).call().is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not answer within 30 s");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let capabilities = json!({"capabilities": {"alwaysMatch": {"browserName": "chrome", "goog:chromeOptions": {
+            "binary": CHROMIUM,
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1800",
+                     format!("--user-data-dir={}", profile.display())]
+        }}}});
+        let mut browser = Browser { driver, base, session: String::new(), agent };
+        let created = browser.call("POST", "/session", capabilities);
+        browser.session = created["sessionId"].as_str().expect("a session").to_owned();
+        browser
+    }
+
+    fn call(&self, method: &str, path: &str, body: Value) -> Value {
+        let url = if path == "/session" { format!("{}{path}", self.base) } else { format!("{}/session/{}{path}", self.base, self.session) };
+        let reply = match method {
+            "GET" => self.agent.get(&url).call(),
+            _ => self.agent.request(method, &url).set("Content-Type", "application/json").send_string(&body.to_string()),
+        };
+        let response = match reply {
+            Ok(r) => r,
+            Err(ureq::Error::Status(_, r)) => r,
+            Err(e) => panic!("{method} {path}: {e}"),
+        };
+        let value: Value = serde_json::from_str(&response.into_string().unwrap()).unwrap();
+        assert!(value["value"]["error"].is_null(), "{method} {path}: {:#}", value["value"]);
+        value["value"].clone()
+    }
+
+    fn open(&self, url: &str) {
+        self.call("POST", "/url", json!({"url": url}));
+    }
+
+    fn find(&self, css: &str) -> String {
+        let found = self.call("POST", "/element", json!({"using": "css selector", "value": css}));
+        found[ELEMENT].as_str().unwrap_or_else(|| panic!("no element {css}: {found}")).to_owned()
+    }
+
+    fn type_into(&self, css: &str, text: &str) {
+        let element = self.find(css);
+        self.call("POST", &format!("/element/{element}/value"), json!({"text": text}));
+    }
+
+    fn click(&self, css: &str) {
+        let element = self.find(css);
+        self.call("POST", &format!("/element/{element}/click"), json!({}));
+    }
+
+    /// Clicks the link whose text is `text`.
+    fn click_link(&self, text: &str) {
+        let found = self.call("POST", "/element", json!({"using": "link text", "value": text}));
+        let element = found[ELEMENT].as_str().unwrap_or_else(|| panic!("no link {text}")).to_owned();
+        self.call("POST", &format!("/element/{element}/click"), json!({}));
+    }
+
+    fn source(&self) -> String {
+        self.call("GET", "/source", Value::Null).as_str().unwrap().to_owned()
+    }
+
+    fn url(&self) -> String {
+        self.call("GET", "/url", Value::Null).as_str().unwrap().to_owned()
+    }
+
+    /// Waits until the page's source contains `text`.
+    fn wait_for(&self, text: &str, seconds: u64) -> String {
+        let deadline = Instant::now() + Duration::from_secs(seconds);
+        loop {
+            let source = self.source();
+            if source.contains(text) {
+                return source;
+            }
+            assert!(Instant::now() < deadline, "the page never showed `{text}`: {source}");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    fn screenshot(&self, to: &Path) {
+        let png = self.call("GET", "/screenshot", Value::Null);
+        let bytes = base64::engine::general_purpose::STANDARD.decode(png.as_str().unwrap()).unwrap();
+        assert_eq!(&bytes[1..4], b"PNG");
+        std::fs::write(to, bytes).unwrap();
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if !self.session.is_empty() {
+            let _ = self.agent.delete(&format!("{}/session/{}", self.base, self.session)).call();
+        }
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+/// Whether the browser is here; if not, says what is missing (a failure under CI).
+fn browser_installed() -> bool {
+    let missing: Vec<&str> = [(CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")]
+        .iter()
+        .filter(|(path, _)| !Path::new(path).exists())
+        .map(|(_, package)| *package)
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    let message = format!(
+        "the browser test needs Debian's {} (missing {}): `apt-get install chromium chromium-driver`, which .ci/run does",
+        missing.join(" and "),
+        missing.iter().map(|p| format!("package `{p}`")).collect::<Vec<_>>().join(", ")
+    );
+    assert!(std::env::var_os("CI").is_none(), "{message}");
+    eprintln!("SKIPPED: {message}");
+    false
+}
+
+#[test]
+fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
+    if !browser_installed() {
+        return;
+    }
+    let temp = tempfile::tempdir().unwrap();
+    let service = Service::start(&temp.path().join("data"), &[]);
+    // The files the instructor picks in the browser's file dialogs.
+    let bundle = temp.path().join("interval-sets.zip");
+    std::fs::write(&bundle, problem_bundle("interval-sets")).unwrap();
+    let modules = cohort("interval-sets");
+    let archive = temp.path().join("submissions.zip");
+    std::fs::write(&archive, zip(&modules.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>())).unwrap();
+    let roster: PathBuf = fixture("interval-sets").join("roster.csv");
+
+    let browser = Browser::start(&temp.path().join("profile"));
+    browser.open(&format!("{}/", service.url));
+    assert!(browser.url().ends_with("/login"), "logged-out visitors land on the login page");
+    browser.type_into("input[name=login]", "instructor");
+    browser.type_into("input[name=password]", &service.password);
+    browser.click("button[type=submit]");
+    browser.wait_for("Log out", 30);
+
+    browser.click_link("Problems");
+    browser.type_into("input[name=bundle]", bundle.to_str().unwrap());
+    browser.click("form[action='/problems'] button");
+    browser.wait_for("Upload a batch of submissions", 60);
+    assert!(browser.source().contains("<h2>Statement</h2>"));
+
+    browser.type_into("input[name=name]", "Assignment 1");
+    browser.type_into("input[name=modules]", archive.to_str().unwrap());
+    browser.type_into("input[name=roster]", roster.to_str().unwrap());
+    browser.click("form[enctype='multipart/form-data'] button");
+    let report = browser.wait_for("Open the batch", 60);
+    assert!(report.contains("19 accepted"), "{report}");
+
+    browser.click_link("Open the batch");
+    browser.wait_for("Run an analysis", 30);
+    browser.click("form[action$='/analyses'] button");
+    // The page follows the analysis live and shows the results when it is done.
+    let results = browser.wait_for("Bug lists", 300);
+    assert!(results.contains("<svg"), "the diagram is inline");
+    assert!(results.contains("a18") && results.contains("19/19"), "the correct answer is ranked");
+
+    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("analysis-page.png");
+    browser.screenshot(&shot);
+    println!("screenshot of the analysis page: {}", shot.display());
+    assert!(std::fs::metadata(&shot).unwrap().len() > 20_000, "a real page, not a blank one");
+}
