@@ -190,6 +190,16 @@ pub struct AnalysisRow {
     pub finished: Option<i64>,
 }
 
+/// An upload: for a problem, with the batch it made or adds to, its report (JSON) and
+/// whether it is saved, pending or discarded.
+#[derive(Clone, Debug)]
+pub struct UploadRow {
+    pub problem: i64,
+    pub batch: Option<i64>,
+    pub report: String,
+    pub status: String,
+}
+
 /// One answer an analysis grades, fixed when it is queued.
 #[derive(Clone, Debug)]
 pub struct AnswerRow {
@@ -449,11 +459,10 @@ impl Db {
         Ok(conn.last_insert_rowid())
     }
 
-    /// An upload's problem, batch, report (JSON) and status.
-    pub fn upload(&self, id: i64) -> DbResult<Option<(i64, Option<i64>, String, String)>> {
+    pub fn upload(&self, id: i64) -> DbResult<Option<UploadRow>> {
         self.conn()
             .query_row("SELECT problem_id, batch_id, report, status FROM uploads WHERE id = ?1", [id], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                Ok(UploadRow { problem: r.get(0)?, batch: r.get(1)?, report: r.get(2)?, status: r.get(3)? })
             })
             .optional()
     }
@@ -502,7 +511,7 @@ impl Db {
              FROM batches b JOIN problems p ON p.id = b.problem_id WHERE b.released = 1 ORDER BY b.id"
         ))?;
         let rows = stmt.query_map([student], |r| Ok((batch_row(r)?, r.get::<_, Option<i64>>(6)?)))?;
-        Ok(rows.filter_map(|r| r.map(|(b, a)| a.map(|a| (b, a))).transpose()).collect::<DbResult<_>>()?)
+        rows.filter_map(|r| r.map(|(b, a)| a.map(|a| (b, a))).transpose()).collect()
     }
 
     // --- analyses ---

@@ -413,11 +413,11 @@ struct UploadView {
 }
 
 fn upload_view(app: &App, id: i64) -> Result<(UploadView, i64), AppError> {
-    let (problem, batch, report, status) = found(app.db.upload(id)?)?;
-    let report: UploadReport = serde_json::from_str(&report).map_err(anyhow::Error::from)?;
+    let row = found(app.db.upload(id)?)?;
+    let report: UploadReport = serde_json::from_str(&row.report).map_err(anyhow::Error::from)?;
     let accepted = report.accepted().count();
     let rejected = report.files.len() - accepted;
-    Ok((UploadView { id, status, batch, accepted, rejected, report }, problem))
+    Ok((UploadView { id, status: row.status, batch: row.batch, accepted, rejected, report }, row.problem))
 }
 
 async fn upload_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {

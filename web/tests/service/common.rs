@@ -29,11 +29,13 @@ impl Service {
     pub fn start(data: &Path, args: &[&str]) -> Service {
         let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
         command.args(["serve", "--bind", "127.0.0.1:0", "--data"]).arg(data).args(args);
-        if !args.iter().any(|a| *a == "--demo") {
+        if !args.contains(&"--demo") {
             command.arg("--no-demo");
         }
-        let mut child = command.stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().expect("bugrank starts");
-        let stdout = child.stdout.take().unwrap();
+        let child = command.stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().expect("bugrank starts");
+        // Owned by the guard at once, so that the process dies with a failing test.
+        let mut service = Service { child, url: String::new(), password: String::new() };
+        let stdout = service.child.stdout.take().unwrap();
         let (lines, received) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
@@ -41,17 +43,17 @@ impl Service {
                 let _ = lines.send(line);
             }
         });
-        let mut password = String::new();
         let deadline = Instant::now() + Duration::from_secs(300);
         loop {
             let line = received
                 .recv_timeout(deadline.saturating_duration_since(Instant::now()))
                 .expect("the service prints its URL within 5 minutes");
             if let Some(rest) = line.split("with password `").nth(1) {
-                password = rest.trim_end_matches('`').to_owned();
+                service.password = rest.trim_end_matches('`').to_owned();
             }
             if let Some(url) = line.strip_prefix("bugrank is listening on ") {
-                return Service { child, url: url.trim_end_matches('/').to_owned(), password };
+                service.url = url.trim_end_matches('/').to_owned();
+                return service;
             }
         }
     }

@@ -6,7 +6,7 @@ use crate::common::{Client, Service, fixture, run_analysis, upload_cohort, uploa
 fn csv_shape(text: &str) -> (Vec<String>, usize) {
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let header = reader.headers().unwrap().iter().map(str::to_owned).collect();
-    (header, reader.records().map(|r| r.unwrap()).count())
+    (header, reader.records().collect::<Result<Vec<_>, _>>().unwrap().len())
 }
 
 #[test]
@@ -47,7 +47,7 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
 
     // Downloads, with the columns gradebooks expect.
     let scores = client.get(&format!("/analyses/{id}/files/scores.csv"));
-    assert_eq!(scores.status, 200);
+    assert_eq!((scores.status, scores.content_type.as_str()), (200, "text/csv"));
     let (header, rows) = csv_shape(&scores.body);
     assert_eq!(header[..7], ["id", "cohort", "passed", "failed", "suite_size", "percent", "rank"]);
     assert!(header.contains(&"manual".to_owned()) && header.contains(&"note".to_owned()), "the roster's columns come back: {header:?}");
@@ -131,7 +131,7 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
         "/api/students".to_owned(),
         "/students/links.csv".to_owned(),
         format!("/api/experiment?batches={batch}"),
-        format!("/api/uploads/1"),
+        "/api/uploads/1".to_owned(),
     ] {
         let reply = student.get(&path);
         assert!(matches!(reply.status, 401 | 303), "a student reaches {path}: {}", reply.status);

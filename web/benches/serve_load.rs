@@ -1,0 +1,112 @@
+//! `cargo bench -p web --bench serve_load`: a load test of `bugrank serve` on loopback.
+//!
+//! The release binary serves the interval-sets cohort. Client threads with keep-alive
+//! connections request an instructor's analysis page and a student's page in turn,
+//! bounded in count and time; first with the service idle (the baseline), then while an
+//! analysis runs on the worker pool. Prints requests per second and latency percentiles
+//! for each page and the ratios of the loaded run to the baseline.
+
+#[path = "../tests/service/common.rs"]
+#[allow(dead_code)]
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Client, Service, run_analysis, upload_cohort, upload_problem};
+
+/// Concurrent clients: more than the service's HTTP workers (one per core).
+const CLIENTS: usize = 8;
+/// Requests per client and phase, at most...
+const REQUESTS_PER_CLIENT: usize = 2500;
+/// ...and for at most this long.
+const PHASE_LIMIT: Duration = Duration::from_secs(20);
+
+struct Measured {
+    requests: usize,
+    seconds: f64,
+    /// Latencies in milliseconds per page, sorted.
+    latencies: Vec<(String, Vec<f64>)>,
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1]
+}
+
+/// Runs the clients: each alternates between `pages`, with its own connection.
+fn load(url: &str, password: &str, pages: &[(&str, String)]) -> Measured {
+    let started = Instant::now();
+    let results: Vec<Vec<(usize, f64)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..CLIENTS)
+            .map(|c| {
+                scope.spawn(move || {
+                    let mut client = Client::new(url);
+                    assert_eq!(client.login("instructor", password), 303);
+                    let mut seen = Vec::new();
+                    for i in 0..REQUESTS_PER_CLIENT {
+                        if started.elapsed() > PHASE_LIMIT {
+                            break;
+                        }
+                        let page = (c + i) % pages.len();
+                        let sent = Instant::now();
+                        let reply = client.get(&pages[page].1);
+                        assert_eq!(reply.status, 200, "{}", pages[page].1);
+                        seen.push((page, sent.elapsed().as_secs_f64() * 1000.0));
+                    }
+                    seen
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    let mut latencies: Vec<(String, Vec<f64>)> = pages.iter().map(|(name, _)| (name.to_string(), Vec::new())).collect();
+    for (page, ms) in results.into_iter().flatten() {
+        latencies[page].1.push(ms);
+    }
+    for (_, l) in &mut latencies {
+        l.sort_by(f64::total_cmp);
+    }
+    Measured { requests: latencies.iter().map(|(_, l)| l.len()).sum(), seconds, latencies }
+}
+
+fn report(phase: &str, m: &Measured) {
+    println!("{phase}: {} requests in {:.1} s = {:.0} req/s", m.requests, m.seconds, m.requests as f64 / m.seconds);
+    for (page, l) in &m.latencies {
+        println!("  {page:<14} n={:<5} p50 {:>7.2} ms  p90 {:>7.2} ms  p99 {:>7.2} ms  max {:>7.2} ms", l.len(), percentile(l, 0.5), percentile(l, 0.9), percentile(l, 0.99), l[l.len() - 1]);
+    }
+}
+
+fn main() {
+    let data = tempfile::tempdir().unwrap();
+    let service = Service::start(data.path(), &[]);
+    let client = service.instructor();
+    let problem = upload_problem(&client, "interval-sets");
+    let batch = upload_cohort(&client, problem, "interval-sets");
+    let analysis = run_analysis(&client, batch, &[("seed", "1")]);
+    assert_eq!(client.wait_for_analysis(analysis)["analysis"]["status"], "done");
+    assert_eq!(client.post("/students/a05/issue", &[]).status, 303);
+    assert_eq!(client.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
+    let students = client.api("/api/students");
+    let link = students["students"].as_array().unwrap().iter().find(|s| s["student"] == "a05").unwrap()["link"].as_str().unwrap().to_owned();
+    let pages = [("analysis page", format!("/analyses/{analysis}")), ("student page", link)];
+
+    let idle = load(&service.url, &service.password, &pages);
+    report("idle service (baseline)", &idle);
+
+    // A long analysis keeps the worker pool (every core) busy during the second phase.
+    let busy = run_analysis(&client, batch, &[("seed", "2"), ("stable_after", "1000000")]);
+    while client.api(&format!("/api/analyses/{busy}"))["analysis"]["status"] != "running" {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let loaded = load(&service.url, &service.password, &pages);
+    let still = client.api(&format!("/api/analyses/{busy}"));
+    assert_eq!(still["analysis"]["status"], "running", "the analysis ran throughout");
+    report("while an analysis runs", &loaded);
+    println!(
+        "ratio loaded/idle: throughput {:.2}x; p99 analysis page {:.2}x, student page {:.2}x; the analysis tried {} tests meanwhile",
+        (loaded.requests as f64 / loaded.seconds) / (idle.requests as f64 / idle.seconds),
+        percentile(&loaded.latencies[0].1, 0.99) / percentile(&idle.latencies[0].1, 0.99),
+        percentile(&loaded.latencies[1].1, 0.99) / percentile(&idle.latencies[1].1, 0.99),
+        still["progress"]["tests_generated"],
+    );
+}
