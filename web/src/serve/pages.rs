@@ -96,17 +96,24 @@ async fn home(who: Option<Instructor>) -> Page {
     see_other(if who.is_some() { "/batches" } else { "/login" })
 }
 
+/// The cookie that carries the login form's CSRF token before there is a session.
+const LOGIN_COOKIE: &str = "bugrank_login";
+
 async fn login_form() -> Page {
     Ok(login_page(None))
 }
 
+/// The login form, with a fresh CSRF token in a cookie and in the form (a forged login
+/// cannot read the cookie, so it cannot send the matching field).
 fn login_page(error: Option<&str>) -> HttpResponse {
+    let token = random_token();
     let mut response = page(
         "Log in",
         None,
         html! {
             @if let Some(error) = error { p.bad { (error) } }
             form method="post" action="/login" {
+                input type="hidden" name="csrf" value=(token);
                 p { label { "Login " input name="login" autofocus required; } }
                 p { label { "Password " input name="password" type="password" required; } }
                 button type="submit" { "Log in" }
@@ -114,6 +121,8 @@ fn login_page(error: Option<&str>) -> HttpResponse {
             p.muted { "Instructor accounts are made with " code { "bugrank user add" } "; the first one is printed when the service first starts. Students open the private link their instructor sent them." }
         },
     );
+    let cookie = Cookie::build(LOGIN_COOKIE, token).path("/login").http_only(true).same_site(SameSite::Strict).finish();
+    response.add_cookie(&cookie).expect("a valid cookie");
     if error.is_some() {
         *response.status_mut() = actix_web::http::StatusCode::UNAUTHORIZED;
     }
@@ -124,10 +133,16 @@ fn login_page(error: Option<&str>) -> HttpResponse {
 struct LoginForm {
     login: String,
     password: String,
+    csrf: Option<String>,
 }
 
-async fn login(app: AppData, form: web::Form<LoginForm>) -> Page {
-    let LoginForm { login, password } = form.into_inner();
+async fn login(app: AppData, req: HttpRequest, form: web::Form<LoginForm>) -> Page {
+    let LoginForm { login, password, csrf } = form.into_inner();
+    let expected = req.cookie(LOGIN_COOKIE).map(|c| c.value().to_owned());
+    match (csrf, expected) {
+        (Some(given), Some(expected)) if super::auth::same_secret(&given, &expected) => {}
+        _ => return Err(AppError::Csrf),
+    }
     let app2 = app.clone();
     let checked = blocking(move || {
         Ok(match app2.db.instructor(&login)? {

@@ -1,6 +1,6 @@
 //! Every bad upload is named on its report page and changes nothing.
 
-use crate::common::{Client, Service, cohort, fixture, upload_cohort, upload_problem, zip};
+use crate::common::{Client, Service, cohort, fixture, run_analysis, upload_cohort, upload_problem, zip};
 
 const SNEAKY: &str = r#"(module
   (import "wasi_snapshot_preview1" "path_open" (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
@@ -118,6 +118,8 @@ fn a_late_submission_is_checked_and_replaces_the_earlier_one() {
     let client = service.instructor();
     let problem = upload_problem(&client, "interval-sets");
     let batch = upload_cohort(&client, problem, "interval-sets");
+    let first = run_analysis(&client, batch, &[]);
+    client.wait_for_analysis(first);
     let before = client.api(&format!("/api/batches/{batch}"));
     let a18 = std::fs::read(fixture("interval-sets").join("submissions/a18.wasm")).unwrap();
 
@@ -140,4 +142,13 @@ fn a_late_submission_is_checked_and_replaces_the_earlier_one() {
     assert_eq!(a01["late"], true);
     assert_eq!(a01["file"], "a01.wasm");
     assert_eq!(after["submissions"].as_array().unwrap().len(), 19);
+
+    // Graded again, the batch shows how a01's score changed.
+    let second = client.wait_for_analysis(run_analysis(&client, batch, &[]));
+    assert_eq!(second["analysis"]["previous_id"], first);
+    let change = second["changes"].as_array().unwrap().iter().find(|c| c["student"] == "a01").unwrap().clone();
+    assert!(change["before"].as_f64().unwrap() < 100.0, "{change}");
+    assert_eq!(change["after"].as_f64(), Some(100.0), "{change}");
+    let page = client.get(&format!("/analyses/{}", second["analysis"]["id"]));
+    assert!(page.body.contains("Changes since analysis #"), "the page shows the changes");
 }

@@ -113,20 +113,33 @@ impl Client {
         Client { agent, base: base.to_owned(), cookie: None, csrf: None }
     }
 
-    /// Logs in; returns the status (303 on success). Picks up the CSRF token.
+    /// Logs in through the login form; returns the status (303 on success). Picks up
+    /// the session's CSRF token.
     pub fn login(&mut self, login: &str, password: &str) -> u16 {
-        let reply = self.agent.post(&format!("{}/login", self.base)).send_form(&[("login", login), ("password", password)]);
-        let response = match reply {
+        let form = self.agent.get(&format!("{}/login", self.base)).call().expect("the login page");
+        let cookie = form.header("set-cookie").expect("the login form sets its CSRF cookie").split(';').next().unwrap().to_owned();
+        let token = csrf_of(&form.into_string().unwrap());
+        self.login_with(login, password, Some(&cookie), Some(&token))
+    }
+
+    /// Posts the login form as given: a forged one lacks the cookie or the token.
+    pub fn login_with(&mut self, login: &str, password: &str, cookie: Option<&str>, token: Option<&str>) -> u16 {
+        let mut request = self.agent.post(&format!("{}/login", self.base));
+        if let Some(cookie) = cookie {
+            request = request.set("Cookie", cookie);
+        }
+        let mut fields = vec![("login", login), ("password", password)];
+        fields.extend(token.map(|t| ("csrf", t)));
+        let response = match request.send_form(&fields) {
             Ok(r) => r,
             Err(ureq::Error::Status(_, r)) => r,
             Err(e) => panic!("{e}"),
         };
         let status = response.status();
-        if let Some(cookie) = response.header("set-cookie") {
+        if status == 303 {
+            let cookie = response.header("set-cookie").expect("a session cookie");
             self.cookie = Some(cookie.split(';').next().unwrap().to_owned());
-            let page = self.get("/batches").body;
-            let value = page.split("name=\"csrf\" value=\"").nth(1).expect("pages carry the CSRF token");
-            self.csrf = Some(value.split('"').next().unwrap().to_owned());
+            self.csrf = Some(csrf_of(&self.get("/batches").body));
         }
         status
     }
@@ -206,6 +219,12 @@ impl Client {
             std::thread::sleep(Duration::from_millis(200));
         }
     }
+}
+
+/// The CSRF token a page's forms carry.
+fn csrf_of(page: &str) -> String {
+    let value = page.split("name=\"csrf\" value=\"").nth(1).expect("the page carries a CSRF token");
+    value.split('"').next().unwrap().to_owned()
 }
 
 fn encode(text: &str) -> String {

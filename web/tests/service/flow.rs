@@ -14,9 +14,12 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     let data = tempfile::tempdir().unwrap();
     let service = Service::start(data.path(), &[]);
 
-    // Logging in: a wrong password is refused, the printed one works.
+    // Logging in: a wrong password is refused, and so is a login form not from this
+    // site (no CSRF cookie, or a token that does not match it); the printed one works.
     let mut stranger = Client::new(&service.url);
     assert_eq!(stranger.login("instructor", "not the password"), 401);
+    assert_eq!(stranger.login_with("instructor", &service.password, None, None), 403);
+    assert_eq!(stranger.login_with("instructor", &service.password, Some("bugrank_login=1234"), Some("5678")), 403);
     let client = service.instructor();
 
     let problem = upload_problem(&client, "interval-sets");
