@@ -12,7 +12,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Client, Service, run_analysis, upload_cohort, upload_problem};
+use common::{Client, run_analysis, service_with_cohort};
 
 /// Concurrent clients: more than the service's HTTP workers (one per core).
 const CLIENTS: usize = 8;
@@ -77,11 +77,7 @@ fn report(phase: &str, m: &Measured) {
 }
 
 fn main() {
-    let data = tempfile::tempdir().unwrap();
-    let service = Service::start(data.path(), &[]);
-    let client = service.instructor();
-    let problem = upload_problem(&client, "interval-sets");
-    let batch = upload_cohort(&client, problem, "interval-sets");
+    let (_data, service, client, batch) = service_with_cohort("interval-sets");
     let analysis = run_analysis(&client, batch, &[("seed", "1")]);
     assert_eq!(client.wait_for_analysis(analysis)["analysis"]["status"], "done");
     assert_eq!(client.post("/students/a05/issue", &[]).status, 303);

@@ -1,6 +1,6 @@
 //! Every bad upload is named on its report page and changes nothing.
 
-use crate::common::{Client, Service, cohort, fixture, run_analysis, upload_cohort, upload_problem, zip};
+use crate::common::{Client, Service, cohort, fixture, run_analysis, service_with_cohort, upload_problem, zip};
 
 const SNEAKY: &str = r#"(module
   (import "wasi_snapshot_preview1" "path_open" (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
@@ -113,11 +113,7 @@ fn every_bad_upload_is_named_and_changes_nothing() {
 
 #[test]
 fn a_late_submission_is_checked_and_replaces_the_earlier_one() {
-    let data = tempfile::tempdir().unwrap();
-    let service = Service::start(data.path(), &[]);
-    let client = service.instructor();
-    let problem = upload_problem(&client, "interval-sets");
-    let batch = upload_cohort(&client, problem, "interval-sets");
+    let (_data, _service, client, batch) = service_with_cohort("interval-sets");
     let first = run_analysis(&client, batch, &[]);
     client.wait_for_analysis(first);
     let before = client.api(&format!("/api/batches/{batch}"));

@@ -292,6 +292,17 @@ pub fn upload_cohort(client: &Client, problem_id: i64, problem: &str) -> i64 {
     upload["batch"].as_i64().unwrap()
 }
 
+/// A fresh service with `problem`'s bundle and cohort uploaded: its data directory (kept
+/// while the tuple lives), the service, a logged-in instructor and the batch's id.
+pub fn service_with_cohort(problem: &str) -> (tempfile::TempDir, Service, Client, i64) {
+    let data = tempfile::tempdir().unwrap();
+    let service = Service::start(data.path(), &[]);
+    let client = service.instructor();
+    let problem_id = upload_problem(&client, problem);
+    let batch = upload_cohort(&client, problem_id, problem);
+    (data, service, client, batch)
+}
+
 /// Queues an analysis of `batch` with form `fields`; returns its id.
 pub fn run_analysis(client: &Client, batch: i64, fields: &[(&str, &str)]) -> i64 {
     let reply = client.post(&format!("/batches/{batch}/analyses"), fields);

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{Client, Service, run_analysis, upload_cohort, upload_problem};
+use crate::common::{Client, Service, run_analysis, service_with_cohort};
 
 /// Waits until analysis `id` is running and has tried some tests.
 fn wait_until_running(client: &Client, id: i64) -> serde_json::Value {
@@ -19,12 +19,8 @@ fn wait_until_running(client: &Client, id: i64) -> serde_json::Value {
 
 #[test]
 fn a_service_killed_during_an_analysis_loses_nothing_and_finishes_it_after_a_restart() {
-    let data = tempfile::tempdir().unwrap();
-    let service = Service::start(data.path(), &[]);
-    let client = service.instructor();
+    let (data, service, client, batch) = service_with_cohort("interval-sets");
     let password = service.password.clone();
-    let problem = upload_problem(&client, "interval-sets");
-    let batch = upload_cohort(&client, problem, "interval-sets");
     let queued = run_analysis(&client, batch, &[("seed", "3"), ("stable_after", "40000")]);
     let waiting = run_analysis(&client, batch, &[("seed", "4"), ("stable_after", "500")]);
     wait_until_running(&client, queued);
@@ -47,11 +43,7 @@ fn a_service_killed_during_an_analysis_loses_nothing_and_finishes_it_after_a_res
 
 #[test]
 fn a_running_analysis_can_be_cancelled() {
-    let data = tempfile::tempdir().unwrap();
-    let service = Service::start(data.path(), &[]);
-    let client = service.instructor();
-    let problem = upload_problem(&client, "interval-sets");
-    let batch = upload_cohort(&client, problem, "interval-sets");
+    let (_data, _service, client, batch) = service_with_cohort("interval-sets");
     let running = run_analysis(&client, batch, &[("stable_after", "1000000")]);
     let queued = run_analysis(&client, batch, &[("stable_after", "1000000")]);
     wait_until_running(&client, running);
