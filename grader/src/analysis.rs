@@ -384,15 +384,18 @@ pub(crate) fn run_answer(
     (execution, verdict)
 }
 
+/// A suite test's neighbours set each choice to every value up to this (the generator
+/// clamps values beyond a choice's range), besides one more and one less.
+const NEIGHBOUR_VALUES: u64 = 64;
+
 /// The one-choice edits of a test case, in a fixed order.
 fn neighbours(test: &TestCase) -> Vec<TestCase> {
     let choices = &test.choices.0;
     let mut edits = Vec::new();
     for i in 0..choices.len() {
-        let mut candidates = vec![choices[i].saturating_add(1)];
-        if choices[i] > 0 {
-            candidates.extend([choices[i] - 1, 0]);
-        }
+        let candidates = (0..=NEIGHBOUR_VALUES).chain([choices[i].saturating_add(1), choices[i].saturating_sub(1)]).filter(|&v| v != choices[i]);
+        let mut candidates: Vec<u64> = candidates.collect();
+        candidates.sort_unstable();
         candidates.dedup();
         for value in candidates {
             let mut edited = choices.clone();
@@ -407,6 +410,27 @@ fn neighbours(test: &TestCase) -> Vec<TestCase> {
             let mut doubled = choices.clone();
             doubled.splice(i..i, choices[i..i + k].iter().copied());
             edits.push(doubled);
+        }
+    }
+    // One value replaced everywhere: the same character (say) changed at every place, which
+    // uncovers bugs that hide another's only where the character is the same throughout.
+    let mut present: Vec<u64> = choices.clone();
+    present.sort_unstable();
+    present.dedup();
+    for &from in &present {
+        let places: Vec<usize> = (0..choices.len()).filter(|&i| choices[i] == from).collect();
+        if places.len() < 2 {
+            continue;
+        }
+        for to in (0..=NEIGHBOUR_VALUES).filter(|&to| to != from) {
+            // Everywhere, and everywhere but at one place.
+            for kept in std::iter::once(None).chain(places.iter().copied().map(Some)) {
+                let mut edited = choices.clone();
+                for &i in places.iter().filter(|&&i| Some(i) != kept) {
+                    edited[i] = to;
+                }
+                edits.push(edited);
+            }
         }
     }
     edits.into_iter().map(|c| TestCase { size: test.size, choices: ChoiceSequence(c) }).collect()
