@@ -388,7 +388,12 @@ pub(crate) fn run_answer(
 /// clamps values beyond a choice's range), besides one more and one less.
 const NEIGHBOUR_VALUES: u64 = 64;
 
-/// The one-choice edits of a test case, in a fixed order.
+/// The edits of a test case tried near it, in a fixed order: each choice set to another
+/// value (every value up to [`NEIGHBOUR_VALUES`], and one more and one less), deleted, or
+/// followed by a copy of the span it starts; and each value that occurs more than once
+/// replaced by another everywhere, or everywhere but at one place. The last finds inputs
+/// where one bug hides another unless the same character recurs (an anonymizer segment
+/// that starts with `_`, the blank, hides a bug in blanking first characters).
 fn neighbours(test: &TestCase) -> Vec<TestCase> {
     let choices = &test.choices.0;
     let mut edits = Vec::new();
@@ -498,12 +503,11 @@ impl Search<'_> {
         Ok(FailingSet::of(self.answers.len(), failing.map(|(i, _)| i)))
     }
 
-    /// Beyond the paper: the one-choice edits of each new suite test (each choice one up,
-    /// one down, or zero; each choice deleted) are tried too, and any that is irredundant
-    /// is shrunk and added in turn, its own edits then tried. Bugs that only a rare
-    /// combination of features provokes often sit next to one already found: exploring
-    /// there finds them in every run instead of in some, which keeps suites, and so
-    /// ranks, stable from seed to seed.
+    /// Beyond the paper: the [`neighbours`] of each new suite test are tried too, and any
+    /// that is irredundant is shrunk and added in turn, its own neighbours then tried.
+    /// Bugs that only a rare combination of features provokes often sit next to one
+    /// already found: exploring there finds them in every run instead of in some, which
+    /// keeps suites, and so ranks, stable from seed to seed.
     fn explore_neighbours(&mut self, start: Vec<TestCase>, suite: &mut Suite<Made>) {
         let mut frontier: std::collections::VecDeque<TestCase> = start.into();
         while let Some(test) = frontier.pop_front() {
