@@ -252,6 +252,7 @@ pub fn analyse(
         programs,
         evaluations: HashMap::new(),
         replays: HashMap::new(),
+        ranges: HashMap::new(),
         executions: 0,
         generator_runs: 0,
         neighbour_tests: 0,
@@ -384,25 +385,42 @@ pub(crate) fn run_answer(
     (execution, verdict)
 }
 
-/// A suite test's neighbours set each choice to every value up to this (the generator
-/// clamps values beyond a choice's range), besides one more and one less.
+/// A choice whose range has at most this many values more is tried with each of them
+/// near a suite test; a wider one (a number, say) with one more, one less and zero.
 const NEIGHBOUR_VALUES: u64 = 64;
 
+/// The longest span of choices copied elsewhere near a test: a collection element of a
+/// generator drawing a "continue?" flag and one to three choices per element.
+const MAX_SPAN: usize = 4;
+
+/// The values a choice is set to near a test, given the largest it can take (`u64::MAX`
+/// when unknown): every value of a small range, else one up, one down and zero.
+fn other_values(value: u64, max: u64) -> Vec<u64> {
+    let mut values: Vec<u64> = if max <= NEIGHBOUR_VALUES {
+        (0..=max).collect()
+    } else {
+        vec![0, value.saturating_sub(1), value.saturating_add(1)]
+    };
+    values.retain(|&v| v != value);
+    values.sort_unstable();
+    values.dedup();
+    values
+}
+
 /// The edits of a test case tried near it, in a fixed order: each choice set to another
-/// value (every value up to [`NEIGHBOUR_VALUES`], and one more and one less), deleted, or
-/// followed by a copy of the span it starts; and each value that occurs more than once
-/// replaced by another everywhere, or everywhere but at one place. The last finds inputs
-/// where one bug hides another unless the same character recurs (an anonymizer segment
-/// that starts with `_`, the blank, hides a bug in blanking first characters).
-fn neighbours(test: &TestCase) -> Vec<TestCase> {
+/// value (see [`other_values`]; `ranges` gives each choice's largest value, when known),
+/// or deleted; a span of up to [`MAX_SPAN`] choices copied to any place; and each value that occurs more
+/// than once in choices of one range replaced by another everywhere, or everywhere but at
+/// one place. The last
+/// finds inputs where one bug hides another unless the same character recurs (an
+/// anonymizer segment that starts with `_`, the blank, hides a bug in blanking first
+/// characters).
+fn neighbours(test: &TestCase, ranges: &[u64]) -> Vec<TestCase> {
     let choices = &test.choices.0;
+    let range = |i: usize| ranges.get(i).copied().unwrap_or(u64::MAX);
     let mut edits = Vec::new();
     for i in 0..choices.len() {
-        let candidates = (0..=NEIGHBOUR_VALUES).chain([choices[i].saturating_add(1), choices[i].saturating_sub(1)]).filter(|&v| v != choices[i]);
-        let mut candidates: Vec<u64> = candidates.collect();
-        candidates.sort_unstable();
-        candidates.dedup();
-        for value in candidates {
+        for value in other_values(choices[i], range(i)) {
             let mut edited = choices.clone();
             edited[i] = value;
             edits.push(edited);
@@ -410,24 +428,28 @@ fn neighbours(test: &TestCase) -> Vec<TestCase> {
         let mut deleted = choices.clone();
         deleted.remove(i);
         edits.push(deleted);
-        // A span repeated: a collection element doubled, whatever its encoding.
-        for k in 1..=4.min(choices.len() - i) {
-            let mut doubled = choices.clone();
-            doubled.splice(i..i, choices[i..i + k].iter().copied());
-            edits.push(doubled);
+        // A span copied to any place: a collection element doubled or moved to the front,
+        // whatever its encoding.
+        for k in 1..=MAX_SPAN.min(choices.len() - i) {
+            for at in 0..=choices.len() {
+                let mut copied = choices.clone();
+                copied.splice(at..at, choices[i..i + k].iter().copied());
+                edits.push(copied);
+            }
         }
     }
-    // One value replaced everywhere: the same character (say) changed at every place, which
-    // uncovers bugs that hide another's only where the character is the same throughout.
-    let mut present: Vec<u64> = choices.clone();
+    // One value replaced everywhere: the same character (say) changed at every place. A
+    // value counts as the same only among choices of the same range (the same kind of
+    // choice: a character, not a "continue?" flag that happens to hold the same number).
+    let mut present: Vec<(u64, u64)> = (0..choices.len()).map(|i| (choices[i], range(i))).collect();
     present.sort_unstable();
     present.dedup();
-    for &from in &present {
-        let places: Vec<usize> = (0..choices.len()).filter(|&i| choices[i] == from).collect();
+    for &(from, max) in &present {
+        let places: Vec<usize> = (0..choices.len()).filter(|&i| (choices[i], range(i)) == (from, max)).collect();
         if places.len() < 2 {
             continue;
         }
-        for to in (0..=NEIGHBOUR_VALUES).filter(|&to| to != from) {
+        for to in other_values(from, max) {
             // Everywhere, and everywhere but at one place.
             for kept in std::iter::once(None).chain(places.iter().copied().map(Some)) {
                 let mut edited = choices.clone();
@@ -450,6 +472,8 @@ struct Search<'a> {
     evaluations: HashMap<Arc<[u8]>, Evaluation>,
     /// Shrink candidates replayed so far: what the generator made of them.
     replays: HashMap<ChoiceSequence, Option<Made>>,
+    /// The range (largest value) of each choice of the test cases replayed so far.
+    ranges: HashMap<ChoiceSequence, Vec<u64>>,
     executions: u64,
     generator_runs: u64,
     neighbour_tests: u64,
@@ -511,7 +535,8 @@ impl Search<'_> {
     fn explore_neighbours(&mut self, start: Vec<TestCase>, suite: &mut Suite<Made>) {
         let mut frontier: std::collections::VecDeque<TestCase> = start.into();
         while let Some(test) = frontier.pop_front() {
-            for neighbour in neighbours(&test) {
+            let ranges = self.ranges.get(&test.choices).cloned().unwrap_or_default();
+            for neighbour in neighbours(&test, &ranges) {
                 self.neighbour_tests += 1;
                 let Some((made, input)) = self.replay(&neighbour) else { continue };
                 let Ok(failing) = self.failing_set(&input) else { continue };
@@ -531,7 +556,11 @@ impl Search<'_> {
         }
         self.generator_runs += 1;
         let (input, source) = self.executor.generate(ChoiceSource::replay(candidate));
+        let ranges = source.maxima().to_vec();
         let made = input.ok().map(|input| (source.into_test_case(), Arc::from(input)));
+        if let Some((test, _)) = &made {
+            self.ranges.entry(test.choices.clone()).or_insert(ranges);
+        }
         self.replays.insert(candidate.choices.clone(), made.clone());
         made
     }
