@@ -126,3 +126,22 @@ fn a_reference_output_that_is_no_solution_is_a_problem_error_not_a_verdict() {
     let error = verdict.unwrap_err();
     assert!(error.contains("the reference's output is not a solution"), "{error}");
 }
+
+/// Paper III section 5.1 on the anonymizer cohort, whose bugs hide each other unless a
+/// character recurs (`_@__0`: a segment starting with the blank `_` hides the
+/// first-character bug): every seed must find the same suite.
+#[test]
+fn the_anonymizer_cohort_gets_the_same_suite_and_ranks_for_ten_seeds() {
+    let dir = root().join("fixtures/problems/anonymizer");
+    let args = web::stability::StabilityArgs {
+        problem: dir.clone(),
+        submissions: dir.join("submissions"),
+        runs: 10,
+        first_seed: 1,
+        stable_after: None,
+    };
+    let s = web::stability::run_stability(sandbox(), &args).unwrap();
+    assert!(s.order_unchanged);
+    assert_eq!(s.suite_sizes.len(), 1, "suite sizes {:?}", s.suite_sizes);
+    assert!(s.maximum_deviation <= 0.15, "ranks vary between seeds: {:?}", s.rank_deviations);
+}
