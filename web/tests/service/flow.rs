@@ -178,3 +178,31 @@ fn a_new_service_shows_the_demo_ranking_at_once() {
     assert_eq!(page.status, 200);
     assert!(page.body.contains("Passed"), "{}", page.body);
 }
+
+#[test]
+fn an_instructor_added_on_the_command_line_can_log_in() {
+    let data = tempfile::tempdir().unwrap();
+    let add = |login: &str, password: &str| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bugrank"))
+            .args(["user", "add", "--login", login, "--password-stdin", "--data"])
+            .arg(data.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        writeln!(child.stdin.take().unwrap(), "{password}").unwrap();
+        child.wait_with_output().unwrap()
+    };
+    assert!(add("alice", "a long enough password").status.success());
+    let refused = add("bob", "short");
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("at least 8 characters"));
+    let service = Service::start(data.path(), &[]);
+    assert!(service.password.is_empty(), "no account is made when one exists");
+    let mut alice = Client::new(&service.url);
+    assert_eq!(alice.login("alice", "a long enough password"), 303);
+    assert_eq!(alice.api("/api/problems")["problems"].as_array().unwrap().len(), 0);
+    assert_eq!(Client::new(&service.url).login("bob", "short"), 401);
+}
