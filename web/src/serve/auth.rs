@@ -66,17 +66,16 @@ impl FromRequest for Instructor {
     type Future = Ready<Result<Instructor, AppError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(instructor_of(req))
-    }
-}
-
-fn instructor_of(req: &HttpRequest) -> Result<Instructor, AppError> {
-    let api = req.path().starts_with("/api/");
-    let logged_out = AppError::LoggedOut { api };
-    let app = req.app_data::<web::Data<Arc<App>>>().expect("the app is registered");
-    let token = req.cookie(SESSION_COOKIE).ok_or(logged_out)?;
-    match app.db.session(&sha256_hex(token.value().as_bytes()))? {
-        Some((login, csrf)) => Ok(Instructor { login, csrf }),
-        None => Err(AppError::LoggedOut { api }),
+        let logged_out = AppError::LoggedOut { api: req.path().starts_with("/api/") };
+        let app = req.app_data::<web::Data<Arc<App>>>().expect("the app is registered");
+        let session = match req.cookie(SESSION_COOKIE) {
+            Some(token) => app.db.session(&sha256_hex(token.value().as_bytes())).map_err(AppError::from),
+            None => Ok(None),
+        };
+        ready(match session {
+            Ok(Some((login, csrf))) => Ok(Instructor { login, csrf }),
+            Ok(None) => Err(logged_out),
+            Err(error) => Err(error),
+        })
     }
 }

@@ -75,17 +75,6 @@ pub fn markdown(source: &str) -> Markup {
     PreEscaped(out)
 }
 
-/// How a failed test was failed, in words.
-pub fn failure_words(kind: FailureKind) -> &'static str {
-    match kind {
-        FailureKind::Wrong => "wrong output (or rejected by the checker)",
-        FailureKind::Crash => "crashed",
-        FailureKind::Timeout => "took too long (out of fuel)",
-        FailureKind::Memory => "ran out of memory",
-        FailureKind::Output => "wrote too much output",
-    }
-}
-
 /// One answer's bug list: each failed test with the input, what was expected, what the
 /// program did, the generalized input and a close passing input.
 pub fn bug_list(list: &BugList) -> Markup {
@@ -94,7 +83,13 @@ pub fn bug_list(list: &BugList) -> Markup {
             @if list.bugs.is_empty() { span.ok { "No bug found." } } }
         @for bug in &list.bugs {
             div.card {
-                strong { "Test " (bug.test) } " · " span.bad { (failure_words(bug.got.kind)) }
+                strong { "Test " (bug.test) } " · " span.bad { (match bug.got.kind {
+                    FailureKind::Wrong => "wrong output (or rejected by the checker)",
+                    FailureKind::Crash => "crashed",
+                    FailureKind::Timeout => "took too long (out of fuel)",
+                    FailureKind::Memory => "ran out of memory",
+                    FailureKind::Output => "wrote too much output",
+                }) }
                 table {
                     tr { th { "Input" } td { code { (bug.input) } } }
                     tr { th { "Expected" } td { code { (bug.expected) } } }

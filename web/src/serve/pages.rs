@@ -15,7 +15,7 @@ use super::auth::{Instructor, SESSION_COOKIE, SESSION_SECONDS, random_token, ver
 use super::db::{AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, SubmissionRow, now};
 use super::html::{bug_list, button, csrf_field, date, markdown, page};
 use super::store::sha256_hex;
-use super::upload::{FileVerdict, Form, UploadReport, form_files, validate};
+use super::upload::{Form, UploadReport, form_files, validate};
 use super::worker::LiveProgress;
 use super::{App, AppError, Page, exports};
 use crate::grade::{main_cohorts, score_rows, scores_csv};
@@ -59,13 +59,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/students/{id}/revoke", web::post().to(revoke_link));
     page!("/s/{token}", student_page);
     cfg.route("/s/{token}/{analysis}.md", web::get().to(student_markdown));
-    cfg.default_service(web::to(|| async { AppError::NotFound.into_page() }));
-}
-
-impl AppError {
-    fn into_page(self) -> Page {
-        Err(self)
-    }
+    cfg.default_service(web::to(|| async { Page::Err(AppError::NotFound) }));
 }
 
 fn is_api(req: &HttpRequest) -> bool {
@@ -453,7 +447,13 @@ async fn upload_page(app: AppData, req: HttpRequest, who: Instructor, path: web:
             }
             table {
                 tr { th { "File" } th { "Student" } th { "Verdict" } }
-                @for f in &v.report.files { (verdict_row(f)) }
+                @for f in &v.report.files {
+                    tr {
+                        td { code { (f.file) } }
+                        td { (f.student.as_deref().unwrap_or("")) }
+                        td { @match &f.rejected { None => span.ok { "accepted" }, Some(reason) => span.bad { "rejected: " (reason) } } }
+                    }
+                }
             }
             @if !v.report.roster_problems.is_empty() {
                 h2 { "Roster" }
@@ -461,16 +461,6 @@ async fn upload_page(app: AppData, req: HttpRequest, who: Instructor, path: web:
             }
         }
     })
-}
-
-fn verdict_row(f: &FileVerdict) -> Markup {
-    html! {
-        tr {
-            td { code { (f.file) } }
-            td { (f.student.as_deref().unwrap_or("")) }
-            td { @match &f.rejected { None => span.ok { "accepted" }, Some(reason) => span.bad { "rejected: " (reason) } } }
-        }
-    }
 }
 
 async fn save_upload(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<CsrfForm>) -> Page {
@@ -774,7 +764,10 @@ fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Mar
         @if matches!(v.analysis.status, Status::Queued | Status::Running) {
             div.card #live {
                 progress #bar max="100" value=(v.progress.as_ref().map_or(0.0, |p| p.percent)) {}
-                p #phase { (progress_words(v.progress.as_ref())) }
+                p #phase { @match &v.progress {
+                    None => "waiting for a worker",
+                    Some(p) => { (p.phase) ": " (p.tests_generated) " tests tried, suite of " (p.suite_size) },
+                } }
                 (button(who, &format!("/analyses/{id}/cancel"), "Cancel"))
             }
             script { (PreEscaped(format!(r#"
@@ -794,13 +787,6 @@ fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Mar
         }
         @if let Some(error) = &v.analysis.error { p.bad { "The analysis failed: " (error) } }
         @if let Some(result) = &v.result { (results(v, result, svg)) }
-    }
-}
-
-fn progress_words(p: Option<&LiveProgress>) -> String {
-    match p {
-        None => "waiting for a worker".to_owned(),
-        Some(p) => format!("{}: {} tests tried, suite of {}", p.phase, p.tests_generated, p.suite_size),
     }
 }
 
@@ -1005,14 +991,10 @@ async fn students_page(app: AppData, req: HttpRequest, who: Instructor) -> Page 
     })
 }
 
-/// The base URL students reach the service at, as the instructor's browser did.
-fn base_url(req: &HttpRequest) -> String {
-    let info = req.connection_info();
-    format!("{}://{}", info.scheme(), info.host())
-}
-
 async fn links_csv(app: AppData, req: HttpRequest, _who: Instructor) -> Page {
-    let base = base_url(&req);
+    // The base URL students reach the service at, as the instructor's browser did.
+    let info = req.connection_info();
+    let base = format!("{}://{}", info.scheme(), info.host());
     let students = app.db.students()?;
     let write = || -> csv::Result<Vec<u8>> {
         let mut out = csv::Writer::from_writer(Vec::new());
@@ -1063,16 +1045,12 @@ struct StudentView {
     results: Vec<StudentResult>,
 }
 
-/// The student a live token belongs to; anything else is a plain 404.
-fn student_of(app: &App, token: &str) -> Result<String, AppError> {
+fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
+    // The student a live token belongs to; anything else is a plain 404.
     if token.len() != 64 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(AppError::NotFound);
     }
-    found(app.db.student_by_token(token)?)
-}
-
-fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
-    let student = student_of(app, token)?;
+    let student = found(app.db.student_by_token(token)?)?;
     let mut results = Vec::new();
     for (batch, analysis) in app.db.released_analyses_of(&student)? {
         let Some(list) = app.db.bug_list(analysis, &student)? else { continue };

@@ -144,9 +144,14 @@ pub fn validate(app: &App, name: &str, files: Vec<FileBytes>, mut verdicts: Vec<
         roster_rows = rows;
     }
     for s in &batch.submissions {
-        let file = batch_file_name(&bytes_of, &s.id);
+        // The file that gave the submission: the first by name, as `Batch` takes it.
+        let mut names: Vec<&String> = bytes_of.keys().filter(|n| module_id(crate::submissions::base_name(n)) == Some(s.id.as_str())).collect();
+        names.sort();
+        let file = names.first().map_or_else(|| s.id.clone(), |n| n.to_string());
         let mut verdict = FileVerdict { file: file.clone(), student: Some(s.id.clone()), rejected: None, sha256: None };
-        if !is_plain_id(&s.id) {
+        // Student ids go into links and file names.
+        let plain = s.id.len() <= 100 && s.id.chars().all(|c| c.is_ascii_alphanumeric() || "._-@+".contains(c));
+        if !plain {
             verdict.rejected = Some(format!("{file}: a student id may only have letters, digits and . _ - @ + (found `{}`)", s.id));
         } else if roster.is_some() && !roster_rows.iter().any(|r| r.id == s.id) {
             verdict.rejected = Some(format!("{file}: no roster row for `{}`", s.id));
@@ -164,16 +169,4 @@ pub fn validate(app: &App, name: &str, files: Vec<FileBytes>, mut verdicts: Vec<
     }
     verdicts.sort_by(|a, b| natural_cmp(&a.file, &b.file));
     Ok(UploadReport { name: name.to_owned(), late, files: verdicts, roster: roster_rows, roster_problems })
-}
-
-/// The name of the file that gave submission `id`.
-fn batch_file_name(bytes_of: &HashMap<String, Vec<u8>>, id: &str) -> String {
-    let mut names: Vec<&String> = bytes_of.keys().filter(|n| module_id(crate::submissions::base_name(n)) == Some(id)).collect();
-    names.sort();
-    names.first().map(|n| n.to_string()).unwrap_or_else(|| id.to_owned())
-}
-
-/// Student ids go into links and file names: letters, digits and `. _ - @ +` only.
-pub fn is_plain_id(id: &str) -> bool {
-    !id.is_empty() && id.len() <= 100 && id.chars().all(|c| c.is_ascii_alphanumeric() || "._-@+".contains(c))
 }

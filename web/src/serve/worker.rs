@@ -11,7 +11,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use grader::{Analysis, GraderError, Progress, analyse, bug_list, order_dot, order_svg};
+use grader::{GraderError, Progress, analyse, bug_list, order_dot, order_svg};
 use rayon::prelude::*;
 use sandbox::{Program, Role};
 use serde::{Deserialize, Serialize};
@@ -46,22 +46,6 @@ pub struct LiveProgress {
     pub answers: usize,
     /// 0 to 100: the search's share is its stable run; explaining fills the rest.
     pub percent: f64,
-}
-
-impl LiveProgress {
-    fn from_search(p: &Progress, answers: usize) -> LiveProgress {
-        LiveProgress {
-            phase: if p.shrinking { "shrinking" } else { "searching" }.to_owned(),
-            tests_generated: p.tests_generated,
-            suite_size: p.suite_size,
-            stable_run: p.stable_run,
-            stable_after: p.stable_after,
-            executions: p.executions,
-            explained: 0,
-            answers,
-            percent: 90.0 * p.stable_run as f64 / p.stable_after.max(1) as f64,
-        }
-    }
 }
 
 /// The analyses running in this process: their progress and cancel flags.
@@ -187,7 +171,17 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
 
     let mut last_write = Instant::now();
     let mut show = |p: &Progress| {
-        let live = LiveProgress::from_search(p, answers.len());
+        let live = LiveProgress {
+            phase: if p.shrinking { "shrinking" } else { "searching" }.to_owned(),
+            tests_generated: p.tests_generated,
+            suite_size: p.suite_size,
+            stable_run: p.stable_run,
+            stable_after: p.stable_after,
+            executions: p.executions,
+            explained: 0,
+            answers: answers.len(),
+            percent: 90.0 * p.stable_run as f64 / p.stable_after.max(1) as f64,
+        };
         if last_write.elapsed() >= PROGRESS_WRITE_INTERVAL {
             last_write = Instant::now();
             let _ = app.db.set_progress(row.id, &serde_json::to_string(&live).expect("progress serialises"));
@@ -221,15 +215,10 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
             .collect::<anyhow::Result<_>>()
     })?;
     app.jobs.publish(row.id, LiveProgress { phase: "saving".into(), percent: 100.0, ..base });
-    save_outputs(&app.store.analysis_dir(row.id), &analysis)?;
-    Ok(lists)
-}
-
-/// Writes `analysis.json`, `order.svg` and `order.dot`.
-fn save_outputs(dir: &Path, analysis: &Analysis) -> anyhow::Result<()> {
-    let json = serde_json::to_string_pretty(analysis)? + "\n";
-    write_atomically(&dir.join("order.svg"), order_svg(analysis).as_bytes())?;
-    write_atomically(&dir.join("order.dot"), order_dot(analysis).as_bytes())?;
+    let dir = app.store.analysis_dir(row.id);
+    write_atomically(&dir.join("order.svg"), order_svg(&analysis).as_bytes())?;
+    write_atomically(&dir.join("order.dot"), order_dot(&analysis).as_bytes())?;
     // Last: its presence means the outputs are complete.
-    write_atomically(&dir.join("analysis.json"), json.as_bytes())
+    write_atomically(&dir.join("analysis.json"), (serde_json::to_string_pretty(&analysis)? + "\n").as_bytes())?;
+    Ok(lists)
 }

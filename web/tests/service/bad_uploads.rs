@@ -19,13 +19,6 @@ fn holdings(client: &Client) -> String {
     all
 }
 
-/// Uploads modules (and a roster) as a new batch; returns the upload report.
-fn upload(client: &Client, problem: i64, files: &[(&str, &str, &[u8])]) -> serde_json::Value {
-    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Bad")], files);
-    assert_eq!(reply.status, 303, "{}", reply.body);
-    client.api(&format!("/api/uploads/{}", reply.redirect_id()))
-}
-
 /// The rejection reasons of a report, in file order, and its roster problems.
 fn reasons(report: &serde_json::Value) -> Vec<String> {
     let files = report["report"]["files"].as_array().unwrap();
@@ -46,7 +39,9 @@ fn every_bad_upload_is_named_and_changes_nothing() {
     let before = holdings(&client);
 
     let check = |files: &[(&str, &str, &[u8])], expected: &[&str]| {
-        let report = upload(&client, problem, files);
+        let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Bad")], files);
+        assert_eq!(reply.status, 303, "{}", reply.body);
+        let report = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
         assert_eq!(report["status"], "pending", "{report:#}");
         let found = reasons(&report);
         assert_eq!(found.len(), expected.len(), "{found:#?}");

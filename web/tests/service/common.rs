@@ -183,6 +183,12 @@ impl Client {
         if let Some(csrf) = &self.csrf {
             all.push(("csrf", csrf));
         }
+        // application/x-www-form-urlencoded: unreserved bytes as they are, others as %XX.
+        let encode = |text: &str| -> String {
+            text.bytes()
+                .map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") })
+                .collect()
+        };
         let body: Vec<String> = all.iter().map(|(k, v)| format!("{}={}", encode(k), encode(v))).collect();
         self.send(self.agent.post(&format!("{}{path}", self.base)), Some(("application/x-www-form-urlencoded", body.join("&").into_bytes())))
     }
@@ -225,15 +231,6 @@ impl Client {
 fn csrf_of(page: &str) -> String {
     let value = page.split("name=\"csrf\" value=\"").nth(1).expect("the page carries a CSRF token");
     value.split('"').next().unwrap().to_owned()
-}
-
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// A zip of `(name, bytes)` entries, in memory.
