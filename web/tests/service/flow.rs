@@ -84,6 +84,23 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     assert_eq!(again["changes"].as_array().unwrap().len(), 19);
     assert!(again["changes"].as_array().unwrap().iter().all(|c| c["before"] == c["after"]));
 
+    // A new bundle replaces the problem's settings; earlier analyses keep theirs, the next
+    // one uses the new ones.
+    let toml = std::fs::read_to_string(fixture("interval-sets").join("problem.toml")).unwrap().replace("stable_after = 10000", "stable_after = 700");
+    let bundle = crate::common::zip(&[
+        ("interval-sets/problem.toml", toml.as_bytes()),
+        ("interval-sets/reference.wasm", &std::fs::read(fixture("interval-sets").join("reference.wasm")).unwrap()),
+        ("interval-sets/generator.wasm", &std::fs::read(fixture("interval-sets").join("generator.wasm")).unwrap()),
+    ]);
+    let replaced = client.upload(&format!("/problems/{problem}/bundle"), &[], &[("bundle", "new.zip", &bundle)]);
+    assert_eq!(replaced.status, 303, "{}", replaced.body);
+    assert!(client.api(&format!("/api/problems/{problem}"))["settings"].as_str().unwrap().contains("stable_after = 700"));
+    let latest = run_analysis(&client, batch, &[]);
+    let third = client.wait_for_analysis(latest);
+    assert_eq!(third["result"]["stable_after"], 700);
+    assert_eq!(third["analysis"]["previous_id"], rerun);
+    assert_eq!(client.api(&format!("/api/analyses/{rerun}"))["result"]["stable_after"], 10000, "an earlier analysis keeps its own");
+
     // Student links: hidden until released, then only one's own data.
     assert_eq!(client.post("/students/a01/issue", &[]).status, 303);
     assert_eq!(client.post("/students/a02/issue", &[]).status, 303);
@@ -103,8 +120,8 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     assert!(own.body.contains("Results of a01") && own.body.contains("Passed"), "{}", own.body);
     let own_json = student.api(&format!("/api{a01}"));
     assert_eq!(own_json["student"], "a01");
-    assert_eq!(own_json["results"][0]["analysis"], rerun, "the latest analysis is shown");
-    let markdown = student.get(&format!("{a01}/{rerun}.md"));
+    assert_eq!(own_json["results"][0]["analysis"], latest, "the latest analysis is shown");
+    let markdown = student.get(&format!("{a01}/{latest}.md"));
     assert_eq!(markdown.status, 200);
     // (The page holds a01's token, random hex that may contain `a03`: it is left out.)
     let token = a01.trim_start_matches("/s/");
@@ -117,7 +134,8 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     }
     // Whatever a01 does with their token, nothing else is reachable.
     for path in [
-        format!("/s/{token}/{}.md", rerun + 1000),
+        format!("/s/{token}/{rerun}.md"),
+        format!("/s/{token}/{}.md", latest + 1000),
         format!("/s/{token}x"),
         format!("/s/{}", &token[..63]),
         "/s/0000000000000000000000000000000000000000000000000000000000000000".to_owned(),
