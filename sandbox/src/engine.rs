@@ -200,6 +200,13 @@ impl Sandbox {
         let module = match cached {
             Some(module) => module,
             None => {
+                // A `.wasm` file must be the binary format; only other names (`.wat`) may be text.
+                if name.ends_with(".wasm") && !bytes.starts_with(b"\0asm") {
+                    return Err(SandboxError::Invalid {
+                        name: name.to_owned(),
+                        reason: "a .wasm file must be a WebAssembly binary, and this one does not start with `\\0asm`".to_owned(),
+                    });
+                }
                 let module = Module::new(&self.engine, bytes).map_err(|e| SandboxError::Invalid {
                     name: name.to_owned(),
                     reason: format!("{e:#}").replace('\n', " "),

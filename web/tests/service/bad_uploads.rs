@@ -56,7 +56,7 @@ fn every_bad_upload_is_named_and_changes_nothing() {
     };
 
     check(&[("modules", "a01.wasm", a01), ("modules", "notes.txt", b"hello"), ("roster", "roster.csv", b"id,cohort\na01,x\n")], &["notes.txt: not a module"]);
-    check(&[("modules", "a01.wasm", a01), ("modules", "a02.wasm", b"this is text, not wasm")], &["a02.wasm"]);
+    check(&[("modules", "a01.wasm", a01), ("modules", "a02.wasm", b"this is text, not wasm")], &["a02.wasm: not a valid WebAssembly module: a .wasm file must be a WebAssembly binary"]);
     check(&[("modules", "a01.wasm", a01), ("modules", "sneaky.wat", SNEAKY.as_bytes())], &["imports `wasi_snapshot_preview1.path_open`, which programs may not use"]);
     let duplicate = zip(&[("a/a01.wasm", a01), ("b/a01.wasm", a02)]);
     check(&[("modules", "two.zip", &duplicate)], &["another file already gives submission `a01`"]);
