@@ -10,6 +10,10 @@ use serde::Deserialize;
 
 use crate::executor::SandboxExecutor;
 
+/// The files of a problem directory (a bundle's other files are ignored). `statement.md`
+/// is optional, and `checker.wasm` needed only when the oracle is a checker.
+pub const PROBLEM_FILES: [&str; 5] = ["problem.toml", "statement.md", "reference.wasm", "generator.wasm", "checker.wasm"];
+
 /// `problem.toml`. Every field but the title has a default.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -29,6 +29,8 @@ pub struct Rejected {
 pub struct Submission {
     /// The file name without its extension.
     pub id: String,
+    /// The file it came from (a path, inside a zip).
+    pub file: String,
     pub program: Program,
 }
 
@@ -60,56 +62,68 @@ impl Batch {
     /// Loads every `.wasm` and `.wat` file of a directory (not recursively) or a zip.
     /// Other files (sources beside the modules, say) are left alone.
     pub fn load(sandbox: &Sandbox, path: &Path) -> anyhow::Result<Batch> {
-        let mut files: Vec<FileBytes> = Vec::new();
-        if path.is_dir() {
-            for entry in std::fs::read_dir(path).with_context(|| format!("cannot read {}", path.display()))? {
-                let entry = entry?;
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if module_id(&name).is_some() && entry.file_type()?.is_file() {
-                    files.push((name, std::fs::read(entry.path()).map_err(|e| e.to_string())));
-                }
-            }
+        let files = if path.is_dir() {
+            read_module_dir(path)?
         } else {
             let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-            files = read_zip(file).with_context(|| format!("{} is not a readable zip", path.display()))?;
-        }
-        Ok(Batch::from_files(sandbox, files))
+            read_zip(file).with_context(|| format!("{} is not a readable zip", path.display()))?
+        };
+        Ok(Batch::from_files(sandbox, &files))
     }
 
     /// Compiles `files` (names may be paths inside a zip); the module name without its
-    /// extension is the submission's id.
-    pub fn from_files(sandbox: &Sandbox, mut files: Vec<FileBytes>) -> Batch {
+    /// extension is the submission's id. Of two files giving the same id, the first by
+    /// name is taken.
+    pub fn from_files(sandbox: &Sandbox, files: &[FileBytes]) -> Batch {
+        let mut files: Vec<&FileBytes> = files.iter().collect();
         files.sort_by(|a, b| a.0.cmp(&b.0));
 
         // Compiling is the slow part of loading: modules compile in parallel.
-        let loaded: Vec<(String, Result<Program, String>)> = files
+        let loaded: Vec<(&str, Result<Program, String>)> = files
             .into_par_iter()
             .map(|(name, bytes)| {
-                let program = bytes.and_then(|bytes| sandbox.load(&name, &bytes, Role::Answer).map_err(|e| e.to_string()));
-                (name, program)
+                let program = bytes
+                    .as_ref()
+                    .map_err(Clone::clone)
+                    .and_then(|bytes| sandbox.load(name, bytes, Role::Answer).map_err(|e| e.to_string()));
+                (name.as_str(), program)
             })
             .collect();
         let mut batch = Batch::default();
         for (name, loaded) in loaded {
-            let Some(id) = module_id(base_name(&name)).map(str::to_owned) else {
+            let file = name.to_owned();
+            let Some(id) = module_id(base_name(name)).map(str::to_owned) else {
                 // Paths that are not modules arrive here only when unsafe, with the reason.
                 if let Err(reason) = loaded {
-                    batch.rejected.push(Rejected { file: name, reason });
+                    batch.rejected.push(Rejected { file, reason });
                 }
                 continue;
             };
             match loaded {
-                Err(reason) => batch.rejected.push(Rejected { file: name, reason }),
+                Err(reason) => batch.rejected.push(Rejected { file, reason }),
                 Ok(_) if batch.submissions.iter().any(|s| s.id == id) => batch.rejected.push(Rejected {
                     reason: format!("{name}: another file already gives submission `{id}`"),
-                    file: name,
+                    file,
                 }),
-                Ok(program) => batch.submissions.push(Submission { id, program }),
+                Ok(program) => batch.submissions.push(Submission { id, file, program }),
             }
         }
         batch.submissions.sort_by(|a, b| natural_cmp(&a.id, &b.id));
         batch
     }
+}
+
+/// The module files (`.wasm`, `.wat`) of a directory, not recursively, with their bytes.
+pub fn read_module_dir(path: &Path) -> anyhow::Result<Vec<FileBytes>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(path).with_context(|| format!("cannot read {}", path.display()))? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if module_id(&name).is_some() && entry.file_type()?.is_file() {
+            files.push((name, std::fs::read(entry.path()).map_err(|e| e.to_string())));
+        }
+    }
+    Ok(files)
 }
 
 /// Orders ids as people do: digit runs by their value, so `A2` comes before `A10`.

@@ -9,7 +9,7 @@ use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, Salt
 use argon2::Argon2;
 
 use super::{App, AppError};
-use super::store::sha256_hex;
+use super::store::{hex, sha256_hex};
 
 pub const SESSION_COOKIE: &str = "bugrank_session";
 
@@ -23,7 +23,7 @@ pub const CSRF_HEADER: &str = "x-csrf-token";
 pub fn random_token() -> String {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).expect("the operating system gives random bytes");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex(&bytes)
 }
 
 pub fn hash_password(password: &str) -> anyhow::Result<String> {

@@ -633,6 +633,13 @@ impl Db {
         tx.commit()
     }
 
+    /// Every student's bug list (JSON) of an analysis.
+    pub fn bug_lists(&self, analysis: i64) -> DbResult<Vec<(String, String)>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare("SELECT student, list FROM bug_lists WHERE analysis_id = ?1")?;
+        stmt.query_map([analysis], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+    }
+
     pub fn bug_list(&self, analysis: i64, student: &str) -> DbResult<Option<String>> {
         self.conn()
             .query_row("SELECT list FROM bug_lists WHERE analysis_id = ?1 AND student = ?2", params![analysis, student], |r| r.get(0))

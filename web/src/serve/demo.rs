@@ -10,7 +10,8 @@ use anyhow::Context;
 use super::App;
 use super::db::{AnalysisSettings, Status};
 use super::upload::validate;
-use crate::submissions::{FileBytes, module_id};
+use crate::problem::{PROBLEM_FILES, ProblemDir};
+use crate::submissions::read_module_dir;
 
 /// The demo problem graded before the service opens: the quickest of the three.
 const FIRST_ANALYSED: &str = "interval-sets";
@@ -26,22 +27,15 @@ pub fn load(app: &App, problems: &Path) -> anyhow::Result<()> {
     for dir in dirs {
         let name = dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
         let stored = app.store.new_problem_dir(&name)?;
-        for file in ["problem.toml", "statement.md", "reference.wasm", "generator.wasm", "checker.wasm"] {
+        for file in PROBLEM_FILES {
             if dir.join(file).is_file() {
                 std::fs::copy(dir.join(file), stored.join(file)).with_context(|| format!("cannot copy {}", dir.join(file).display()))?;
             }
         }
-        let problem = crate::problem::ProblemDir::load(&app.sandbox, &stored)?;
+        let problem = ProblemDir::load(&app.sandbox, &stored)?;
         let problem_id = app.db.add_problem(&name, &problem.toml.title, &stored.display().to_string(), true)?;
 
-        let mut files: Vec<FileBytes> = Vec::new();
-        for entry in std::fs::read_dir(dir.join("submissions"))? {
-            let path = entry?.path();
-            let file = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-            if file.ends_with(".wasm") && module_id(&file).is_some() {
-                files.push((file, Ok(std::fs::read(&path)?)));
-            }
-        }
+        let files = read_module_dir(&dir.join("submissions"))?;
         let roster = std::fs::read(dir.join("roster.csv")).ok().map(|bytes| ("roster.csv".to_owned(), bytes));
         let report = validate(app, &format!("{} (demo cohort)", problem.toml.title), files, Vec::new(), roster, false)
             .map_err(|e| anyhow::anyhow!("demo batch of {name}: {e}"))?;

@@ -166,8 +166,7 @@ pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
         println!("created the first instructor account: log in as `instructor` with password `{password}`");
         println!("(add others with `bugrank user add --data {} --login NAME`)", args.data.display());
     }
-    let threads = if args.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { args.threads };
-    worker::start(app.clone(), args.workers.max(1), threads)?;
+    worker::start(app.clone(), args.workers.max(1), args.threads)?;
     if !args.no_demo && app.db.problems()?.is_empty() {
         demo::load(&app, &args.demo)?;
     }

@@ -2,6 +2,7 @@
 //! and as JSON under `/api` + path, with the same authorization: an [`Instructor`]
 //! argument for instructor pages, a live student token for `/s/<token>`.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use actix_multipart::Multipart;
@@ -19,7 +20,7 @@ use super::upload::{Form, UploadReport, form_files, validate};
 use super::worker::LiveProgress;
 use super::{App, AppError, Page, exports};
 use crate::grade::{main_cohorts, score_rows, scores_csv};
-use crate::problem::ProblemDir;
+use crate::problem::{PROBLEM_FILES, ProblemDir};
 use crate::submissions::{RosterRow, natural_cmp};
 
 type AppData = web::Data<Arc<App>>;
@@ -202,9 +203,6 @@ async fn problems_page(app: AppData, req: HttpRequest, who: Instructor) -> Page 
     })
 }
 
-/// The problem directory files a bundle may contain; anything else is ignored.
-const BUNDLE_FILES: [&str; 5] = ["problem.toml", "statement.md", "reference.wasm", "generator.wasm", "checker.wasm"];
-
 /// Unpacks a problem bundle into a new folder of the store and loads it, so that a broken
 /// bundle is refused with the reason. Returns the folder, the problem's name and title.
 fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::path::PathBuf, String, String), AppError> {
@@ -227,7 +225,7 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
             [dir, base] => (Some(dir.to_owned()), base),
             _ => continue,
         };
-        if entry.is_dir() || !BUNDLE_FILES.contains(&base) {
+        if entry.is_dir() || !PROBLEM_FILES.contains(&base) {
             continue;
         }
         if dir.is_some() {
@@ -724,8 +722,10 @@ fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
     let (mut result, mut bug_lists, mut changes) = (None, Vec::new(), Vec::new());
     if analysis.status == Status::Done {
         let current = app.analysis(id)?;
+        // One query for the whole class, in the analysis's answer order.
+        let mut lists: HashMap<String, String> = app.db.bug_lists(id)?.into_iter().collect();
         for a in &current.answers {
-            if let Some(list) = app.db.bug_list(id, &a.id)? {
+            if let Some(list) = lists.remove(&a.id) {
                 bug_lists.push(serde_json::from_str(&list).map_err(anyhow::Error::from)?);
             }
         }

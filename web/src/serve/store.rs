@@ -12,9 +12,14 @@ pub struct Store {
     root: PathBuf,
 }
 
+/// `bytes` in lower-case hexadecimal.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The hex SHA-256 of `bytes`: a module's name in the store.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    hex(&Sha256::digest(bytes))
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder, synced to disk

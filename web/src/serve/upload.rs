@@ -29,11 +29,12 @@ impl Form {
         let mut form = Form::default();
         let mut total = 0usize;
         let too_large = || AppError::BadRequest(format!("the upload is larger than the limit of {} MiB: nothing was saved", limit >> 20));
-        while let Some(mut field) = payload.try_next().await.map_err(|e| AppError::BadRequest(format!("the form cannot be read: {e}")))? {
+        let unreadable = |e: actix_multipart::MultipartError| AppError::BadRequest(format!("the form cannot be read: {e}"));
+        while let Some(mut field) = payload.try_next().await.map_err(unreadable)? {
             let name = field.name().unwrap_or_default().to_owned();
             let file_name = field.content_disposition().and_then(|cd| cd.get_filename()).map(str::to_owned);
             let mut bytes = Vec::new();
-            while let Some(chunk) = field.try_next().await.map_err(|e| AppError::BadRequest(format!("the form cannot be read: {e}")))? {
+            while let Some(chunk) = field.try_next().await.map_err(unreadable)? {
                 total += chunk.len();
                 if total > limit || (file_name.is_none() && bytes.len() + chunk.len() > MAX_FIELD_BYTES) {
                     return Err(too_large());
@@ -130,8 +131,7 @@ pub fn form_files(files: Vec<(String, Vec<u8>)>) -> (Vec<FileBytes>, Vec<FileVer
 /// Validates the modules of a batch against each other and the roster (when one is
 /// given), and stores the modules that load. Nothing is added to any batch here.
 pub fn validate(app: &App, name: &str, files: Vec<FileBytes>, mut verdicts: Vec<FileVerdict>, roster: Option<(String, Vec<u8>)>, late: bool) -> Result<UploadReport, AppError> {
-    let bytes_of: HashMap<String, Vec<u8>> = files.iter().filter_map(|(n, b)| Some((n.clone(), b.as_ref().ok()?.clone()))).collect();
-    let batch = Batch::from_files(&app.sandbox, files);
+    let batch = Batch::from_files(&app.sandbox, &files);
     for r in batch.rejected {
         let student = module_id(crate::submissions::base_name(&r.file)).map(str::to_owned);
         verdicts.push(FileVerdict { file: r.file, student, rejected: Some(r.reason), sha256: None });
@@ -144,10 +144,7 @@ pub fn validate(app: &App, name: &str, files: Vec<FileBytes>, mut verdicts: Vec<
         roster_rows = rows;
     }
     for s in &batch.submissions {
-        // The file that gave the submission: the first by name, as `Batch` takes it.
-        let mut names: Vec<&String> = bytes_of.keys().filter(|n| module_id(crate::submissions::base_name(n)) == Some(s.id.as_str())).collect();
-        names.sort();
-        let file = names.first().map_or_else(|| s.id.clone(), |n| n.to_string());
+        let file = s.file.clone();
         let mut verdict = FileVerdict { file: file.clone(), student: Some(s.id.clone()), rejected: None, sha256: None };
         // Student ids go into links and file names.
         let plain = s.id.len() <= 100 && s.id.chars().all(|c| c.is_ascii_alphanumeric() || "._-@+".contains(c));
@@ -156,7 +153,8 @@ pub fn validate(app: &App, name: &str, files: Vec<FileBytes>, mut verdicts: Vec<
         } else if roster.is_some() && !roster_rows.iter().any(|r| r.id == s.id) {
             verdict.rejected = Some(format!("{file}: no roster row for `{}`", s.id));
         } else {
-            verdict.sha256 = Some(app.store.put_module(&bytes_of[&file])?);
+            let bytes = files.iter().find(|(name, _)| *name == file).and_then(|(_, bytes)| bytes.as_ref().ok());
+            verdict.sha256 = Some(app.store.put_module(bytes.expect("a loaded module has its bytes"))?);
         }
         verdicts.push(verdict);
     }

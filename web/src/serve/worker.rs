@@ -93,7 +93,8 @@ impl Jobs {
     }
 }
 
-/// Starts `workers` threads that run queued analyses, each on a rayon pool of `threads`.
+/// Starts `workers` threads that run queued analyses, each on a rayon pool of `threads`
+/// (0: one per core, rayon's default).
 pub fn start(app: Arc<App>, workers: usize, threads: usize) -> anyhow::Result<()> {
     let requeued = app.db.requeue_running()?;
     if requeued > 0 {
