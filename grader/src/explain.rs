@@ -22,6 +22,13 @@ pub const CONTRAST_CANDIDATES: usize = 300;
 /// What stands for a part of the input that can be anything.
 pub const ANY: &str = "‹any›";
 
+/// An answer that ran out of fuel is run once more with this many times its budget (but
+/// no more than the reference may use), to tell the student whether it is a little too
+/// slow, and then whether its answer would be right, or does not finish at all: an
+/// endless loop, or a search that grows much faster than the model answer's. A verdict
+/// that a slightly larger budget would flip is one to look at twice.
+pub const SLOWNESS_PROBE: u64 = 10;
+
 /// What the program did on a failed test.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Behaviour {
@@ -104,8 +111,10 @@ struct Explainer<'a> {
 
 /// One replayed input and how the answer fared on it.
 struct Trial {
+    bytes: Vec<u8>,
     input: String,
     expected: String,
+    reference: Execution,
     answer: Execution,
     failure: Option<FailureKind>,
 }
@@ -120,8 +129,10 @@ impl Explainer<'_> {
         let trial = Trial {
             input: String::from_utf8_lossy(&input).into_owned(),
             expected: String::from_utf8_lossy(&reference.stdout).into_owned(),
+            reference,
             answer,
             failure: verdict.ok()?,
+            bytes: input,
         };
         Some((trial, source))
     }
@@ -131,14 +142,41 @@ impl Explainer<'_> {
         let detail = match &trial.answer.outcome {
             RunOutcome::Success => String::from_utf8_lossy(&trial.answer.stdout).into_owned(),
             RunOutcome::Crash(message) => message.clone(),
-            RunOutcome::Timeout => format!(
-                "ran out of time: it may use {} times the model answer's fuel, and at least {}",
-                self.problem.fuel.factor, self.problem.fuel.floor
-            ),
+            RunOutcome::Timeout => self.slowness(trial),
             RunOutcome::Memory => "ran out of memory".to_owned(),
             RunOutcome::Output => "wrote more output than allowed".to_owned(),
         };
         Some(Behaviour { kind, detail })
+    }
+
+    /// How far a run that ran out of fuel was from finishing (see [`SLOWNESS_PROBE`]).
+    fn slowness(&self, trial: &Trial) -> String {
+        let fuel = self.problem.fuel;
+        let budget = fuel.budget(trial.reference.fuel_used);
+        let limit = format!(
+            "ran out of fuel: it may use {budget} here ({} times the model answer's {}, and at least {})",
+            fuel.factor, trial.reference.fuel_used, fuel.floor
+        );
+        let probe = budget.saturating_mul(SLOWNESS_PROBE).min(fuel.reference.max(budget));
+        if probe == budget {
+            return limit;
+        }
+        let longer = self.executor.run(self.program, &trial.bytes, probe);
+        if longer.outcome != RunOutcome::Success {
+            return format!(
+                "{limit}; given {probe} it still does not finish: an endless loop, or a search that grows much faster than the model answer's"
+            );
+        }
+        let expected = &trial.reference.stdout;
+        let verdict =
+            self.problem.oracle.judge(expected, &longer, |actual| self.executor.check(&trial.bytes, expected, actual));
+        let then = match verdict {
+            Ok(None) => ", and its answer is then right",
+            Ok(Some(_)) => ", but its answer is then wrong too",
+            Err(_) => "",
+        };
+        let times = longer.fuel_used as f64 / budget as f64;
+        format!("{limit}; with more it finishes after {} ({times:.1} times its budget){then}", longer.fuel_used)
     }
 
     /// Redraws each choice at random, the others fixed. Where every redraw still fails
@@ -281,6 +319,48 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::FuelPolicy;
+
+    /// Every program prints `ok`: the reference after 1 unit of fuel, program 1 after 1,500,
+    /// and program 2 never.
+    struct Slow;
+    impl Executor for Slow {
+        fn generate(&self, choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+            (Ok(b"x".to_vec()), choices)
+        }
+        fn run(&self, program: usize, _input: &[u8], fuel: u64) -> Execution {
+            let needs = [1, 1_500].get(program).copied().unwrap_or(u64::MAX);
+            let outcome = if fuel >= needs { RunOutcome::Success } else { RunOutcome::Timeout };
+            Execution { outcome, stdout: b"ok\n".to_vec(), fuel_used: needs.min(fuel) }
+        }
+    }
+
+    fn check_slowness(program: usize, expected: &str) {
+        let problem = Problem { fuel: FuelPolicy { factor: 20, floor: 1_000, reference: 1_000_000 }, ..Problem::default() };
+        let explainer = Explainer { problem: &problem, executor: &Slow, program };
+        let (trial, _) = explainer.trial(ChoiceSource::replay(&TestCase { size: 0, choices: ChoiceSequence(Vec::new()) })).unwrap();
+        assert_eq!(trial.failure, Some(FailureKind::Timeout));
+        assert_eq!(explainer.behaviour(&trial).unwrap().detail, expected);
+    }
+
+    #[test]
+    fn a_timeout_says_how_much_more_fuel_the_answer_needed() {
+        check_slowness(
+            1,
+            "ran out of fuel: it may use 1000 here (20 times the model answer's 1, and at least 1000); \
+             with more it finishes after 1500 (1.5 times its budget), and its answer is then right",
+        );
+    }
+
+    #[test]
+    fn a_timeout_says_when_ten_times_the_fuel_is_not_enough_either() {
+        check_slowness(
+            2,
+            "ran out of fuel: it may use 1000 here (20 times the model answer's 1, and at least 1000); \
+             given 10000 it still does not finish: an endless loop, or a search that grows much faster than the \
+             model answer's",
+        );
+    }
 
     #[test]
     fn the_differing_span_is_what_lies_between_the_common_prefix_and_suffix() {
