@@ -73,7 +73,7 @@ pub use rank::{percent, ranks};
 pub use report::{ANSWERS_PER_NODE, analysis_html, bug_list_markdown, order_dot};
 pub use shrink::{SHRINK_BUDGET, shrink};
 pub use testing::{InvalidTest, StudentTest, SuiteScore, grade_test_suites};
-pub use stability::{OrderShape, Stability, order_shape, sample_sd, stability};
+pub use stability::{OrderShape, RankSpread, Stability, VaryingBug, order_shape, sample_sd, stability};
 
 /// Why an analysis could not be done. Answers that crash are results, not errors; these
 /// are faults of the problem (its generator or reference) or of the caller.

@@ -2,6 +2,8 @@
 //! same answers analysed with several seeds should give the same correctness order, and
 //! each answer's rank (its number of failed tests) should vary by at most about one.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use crate::analysis::Analysis;
@@ -13,13 +15,39 @@ pub struct Stability {
     pub stable_after: u64,
     /// The distinct suite sizes seen, in increasing order.
     pub suite_sizes: Vec<usize>,
-    /// Per answer: the sample standard deviation of its number of failed tests.
-    pub rank_deviations: Vec<(String, f64)>,
+    /// Per answer: its rank (number of failed tests) in each analysis, and their sample
+    /// standard deviation.
+    pub ranks: Vec<RankSpread>,
     pub average_deviation: f64,
     pub maximum_deviation: f64,
     /// True when every analysis has the same correctness order (same classes of answers,
     /// same covering edges between them; test ids may differ).
     pub order_unchanged: bool,
+    /// The inferred bugs (failing sets) that some suites have and others lack, the reason
+    /// ranks vary: least often found first.
+    pub varying_bugs: Vec<VaryingBug>,
+}
+
+/// One answer's ranks over the analyses.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RankSpread {
+    pub answer: String,
+    /// Its number of failed tests in each analysis, in order.
+    pub failed: Vec<usize>,
+    pub deviation: f64,
+}
+
+/// A failing set found by some analyses only. Usually a rare input that only some searches
+/// met, or a combination of bugs that stays irredundant while the smaller failing set that
+/// would explain it has not been met.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct VaryingBug {
+    /// The answers its test makes fail.
+    pub failing: Vec<String>,
+    /// In how many of the analyses' suites it is.
+    pub runs: usize,
+    /// Its input in the first analysis that has it.
+    pub example: String,
 }
 
 /// The classes as lists of answers, and the edges as pairs of such lists, sorted: what
@@ -44,29 +72,48 @@ pub fn stability(analyses: &[Analysis]) -> Stability {
     let mut suite_sizes: Vec<usize> = analyses.iter().map(|a| a.suite.len()).collect();
     suite_sizes.sort_unstable();
     suite_sizes.dedup();
-    let rank_deviations: Vec<(String, f64)> = first
+    let ranks: Vec<RankSpread> = first
         .answers
         .iter()
         .map(|answer| {
-            let failed: Vec<f64> = analyses
+            let failed: Vec<usize> = analyses
                 .iter()
-                .map(|a| a.answers.iter().find(|x| x.id == answer.id).map_or(0, |x| x.failed.len()) as f64)
+                .map(|a| a.answers.iter().find(|x| x.id == answer.id).map_or(0, |x| x.failed.len()))
                 .collect();
-            (answer.id.clone(), sample_sd(&failed))
+            let deviation = sample_sd(&failed.iter().map(|&n| n as f64).collect::<Vec<_>>());
+            RankSpread { answer: answer.id.clone(), failed, deviation }
         })
         .collect();
-    let deviations = rank_deviations.iter().map(|(_, sd)| *sd);
+    let deviations = ranks.iter().map(|r| r.deviation);
     let maximum_deviation = deviations.clone().fold(0.0, f64::max);
-    let average_deviation = deviations.sum::<f64>() / rank_deviations.len().max(1) as f64;
+    let average_deviation = deviations.sum::<f64>() / ranks.len().max(1) as f64;
     let shape = order_shape(first);
     Stability {
         stable_after: first.stable_after,
         suite_sizes,
-        rank_deviations,
+        ranks,
         average_deviation,
         maximum_deviation,
         order_unchanged: analyses.iter().all(|a| order_shape(a) == shape),
+        varying_bugs: varying_bugs(analyses),
     }
+}
+
+/// The failing sets that are not in every analysis's suite, least often found first (then
+/// by their answers).
+fn varying_bugs(analyses: &[Analysis]) -> Vec<VaryingBug> {
+    let mut found: BTreeMap<&[String], VaryingBug> = BTreeMap::new();
+    for analysis in analyses {
+        for test in &analysis.suite {
+            found
+                .entry(&test.failing)
+                .or_insert_with(|| VaryingBug { failing: test.failing.clone(), runs: 0, example: test.input.clone() })
+                .runs += 1;
+        }
+    }
+    let mut varying: Vec<VaryingBug> = found.into_values().filter(|bug| bug.runs < analyses.len()).collect();
+    varying.sort_by(|a, b| (a.runs, &a.failing).cmp(&(b.runs, &b.failing)));
+    varying
 }
 
 /// Sample standard deviation (n - 1 in the denominator); 0 for fewer than two values.

@@ -81,8 +81,12 @@ impl Executor for Model {
 }
 
 fn analyse_model(model: &Model, seed: u64) -> Analysis {
+    analyse_model_until(model, seed, 300)
+}
+
+fn analyse_model_until(model: &Model, seed: u64, stable_after: u64) -> Analysis {
     let mut problem = Problem { name: "model".into(), ..Problem::default() };
-    problem.search.stable_after = 300;
+    problem.search.stable_after = stable_after;
     let answers: Vec<Answer> = (0..model.answers.len())
         .map(|i| Answer { id: format!("a{i}"), cohort: None, program: i + 1 })
         .collect();
@@ -161,6 +165,32 @@ fn another_seed_finds_the_same_bugs() {
     let model = Model::random(11);
     let orders: Vec<_> = (0..5).map(|seed| analyse_model(&model, seed).order).collect();
     assert!(orders.windows(2).all(|w| w[0].classes.len() == w[1].classes.len()), "{orders:#?}");
+}
+
+#[test]
+fn stability_names_exactly_the_bugs_that_only_some_seeds_found() {
+    let mut varying_seen = 0;
+    for model_seed in 0..20 {
+        let model = Model::random(model_seed);
+        // A search that stops after 5 quiet tests misses rare bugs in some runs.
+        let analyses: Vec<Analysis> = (0..6).map(|seed| analyse_model_until(&model, seed, 5)).collect();
+        let s = grader::stability(&analyses);
+        let suites_with = |failing: &[String]| analyses.iter().filter(|a| a.suite.iter().any(|t| t.failing == failing)).count();
+        for bug in &s.varying_bugs {
+            assert_eq!(bug.runs, suites_with(&bug.failing), "model {model_seed}: {bug:?}");
+            assert!(bug.runs < analyses.len(), "model {model_seed}: {bug:?} is in every suite");
+            let example = model.failing(&digits(bug.example.as_bytes()));
+            assert_eq!(example.iter().map(|a| format!("a{a}")).collect::<Vec<_>>(), bug.failing, "model {model_seed}");
+        }
+        for test in analyses.iter().flat_map(|a| &a.suite) {
+            let listed = s.varying_bugs.iter().any(|bug| bug.failing == test.failing);
+            assert_eq!(listed, suites_with(&test.failing) < analyses.len(), "model {model_seed}: {:?}", test.failing);
+        }
+        varying_seen += s.varying_bugs.len();
+        let same = grader::stability(&[analyses[0].clone(), analyses[0].clone()]);
+        assert!(same.varying_bugs.is_empty() && same.order_unchanged && same.maximum_deviation == 0.0);
+    }
+    assert!(varying_seen > 0, "short searches disagree somewhere");
 }
 
 #[test]

@@ -51,8 +51,15 @@ pub fn stability_command(args: &StabilityArgs) -> anyhow::Result<()> {
     println!("{:<32} {:.2}", "Max std dev of ranks", s.maximum_deviation);
     let verdict = if s.order_unchanged { "unchanged" } else { "CHANGED" };
     println!("{:<32} {verdict} over {} seeds", "Correctness order", args.runs);
-    for (id, sd) in s.rank_deviations.iter().filter(|(_, sd)| *sd > 0.0) {
-        println!("  {id}: std dev {sd:.2}");
+    for rank in s.ranks.iter().filter(|r| r.deviation > 0.0) {
+        let failed: Vec<String> = rank.failed.iter().map(usize::to_string).collect();
+        println!("  {}: std dev {:.2}, failed {}", rank.answer, rank.deviation, failed.join(","));
+    }
+    if !s.varying_bugs.is_empty() {
+        println!("Bugs in only some suites (runs, answers failing, an example input):");
+        for bug in &s.varying_bugs {
+            println!("  {:>2}/{}  {}  {:?}", bug.runs, args.runs, bug.failing.join(" "), bug.example);
+        }
     }
     Ok(())
 }
