@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::GraderError;
-use crate::generate::{ChoiceSequence, ChoiceSource, TestCase};
+use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
 use crate::oracle::{CheckerVerdict, Execution, FailureKind, Oracle, RunOutcome};
 use crate::order::{CorrectnessOrder, correctness_order};
 use crate::partition::{BitSet, FailingSet, Suite};
@@ -19,6 +19,13 @@ use crate::shrink::{SHRINK_BUDGET, shrink};
 /// partition step looks at them in order. Fixed, so that the analysis, including its
 /// execution count, does not depend on the number of threads.
 const BATCH: u64 = 256;
+
+/// Beyond the paper: every `MUTANT_EVERY`th test is a mutant of a suite test (see
+/// [`ChoiceSource::mutant`]) rather than a fresh random one, once the suite has a test.
+const MUTANT_EVERY: u64 = 2;
+
+/// Keys the randomness of mutants apart from that of fresh random tests.
+const MUTANT_KEY: u64 = 0x3C6E_F372_FE94_F82B;
 
 /// If the generator fails this many times before it first succeeds, it is broken; and if
 /// this many generated inputs in a row are unusable from the start, so is the reference
@@ -80,10 +87,11 @@ impl FuelPolicy {
 /// When the search for new bugs stops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SearchOptions {
-    /// Stop after this many consecutive random tests add nothing. Default 10,000, as in
-    /// the paper; lower it for quick runs, at the price of missing rare bugs.
+    /// Stop after this many consecutive tests (random ones and mutants) add nothing.
+    /// Default 10,000, as in the paper; lower it for quick runs, at the price of missing
+    /// rare bugs.
     pub stable_after: u64,
-    /// Stop after this many random tests in any case. Default 1,000,000.
+    /// Stop after this many tests (random ones and mutants) in any case. Default 1,000,000.
     pub max_tests: u64,
 }
 
@@ -116,7 +124,7 @@ pub struct Answer {
 pub struct Progress {
     pub tests_generated: u64,
     pub suite_size: usize,
-    /// Consecutive random tests that added nothing; the search stops at `stable_after`.
+    /// Consecutive tests that added nothing; the search stops at `stable_after`.
     pub stable_run: u64,
     pub stable_after: u64,
     pub executions: u64,
@@ -278,7 +286,15 @@ pub fn analyse(
         let batch: Vec<Generated> = (next..(next + BATCH).min(options.max_tests))
             .into_par_iter()
             .map(|index| {
-                let (input, source) = executor.generate(ChoiceSource::for_random_test(seed, index));
+                let source = match suite.tests() {
+                    tests if index % MUTANT_EVERY == MUTANT_EVERY - 1 && !tests.is_empty() => {
+                        let mut rng = Rng::for_test(seed ^ MUTANT_KEY, index);
+                        let ((parent, _), _) = &tests[rng.below_or_equal(tests.len() as u64 - 1) as usize];
+                        ChoiceSource::mutant(parent, rng)
+                    }
+                    _ => ChoiceSource::for_random_test(seed, index),
+                };
+                let (input, source) = executor.generate(source);
                 (source.into_test_case(), input.map(Arc::from))
             })
             .collect();

@@ -88,6 +88,8 @@ impl Rng {
 #[derive(Clone, Debug)]
 pub struct ChoiceSource {
     prefix: Vec<u64>,
+    /// Choices of the prefix drawn at random instead (a mutant's).
+    redraw: Vec<usize>,
     random: Option<Rng>,
     size: u32,
     made: Vec<u64>,
@@ -98,7 +100,25 @@ pub struct ChoiceSource {
 impl ChoiceSource {
     /// Fresh random choices.
     pub fn random(rng: Rng, size: u32) -> ChoiceSource {
-        ChoiceSource { prefix: Vec::new(), random: Some(rng), size, made: Vec::new(), maxima: Vec::new() }
+        ChoiceSource { prefix: Vec::new(), redraw: Vec::new(), random: Some(rng), size, made: Vec::new(), maxima: Vec::new() }
+    }
+
+    /// A random *mutant* of `test`: its choices with one or two of them drawn afresh at
+    /// random, or only a prefix of them kept and the rest drawn at random; choices past
+    /// the kept ones are random too. Mutants of suite tests look for bugs near those
+    /// already found, where rare ones often sit.
+    pub fn mutant(test: &TestCase, mut rng: Rng) -> ChoiceSource {
+        let choices = &test.choices.0;
+        let len = choices.len() as u64;
+        let (prefix, redraw) = if len == 0 {
+            (Vec::new(), Vec::new())
+        } else if rng.below_or_equal(1) == 0 {
+            let redraw = (0..=rng.below_or_equal(1)).map(|_| rng.below_or_equal(len - 1) as usize).collect();
+            (choices.clone(), redraw)
+        } else {
+            (choices[..rng.below_or_equal(len - 1) as usize].to_vec(), Vec::new())
+        };
+        ChoiceSource { prefix, redraw, random: Some(rng), size: test.size, made: Vec::new(), maxima: Vec::new() }
     }
 
     /// The source of random test number `index` of an analysis with `seed`. Sizes grow
@@ -113,6 +133,7 @@ impl ChoiceSource {
     pub fn replay(test: &TestCase) -> ChoiceSource {
         ChoiceSource {
             prefix: test.choices.0.clone(),
+            redraw: Vec::new(),
             random: None,
             size: test.size,
             made: Vec::new(),
@@ -125,7 +146,9 @@ impl ChoiceSource {
         if self.made.len() >= MAX_CHOICES {
             return None;
         }
-        let value = match (self.prefix.get(self.made.len()), self.random.as_mut()) {
+        let at = self.made.len();
+        let prefix = self.prefix.get(at).filter(|_| !self.redraw.contains(&at));
+        let value = match (prefix, self.random.as_mut()) {
             (Some(&value), _) => value.min(max),
             (None, Some(rng)) => rng.below_or_equal(max),
             (None, None) => 0,
@@ -179,6 +202,29 @@ mod tests {
         assert_eq!(source.choice(7), Some(7));
         assert_eq!(source.choice(7), Some(0));
         assert_eq!(source.into_test_case().choices, seq(&[3, 7, 0]));
+    }
+
+    /// The first `n` choices a mutant of `parent` makes when every choice has range `0..=9`.
+    fn mutant_of(parent: &[u64], index: u64, n: usize) -> Vec<u64> {
+        let test = TestCase { size: 3, choices: seq(parent) };
+        let mut source = ChoiceSource::mutant(&test, Rng::for_test(5, index));
+        (0..n).map(|_| source.choice(9).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_mutant_redraws_one_or_two_choices_or_keeps_a_prefix_and_draws_the_rest() {
+        let parent = [1, 2, 3, 4, 5, 6, 7, 8];
+        // Mutants that differ from the parent in at most two choices, and in more.
+        let mut kinds = [0; 2];
+        for index in 0..200 {
+            let mutant = mutant_of(&parent, index, parent.len());
+            assert_eq!(mutant, mutant_of(&parent, index, parent.len()), "the same rng makes the same mutant");
+            let changed = parent.iter().zip(&mutant).filter(|(a, b)| a != b).count();
+            kinds[usize::from(changed > 2)] += 1;
+        }
+        assert!(kinds.iter().all(|&k| k > 20), "both kinds of mutant are made: {kinds:?}");
+        let past_the_end: Vec<u64> = (0..20).flat_map(|index| mutant_of(&parent, index, 12).split_off(8)).collect();
+        assert!(past_the_end.iter().any(|&v| v != 0), "choices past the parent's are random, not 0");
     }
 
     #[test]
