@@ -23,11 +23,16 @@ pub const CONTRAST_CANDIDATES: usize = 300;
 pub const ANY: &str = "‹any›";
 
 /// An answer that ran out of fuel is run once more with this many times its budget (but
-/// no more than the reference may use), to tell the student whether it is a little too
-/// slow, and then whether its answer would be right, or does not finish at all: an
-/// endless loop, or a search that grows much faster than the model answer's. A verdict
-/// that a slightly larger budget would flip is one to look at twice.
+/// at most [`SLOWNESS_PROBE_FUEL`]), to tell the student whether it is a little too slow,
+/// and then whether its answer would be right, or does not finish at all: an endless
+/// loop, or a search that grows much faster than the model answer's. A verdict that a
+/// slightly larger budget would flip is one to look at twice.
 pub const SLOWNESS_PROBE: u64 = 10;
+
+/// The most fuel that one such extra run may use: about a tenth of a second, so that the
+/// bug lists of a class of 300 with a few timeouts each cost minutes, not an hour. A
+/// budget already this large is not probed.
+pub const SLOWNESS_PROBE_FUEL: u64 = 100_000_000;
 
 /// What the program did on a failed test.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,7 +162,7 @@ impl Explainer<'_> {
             "ran out of fuel: it may use {budget} here ({} times the model answer's {}, and at least {})",
             fuel.factor, trial.reference.fuel_used, fuel.floor
         );
-        let probe = budget.saturating_mul(SLOWNESS_PROBE).min(fuel.reference.max(budget));
+        let probe = budget.saturating_mul(SLOWNESS_PROBE).min(SLOWNESS_PROBE_FUEL.max(budget));
         if probe == budget {
             return limit;
         }
@@ -335,8 +340,8 @@ mod tests {
         }
     }
 
-    fn check_slowness(program: usize, expected: &str) {
-        let problem = Problem { fuel: FuelPolicy { factor: 20, floor: 1_000, reference: 1_000_000 }, ..Problem::default() };
+    fn check_slowness(program: usize, floor: u64, expected: &str) {
+        let problem = Problem { fuel: FuelPolicy { factor: 20, floor, reference: 1_000_000 }, ..Problem::default() };
         let explainer = Explainer { problem: &problem, executor: &Slow, program };
         let (trial, _) = explainer.trial(ChoiceSource::replay(&TestCase { size: 0, choices: ChoiceSequence(Vec::new()) })).unwrap();
         assert_eq!(trial.failure, Some(FailureKind::Timeout));
@@ -347,6 +352,7 @@ mod tests {
     fn a_timeout_says_how_much_more_fuel_the_answer_needed() {
         check_slowness(
             1,
+            1_000,
             "ran out of fuel: it may use 1000 here (20 times the model answer's 1, and at least 1000); \
              with more it finishes after 1500 (1.5 times its budget), and its answer is then right",
         );
@@ -356,9 +362,26 @@ mod tests {
     fn a_timeout_says_when_ten_times_the_fuel_is_not_enough_either() {
         check_slowness(
             2,
+            1_000,
             "ran out of fuel: it may use 1000 here (20 times the model answer's 1, and at least 1000); \
              given 10000 it still does not finish: an endless loop, or a search that grows much faster than the \
              model answer's",
+        );
+    }
+
+    #[test]
+    fn the_extra_run_for_a_timeout_never_takes_more_than_its_fuel_cap() {
+        check_slowness(
+            2,
+            20_000_000,
+            "ran out of fuel: it may use 20000000 here (20 times the model answer's 1, and at least 20000000); \
+             given 100000000 it still does not finish: an endless loop, or a search that grows much faster than \
+             the model answer's",
+        );
+        check_slowness(
+            2,
+            SLOWNESS_PROBE_FUEL,
+            "ran out of fuel: it may use 100000000 here (20 times the model answer's 1, and at least 100000000)",
         );
     }
 

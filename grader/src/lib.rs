@@ -64,7 +64,7 @@ pub use diagram::{Arrow, Layout, NodeBox, layout, order_svg};
 pub use experiment::{
     CohortSummary, ManualRow, ProblemReport, ScoreRow, cohort_plot_svg, compare, experiment_html, experiment_section, page_head,
 };
-pub use explain::{ANY, Behaviour, BugList, BugReport, CONTRAST_CANDIDATES, Contrast, REDRAWS, SLOWNESS_PROBE, bug_list};
+pub use explain::{ANY, Behaviour, BugList, BugReport, CONTRAST_CANDIDATES, Contrast, REDRAWS, SLOWNESS_PROBE, SLOWNESS_PROBE_FUEL, bug_list};
 pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, TestCase};
 pub use oracle::{CheckerVerdict, Execution, FailureKind, Oracle, RunOutcome};
 pub use order::{Class, CorrectnessOrder, Edge, correctness_order};
