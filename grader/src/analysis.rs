@@ -397,8 +397,20 @@ pub(crate) fn run_answer(
     program: usize,
 ) -> (Execution, Result<Option<FailureKind>, String>) {
     let execution = executor.run(program, input, problem.fuel.budget(reference.fuel_used));
-    let verdict = problem.oracle.judge(&reference.stdout, &execution, |actual| executor.check(input, &reference.stdout, actual));
+    let verdict = judge_answer(problem, executor, input, reference, &execution);
     (execution, verdict)
+}
+
+/// Judges an answer's `execution` on `input` against the reference's run, by the
+/// problem's oracle: `Ok(None)` for a pass, `Err` when the checker failed.
+pub(crate) fn judge_answer(
+    problem: &Problem,
+    executor: &dyn Executor,
+    input: &[u8],
+    reference: &Execution,
+    execution: &Execution,
+) -> Result<Option<FailureKind>, String> {
+    problem.oracle.judge(&reference.stdout, execution, |actual| executor.check(input, &reference.stdout, actual))
 }
 
 /// A choice whose range has at most this many values more is tried with each of them
@@ -425,12 +437,11 @@ fn other_values(value: u64, max: u64) -> Vec<u64> {
 
 /// The edits of a test case tried near it, in a fixed order: each choice set to another
 /// value (see [`other_values`]; `ranges` gives each choice's largest value, when known),
-/// or deleted; a span of up to [`MAX_SPAN`] choices copied to any place; and each value that occurs more
-/// than once in choices of one range replaced by another everywhere, or everywhere but at
-/// one place. The last
-/// finds inputs where one bug hides another unless the same character recurs (an
-/// anonymizer segment that starts with `_`, the blank, hides a bug in blanking first
-/// characters).
+/// or deleted; a span of up to [`MAX_SPAN`] choices copied to any place; and each value
+/// that occurs more than once in choices of one range replaced by another everywhere, or
+/// everywhere but at one place. The last finds inputs where one bug hides another unless
+/// the same character recurs (an anonymizer segment that starts with `_`, the blank,
+/// hides a bug in blanking first characters).
 fn neighbours(test: &TestCase, ranges: &[u64]) -> Vec<TestCase> {
     let choices = &test.choices.0;
     let range = |i: usize| ranges.get(i).copied().unwrap_or(u64::MAX);

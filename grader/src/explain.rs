@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{Analysis, Executor, Problem, run_answer, run_reference};
+use crate::analysis::{Analysis, Executor, Problem, judge_answer, run_answer, run_reference};
 use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
 use crate::oracle::{Execution, FailureKind, RunOutcome};
 
@@ -116,9 +116,10 @@ struct Explainer<'a> {
 
 /// One replayed input and how the answer fared on it.
 struct Trial {
+    /// The input as the generator wrote it, and as text.
     bytes: Vec<u8>,
     input: String,
-    expected: String,
+    /// The reference's run: its output is the expected one.
     reference: Execution,
     answer: Execution,
     failure: Option<FailureKind>,
@@ -133,7 +134,6 @@ impl Explainer<'_> {
         let (answer, verdict) = run_answer(self.problem, self.executor, &input, &reference, self.program);
         let trial = Trial {
             input: String::from_utf8_lossy(&input).into_owned(),
-            expected: String::from_utf8_lossy(&reference.stdout).into_owned(),
             reference,
             answer,
             failure: verdict.ok()?,
@@ -172,10 +172,7 @@ impl Explainer<'_> {
                 "{limit}; given {probe} it still does not finish: an endless loop, or a search that grows much faster than the model answer's"
             );
         }
-        let expected = &trial.reference.stdout;
-        let verdict =
-            self.problem.oracle.judge(expected, &longer, |actual| self.executor.check(&trial.bytes, expected, actual));
-        let then = match verdict {
+        let then = match judge_answer(self.problem, self.executor, &trial.bytes, &trial.reference, &longer) {
             Ok(None) => ", and its answer is then right",
             Ok(Some(_)) => ", but its answer is then wrong too",
             Err(_) => "",
@@ -269,7 +266,7 @@ impl Explainer<'_> {
                 passed.then(|| (edit_distance(&original.input, &trial.input), source.into_test_case().choices, trial))
             })
             .min_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)))
-            .map(|(_, _, trial)| Contrast { input: trial.input, expected: trial.expected })
+            .map(|(_, _, trial)| Contrast { expected: String::from_utf8_lossy(&trial.reference.stdout).into_owned(), input: trial.input })
     }
 }
 
