@@ -8,8 +8,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::GraderError;
+use crate::budget::{Budget, Calibration, SizeClass, calibrate};
 use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
-use crate::oracle::{CheckerVerdict, Execution, FailureKind, Oracle, RunOutcome};
+use crate::oracle::{CheckerVerdict, Execution, Failure, FailureKind, Oracle, RunOutcome};
 use crate::order::{CorrectnessOrder, correctness_order};
 use crate::partition::{BitSet, FailingSet, Suite};
 use crate::rank::{percent, ranks};
@@ -55,18 +56,27 @@ pub trait Executor: Sync {
     }
 }
 
-/// The fuel an answer gets on an input: `factor` times what the reference used on the same
-/// input, but at least `floor`. A slow but correct answer thus fails exactly when it is
-/// many times slower than the model answer, on every machine alike.
+/// How much fuel an answer gets on an input (see [`crate::budget`] for why this is fair):
+/// the largest of `floor`, `factor` times the reference's fuel on the same input, and
+/// `hardest_factor` times the reference's fuel on the hardest inputs of the same size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FuelPolicy {
-    /// Default 20.
+    /// Default 20: a large input that the reference itself finds hard leaves a program
+    /// that is slower by a constant factor (another language, a clumsier data structure)
+    /// room to finish.
     pub factor: u64,
     /// Default 500,000. A Rust program's start-up and the parsing of a small input cost
     /// some 10,000-25,000 fuel (the interval-sets reference uses about 23,000 on a typical
     /// input), so the floor leaves a slower language or a clumsier parser 20 times that,
     /// while an answer stuck in a loop costs well under a millisecond per test.
     pub floor: u64,
+    /// Default 10: the allowance of an input is this many times the reference's fuel on
+    /// the hardest inputs of its size ([`crate::budget::HARDEST_QUANTILE`] of its size
+    /// class). A correct search that prunes differently from the reference may be slower
+    /// on some inputs and faster on others; judged against the hardest inputs of a size
+    /// rather than against this one input, it passes unless it is ten times slower than
+    /// the reference is where the reference is slowest.
+    pub hardest_factor: u64,
     /// Fuel for the reference itself. Default 1,000,000,000 (a few seconds): a reference
     /// that needs more on a generated input is a problem error.
     pub reference: u64,
@@ -74,13 +84,16 @@ pub struct FuelPolicy {
 
 impl Default for FuelPolicy {
     fn default() -> Self {
-        FuelPolicy { factor: 20, floor: 500_000, reference: 1_000_000_000 }
+        FuelPolicy { factor: 20, floor: 500_000, hardest_factor: 10, reference: 1_000_000_000 }
     }
 }
 
 impl FuelPolicy {
-    pub fn budget(&self, reference_fuel: u64) -> u64 {
-        reference_fuel.saturating_mul(self.factor).max(self.floor)
+    /// The budget on an input on which the reference used `reference_fuel`, in `class`.
+    pub fn budget(&self, reference_fuel: u64, class: &SizeClass) -> Budget {
+        let quick = reference_fuel.saturating_mul(self.factor).max(self.floor);
+        let fair = class.hardest.saturating_mul(self.hardest_factor).max(quick);
+        Budget { quick, fair, hardest: class.hardest }
     }
 }
 
@@ -117,6 +130,10 @@ pub struct Answer {
     pub cohort: Option<String>,
     /// The [`Executor`] program that runs this answer; 1 or more.
     pub program: usize,
+    /// What was submitted, as a fingerprint (the module's SHA-256, say): a re-run against
+    /// a released suite copies the result of an answer whose version has not changed.
+    /// Empty when unknown, which counts as changed.
+    pub version: String,
 }
 
 /// Where the analysis is, for a progress bar.
@@ -143,6 +160,18 @@ pub struct SuiteTest {
     /// The generator's size hint and choices: replaying them gives `input` again.
     pub size: u32,
     pub choices: ChoiceSequence,
+    /// The reference's fuel on this input (0 in analyses older than the fair budget).
+    #[serde(default)]
+    pub reference_fuel: u64,
+    /// The fuel every answer had on this input: a run that needs more than `budget.fair`
+    /// failed for time.
+    #[serde(default)]
+    pub budget: Budget,
+    /// `None`: every answer was run on this test. Otherwise the test was added by a
+    /// re-run against a released suite, for the answers listed (the ones resubmitted
+    /// since): only they were run on it, and it counts against them alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only_for: Option<Vec<String>>,
 }
 
 /// One answer's result.
@@ -150,15 +179,61 @@ pub struct SuiteTest {
 pub struct AnswerResult {
     pub id: String,
     pub cohort: Option<String>,
+    /// The [`Answer::version`] graded.
+    #[serde(default)]
+    pub version: String,
     /// Suite tests passed: the score.
     pub passed: usize,
     /// Suite tests failed: the answer's bugs.
     pub failed: Vec<String>,
     /// How each failed test was failed.
     pub outcomes: BTreeMap<String, FailureKind>,
+    /// Each failed test's failure in detail: its kind, the checker's reason or the crash
+    /// message, and the fuel the run used (its budget is the suite test's).
+    #[serde(default)]
+    pub failures: BTreeMap<String, FailureDetail>,
+    /// Failed tests by kind: who is slow and who is wrong, at a glance.
+    #[serde(default)]
+    pub counts: FailureCounts,
     /// 1 for the best score; equal scores share a rank.
     pub rank: usize,
     pub percent: f64,
+}
+
+/// One failed run of an answer on a suite test.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailureDetail {
+    #[serde(flatten)]
+    pub failure: Failure,
+    pub fuel_used: u64,
+}
+
+/// An answer's failed tests counted by [`FailureKind`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailureCounts {
+    /// Ran normally, but the output is not correct.
+    pub wrong: usize,
+    pub crash: usize,
+    /// Needed more than the fair budget.
+    pub timeout: usize,
+    pub memory: usize,
+    pub output: usize,
+}
+
+impl FailureCounts {
+    pub fn of<'a>(kinds: impl IntoIterator<Item = &'a FailureKind>) -> FailureCounts {
+        let mut counts = FailureCounts::default();
+        for kind in kinds {
+            *match kind {
+                FailureKind::Wrong => &mut counts.wrong,
+                FailureKind::Crash => &mut counts.crash,
+                FailureKind::Timeout => &mut counts.timeout,
+                FailureKind::Memory => &mut counts.memory,
+                FailureKind::Output => &mut counts.output,
+            } += 1;
+        }
+        counts
+    }
 }
 
 /// The whole result: the contract of `analysis.json`.
@@ -182,9 +257,17 @@ pub struct Analysis {
     /// instructor: they are faults of the problem, never counted against an answer.
     pub problem_errors: Vec<ProblemError>,
     pub stable_after: u64,
+    /// The fuel policy, and the reference's cost by input size that its allowance uses.
+    #[serde(default)]
+    pub fuel: FuelPolicy,
+    #[serde(default)]
+    pub calibration: Calibration,
     pub suite: Vec<SuiteTest>,
     pub answers: Vec<AnswerResult>,
     pub order: CorrectnessOrder,
+    /// Set when this analysis re-ran a previous one: how, and what changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rerun: Option<crate::rerun::Rerun>,
 }
 
 /// A generated input the problem's own programs could not handle.
@@ -220,7 +303,7 @@ impl Analysis {
 }
 
 /// A test case and the input its generator made of it.
-type Made = (TestCase, Arc<[u8]>);
+pub(crate) type Made = (TestCase, Arc<[u8]>);
 
 /// A random test case and its input, or why the generator failed on it.
 type Generated = (TestCase, Result<Arc<[u8]>, String>);
@@ -232,9 +315,19 @@ pub const REFERENCE_ID: &str = "reference";
 struct Evaluation {
     /// The reference's output, or why the input cannot be used.
     expected: Result<Vec<u8>, Unusable>,
+    reference_fuel: u64,
+    budget: Budget,
     /// Verdict per program, index 0 (the reference) included as a pass.
     verdicts: Vec<Option<FailureKind>>,
+    /// Programs that ran out of their quick budget and have not yet been given the fair
+    /// one: their verdict is a timeout for now (see [`Search::irredundant`]).
+    pending: Vec<usize>,
 }
+
+/// Pending timeouts on one input (see [`Evaluation::pending`]) up to which every way their
+/// verdicts could turn out is tried against the suite before they are re-run: 2^6 = 64
+/// redundancy checks cost microseconds, a re-run with the fair budget up to a second.
+const PENDING_ENUMERATED: usize = 6;
 
 /// Runs the analysis of Paper III on `answers` (sorted as they should appear) with `seed`.
 ///
@@ -249,113 +342,165 @@ pub fn analyse(
     seed: u64,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Analysis, GraderError> {
-    let programs = answers.iter().map(|a| a.program).max().unwrap_or(0) + 1;
-    if let Some(bad) = answers.iter().find(|a| a.program == 0) {
-        return Err(GraderError::AnswerIsReference(bad.id.clone()));
-    }
-    let mut search = Search {
-        problem,
-        answers,
-        executor,
-        programs,
-        evaluations: HashMap::new(),
-        replays: HashMap::new(),
-        ranges: HashMap::new(),
-        executions: 0,
-        generator_runs: 0,
-        neighbour_tests: 0,
-    };
+    let mut search = Search::new(problem, answers, executor, calibrate(problem, executor))?;
     let mut suite: Suite<Made> = Suite::default();
-    let (mut tests_generated, mut stable_run) = (0u64, 0u64);
-    let mut generator_failures = 0u64;
-    let mut unusable = Tally::default();
-    let mut next = 0u64;
-    let options = problem.search;
-    let mut report = |search: &Search, suite_size, tests_generated, stable_run, shrinking| {
-        progress(&Progress {
-            tests_generated,
-            suite_size,
-            stable_run,
-            stable_after: options.stable_after,
-            executions: search.executions,
-            shrinking,
+    let searched = search.run(&mut suite, seed, progress)?;
+    Ok(search.finish(suite, seed, searched, None, answers, &HashMap::new()))
+}
+
+/// Analyses `answers` afresh, like [`analyse`], but a test whose input `previous`'s suite
+/// had keeps its id there (see [`crate::rerun`]).
+pub(crate) fn analyse_with_ids(
+    problem: &Problem,
+    answers: &[Answer],
+    executor: &dyn Executor,
+    seed: u64,
+    previous: &Analysis,
+    progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
+) -> Result<Analysis, GraderError> {
+    let mut search = Search::new(problem, answers, executor, calibrate(problem, executor))?;
+    let mut suite: Suite<Made> = Suite::default();
+    let searched = search.run(&mut suite, seed, progress)?;
+    Ok(search.finish(suite, seed, searched, Some(previous), answers, &HashMap::new()))
+}
+
+/// What the random search did besides building the suite.
+#[derive(Default)]
+pub(crate) struct Searched {
+    pub(crate) tests_generated: u64,
+    pub(crate) generator_failures: u64,
+    pub(crate) unusable: Tally,
+}
+
+impl<'a> Search<'a> {
+    pub(crate) fn new(
+        problem: &'a Problem,
+        answers: &'a [Answer],
+        executor: &'a dyn Executor,
+        calibration: Calibration,
+    ) -> Result<Search<'a>, GraderError> {
+        if let Some(bad) = answers.iter().find(|a| a.program == 0) {
+            return Err(GraderError::AnswerIsReference(bad.id.clone()));
+        }
+        let mut run: Vec<usize> = answers.iter().map(|a| a.program).collect();
+        run.sort_unstable();
+        run.dedup();
+        Ok(Search {
+            problem,
+            answers,
+            executor,
+            calibration,
+            programs: answers.iter().map(|a| a.program).max().unwrap_or(0) + 1,
+            run,
+            evaluations: HashMap::new(),
+            replays: HashMap::new(),
+            ranges: HashMap::new(),
+            executions: 0,
+            generator_runs: 0,
+            neighbour_tests: 0,
         })
-    };
-
-    'search: while stable_run < options.stable_after && next < options.max_tests {
-        let batch: Vec<Generated> = (next..(next + BATCH).min(options.max_tests))
-            .into_par_iter()
-            .map(|index| {
-                let source = match suite.tests() {
-                    tests if index % MUTANT_EVERY == MUTANT_EVERY - 1 && !tests.is_empty() => {
-                        let mut rng = Rng::for_test(seed ^ MUTANT_KEY, index);
-                        let ((parent, _), _) = &tests[rng.below_or_equal(tests.len() as u64 - 1) as usize];
-                        ChoiceSource::mutant(parent, rng)
-                    }
-                    _ => ChoiceSource::for_random_test(seed, index),
-                };
-                let (input, source) = executor.generate(source);
-                (source.into_test_case(), input.map(Arc::from))
-            })
-            .collect();
-        next += batch.len() as u64;
-        search.generator_runs += batch.len() as u64;
-        search.evaluate_all(batch.iter().filter_map(|(_, input)| input.as_ref().ok()));
-
-        for (test, input) in batch {
-            if stable_run >= options.stable_after {
-                break 'search;
-            }
-            tests_generated += 1;
-            stable_run += 1;
-            let input = match input {
-                Ok(input) => input,
-                Err(reason) => {
-                    generator_failures += 1;
-                    if generator_failures == tests_generated && generator_failures >= FAILURES_TOLERATED {
-                        return Err(GraderError::GeneratorFails(reason));
-                    }
-                    continue;
-                }
-            };
-            let failing = match search.failing_set(&input) {
-                Ok(failing) => failing,
-                Err(why) => {
-                    unusable.count(&input, &why);
-                    let total = unusable.reference + unusable.checker;
-                    if total + generator_failures == tests_generated && total >= FAILURES_TOLERATED {
-                        let example = unusable.examples.swap_remove(0);
-                        return Err(GraderError::NoUsableTest { input: example.input, reason: example.reason });
-                    }
-                    continue;
-                }
-            };
-            // Beyond the paper: the shrunk test may fail fewer answers than `test`, which
-            // can leave `test` itself irredundant. Shrink it again until it is explained
-            // by the suite, so that every generated test ends up redundant.
-            let mut added = Vec::new();
-            while !suite.is_redundant(&failing) {
-                if report(&search, suite.len(), tests_generated, stable_run, true).is_break() {
-                    return Err(GraderError::Cancelled);
-                }
-                let (small, small_input, small_failing) = search.shrink(test.clone(), &suite);
-                added.push(small.clone());
-                suite.add((small, small_input), small_failing);
-                stable_run = 0;
-            }
-            search.explore_neighbours(added, &mut suite);
-        }
-        if report(&search, suite.len(), tests_generated, stable_run, false).is_break() {
-            return Err(GraderError::Cancelled);
-        }
     }
 
-    Ok(search.finish(suite, seed, tests_generated, generator_failures, unusable))
+    /// Paper III's search: random tests (and mutants of suite tests) until
+    /// `stable_after` in a row add nothing, each irredundant one shrunk into `suite`.
+    pub(crate) fn run(
+        &mut self,
+        suite: &mut Suite<Made>,
+        seed: u64,
+        progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
+    ) -> Result<Searched, GraderError> {
+        let search = self;
+        let executor = search.executor;
+        let (mut tests_generated, mut stable_run) = (0u64, 0u64);
+        let mut generator_failures = 0u64;
+        let mut unusable = Tally::default();
+        let mut next = 0u64;
+        let options = search.problem.search;
+        let mut report = |search: &Search, suite_size, tests_generated, stable_run, shrinking| {
+            progress(&Progress {
+                tests_generated,
+                suite_size,
+                stable_run,
+                stable_after: options.stable_after,
+                executions: search.executions,
+                shrinking,
+            })
+        };
+        'search: while stable_run < options.stable_after && next < options.max_tests {
+            let batch: Vec<Generated> = (next..(next + BATCH).min(options.max_tests))
+                .into_par_iter()
+                .map(|index| {
+                    let source = match suite.tests() {
+                        tests if index % MUTANT_EVERY == MUTANT_EVERY - 1 && !tests.is_empty() => {
+                            let mut rng = Rng::for_test(seed ^ MUTANT_KEY, index);
+                            let ((parent, _), _) = &tests[rng.below_or_equal(tests.len() as u64 - 1) as usize];
+                            ChoiceSource::mutant(parent, rng)
+                        }
+                        _ => ChoiceSource::for_random_test(seed, index),
+                    };
+                    let (input, source) = executor.generate(source);
+                    (source.into_test_case(), input.map(Arc::from))
+                })
+                .collect();
+            next += batch.len() as u64;
+            search.generator_runs += batch.len() as u64;
+            search.evaluate_all(batch.iter().filter_map(|(_, input)| input.as_ref().ok()));
+
+            for (test, input) in batch {
+                if stable_run >= options.stable_after {
+                    break 'search;
+                }
+                tests_generated += 1;
+                stable_run += 1;
+                let input = match input {
+                    Ok(input) => input,
+                    Err(reason) => {
+                        generator_failures += 1;
+                        if generator_failures == tests_generated && generator_failures >= FAILURES_TOLERATED {
+                            return Err(GraderError::GeneratorFails(reason));
+                        }
+                        continue;
+                    }
+                };
+                let mut irredundant = match search.irredundant(&input, suite) {
+                    Ok(irredundant) => irredundant,
+                    Err(why) => {
+                        unusable.count(&input, &why);
+                        let total = unusable.reference + unusable.checker;
+                        if total + generator_failures == tests_generated && total >= FAILURES_TOLERATED {
+                            let example = unusable.examples.swap_remove(0);
+                            return Err(GraderError::NoUsableTest { input: example.input, reason: example.reason });
+                        }
+                        continue;
+                    }
+                };
+                // Beyond the paper: the shrunk test may fail fewer answers than `test`, which
+                // can leave `test` itself irredundant. Shrink it again until it is explained
+                // by the suite, so that every generated test ends up redundant.
+                let mut added = Vec::new();
+                while irredundant.is_some() {
+                    if report(&search, suite.len(), tests_generated, stable_run, true).is_break() {
+                        return Err(GraderError::Cancelled);
+                    }
+                    let (small, small_input, small_failing) = search.shrink(test.clone(), suite);
+                    added.push(small.clone());
+                    suite.add((small, small_input), small_failing);
+                    stable_run = 0;
+                    irredundant = search.irredundant(&input, suite).expect("the input was usable");
+                }
+                search.explore_neighbours(added, suite);
+            }
+            if report(&search, suite.len(), tests_generated, stable_run, false).is_break() {
+                return Err(GraderError::Cancelled);
+            }
+        }
+        Ok(Searched { tests_generated, generator_failures, unusable })
+    }
 }
 
 /// Unusable inputs met by the random search.
 #[derive(Default)]
-struct Tally {
+pub(crate) struct Tally {
     reference: u64,
     checker: u64,
     examples: Vec<ProblemError>,
@@ -387,16 +532,22 @@ pub(crate) fn run_reference(problem: &Problem, executor: &dyn Executor, input: &
     Err(Unusable::Reference(reason))
 }
 
-/// Runs answer program `program` on `input` with the fuel the reference's run earns it,
-/// and judges it: `Ok(None)` for a pass, `Err` when the checker failed.
+/// The budget of every answer on `input`, on which the reference's run was `reference`.
+pub(crate) fn budget(problem: &Problem, calibration: &Calibration, input: &[u8], reference: &Execution) -> Budget {
+    problem.fuel.budget(reference.fuel_used, calibration.class(input.len()))
+}
+
+/// Runs answer program `program` on `input` with `fuel` and judges it: `Ok(None)` for a
+/// pass, `Err` when the checker failed.
 pub(crate) fn run_answer(
     problem: &Problem,
     executor: &dyn Executor,
     input: &[u8],
     reference: &Execution,
     program: usize,
-) -> (Execution, Result<Option<FailureKind>, String>) {
-    let execution = executor.run(program, input, problem.fuel.budget(reference.fuel_used));
+    fuel: u64,
+) -> (Execution, Result<Option<Failure>, String>) {
+    let execution = executor.run(program, input, fuel);
     let verdict = judge_answer(problem, executor, input, reference, &execution);
     (execution, verdict)
 }
@@ -409,7 +560,7 @@ pub(crate) fn judge_answer(
     input: &[u8],
     reference: &Execution,
     execution: &Execution,
-) -> Result<Option<FailureKind>, String> {
+) -> Result<Option<Failure>, String> {
     problem.oracle.judge(&reference.stdout, execution, |actual| executor.check(input, &reference.stdout, actual))
 }
 
@@ -490,11 +641,16 @@ fn neighbours(test: &TestCase, ranges: &[u64]) -> Vec<TestCase> {
     edits.into_iter().map(|c| TestCase { size: test.size, choices: ChoiceSequence(c) }).collect()
 }
 
-struct Search<'a> {
+pub(crate) struct Search<'a> {
     problem: &'a Problem,
     answers: &'a [Answer],
     executor: &'a dyn Executor,
+    /// The reference's cost by input size: the basis of every budget.
+    calibration: Calibration,
     programs: usize,
+    /// The programs of `answers`, the only ones run (an answer outside the search, such
+    /// as one whose result a re-run copies, costs nothing).
+    run: Vec<usize>,
     /// Every input evaluated so far: random tests repeat, and shrinking revisits inputs.
     evaluations: HashMap<Arc<[u8]>, Evaluation>,
     /// Shrink candidates replayed so far: what the generator made of them.
@@ -523,35 +679,141 @@ impl Search<'_> {
         }
     }
 
-    /// Runs the reference, then every answer program with the fuel the reference earns them.
+    /// Runs the reference, then every answer program with the quick budget. A program
+    /// that runs out of it where the fair budget is larger is left pending.
     fn evaluate(&self, input: &[u8]) -> (Evaluation, u64) {
         let reference = match run_reference(self.problem, self.executor, input) {
             Ok(reference) => reference,
-            Err(why) => return (Evaluation { expected: Err(why), verdicts: Vec::new() }, 1),
+            Err(why) => {
+                let evaluation = Evaluation {
+                    expected: Err(why),
+                    reference_fuel: 0,
+                    budget: Budget::default(),
+                    verdicts: Vec::new(),
+                    pending: Vec::new(),
+                };
+                return (evaluation, 1);
+            }
         };
+        let budget = budget(self.problem, &self.calibration, input, &reference);
         // Collected in full before looking for a checker failure, so that the one reported
         // is the first in program order, whatever the scheduling.
-        let judged: Vec<Result<Option<FailureKind>, String>> = (0..self.programs)
-            .into_par_iter()
-            .map(|program| match program {
-                0 => Ok(None),
-                _ => run_answer(self.problem, self.executor, input, &reference, program).1,
-            })
+        let judged: Vec<Result<Option<FailureKind>, String>> = self
+            .run
+            .par_iter()
+            .map(|&program| run_answer(self.problem, self.executor, input, &reference, program, budget.quick).1)
+            .map(|verdict| verdict.map(|failure| failure.map(|f| f.kind)))
             .collect();
         let evaluation = match judged.into_iter().collect::<Result<Vec<_>, String>>() {
-            Ok(verdicts) => Evaluation { expected: Ok(reference.stdout), verdicts },
-            Err(reason) => Evaluation { expected: Err(Unusable::Checker(reason)), verdicts: Vec::new() },
+            Ok(judged) => {
+                let mut verdicts = vec![None; self.programs];
+                for (&program, verdict) in self.run.iter().zip(judged) {
+                    verdicts[program] = verdict;
+                }
+                Evaluation {
+                pending: if budget.fair > budget.quick {
+                    (0..verdicts.len()).filter(|&p| verdicts[p] == Some(FailureKind::Timeout)).collect()
+                } else {
+                    Vec::new()
+                },
+                expected: Ok(reference.stdout),
+                reference_fuel: reference.fuel_used,
+                budget,
+                verdicts,
+            }
+            }
+            Err(reason) => Evaluation {
+                expected: Err(Unusable::Checker(reason)),
+                reference_fuel: reference.fuel_used,
+                budget,
+                verdicts: Vec::new(),
+                pending: Vec::new(),
+            },
         };
-        (evaluation, self.programs as u64)
+        (evaluation, 1 + self.run.len() as u64)
     }
 
-    /// `AnswersFailing(input)`, or why the input is unusable.
+    /// `AnswersFailing(input)`, or why the input is unusable; pending timeouts count as
+    /// failures.
     fn failing_set(&mut self, input: &Arc<[u8]>) -> Result<FailingSet, Unusable> {
         self.evaluate_all(std::iter::once(input));
         let evaluation = &self.evaluations[input];
         evaluation.expected.as_ref().map_err(Clone::clone)?;
         let failing = self.answers.iter().enumerate().filter(|(_, a)| evaluation.verdicts[a.program].is_some());
         Ok(FailingSet::of(self.answers.len(), failing.map(|(i, _)| i)))
+    }
+
+    /// `AnswersFailing(input)` when `input` is irredundant with respect to `suite`, `None`
+    /// when it is redundant. Pending timeouts are given the fair budget only when their
+    /// verdicts can matter: when some way they could turn out (each a pass or a failure)
+    /// leaves the input irredundant. So an answer stuck in a loop costs the quick budget on
+    /// every input that is redundant anyway, while every failing set that is added to the
+    /// suite, and so every grade, rests on fair verdicts only.
+    fn irredundant(&mut self, input: &Arc<[u8]>, suite: &Suite<Made>) -> Result<Option<FailingSet>, Unusable> {
+        let failing = self.failing_set(input)?;
+        let evaluation = self.evaluations.get_mut(input).expect("evaluated above");
+        if evaluation.pending.is_empty() {
+            return Ok((!suite.is_redundant(&failing)).then_some(failing));
+        }
+        if evaluation.pending.len() <= PENDING_ENUMERATED {
+            let pending = &evaluation.pending;
+            let settled = self.answers.iter().enumerate().filter(|(_, a)| {
+                evaluation.verdicts[a.program].is_some() && !pending.contains(&a.program)
+            });
+            let settled = FailingSet::of(self.answers.len(), settled.map(|(i, _)| i));
+            let redundant_whatever_they_do = (0..1u32 << pending.len()).all(|outcome| {
+                let mut possible = settled.clone();
+                for (i, answer) in self.answers.iter().enumerate() {
+                    if let Some(bit) = pending.iter().position(|&p| p == answer.program)
+                        && outcome & (1 << bit) != 0
+                    {
+                        possible.insert(i);
+                    }
+                }
+                suite.is_redundant(&possible)
+            });
+            if redundant_whatever_they_do {
+                return Ok(None);
+            }
+        }
+        self.resolve_pending(input);
+        let failing = self.failing_set(input)?;
+        Ok((!suite.is_redundant(&failing)).then_some(failing))
+    }
+
+    /// `AnswersFailing(input)` with every verdict a fair one.
+    pub(crate) fn failing_set_fair(&mut self, input: &Arc<[u8]>) -> Result<FailingSet, Unusable> {
+        self.failing_set(input)?;
+        self.resolve_pending(input);
+        self.failing_set(input)
+    }
+
+    /// Gives every pending timeout on an evaluated, usable `input` the fair budget.
+    fn resolve_pending(&mut self, input: &Arc<[u8]>) {
+        let evaluation = self.evaluations.get_mut(input).expect("evaluated before");
+        let pending = std::mem::take(&mut evaluation.pending);
+        if pending.is_empty() {
+            return;
+        }
+        let expected = evaluation.expected.as_ref().expect("a usable input").clone();
+        let reference = Execution { outcome: RunOutcome::Success, stdout: expected, fuel_used: evaluation.reference_fuel };
+        let fair = evaluation.budget.fair;
+        let (problem, executor) = (self.problem, self.executor);
+        // A checker that failed here failed on an output it had not seen with the quick
+        // budget: the verdict stays a timeout, which the answer cannot be blamed for
+        // beyond what the quick budget showed.
+        let resolved: Vec<(usize, Option<FailureKind>)> = pending
+            .par_iter()
+            .map(|&program| {
+                let verdict = run_answer(problem, executor, input, &reference, program, fair).1;
+                (program, verdict.map_or(Some(FailureKind::Timeout), |f| f.map(|f| f.kind)))
+            })
+            .collect();
+        self.executions += resolved.len() as u64;
+        let evaluation = self.evaluations.get_mut(input).expect("evaluated above");
+        for (program, verdict) in resolved {
+            evaluation.verdicts[program] = verdict;
+        }
     }
 
     /// Beyond the paper: the [`neighbours`] of each new suite test are tried too, and any
@@ -566,8 +828,7 @@ impl Search<'_> {
             for neighbour in neighbours(&test, &ranges) {
                 self.neighbour_tests += 1;
                 let Some((made, input)) = self.replay(&neighbour) else { continue };
-                let Ok(failing) = self.failing_set(&input) else { continue };
-                if !suite.is_redundant(&failing) {
+                if let Ok(Some(_)) = self.irredundant(&input, suite) {
                     let (small, small_input, small_failing) = self.shrink(made, suite);
                     frontier.push_back(small.clone());
                     suite.add((small, small_input), small_failing);
@@ -601,92 +862,200 @@ impl Search<'_> {
     ) -> (TestCase, Arc<[u8]>, FailingSet) {
         let small = shrink(test, SHRINK_BUDGET, |candidate| {
             let (made, input) = self.replay(candidate)?;
-            let failing = self.failing_set(&input).ok()?;
-            (!suite.is_redundant(&failing)).then_some(made)
+            self.irredundant(&input, suite).ok()?.map(|_| made)
         });
         let (made, input) = self.replay(&small).expect("the shrunk test replays");
         let failing = self.failing_set(&input).expect("the shrunk test was evaluated");
         (made, input, failing)
     }
 
-    fn finish(
+    /// The [`Analysis`] of the finished search. With `previous`, tests keep their ids
+    /// (see [`name_tests`]); with `copied`, the answers of `everyone` that are not searched
+    /// keep the result given there, and the suite's pinned tests alone are scored.
+    pub(crate) fn finish(
         self,
         suite: Suite<Made>,
         seed: u64,
-        tests_generated: u64,
-        generator_failures: u64,
-        unusable: Tally,
+        searched: Searched,
+        previous: Option<&Analysis>,
+        everyone: &[Answer],
+        copied: &HashMap<String, AnswerResult>,
     ) -> Analysis {
-        // Suite order: by choices, lexicographically, which groups tests by the
-        // generator's first choice (for interval sets: the command).
+        let pinned = suite.pinned_len();
+        let frozen = !copied.is_empty() || pinned > 0;
         let mut tests = suite.into_tests();
-        tests.sort_by(|((a, _), _), ((b, _), _)| a.choices.0.cmp(&b.choices.0));
-        let width = tests.len().to_string().len();
-        let test_ids: Vec<String> = (1..=tests.len()).map(|i| format!("t{i:0width$}")).collect();
+        let test_ids = name_tests(&mut tests, pinned, previous);
+        // Points are counted over the released suite when there is one: tests added for a
+        // resubmission count against it, never for anyone else.
+        let scored = match previous {
+            Some(previous) if frozen => previous.scored_tests(),
+            _ => tests.len(),
+        };
+        let only_for: Vec<String> = self.answers.iter().map(|a| a.id.clone()).collect();
+        let searched_index: HashMap<&str, usize> =
+            self.answers.iter().enumerate().map(|(a, answer)| (answer.id.as_str(), a)).collect();
+
+        // Every failed run on a suite test once more, for what the verdict alone does not
+        // keep: the checker's reason, the crash message, the fuel used. Runs are
+        // deterministic, so each fails again the same way.
+        let failed_runs: Vec<(usize, usize)> = {
+            let mut runs: Vec<(usize, usize)> =
+                (0..tests.len()).flat_map(|t| tests[t].1.iter().map(move |a| (t, self.answers[a].program))).collect();
+            runs.sort_unstable();
+            runs.dedup();
+            runs
+        };
+        let details: HashMap<(usize, usize), FailureDetail> = failed_runs
+            .par_iter()
+            .map(|&(t, program)| {
+                let input = &tests[t].0.1;
+                let evaluation = &self.evaluations[input];
+                let kind = evaluation.verdicts[program].expect("a failed test has a failure kind");
+                let reference = Execution {
+                    outcome: RunOutcome::Success,
+                    stdout: evaluation.expected.clone().expect("suite inputs are valid"),
+                    fuel_used: evaluation.reference_fuel,
+                };
+                let (run, verdict) = run_answer(self.problem, self.executor, input, &reference, program, evaluation.budget.fair);
+                let failure = verdict.ok().flatten().filter(|f| f.kind == kind).unwrap_or(Failure::of(kind));
+                ((t, program), FailureDetail { failure, fuel_used: run.fuel_used })
+            })
+            .collect();
+        let executions = self.executions + failed_runs.len() as u64;
+
+        let mut rows: Vec<AnswerResult> = everyone
+            .iter()
+            .map(|answer| {
+                if let Some(row) = copied.get(&answer.id) {
+                    return AnswerResult { version: answer.version.clone(), cohort: answer.cohort.clone(), ..row.clone() };
+                }
+                let a = searched_index[answer.id.as_str()];
+                let failed: Vec<usize> = (0..tests.len()).filter(|&t| tests[t].1.contains(a)).collect();
+                let failures: BTreeMap<String, FailureDetail> =
+                    failed.iter().map(|&t| (test_ids[t].clone(), details[&(t, answer.program)].clone())).collect();
+                let outcomes: BTreeMap<String, FailureKind> =
+                    failures.iter().map(|(t, detail)| (t.clone(), detail.failure.kind)).collect();
+                AnswerResult {
+                    id: answer.id.clone(),
+                    cohort: answer.cohort.clone(),
+                    version: answer.version.clone(),
+                    passed: scored.saturating_sub(failed.len()),
+                    failed: failed.iter().map(|&t| test_ids[t].clone()).collect(),
+                    counts: FailureCounts::of(outcomes.values()),
+                    outcomes,
+                    failures,
+                    rank: 0,
+                    percent: 0.0,
+                }
+            })
+            .collect();
+        let scores: Vec<usize> = rows.iter().map(|r| r.passed).collect();
+        for (row, rank) in rows.iter_mut().zip(ranks(&scores)) {
+            row.rank = rank;
+            row.percent = percent(row.passed, scored);
+        }
 
         let suite: Vec<SuiteTest> = tests
             .iter()
             .zip(&test_ids)
-            .map(|(((test, input), failing), id)| SuiteTest {
-                id: id.clone(),
-                input: String::from_utf8_lossy(input).into_owned(),
-                expected: String::from_utf8_lossy(
-                    self.evaluations[input].expected.as_ref().expect("suite inputs are valid"),
-                )
-                .into_owned(),
-                failing: failing.iter().map(|a| self.answers[a].id.clone()).collect(),
-                size: test.size,
-                choices: test.choices.clone(),
-            })
-            .collect();
-
-        let passes: Vec<BitSet> = (0..self.answers.len())
-            .map(|a| BitSet::of(tests.len(), (0..tests.len()).filter(|&t| !tests[t].1.contains(a))))
-            .collect();
-        let scores: Vec<usize> = passes.iter().map(BitSet::len).collect();
-        let answer_ranks = ranks(&scores);
-        let answers: Vec<AnswerResult> = self
-            .answers
-            .iter()
             .enumerate()
-            .map(|(a, answer)| {
-                let failed: Vec<usize> = (0..tests.len()).filter(|&t| tests[t].1.contains(a)).collect();
-                let outcomes = failed
+            .map(|(t, (((test, input), failing), id))| {
+                let evaluation = &self.evaluations[input];
+                let failing = rows
                     .iter()
-                    .map(|&t| {
-                        let verdict = self.evaluations[&tests[t].0.1].verdicts[answer.program];
-                        (test_ids[t].clone(), verdict.expect("a failed test has a failure kind"))
+                    .filter(|row| match searched_index.get(row.id.as_str()) {
+                        Some(&a) => failing.contains(a),
+                        None => row.failed.contains(id),
                     })
+                    .map(|row| row.id.clone())
                     .collect();
-                AnswerResult {
-                    id: answer.id.clone(),
-                    cohort: answer.cohort.clone(),
-                    passed: scores[a],
-                    failed: failed.iter().map(|&t| test_ids[t].clone()).collect(),
-                    outcomes,
-                    rank: answer_ranks[a],
-                    percent: percent(scores[a], tests.len()),
+                SuiteTest {
+                    id: id.clone(),
+                    input: String::from_utf8_lossy(input).into_owned(),
+                    expected: String::from_utf8_lossy(evaluation.expected.as_ref().expect("suite inputs are valid"))
+                        .into_owned(),
+                    failing,
+                    size: test.size,
+                    choices: test.choices.clone(),
+                    reference_fuel: evaluation.reference_fuel,
+                    budget: evaluation.budget,
+                    only_for: match previous {
+                        Some(previous) if frozen && t < pinned => previous.suite[t].only_for.as_ref().map(|earlier| {
+                            let mut ids = earlier.clone();
+                            ids.extend(only_for.iter().filter(|id| !earlier.contains(id)).cloned());
+                            ids
+                        }),
+                        _ => (frozen && t >= pinned).then(|| only_for.clone()),
+                    },
                 }
             })
             .collect();
 
+        // A test an answer was not run on (one added for a resubmission) counts as passed
+        // in the order: nothing is known against it.
         let mut in_order = vec![(REFERENCE_ID.to_owned(), BitSet::of(tests.len(), 0..tests.len()))];
-        in_order.extend(self.answers.iter().zip(passes).map(|(a, p)| (a.id.clone(), p)));
+        in_order.extend(rows.iter().map(|row| {
+            (row.id.clone(), BitSet::of(tests.len(), (0..tests.len()).filter(|&t| !row.failed.contains(&test_ids[t]))))
+        }));
         Analysis {
             problem: self.problem.name.clone(),
             seed,
-            tests_generated,
-            executions: self.executions,
+            tests_generated: searched.tests_generated,
+            executions,
             generator_runs: self.generator_runs,
             neighbour_tests: self.neighbour_tests,
-            generator_failures,
-            reference_failures: unusable.reference,
-            checker_failures: unusable.checker,
-            problem_errors: unusable.examples,
+            generator_failures: searched.generator_failures,
+            reference_failures: searched.unusable.reference,
+            checker_failures: searched.unusable.checker,
+            problem_errors: searched.unusable.examples,
             stable_after: self.problem.search.stable_after,
+            fuel: self.problem.fuel,
+            calibration: self.calibration,
             suite,
-            answers,
+            answers: rows,
             order: correctness_order(&in_order, &test_ids),
+            rerun: None,
         }
     }
+}
+
+/// Orders a finished suite and names its tests. Without a previous analysis: by choices,
+/// lexicographically (which groups tests by the generator's first choice, for interval
+/// sets the command), named `t01`, `t02`, ... With one, a test keeps its id: the pinned
+/// tests (the previous suite, in its order) and every test whose input a previous test
+/// had come first, in the previous order; new tests follow by choices, numbered on from
+/// the previous suite's highest id in its width. So an id never names two inputs across
+/// the analyses of a batch.
+fn name_tests(tests: &mut [(Made, FailingSet)], pinned: usize, previous: Option<&Analysis>) -> Vec<String> {
+    tests[pinned..].sort_by(|((a, _), _), ((b, _), _)| a.choices.0.cmp(&b.choices.0));
+    let Some(previous) = previous else {
+        let width = tests.len().to_string().len();
+        return (1..=tests.len()).map(|i| format!("t{i:0width$}")).collect();
+    };
+    let number = |id: &str| id.strip_prefix('t').and_then(|n| n.parse::<usize>().ok());
+    let width = previous.suite.first().map_or(tests.len().to_string().len(), |t| t.id.len() - 1);
+    let mut next = previous.suite.iter().filter_map(|t| number(&t.id)).max().unwrap_or(0);
+    let kept = |t: usize, (_, input): &Made| {
+        if t < pinned {
+            return Some(t);
+        }
+        let text = String::from_utf8_lossy(input);
+        previous.suite.iter().position(|old| old.input == text)
+    };
+    let mut place: Vec<(Option<usize>, usize)> = tests.iter().enumerate().map(|(t, (made, _))| (kept(t, made), t)).collect();
+    place.sort_by_key(|&(kept, t)| (kept.is_none(), kept, t));
+    let ids: Vec<String> = place
+        .iter()
+        .map(|&(kept, _)| match kept {
+            Some(old) => previous.suite[old].id.clone(),
+            None => {
+                next += 1;
+                format!("t{next:0width$}")
+            }
+        })
+        .collect();
+    let order: Vec<usize> = place.iter().map(|&(_, t)| t).collect();
+    let reordered: Vec<(Made, FailingSet)> = order.iter().map(|&t| tests[t].clone()).collect();
+    tests.clone_from_slice(&reordered);
+    ids
 }

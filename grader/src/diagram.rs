@@ -70,7 +70,7 @@ pub struct Layout {
 /// Lays the order out: layers by tests passed, crossings reduced, sizes from the labels.
 pub fn layout(analysis: &Analysis) -> Layout {
     let order = &analysis.order;
-    let total = analysis.suite.len();
+    let total = analysis.scored_tests();
     let mut passed: Vec<usize> = order.classes.iter().map(|c| c.passed).collect();
     passed.sort_unstable_by(|a, b| b.cmp(a));
     passed.dedup();

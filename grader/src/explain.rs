@@ -8,9 +8,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{Analysis, Executor, Problem, judge_answer, run_answer, run_reference};
+use crate::analysis::{Analysis, Executor, Problem, budget, judge_answer, run_answer, run_reference};
+use crate::budget::{Budget, Calibration};
 use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
-use crate::oracle::{Execution, FailureKind, RunOutcome};
+use crate::oracle::{Execution, Failure, FailureKind, RunOutcome};
 
 /// Random redraws of one choice while the rest stay fixed. A part is shown as "any value"
 /// only when every redraw still fails; 20 agreeing redraws make a coincidence unlikely.
@@ -22,11 +23,10 @@ pub const CONTRAST_CANDIDATES: usize = 300;
 /// What stands for a part of the input that can be anything.
 pub const ANY: &str = "‹any›";
 
-/// An answer that ran out of fuel is run once more with this many times its budget (but
-/// at most [`SLOWNESS_PROBE_FUEL`]), to tell the student whether it is a little too slow,
-/// and then whether its answer would be right, or does not finish at all: an endless
-/// loop, or a search that grows much faster than the model answer's. A verdict that a
-/// slightly larger budget would flip is one to look at twice.
+/// An answer that ran out of time is run once more with this many times its budget (but
+/// at most [`SLOWNESS_PROBE_FUEL`]), to tell the student how much time it needed, and
+/// then whether its answer would be right, or that it does not finish at all: an endless
+/// loop, or a search that grows much faster than the model answer's.
 pub const SLOWNESS_PROBE: u64 = 10;
 
 /// The most fuel that one such extra run may use: about a tenth of a second, so that the
@@ -40,6 +40,9 @@ pub struct Behaviour {
     pub kind: FailureKind,
     /// Its output (for `wrong`), or the crash message, or what limit it hit.
     pub detail: String,
+    /// For a wrong output judged by the problem's checker, the checker's reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// A passing input close to a failing one.
@@ -70,6 +73,29 @@ pub struct BugList {
     pub bugs: Vec<BugReport>,
 }
 
+impl BugList {
+    /// True when the program fails every test, each the same way (one crash message, one
+    /// exhausted limit): then its first failure tells the whole story, and a list of
+    /// identical failures would only hide it.
+    pub fn fails_all_alike(&self) -> bool {
+        self.passed == 0
+            && self.bugs.len() > 1
+            && self.bugs.iter().all(|b| b.got.kind != FailureKind::Wrong && b.got == self.bugs[0].got)
+    }
+
+    /// "fails 3 of 28 tests": the failed tests are not necessarily distinct bugs of this
+    /// program (one mistake can fail several tests, each standing for a different
+    /// combination of bugs in the class).
+    pub fn headline(&self) -> String {
+        let failed = self.bugs.len();
+        match failed {
+            0 => format!("passes all {} tests", self.suite_size),
+            _ if failed == self.suite_size => format!("fails all {} tests", self.suite_size),
+            _ => format!("fails {failed} of {} tests", self.suite_size),
+        }
+    }
+}
+
 /// The bug list of answer `answer_id` of `analysis`, whose program is `program`. The
 /// randomness of the redraws comes from the analysis seed, so a bug list is reproducible.
 pub fn bug_list(
@@ -80,7 +106,9 @@ pub fn bug_list(
     executor: &dyn Executor,
 ) -> Option<BugList> {
     let answer = analysis.answers.iter().find(|a| a.id == answer_id)?;
-    let explainer = Explainer { problem, executor, program };
+    // The budgets the analysis graded with, whatever problem.toml says now.
+    let problem = &Problem { fuel: analysis.fuel, ..problem.clone() };
+    let explainer = Explainer { problem, calibration: &analysis.calibration, executor, program };
     let bugs = analysis
         .suite
         .iter()
@@ -93,6 +121,7 @@ pub fn bug_list(
             let got = original.as_ref().and_then(|(trial, _)| explainer.behaviour(trial)).unwrap_or(Behaviour {
                 kind: answer.outcomes[&test.id],
                 detail: "(not reproduced)".to_owned(),
+                reason: None,
             });
             let mut rng = Rng::for_test(analysis.seed ^ 0xB06_1157, index as u64);
             BugReport {
@@ -105,11 +134,12 @@ pub fn bug_list(
             }
         })
         .collect();
-    Some(BugList { answer: answer.id.clone(), passed: answer.passed, suite_size: analysis.suite.len(), bugs })
+    Some(BugList { answer: answer.id.clone(), passed: answer.passed, suite_size: analysis.scored_tests(), bugs })
 }
 
 struct Explainer<'a> {
     problem: &'a Problem,
+    calibration: &'a Calibration,
     executor: &'a dyn Executor,
     program: usize,
 }
@@ -121,8 +151,9 @@ struct Trial {
     input: String,
     /// The reference's run: its output is the expected one.
     reference: Execution,
+    budget: Budget,
     answer: Execution,
-    failure: Option<FailureKind>,
+    failure: Option<Failure>,
 }
 
 impl Explainer<'_> {
@@ -131,10 +162,12 @@ impl Explainer<'_> {
         let (input, source) = self.executor.generate(source);
         let input = input.ok()?;
         let reference = run_reference(self.problem, self.executor, &input).ok()?;
-        let (answer, verdict) = run_answer(self.problem, self.executor, &input, &reference, self.program);
+        let budget = budget(self.problem, self.calibration, &input, &reference);
+        let (answer, verdict) = run_answer(self.problem, self.executor, &input, &reference, self.program, budget.fair);
         let trial = Trial {
             input: String::from_utf8_lossy(&input).into_owned(),
             reference,
+            budget,
             answer,
             failure: verdict.ok()?,
             bytes: input,
@@ -143,7 +176,7 @@ impl Explainer<'_> {
     }
 
     fn behaviour(&self, trial: &Trial) -> Option<Behaviour> {
-        let kind = trial.failure?;
+        let Failure { kind, reason } = trial.failure.clone()?;
         let detail = match &trial.answer.outcome {
             RunOutcome::Success => String::from_utf8_lossy(&trial.answer.stdout).into_owned(),
             RunOutcome::Crash(message) => message.clone(),
@@ -151,25 +184,45 @@ impl Explainer<'_> {
             RunOutcome::Memory => "ran out of memory".to_owned(),
             RunOutcome::Output => "wrote more output than allowed".to_owned(),
         };
-        Some(Behaviour { kind, detail })
+        // A crash's reason is its message, already the detail.
+        let reason = reason.filter(|_| kind == FailureKind::Wrong);
+        Some(Behaviour { kind, detail, reason })
     }
 
-    /// How far a run that ran out of fuel was from finishing (see [`SLOWNESS_PROBE`]).
+    /// Why a run that ran out of time did, in plain words: what the time limit was on
+    /// this input, and how much time the answer needed (see [`SLOWNESS_PROBE`]), both
+    /// relative to the model answer.
     fn slowness(&self, trial: &Trial) -> String {
         let fuel = self.problem.fuel;
-        let budget = fuel.budget(trial.reference.fuel_used);
-        let limit = format!(
-            "ran out of fuel: it may use {budget} here ({} times the model answer's {}, and at least {})",
-            fuel.factor, trial.reference.fuel_used, fuel.floor
-        );
-        let probe = budget.saturating_mul(SLOWNESS_PROBE).min(SLOWNESS_PROBE_FUEL.max(budget));
-        if probe == budget {
-            return limit;
+        let Budget { fair, hardest, .. } = trial.budget;
+        let on_this = trial.reference.fuel_used;
+        // The time unit students are told about: the model answer on the hardest inputs
+        // of this size, or on this input when that is larger.
+        let (unit, unit_words) = if hardest >= on_this && hardest > 0 {
+            (hardest, "the model answer needs on the hardest inputs of this size")
+        } else {
+            (on_this.max(1), "the model answer needs on this input")
+        };
+        let limit = if fair == fuel.floor {
+            "the least time any program gets, ample for starting and reading an input this small".to_owned()
+        } else if fair == hardest.saturating_mul(fuel.hardest_factor) {
+            format!("{} times the time the model answer needs on the hardest inputs of this size", fuel.hardest_factor)
+        } else {
+            format!("{} times the time the model answer needs on this input", fuel.factor)
+        };
+        let said = format!("ran out of time; the limit here is {limit}");
+        let probe = fair.saturating_mul(SLOWNESS_PROBE).min(SLOWNESS_PROBE_FUEL.max(fair));
+        if probe == fair {
+            return said;
         }
         let longer = self.executor.run(self.program, &trial.bytes, probe);
         if longer.outcome != RunOutcome::Success {
+            let times = probe as f64 / unit as f64;
             return format!(
-                "{limit}; given {probe} it still does not finish: an endless loop, or a search that grows much faster than the model answer's"
+                "{said}. Given {} times as long it still does not finish (more than {} times the time {unit_words}): \
+                 an endless loop, or a search that grows much faster than the model answer's",
+                probe / fair,
+                about(times)
             );
         }
         let then = match judge_answer(self.problem, self.executor, &trial.bytes, &trial.reference, &longer) {
@@ -177,8 +230,11 @@ impl Explainer<'_> {
             Ok(Some(_)) => ", but its answer is then wrong too",
             Err(_) => "",
         };
-        let times = longer.fuel_used as f64 / budget as f64;
-        format!("{limit}; with more it finishes after {} ({times:.1} times its budget){then}", longer.fuel_used)
+        format!(
+            "{said}. It needed about {} times the time {unit_words} ({:.1} times the limit){then}",
+            about(longer.fuel_used as f64 / unit as f64),
+            longer.fuel_used as f64 / fair as f64
+        )
     }
 
     /// Redraws each choice at random, the others fixed. Where every redraw still fails
@@ -270,6 +326,11 @@ impl Explainer<'_> {
     }
 }
 
+/// A ratio as people say it: one decimal below ten, whole numbers above.
+fn about(times: f64) -> String {
+    if times < 10.0 { format!("{times:.1}") } else { format!("{}", times.round() as u64) }
+}
+
 /// The byte range of `original` that differs from `other` (common prefix and suffix
 /// removed), on character boundaries; `None` when they are equal.
 fn differing_span(original: &str, other: &str) -> Option<(usize, usize)> {
@@ -337,32 +398,37 @@ mod tests {
         }
     }
 
+    /// The inputs of this size cost the reference at most 100 on the hardest ones.
     fn check_slowness(program: usize, floor: u64, expected: &str) {
-        let problem = Problem { fuel: FuelPolicy { factor: 20, floor, reference: 1_000_000 }, ..Problem::default() };
-        let explainer = Explainer { problem: &problem, executor: &Slow, program };
+        let fuel = FuelPolicy { factor: 20, floor, hardest_factor: 10, reference: 1_000_000 };
+        let problem = Problem { fuel, ..Problem::default() };
+        let calibration = Calibration::from_costs(vec![(1, 100)]);
+        let explainer = Explainer { problem: &problem, calibration: &calibration, executor: &Slow, program };
         let (trial, _) = explainer.trial(ChoiceSource::replay(&TestCase { size: 0, choices: ChoiceSequence(Vec::new()) })).unwrap();
-        assert_eq!(trial.failure, Some(FailureKind::Timeout));
+        assert_eq!(trial.failure.as_ref().map(|f| f.kind), Some(FailureKind::Timeout));
         assert_eq!(explainer.behaviour(&trial).unwrap().detail, expected);
     }
 
     #[test]
-    fn a_timeout_says_how_much_more_fuel_the_answer_needed() {
+    fn a_timeout_says_in_plain_words_how_much_time_the_answer_needed() {
         check_slowness(
             1,
-            1_000,
-            "ran out of fuel: it may use 1000 here (20 times the model answer's 1, and at least 1000); \
-             with more it finishes after 1500 (1.5 times its budget), and its answer is then right",
+            50,
+            "ran out of time; the limit here is 10 times the time the model answer needs on the hardest inputs of \
+             this size. It needed about 15 times the time the model answer needs on the hardest inputs of this size \
+             (1.5 times the limit), and its answer is then right",
         );
     }
 
     #[test]
-    fn a_timeout_says_when_ten_times_the_fuel_is_not_enough_either() {
+    fn a_timeout_says_when_ten_times_the_time_is_not_enough_either() {
         check_slowness(
             2,
-            1_000,
-            "ran out of fuel: it may use 1000 here (20 times the model answer's 1, and at least 1000); \
-             given 10000 it still does not finish: an endless loop, or a search that grows much faster than the \
-             model answer's",
+            50,
+            "ran out of time; the limit here is 10 times the time the model answer needs on the hardest inputs of \
+             this size. Given 10 times as long it still does not finish (more than 100 times the time the model \
+             answer needs on the hardest inputs of this size): an endless loop, or a search that grows much faster \
+             than the model answer's",
         );
     }
 
@@ -371,15 +437,28 @@ mod tests {
         check_slowness(
             2,
             20_000_000,
-            "ran out of fuel: it may use 20000000 here (20 times the model answer's 1, and at least 20000000); \
-             given 100000000 it still does not finish: an endless loop, or a search that grows much faster than \
-             the model answer's",
+            "ran out of time; the limit here is the least time any program gets, ample for starting and reading an \
+             input this small. Given 5 times as long it still does not finish (more than 1000000 times the time the \
+             model answer needs on the hardest inputs of this size): an endless loop, or a search that grows much \
+             faster than the model answer's",
         );
         check_slowness(
             2,
             SLOWNESS_PROBE_FUEL,
-            "ran out of fuel: it may use 100000000 here (20 times the model answer's 1, and at least 100000000)",
+            "ran out of time; the limit here is the least time any program gets, ample for starting and reading an \
+             input this small",
         );
+    }
+
+    #[test]
+    fn no_fuel_jargon_reaches_a_student() {
+        let problem = Problem::default();
+        let calibration = Calibration::from_costs(vec![(1, 100)]);
+        let explainer = Explainer { problem: &problem, calibration: &calibration, executor: &Slow, program: 2 };
+        let case = TestCase { size: 0, choices: ChoiceSequence(Vec::new()) };
+        let (trial, _) = explainer.trial(ChoiceSource::replay(&case)).unwrap();
+        let detail = explainer.behaviour(&trial).unwrap().detail;
+        assert!(detail.starts_with("ran out of time") && !detail.contains("fuel"), "{detail}");
     }
 
     #[test]

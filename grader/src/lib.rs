@@ -31,8 +31,8 @@
 //! let mut problem = Problem { name: "doubling".into(), ..Problem::default() };
 //! problem.search.stable_after = 500;
 //! let answers = [
-//!     Answer { id: "a1".into(), cohort: None, program: 1 },
-//!     Answer { id: "a2".into(), cohort: None, program: 2 },
+//!     Answer { id: "a1".into(), cohort: None, program: 1, version: "v1".into() },
+//!     Answer { id: "a2".into(), cohort: None, program: 2, version: "v1".into() },
 //! ];
 //! let analysis = analyse(&problem, &answers, &Doubling, 1, &mut |_| std::ops::ControlFlow::Continue(())).unwrap();
 //! let inputs: Vec<&str> = analysis.suite.iter().map(|t| t.input.as_str()).collect();
@@ -42,6 +42,7 @@
 //! ```
 
 mod analysis;
+mod budget;
 mod diagram;
 mod experiment;
 mod explain;
@@ -51,14 +52,18 @@ mod order;
 mod partition;
 mod rank;
 mod report;
+mod rerun;
 mod shrink;
 mod stability;
 pub mod stats;
 mod testing;
 
 pub use analysis::{
-    Analysis, Answer, AnswerResult, Executor, FuelPolicy, MAX_PROBLEM_ERRORS, Problem,
+    Analysis, Answer, AnswerResult, Executor, FailureCounts, FailureDetail, FuelPolicy, MAX_PROBLEM_ERRORS, Problem,
     ProblemError, Progress, REFERENCE_ID, SearchOptions, SuiteTest, analyse,
+};
+pub use budget::{
+    Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass, calibrate,
 };
 pub use diagram::{Arrow, Layout, NodeBox, layout, order_svg};
 pub use experiment::{
@@ -66,10 +71,11 @@ pub use experiment::{
 };
 pub use explain::{ANY, Behaviour, BugList, BugReport, CONTRAST_CANDIDATES, Contrast, REDRAWS, SLOWNESS_PROBE, SLOWNESS_PROBE_FUEL, bug_list};
 pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, TestCase};
-pub use oracle::{CheckerVerdict, Execution, FailureKind, Oracle, RunOutcome};
+pub use oracle::{CheckerVerdict, Execution, Failure, FailureKind, Oracle, RunOutcome};
 pub use order::{Class, CorrectnessOrder, Edge, correctness_order};
 pub use partition::{BitSet, FailingSet, Suite, is_redundant};
 pub use rank::{percent, ranks};
+pub use rerun::{GradeChange, Rerun, RerunMode, grade_changes, rerun};
 pub use report::{ANSWERS_PER_NODE, analysis_html, bug_list_markdown, order_dot};
 pub use shrink::{SHRINK_BUDGET, shrink};
 pub use testing::{InvalidTest, StudentTest, SuiteScore, grade_test_suites};
@@ -87,4 +93,6 @@ pub enum GraderError {
     NoUsableTest { input: String, reason: String },
     #[error("the analysis was cancelled")]
     Cancelled,
+    #[error("the released test {test} cannot be kept: {what}; re-run the analysis in full instead")]
+    FrozenSuiteChanged { test: String, what: String },
 }

@@ -39,6 +39,22 @@ pub enum FailureKind {
     Output,
 }
 
+/// Why an answer failed one test: how, and in its own words where there are some.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    pub kind: FailureKind,
+    /// The checker's reason for rejecting the output (`reject: reason`), or the crash
+    /// message; absent for a wrong output judged by comparison and for exhausted limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl Failure {
+    pub fn of(kind: FailureKind) -> Failure {
+        Failure { kind, reason: None }
+    }
+}
+
 /// How outputs are compared with the reference's.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -65,32 +81,33 @@ pub enum CheckerVerdict {
 
 impl Oracle {
     /// `Ok(None)` when `actual` is correct given the reference's output `expected`, the
-    /// failure kind when not, and `Err` when the checker itself failed (a problem error:
-    /// the answer is not to blame). `check` runs the checker on an answer's output.
+    /// failure when not, and `Err` when the checker itself failed (a problem error: the
+    /// answer is not to blame). `check` runs the checker on an answer's output.
     pub fn judge(
         &self,
         expected: &[u8],
         actual: &Execution,
         check: impl FnOnce(&[u8]) -> Result<CheckerVerdict, String>,
-    ) -> Result<Option<FailureKind>, String> {
-        let kind = match &actual.outcome {
+    ) -> Result<Option<Failure>, String> {
+        let (kind, reason) = match &actual.outcome {
             RunOutcome::Success => {
-                let same = match self {
-                    Oracle::Exact => expected == actual.stdout.as_slice(),
-                    Oracle::TrimTrailingWhitespace => trim_end(expected) == trim_end(&actual.stdout),
-                    Oracle::Checker => {
-                        trim_end(expected) == trim_end(&actual.stdout)
-                            || check(&actual.stdout)? == CheckerVerdict::Accept
-                    }
+                let reason = match self {
+                    Oracle::Exact => (expected != actual.stdout.as_slice()).then_some(None),
+                    Oracle::TrimTrailingWhitespace => (trim_end(expected) != trim_end(&actual.stdout)).then_some(None),
+                    Oracle::Checker if trim_end(expected) == trim_end(&actual.stdout) => None,
+                    Oracle::Checker => match check(&actual.stdout)? {
+                        CheckerVerdict::Accept => None,
+                        CheckerVerdict::Reject(reason) => Some((!reason.is_empty()).then_some(reason)),
+                    },
                 };
-                return Ok((!same).then_some(FailureKind::Wrong));
+                return Ok(reason.map(|reason| Failure { kind: FailureKind::Wrong, reason }));
             }
-            RunOutcome::Crash(_) => FailureKind::Crash,
-            RunOutcome::Timeout => FailureKind::Timeout,
-            RunOutcome::Memory => FailureKind::Memory,
-            RunOutcome::Output => FailureKind::Output,
+            RunOutcome::Crash(message) => (FailureKind::Crash, Some(message.clone())),
+            RunOutcome::Timeout => (FailureKind::Timeout, None),
+            RunOutcome::Memory => (FailureKind::Memory, None),
+            RunOutcome::Output => (FailureKind::Output, None),
         };
-        Ok(Some(kind))
+        Ok(Some(Failure { kind, reason }))
     }
 }
 
@@ -109,7 +126,8 @@ mod tests {
 
     fn check(oracle: Oracle, expected: &str, actual: Execution, verdict: Option<FailureKind>) {
         let no_checker = |_: &[u8]| -> Result<CheckerVerdict, String> { panic!("no checker here") };
-        assert_eq!(oracle.judge(expected.as_bytes(), &actual, no_checker), Ok(verdict), "{expected:?} vs {actual:?}");
+        let kind = oracle.judge(expected.as_bytes(), &actual, no_checker).map(|f| f.map(|f| f.kind));
+        assert_eq!(kind, Ok(verdict), "{expected:?} vs {actual:?}");
     }
 
     /// A checker that accepts outputs of the form "b=<even digit>".
@@ -125,13 +143,20 @@ mod tests {
     fn the_checker_decides_when_outputs_differ_from_the_reference() {
         let judge = |actual: &str| Oracle::Checker.judge(b"b=2\n", &output(actual), even);
         assert_eq!(judge("b=4\n"), Ok(None));
-        assert_eq!(judge("b=3\n"), Ok(Some(FailureKind::Wrong)));
+        assert_eq!(judge("b=3\n"), Ok(Some(Failure { kind: FailureKind::Wrong, reason: Some("odd".into()) })));
         assert_eq!(judge("b=2"), Ok(None), "the reference's own output needs no checker");
     }
 
     #[test]
     fn a_checker_failure_is_an_error_not_a_verdict_on_the_answer() {
         assert_eq!(Oracle::Checker.judge(b"b=2\n", &output("??"), even), Err("checker confused".into()));
+    }
+
+    #[test]
+    fn a_crash_keeps_its_message_as_the_reason() {
+        let crashed = Execution { outcome: RunOutcome::Crash("panicked at main.rs:3".into()), ..output("") };
+        let failure = Oracle::default().judge(b"[]\n", &crashed, |_| unreachable!());
+        assert_eq!(failure, Ok(Some(Failure { kind: FailureKind::Crash, reason: Some("panicked at main.rs:3".into()) })));
     }
 
     #[test]

@@ -87,15 +87,18 @@ pub fn is_redundant<'a>(failing: &FailingSet, suite: impl IntoIterator<Item = &'
 }
 
 /// The suite under construction: tests of type `T` with their failing sets, pairwise
-/// irredundant.
+/// irredundant, after any pinned tests (which come first and stay whatever is added).
 #[derive(Clone, Debug)]
 pub struct Suite<T> {
     tests: Vec<(T, FailingSet)>,
+    /// The first `pinned` tests are a released suite's: never dropped, and exempt from
+    /// irredundancy among themselves.
+    pinned: usize,
 }
 
 impl<T> Default for Suite<T> {
     fn default() -> Self {
-        Suite { tests: Vec::new() }
+        Suite { tests: Vec::new(), pinned: 0 }
     }
 }
 
@@ -114,6 +117,17 @@ impl<T> Suite<T> {
 
     pub fn into_tests(self) -> Vec<(T, FailingSet)> {
         self.tests
+    }
+
+    /// The suite of tests that must stay, whatever their failing sets (a released suite
+    /// regraded for new answers): new tests are irredundant with respect to them.
+    pub fn pinned(tests: Vec<(T, FailingSet)>) -> Suite<T> {
+        Suite { pinned: tests.len(), tests }
+    }
+
+    /// How many of the first tests are pinned.
+    pub fn pinned_len(&self) -> usize {
+        self.pinned
     }
 
     /// `Redundant(t, Suite)` for a test whose failing set is `failing`.
@@ -137,6 +151,9 @@ impl<T> Suite<T> {
             .iter()
             .enumerate()
             .map(|(i, (_, set))| {
+                if i < self.pinned {
+                    return false;
+                }
                 let wider = failing.is_subset(set);
                 let others = self.tests.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, (_, s))| s);
                 wider && is_redundant(set, others.chain(std::iter::once(&failing)))
@@ -165,6 +182,16 @@ mod tests {
     fn check_redundant(failing: &[usize], suite: &[&[usize]], expected: bool) {
         let suite: Vec<FailingSet> = suite.iter().map(|s| set(s)).collect();
         assert_eq!(is_redundant(&set(failing), &suite), expected, "{failing:?} against {suite:?}");
+    }
+
+    #[test]
+    fn a_pinned_test_stays_when_a_new_test_makes_it_redundant() {
+        let mut suite = Suite::pinned(vec![("released", set(&[A1, A2]))]);
+        suite.add("new A1", set(&[A1]));
+        suite.add("new A2", set(&[A2]));
+        let kept: Vec<&str> = suite.tests().iter().map(|(name, _)| *name).collect();
+        assert_eq!(kept, ["released", "new A1", "new A2"]);
+        assert_eq!(suite.pinned_len(), 1);
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub const ANSWERS_PER_NODE: usize = 6;
 /// test's input and "(+n)" for the other distinguishing tests.
 pub fn order_dot(analysis: &Analysis) -> String {
     let mut dot = String::new();
-    let total = analysis.suite.len();
+    let total = analysis.scored_tests();
     writeln!(dot, "digraph correctness {{").unwrap();
     writeln!(dot, "  label=\"{}: correctness order over {total} tests\";", escape(&analysis.problem)).unwrap();
     writeln!(dot, "  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];").unwrap();
@@ -55,19 +55,22 @@ fn escape(text: &str) -> String {
 /// so that white space and newlines are visible.
 pub fn bug_list_markdown(list: &BugList) -> String {
     let mut md = String::new();
-    let bugs = list.bugs.len();
     writeln!(md, "# Bug list: {}\n", list.answer).unwrap();
     writeln!(
         md,
-        "You pass {} of the {} tests (one test per bug found in the class's programs): {} bug{} found.\n",
-        list.passed,
-        list.suite_size,
-        bugs,
-        if bugs == 1 { "" } else { "s" }
+        "Your program {}. Each test stands for one bug found among the class's programs; \
+         several failed tests may have one cause in yours.\n",
+        list.headline()
     )
     .unwrap();
-    for (n, bug) in list.bugs.iter().enumerate() {
-        writeln!(md, "## Bug {} (test {})\n", n + 1, bug.test).unwrap();
+    let shown = if list.fails_all_alike() {
+        writeln!(md, "It fails every test the same way; here is the first.\n").unwrap();
+        &list.bugs[..1]
+    } else {
+        &list.bugs[..]
+    };
+    for bug in shown {
+        writeln!(md, "## Test {}\n", bug.test).unwrap();
         writeln!(md, "- Input: `{:?}`", bug.input).unwrap();
         writeln!(md, "- Expected: `{:?}`", bug.expected).unwrap();
         let got = match bug.got.kind {
@@ -75,6 +78,9 @@ pub fn bug_list_markdown(list: &BugList) -> String {
             _ => format!("- Your program {}", bug.got.detail),
         };
         writeln!(md, "{got}").unwrap();
+        if let Some(reason) = &bug.got.reason {
+            writeln!(md, "- Why it is wrong: {reason}").unwrap();
+        }
         if let Some(general) = &bug.generalized {
             writeln!(md, "- It fails whatever stands at {ANY}: `{general:?}`").unwrap();
         }
@@ -94,7 +100,7 @@ pub(crate) fn escape_html(text: &str) -> String {
 /// diagram, and a comparison of two cohorts when there is one.
 pub fn analysis_html(analysis: &Analysis, comparison: Option<&ProblemReport>) -> String {
     let mut html = page_head(&format!("bugrank: {}", analysis.problem));
-    let total = analysis.suite.len();
+    let total = analysis.scored_tests();
     writeln!(html, "<h1>{}</h1>", escape_html(&analysis.problem)).unwrap();
     writeln!(
         html,

@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{Executor, Problem, run_answer, run_reference};
+use crate::analysis::{Executor, Problem, budget, run_answer, run_reference};
+use crate::budget::Calibration;
 use crate::oracle::Execution;
 
 /// One test a student wrote: an input, and optionally the output they expect.
@@ -37,9 +38,11 @@ pub struct SuiteScore {
 }
 
 /// Scores each student's suite against the submissions, named by `submissions` (program
-/// `i + 1` of the executor is `submissions[i]`).
+/// `i + 1` of the executor is `submissions[i]`), each run with the fair budget that
+/// `calibration` gives (see [`crate::calibrate`]).
 pub fn grade_test_suites(
     problem: &Problem,
+    calibration: &Calibration,
     executor: &dyn Executor,
     submissions: &[String],
     suites: &[(String, Vec<StudentTest>)],
@@ -60,7 +63,8 @@ pub fn grade_test_suites(
                 .enumerate()
                 .filter(|&(i, _)| {
                     valid.iter().any(|(test, reference)| {
-                        matches!(run_answer(problem, executor, &test.input, reference, i + 1).1, Ok(Some(_)))
+                        let fuel = budget(problem, calibration, &test.input, reference).fair;
+                        matches!(run_answer(problem, executor, &test.input, reference, i + 1, fuel).1, Ok(Some(_)))
                     })
                 })
                 .map(|(_, id)| id.clone())

@@ -47,8 +47,8 @@ fn analyse_numbers(executor: &Numbers) -> Result<Analysis, GraderError> {
     let mut problem = Problem { name: "numbers".into(), oracle: Oracle::Checker, ..Problem::default() };
     problem.search.stable_after = 300;
     let answers = [
-        Answer { id: "a1".into(), cohort: None, program: 1 },
-        Answer { id: "a2".into(), cohort: None, program: 2 },
+        Answer { id: "a1".into(), cohort: None, program: 1, version: String::new() },
+        Answer { id: "a2".into(), cohort: None, program: 2, version: String::new() },
     ];
     analyse(&problem, &answers, executor, 1, &mut |_| std::ops::ControlFlow::Continue(()))
 }

@@ -88,7 +88,7 @@ fn analyse_model_until(model: &Model, seed: u64, stable_after: u64) -> Analysis 
     let mut problem = Problem { name: "model".into(), ..Problem::default() };
     problem.search.stable_after = stable_after;
     let answers: Vec<Answer> = (0..model.answers.len())
-        .map(|i| Answer { id: format!("a{i}"), cohort: None, program: i + 1 })
+        .map(|i| Answer { id: format!("a{i}"), cohort: None, program: i + 1, version: String::new() })
         .collect();
     analyse(&problem, &answers, model, seed, &mut |_| std::ops::ControlFlow::Continue(())).unwrap()
 }

@@ -124,13 +124,17 @@ fn scores_csv_has_the_contract_columns_and_a_row_per_answer() {
     let csv = &run.files["scores.csv"];
     let mut lines = csv.lines();
     // The contract's columns, then the roster's own: its manual grade and its note.
-    assert_eq!(lines.next(), Some("id,cohort,passed,failed,suite_size,percent,rank,manual,note"));
+    assert_eq!(
+        lines.next(),
+        Some("id,cohort,passed,failed,suite_size,percent,rank,wrong,crash,timeout,memory,output,manual,note")
+    );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), FIXTURE.answers);
     let a14 = rows.iter().find(|r| r[0] == "a14").unwrap();
     assert_eq!((a14[1], a14[2], a14[5]), ("hunit", "0", "0.0"));
-    assert_eq!(a14[7], "0", "a14's manual grade from the roster");
-    assert!(a14[8].contains("crashes on every input"), "the roster's note is kept: {a14:?}");
+    assert_eq!(a14[8], a14[3], "a14 fails every test by a crash");
+    assert_eq!(a14[12], "0", "a14's manual grade from the roster");
+    assert!(a14[13].contains("crashes on every input"), "the roster's note is kept: {a14:?}");
     for row in &rows {
         let passed: usize = row[2].parse().unwrap();
         let failed: usize = row[3].parse().unwrap();

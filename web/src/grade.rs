@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use grader::{Analysis, Answer, ProblemReport, Progress, ScoreRow, analyse, analysis_html, compare, order_dot, order_svg};
+use grader::{
+    Analysis, Answer, ProblemReport, Progress, RerunMode, ScoreRow, analyse, analysis_html, compare, order_dot, order_svg, rerun,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use sandbox::{Program, Sandbox};
 use serde::Serialize;
@@ -37,13 +39,33 @@ pub struct GradeArgs {
     /// Worker threads (default: one per core). The analysis does not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
+    /// A previous analysis of this batch (its analysis.json) to grade against: its suite
+    /// is kept (tests, ids, inputs, budgets), a submission whose module is unchanged keeps
+    /// its result, and only new or changed submissions are run and searched for bugs
+    /// the suite misses. No other submission's score or test id moves.
+    #[arg(long, value_name = "ANALYSIS_JSON")]
+    pub suite_from: Option<PathBuf>,
+    /// With --suite-from: analyse the whole batch again instead, keeping only the ids of
+    /// tests whose input is kept, and list every grade that changed and why.
+    #[arg(long, requires = "suite_from")]
+    pub full: bool,
 }
 
 impl GradeArgs {
     /// The defaults of the command line for `problem` and `submissions`: no roster, seed 1,
     /// output to `out`, the problem's own search budget, one thread per core.
     pub fn new(problem: PathBuf, submissions: PathBuf) -> GradeArgs {
-        GradeArgs { problem, submissions, roster: None, seed: 1, out: PathBuf::from("out"), stable_after: None, threads: None }
+        GradeArgs {
+            problem,
+            submissions,
+            roster: None,
+            seed: 1,
+            out: PathBuf::from("out"),
+            stable_after: None,
+            threads: None,
+            suite_from: None,
+            full: false,
+        }
     }
 }
 
@@ -126,10 +148,20 @@ pub fn run_grade(sandbox: &Sandbox, args: &GradeArgs) -> anyhow::Result<Graded> 
         ));
         std::ops::ControlFlow::Continue(())
     };
+    let previous = match &args.suite_from {
+        Some(path) => Some(crate::report::read_analysis(path)?),
+        None => None,
+    };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
-    let analysis = pool
-        .install(|| analyse(&problem, &answers, &executor, args.seed, &mut show))
-        .with_context(|| format!("the problem {} is broken", args.problem.display()))?;
+    let analysis = pool.install(|| match &previous {
+        None => analyse(&problem, &answers, &executor, args.seed, &mut show)
+            .with_context(|| format!("the problem {} is broken", args.problem.display())),
+        Some(previous) => {
+            let mode = if args.full { RerunMode::Full } else { RerunMode::Frozen };
+            rerun(&problem, &answers, &executor, args.seed, previous, mode, &mut show)
+                .context("cannot grade against the previous analysis")
+        }
+    })?;
     bar.finish_and_clear();
     let set_aside = analysis.reference_failures + analysis.checker_failures;
     if set_aside > 0 {
@@ -154,7 +186,7 @@ pub fn answers_of<'a>(submissions: impl IntoIterator<Item = (&'a str, &'a Progra
                 programs.push(program);
                 programs.len()
             });
-            Answer { id: id.to_owned(), cohort, program: number }
+            Answer { id: id.to_owned(), cohort, program: number, version: crate::serve::store::hex(&program.hash()) }
         })
         .collect();
     (programs, answers)
@@ -226,8 +258,9 @@ fn cohort_comparison(graded: &Graded) -> Option<ProblemReport> {
     Some(compare(&graded.analysis.problem, &rows, &first, &second))
 }
 
-/// `id,cohort,passed,failed,suite_size,percent,rank`, one row per answer, followed by the
-/// roster's own columns (`manual` and any others), so that an instructor's extra columns
+/// `id,cohort,passed,failed,suite_size,percent,rank`, then the failed tests by kind
+/// (`wrong,crash,timeout,memory,output`), one row per answer, followed by the roster's own
+/// columns (`manual` and any others), so that an instructor's extra columns
 /// (names, sections) come back with the scores.
 pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> anyhow::Result<Vec<u8>> {
     let mut extra: Vec<&str> = roster.iter().flat_map(|r| r.extra.keys().map(String::as_str)).collect();
@@ -235,7 +268,8 @@ pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> anyhow::Result<V
     extra.dedup();
     let has_manual = roster.iter().any(|r| r.manual.is_some());
     let mut csv = csv::Writer::from_writer(Vec::new());
-    let mut header = vec!["id", "cohort", "passed", "failed", "suite_size", "percent", "rank"];
+    let mut header =
+        vec!["id", "cohort", "passed", "failed", "suite_size", "percent", "rank", "wrong", "crash", "timeout", "memory", "output"];
     header.extend(has_manual.then_some("manual"));
     header.extend(&extra);
     csv.write_record(&header)?;
@@ -246,9 +280,14 @@ pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> anyhow::Result<V
             a.cohort.clone().unwrap_or_default(),
             a.passed.to_string(),
             a.failed.len().to_string(),
-            analysis.suite.len().to_string(),
+            analysis.scored_tests().to_string(),
             format!("{:.1}", a.percent),
             a.rank.to_string(),
+            a.counts.wrong.to_string(),
+            a.counts.crash.to_string(),
+            a.counts.timeout.to_string(),
+            a.counts.memory.to_string(),
+            a.counts.output.to_string(),
         ];
         if has_manual {
             record.push(row.and_then(|r| r.manual).map(|m| m.to_string()).unwrap_or_default());
@@ -261,23 +300,43 @@ pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> anyhow::Result<V
 
 pub fn print_ranking(graded: &Graded) {
     let analysis = &graded.analysis;
-    println!("{}: {} tests in the suite (one per inferred bug)", analysis.problem, analysis.suite.len());
+    println!("{}: {} tests in the suite (one per inferred bug)", analysis.problem, analysis.scored_tests());
     for test in &analysis.suite {
-        println!("  {}  {:<40} fails {}", test.id, test.input, test.failing.len());
+        let only = test.only_for.as_ref().map(|ids| format!("  (added for {})", ids.join(", "))).unwrap_or_default();
+        println!("  {}  {:<40} fails {}{only}", test.id, test.input, test.failing.len());
     }
     println!();
-    println!("{:>4}  {:<16} {:<12} {:>7} {:>6}  bugs", "rank", "answer", "cohort", "passed", "%");
+    println!(
+        "{:>4}  {:<16} {:<12} {:>7} {:>6} {:>5} {:>5} {:>5} {:>5}  failed tests",
+        "rank", "answer", "cohort", "passed", "%", "wrong", "crash", "time", "limit"
+    );
     for a in analysis.ranked() {
         println!(
-            "{:>4}  {:<16} {:<12} {:>3}/{:<3} {:>6.1}  {}",
+            "{:>4}  {:<16} {:<12} {:>3}/{:<3} {:>6.1} {:>5} {:>5} {:>5} {:>5}  {}",
             a.rank,
             a.id,
             a.cohort.as_deref().unwrap_or("-"),
             a.passed,
-            analysis.suite.len(),
+            analysis.scored_tests(),
             a.percent,
+            a.counts.wrong,
+            a.counts.crash,
+            a.counts.timeout,
+            a.counts.memory + a.counts.output,
             a.failed.join(" ")
         );
+    }
+    if let Some(rerun) = &analysis.rerun {
+        println!();
+        let how = match rerun.mode {
+            RerunMode::Frozen => "against the previous suite",
+            RerunMode::Full => "in full",
+        };
+        println!("re-run {how} (previous seed {}); changed: {}", rerun.previous_seed, list_or_none(&rerun.changed));
+        for change in &rerun.grade_changes {
+            let percent = |p: Option<f64>| p.map_or("-".to_owned(), |p| format!("{p:.1}%"));
+            println!("  {}: {} -> {}: {}", change.id, percent(change.before), percent(change.after), change.why.join("; "));
+        }
     }
     for r in &graded.rejected {
         println!("rejected: {}", r.reason);
@@ -285,4 +344,8 @@ pub fn print_ranking(graded: &Graded) {
     for w in &graded.warnings {
         println!("warning: {w}");
     }
+}
+
+pub fn list_or_none(ids: &[String]) -> String {
+    if ids.is_empty() { "none".to_owned() } else { ids.join(", ") }
 }

@@ -32,8 +32,11 @@ pub struct ProblemToml {
 pub struct LimitsToml {
     /// An answer gets this many times the reference's fuel on the same input...
     pub fuel_factor: u64,
-    /// ...and never less than this.
+    /// ...and never less than this...
     pub fuel_floor: u64,
+    /// ...nor less than this many times the reference's fuel on the hardest inputs of
+    /// the same size (see `grader::FuelPolicy`).
+    pub hardest_factor: u64,
     /// Fuel for the reference (and the generator) on one input.
     pub reference_fuel: u64,
     pub memory_mib: usize,
@@ -47,6 +50,7 @@ impl Default for LimitsToml {
         LimitsToml {
             fuel_factor: fuel.factor,
             fuel_floor: fuel.floor,
+            hardest_factor: fuel.hardest_factor,
             reference_fuel: fuel.reference,
             memory_mib: limits.memory_bytes >> 20,
             output_bytes: limits.output_bytes,
@@ -119,7 +123,12 @@ impl ProblemDir {
         grader::Problem {
             name: self.name.clone(),
             oracle: self.toml.oracle,
-            fuel: FuelPolicy { factor: limits.fuel_factor, floor: limits.fuel_floor, reference: limits.reference_fuel },
+            fuel: FuelPolicy {
+                factor: limits.fuel_factor,
+                floor: limits.fuel_floor,
+                hardest_factor: limits.hardest_factor,
+                reference: limits.reference_fuel,
+            },
             search: SearchOptions { stable_after: self.toml.search.stable_after, max_tests: self.toml.search.max_tests },
         }
     }

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use grader::{StudentTest, SuiteScore, grade_test_suites};
+use grader::{StudentTest, SuiteScore, calibrate, grade_test_suites};
 use sandbox::Sandbox;
 
 use crate::problem::ProblemDir;
@@ -61,7 +61,8 @@ pub fn run_grade_tests(sandbox: &Sandbox, args: &GradeTestsArgs) -> anyhow::Resu
     let suites = read_suites(&args.tests)?;
     let executor = problem_dir.executor(sandbox, batch.submissions.iter().map(|s| &s.program));
     let ids: Vec<String> = batch.submissions.iter().map(|s| s.id.clone()).collect();
-    Ok(grade_test_suites(&problem_dir.problem(), &executor, &ids, &suites))
+    let problem = problem_dir.problem();
+    Ok(grade_test_suites(&problem, &calibrate(&problem, &executor), &executor, &ids, &suites))
 }
 
 pub fn grade_tests_command(args: &GradeTestsArgs) -> anyhow::Result<()> {

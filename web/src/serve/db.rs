@@ -7,6 +7,7 @@
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
+use grader::RerunMode;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
@@ -103,6 +104,8 @@ const MIGRATIONS: &[&str] = &[
         list TEXT NOT NULL,
         PRIMARY KEY (analysis_id, student)
     );",
+    // 2: an analysis may re-run its batch's previous one, frozen or in full (NULL: afresh).
+    "ALTER TABLE analyses ADD COLUMN rerun TEXT;",
 ];
 
 /// Seconds since the epoch: timestamps in the store.
@@ -188,6 +191,8 @@ pub struct AnalysisRow {
     pub previous_id: Option<i64>,
     pub created: i64,
     pub finished: Option<i64>,
+    /// How it re-runs `previous_id` (`None`: afresh, or there was none).
+    pub rerun: Option<RerunMode>,
 }
 
 /// An upload: for a problem, with the batch it made or adds to, its report (JSON) and
@@ -214,6 +219,8 @@ pub struct AnalysisSettings {
     pub seed: u64,
     pub stable_after: Option<u64>,
     pub fuel_factor: Option<u64>,
+    /// Re-run the batch's latest finished analysis this way, if there is one.
+    pub rerun: Option<RerunMode>,
 }
 
 /// A stored database error: rusqlite's, kept as is.
@@ -221,7 +228,7 @@ pub type DbResult<T> = rusqlite::Result<T>;
 
 const BATCH_COLUMNS: &str = "b.id, b.problem_id, p.title, b.name, b.released, b.created";
 const ANALYSIS_COLUMNS: &str =
-    "id, batch_id, problem_dir, seed, stable_after, fuel_factor, status, error, previous_id, created, finished";
+    "id, batch_id, problem_dir, seed, stable_after, fuel_factor, status, error, previous_id, created, finished, rerun";
 
 fn batch_row(row: &rusqlite::Row) -> DbResult<BatchRow> {
     Ok(BatchRow {
@@ -247,6 +254,11 @@ fn analysis_row(row: &rusqlite::Row) -> DbResult<AnalysisRow> {
         previous_id: row.get(8)?,
         created: row.get(9)?,
         finished: row.get(10)?,
+        rerun: match row.get::<_, Option<String>>(11)?.as_deref() {
+            Some("frozen") => Some(RerunMode::Frozen),
+            Some("full") => Some(RerunMode::Full),
+            _ => None,
+        },
     })
 }
 
@@ -526,8 +538,8 @@ impl Db {
             |r| r.get(0),
         )?;
         tx.execute(
-            "INSERT INTO analyses (batch_id, problem_dir, seed, stable_after, fuel_factor, status, previous_id, created)
-             VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7)",
+            "INSERT INTO analyses (batch_id, problem_dir, seed, stable_after, fuel_factor, status, previous_id, created, rerun)
+             VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7, ?8)",
             params![
                 batch,
                 problem_dir,
@@ -535,7 +547,11 @@ impl Db {
                 settings.stable_after.map(|v| v as i64),
                 settings.fuel_factor.map(|v| v as i64),
                 previous,
-                now()
+                now(),
+                previous.and(settings.rerun).map(|mode| match mode {
+                    RerunMode::Frozen => "frozen",
+                    RerunMode::Full => "full",
+                }),
             ],
         )?;
         let id = tx.last_insert_rowid();

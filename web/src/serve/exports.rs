@@ -43,14 +43,22 @@ pub fn moodle_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str) -
     for a in &analysis.answers {
         let row = roster.iter().find(|r| r.id == a.id);
         let feedback = match a.failed.len() {
-            0 => format!("Passed all {} tests: no bug found.", analysis.suite.len()),
-            n => format!(
-                "Passed {} of {} tests; {n} inferred bug{} (tests {}).",
-                a.passed,
-                analysis.suite.len(),
-                if n == 1 { "" } else { "s" },
-                a.failed.join(", ")
-            ),
+            0 => format!("Passed all {} tests: no bug found.", analysis.scored_tests()),
+            n => {
+                let c = &a.counts;
+                let kinds: Vec<String> = [(c.wrong, "wrong output"), (c.crash, "crash"), (c.timeout, "too slow"), (c.memory + c.output, "over a limit")]
+                    .into_iter()
+                    .filter(|&(count, _)| count > 0)
+                    .map(|(count, kind)| format!("{count} {kind}"))
+                    .collect();
+                format!(
+                    "Passed {} of {} tests; failed {n} ({}): tests {}.",
+                    a.passed,
+                    analysis.scored_tests(),
+                    kinds.join(", "),
+                    a.failed.join(", ")
+                )
+            }
         };
         out.write_record([extra(row, "idnumber").unwrap_or(&a.id), &grade(a.percent), &feedback])?;
     }

@@ -76,17 +76,23 @@ pub fn markdown(source: &str) -> Markup {
 }
 
 /// One answer's bug list: each failed test with the input, what was expected, what the
-/// program did, the generalized input and a close passing input.
+/// program did (and the checker's reason), the generalized input and a close passing
+/// input. A program that fails every test the same way is shown its first failure only.
 pub fn bug_list(list: &BugList) -> Markup {
+    let alike = list.fails_all_alike();
+    let shown = if alike { &list.bugs[..1] } else { &list.bugs[..] };
     html! {
-        p { "Passed " strong { (list.passed) " of " (list.suite_size) } " tests. "
-            @if list.bugs.is_empty() { span.ok { "No bug found." } } }
-        @for bug in &list.bugs {
+        p { "Your program " strong { (list.headline()) } ". "
+            @if list.bugs.is_empty() { span.ok { "No bug found." } }
+            @else { "Each test stands for one bug found among the class's programs; several failed tests may have one cause in yours." } }
+        @if alike { p { "It fails every test the same way; here is the first." } }
+        @for bug in shown {
             div.card {
                 strong { "Test " (bug.test) } " · " span.bad { (match bug.got.kind {
-                    FailureKind::Wrong => "wrong output (or rejected by the checker)",
+                    FailureKind::Wrong if bug.got.reason.is_some() => "wrong output (rejected by the checker)",
+                    FailureKind::Wrong => "wrong output",
                     FailureKind::Crash => "crashed",
-                    FailureKind::Timeout => "took too long (out of fuel)",
+                    FailureKind::Timeout => "took too long",
                     FailureKind::Memory => "ran out of memory",
                     FailureKind::Output => "wrote too much output",
                 }) }
@@ -94,6 +100,9 @@ pub fn bug_list(list: &BugList) -> Markup {
                     tr { th { "Input" } td { code { (bug.input) } } }
                     tr { th { "Expected" } td { code { (bug.expected) } } }
                     tr { th { "Your program" } td { code { (bug.got.detail) } } }
+                    @if let Some(reason) = &bug.got.reason {
+                        tr { th { "Why it is wrong" } td { (reason) } }
+                    }
                     @if let Some(general) = &bug.generalized {
                         tr { th { "Fails whatever stands at ‹any›" } td { code { (general) } } }
                     }

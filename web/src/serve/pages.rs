@@ -8,7 +8,7 @@ use std::sync::Arc;
 use actix_multipart::Multipart;
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::{HttpRequest, HttpResponse, web};
-use grader::{Analysis, BugList, ProblemReport, compare};
+use grader::{Analysis, BugList, GradeChange, ProblemReport, RerunMode, compare, grade_changes};
 use maud::{Markup, PreEscaped, html};
 use serde::{Deserialize, Serialize};
 
@@ -19,9 +19,9 @@ use super::store::sha256_hex;
 use super::upload::{Form, UploadReport, form_files, validate};
 use super::worker::LiveProgress;
 use super::{App, AppError, Page, exports};
-use crate::grade::{main_cohorts, score_rows, scores_csv};
+use crate::grade::{list_or_none, main_cohorts, score_rows, scores_csv};
 use crate::problem::{PROBLEM_FILES, ProblemDir};
-use crate::submissions::{RosterRow, natural_cmp};
+use crate::submissions::RosterRow;
 
 type AppData = web::Data<Arc<App>>;
 
@@ -602,6 +602,16 @@ async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::
                     label { "Seed " input name="seed" type="number" min="0" value="1" style="width:6em"; }
                     label { "Stop after " input name="stable_after" type="number" min="1" placeholder="problem's default" style="width:10em"; " tests add nothing" }
                     label { "Fuel factor " input name="fuel_factor" type="number" min="1" placeholder="problem's default" style="width:10em"; }
+                    @if v.analyses.iter().any(|a| a.status == Status::Done) {
+                        fieldset {
+                            legend { "Against the latest finished analysis" }
+                            label { input type="radio" name="mode" value="frozen" checked[v.batch.released];
+                                " Keep its suite: run only the submissions that changed since; no other grade or test id moves" }
+                            br;
+                            label { input type="radio" name="mode" value="full" checked[!v.batch.released];
+                                " Analyse again in full: the suite may change, and with it other grades (each change is listed)" }
+                        }
+                    }
                     button type="submit" { "Run" }
                 }
             }
@@ -651,6 +661,8 @@ struct RunForm {
     seed: Option<String>,
     stable_after: Option<String>,
     fuel_factor: Option<String>,
+    /// `frozen` or `full`; by default frozen once the batch is released.
+    mode: Option<String>,
 }
 
 /// An optional positive number from a form field; empty means the default.
@@ -669,6 +681,13 @@ async fn queue_analysis(app: AppData, req: HttpRequest, who: Instructor, path: w
         seed: number(&form.seed, "the seed")?.unwrap_or(1),
         stable_after: number(&form.stable_after, "stop after")?.filter(|&n| n > 0),
         fuel_factor: number(&form.fuel_factor, "the fuel factor")?.filter(|&n| n > 0),
+        rerun: Some(match form.mode.as_deref() {
+            Some("frozen") => RerunMode::Frozen,
+            Some("full") => RerunMode::Full,
+            None if batch.released => RerunMode::Frozen,
+            None => RerunMode::Full,
+            Some(other) => return Err(AppError::BadRequest(format!("the mode must be `frozen` or `full`, not `{other}`"))),
+        }),
     };
     if app.db.submissions(batch.id)?.is_empty() {
         return Err(AppError::BadRequest("the batch has no submissions to analyse".into()));
@@ -693,13 +712,6 @@ async fn release(app: AppData, req: HttpRequest, who: Instructor, path: web::Pat
 
 // ---------------------------------------------------------------- analyses
 
-/// How one student's score moved between two analyses of a batch.
-#[derive(Serialize)]
-struct ScoreChange {
-    student: String,
-    before: Option<f64>,
-    after: Option<f64>,
-}
 
 #[derive(Serialize)]
 struct AnalysisView {
@@ -708,8 +720,8 @@ struct AnalysisView {
     progress: Option<LiveProgress>,
     result: Option<Arc<Analysis>>,
     bug_lists: Vec<BugList>,
-    /// Against the previous finished analysis of the batch, when there is one.
-    changes: Vec<ScoreChange>,
+    /// Every grade that differs from the previous finished analysis of the batch, with why.
+    changes: Vec<GradeChange>,
 }
 
 fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
@@ -730,14 +742,16 @@ fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
             }
         }
         if let Some(previous) = analysis.previous_id.map(|p| app.analysis(p)).transpose()? {
-            let mut students: Vec<&str> = current.answers.iter().chain(&previous.answers).map(|a| a.id.as_str()).collect();
-            students.sort_by(|a, b| natural_cmp(a, b));
-            students.dedup();
-            let percent = |analysis: &Analysis, student: &str| analysis.answers.iter().find(|a| a.id == student).map(|a| a.percent);
-            changes = students
-                .into_iter()
-                .map(|s| ScoreChange { student: s.to_owned(), before: percent(&previous, s), after: percent(&current, s) })
-                .collect();
+            let changed: Vec<String> = match &current.rerun {
+                Some(rerun) => rerun.changed.clone(),
+                None => current
+                    .answers
+                    .iter()
+                    .filter(|a| a.version.is_empty() || !previous.answers.iter().any(|p| p.id == a.id && p.version == a.version))
+                    .map(|a| a.id.clone())
+                    .collect(),
+            };
+            changes = grade_changes(&previous, &current, &changed);
         }
         result = Some(current);
     }
@@ -796,9 +810,8 @@ fn percent_text(p: Option<f64>) -> String {
 
 fn results(v: &AnalysisView, result: &Analysis, svg: Option<String>) -> Markup {
     let id = v.analysis.id;
-    let changed: Vec<&ScoreChange> = v.changes.iter().filter(|c| c.before != c.after).collect();
     html! {
-        p { (result.tests_generated) " tests generated, " (result.executions) " runs; the suite has " strong { (result.suite.len()) " tests" } ", one per inferred bug." }
+        p { (result.tests_generated) " tests generated, " (result.executions) " runs; the suite has " strong { (result.scored_tests()) " tests" } ", one per inferred bug." }
         p { "Download: "
             @for (i, (file, label)) in [("scores.csv", "scores.csv"), ("canvas.csv", "Canvas gradebook"), ("moodle.csv", "Moodle import"), ("analysis.json", "analysis.json"), ("order.dot", "order.dot"), ("order.svg", "order.svg")].into_iter().enumerate() {
                 @if i > 0 { " · " } a href={ "/analyses/" (id) "/files/" (file) } { (label) }
@@ -807,19 +820,30 @@ fn results(v: &AnalysisView, result: &Analysis, svg: Option<String>) -> Markup {
         @if result.reference_failures + result.checker_failures > 0 {
             div.card.bad { "The problem's own programs failed on " (result.reference_failures + result.checker_failures) " generated tests (set aside, never counted against a student)." }
         }
-        @if v.analysis.previous_id.is_some() {
-            h2 { "Changes since analysis #" (v.analysis.previous_id.unwrap_or_default()) }
-            @if changed.is_empty() { p { "No score changed." } } @else {
-                table { tr { th { "Student" } th { "Before" } th { "After" } }
-                    @for c in &changed { tr { td { (c.student) } td.num { (percent_text(c.before)) } td.num { (percent_text(c.after)) } } } }
+        @if let Some(previous) = v.analysis.previous_id {
+            h2 { "Changes since analysis #" (previous) }
+            @match result.rerun.as_ref().map(|r| r.mode) {
+                Some(RerunMode::Frozen) => p { "Graded against the suite of analysis #" (previous) ", kept as it was: only the submissions that changed since were run ("
+                    (list_or_none(result.rerun.as_ref().map_or(&[][..], |r| &r.changed[..]))) "). Every other student keeps their score and test ids; a test added for a resubmission counts against it alone." },
+                Some(RerunMode::Full) => p { "Analysed again in full: the suite was built afresh (tests whose input was kept keep their id), so a grade can move with the suite as well as with a student's own program. Every change is listed with why." },
+                None => {},
+            }
+            @if v.changes.is_empty() { p { "No score changed." } } @else {
+                table { tr { th { "Student" } th { "Before" } th { "After" } th { "Why" } }
+                    @for c in &v.changes { tr { td { (c.id) } td.num { (percent_text(c.before)) } td.num { (percent_text(c.after)) } td { (c.why.join("; ")) } } } }
             }
         }
         h2 { "Ranking" }
         table {
-            tr { th { "Rank" } th { "Student" } th { "Cohort" } th { "Passed" } th { "%" } th { "Failed tests" } }
+            tr { th { "Rank" } th { "Student" } th { "Cohort" } th { "Passed" } th { "%" }
+                 th title="failed by a wrong output" { "Wrong" } th title="failed by a crash" { "Crash" }
+                 th title="failed by taking too long" { "Time" } th title="failed by exceeding the memory or output limit" { "Limit" }
+                 th { "Failed tests" } }
             @for a in result.ranked() {
                 tr { td.num { (a.rank) } td { a href={ "#bugs-" (a.id) } { (a.id) } } td { (a.cohort.as_deref().unwrap_or("")) }
-                     td.num { (a.passed) "/" (result.suite.len()) } td.num { (format!("{:.1}", a.percent)) } td { (a.failed.join(" ")) } }
+                     td.num { (a.passed) "/" (result.scored_tests()) } td.num { (format!("{:.1}", a.percent)) }
+                     td.num { (a.counts.wrong) } td.num { (a.counts.crash) } td.num { (a.counts.timeout) }
+                     td.num { (a.counts.memory + a.counts.output) } td { (a.failed.join(" ")) } }
             }
         }
         h2 { "Correctness order" }
@@ -828,11 +852,12 @@ fn results(v: &AnalysisView, result: &Analysis, svg: Option<String>) -> Markup {
         h2 { "The test suite" }
         table {
             tr { th { "Test" } th { "Input" } th { "Expected" } th { "Failed by" } }
-            @for t in &result.suite { tr { td { (t.id) } td { code { (t.input) } } td { code { (t.expected) } } td.num { (t.failing.len()) } } }
+            @for t in &result.suite { tr { td { (t.id) @if let Some(ids) = &t.only_for { " " span.muted title="added for a resubmission: counts against it alone" { "(for " (ids.join(", ")) ")" } } }
+                td { code { (t.input) } } td { code { (t.expected) } } td.num { (t.failing.len()) } } }
         }
         h2 { "Bug lists" }
         @for list in &v.bug_lists {
-            details id={ "bugs-" (list.answer) } { summary { strong { (list.answer) } " · " (list.passed) "/" (list.suite_size) " · " (list.bugs.len()) " bugs" } (bug_list(list)) }
+            details id={ "bugs-" (list.answer) } { summary { strong { (list.answer) } " · " (list.headline()) } (bug_list(list)) }
         }
     }
 }
@@ -1029,13 +1054,24 @@ async fn revoke_link(app: AppData, req: HttpRequest, who: Instructor, path: web:
     see_other("/students")
 }
 
+/// Whether a student's result is that of their late submission.
+#[derive(Clone, Copy, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum Late {
+    No,
+    /// The result shown graded the late module.
+    Graded,
+    /// A late module (uploaded then) is saved but not graded yet: the result is older.
+    NotYetGraded(i64),
+}
+
 /// One released result of a student.
 #[derive(Serialize)]
 struct StudentResult {
     batch: String,
     problem: String,
     analysis: i64,
-    late: bool,
+    late: Late,
     bugs: BugList,
 }
 
@@ -1054,7 +1090,14 @@ fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
     let mut results = Vec::new();
     for (batch, analysis) in app.db.released_analyses_of(&student)? {
         let Some(list) = app.db.bug_list(analysis, &student)? else { continue };
-        let late = app.db.submissions(batch.id)?.iter().any(|s| s.student == student && s.late);
+        // The claim is true exactly when this result graded the late module.
+        let graded = app.db.analysis_answers(analysis)?.into_iter().find(|a| a.student == student).map(|a| a.sha256);
+        let current = app.db.submissions(batch.id)?.into_iter().find(|s| s.student == student);
+        let late = match current {
+            Some(s) if s.late && graded.as_deref() == Some(s.sha256.as_str()) => Late::Graded,
+            Some(s) if s.late => Late::NotYetGraded(s.uploaded),
+            _ => Late::No,
+        };
         results.push(StudentResult {
             batch: batch.name,
             problem: batch.problem,
@@ -1074,7 +1117,11 @@ async fn student_page(app: AppData, req: HttpRequest, path: web::Path<String>) -
             @if v.results.is_empty() { p { "No results have been released to you yet." } }
             @for r in &v.results {
                 h2 { (r.batch) " · " span.muted { (r.problem) } }
-                @if r.late { p.muted { "Graded from your late submission." } }
+                @match r.late {
+                    Late::Graded => p.muted { "Graded from your late submission." },
+                    Late::NotYetGraded(when) => p.muted { "Your late submission of " (date(when)) " is not graded yet: this is the result of your earlier one." },
+                    Late::No => {},
+                }
                 p { a href={ "/s/" (token) "/" (r.analysis) ".md" } { "Download this bug list (Markdown)" } }
                 (bug_list(&r.bugs))
             }

@@ -11,7 +11,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use grader::{GraderError, Progress, analyse, bug_list, order_dot, order_svg};
+use grader::{GraderError, Progress, RerunMode, analyse, bug_list, order_dot, order_svg, rerun};
 use rayon::prelude::*;
 use sandbox::{Program, Role};
 use serde::{Deserialize, Serialize};
@@ -190,7 +190,27 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
         app.jobs.publish(row.id, live);
         if cancel.load(Ordering::Relaxed) { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
     };
-    let analysis = pool.install(|| analyse(&problem, &answers, &executor, row.seed, &mut show))?;
+    let previous = match (row.rerun, row.previous_id) {
+        (Some(mode), Some(previous)) => Some((mode, previous, app.analysis(previous)?)),
+        _ => None,
+    };
+    let analysis = pool.install(|| match &previous {
+        None => analyse(&problem, &answers, &executor, row.seed, &mut show),
+        Some((mode, _, before)) => rerun(&problem, &answers, &executor, row.seed, before, *mode, &mut show),
+    })?;
+    // A frozen re-run keeps an unchanged answer's result, and so its bug list.
+    let kept: HashMap<String, String> = match (&previous, &analysis.rerun) {
+        (Some((RerunMode::Frozen, before, _)), Some(rerun)) => {
+            let mut kept = HashMap::new();
+            for answer in answers.iter().filter(|a| !rerun.changed.contains(&a.id)) {
+                if let Some(list) = app.db.bug_list(*before, &answer.id)? {
+                    kept.insert(answer.id.clone(), list);
+                }
+            }
+            kept
+        }
+        _ => HashMap::new(),
+    };
 
     // Each answer's bug list, computed now so that a student's page costs nothing.
     let explained = std::sync::atomic::AtomicUsize::new(0);
@@ -207,6 +227,10 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
             .map(|(answer, program)| {
                 if cancel.load(Ordering::Relaxed) {
                     return Err(GraderError::Cancelled.into());
+                }
+                if let Some(list) = kept.get(&answer.id) {
+                    publish_explained(explained.fetch_add(1, Ordering::Relaxed) + 1);
+                    return Ok((answer.id.clone(), list.clone()));
                 }
                 let executor = problem_dir.executor(&app.sandbox, [program]);
                 let list = bug_list(&problem, &analysis, &answer.id, 1, &executor).context("every answer is in the analysis")?;

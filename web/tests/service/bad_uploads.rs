@@ -137,9 +137,10 @@ fn a_late_submission_is_checked_and_replaces_the_earlier_one() {
     // Graded again, the batch shows how a01's score changed.
     let second = client.wait_for_analysis(run_analysis(&client, batch, &[]));
     assert_eq!(second["analysis"]["previous_id"], first);
-    let change = second["changes"].as_array().unwrap().iter().find(|c| c["student"] == "a01").unwrap().clone();
+    let change = second["changes"].as_array().unwrap().iter().find(|c| c["id"] == "a01").unwrap().clone();
     assert!(change["before"].as_f64().unwrap() < 100.0, "{change}");
     assert_eq!(change["after"].as_f64(), Some(100.0), "{change}");
     let page = client.get(&format!("/analyses/{}", second["analysis"]["id"]));
+    assert_eq!(change["why"][0], "their own submission changed", "{change}");
     assert!(page.body.contains("Changes since analysis #"), "the page shows the changes");
 }

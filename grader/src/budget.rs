@@ -1,0 +1,141 @@
+//! The time budget of a run: how much fuel an answer gets on an input, and why that is fair.
+//!
+//! A judge derives a problem's time limit from its own solutions' slowest runs, never from
+//! how fast one solution happens to be on one input. bugrank does the same, in fuel (a
+//! deterministic count of instructions): before the search, the reference is run on
+//! [`CALIBRATION_INPUTS`] generated inputs, grouped into size classes by input length, and
+//! the cost of the *hardest inputs of each size* is kept (a [`Calibration`]). An answer's
+//! budget on an input is then the largest of
+//!
+//! - the floor (a program's start-up and the parsing of a small input),
+//! - `factor` times the reference's fuel on this very input (a large input that the
+//!   reference itself finds hard), and
+//! - the *allowance*: `hardest_factor` times the reference's fuel on the hardest inputs of
+//!   this input's size.
+//!
+//! So a correct program never fails for time on an input where it needs less than the
+//! allowance, however differently from the reference it prunes; and a program that is
+//! too slow by design (trying every assignment) still fails on the large inputs, where
+//! it needs far more than any correct search.
+//!
+//! Loops stay cheap: a run first gets the *quick* budget (floor and per-input factor); only
+//! a run that times out there and whose verdict can change the search is run again with
+//! the allowance (see `analysis.rs`), and every verdict that reaches a grade has had it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::{Executor, Problem, run_reference};
+use crate::generate::ChoiceSource;
+
+/// Generated inputs the reference is measured on. A thousand runs of the reference cost
+/// a second or two even for a problem with expensive inputs, and give each of the
+/// [`SIZE_CLASSES`] some 125 inputs, enough for a stable [`HARDEST_QUANTILE`].
+pub const CALIBRATION_INPUTS: u64 = 1_000;
+
+/// The calibration inputs are drawn with this seed whatever the analysis's seed: the
+/// budget belongs to the problem, the same in every analysis of it (so it cannot make
+/// ranks differ from seed to seed, and a frozen suite keeps its budget).
+pub const CALIBRATION_SEED: u64 = 0x0B06_E7CA_11B8_A7E5;
+
+/// Size classes, by input length: each holds an equal share of the calibration inputs
+/// (inputs of one length stay together). Eight classes separate the small inputs, where
+/// a search is cheap whatever it does, from the large ones, where pruning matters.
+pub const SIZE_CLASSES: usize = 8;
+
+/// "The hardest inputs" of a size class: the reference's fuel at this quantile of the
+/// class. Not the maximum: one freak input would set the allowance of a whole class,
+/// and every looping answer would then pay for it on every test.
+pub const HARDEST_QUANTILE: f64 = 0.95;
+
+/// What the reference costs on the problem's inputs, by size. The default is no
+/// measurement at all: one class whose allowance adds nothing to the quick budget.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Calibration {
+    /// Calibration inputs the reference handled (generator or reference failures are left
+    /// out: the search reports them as problem errors).
+    pub inputs: u64,
+    /// By increasing length; never empty.
+    pub classes: Vec<SizeClass>,
+}
+
+/// Inputs of one range of lengths.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SizeClass {
+    /// Inputs of at most this many bytes (and more than the previous class's bound); the
+    /// last class also takes every longer input.
+    pub up_to_bytes: usize,
+    /// Calibration inputs in the class.
+    pub inputs: usize,
+    /// The reference's fuel on the hardest inputs of this size ([`HARDEST_QUANTILE`]),
+    /// never less than that of a smaller class: a longer input never gets less time.
+    pub hardest: u64,
+}
+
+impl Default for Calibration {
+    fn default() -> Self {
+        Calibration::from_costs(Vec::new())
+    }
+}
+
+impl Calibration {
+    /// The calibration of the reference's fuel on inputs of the given lengths, as
+    /// `(length, fuel)` pairs. With no measurement at all, one class with `hardest` 0
+    /// (the allowance then adds nothing to the quick budget).
+    pub fn from_costs(mut costs: Vec<(usize, u64)>) -> Calibration {
+        costs.sort_unstable();
+        let inputs = costs.len() as u64;
+        let mut classes: Vec<SizeClass> = Vec::new();
+        let share = costs.len().div_ceil(SIZE_CLASSES).max(1);
+        let mut start = 0;
+        while start < costs.len() {
+            // Take `share` inputs, then every further input of the same length.
+            let mut end = (start + share).min(costs.len());
+            while end < costs.len() && costs[end].0 == costs[end - 1].0 {
+                end += 1;
+            }
+            let mut fuel: Vec<u64> = costs[start..end].iter().map(|&(_, f)| f).collect();
+            fuel.sort_unstable();
+            let at = ((fuel.len() - 1) as f64 * HARDEST_QUANTILE).round() as usize;
+            let floor = classes.last().map_or(0, |c| c.hardest);
+            classes.push(SizeClass { up_to_bytes: costs[end - 1].0, inputs: end - start, hardest: fuel[at].max(floor) });
+            start = end;
+        }
+        if classes.is_empty() {
+            classes.push(SizeClass { up_to_bytes: 0, inputs: 0, hardest: 0 });
+        }
+        Calibration { inputs, classes }
+    }
+
+    /// The size class of an input of `len` bytes.
+    pub fn class(&self, len: usize) -> &SizeClass {
+        self.classes.iter().find(|c| len <= c.up_to_bytes).unwrap_or_else(|| self.classes.last().expect("never empty"))
+    }
+}
+
+/// Measures the reference on [`CALIBRATION_INPUTS`] generated inputs, in parallel.
+pub fn calibrate(problem: &Problem, executor: &dyn Executor) -> Calibration {
+    use rayon::prelude::*;
+    let costs: Vec<(usize, u64)> = (0..CALIBRATION_INPUTS)
+        .into_par_iter()
+        .filter_map(|index| {
+            let (input, _) = executor.generate(ChoiceSource::for_random_test(CALIBRATION_SEED, index));
+            let input = input.ok()?;
+            let reference = run_reference(problem, executor, &input).ok()?;
+            Some((input.len(), reference.fuel_used))
+        })
+        .collect();
+    Calibration::from_costs(costs)
+}
+
+/// The fuel an answer gets on one input (see the module's documentation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Budget {
+    /// The floor, or `factor` times the reference's fuel on this input: what a run gets
+    /// first.
+    pub quick: u64,
+    /// The quick budget or the allowance of the input's size class, whichever is larger:
+    /// what a run gets before it counts as too slow.
+    pub fair: u64,
+    /// The reference's fuel on the hardest inputs of this size (the allowance's basis).
+    pub hardest: u64,
+}

@@ -1,0 +1,55 @@
+//! A late submission to a released batch: graded against the released suite, it moves no
+//! other student's score or test id, and the student's page says which module it graded.
+
+use crate::common::{Client, fixture, run_analysis, service_with_cohort};
+
+#[test]
+fn a_late_submission_to_a_released_batch_moves_no_other_grade_and_the_page_says_what_was_graded() {
+    let (_data, service, client, batch) = service_with_cohort("interval-sets");
+    let first = client.wait_for_analysis(run_analysis(&client, batch, &[]));
+    assert_eq!(client.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
+    assert_eq!(client.post("/students/a01/issue", &[]).status, 303);
+    let students = client.api("/api/students");
+    let link = students["students"].as_array().unwrap().iter().find(|s| s["student"] == "a01").unwrap()["link"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let student = Client::new(&service.url);
+
+    let a18 = std::fs::read(fixture("interval-sets").join("submissions/a18.wasm")).unwrap();
+    let reply = client.upload(&format!("/batches/{batch}/late"), &[("student", "a01")], &[("module", "fixed.wasm", &a18)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let page = student.get(&link).body;
+    assert!(page.contains("is not graded yet: this is the result of your earlier one"), "{page}");
+    assert!(!page.contains("Graded from your late submission"), "{page}");
+
+    // Released, so the re-run keeps the released suite by default.
+    let second = client.wait_for_analysis(run_analysis(&client, batch, &[]));
+    assert_eq!(second["analysis"]["rerun"], "frozen");
+    let (before, after) = (&first["result"], &second["result"]);
+    let suite = |analysis: &serde_json::Value| -> Vec<(String, String)> {
+        analysis["suite"].as_array().unwrap().iter().map(|t| (t["id"].to_string(), t["input"].to_string())).collect()
+    };
+    assert_eq!(suite(after), suite(before), "the same tests under the same ids");
+    let answers = |analysis: &serde_json::Value| analysis["answers"].as_array().unwrap().clone();
+    for (old, new) in answers(before).iter().zip(answers(after).iter()) {
+        assert_eq!(old["id"], new["id"]);
+        if old["id"] != "a01" {
+            for field in ["passed", "percent", "failed", "outcomes"] {
+                assert_eq!(old[field], new[field], "{}'s {field} moved", old["id"]);
+            }
+        }
+    }
+    let a01 = answers(after).into_iter().find(|a| a["id"] == "a01").unwrap();
+    assert_eq!(a01["percent"], 100.0);
+    let changes = second["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0]["id"], "a01");
+    assert_eq!(changes[0]["why"][0], "their own submission changed");
+
+    let page = student.get(&link).body;
+    assert!(page.contains("Graded from your late submission."), "{page}");
+    let instructor_page = client.get(&format!("/analyses/{}", second["analysis"]["id"])).body;
+    assert!(instructor_page.contains("Graded against the suite of analysis #"), "{instructor_page}");
+    assert!(instructor_page.contains("their own submission changed"), "{instructor_page}");
+}
