@@ -106,6 +106,9 @@ const MIGRATIONS: &[&str] = &[
     );",
     // 2: an analysis may re-run its batch's previous one, frozen or in full (NULL: afresh).
     "ALTER TABLE analyses ADD COLUMN rerun TEXT;",
+    // 3: the analyses of a stability check: the same answers with other seeds, never
+    // shown to students nor taken as a batch's latest.
+    "ALTER TABLE analyses ADD COLUMN stability_of INTEGER REFERENCES analyses(id);",
 ];
 
 /// Seconds since the epoch: timestamps in the store.
@@ -193,6 +196,8 @@ pub struct AnalysisRow {
     pub finished: Option<i64>,
     /// How it re-runs `previous_id` (`None`: afresh, or there was none).
     pub rerun: Option<RerunMode>,
+    /// Set for a stability check's analysis: the analysis it checks.
+    pub stability_of: Option<i64>,
 }
 
 /// An upload: for a problem, with the batch it made or adds to, its report (JSON) and
@@ -228,7 +233,7 @@ pub type DbResult<T> = rusqlite::Result<T>;
 
 const BATCH_COLUMNS: &str = "b.id, b.problem_id, p.title, b.name, b.released, b.created";
 const ANALYSIS_COLUMNS: &str =
-    "id, batch_id, problem_dir, seed, stable_after, fuel_factor, status, error, previous_id, created, finished, rerun";
+    "id, batch_id, problem_dir, seed, stable_after, fuel_factor, status, error, previous_id, created, finished, rerun, stability_of";
 
 fn batch_row(row: &rusqlite::Row) -> DbResult<BatchRow> {
     Ok(BatchRow {
@@ -259,6 +264,7 @@ fn analysis_row(row: &rusqlite::Row) -> DbResult<AnalysisRow> {
             Some("full") => Some(RerunMode::Full),
             _ => None,
         },
+        stability_of: row.get(12)?,
     })
 }
 
@@ -519,7 +525,7 @@ impl Db {
         let conn = self.conn();
         let mut stmt = conn.prepare(&format!(
             "SELECT {BATCH_COLUMNS}, (SELECT max(a.id) FROM analyses a JOIN analysis_answers x ON x.analysis_id = a.id
-                 WHERE a.batch_id = b.id AND a.status = 'done' AND x.student = ?1)
+                 WHERE a.batch_id = b.id AND a.status = 'done' AND a.stability_of IS NULL AND x.student = ?1)
              FROM batches b JOIN problems p ON p.id = b.problem_id WHERE b.released = 1 ORDER BY b.id"
         ))?;
         let rows = stmt.query_map([student], |r| Ok((batch_row(r)?, r.get::<_, Option<i64>>(6)?)))?;
@@ -533,7 +539,7 @@ impl Db {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
         let previous: Option<i64> = tx.query_row(
-            "SELECT max(id) FROM analyses WHERE batch_id = ?1 AND status = 'done'",
+            "SELECT max(id) FROM analyses WHERE batch_id = ?1 AND status = 'done' AND stability_of IS NULL",
             [batch],
             |r| r.get(0),
         )?;
@@ -566,19 +572,54 @@ impl Db {
         Ok(id)
     }
 
+    /// Queues a stability check of `of`: `seeds` analyses of the same answers with the same
+    /// settings and the seeds after its own.
+    pub fn queue_stability(&self, of: &AnalysisRow, seeds: u64) -> DbResult<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        for seed in of.seed + 1..=of.seed + seeds {
+            tx.execute(
+                "INSERT INTO analyses (batch_id, problem_dir, seed, stable_after, fuel_factor, status, created, stability_of)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7)",
+                params![
+                    of.batch_id,
+                    of.problem_dir,
+                    seed as i64,
+                    of.stable_after.map(|v| v as i64),
+                    of.fuel_factor.map(|v| v as i64),
+                    now(),
+                    of.id
+                ],
+            )?;
+            tx.execute(
+                "INSERT INTO analysis_answers (analysis_id, student, sha256, cohort)
+                 SELECT ?1, student, sha256, cohort FROM analysis_answers WHERE analysis_id = ?2",
+                params![tx.last_insert_rowid(), of.id],
+            )?;
+        }
+        tx.commit()
+    }
+
+    /// The analyses of the stability check of `of`, by seed.
+    pub fn stability_runs(&self, of: i64) -> DbResult<Vec<AnalysisRow>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&format!("SELECT {ANALYSIS_COLUMNS} FROM analyses WHERE stability_of = ?1 ORDER BY seed"))?;
+        stmt.query_map([of], analysis_row)?.collect()
+    }
+
     pub fn analysis(&self, id: i64) -> DbResult<Option<AnalysisRow>> {
         self.conn().query_row(&format!("SELECT {ANALYSIS_COLUMNS} FROM analyses WHERE id = ?1"), [id], analysis_row).optional()
     }
 
     pub fn analyses_of(&self, batch: i64) -> DbResult<Vec<AnalysisRow>> {
         let conn = self.conn();
-        let mut stmt = conn.prepare(&format!("SELECT {ANALYSIS_COLUMNS} FROM analyses WHERE batch_id = ?1 ORDER BY id DESC"))?;
+        let mut stmt = conn.prepare(&format!("SELECT {ANALYSIS_COLUMNS} FROM analyses WHERE batch_id = ?1 AND stability_of IS NULL ORDER BY id DESC"))?;
         stmt.query_map([batch], analysis_row)?.collect()
     }
 
     /// The latest finished analysis of a batch.
     pub fn latest_done(&self, batch: i64) -> DbResult<Option<i64>> {
-        self.conn().query_row("SELECT max(id) FROM analyses WHERE batch_id = ?1 AND status = 'done'", [batch], |r| r.get(0))
+        self.conn().query_row("SELECT max(id) FROM analyses WHERE batch_id = ?1 AND status = 'done' AND stability_of IS NULL", [batch], |r| r.get(0))
     }
 
     pub fn analysis_answers(&self, id: i64) -> DbResult<Vec<AnswerRow>> {

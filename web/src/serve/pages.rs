@@ -8,7 +8,7 @@ use std::sync::Arc;
 use actix_multipart::Multipart;
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::{HttpRequest, HttpResponse, web};
-use grader::{Analysis, BugList, GradeChange, ProblemReport, RerunMode, compare, grade_changes};
+use grader::{Analysis, BugList, GradeChange, ProblemReport, RerunMode, Stability, compare, grade_changes, stability};
 use maud::{Markup, PreEscaped, html};
 use serde::{Deserialize, Serialize};
 
@@ -52,6 +52,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/batches/{id}/release", web::post().to(release));
     page!("/analyses/{id}", analysis_page);
     cfg.route("/analyses/{id}/cancel", web::post().to(cancel_analysis));
+    cfg.route("/analyses/{id}/stability", web::post().to(queue_stability));
     cfg.route("/analyses/{id}/files/{file}", web::get().to(analysis_file));
     page!("/experiment", experiment_page);
     page!("/students", students_page);
@@ -722,6 +723,51 @@ struct AnalysisView {
     bug_lists: Vec<BugList>,
     /// Every grade that differs from the previous finished analysis of the batch, with why.
     changes: Vec<GradeChange>,
+    /// The stability check of this analysis, once asked for.
+    stability: Option<StabilityView>,
+}
+
+/// A stability check: this analysis and others of the same answers with other seeds.
+#[derive(Serialize)]
+struct StabilityView {
+    /// The other seeds' analyses, and how many of them are done.
+    runs: usize,
+    done: usize,
+    failed: usize,
+    /// Once every run is done: the comparison over this analysis and them.
+    result: Option<Stability>,
+    /// Per answer, its lowest and highest percentage over the analyses compared.
+    percent_range: Vec<(String, f64, f64)>,
+}
+
+/// The most seeds one stability check runs: each costs a whole analysis.
+const MAX_STABILITY_SEEDS: u64 = 20;
+
+fn stability_view(app: &App, current: &Analysis, id: i64) -> Result<Option<StabilityView>, AppError> {
+    let runs = app.db.stability_runs(id)?;
+    if runs.is_empty() {
+        return Ok(None);
+    }
+    let done: Vec<&AnalysisRow> = runs.iter().filter(|r| r.status == Status::Done).collect();
+    let failed = runs.iter().filter(|r| matches!(r.status, Status::Failed | Status::Cancelled)).count();
+    let (mut result, mut percent_range) = (None, Vec::new());
+    if done.len() == runs.len() {
+        let mut analyses = vec![current.clone()];
+        for run in &done {
+            analyses.push((*app.analysis(run.id)?).clone());
+        }
+        percent_range = current
+            .answers
+            .iter()
+            .map(|answer| {
+                let percents = analyses.iter().filter_map(|a| a.answers.iter().find(|x| x.id == answer.id)).map(|x| x.percent);
+                let (low, high) = percents.fold((f64::MAX, f64::MIN), |(l, h), p| (l.min(p), h.max(p)));
+                (answer.id.clone(), low, high)
+            })
+            .collect();
+        result = Some(stability(&analyses));
+    }
+    Ok(Some(StabilityView { runs: runs.len(), done: done.len(), failed, result, percent_range }))
 }
 
 fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
@@ -731,7 +777,7 @@ fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
         Status::Running => app.jobs.progress(id).or_else(|| app.db.progress(id).ok().flatten().and_then(|p| serde_json::from_str(&p).ok())),
         _ => None,
     };
-    let (mut result, mut bug_lists, mut changes) = (None, Vec::new(), Vec::new());
+    let (mut result, mut bug_lists, mut changes, mut stability) = (None, Vec::new(), Vec::new(), None);
     if analysis.status == Status::Done {
         let current = app.analysis(id)?;
         // One query for the whole class, in the analysis's answer order.
@@ -753,9 +799,10 @@ fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
             };
             changes = grade_changes(&previous, &current, &changed);
         }
+        stability = stability_view(app, &current, id)?;
         result = Some(current);
     }
-    Ok(AnalysisView { analysis, batch, progress, result, bug_lists, changes })
+    Ok(AnalysisView { analysis, batch, progress, result, bug_lists, changes, stability })
 }
 
 async fn analysis_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
@@ -800,7 +847,7 @@ fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Mar
 }})();"#))) }
         }
         @if let Some(error) = &v.analysis.error { p.bad { "The analysis failed: " (error) } }
-        @if let Some(result) = &v.result { (results(v, result, svg)) }
+        @if let Some(result) = &v.result { (results(who, v, result, svg)) }
     }
 }
 
@@ -808,7 +855,7 @@ fn percent_text(p: Option<f64>) -> String {
     p.map_or("–".to_owned(), |p| format!("{p:.1}%"))
 }
 
-fn results(v: &AnalysisView, result: &Analysis, svg: Option<String>) -> Markup {
+fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg: Option<String>) -> Markup {
     let id = v.analysis.id;
     html! {
         p { (result.tests_generated) " tests generated, " (result.executions) " runs; the suite has " strong { (result.scored_tests()) " tests" } ", one per inferred bug." }
@@ -833,6 +880,7 @@ fn results(v: &AnalysisView, result: &Analysis, svg: Option<String>) -> Markup {
                     @for c in &v.changes { tr { td { (c.id) } td.num { (percent_text(c.before)) } td.num { (percent_text(c.after)) } td { (c.why.join("; ")) } } } }
             }
         }
+        (stability_card(who, v))
         h2 { "Ranking" }
         table {
             tr { th { "Rank" } th { "Student" } th { "Cohort" } th { "Passed" } th { "%" }
@@ -860,6 +908,72 @@ fn results(v: &AnalysisView, result: &Analysis, svg: Option<String>) -> Markup {
             details id={ "bugs-" (list.answer) } { summary { strong { (list.answer) } " · " (list.headline()) } (bug_list(list)) }
         }
     }
+}
+
+fn stability_card(who: &Instructor, v: &AnalysisView) -> Markup {
+    let id = v.analysis.id;
+    html! {
+        div.card #stability {
+            h3 { "Stability check" }
+            @match &v.stability {
+                None => {
+                    p { "Does a grade depend on the seed of the random search? Analyse the same submissions with other seeds and compare: each student's spread of scores, and the bugs only some seeds find." }
+                    form method="post" action={ "/analyses/" (id) "/stability" } {
+                        (csrf_field(who))
+                        label { "Other seeds " input name="seeds" type="number" min="2" max=(MAX_STABILITY_SEEDS) value="4" style="width:5em"; }
+                        button type="submit" { "Check stability" }
+                    }
+                }
+                Some(check) => @match &check.result {
+                    None => p { (check.done) " of " (check.runs) " analyses with other seeds done"
+                        @if check.failed > 0 { " (" span.bad { (check.failed) " failed or cancelled" } ")" } "; reload to see the comparison." },
+                    Some(s) => {
+                        p { "Over seeds " (v.analysis.seed) " to " (v.analysis.seed + check.runs as u64) ": the correctness order "
+                            @if s.order_unchanged { strong.ok { "is the same" } } @else { strong.bad { "changes" } }
+                            "; suites of " (s.suite_sizes.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")) " tests; "
+                            "failed tests vary by a standard deviation of " (format!("{:.2}", s.average_deviation)) " on average, "
+                            (format!("{:.2}", s.maximum_deviation)) " at most (Paper III asks at most 0.15)." }
+                        @let varying: Vec<_> = s.ranks.iter().filter(|r| r.deviation > 0.0).collect();
+                        @if varying.is_empty() { p.ok { "Every student fails the same number of tests whatever the seed." } } @else {
+                            table { tr { th { "Student" } th { "Failed tests per seed" } th { "Std dev" } th { "Score range" } }
+                                @for r in &varying { tr { td { (r.answer) } td { (r.failed.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")) }
+                                    td.num { (format!("{:.2}", r.deviation)) }
+                                    td { @if let Some((_, low, high)) = check.percent_range.iter().find(|(a, _, _)| *a == r.answer) { (format!("{low:.1}% to {high:.1}%")) } } } } }
+                        }
+                        @if !s.varying_bugs.is_empty() {
+                            p { "Bugs only some seeds find (why the scores above vary):" }
+                            table { tr { th { "Found by" } th { "Students failing it" } th { "Example input" } }
+                                @for b in &s.varying_bugs { tr { td.num { (b.runs) "/" (check.runs + 1) } td { (b.failing.join(" ")) } td { code { (b.example) } } } } }
+                        }
+                    }
+                },
+            }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct StabilityForm {
+    csrf: Option<String>,
+    seeds: Option<String>,
+}
+
+async fn queue_stability(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<StabilityForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    let analysis = found(app.db.analysis(path.into_inner())?)?;
+    if analysis.status != Status::Done || analysis.stability_of.is_some() {
+        return Err(AppError::BadRequest(format!("analysis #{} is not a finished analysis of its batch", analysis.id)));
+    }
+    if !app.db.stability_runs(analysis.id)?.is_empty() {
+        return Err(AppError::BadRequest(format!("analysis #{} already has a stability check", analysis.id)));
+    }
+    let seeds = number(&form.seeds, "the number of seeds")?.unwrap_or(4);
+    if !(2..=MAX_STABILITY_SEEDS).contains(&seeds) {
+        return Err(AppError::BadRequest(format!("check with 2 to {MAX_STABILITY_SEEDS} other seeds, not {seeds}")));
+    }
+    app.db.queue_stability(&analysis, seeds)?;
+    app.jobs.notify();
+    see_other(&format!("/analyses/{}#stability", analysis.id))
 }
 
 async fn cancel_analysis(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<CsrfForm>) -> Page {

@@ -212,6 +212,15 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
         _ => HashMap::new(),
     };
 
+    let dir = app.store.analysis_dir(row.id);
+    // Last: its presence means the outputs are complete.
+    let write_analysis = || write_atomically(&dir.join("analysis.json"), (serde_json::to_string_pretty(&analysis)? + "\n").as_bytes());
+    if row.stability_of.is_some() {
+        // Compared with the analysis it checks, never shown to a student: no bug lists.
+        write_analysis()?;
+        return Ok(Vec::new());
+    }
+
     // Each answer's bug list, computed now so that a student's page costs nothing.
     let explained = std::sync::atomic::AtomicUsize::new(0);
     let base = app.jobs.progress(row.id).unwrap_or_default();
@@ -240,10 +249,8 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
             .collect::<anyhow::Result<_>>()
     })?;
     app.jobs.publish(row.id, LiveProgress { phase: "saving".into(), percent: 100.0, ..base });
-    let dir = app.store.analysis_dir(row.id);
     write_atomically(&dir.join("order.svg"), order_svg(&analysis).as_bytes())?;
     write_atomically(&dir.join("order.dot"), order_dot(&analysis).as_bytes())?;
-    // Last: its presence means the outputs are complete.
-    write_atomically(&dir.join("analysis.json"), (serde_json::to_string_pretty(&analysis)? + "\n").as_bytes())?;
+    write_analysis()?;
     Ok(lists)
 }

@@ -5,5 +5,5 @@ mod bad_uploads;
 mod browser;
 mod common;
 mod flow;
-mod late;
+mod fairness;
 mod restart;

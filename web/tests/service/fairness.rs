@@ -1,5 +1,5 @@
-//! A late submission to a released batch: graded against the released suite, it moves no
-//! other student's score or test id, and the student's page says which module it graded.
+//! Grades an instructor can defend: a late submission to a released batch moves no other
+//! student's grade, and a stability check shows whether a grade depends on the seed.
 
 use crate::common::{Client, fixture, run_analysis, service_with_cohort};
 
@@ -52,4 +52,38 @@ fn a_late_submission_to_a_released_batch_moves_no_other_grade_and_the_page_says_
     let instructor_page = client.get(&format!("/analyses/{}", second["analysis"]["id"])).body;
     assert!(instructor_page.contains("Graded against the suite of analysis #"), "{instructor_page}");
     assert!(instructor_page.contains("their own submission changed"), "{instructor_page}");
+}
+
+#[test]
+fn a_stability_check_runs_other_seeds_in_the_background_and_shows_each_students_spread() {
+    let (_data, _service, client, batch) = service_with_cohort("interval-sets");
+    let first = run_analysis(&client, batch, &[("stable_after", "500")]);
+    client.wait_for_analysis(first);
+    let reply = client.post(&format!("/analyses/{first}/stability"), &[("seeds", "2")]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    assert_eq!(client.post(&format!("/analyses/{first}/stability"), &[("seeds", "2")]).status, 400, "one check per analysis");
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
+    let view = loop {
+        let view = client.api(&format!("/api/analyses/{first}"));
+        if !view["stability"]["result"].is_null() {
+            break view;
+        }
+        assert!(std::time::Instant::now() < deadline, "the check did not finish: {:#}", view["stability"]);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    };
+    let check = &view["stability"];
+    assert_eq!((check["runs"].as_u64(), check["done"].as_u64()), (Some(2), Some(2)));
+    let ranks = check["result"]["ranks"].as_array().unwrap();
+    assert_eq!(ranks.len(), 19);
+    assert!(ranks.iter().all(|r| r["failed"].as_array().unwrap().len() == 3), "this analysis and two other seeds");
+    assert!(check["result"]["order_unchanged"].is_boolean());
+    let page = client.get(&format!("/analyses/{first}")).body;
+    assert!(page.contains("Over seeds 1 to 3: the correctness order"), "{page}");
+
+    // The check's analyses are not the batch's: not listed, not its latest, not a re-run's base.
+    let listed = client.api(&format!("/api/batches/{batch}"))["analyses"].as_array().unwrap().len();
+    assert_eq!(listed, 1);
+    let next = client.wait_for_analysis(run_analysis(&client, batch, &[("stable_after", "500")]));
+    assert_eq!(next["analysis"]["previous_id"], first);
 }
