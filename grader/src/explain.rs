@@ -75,12 +75,10 @@ pub struct BugList {
 
 impl BugList {
     /// True when the program fails every test, each the same way (one crash message, one
-    /// exhausted limit): then its first failure tells the whole story, and a list of
-    /// identical failures would only hide it.
+    /// exhausted limit, one output whatever the input): then its first failure tells the
+    /// whole story, and a list of identical failures would only hide it.
     pub fn fails_all_alike(&self) -> bool {
-        self.passed == 0
-            && self.bugs.len() > 1
-            && self.bugs.iter().all(|b| b.got.kind != FailureKind::Wrong && b.got == self.bugs[0].got)
+        self.passed == 0 && self.bugs.len() > 1 && self.bugs.iter().all(|b| b.got == self.bugs[0].got)
     }
 
     /// "fails 3 of 28 tests": the failed tests are not necessarily distinct bugs of this
@@ -383,6 +381,40 @@ fn edit_distance(a: &str, b: &str) -> usize {
 mod tests {
     use super::*;
     use crate::analysis::FuelPolicy;
+
+    fn list_failing(passed: usize, got: &[(FailureKind, &str)]) -> BugList {
+        let bugs = got
+            .iter()
+            .enumerate()
+            .map(|(i, &(kind, detail))| BugReport {
+                test: format!("t{i}"),
+                input: i.to_string(),
+                expected: "ok".into(),
+                got: Behaviour { kind, detail: detail.into(), reason: None },
+                generalized: None,
+                contrast: None,
+            })
+            .collect();
+        BugList { answer: "a1".into(), passed, suite_size: passed + got.len(), bugs }
+    }
+
+    #[test]
+    fn a_program_that_fails_every_test_the_same_way_is_shown_its_first_failure_only() {
+        let crash = (FailureKind::Crash, "unreachable");
+        assert!(list_failing(0, &[crash, crash, crash]).fails_all_alike());
+        let same_output = (FailureKind::Wrong, "no solution");
+        assert!(list_failing(0, &[same_output, same_output]).fails_all_alike());
+        assert!(!list_failing(0, &[(FailureKind::Wrong, "1"), (FailureKind::Wrong, "2")]).fails_all_alike());
+        assert!(!list_failing(1, &[crash, crash]).fails_all_alike(), "it passes a test");
+        assert!(!list_failing(0, &[crash]).fails_all_alike(), "one failure is shown anyway");
+    }
+
+    #[test]
+    fn the_headline_counts_failed_tests_not_bugs() {
+        assert_eq!(list_failing(25, &[(FailureKind::Wrong, "1"); 3]).headline(), "fails 3 of 28 tests");
+        assert_eq!(list_failing(0, &[(FailureKind::Crash, "x"); 19]).headline(), "fails all 19 tests");
+        assert_eq!(list_failing(28, &[]).headline(), "passes all 28 tests");
+    }
 
     /// Every program prints `ok`: the reference after 1 unit of fuel, program 1 after 1,500,
     /// and program 2 never.

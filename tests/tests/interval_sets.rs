@@ -194,3 +194,35 @@ fn report_html_holds_the_ranking_the_suite_the_diagram_and_the_cohorts() {
     assert!(html.contains("<h2>Cohorts</h2>") && html.contains("Hedges"), "the roster has two cohorts");
     assert!(!html.contains("src=\"http") && !html.contains("href=\"http"), "self-contained");
 }
+
+#[test]
+fn grading_against_a_previous_suite_moves_only_the_resubmitted_answers_grade() {
+    let first = grade(&[("--stable-after", "500")]);
+    let dir = tempfile::tempdir().unwrap();
+    let previous = dir.path().join("analysis.json");
+    std::fs::write(&previous, &first.files["analysis.json"]).unwrap();
+    // a01 hands in a18's correct module late.
+    let submissions = dir.path().join("submissions");
+    std::fs::create_dir(&submissions).unwrap();
+    for entry in std::fs::read_dir(end_to_end::problem_dir().join("submissions")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "wasm") {
+            std::fs::copy(&path, submissions.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    std::fs::copy(submissions.join("a18.wasm"), submissions.join("a01.wasm")).unwrap();
+    let (submissions, previous) = (submissions.display().to_string(), previous.display().to_string());
+    let second = grade(&[("--submissions", &submissions), ("--suite-from", &previous), ("--seed", "2")]).graded.analysis;
+
+    let before = &first.graded.analysis;
+    let ids = |a: &Analysis| a.suite.iter().map(|t| (t.id.clone(), t.input.clone())).collect::<Vec<_>>();
+    assert_eq!(ids(&second), ids(before), "the same tests under the same ids");
+    for (old, new) in before.answers.iter().zip(&second.answers) {
+        if old.id != "a01" {
+            assert_eq!((old.passed, old.percent, &old.failed), (new.passed, new.percent, &new.failed), "{}", old.id);
+        }
+    }
+    let a01 = second.answers.iter().find(|a| a.id == "a01").unwrap();
+    assert_eq!(a01.percent, 100.0);
+    assert_eq!(second.rerun.as_ref().unwrap().changed, ["a01"]);
+}
