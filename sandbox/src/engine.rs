@@ -7,15 +7,16 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 use wasmtime::{
     Caller, Config, Enabled, Engine, InstanceAllocationStrategy, InstancePre, Linker, Module,
-    PoolingAllocationConfig, ResourceLimiter, Store, Trap,
+    PoolConcurrencyLimitError, PoolingAllocationConfig, ResourceLimiter, Store, Trap,
 };
 use wasmtime_wasi::p1::WasiP1Ctx;
-use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
 use wasmtime_wasi::{Deterministic, HostMonotonicClock, HostWallClock, I32Exit, WasiCtxBuilder};
 
 use crate::limits::{
-    Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES,
+    EPOCH_TICK, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES,
+    WALL_CLOCK_LIMIT,
 };
+use crate::stdio::{self, OutputFull, Stdio};
 use crate::validate::{self, Role};
 use crate::{Outcome, Run, SandboxError};
 
@@ -81,8 +82,9 @@ pub struct Sandbox {
     modules: Mutex<HashMap<[u8; 32], Module>>,
 }
 
-struct RunState {
+pub(crate) struct RunState {
     wasi: WasiP1Ctx,
+    pub(crate) stdio: Stdio,
     memory: MemoryLimit,
     choices: Option<Box<dyn Choices>>,
 }
@@ -152,12 +154,36 @@ impl Sandbox {
             .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))
             .memory_init_cow(true)
             .consume_fuel(true)
+            .epoch_interruption(true)
             .max_wasm_stack(MAX_WASM_STACK_BYTES);
         let engine = Engine::new(&config).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+        // The wall clock of every run's backstop; the thread ends with the engine.
+        let ticking = engine.weak();
+        std::thread::Builder::new()
+            .name("sandbox-epoch".into())
+            .spawn(move || {
+                while let Some(engine) = ticking.upgrade() {
+                    engine.increment_epoch();
+                    drop(engine);
+                    std::thread::sleep(EPOCH_TICK);
+                }
+            })
+            .map_err(|e| SandboxError::Engine(format!("cannot start the epoch thread: {e}")))?;
 
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |state: &mut RunState| &mut state.wasi)
             .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+        // The calls whose work fuel would not see are done by `stdio.rs`, which charges for
+        // that work (and whose `poll_oneoff` never sleeps: the clocks are frozen).
+        linker.allow_shadowing(true);
+        let preview1 = "wasi_snapshot_preview1";
+        linker
+            .func_wrap(preview1, "fd_read", stdio::fd_read)
+            .and_then(|linker| linker.func_wrap(preview1, "fd_write", stdio::fd_write))
+            .and_then(|linker| linker.func_wrap(preview1, "random_get", stdio::random_get))
+            .and_then(|linker| linker.func_wrap(preview1, "poll_oneoff", stdio::poll_oneoff))
+            .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+        linker.allow_shadowing(false);
         linker
             .func_wrap(
                 "bugrank",
@@ -255,12 +281,16 @@ impl Sandbox {
         limits: &Limits,
         choices: Option<Box<dyn Choices>>,
     ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
-        let stdout = MemoryOutputPipe::new(limits.output_bytes + 1);
-        let stderr = MemoryOutputPipe::new(STDERR_LIMIT_BYTES + 1);
+        let stdio = Stdio {
+            input: input.to_vec(),
+            read: 0,
+            stdout: Vec::new(),
+            stdout_limit: limits.output_bytes,
+            stderr: Vec::new(),
+            stderr_limit: STDERR_LIMIT_BYTES,
+            random: &RANDOM_SEED_BYTES,
+        };
         let wasi = WasiCtxBuilder::new()
-            .stdin(MemoryInputPipe::new(input.to_vec()))
-            .stdout(stdout.clone())
-            .stderr(stderr.clone())
             .arg(&program.name)
             .wall_clock(FrozenClock)
             .monotonic_clock(FrozenClock)
@@ -269,35 +299,45 @@ impl Sandbox {
             .insecure_random_seed(0)
             .build_p1();
         let memory = MemoryLimit { max_bytes: limits.memory_bytes.min(MAX_MEMORY_BYTES), refused: false };
-        let mut store = Store::new(&self.engine, RunState { wasi, memory, choices });
+        let mut store = Store::new(&self.engine, RunState { wasi, stdio, memory, choices });
         store.limiter(|state| &mut state.memory);
         store.set_fuel(limits.fuel).map_err(|e| self.host_error(program, e))?;
+        store.set_epoch_deadline((WALL_CLOCK_LIMIT.as_millis() / EPOCH_TICK.as_millis()) as u64);
+        store.epoch_deadline_trap();
 
-        let result = match program.pre.instantiate(&mut store) {
-            Ok(instance) => instance
-                .get_typed_func::<(), ()>(&mut store, "_start")
-                .and_then(|start| start.call(&mut store, ())),
-            Err(e) if e.downcast_ref::<Trap>().is_none() && !store.data().memory.refused => {
-                return Err(self.host_error(program, e));
+        // Instantiation runs the module's start function, guest code like any other: only
+        // a shortage of instance slots is the host's failure, and it is waited out.
+        let mut waited = Duration::ZERO;
+        let instance = loop {
+            match program.pre.instantiate(&mut store) {
+                Err(e) if e.downcast_ref::<PoolConcurrencyLimitError>().is_some() => {
+                    if waited >= SLOT_WAIT {
+                        return Err(self.host_error(program, e));
+                    }
+                    std::thread::sleep(SLOT_RETRY);
+                    waited += SLOT_RETRY;
+                }
+                other => break other,
             }
-            Err(e) => Err(e),
         };
+        let result = instance.and_then(|instance| {
+            instance.get_typed_func::<(), ()>(&mut store, "_start").and_then(|start| start.call(&mut store, ()))
+        });
         let fuel_used = limits.fuel - store.get_fuel().unwrap_or(0);
         let mut outcome = match result {
             Ok(()) => Outcome::Exited(0),
             Err(e) => classify(e),
         };
-        let stdout = stdout.contents();
-        let stderr = stderr.contents();
+        let state = store.into_data();
+        let (stdout, stderr) = (state.stdio.stdout, state.stdio.stderr);
         if stdout.len() > limits.output_bytes || stderr.len() > STDERR_LIMIT_BYTES {
             outcome = Outcome::OutputLimit;
-        } else if store.data().memory.refused && !outcome.is_success() {
+        } else if state.memory.refused && !outcome.is_success() {
             outcome = Outcome::OutOfMemory;
         }
         let stdout = stdout[..stdout.len().min(limits.output_bytes)].to_vec();
         let stderr = stderr[..stderr.len().min(STDERR_LIMIT_BYTES)].to_vec();
-        let choices = store.into_data().choices;
-        Ok((Run { outcome, stdout, stderr, fuel_used }, choices))
+        Ok((Run { outcome, stdout, stderr, fuel_used }, state.choices))
     }
 
     fn host_error(&self, program: &Program, e: wasmtime::Error) -> SandboxError {
@@ -305,12 +345,22 @@ impl Sandbox {
     }
 }
 
+/// How long a run waits for a free instance slot before the host gives up, and how often
+/// it looks. Slots free as soon as a run ends, and runs are bounded by
+/// [`WALL_CLOCK_LIMIT`], so a wait this long means the host is broken, not busy.
+const SLOT_WAIT: Duration = Duration::from_secs(60);
+const SLOT_RETRY: Duration = Duration::from_millis(10);
+
 fn classify(e: wasmtime::Error) -> Outcome {
     if let Some(exit) = e.downcast_ref::<I32Exit>() {
         return Outcome::Exited(exit.0);
     }
+    if e.downcast_ref::<OutputFull>().is_some() {
+        return Outcome::OutputLimit;
+    }
     match e.downcast_ref::<Trap>() {
-        Some(Trap::OutOfFuel) => Outcome::Timeout,
+        // Out of fuel, or still running at the wall-clock backstop.
+        Some(Trap::OutOfFuel | Trap::Interrupt) => Outcome::Timeout,
         Some(Trap::StackOverflow) => Outcome::StackOverflow,
         Some(trap) => Outcome::Trap(trap.to_string()),
         None => Outcome::Trap(e.root_cause().to_string()),

@@ -36,11 +36,13 @@
 
 mod engine;
 mod limits;
+mod stdio;
 mod validate;
 
 pub use engine::{Choices, Program, Sandbox};
+pub use stdio::{BUFFER_FUEL, BYTES_PER_FUEL, HOST_CALL_FUEL, MAX_BUFFERS};
 pub use limits::{
-    Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES,
+    EPOCH_TICK, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES, WALL_CLOCK_LIMIT,
 };
 pub use validate::{ALLOWED_WASI_IMPORTS, GENERATOR_IMPORTS, Role};
 

@@ -17,6 +17,17 @@ pub const MAX_WASM_STACK_BYTES: usize = 1 << 20;
 /// [`crate::Outcome::OutputLimit`] like a flood on stdout.
 pub const STDERR_LIMIT_BYTES: usize = 64 << 10;
 
+/// The wall-clock backstop of one run, independent of fuel. Fuel bounds the guest's own
+/// instructions; this bounds everything else a run could spend time on (host calls whose
+/// work fuel does not see). The largest fuel budget, a reference's billion, runs in a few
+/// seconds, so a run that is still going after this long is stuck outside wasm and ends as
+/// a [`crate::Outcome::Timeout`]. Checked every [`EPOCH_TICK`].
+pub const WALL_CLOCK_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// How often the engine's epoch advances, the granularity of [`WALL_CLOCK_LIMIT`]. A
+/// tick costs a counter increment; runs check it only at function entries and loop heads.
+pub const EPOCH_TICK: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Limits of one run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Limits {

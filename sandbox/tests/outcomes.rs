@@ -64,6 +64,40 @@ fn proc_exit_gives_its_code() {
 }
 
 #[test]
+fn proc_exit_in_a_start_section_is_the_programs_outcome_not_a_host_error() {
+    let program = load("early.wat", &command("(func $early (call $proc_exit (i32.const 4))) (start $early)", ""));
+    let run = sandbox().run(&program, b"", &Limits::default()).expect("whatever a guest does is its outcome");
+    assert_eq!(run.outcome, Outcome::Exited(4));
+}
+
+/// Runs `program` on another thread and fails the test if it takes longer than `limit`
+/// (instead of hanging the suite).
+fn run_within(program: Program, limit: std::time::Duration) -> sandbox::Run {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(sandbox().run(&program, b"", &Limits::default()).unwrap()));
+    finished.recv_timeout(limit).unwrap_or_else(|_| panic!("the run took more than {limit:?}"))
+}
+
+#[test]
+fn a_sleep_returns_at_once_instead_of_waiting_in_real_time() {
+    // One relative clock subscription of 2^62 ns (146 years) at offset 2000, its event at
+    // 3000: the event carries the subscription's userdata (7) and the clock type (0).
+    let poll = r#"(import "wasi_snapshot_preview1" "poll_oneoff" (func $poll (param i32 i32 i32 i32) (result i32)))"#;
+    let body = "
+        (i64.store (i32.const 2000) (i64.const 7))
+        (i32.store8 (i32.const 2008) (i32.const 0))
+        (i32.store (i32.const 2016) (i32.const 1))
+        (i64.store (i32.const 2024) (i64.const 0x4000000000000000))
+        (if (i32.ne (call $poll (i32.const 2000) (i32.const 3000) (i32.const 1) (i32.const 3100)) (i32.const 0)) (then (unreachable)))
+        (if (i64.ne (i64.load (i32.const 3000)) (i64.const 7)) (then (unreachable)))
+        (if (i32.ne (i32.load (i32.const 3100)) (i32.const 1)) (then (unreachable)))
+        (call $write (i32.const 1) (i32.const 100) (i32.const 6))";
+    let run = run_within(load("sleep.wat", &command(poll, body)), std::time::Duration::from_secs(10));
+    assert_eq!(run.outcome, Outcome::Exited(0));
+    assert_eq!(run.stdout, b"hello\n");
+}
+
+#[test]
 fn unreachable_is_a_trap_with_wasmtimes_message() {
     let run = check("(unreachable)", "", Outcome::Trap("wasm trap: wasm `unreachable` instruction executed".into()));
     assert!(run.outcome.to_string().starts_with("crashed"));
@@ -265,4 +299,52 @@ fn a_generator_that_runs_out_of_choices_traps() {
         .unwrap();
     assert!(matches!(&run.outcome, Outcome::Trap(m) if m.contains("more choices than allowed")), "{:?}", run.outcome);
     assert_eq!(choices.asked.len(), 11);
+}
+
+/// Fuel a program uses on empty input.
+fn fuel_of(name: &str, body: &str) -> u64 {
+    let run = sandbox().run(&load(name, &command("", body)), b"", &Limits::default()).unwrap();
+    assert_eq!(run.outcome, Outcome::Exited(0), "{name}");
+    run.fuel_used
+}
+
+#[test]
+fn a_host_call_costs_fuel_for_the_work_it_does() {
+    let nothing = fuel_of("nothing.wat", "");
+    let random = fuel_of("random.wat", "(drop (call $random_get (i32.const 0) (i32.const 65536)))");
+    assert!(random - nothing >= sandbox::HOST_CALL_FUEL + 65536 / sandbox::BYTES_PER_FUEL, "{random} vs {nothing}");
+    let write = fuel_of("write.wat", "(call $write (i32.const 1) (i32.const 100) (i32.const 6))");
+    assert!(write - nothing >= sandbox::HOST_CALL_FUEL, "{write} vs {nothing}");
+}
+
+#[test]
+fn reading_stdin_after_its_end_for_ever_runs_out_of_fuel_quickly() {
+    let program = load("eof.wat", &command("", "(loop $again (drop (call $read)) (br $again))"));
+    let run = run_within(program, std::time::Duration::from_secs(10));
+    assert_eq!(run.outcome, Outcome::Timeout);
+}
+
+#[test]
+fn random_bytes_by_the_megabyte_run_out_of_fuel_quickly() {
+    let program = load("entropy.wat", &command("", "(loop $again (drop (call $random_get (i32.const 0) (i32.const 65536))) (br $again))"));
+    let run = run_within(program, std::time::Duration::from_secs(10));
+    assert_eq!(run.outcome, Outcome::Timeout);
+}
+
+#[test]
+fn a_write_of_more_buffers_than_posix_allows_is_refused() {
+    // 2,000 empty buffers at offset 0: EINVAL (28), then "hello\n" as usual.
+    let body = "
+        (if (i32.ne (call $fd_write (i32.const 1) (i32.const 0) (i32.const 2000) (i32.const 60000)) (i32.const 28)) (then (unreachable)))
+        (call $write (i32.const 1) (i32.const 100) (i32.const 6))";
+    let run = check(body, "", Outcome::Exited(0));
+    assert_eq!(run.stdout, b"hello\n");
+}
+
+#[test]
+fn a_byte_at_a_time_flood_ends_at_the_output_limit() {
+    let program = load("drip.wat", &command("", "(loop $again (call $write (i32.const 1) (i32.const 100) (i32.const 1)) (br $again))"));
+    let run = run_within(program, std::time::Duration::from_secs(10));
+    assert_eq!(run.outcome, Outcome::OutputLimit);
+    assert_eq!(run.stdout.len(), Limits::default().output_bytes);
 }

@@ -1,6 +1,8 @@
 //! The grader's [`Executor`], backed by the sandbox.
 
 use grader::{CheckerVerdict, ChoiceSource, Execution, Executor, RunOutcome};
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use sandbox::{Choices, Limits, Outcome, Program, Sandbox};
 
 /// How much of a crashing program's stderr is kept in its crash message.
@@ -16,6 +18,16 @@ pub struct SandboxExecutor<'a> {
     pub checker: Option<&'a Program>,
     /// Memory and output limits; the fuel here is the generator's.
     pub limits: Limits,
+    /// Once set, nothing more is run: every run ends at once as a timeout (and every
+    /// generator run as a failure), so that a cancelled analysis reaches its next progress
+    /// report, and stops, within the runs already in flight.
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+impl SandboxExecutor<'_> {
+    fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|flag| flag.load(Ordering::Relaxed))
+    }
 }
 
 /// Lends the grader's choice source to the sandbox's generator host functions.
@@ -32,6 +44,9 @@ impl Choices for Recorder {
 
 impl Executor for SandboxExecutor<'_> {
     fn generate(&self, choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+        if self.cancelled() {
+            return (Err("cancelled".to_owned()), choices);
+        }
         match self.sandbox.generate(self.generator, Recorder(choices), &self.limits) {
             Ok((run, Recorder(choices))) => {
                 let result = match run.outcome {
@@ -45,6 +60,9 @@ impl Executor for SandboxExecutor<'_> {
     }
 
     fn run(&self, program: usize, input: &[u8], fuel: u64) -> Execution {
+        if self.cancelled() {
+            return Execution { outcome: RunOutcome::Timeout, stdout: Vec::new(), fuel_used: fuel };
+        }
         let limits = Limits { fuel, ..self.limits };
         let run = self
             .sandbox

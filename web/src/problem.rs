@@ -141,6 +141,7 @@ impl ProblemDir {
             programs: std::iter::once(&self.reference).chain(answers).collect(),
             checker: self.checker.as_ref(),
             limits: self.run_limits(),
+            cancel: None,
         }
     }
 

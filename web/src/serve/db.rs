@@ -109,7 +109,14 @@ const MIGRATIONS: &[&str] = &[
     // 3: the analyses of a stability check: the same answers with other seeds, never
     // shown to students nor taken as a batch's latest.
     "ALTER TABLE analyses ADD COLUMN stability_of INTEGER REFERENCES analyses(id);",
+    // 4: how many times an analysis was started, to give up on one that never ends.
+    "ALTER TABLE analyses ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;",
 ];
+
+/// Starts of one analysis interrupted by the service stopping before it is marked failed
+/// instead of queued again: an analysis that brings the service down every time (or
+/// never ends) must not keep the queue behind it waiting for ever.
+pub const MAX_ATTEMPTS: i64 = 3;
 
 /// Seconds since the epoch: timestamps in the store.
 pub fn now() -> i64 {
@@ -644,7 +651,10 @@ impl Db {
             )
             .optional()?;
         if let Some(row) = &next {
-            tx.execute("UPDATE analyses SET status = 'running', started = ?2 WHERE id = ?1", params![row.id, now()])?;
+            tx.execute(
+                "UPDATE analyses SET status = 'running', started = ?2, attempts = attempts + 1 WHERE id = ?1",
+                params![row.id, now()],
+            )?;
         }
         tx.commit()?;
         Ok(next)
@@ -652,8 +662,21 @@ impl Db {
 
     /// After a restart: analyses that were running are queued again (the analysis is
     /// deterministic, so running it again gives what it would have given).
+    /// At start-up: analyses left running by the last shutdown are queued again, unless
+    /// they were started [`MAX_ATTEMPTS`] times already; those are failed with the reason.
+    /// Returns how many were queued again.
     pub fn requeue_running(&self) -> DbResult<usize> {
-        self.conn().execute("UPDATE analyses SET status = 'queued' WHERE status = 'running'", [])
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute(
+            "UPDATE analyses SET status = 'failed', finished = ?2,
+                 error = 'the service stopped while this analysis ran, ' || attempts || ' times: it is not started again (run it anew to retry)'
+             WHERE status = 'running' AND attempts >= ?1",
+            params![MAX_ATTEMPTS, now()],
+        )?;
+        let requeued = tx.execute("UPDATE analyses SET status = 'queued' WHERE status = 'running'", [])?;
+        tx.commit()?;
+        Ok(requeued)
     }
 
     pub fn set_progress(&self, id: i64, progress: &str) -> DbResult<()> {

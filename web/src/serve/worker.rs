@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::App;
 use super::db::{AnalysisRow, Status};
 use super::store::write_atomically;
+use crate::executor::SandboxExecutor;
 use crate::grade::answers_of;
 use crate::problem::ProblemDir;
 
@@ -135,6 +136,9 @@ fn run_job(app: &App, pool: &rayon::ThreadPool, row: AnalysisRow) {
             Err(anyhow::anyhow!("the analysis stopped on an internal error: {}", message.unwrap_or_default()))
         });
     let recorded = match result {
+        // A cancel that came after the last progress report still voids the result: runs
+        // after it did not really run.
+        _ if cancel.load(Ordering::Relaxed) => app.db.finish_analysis(id, Status::Cancelled, None, &[]),
         Ok(lists) => app.db.finish_analysis(id, Status::Done, None, &lists),
         Err(error) if error.downcast_ref::<GraderError>().is_some_and(|e| matches!(e, GraderError::Cancelled)) => {
             app.db.finish_analysis(id, Status::Cancelled, None, &[])
@@ -168,7 +172,7 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
             .collect::<anyhow::Result<_>>()
     })?;
     let (distinct, answers) = answers_of(rows.iter().zip(&programs).map(|(a, p)| (a.student.as_str(), p, a.cohort.clone())));
-    let executor = problem_dir.executor(&app.sandbox, distinct);
+    let executor = SandboxExecutor { cancel: Some(cancel), ..problem_dir.executor(&app.sandbox, distinct) };
 
     let mut last_write = Instant::now();
     let mut show = |p: &Progress| {

@@ -49,10 +49,36 @@ fn a_running_analysis_can_be_cancelled() {
     wait_until_running(&client, running);
     assert_eq!(client.post(&format!("/analyses/{queued}/cancel"), &[]).status, 303);
     assert_eq!(client.api(&format!("/api/analyses/{queued}"))["analysis"]["status"], "cancelled");
+    let asked = Instant::now();
     assert_eq!(client.post(&format!("/analyses/{running}/cancel"), &[]).status, 303);
     let ended = client.wait_for_analysis(running);
     assert_eq!(ended["analysis"]["status"], "cancelled");
+    // Within the runs in flight (a second is the aim; this bound only catches a cancel
+    // that waits for the search to notice).
+    assert!(asked.elapsed() < Duration::from_secs(5), "cancelled after {:?}", asked.elapsed());
     let again = client.post(&format!("/analyses/{running}/cancel"), &[]);
     assert_eq!(again.status, 400);
     assert!(again.body.contains("is not running"), "{}", again.body);
+}
+
+#[test]
+fn an_analysis_interrupted_three_times_is_failed_with_the_reason_instead_of_requeued_for_ever() {
+    let (data, mut service, client, batch) = service_with_cohort("interval-sets");
+    let password = service.password.clone();
+    let id = run_analysis(&client, batch, &[("stable_after", "1000000")]);
+    wait_until_running(&client, id);
+    for _ in 1..3 {
+        service.kill();
+        service = Service::start(data.path(), &[]);
+        let mut client = Client::new(&service.url);
+        assert_eq!(client.login("instructor", &password), 303);
+        wait_until_running(&client, id);
+    }
+    service.kill();
+    let service = Service::start(data.path(), &[]);
+    let mut client = Client::new(&service.url);
+    assert_eq!(client.login("instructor", &password), 303);
+    let view = client.api(&format!("/api/analyses/{id}"));
+    assert_eq!(view["analysis"]["status"], "failed", "{:#}", view["analysis"]);
+    assert!(view["analysis"]["error"].as_str().unwrap().contains("3 times"), "{:#}", view["analysis"]);
 }

@@ -1,0 +1,213 @@
+//! The host calls whose work fuel would not see, done here and charged for that work.
+//!
+//! Fuel counts the guest's own instructions. A host call can do much more work than the
+//! instruction that makes it: one `random_get` can fill 64 MiB, one `fd_write` can walk
+//! millions of buffers, a loop reading stdin after its end or writing a byte at a time
+//! costs a system call's worth of host time per wasm call. So the sandbox does stdin,
+//! stdout, stderr, random bytes and polling itself, and each call takes fuel for what it
+//! does: [`HOST_CALL_FUEL`] per call, one unit per [`BYTES_PER_FUEL`] bytes moved, and
+//! [`BUFFER_FUEL`] per buffer of a scatter/gather call (at most [`MAX_BUFFERS`] of them). A
+//! run out of fuel in a host call ends as a timeout, like one out of fuel in its own code,
+//! and a run that writes past its output limit ends there, at once.
+
+use wasmtime::{Caller, Extern, Memory, Trap};
+
+use crate::engine::RunState;
+
+/// Fuel a host call costs before its work: about what a system call costs in time, in
+/// wasm instructions. A program that writes once per line pays it once per line.
+pub const HOST_CALL_FUEL: u64 = 1_000;
+
+/// Bytes copied per unit of fuel: a copy costs far less per byte than an instruction.
+pub const BYTES_PER_FUEL: u64 = 16;
+
+/// Fuel per buffer of an `fd_read` / `fd_write` call.
+pub const BUFFER_FUEL: u64 = 10;
+
+/// The most buffers one `fd_read` / `fd_write` may name (POSIX's `IOV_MAX`); more is an
+/// error (`EINVAL`), as on Linux.
+pub const MAX_BUFFERS: usize = 1024;
+
+const ERRNO_SUCCESS: i32 = 0;
+const ERRNO_BADF: i32 = 8;
+const ERRNO_FAULT: i32 = 21;
+const ERRNO_INVAL: i32 = 28;
+
+/// The guest's standard streams: stdin's bytes and how far it has read, and what it wrote
+/// (each kept up to its limit and one byte more, which marks the limit as exceeded).
+pub(crate) struct Stdio {
+    pub(crate) input: Vec<u8>,
+    pub(crate) read: usize,
+    pub(crate) stdout: Vec<u8>,
+    pub(crate) stdout_limit: usize,
+    pub(crate) stderr: Vec<u8>,
+    pub(crate) stderr_limit: usize,
+    /// The bytes `random_get` hands out, repeated.
+    pub(crate) random: &'static [u8],
+}
+
+/// The error that ends a run which wrote past its output limit: the run's outcome is then
+/// [`crate::Outcome::OutputLimit`].
+#[derive(Debug)]
+pub(crate) struct OutputFull;
+
+impl std::fmt::Display for OutputFull {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the output limit was exceeded")
+    }
+}
+
+impl std::error::Error for OutputFull {}
+
+/// Takes `fuel` from the run, or ends it as out of fuel.
+fn charge(caller: &mut Caller<'_, RunState>, fuel: u64) -> wasmtime::Result<()> {
+    let left = caller.get_fuel()?;
+    if left < fuel {
+        caller.set_fuel(0)?;
+        return Err(Trap::OutOfFuel.into());
+    }
+    caller.set_fuel(left - fuel)
+}
+
+fn memory(caller: &mut Caller<'_, RunState>) -> Option<Memory> {
+    match caller.get_export("memory") {
+        Some(Extern::Memory(memory)) => Some(memory),
+        _ => None,
+    }
+}
+
+/// `count` little-endian (pointer, length) pairs at `at`, or `None` if any is out of bounds.
+fn buffers(data: &[u8], at: u32, count: u32) -> Option<Vec<(usize, usize)>> {
+    let at = at as usize;
+    let table = data.get(at..at.checked_add(8 * count as usize)?)?;
+    table
+        .chunks_exact(8)
+        .map(|pair| {
+            let start = u32::from_le_bytes(pair[..4].try_into().unwrap()) as usize;
+            let len = u32::from_le_bytes(pair[4..].try_into().unwrap()) as usize;
+            (start.checked_add(len)? <= data.len()).then_some((start, len))
+        })
+        .collect()
+}
+
+fn store_u32(data: &mut [u8], at: u32, value: u32) -> bool {
+    match data.get_mut(at as usize..(at as usize).checked_add(4).unwrap_or(usize::MAX)) {
+        Some(slot) => {
+            slot.copy_from_slice(&value.to_le_bytes());
+            true
+        }
+        None => false,
+    }
+}
+
+/// `fd_read(fd, iovs, iovs_len, nread) -> errno`: stdin only.
+pub(crate) fn fd_read(mut caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nread: i32) -> wasmtime::Result<i32> {
+    charge(&mut caller, HOST_CALL_FUEL)?;
+    if fd != 0 {
+        return Ok(ERRNO_BADF);
+    }
+    if count as u32 as usize > MAX_BUFFERS {
+        return Ok(ERRNO_INVAL);
+    }
+    charge(&mut caller, BUFFER_FUEL * count as u32 as u64)?;
+    let Some(memory) = memory(&mut caller) else { return Ok(ERRNO_FAULT) };
+    let (data, state) = memory.data_and_store_mut(&mut caller);
+    let Some(buffers) = buffers(data, iovs as u32, count as u32) else { return Ok(ERRNO_FAULT) };
+    let stdio = &mut state.stdio;
+    let mut total = 0usize;
+    for (start, len) in buffers {
+        let rest = &stdio.input[stdio.read..];
+        let n = len.min(rest.len());
+        data[start..start + n].copy_from_slice(&rest[..n]);
+        stdio.read += n;
+        total += n;
+        if n < len {
+            break;
+        }
+    }
+    if !store_u32(data, nread as u32, total as u32) {
+        return Ok(ERRNO_FAULT);
+    }
+    charge(&mut caller, total as u64 / BYTES_PER_FUEL)?;
+    Ok(ERRNO_SUCCESS)
+}
+
+/// `fd_write(fd, iovs, iovs_len, nwritten) -> errno`: stdout and stderr only. Writing past
+/// a stream's limit ends the run.
+pub(crate) fn fd_write(mut caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nwritten: i32) -> wasmtime::Result<i32> {
+    charge(&mut caller, HOST_CALL_FUEL)?;
+    if fd != 1 && fd != 2 {
+        return Ok(ERRNO_BADF);
+    }
+    if count as u32 as usize > MAX_BUFFERS {
+        return Ok(ERRNO_INVAL);
+    }
+    charge(&mut caller, BUFFER_FUEL * count as u32 as u64)?;
+    let Some(memory) = memory(&mut caller) else { return Ok(ERRNO_FAULT) };
+    let (data, state) = memory.data_and_store_mut(&mut caller);
+    let Some(buffers) = buffers(data, iovs as u32, count as u32) else { return Ok(ERRNO_FAULT) };
+    let (stream, limit) = match fd {
+        1 => (&mut state.stdio.stdout, state.stdio.stdout_limit),
+        _ => (&mut state.stdio.stderr, state.stdio.stderr_limit),
+    };
+    let mut total = 0usize;
+    for (start, len) in buffers {
+        // Kept up to one byte past the limit: enough to know it was exceeded.
+        let room = (limit + 1).saturating_sub(stream.len());
+        stream.extend_from_slice(&data[start..start + len.min(room)]);
+        total += len;
+        if stream.len() > limit {
+            return Err(OutputFull.into());
+        }
+    }
+    if !store_u32(data, nwritten as u32, total as u32) {
+        return Ok(ERRNO_FAULT);
+    }
+    charge(&mut caller, total as u64 / BYTES_PER_FUEL)?;
+    Ok(ERRNO_SUCCESS)
+}
+
+/// `random_get(buf, len) -> errno`: the run's fixed bytes, repeated.
+pub(crate) fn random_get(mut caller: Caller<'_, RunState>, buf: i32, len: i32) -> wasmtime::Result<i32> {
+    let (buf, len) = (buf as u32 as usize, len as u32 as usize);
+    charge(&mut caller, HOST_CALL_FUEL + len as u64 / BYTES_PER_FUEL)?;
+    let Some(memory) = memory(&mut caller) else { return Ok(ERRNO_FAULT) };
+    let (data, state) = memory.data_and_store_mut(&mut caller);
+    let Some(target) = buf.checked_add(len).and_then(|end| data.get_mut(buf..end)) else { return Ok(ERRNO_FAULT) };
+    for (byte, random) in target.iter_mut().zip(state.stdio.random.iter().cycle()) {
+        *byte = *random;
+    }
+    Ok(ERRNO_SUCCESS)
+}
+
+/// `poll_oneoff(subscriptions, events, count, nevents) -> errno` without waiting: every
+/// subscription (a clock, or a file descriptor ready to read or write) is reported as an
+/// event at once, since the clocks are frozen and a sleep has nothing to wait for. Each
+/// subscription is 48 bytes (userdata, then the tag), each event 32 (userdata, errno,
+/// type, then for descriptors the bytes available and flags, left 0). A guest that polls
+/// in a loop burns fuel.
+pub(crate) fn poll_oneoff(mut caller: Caller<'_, RunState>, subscriptions: i32, events: i32, count: i32, nevents: i32) -> wasmtime::Result<i32> {
+    charge(&mut caller, HOST_CALL_FUEL)?;
+    if count <= 0 || count as usize > MAX_BUFFERS {
+        return Ok(ERRNO_INVAL);
+    }
+    let Some(memory) = memory(&mut caller) else { return Ok(ERRNO_FAULT) };
+    let data = memory.data_mut(&mut caller);
+    let (subscriptions, events, count) = (subscriptions as u32 as usize, events as u32 as usize, count as usize);
+    let fits = |at: usize, len: usize| at.checked_add(len).is_some_and(|end| end <= data.len());
+    if !fits(subscriptions, 48 * count) || !fits(events, 32 * count) {
+        return Ok(ERRNO_FAULT);
+    }
+    for i in 0..count {
+        let subscription = subscriptions + 48 * i;
+        let mut event = [0u8; 32];
+        event[..8].copy_from_slice(&data[subscription..subscription + 8]);
+        event[10] = data[subscription + 8];
+        data[events + 32 * i..events + 32 * (i + 1)].copy_from_slice(&event);
+    }
+    if !store_u32(data, nevents as u32, count as u32) {
+        return Ok(ERRNO_FAULT);
+    }
+    charge(&mut caller, BUFFER_FUEL * count as u64)?;
+    Ok(ERRNO_SUCCESS)
+}
