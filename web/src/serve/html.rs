@@ -30,6 +30,7 @@ pub fn page(title: &str, who: Option<&Instructor>, body: Markup) -> HttpResponse
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) " · bugrank" }
                 style { (PreEscaped(STYLE)) }
+                script src="/static/app.js" defer {}
             }
             body {
                 header {
@@ -63,11 +64,52 @@ pub fn button(who: &Instructor, action: &str, label: &str) -> Markup {
     html! { form method="post" action=(action) style="display:inline" { (csrf_field(who)) button type="submit" { (label) } } }
 }
 
-/// Markdown (a problem statement) as HTML. Raw HTML in the source is shown as text.
+/// The page script (`static/app.js`): the only script a page runs, served from the site
+/// so that the Content-Security-Policy can forbid inline scripts.
+pub const APP_JS: &str = include_str!("static/app.js");
+
+/// The headers every response carries. The policy allows scripts from the site only (no
+/// inline script, so injected markup cannot run), inline styles (the pages' own), images
+/// from the site and `data:` (diagrams), and nothing else; no page may be framed
+/// (clickjacking), content types are not sniffed, and no Referer leaves a page (a
+/// student's link holds their token).
+pub const SECURITY_HEADERS: [(&str, &str); 4] = [
+    (
+        "Content-Security-Policy",
+        "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; \
+         form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    ),
+    ("X-Frame-Options", "DENY"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+];
+
+/// True for a link target a statement may use: `http`, `https`, `mailto`, or a relative
+/// one (no scheme). Browsers ignore white space and control characters inside a scheme
+/// (`java\tscript:`), so they are dropped before looking.
+pub fn safe_link(target: &str) -> bool {
+    let plain: String = target.chars().filter(|c| !c.is_ascii_whitespace() && !c.is_control()).collect();
+    match plain.find([':', '/', '?', '#']) {
+        Some(at) if plain[at..].starts_with(':') => {
+            let scheme = plain[..at].to_ascii_lowercase();
+            matches!(scheme.as_str(), "http" | "https" | "mailto")
+        }
+        _ => true,
+    }
+}
+
+/// Markdown (a problem statement) as HTML. Raw HTML in the source is shown as text, and a
+/// link or image with another target than [`safe_link`] allows points nowhere (`#`).
 pub fn markdown(source: &str) -> Markup {
-    use pulldown_cmark::{Event, Parser};
+    use pulldown_cmark::{CowStr, Event, Parser, Tag};
     let events = Parser::new(source).map(|event| match event {
         Event::Html(text) | Event::InlineHtml(text) => Event::Text(text),
+        Event::Start(Tag::Link { link_type, dest_url, title, id }) if !safe_link(&dest_url) => {
+            Event::Start(Tag::Link { link_type, dest_url: CowStr::Borrowed("#"), title, id })
+        }
+        Event::Start(Tag::Image { link_type, dest_url, title, id }) if !safe_link(&dest_url) => {
+            Event::Start(Tag::Image { link_type, dest_url: CowStr::Borrowed("#"), title, id })
+        }
         other => other,
     });
     let mut out = String::new();
@@ -149,5 +191,31 @@ mod tests {
         assert!(html.contains("<h1>Title</h1>"), "{html}");
         assert!(html.contains("&lt;script&gt;"), "{html}");
         assert!(html.contains("<em>emphasis</em>") && html.contains("&lt;b&gt;inline"), "{html}");
+    }
+
+    fn check_link(markdown_source: &str, live: bool) {
+        let html = markdown(markdown_source).into_string();
+        // A live link or image points somewhere else than `#`; text is no link at all.
+        let points = |attribute: &str| html.contains(&format!("{attribute}=\"")) && !html.contains(&format!("{attribute}=\"#\""));
+        assert_eq!(points("href") || points("src"), live, "{markdown_source}: {html}");
+    }
+
+    #[test]
+    fn a_statement_links_only_to_the_web_mail_or_its_own_site() {
+        for source in ["[x](https://example.org/a)", "[x](http://example.org)", "[x](mailto:t@example.org)", "[x](/problems/1)", "[x](notes.html#part)"] {
+            check_link(source, true);
+        }
+        for source in [
+            "[x](javascript:alert(1))",
+            "[x](JavaScript:alert(1))",
+            "[x](java\tscript:alert(1))",
+            "<javascript:alert(1)>",
+            "[x][r]\n\n[r]: javascript:alert(1)",
+            "[x](data:text/html,<script>alert(1)</script>)",
+            "![x](data:image/svg+xml,<svg onload=alert(1)>)",
+            "[x](vbscript:msgbox)",
+        ] {
+            check_link(source, false);
+        }
     }
 }

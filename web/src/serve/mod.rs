@@ -77,13 +77,15 @@ pub struct App {
     pub max_upload_bytes: usize,
     /// Finished analyses read from their `analysis.json`, by id: they never change.
     analyses: Mutex<HashMap<i64, Arc<Analysis>>>,
+    /// Failed logins and the password checks running.
+    pub logins: auth::LoginGuard,
 }
 
 impl App {
     pub fn open(data: &std::path::Path, max_upload_bytes: usize) -> anyhow::Result<App> {
         let store = Store::open(data)?;
         let db = Db::open(&store.database_path()).with_context(|| format!("cannot open the store in {}", data.display()))?;
-        Ok(App { db, store, sandbox: Sandbox::new()?, jobs: Jobs::default(), max_upload_bytes, analyses: Mutex::default() })
+        Ok(App { db, store, sandbox: Sandbox::new()?, jobs: Jobs::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default() })
     }
 
     /// A finished analysis's result.
@@ -172,7 +174,9 @@ pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
     }
     let data = web::Data::new(app);
     let server = actix_web::HttpServer::new(move || {
+        let headers = html::SECURITY_HEADERS.iter().fold(actix_web::middleware::DefaultHeaders::new(), |h, &header| h.add(header));
         actix_web::App::new()
+            .wrap(headers)
             .app_data(data.clone())
             .app_data(web::FormConfig::default().limit(64 << 10))
             .configure(pages::routes)

@@ -12,7 +12,7 @@ use grader::{Analysis, BugList, GradeChange, ProblemReport, RerunMode, Stability
 use maud::{Markup, PreEscaped, html};
 use serde::{Deserialize, Serialize};
 
-use super::auth::{Instructor, SESSION_COOKIE, SESSION_SECONDS, random_token, verify_password};
+use super::auth::{Instructor, Refused, SESSION_COOKIE, SESSION_SECONDS, check_password, random_token};
 use super::db::{AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, SubmissionRow, now};
 use super::html::{bug_list, button, csrf_field, date, markdown, page};
 use super::store::sha256_hex;
@@ -45,6 +45,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     page!("/uploads/{id}", upload_page);
     cfg.route("/uploads/{id}/save", web::post().to(save_upload));
     cfg.route("/uploads/{id}/discard", web::post().to(discard_upload));
+    cfg.route("/static/app.js", web::get().to(app_js));
     page!("/batches", batches_page);
     page!("/batches/{id}", batch_page);
     cfg.route("/batches/{id}/late", web::post().to(upload_late));
@@ -139,14 +140,35 @@ async fn login(app: AppData, req: HttpRequest, form: web::Form<LoginForm>) -> Pa
         (Some(given), Some(expected)) if super::auth::same_secret(&given, &expected) => {}
         _ => return Err(AppError::Csrf),
     }
+    let address = req.peer_addr().map_or_else(String::new, |a| a.ip().to_string());
+    let slot = match app.logins.admit(&login, &address, now()) {
+        Ok(slot) => slot,
+        Err(refused) => {
+            let (message, seconds) = match refused {
+                Refused::Wait(seconds) => {
+                    (format!("Too many failed logins for this account or from your address: try again in {seconds} s."), seconds)
+                }
+                Refused::Busy => ("Many logins at once: try again in a second.".to_owned(), 1),
+            };
+            let mut response = login_page(Some(&message));
+            *response.status_mut() = actix_web::http::StatusCode::TOO_MANY_REQUESTS;
+            response.headers_mut().insert(
+                actix_web::http::header::RETRY_AFTER,
+                actix_web::http::header::HeaderValue::from(seconds),
+            );
+            return Ok(response);
+        }
+    };
     let app2 = app.clone();
+    let name = login.clone();
     let checked = blocking(move || {
-        Ok(match app2.db.instructor(&login)? {
-            Some((id, hash)) if verify_password(&password, &hash) => Some(id),
-            _ => None,
-        })
+        let account = app2.db.instructor(&name)?;
+        let matches = check_password(&password, account.as_ref().map(|(_, hash)| hash.as_str()));
+        Ok(account.filter(|_| matches).map(|(id, _)| id))
     })
     .await?;
+    drop(slot);
+    app.logins.record(&login, &address, checked.is_some(), now());
     let Some(instructor) = checked else { return Ok(login_page(Some("Wrong login or password."))) };
     let token = random_token();
     app.db.add_session(&sha256_hex(token.as_bytes()), instructor, &random_token(), now() + SESSION_SECONDS)?;
@@ -823,7 +845,7 @@ fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Mar
             @if let Some(n) = v.analysis.stable_after { " · stop after " (n) } @if let Some(f) = v.analysis.fuel_factor { " · fuel factor " (f) }
             " · " strong #status { (status_word(v.analysis.status)) } }
         @if matches!(v.analysis.status, Status::Queued | Status::Running) {
-            div.card #live {
+            div.card #live data-analysis=(id) {
                 progress #bar max="100" value=(v.progress.as_ref().map_or(0.0, |p| p.percent)) {}
                 p #phase { @match &v.progress {
                     None => "waiting for a worker",
@@ -831,20 +853,7 @@ fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Mar
                 } }
                 (button(who, &format!("/analyses/{id}/cancel"), "Cancel"))
             }
-            script { (PreEscaped(format!(r#"
-(function poll() {{
-  fetch('/api/analyses/{id}', {{credentials: 'same-origin'}}).then(r => r.json()).then(v => {{
-    if (v.analysis.status !== 'queued' && v.analysis.status !== 'running') {{ location.reload(); return; }}
-    const p = v.progress;
-    if (p) {{
-      document.getElementById('bar').value = p.percent;
-      document.getElementById('phase').textContent = p.phase + ': ' + p.tests_generated + ' tests tried, suite of ' + p.suite_size +
-        (p.phase === 'explaining' ? ', bug lists ' + p.explained + '/' + p.answers : ', ' + p.stable_run + '/' + p.stable_after + ' without news');
-    }}
-    document.getElementById('status').textContent = v.analysis.status;
-    setTimeout(poll, 500);
-  }}).catch(() => setTimeout(poll, 2000));
-}})();"#))) }
+
         }
         @if let Some(error) = &v.analysis.error { p.bad { "The analysis failed: " (error) } }
         @if let Some(result) = &v.result { (results(who, v, result, svg)) }
@@ -1084,12 +1093,14 @@ async fn experiment_page(app: AppData, req: HttpRequest, who: Instructor, query:
                     button type="submit" { "Compare" }
                 }
             }
-            script { (PreEscaped("document.getElementById('experiment').addEventListener('submit', function () {\
-                this.batches.value = Array.from(document.querySelectorAll('input.batch:checked')).map(b => b.value).join(','); });")) }
             @if let Some(problem) = &v.problem { p.bad { (problem) } }
             @if !v.reports.is_empty() { (PreEscaped(grader::experiment_section(&v.reports))) }
         }
     })
+}
+
+async fn app_js() -> HttpResponse {
+    HttpResponse::Ok().content_type("text/javascript; charset=utf-8").body(super::html::APP_JS)
 }
 
 // ---------------------------------------------------------------- students

@@ -85,6 +85,8 @@ pub struct Reply {
     pub status: u16,
     pub location: Option<String>,
     pub content_type: String,
+    /// Every header, by lower-case name.
+    pub headers: std::collections::BTreeMap<String, String>,
     pub body: String,
 }
 
@@ -116,32 +118,40 @@ impl Client {
     /// Logs in through the login form; returns the status (303 on success). Picks up
     /// the session's CSRF token.
     pub fn login(&mut self, login: &str, password: &str) -> u16 {
+        self.login_reply(login, password).status
+    }
+
+    /// Like [`Client::login`], with the whole reply.
+    pub fn login_reply(&mut self, login: &str, password: &str) -> Reply {
         let form = self.agent.get(&format!("{}/login", self.base)).call().expect("the login page");
         let cookie = form.header("set-cookie").expect("the login form sets its CSRF cookie").split(';').next().unwrap().to_owned();
         let token = csrf_of(&form.into_string().unwrap());
-        self.login_with(login, password, Some(&cookie), Some(&token))
+        self.login_form(login, password, Some(&cookie), Some(&token))
     }
 
     /// Posts the login form as given: a forged one lacks the cookie or the token.
     pub fn login_with(&mut self, login: &str, password: &str, cookie: Option<&str>, token: Option<&str>) -> u16 {
+        self.login_form(login, password, cookie, token).status
+    }
+
+    fn login_form(&mut self, login: &str, password: &str, cookie: Option<&str>, token: Option<&str>) -> Reply {
         let mut request = self.agent.post(&format!("{}/login", self.base));
         if let Some(cookie) = cookie {
             request = request.set("Cookie", cookie);
         }
         let mut fields = vec![("login", login), ("password", password)];
         fields.extend(token.map(|t| ("csrf", t)));
-        let response = match request.send_form(&fields) {
+        let reply = reply_of(match request.send_form(&fields) {
             Ok(r) => r,
             Err(ureq::Error::Status(_, r)) => r,
             Err(e) => panic!("{e}"),
-        };
-        let status = response.status();
-        if status == 303 {
-            let cookie = response.header("set-cookie").expect("a session cookie");
+        });
+        if reply.status == 303 {
+            let cookie = reply.headers.get("set-cookie").expect("a session cookie");
             self.cookie = Some(cookie.split(';').next().unwrap().to_owned());
             self.csrf = Some(csrf_of(&self.get("/batches").body));
         }
-        status
+        reply
     }
 
     fn send(&self, request: ureq::Request, body: Option<(&str, Vec<u8>)>) -> Reply {
@@ -153,17 +163,11 @@ impl Client {
             Some((content_type, bytes)) => request.set("Content-Type", content_type).send_bytes(&bytes),
             None => request.call(),
         };
-        let response = match result {
+        reply_of(match result {
             Ok(r) => r,
             Err(ureq::Error::Status(_, r)) => r,
             Err(e) => panic!("request failed: {e}"),
-        };
-        Reply {
-            status: response.status(),
-            location: response.header("location").map(str::to_owned),
-            content_type: response.content_type().to_owned(),
-            body: response.into_string().unwrap_or_default(),
-        }
+        })
     }
 
     pub fn get(&self, path: &str) -> Reply {
@@ -224,6 +228,20 @@ impl Client {
             assert!(Instant::now() < deadline, "analysis {id} still {status} after 10 minutes");
             std::thread::sleep(Duration::from_millis(200));
         }
+    }
+}
+
+fn reply_of(response: ureq::Response) -> Reply {
+    Reply {
+        status: response.status(),
+        location: response.header("location").map(str::to_owned),
+        content_type: response.content_type().to_owned(),
+        headers: response
+            .headers_names()
+            .into_iter()
+            .map(|name| (name.to_ascii_lowercase(), response.header(&name).unwrap_or_default().to_owned()))
+            .collect(),
+        body: response.into_string().unwrap_or_default(),
     }
 }
 

@@ -69,6 +69,14 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     assert!(dot.body.starts_with("digraph"), "{}", dot.body);
     let page = client.get(&format!("/analyses/{id}"));
     assert!(page.body.contains("<svg"), "the diagram is inline");
+    // Every page forbids inline scripts, framing, sniffing and Referers.
+    let csp = &page.headers["content-security-policy"];
+    assert!(csp.contains("script-src 'self'") && !csp.contains("unsafe-eval") && csp.contains("frame-ancestors 'none'"), "{csp}");
+    assert!(!page.body.contains("<script>"), "no inline script");
+    assert_eq!(page.headers["x-frame-options"], "DENY");
+    assert_eq!(page.headers["x-content-type-options"], "nosniff");
+    assert_eq!(page.headers["referrer-policy"], "no-referrer");
+    assert_eq!(client.get("/static/app.js").content_type, "text/javascript");
     assert_eq!(client.get(&format!("/analyses/{id}/files/secrets.txt")).status, 404);
 
     // The experiment report over the batch's two cohorts.

@@ -5,5 +5,6 @@ mod bad_uploads;
 mod browser;
 mod common;
 mod flow;
+mod hardening;
 mod fairness;
 mod restart;
