@@ -111,3 +111,18 @@ fn identical_modules_run_once_and_get_identical_results() {
     assert!(class.answers.contains(&"copy-of-a01".to_string()));
     assert_eq!(result("copy-of-a01").cohort, None, "it has no roster row");
 }
+
+#[test]
+fn a_symbolic_link_or_a_directory_named_like_a_module_is_named_and_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_modules(dir.path());
+    std::os::unix::fs::symlink("/etc/passwd", dir.path().join("z01.wasm")).unwrap();
+    std::fs::create_dir(dir.path().join("z02.wasm")).unwrap();
+    let submissions = dir.path().display().to_string();
+    let run = grade(&[("--submissions", &submissions), ("--stable-after", "300")]);
+    let reasons = reasons(&run);
+    assert_eq!(reasons.len(), 2, "{reasons:#?}");
+    assert!(reasons[0].contains("z01.wasm is a symbolic link, which is not followed"), "{}", reasons[0]);
+    assert!(reasons[1].contains("z02.wasm is not a file"), "{}", reasons[1]);
+    assert_eq!(run.graded.analysis.answers.len(), FIXTURE.answers);
+}

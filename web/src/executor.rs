@@ -18,9 +18,9 @@ pub struct SandboxExecutor<'a> {
     pub checker: Option<&'a Program>,
     /// Memory and output limits; the fuel here is the generator's.
     pub limits: Limits,
-    /// Once set, nothing more is run: every run ends at once as a timeout (and every
-    /// generator run as a failure), so that a cancelled analysis reaches its next progress
-    /// report, and stops, within the runs already in flight.
+    /// Once set, no program is run any more: every run ends at once as a timeout, so that
+    /// a cancelled analysis reaches its next progress report, and stops, within the runs
+    /// already in flight.
     pub cancel: Option<&'a AtomicBool>,
 }
 
@@ -44,9 +44,8 @@ impl Choices for Recorder {
 
 impl Executor for SandboxExecutor<'_> {
     fn generate(&self, choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
-        if self.cancelled() {
-            return (Err("cancelled".to_owned()), choices);
-        }
+        // Generators still run after a cancel: they are quick, and the search relies on a
+        // replayed test giving its input again.
         match self.sandbox.generate(self.generator, Recorder(choices), &self.limits) {
             Ok((run, Recorder(choices))) => {
                 let result = match run.outcome {

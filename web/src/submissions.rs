@@ -113,15 +113,25 @@ impl Batch {
     }
 }
 
-/// The module files (`.wasm`, `.wat`) of a directory, not recursively, with their bytes.
+/// The module files (`.wasm`, `.wat`) of a directory, not recursively, with their bytes;
+/// a symbolic link or a directory with a module's name is listed with why it is not read.
 pub fn read_module_dir(path: &Path) -> anyhow::Result<Vec<FileBytes>> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(path).with_context(|| format!("cannot read {}", path.display()))? {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        if module_id(&name).is_some() && entry.file_type()?.is_file() {
-            files.push((name, std::fs::read(entry.path()).map_err(|e| e.to_string())));
+        if module_id(&name).is_none() {
+            continue;
         }
+        let kind = entry.file_type()?;
+        let bytes = if kind.is_file() {
+            std::fs::read(entry.path()).map_err(|e| e.to_string())
+        } else if kind.is_symlink() {
+            Err(format!("{name} is a symbolic link, which is not followed: put the module itself in the directory"))
+        } else {
+            Err(format!("{name} is not a file (a directory?): not a module"))
+        };
+        files.push((name, bytes));
     }
     Ok(files)
 }

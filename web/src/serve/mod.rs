@@ -79,13 +79,15 @@ pub struct App {
     analyses: Mutex<HashMap<i64, Arc<Analysis>>>,
     /// Failed logins and the password checks running.
     pub logins: auth::LoginGuard,
+    /// The serving process's lock on the data directory, held while the app lives.
+    lock: Option<std::fs::File>,
 }
 
 impl App {
     pub fn open(data: &std::path::Path, max_upload_bytes: usize) -> anyhow::Result<App> {
         let store = Store::open(data)?;
         let db = Db::open(&store.database_path()).with_context(|| format!("cannot open the store in {}", data.display()))?;
-        Ok(App { db, store, sandbox: Sandbox::new()?, jobs: Jobs::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default() })
+        Ok(App { db, store, sandbox: Sandbox::new()?, jobs: Jobs::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), lock: None })
     }
 
     /// A finished analysis's result.
@@ -112,6 +114,9 @@ pub enum AppError {
     Csrf,
     #[error("{0}")]
     BadRequest(String),
+    /// 413: the request is larger than a limit.
+    #[error("{0}")]
+    TooLarge(String),
     #[error("internal error")]
     Internal(#[from] anyhow::Error),
 }
@@ -129,6 +134,7 @@ impl ResponseError for AppError {
             AppError::LoggedOut { .. } => StatusCode::UNAUTHORIZED,
             AppError::Csrf => StatusCode::FORBIDDEN,
             AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -161,7 +167,11 @@ pub struct Running {
 /// Opens the store, prepares the demo data on first start, starts the workers and binds
 /// the HTTP server (not yet running: await `server`).
 pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
-    let app = Arc::new(App::open(&args.data, args.max_upload_mib << 20)?);
+    // First of all, before anything is requeued or written.
+    let lock = store::lock_data(&args.data)?;
+    let mut app = App::open(&args.data, args.max_upload_mib << 20)?;
+    app.lock = Some(lock);
+    let app = Arc::new(app);
     if app.db.instructor_count()? == 0 {
         let password = auth::random_token()[..16].to_owned();
         app.db.add_instructor("instructor", &auth::hash_password(&password)?)?;

@@ -269,14 +269,14 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
     }
     let name = folder.unwrap_or_else(|| file_name.trim_end_matches(".zip").to_owned());
     let dir = app.store.new_problem_dir(&name)?;
-    for (file, bytes) in &wanted {
-        super::store::write_atomically(&dir.join(file), bytes)?;
-    }
-    match ProblemDir::load(&app.sandbox, &dir) {
+    let written: anyhow::Result<()> = wanted.iter().try_for_each(|(file, bytes)| super::store::write_atomically(&dir.join(file), bytes));
+    let loaded = written.map_err(AppError::Internal).and_then(|()| ProblemDir::load(&app.sandbox, &dir).map_err(|error| bad(format!("{error:#}"))));
+    match loaded {
         Ok(problem) => Ok((dir, name, problem.toml.title)),
         Err(error) => {
-            let _ = std::fs::remove_dir_all(&dir);
-            Err(bad(format!("{error:#}")))
+            // Nothing of a refused bundle stays: not its files, not its numbered folder.
+            let _ = std::fs::remove_dir_all(dir.parent().unwrap_or(&dir));
+            Err(error)
         }
     }
 }
@@ -287,7 +287,7 @@ fn bundle_of(form: Form) -> Result<(String, Vec<u8>), AppError> {
 }
 
 async fn upload_problem(app: AppData, req: HttpRequest, who: Instructor, payload: Multipart) -> Page {
-    let form = Form::read(payload, app.max_upload_bytes).await?;
+    let form = Form::read(&req, payload, app.max_upload_bytes).await?;
     who.check_csrf(&req, form.field("csrf"))?;
     let (file, bytes) = bundle_of(form)?;
     let app2 = app.clone();
@@ -302,7 +302,7 @@ async fn upload_problem(app: AppData, req: HttpRequest, who: Instructor, payload
 async fn replace_problem(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
     let id = path.into_inner();
     found(app.db.problem(id)?)?;
-    let form = Form::read(payload, app.max_upload_bytes).await?;
+    let form = Form::read(&req, payload, app.max_upload_bytes).await?;
     who.check_csrf(&req, form.field("csrf"))?;
     let (file, bytes) = bundle_of(form)?;
     let app2 = app.clone();
@@ -375,7 +375,7 @@ const UPLOAD_DISCARDED: &str = "discarded";
 
 async fn upload_batch(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
     let problem = found(app.db.problem(path.into_inner())?)?;
-    let form = Form::read(payload, app.max_upload_bytes).await?;
+    let form = Form::read(&req, payload, app.max_upload_bytes).await?;
     who.check_csrf(&req, form.field("csrf"))?;
     let name = form.field("name").unwrap_or("Batch").to_owned();
     let mut roster = None;
@@ -509,7 +509,7 @@ async fn discard_upload(app: AppData, req: HttpRequest, who: Instructor, path: w
 
 async fn upload_late(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
     let batch = found(app.db.batch(path.into_inner())?)?;
-    let form = Form::read(payload, app.max_upload_bytes).await?;
+    let form = Form::read(&req, payload, app.max_upload_bytes).await?;
     who.check_csrf(&req, form.field("csrf"))?;
     let student = form.field("student").map(str::to_owned);
     let mut files = form.files;

@@ -12,6 +12,26 @@ pub struct Store {
     root: PathBuf,
 }
 
+/// Takes the data directory for this process: a second `bugrank serve` on the same
+/// directory would requeue the first one's running analyses and write beside it. The lock
+/// (on `<data>/serve.lock`) lasts as long as the returned file is open; the operating
+/// system releases it when the process ends, however it ends.
+pub fn lock_data(root: &Path) -> anyhow::Result<std::fs::File> {
+    std::fs::create_dir_all(root).with_context(|| format!("cannot create {}", root.display()))?;
+    let path = root.join("serve.lock");
+    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
+            "another `bugrank serve` is using {} (it holds {}): stop it first, or give another --data",
+            root.display(),
+            path.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => Err(e).with_context(|| format!("cannot lock {}", path.display())),
+    }
+}
+
 /// `bytes` in lower-case hexadecimal.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -70,6 +90,8 @@ impl Store {
     /// folder's name, which analyses report, stays the problem's.
     pub fn new_problem_dir(&self, name: &str) -> anyhow::Result<PathBuf> {
         let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+        // A bundle named `.zip` has no name: its folder still needs one.
+        let safe = if safe.is_empty() { "problem".to_owned() } else { safe };
         for n in 1.. {
             let parent = self.root.join("problems").join(n.to_string());
             match std::fs::create_dir(&parent) {

@@ -5,6 +5,8 @@
 use std::collections::HashMap;
 
 use actix_multipart::Multipart;
+use actix_web::HttpRequest;
+use actix_web::http::header::CONTENT_LENGTH;
 use futures_util::TryStreamExt;
 use serde::{Deserialize, Serialize};
 
@@ -24,11 +26,17 @@ pub struct Form {
 const MAX_FIELD_BYTES: usize = 64 << 10;
 
 impl Form {
-    /// Reads the whole form; more than `limit` bytes in all is refused.
-    pub async fn read(mut payload: Multipart, limit: usize) -> Result<Form, AppError> {
+    /// Reads the whole form; more than `limit` bytes in all is refused with 413, at once
+    /// when the request says its length (`Content-Length`) and otherwise as soon as the
+    /// bytes read pass the limit; a text field over [`MAX_FIELD_BYTES`] is refused too.
+    pub async fn read(req: &HttpRequest, mut payload: Multipart, limit: usize) -> Result<Form, AppError> {
+        let too_large = || AppError::TooLarge(format!("the upload is larger than the limit of {} MiB: nothing was saved", limit >> 20));
+        let declared = req.headers().get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
+        if declared.is_some_and(|length| length > limit) {
+            return Err(too_large());
+        }
         let mut form = Form::default();
         let mut total = 0usize;
-        let too_large = || AppError::BadRequest(format!("the upload is larger than the limit of {} MiB: nothing was saved", limit >> 20));
         let unreadable = |e: actix_multipart::MultipartError| AppError::BadRequest(format!("the form cannot be read: {e}"));
         while let Some(mut field) = payload.try_next().await.map_err(unreadable)? {
             let name = field.name().unwrap_or_default().to_owned();
@@ -36,8 +44,14 @@ impl Form {
             let mut bytes = Vec::new();
             while let Some(chunk) = field.try_next().await.map_err(unreadable)? {
                 total += chunk.len();
-                if total > limit || (file_name.is_none() && bytes.len() + chunk.len() > MAX_FIELD_BYTES) {
+                if total > limit {
                     return Err(too_large());
+                }
+                if file_name.is_none() && bytes.len() + chunk.len() > MAX_FIELD_BYTES {
+                    return Err(AppError::TooLarge(format!(
+                        "the form field `{name}` is larger than {} KiB: nothing was saved",
+                        MAX_FIELD_BYTES >> 10
+                    )));
                 }
                 bytes.extend_from_slice(&chunk);
             }

@@ -71,8 +71,12 @@ fn every_bad_upload_is_named_and_changes_nothing() {
     // Refused before any file is looked at: too large, no CSRF token, a malformed roster.
     let big = vec![0u8; 2 << 20];
     let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Big")], &[("modules", "big.wasm", &big)]);
-    assert_eq!(reply.status, 400);
+    assert_eq!(reply.status, 413);
     assert!(reply.body.contains("larger than the limit of 1 MiB"), "{}", reply.body);
+    let long_name = "x".repeat(100 << 10);
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", &long_name)], &[("modules", "a01.wasm", a01)]);
+    assert_eq!(reply.status, 413);
+    assert!(reply.body.contains("the form field `name` is larger than 64 KiB"), "{}", reply.body);
     let mut forger = Client::new(&service.url);
     assert_eq!(forger.login("instructor", &service.password), 303);
     forger.csrf = Some("0".repeat(64));
@@ -95,6 +99,12 @@ fn every_bad_upload_is_named_and_changes_nothing() {
         assert!(reply.body.contains(message), "`{}` should say `{message}`", reply.body);
     }
     assert_eq!(holdings(&client), before);
+    // A refused bundle leaves no folder behind, and a bundle named `.zip` is one like any other.
+    let problems = |data: &std::path::Path| std::fs::read_dir(data.join("problems")).unwrap().count();
+    let folders = problems(data.path());
+    let broken = zip(&[("problem.toml", b"title = 3"), ("reference.wasm", a01), ("generator.wasm", a01)]);
+    assert_eq!(client.upload("/problems", &[], &[("bundle", ".zip", &broken)]).status, 400);
+    assert_eq!(problems(data.path()), folders, "no empty problems/N/ is left");
 
     // A pending upload saves its accepted part only when asked.
     let report = check(&[("modules", "a01.wasm", a01), ("modules", "a02.wasm", b"junk")], &["a02.wasm"]);

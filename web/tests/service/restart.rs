@@ -82,3 +82,21 @@ fn an_analysis_interrupted_three_times_is_failed_with_the_reason_instead_of_requ
     assert_eq!(view["analysis"]["status"], "failed", "{:#}", view["analysis"]);
     assert!(view["analysis"]["error"].as_str().unwrap().contains("3 times"), "{:#}", view["analysis"]);
 }
+
+#[test]
+fn a_second_service_on_the_same_data_refuses_to_start_and_touches_nothing() {
+    let (data, _service, client, batch) = service_with_cohort("interval-sets");
+    let running = run_analysis(&client, batch, &[("stable_after", "1000000")]);
+    wait_until_running(&client, running);
+    let second = std::process::Command::new(env!("CARGO_BIN_EXE_bugrank"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--no-demo", "--data"])
+        .arg(data.path())
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    let message = String::from_utf8_lossy(&second.stderr);
+    assert!(message.contains("another `bugrank serve` is using"), "{message}");
+    let view = client.api(&format!("/api/analyses/{running}"));
+    assert_eq!(view["analysis"]["status"], "running", "the first service's analysis is left alone");
+    assert_eq!(client.post(&format!("/analyses/{running}/cancel"), &[]).status, 303);
+}
