@@ -15,8 +15,11 @@ use serde::{Deserialize, Serialize};
 /// The most entries a zip may have: a class of 300 with a few files each is far below.
 pub const MAX_ZIP_ENTRIES: usize = 10_000;
 
-/// The most bytes all modules of a zip may unpack to: defends against zip bombs.
-pub const MAX_ZIP_UNPACKED_BYTES: u64 = 2 << 30;
+/// The most bytes the modules of all zips of one batch (one upload) may unpack to:
+/// defends against zip bombs, several in one upload included. A class of 1,000 with
+/// modules of some hundreds of KiB each is far below; an entry over the module size limit
+/// is rejected without being kept, and does not count.
+pub const MAX_ZIP_UNPACKED_BYTES: u64 = 1 << 30;
 
 /// A file of the batch that is not graded, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -66,7 +69,7 @@ impl Batch {
             read_module_dir(path)?
         } else {
             let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-            read_zip(file).with_context(|| format!("{} is not a readable zip", path.display()))?
+            read_zip(file, &mut { MAX_ZIP_UNPACKED_BYTES }).with_context(|| format!("{} is not a readable zip", path.display()))?
         };
         Ok(Batch::from_files(sandbox, &files))
     }
@@ -166,13 +169,14 @@ pub fn base_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// Reads the module entries of a zip. Entries with `..` or absolute paths come back as
-/// errors to report; directories and non-module files are skipped.
-pub fn read_zip(file: impl Read + std::io::Seek) -> anyhow::Result<Vec<FileBytes>> {
+/// Reads the module entries of a zip. Entries with `..` or absolute paths, and modules over
+/// the size limit, come back as errors to report; directories and non-module files are
+/// skipped. The modules kept are taken from `budget` (bytes), shared by the zips of one
+/// batch: past it the whole zip is an error.
+pub fn read_zip(file: impl Read + std::io::Seek, budget: &mut u64) -> anyhow::Result<Vec<FileBytes>> {
     let mut zip = zip::ZipArchive::new(file)?;
     anyhow::ensure!(zip.len() <= MAX_ZIP_ENTRIES, "it has {} entries, more than {MAX_ZIP_ENTRIES}", zip.len());
     let mut files = Vec::new();
-    let mut unpacked = 0u64;
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i)?;
         let name = entry.name().to_owned();
@@ -189,8 +193,13 @@ pub fn read_zip(file: impl Read + std::io::Seek) -> anyhow::Result<Vec<FileBytes
         let mut bytes = Vec::new();
         let limit = MAX_MODULE_BYTES as u64 + 1;
         entry.by_ref().take(limit).read_to_end(&mut bytes)?;
-        unpacked += bytes.len() as u64;
-        anyhow::ensure!(unpacked <= MAX_ZIP_UNPACKED_BYTES, "it unpacks to more than {MAX_ZIP_UNPACKED_BYTES} bytes");
+        if bytes.len() > MAX_MODULE_BYTES {
+            files.push((name.clone(), Err(format!("{name}: larger than {MAX_MODULE_BYTES} bytes, the most a module may have"))));
+            continue;
+        }
+        *budget = budget.checked_sub(bytes.len() as u64).context(format!(
+            "the zips of this batch unpack to more than {MAX_ZIP_UNPACKED_BYTES} bytes of modules"
+        ))?;
         files.push((name, Ok(bytes)));
     }
     Ok(files)
@@ -270,5 +279,35 @@ mod tests {
         let mut ids = vec!["A10", "A2", "A1", "a01", "A0", "b", "A16", "s3x", "s10x"];
         ids.sort_by(|a, b| natural_cmp(a, b));
         assert_eq!(ids, ["A0", "A1", "A2", "A10", "A16", "a01", "b", "s3x", "s10x"]);
+    }
+
+    fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        for (name, bytes) in entries {
+            out.start_file(*name, zip::write::SimpleFileOptions::default()).unwrap();
+            std::io::Write::write_all(&mut out, bytes).unwrap();
+        }
+        out.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn the_zips_of_one_batch_share_one_unpacked_budget() {
+        let zip = zip_of(&[("a.wasm", &[0u8; 100]), ("b.wasm", &[0u8; 100])]);
+        let mut budget = 300;
+        assert_eq!(read_zip(std::io::Cursor::new(&zip), &mut budget).unwrap().len(), 2);
+        assert_eq!(budget, 100);
+        let error = read_zip(std::io::Cursor::new(&zip), &mut budget).unwrap_err();
+        assert!(error.to_string().contains("unpack to more than"), "{error}");
+    }
+
+    #[test]
+    fn an_entry_over_the_module_limit_is_rejected_without_being_counted() {
+        let huge = vec![0u8; MAX_MODULE_BYTES + 1];
+        let zip = zip_of(&[("huge.wasm", &huge), ("a.wasm", &[0u8; 10])]);
+        let mut budget = 100;
+        let files = read_zip(std::io::Cursor::new(&zip), &mut budget).unwrap();
+        assert!(files[0].1.as_ref().unwrap_err().contains("larger than"), "{:?}", files[0].1);
+        assert_eq!(files[1].1.as_ref().unwrap().len(), 10);
+        assert_eq!(budget, 90);
     }
 }

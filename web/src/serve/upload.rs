@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::db::{SubmissionRow, now};
 use super::{App, AppError};
-use crate::submissions::{Batch, FileBytes, RosterRow, module_id, natural_cmp, parse_roster, read_zip};
+use crate::submissions::{Batch, FileBytes, MAX_ZIP_UNPACKED_BYTES, RosterRow, module_id, natural_cmp, parse_roster, read_zip};
 
 /// A multipart form read into memory: its text fields and its files.
 #[derive(Default)]
@@ -127,9 +127,11 @@ pub fn form_files(files: Vec<(String, Vec<u8>)>) -> (Vec<FileBytes>, Vec<FileVer
     let mut modules = Vec::new();
     let mut rejected = Vec::new();
     let mut reject = |file: String, reason: String| rejected.push(FileVerdict { file, student: None, rejected: Some(reason), sha256: None });
+    // One budget for every zip of the upload: two bombs are no better than one.
+    let mut budget = MAX_ZIP_UNPACKED_BYTES;
     for (name, bytes) in files {
         if name.to_ascii_lowercase().ends_with(".zip") {
-            match read_zip(std::io::Cursor::new(bytes)) {
+            match read_zip(std::io::Cursor::new(bytes), &mut budget) {
                 Ok(entries) => modules.extend(entries.into_iter().map(|(entry, bytes)| (format!("{name}/{entry}"), bytes))),
                 Err(error) => reject(name, format!("not a readable zip: {error:#}")),
             }
