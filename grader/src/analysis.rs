@@ -479,7 +479,7 @@ impl<'a> Search<'a> {
                 // by the suite, so that every generated test ends up redundant.
                 let mut added = Vec::new();
                 while irredundant.is_some() {
-                    if report(&search, suite.len(), tests_generated, stable_run, true).is_break() {
+                    if report(search, suite.len(), tests_generated, stable_run, true).is_break() {
                         return Err(GraderError::Cancelled);
                     }
                     let (small, small_input, small_failing) = search.shrink(test.clone(), suite);
@@ -490,7 +490,7 @@ impl<'a> Search<'a> {
                 }
                 search.explore_neighbours(added, suite);
             }
-            if report(&search, suite.len(), tests_generated, stable_run, false).is_break() {
+            if report(search, suite.len(), tests_generated, stable_run, false).is_break() {
                 return Err(GraderError::Cancelled);
             }
         }
