@@ -145,10 +145,29 @@ fn run_job(app: &App, pool: &rayon::ThreadPool, row: AnalysisRow) {
         }
         Err(error) => app.db.finish_analysis(id, Status::Failed, Some(&format!("{error:#}")), &[]),
     };
+    // The end must be recorded, or the analysis shows "running" for good: if it cannot be
+    // (a full disk), record it as failed with the reason, retrying until the store takes
+    // it. The worker waits meanwhile: nothing else could be recorded either.
     if let Err(error) = recorded {
-        eprintln!("analysis {id}: cannot record its end: {error}");
+        eprintln!("analysis {id}: cannot record its end ({error}); recording it as failed, retrying until that works");
+        let reason = format!("its result could not be saved: {error}");
+        retry(|| app.db.finish_analysis(id, Status::Failed, Some(&reason), &[]), std::thread::sleep);
     }
     app.jobs.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+}
+
+/// The first wait before `record` is tried again, doubled each time up to [`RETRY_MAX`].
+const RETRY_FIRST: Duration = Duration::from_secs(1);
+const RETRY_MAX: Duration = Duration::from_secs(60);
+
+/// Calls `record` until it succeeds, sleeping (with `sleep`) longer after each failure.
+fn retry<E: std::fmt::Display>(mut record: impl FnMut() -> Result<(), E>, sleep: impl Fn(Duration)) {
+    let mut wait = RETRY_FIRST;
+    while let Err(error) = record() {
+        eprintln!("still cannot record: {error}; next try in {} s", wait.as_secs());
+        sleep(wait);
+        wait = (wait * 2).min(RETRY_MAX);
+    }
 }
 
 /// The analysis itself: load, search, explain, save. Returns each student's bug list as JSON.
@@ -257,4 +276,23 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
     write_atomically(&dir.join("order.dot"), order_dot(&analysis).as_bytes())?;
     write_analysis()?;
     Ok(lists)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recording_is_retried_with_growing_waits_until_it_works() {
+        let mut failures = 8;
+        let waits = std::cell::RefCell::new(Vec::new());
+        retry(
+            || {
+                failures -= 1;
+                if failures > 0 { Err("database or disk is full") } else { Ok(()) }
+            },
+            |wait| waits.borrow_mut().push(wait.as_secs()),
+        );
+        assert_eq!(*waits.borrow(), [1, 2, 4, 8, 16, 32, 60]);
+    }
 }
