@@ -75,7 +75,7 @@ pub use oracle::{CheckerVerdict, Execution, Failure, FailureKind, Oracle, RunOut
 pub use order::{Class, CorrectnessOrder, Edge, correctness_order};
 pub use partition::{BitSet, FailingSet, Suite, is_redundant};
 pub use rank::{percent, ranks};
-pub use rerun::{GradeChange, Rerun, RerunMode, grade_changes, rerun};
+pub use rerun::{GradeChange, Rerun, RerunMode, changed_since, grade_changes, rerun};
 pub use report::{ANSWERS_PER_NODE, analysis_html, bug_list_markdown, order_dot};
 pub use shrink::{SHRINK_BUDGET, shrink};
 pub use testing::{InvalidTest, StudentTest, SuiteScore, grade_test_suites};

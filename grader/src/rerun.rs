@@ -79,18 +79,11 @@ pub fn rerun(
     mode: RerunMode,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Analysis, GraderError> {
-    let changed: Vec<&Answer> = answers
-        .iter()
-        .filter(|answer| {
-            answer.version.is_empty()
-                || !previous.answers.iter().any(|old| old.id == answer.id && old.version == answer.version)
-        })
-        .collect();
+    let changed = changed_since(previous, answers.iter().map(|a| (a.id.as_str(), a.version.as_str())));
     let mut analysis = match mode {
         RerunMode::Full => analyse_with_ids(problem, answers, executor, seed, previous, progress)?,
         RerunMode::Frozen => frozen(problem, answers, &changed, executor, seed, previous, progress)?,
     };
-    let changed: Vec<String> = changed.iter().map(|a| a.id.clone()).collect();
     analysis.rerun = Some(Rerun {
         mode,
         previous_seed: previous.seed,
@@ -100,10 +93,20 @@ pub fn rerun(
     Ok(analysis)
 }
 
+/// The answers, given as `(id, version)`, that are new since `previous` or have another
+/// version there; an unknown (empty) version counts as changed.
+pub fn changed_since<'a>(previous: &Analysis, answers: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<String> {
+    answers
+        .into_iter()
+        .filter(|&(id, version)| version.is_empty() || !previous.answers.iter().any(|old| old.id == id && old.version == version))
+        .map(|(id, _)| id.to_owned())
+        .collect()
+}
+
 fn frozen(
     problem: &Problem,
     answers: &[Answer],
-    changed: &[&Answer],
+    changed: &[String],
     executor: &dyn Executor,
     seed: u64,
     previous: &Analysis,
@@ -111,7 +114,7 @@ fn frozen(
 ) -> Result<Analysis, GraderError> {
     // The released budgets: the same fuel policy and calibration as the released grades.
     let problem = Problem { fuel: previous.fuel, ..problem.clone() };
-    let searched: Vec<Answer> = changed.iter().map(|&a| a.clone()).collect();
+    let searched: Vec<Answer> = answers.iter().filter(|a| changed.contains(&a.id)).cloned().collect();
     let copied: HashMap<String, AnswerResult> = previous
         .answers
         .iter()

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use actix_multipart::Multipart;
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::{HttpRequest, HttpResponse, web};
-use grader::{Analysis, BugList, GradeChange, ProblemReport, RerunMode, Stability, compare, grade_changes, stability};
+use grader::{Analysis, BugList, GradeChange, ProblemReport, RerunMode, Stability, changed_since, compare, grade_changes, stability};
 use maud::{Markup, PreEscaped, html};
 use serde::{Deserialize, Serialize};
 
@@ -812,12 +812,7 @@ fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
         if let Some(previous) = analysis.previous_id.map(|p| app.analysis(p)).transpose()? {
             let changed: Vec<String> = match &current.rerun {
                 Some(rerun) => rerun.changed.clone(),
-                None => current
-                    .answers
-                    .iter()
-                    .filter(|a| a.version.is_empty() || !previous.answers.iter().any(|p| p.id == a.id && p.version == a.version))
-                    .map(|a| a.id.clone())
-                    .collect(),
+                None => changed_since(&previous, current.answers.iter().map(|a| (a.id.as_str(), a.version.as_str()))),
             };
             changes = grade_changes(&previous, &current, &changed);
         }
