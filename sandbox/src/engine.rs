@@ -233,7 +233,11 @@ impl Sandbox {
                         reason: "a .wasm file must be a WebAssembly binary, and this one does not start with `\\0asm`".to_owned(),
                     });
                 }
-                let module = Module::new(&self.engine, bytes).map_err(|e| SandboxError::Invalid {
+                // Text is turned into binary first, so that both are checked before compiling;
+                // text that does not parse is left for the compiler to name the problem.
+                let binary = wat::parse_bytes(bytes).unwrap_or(std::borrow::Cow::Borrowed(bytes));
+                validate::check_before_compiling(name, &binary, role)?;
+                let module = Module::new(&self.engine, &binary).map_err(|e| SandboxError::Invalid {
                     name: name.to_owned(),
                     reason: format!("{e:#}").replace('\n', " "),
                 })?;

@@ -44,7 +44,7 @@ pub use stdio::{BUFFER_FUEL, BYTES_PER_FUEL, HOST_CALL_FUEL, MAX_BUFFERS};
 pub use limits::{
     EPOCH_TICK, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES, WALL_CLOCK_LIMIT,
 };
-pub use validate::{ALLOWED_WASI_IMPORTS, GENERATOR_IMPORTS, Role};
+pub use validate::{ALLOWED_WASI_IMPORTS, GENERATOR_IMPORTS, MAX_FUNCTION_BODY_BYTES, MAX_FUNCTIONS, MAX_LOCALS, Role};
 
 /// How one run of a program ended. Exhausting a limit is an outcome like any other.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

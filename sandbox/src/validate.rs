@@ -50,30 +50,75 @@ pub const GENERATOR_IMPORTS: &[&str] = &["choice", "size"];
 
 const WASI: &str = "wasi_snapshot_preview1";
 
+/// The most functions a module may define: a large Rust program has some thousands; a
+/// million is a compile bomb (70 s and 5.5 GB to compile).
+pub const MAX_FUNCTIONS: u32 = 100_000;
+
+/// The most bytes of code one function may have, and the most locals it may declare:
+/// generous for generated code, far below what makes the compiler take seconds per function.
+pub const MAX_FUNCTION_BODY_BYTES: usize = 1 << 20;
+pub const MAX_LOCALS: u64 = 50_000;
+
+/// Whether `role` may import `field` from `module`; the error names the import and why.
+fn allowed(name: &str, module: &str, field: &str, role: Role) -> Result<(), SandboxError> {
+    let allowed = match module {
+        WASI => ALLOWED_WASI_IMPORTS.contains(&field),
+        "bugrank" => role == Role::Generator && GENERATOR_IMPORTS.contains(&field),
+        _ => false,
+    };
+    if allowed {
+        return Ok(());
+    }
+    let hint = match module {
+        WASI if field.starts_with("path_") || field == "fd_readdir" => " (there is no file system in the sandbox)",
+        WASI if field.starts_with("sock_") => " (there is no network in the sandbox)",
+        "bugrank" => " (only generators may ask the host for choices)",
+        WASI => "",
+        _ => " (only WASI preview 1 imports are available)",
+    };
+    Err(SandboxError::ForbiddenImport { name: name.to_owned(), module: module.to_owned(), field: field.to_owned(), hint })
+}
+
+/// Before compiling a binary module: its imports, and the structural ceilings above, read
+/// in one pass without compiling anything. Bytes that do not parse are left for the
+/// compiler, which names the problem.
+pub(crate) fn check_before_compiling(name: &str, bytes: &[u8], role: Role) -> Result<(), SandboxError> {
+    let too_large = |reason: String| SandboxError::Invalid { name: name.to_owned(), reason };
+    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
+        let Ok(payload) = payload else { return Ok(()) };
+        match payload {
+            wasmparser::Payload::ImportSection(imports) => {
+                for import in imports.into_imports() {
+                    let Ok(import) = import else { return Ok(()) };
+                    allowed(name, import.module, import.name, role)?;
+                }
+            }
+            wasmparser::Payload::FunctionSection(functions) if functions.count() > MAX_FUNCTIONS => {
+                return Err(too_large(format!("it defines {} functions, more than {MAX_FUNCTIONS}", functions.count())));
+            }
+            wasmparser::Payload::CodeSectionEntry(body) => {
+                if body.range().len() > MAX_FUNCTION_BODY_BYTES {
+                    return Err(too_large(format!("a function has {} bytes of code, more than {MAX_FUNCTION_BODY_BYTES}", body.range().len())));
+                }
+                let Ok(locals) = body.get_locals_reader() else { return Ok(()) };
+                let mut declared = 0u64;
+                for local in locals {
+                    let Ok((count, _)) = local else { return Ok(()) };
+                    declared += u64::from(count);
+                    if declared > MAX_LOCALS {
+                        return Err(too_large(format!("a function declares more than {MAX_LOCALS} locals")));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn check(name: &str, module: &Module, role: Role) -> Result<(), SandboxError> {
     for import in module.imports() {
-        let allowed = match import.module() {
-            WASI => ALLOWED_WASI_IMPORTS.contains(&import.name()),
-            "bugrank" => role == Role::Generator && GENERATOR_IMPORTS.contains(&import.name()),
-            _ => false,
-        };
-        if !allowed {
-            let hint = match import.module() {
-                WASI if import.name().starts_with("path_") || import.name() == "fd_readdir" => {
-                    " (there is no file system in the sandbox)"
-                }
-                WASI if import.name().starts_with("sock_") => " (there is no network in the sandbox)",
-                "bugrank" => " (only generators may ask the host for choices)",
-                WASI => "",
-                _ => " (only WASI preview 1 imports are available)",
-            };
-            return Err(SandboxError::ForbiddenImport {
-                name: name.to_owned(),
-                module: import.module().to_owned(),
-                field: import.name().to_owned(),
-                hint,
-            });
-        }
+        allowed(name, import.module(), import.name(), role)?;
     }
     match module.get_export("_start") {
         Some(ExternType::Func(func)) if func.params().len() == 0 && func.results().len() == 0 => {

@@ -348,3 +348,34 @@ fn a_byte_at_a_time_flood_ends_at_the_output_limit() {
     assert_eq!(run.outcome, Outcome::OutputLimit);
     assert_eq!(run.stdout.len(), Limits::default().output_bytes);
 }
+
+#[test]
+fn a_module_with_more_functions_than_allowed_is_refused_before_compiling() {
+    let functions = "(func)".repeat(sandbox::MAX_FUNCTIONS as usize + 1);
+    let wat = format!(r#"(module (memory (export "memory") 1) {functions} (func (export "_start")))"#);
+    let started = std::time::Instant::now();
+    let message = rejection("bomb.wat", wat.as_bytes(), Role::Answer);
+    assert!(message.contains("more than 100000"), "{message}");
+    // Compiling them would take many seconds; refusing takes a parse.
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
+}
+
+#[test]
+fn a_forbidden_import_is_refused_before_the_rest_is_compiled() {
+    let functions = "(func)".repeat(50_000);
+    let wat = format!(
+        r#"(module (import "wasi_snapshot_preview1" "path_open" (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32))) (memory (export "memory") 1) {functions} (func (export "_start")))"#
+    );
+    let message = rejection("sneaky.wat", wat.as_bytes(), Role::Answer);
+    assert!(message.contains("path_open"), "{message}");
+}
+
+#[test]
+fn a_function_with_too_many_locals_is_refused() {
+    let wat = r#"(module (memory (export "memory") 1) (func (local i32 i32) ) (func (export "_start")))"#;
+    assert!(sandbox().load("ok.wat", wat.as_bytes(), Role::Answer).is_ok());
+    let locals = "i64 ".repeat(sandbox::MAX_LOCALS as usize + 1);
+    let wat = format!(r#"(module (memory (export "memory") 1) (func (local {locals})) (func (export "_start")))"#);
+    let message = rejection("locals.wat", wat.as_bytes(), Role::Answer);
+    assert!(message.contains("locals"), "{message}");
+}
