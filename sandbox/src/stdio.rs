@@ -100,10 +100,19 @@ fn store_u32(data: &mut [u8], at: u32, value: u32) -> bool {
     }
 }
 
-/// `fd_read(fd, iovs, iovs_len, nread) -> errno`: stdin only.
-pub(crate) fn fd_read(mut caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nread: i32) -> wasmtime::Result<i32> {
+/// What `fd_read` and `fd_write` share: the call's fuel, `EBADF` unless `fd_ok`, at most
+/// [`MAX_BUFFERS`] buffers (each charged), `EFAULT` for buffers out of memory; then
+/// `transfer` moves the bytes and returns how many, which are stored at `done` and charged.
+fn scatter_gather(
+    mut caller: Caller<'_, RunState>,
+    fd_ok: bool,
+    iovs: i32,
+    count: i32,
+    done: i32,
+    transfer: impl FnOnce(&mut [u8], &mut Stdio, Vec<(usize, usize)>) -> wasmtime::Result<usize>,
+) -> wasmtime::Result<i32> {
     charge(&mut caller, HOST_CALL_FUEL)?;
-    if fd != 0 {
+    if !fd_ok {
         return Ok(ERRNO_BADF);
     }
     if count as u32 as usize > MAX_BUFFERS {
@@ -113,58 +122,52 @@ pub(crate) fn fd_read(mut caller: Caller<'_, RunState>, fd: i32, iovs: i32, coun
     let Some(memory) = memory(&mut caller) else { return Ok(ERRNO_FAULT) };
     let (data, state) = memory.data_and_store_mut(&mut caller);
     let Some(buffers) = buffers(data, iovs as u32, count as u32) else { return Ok(ERRNO_FAULT) };
-    let stdio = &mut state.stdio;
-    let mut total = 0usize;
-    for (start, len) in buffers {
-        let rest = &stdio.input[stdio.read..];
-        let n = len.min(rest.len());
-        data[start..start + n].copy_from_slice(&rest[..n]);
-        stdio.read += n;
-        total += n;
-        if n < len {
-            break;
-        }
-    }
-    if !store_u32(data, nread as u32, total as u32) {
+    let total = transfer(data, &mut state.stdio, buffers)?;
+    if !store_u32(data, done as u32, total as u32) {
         return Ok(ERRNO_FAULT);
     }
     charge(&mut caller, total as u64 / BYTES_PER_FUEL)?;
     Ok(ERRNO_SUCCESS)
 }
 
+/// `fd_read(fd, iovs, iovs_len, nread) -> errno`: stdin only.
+pub(crate) fn fd_read(caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nread: i32) -> wasmtime::Result<i32> {
+    scatter_gather(caller, fd == 0, iovs, count, nread, |data, stdio, buffers| {
+        let mut total = 0usize;
+        for (start, len) in buffers {
+            let rest = &stdio.input[stdio.read..];
+            let n = len.min(rest.len());
+            data[start..start + n].copy_from_slice(&rest[..n]);
+            stdio.read += n;
+            total += n;
+            if n < len {
+                break;
+            }
+        }
+        Ok(total)
+    })
+}
+
 /// `fd_write(fd, iovs, iovs_len, nwritten) -> errno`: stdout and stderr only. Writing past
 /// a stream's limit ends the run.
-pub(crate) fn fd_write(mut caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nwritten: i32) -> wasmtime::Result<i32> {
-    charge(&mut caller, HOST_CALL_FUEL)?;
-    if fd != 1 && fd != 2 {
-        return Ok(ERRNO_BADF);
-    }
-    if count as u32 as usize > MAX_BUFFERS {
-        return Ok(ERRNO_INVAL);
-    }
-    charge(&mut caller, BUFFER_FUEL * count as u32 as u64)?;
-    let Some(memory) = memory(&mut caller) else { return Ok(ERRNO_FAULT) };
-    let (data, state) = memory.data_and_store_mut(&mut caller);
-    let Some(buffers) = buffers(data, iovs as u32, count as u32) else { return Ok(ERRNO_FAULT) };
-    let (stream, limit) = match fd {
-        1 => (&mut state.stdio.stdout, state.stdio.stdout_limit),
-        _ => (&mut state.stdio.stderr, state.stdio.stderr_limit),
-    };
-    let mut total = 0usize;
-    for (start, len) in buffers {
-        // Kept up to one byte past the limit: enough to know it was exceeded.
-        let room = (limit + 1).saturating_sub(stream.len());
-        stream.extend_from_slice(&data[start..start + len.min(room)]);
-        total += len;
-        if stream.len() > limit {
-            return Err(OutputFull.into());
+pub(crate) fn fd_write(caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nwritten: i32) -> wasmtime::Result<i32> {
+    scatter_gather(caller, fd == 1 || fd == 2, iovs, count, nwritten, |data, stdio, buffers| {
+        let (stream, limit) = match fd {
+            1 => (&mut stdio.stdout, stdio.stdout_limit),
+            _ => (&mut stdio.stderr, stdio.stderr_limit),
+        };
+        let mut total = 0usize;
+        for (start, len) in buffers {
+            // Kept up to one byte past the limit: enough to know it was exceeded.
+            let room = (limit + 1).saturating_sub(stream.len());
+            stream.extend_from_slice(&data[start..start + len.min(room)]);
+            total += len;
+            if stream.len() > limit {
+                return Err(OutputFull.into());
+            }
         }
-    }
-    if !store_u32(data, nwritten as u32, total as u32) {
-        return Ok(ERRNO_FAULT);
-    }
-    charge(&mut caller, total as u64 / BYTES_PER_FUEL)?;
-    Ok(ERRNO_SUCCESS)
+        Ok(total)
+    })
 }
 
 /// `random_get(buf, len) -> errno`: the run's fixed bytes, repeated.

@@ -809,13 +809,17 @@ fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
                 bug_lists.push(serde_json::from_str(&list).map_err(anyhow::Error::from)?);
             }
         }
-        if let Some(previous) = analysis.previous_id.map(|p| app.analysis(p)).transpose()? {
-            let changed: Vec<String> = match &current.rerun {
-                Some(rerun) => rerun.changed.clone(),
-                None => changed_since(&previous, current.answers.iter().map(|a| (a.id.as_str(), a.version.as_str()))),
-            };
-            changes = grade_changes(&previous, &current, &changed);
-        }
+        // A re-run recorded its changes against its previous analysis; only an analysis
+        // older than re-runs needs them worked out here.
+        changes = match (&current.rerun, analysis.previous_id) {
+            (Some(rerun), _) => rerun.grade_changes.clone(),
+            (None, Some(previous)) => {
+                let previous = app.analysis(previous)?;
+                let versions = current.answers.iter().map(|a| (a.id.as_str(), a.version.as_str()));
+                grade_changes(&previous, &current, &changed_since(&previous, versions))
+            }
+            (None, None) => Vec::new(),
+        };
         stability = stability_view(app, &current, id)?;
         result = Some(current);
     }
