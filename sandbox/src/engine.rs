@@ -1,6 +1,5 @@
 //! One wasmtime engine, a cache of compiled modules, and a fresh store per run.
 
-use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -12,6 +11,7 @@ use wasmtime::{
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{Deterministic, HostMonotonicClock, HostWallClock, I32Exit, WasiCtxBuilder};
 
+use crate::compile::{CompileGate, MODULE_CACHE_BYTES, ModuleCache};
 use crate::limits::{
     EPOCH_TICK, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES,
     WALL_CLOCK_LIMIT,
@@ -79,7 +79,8 @@ impl std::fmt::Debug for Program {
 pub struct Sandbox {
     engine: Engine,
     linker: Linker<RunState>,
-    modules: Mutex<HashMap<[u8; 32], Module>>,
+    modules: Mutex<ModuleCache>,
+    compiling: CompileGate,
 }
 
 pub(crate) struct RunState {
@@ -203,16 +204,26 @@ impl Sandbox {
             })
             .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
 
-        Ok(Sandbox { engine, linker, modules: Mutex::new(HashMap::new()) })
+        Ok(Sandbox {
+            engine,
+            linker,
+            modules: Mutex::new(ModuleCache::new(MODULE_CACHE_BYTES)),
+            compiling: CompileGate::default(),
+        })
     }
 
     /// Validates and compiles a module (binary `.wasm` or `.wat` text). `name` is used in
     /// error messages and as the program's `argv[0]`. Compiled modules are cached by the
-    /// SHA-256 of their bytes, so loading the same bytes twice compiles once.
+    /// SHA-256 of their bytes, so loading the same bytes twice compiles once (up to
+    /// [`crate::MODULE_CACHE_BYTES`] of code); at most [`crate::COMPILE_BYTES_AT_ONCE`]
+    /// bytes of modules compile at the same time, and a load beyond that waits.
     ///
     /// Rejects, naming `name` and the reason: a module over [`MAX_MODULE_BYTES`], invalid
     /// WebAssembly, a module that is not a command (no `_start`), and imports outside
-    /// [`crate::ALLOWED_WASI_IMPORTS`] (plus [`crate::GENERATOR_IMPORTS`] for generators).
+    /// [`crate::ALLOWED_WASI_IMPORTS`] (plus [`crate::GENERATOR_IMPORTS`] for generators),
+    /// and, before compiling, shapes that would make the compiler take minutes and gigabytes
+    /// ([`crate::MAX_FUNCTIONS`], [`crate::MAX_FUNCTION_BODY_BYTES`], [`crate::MAX_LOCALS`],
+    /// [`crate::MAX_OPERAND_DEPTH`], [`crate::MAX_BLOCK_DEPTH`]).
     pub fn load(&self, name: &str, bytes: &[u8], role: Role) -> Result<Program, SandboxError> {
         if bytes.len() > MAX_MODULE_BYTES {
             return Err(SandboxError::TooLarge {
@@ -222,7 +233,7 @@ impl Sandbox {
             });
         }
         let hash: [u8; 32] = Sha256::digest(bytes).into();
-        let cached = self.modules.lock().expect("module cache poisoned").get(&hash).cloned();
+        let cached = self.modules.lock().expect("module cache poisoned").get(&hash);
         let module = match cached {
             Some(module) => module,
             None => {
@@ -237,6 +248,7 @@ impl Sandbox {
                 // text that does not parse is left for the compiler to name the problem.
                 let binary = wat::parse_bytes(bytes).unwrap_or(std::borrow::Cow::Borrowed(bytes));
                 validate::check_before_compiling(name, &binary, role)?;
+                let _admitted = self.compiling.admit(binary.len());
                 let module = Module::new(&self.engine, &binary).map_err(|e| SandboxError::Invalid {
                     name: name.to_owned(),
                     reason: format!("{e:#}").replace('\n', " "),

@@ -34,17 +34,22 @@
 //! assert!(run.fuel_used > 0);
 //! ```
 
+mod compile;
 mod engine;
 mod limits;
 mod stdio;
 mod validate;
 
+pub use compile::{COMPILE_BYTES_AT_ONCE, MODULE_CACHE_BYTES};
 pub use engine::{Choices, Program, Sandbox};
 pub use stdio::{BUFFER_FUEL, BYTES_PER_FUEL, HOST_CALL_FUEL, MAX_BUFFERS};
 pub use limits::{
     EPOCH_TICK, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES, WALL_CLOCK_LIMIT,
 };
-pub use validate::{ALLOWED_WASI_IMPORTS, GENERATOR_IMPORTS, MAX_FUNCTION_BODY_BYTES, MAX_FUNCTIONS, MAX_LOCALS, Role};
+pub use validate::{
+    ALLOWED_WASI_IMPORTS, GENERATOR_IMPORTS, MAX_BLOCK_DEPTH, MAX_FUNCTION_BODY_BYTES, MAX_FUNCTIONS, MAX_LOCALS,
+    MAX_OPERAND_DEPTH, Role,
+};
 
 /// How one run of a program ended. Exhausting a limit is an outcome like any other.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -59,6 +59,13 @@ pub const MAX_FUNCTIONS: u32 = 100_000;
 pub const MAX_FUNCTION_BODY_BYTES: usize = 1 << 20;
 pub const MAX_LOCALS: u64 = 50_000;
 
+/// The deepest a function's operand stack and its nesting of blocks may get. Code from
+/// LLVM (Rust, C, C++) keeps a handful of values on the stack and nests a block per case of
+/// its largest `switch`; a stack hundreds of thousands deep is a register-allocation bomb
+/// (4 functions 2.5 million deep took 41 s and 4.8 GB to compile).
+pub const MAX_OPERAND_DEPTH: u32 = 10_000;
+pub const MAX_BLOCK_DEPTH: u32 = 10_000;
+
 /// Whether `role` may import `field` from `module`; the error names the import and why.
 fn allowed(name: &str, module: &str, field: &str, role: Role) -> Result<(), SandboxError> {
     let allowed = match module {
@@ -80,15 +87,18 @@ fn allowed(name: &str, module: &str, field: &str, role: Role) -> Result<(), Sand
 }
 
 /// Before compiling a binary module: its imports, and the structural ceilings above, read
-/// in one pass without compiling anything. Bytes that do not parse are left for the
-/// compiler, which names the problem.
+/// and validated in one pass without compiling anything. Bytes that do not parse or
+/// validate are left for the compiler, which names the problem: the validator here accepts
+/// every proposal wasmparser knows, so whatever the compiler would accept is checked.
 pub(crate) fn check_before_compiling(name: &str, bytes: &[u8], role: Role) -> Result<(), SandboxError> {
     let too_large = |reason: String| SandboxError::Invalid { name: name.to_owned(), reason };
+    let mut validator = wasmparser::Validator::new_with_features(wasmparser::WasmFeatures::all());
+    let mut allocations = wasmparser::FuncValidatorAllocations::default();
     for payload in wasmparser::Parser::new(0).parse_all(bytes) {
         let Ok(payload) = payload else { return Ok(()) };
-        match payload {
+        match &payload {
             wasmparser::Payload::ImportSection(imports) => {
-                for import in imports.into_imports() {
+                for import in imports.clone().into_imports() {
                     let Ok(import) = import else { return Ok(()) };
                     allowed(name, import.module, import.name, role)?;
                 }
@@ -111,6 +121,30 @@ pub(crate) fn check_before_compiling(name: &str, bytes: &[u8], role: Role) -> Re
                 }
             }
             _ => {}
+        }
+        match validator.payload(&payload) {
+            Err(_) => return Ok(()),
+            Ok(wasmparser::ValidPayload::Func(function, body)) => {
+                let mut function = function.into_validator(std::mem::take(&mut allocations));
+                let mut reader = body.get_binary_reader();
+                if function.read_locals(&mut reader).is_err() {
+                    return Ok(());
+                }
+                while !reader.eof() {
+                    let offset = reader.original_position();
+                    if !matches!(reader.visit_operator(&mut function.visitor(offset)), Ok(Ok(()))) {
+                        return Ok(());
+                    }
+                    if function.operand_stack_height() > MAX_OPERAND_DEPTH {
+                        return Err(too_large(format!("a function's operand stack gets deeper than {MAX_OPERAND_DEPTH} values")));
+                    }
+                    if function.control_stack_height() > MAX_BLOCK_DEPTH {
+                        return Err(too_large(format!("a function nests blocks deeper than {MAX_BLOCK_DEPTH}")));
+                    }
+                }
+                allocations = function.into_allocations();
+            }
+            Ok(_) => {}
         }
     }
     Ok(())

@@ -379,3 +379,31 @@ fn a_function_with_too_many_locals_is_refused() {
     let message = rejection("locals.wat", wat.as_bytes(), Role::Answer);
     assert!(message.contains("locals"), "{message}");
 }
+
+/// A command whose `_start` runs `body`: `depth` copies of `push` then `depth` of `pop`.
+fn nested(push: &str, pop: &str, depth: u32) -> String {
+    format!(
+        r#"(module (memory (export "memory") 1) (func (export "_start") {} {}))"#,
+        push.repeat(depth as usize),
+        pop.repeat(depth as usize)
+    )
+}
+
+#[test]
+fn an_operand_stack_deeper_than_allowed_is_refused_before_compiling() {
+    let at_limit = nested("(i32.const 7)", "(drop)", sandbox::MAX_OPERAND_DEPTH);
+    assert!(sandbox().load("deep.wat", at_limit.as_bytes(), Role::Answer).is_ok());
+    let beyond = nested("(i32.const 7)", "(drop)", sandbox::MAX_OPERAND_DEPTH + 1);
+    let message = rejection("deep.wat", beyond.as_bytes(), Role::Answer);
+    assert!(message.contains("operand stack gets deeper than 10000"), "{message}");
+}
+
+#[test]
+fn blocks_nested_deeper_than_allowed_are_refused_before_compiling() {
+    // The function's own body is one level of the control stack.
+    let at_limit = nested("(block ", ")", sandbox::MAX_BLOCK_DEPTH - 1);
+    assert!(sandbox().load("wide.wat", at_limit.as_bytes(), Role::Answer).is_ok());
+    let beyond = nested("(block ", ")", sandbox::MAX_BLOCK_DEPTH);
+    let message = rejection("wide.wat", beyond.as_bytes(), Role::Answer);
+    assert!(message.contains("nests blocks deeper than 10000"), "{message}");
+}
