@@ -111,6 +111,29 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE analyses ADD COLUMN stability_of INTEGER REFERENCES analyses(id);",
     // 4: how many times an analysis was started, to give up on one that never ends.
     "ALTER TABLE analyses ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;",
+    // 5: a student id means one student of one course. Every batch belongs to a course,
+    // and a student's private link to one course's released batches only: `a01` of two
+    // courses are two students with two links. Batches and links from before courses
+    // existed are kept together in one course, so every issued link still shows the same.
+    "CREATE TABLE courses (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        created INTEGER NOT NULL
+    );
+    INSERT INTO courses (id, name, created)
+        SELECT 1, 'Course', CAST(strftime('%s', 'now') AS INTEGER)
+        WHERE EXISTS (SELECT 1 FROM batches) OR EXISTS (SELECT 1 FROM students);
+    ALTER TABLE batches ADD COLUMN course_id INTEGER REFERENCES courses(id);
+    UPDATE batches SET course_id = 1;
+    CREATE TABLE course_students (
+        course_id INTEGER NOT NULL REFERENCES courses(id),
+        student TEXT NOT NULL,
+        token TEXT UNIQUE,
+        issued INTEGER,
+        PRIMARY KEY (course_id, student)
+    );
+    INSERT INTO course_students (course_id, student, token, issued) SELECT 1, id, token, issued FROM students;
+    DROP TABLE students;",
 ];
 
 /// Starts of one analysis interrupted by the service stopping before it is marked failed
@@ -141,9 +164,24 @@ pub struct BatchRow {
     pub problem_id: i64,
     pub problem: String,
     pub name: String,
+    /// The course its students belong to (see [`StudentRow`]).
+    pub course_id: i64,
+    pub course: String,
     /// Students see their bug lists only once this is set.
     pub released: bool,
     pub created: i64,
+}
+
+/// A student: one id of one course. The same id in two courses is two students, with two
+/// private links; in two batches of one course, one student with one link to both.
+#[derive(Clone, Debug, Serialize)]
+pub struct StudentRow {
+    pub course_id: i64,
+    pub course: String,
+    pub student: String,
+    /// The private link's token, while one is live.
+    #[serde(skip)]
+    pub token: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -238,7 +276,9 @@ pub struct AnalysisSettings {
 /// A stored database error: rusqlite's, kept as is.
 pub type DbResult<T> = rusqlite::Result<T>;
 
-const BATCH_COLUMNS: &str = "b.id, b.problem_id, p.title, b.name, b.released, b.created";
+const BATCH_COLUMNS: &str = "b.id, b.problem_id, p.title, b.name, b.released, b.created, b.course_id, c.name";
+/// The tables [`BATCH_COLUMNS`] come from.
+const BATCHES: &str = "batches b JOIN problems p ON p.id = b.problem_id JOIN courses c ON c.id = b.course_id";
 const ANALYSIS_COLUMNS: &str =
     "id, batch_id, problem_dir, seed, stable_after, fuel_factor, status, error, previous_id, created, finished, rerun, stability_of";
 
@@ -250,6 +290,8 @@ fn batch_row(row: &rusqlite::Row) -> DbResult<BatchRow> {
         name: row.get(3)?,
         released: row.get(4)?,
         created: row.get(5)?,
+        course_id: row.get(6)?,
+        course: row.get(7)?,
     })
 }
 
@@ -383,11 +425,16 @@ impl Db {
 
     // --- batches, submissions, roster ---
 
-    /// Creates a batch with its submissions and roster, in one transaction.
-    pub fn add_batch(&self, problem_id: i64, name: &str, submissions: &[SubmissionRow], roster: &[RosterRow]) -> DbResult<i64> {
+    /// Creates a batch of `course` (created if new) with its submissions and roster, in
+    /// one transaction; its students become the course's.
+    pub fn add_batch(&self, problem_id: i64, course: &str, name: &str, submissions: &[SubmissionRow], roster: &[RosterRow]) -> DbResult<i64> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
-        tx.execute("INSERT INTO batches (problem_id, name, created) VALUES (?1, ?2, ?3)", params![problem_id, name, now()])?;
+        tx.execute("INSERT OR IGNORE INTO courses (name, created) VALUES (?1, ?2)", params![course, now()])?;
+        tx.execute(
+            "INSERT INTO batches (problem_id, name, created, course_id) SELECT ?1, ?2, ?3, id FROM courses WHERE name = ?4",
+            params![problem_id, name, now(), course],
+        )?;
         let batch = tx.last_insert_rowid();
         for s in submissions {
             insert_submission(&tx, batch, s)?;
@@ -416,10 +463,19 @@ impl Db {
         tx.commit()
     }
 
+    /// Course names, the most recently used first.
+    pub fn courses(&self) -> DbResult<Vec<String>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT c.name FROM courses c LEFT JOIN batches b ON b.course_id = c.id GROUP BY c.id ORDER BY max(b.id) DESC, c.id DESC",
+        )?;
+        stmt.query_map([], |r| r.get(0))?.collect()
+    }
+
     pub fn batches(&self) -> DbResult<Vec<BatchRow>> {
         let conn = self.conn();
         let mut stmt = conn.prepare(&format!(
-            "SELECT {BATCH_COLUMNS} FROM batches b JOIN problems p ON p.id = b.problem_id ORDER BY b.id"
+            "SELECT {BATCH_COLUMNS} FROM {BATCHES} ORDER BY b.id"
         ))?;
         stmt.query_map([], batch_row)?.collect()
     }
@@ -427,7 +483,7 @@ impl Db {
     pub fn batch(&self, id: i64) -> DbResult<Option<BatchRow>> {
         self.conn()
             .query_row(
-                &format!("SELECT {BATCH_COLUMNS} FROM batches b JOIN problems p ON p.id = b.problem_id WHERE b.id = ?1"),
+                &format!("SELECT {BATCH_COLUMNS} FROM {BATCHES} WHERE b.id = ?1"),
                 [id],
                 batch_row,
             )
@@ -499,43 +555,50 @@ impl Db {
 
     // --- students ---
 
-    /// Makes sure every student id has a row (without a link until one is issued).
-    pub fn ensure_students<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> DbResult<()> {
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        for id in ids {
-            tx.execute("INSERT OR IGNORE INTO students (id) VALUES (?1)", [id])?;
-        }
-        tx.commit()
-    }
-
-    /// Every student with their link token, if one is live.
-    pub fn students(&self) -> DbResult<Vec<(String, Option<String>)>> {
+    /// Every student of every course with their link token, if one is live: by course,
+    /// then by id.
+    pub fn students(&self) -> DbResult<Vec<StudentRow>> {
         let conn = self.conn();
-        let mut stmt = conn.prepare("SELECT id, token FROM students")?;
-        let mut rows: Vec<(String, Option<String>)> = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<DbResult<_>>()?;
-        rows.sort_by(|a, b| crate::submissions::natural_cmp(&a.0, &b.0));
+        let mut stmt = conn.prepare(
+            "SELECT s.course_id, c.name, s.student, s.token FROM course_students s JOIN courses c ON c.id = s.course_id",
+        )?;
+        let mut rows: Vec<StudentRow> = stmt
+            .query_map([], |r| Ok(StudentRow { course_id: r.get(0)?, course: r.get(1)?, student: r.get(2)?, token: r.get(3)? }))?
+            .collect::<DbResult<_>>()?;
+        rows.sort_by(|a, b| a.course.cmp(&b.course).then_with(|| crate::submissions::natural_cmp(&a.student, &b.student)));
         Ok(rows)
     }
 
-    /// Sets (or with `None`, revokes) a student's link token. False if no such student.
-    pub fn set_student_token(&self, student: &str, token: Option<&str>) -> DbResult<bool> {
-        Ok(self.conn().execute("UPDATE students SET token = ?2, issued = ?3 WHERE id = ?1", params![student, token, now()])? == 1)
+    /// Sets (or with `None`, revokes) a student's link token. False if the course has no
+    /// such student.
+    pub fn set_student_token(&self, course: i64, student: &str, token: Option<&str>) -> DbResult<bool> {
+        Ok(self.conn().execute(
+            "UPDATE course_students SET token = ?3, issued = ?4 WHERE course_id = ?1 AND student = ?2",
+            params![course, student, token, now()],
+        )? == 1)
     }
 
-    pub fn student_by_token(&self, token: &str) -> DbResult<Option<String>> {
-        self.conn().query_row("SELECT id FROM students WHERE token = ?1", [token], |r| r.get(0)).optional()
+    /// The student a live token belongs to.
+    pub fn student_by_token(&self, token: &str) -> DbResult<Option<StudentRow>> {
+        self.conn()
+            .query_row(
+                "SELECT s.course_id, c.name, s.student, s.token FROM course_students s JOIN courses c ON c.id = s.course_id WHERE s.token = ?1",
+                [token],
+                |r| Ok(StudentRow { course_id: r.get(0)?, course: r.get(1)?, student: r.get(2)?, token: r.get(3)? }),
+            )
+            .optional()
     }
 
-    /// For a student: each released batch's latest finished analysis that graded them.
-    pub fn released_analyses_of(&self, student: &str) -> DbResult<Vec<(BatchRow, i64)>> {
+    /// For a student of a course: each of the course's released batches' latest finished
+    /// analysis that graded them.
+    pub fn released_analyses_of(&self, course: i64, student: &str) -> DbResult<Vec<(BatchRow, i64)>> {
         let conn = self.conn();
         let mut stmt = conn.prepare(&format!(
             "SELECT {BATCH_COLUMNS}, (SELECT max(a.id) FROM analyses a JOIN analysis_answers x ON x.analysis_id = a.id
-                 WHERE a.batch_id = b.id AND a.status = 'done' AND a.stability_of IS NULL AND x.student = ?1)
-             FROM batches b JOIN problems p ON p.id = b.problem_id WHERE b.released = 1 ORDER BY b.id"
+                 WHERE a.batch_id = b.id AND a.status = 'done' AND a.stability_of IS NULL AND x.student = ?2)
+             FROM {BATCHES} WHERE b.released = 1 AND b.course_id = ?1 ORDER BY b.id"
         ))?;
-        let rows = stmt.query_map([student], |r| Ok((batch_row(r)?, r.get::<_, Option<i64>>(6)?)))?;
+        let rows = stmt.query_map(params![course, student], |r| Ok((batch_row(r)?, r.get::<_, Option<i64>>(8)?)))?;
         rows.filter_map(|r| r.map(|(b, a)| a.map(|a| (b, a))).transpose()).collect()
     }
 
@@ -732,5 +795,63 @@ fn insert_submission(tx: &rusqlite::Transaction, batch: i64, s: &SubmissionRow) 
         "INSERT INTO submissions (batch_id, student, file, sha256, late, uploaded) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         params![batch, s.student, s.file, s.sha256, s.late, s.uploaded],
     )?;
+    // A submitting student is one of the batch's course (without a link until one is issued).
+    tx.execute(
+        "INSERT OR IGNORE INTO course_students (course_id, student) SELECT course_id, ?2 FROM batches WHERE id = ?1",
+        params![batch, s.student],
+    )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_and_links_from_before_courses_are_kept_together_in_one_course() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bugrank.sqlite");
+        {
+            let conn = Connection::open(&path).unwrap();
+            for migration in &MIGRATIONS[..4] {
+                conn.execute_batch(migration).unwrap();
+            }
+            conn.pragma_update(None, "user_version", 4).unwrap();
+            conn.execute_batch(
+                "INSERT INTO problems VALUES (1, 'p', 'P', '/p', 0, 0);
+                 INSERT INTO batches (id, problem_id, name, released, created) VALUES (1, 1, 'One', 1, 0), (2, 1, 'Two', 1, 0);
+                 INSERT INTO students (id, token, issued) VALUES ('a01', 'token-of-a01', 0), ('a02', NULL, NULL);",
+            )
+            .unwrap();
+        }
+        let db = Db::open(&path).unwrap();
+        let a01 = db.student_by_token("token-of-a01").unwrap().expect("the issued link still works");
+        assert_eq!((a01.course.as_str(), a01.student.as_str()), ("Course", "a01"));
+        let batches: Vec<(i64, String)> = db.batches().unwrap().into_iter().map(|b| (b.course_id, b.course)).collect();
+        assert_eq!(batches, [(a01.course_id, "Course".to_owned()), (a01.course_id, "Course".to_owned())]);
+        let students: Vec<(String, Option<String>)> = db.students().unwrap().into_iter().map(|s| (s.student, s.token)).collect();
+        assert_eq!(students, [("a01".to_owned(), Some("token-of-a01".to_owned())), ("a02".to_owned(), None)]);
+    }
+
+    #[test]
+    fn a_new_store_has_no_course_until_a_batch_names_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("bugrank.sqlite")).unwrap();
+        assert!(db.courses().unwrap().is_empty());
+        let problem = db.add_problem("p", "P", "/p", false).unwrap();
+        let submission = |student: &str| SubmissionRow {
+            student: student.to_owned(),
+            file: format!("{student}.wasm"),
+            sha256: "0".repeat(64),
+            late: false,
+            uploaded: 0,
+        };
+        db.add_batch(problem, "Spring", "One", &[submission("a01")], &[]).unwrap();
+        db.add_batch(problem, "Autumn", "Two", &[submission("a01"), submission("a02")], &[]).unwrap();
+        db.add_batch(problem, "Spring", "Three", &[submission("a01")], &[]).unwrap();
+        assert_eq!(db.courses().unwrap(), ["Spring", "Autumn"], "the most recently used first");
+        let students: Vec<(String, String)> = db.students().unwrap().into_iter().map(|s| (s.course, s.student)).collect();
+        let expected = [("Autumn", "a01"), ("Autumn", "a02"), ("Spring", "a01")];
+        assert_eq!(students, expected.map(|(c, s)| (c.to_owned(), s.to_owned())), "a01 of each course is its own student");
+    }
 }

@@ -39,16 +39,16 @@ pub fn load(app: &App, problems: &Path) -> anyhow::Result<()> {
         let roster = std::fs::read(dir.join("roster.csv")).ok().map(|bytes| ("roster.csv".to_owned(), bytes));
         let report = validate(app, &format!("{} (demo cohort)", problem.toml.title), files, Vec::new(), roster, false)
             .map_err(|e| anyhow::anyhow!("demo batch of {name}: {e}"))?;
-        let submissions = report.submissions();
-        app.db.ensure_students(submissions.iter().map(|s| s.student.as_str()))?;
-        let batch = app.db.add_batch(problem_id, &report.name, &submissions, &report.roster)?;
+        // The paper's three cohorts are three classes: `a01` of one is not `a01` of another.
+        let course = format!("Demo: {}", problem.toml.title);
+        let batch = app.db.add_batch(problem_id, &course, &report.name, &report.submissions(), &report.roster)?;
         app.db.set_released(batch, true)?;
         if name == FIRST_ANALYSED {
             first = Some((batch, stored));
         }
     }
-    for (student, _) in app.db.students()? {
-        app.db.set_student_token(&student, Some(&super::auth::random_token()))?;
+    for student in app.db.students()? {
+        app.db.set_student_token(student.course_id, &student.student, Some(&super::auth::random_token()))?;
     }
     if let Some((batch, dir)) = first {
         println!("demo data loaded; grading the {FIRST_ANALYSED} batch once (a few seconds)...");

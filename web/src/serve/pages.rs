@@ -13,7 +13,7 @@ use maud::{Markup, PreEscaped, html};
 use serde::{Deserialize, Serialize};
 
 use super::auth::{Instructor, Refused, SESSION_COOKIE, SESSION_SECONDS, check_password, random_token};
-use super::db::{AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, SubmissionRow, now};
+use super::db::{AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, StudentRow, SubmissionRow, now};
 use super::html::{bug_list, button, csrf_field, date, markdown, page};
 use super::store::sha256_hex;
 use super::upload::{Form, UploadReport, form_files, validate};
@@ -58,8 +58,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     page!("/experiment", experiment_page);
     page!("/students", students_page);
     cfg.route("/students/links.csv", web::get().to(links_csv));
-    cfg.route("/students/{id}/issue", web::post().to(issue_link));
-    cfg.route("/students/{id}/revoke", web::post().to(revoke_link));
+    cfg.route("/students/{course}/{id}/issue", web::post().to(issue_link));
+    cfg.route("/students/{course}/{id}/revoke", web::post().to(revoke_link));
     page!("/s/{token}", student_page);
     cfg.route("/s/{token}/{analysis}.md", web::get().to(student_markdown));
     cfg.default_service(web::to(|| async { Page::Err(AppError::NotFound) }));
@@ -321,7 +321,14 @@ struct ProblemView {
     /// `problem.toml` as written.
     settings: String,
     batches: Vec<BatchRow>,
+    /// Course names for the upload form, the most recently used first.
+    courses: Vec<String>,
 }
+
+/// The course a new batch goes into unless the instructor names another.
+const FIRST_COURSE: &str = "My course";
+/// The longest course name: a name, not a description.
+const MAX_COURSE_NAME_CHARS: usize = 200;
 
 async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
     let problem = found(app.db.problem(path.into_inner())?)?;
@@ -330,6 +337,7 @@ async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web
         statement: std::fs::read_to_string(dir.join("statement.md")).ok(),
         settings: std::fs::read_to_string(dir.join("problem.toml")).unwrap_or_default(),
         batches: app.db.batches()?.into_iter().filter(|b| b.problem_id == problem.id).collect(),
+        courses: app.db.courses()?,
         problem,
     };
     respond(&req, Some(&who), &view.problem.title.clone(), &view, |v| {
@@ -341,6 +349,12 @@ async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web
                 form method="post" action={ "/problems/" (v.problem.id) "/batches" } enctype="multipart/form-data" {
                     (csrf_field(&who))
                     p { label { "Batch name " input name="name" required placeholder="Assignment 1"; } }
+                    p {
+                        label { "Course " input name="course" required list="courses" maxlength=(MAX_COURSE_NAME_CHARS) value=(v.courses.first().map_or(FIRST_COURSE, String::as_str)); }
+                        datalist id="courses" { @for c in &v.courses { option value=(c) {} } }
+                        br;
+                        span.muted { "A student id names one student of one course: " code { "a01" } " of two batches of the same course gets one private link to both; " code { "a01" } " of another course is another student." }
+                    }
                     p { label { "Modules or zips " input type="file" name="modules" multiple required; } }
                     p { label { "Roster (CSV) " input type="file" name="roster" accept=".csv"; } }
                     button type="submit" { "Upload and check" }
@@ -378,6 +392,12 @@ async fn upload_batch(app: AppData, req: HttpRequest, who: Instructor, path: web
     let form = Form::read(&req, payload, app.max_upload_bytes).await?;
     who.check_csrf(&req, form.field("csrf"))?;
     let name = form.field("name").unwrap_or("Batch").to_owned();
+    let course = form.field("course").map_or("", str::trim).to_owned();
+    if course.is_empty() || course.chars().count() > MAX_COURSE_NAME_CHARS || course.chars().any(char::is_control) {
+        return Err(AppError::BadRequest(format!(
+            "name the course the batch belongs to, in one line of at most {MAX_COURSE_NAME_CHARS} characters"
+        )));
+    }
     let mut roster = None;
     let mut files = Vec::new();
     for (field, file, bytes) in form.files {
@@ -393,7 +413,8 @@ async fn upload_batch(app: AppData, req: HttpRequest, who: Instructor, path: web
     let app2 = app.clone();
     let id = blocking(move || {
         let (modules, verdicts) = form_files(files);
-        let report = validate(&app2, &name, modules, verdicts, roster, false)?;
+        let mut report = validate(&app2, &name, modules, verdicts, roster, false)?;
+        report.course = course;
         save_or_hold(&app2, problem.id, None, report)
     })
     .await?;
@@ -416,7 +437,6 @@ fn commit(app: &App, problem: i64, batch: Option<i64>, report: &UploadReport) ->
     if submissions.is_empty() {
         return Err(AppError::BadRequest("no file of this upload was accepted: nothing to save".into()));
     }
-    app.db.ensure_students(submissions.iter().map(|s| s.student.as_str()))?;
     match batch {
         Some(batch) => {
             for s in &submissions {
@@ -427,7 +447,7 @@ fn commit(app: &App, problem: i64, batch: Option<i64>, report: &UploadReport) ->
         None => {
             let roster: Vec<RosterRow> =
                 report.roster.iter().filter(|r| submissions.iter().any(|s| s.student == r.id)).cloned().collect();
-            Ok(app.db.add_batch(problem, &report.name, &submissions, &roster)?)
+            Ok(app.db.add_batch(problem, &report.course, &report.name, &submissions, &roster)?)
         }
     }
 }
@@ -617,7 +637,7 @@ async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::
     respond(&req, Some(&who), &view.batch.name.clone(), &view, |v| {
         let id = v.batch.id;
         html! {
-            p { "Problem: " a href={ "/problems/" (v.batch.problem_id) } { (v.batch.problem) } ". " (v.submissions.len()) " submissions." }
+            p { "Problem: " a href={ "/problems/" (v.batch.problem_id) } { (v.batch.problem) } ". Course: " (v.batch.course) ". " (v.submissions.len()) " submissions." }
             div.card {
                 h3 { "Run an analysis" }
                 form method="post" action={ "/batches/" (id) "/analyses" } {
@@ -1106,32 +1126,39 @@ async fn app_js() -> HttpResponse {
 
 #[derive(Serialize)]
 struct StudentLink {
-    student: String,
+    #[serde(flatten)]
+    student: StudentRow,
     /// The private link's path, while one is live.
     link: Option<String>,
 }
 
 #[derive(Serialize)]
 struct StudentsView {
+    /// By course, then by id.
     students: Vec<StudentLink>,
 }
 
 async fn students_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
-    let students = app.db.students()?.into_iter().map(|(student, token)| StudentLink { student, link: token.map(|t| format!("/s/{t}")) }).collect();
+    let students = app.db.students()?.into_iter().map(|student| StudentLink { link: student.token.as_ref().map(|t| format!("/s/{t}")), student }).collect();
     let view = StudentsView { students };
     respond(&req, Some(&who), "Students", &view, |v| {
         html! {
-            p { "Each student has one private link to their own results (of released batches only). "
+            p { "Each student has one private link to their own results in one course (of released batches only): the same id in two courses is two students with two links. "
                 a href="/students/links.csv" { "Download all links (CSV, for mail merge)" } ". Revoking a link makes it a plain 404; issuing a new one replaces it." }
-            table {
-                tr { th { "Student" } th { "Private link" } th {} }
-                @for s in &v.students {
-                    tr {
-                        td { (s.student) }
-                        td { @match &s.link { Some(link) => a href=(link) { code { (link) } }, None => span.muted { "none" } } }
-                        td {
-                            (button(&who, &format!("/students/{}/issue", s.student), if s.link.is_some() { "Reissue" } else { "Issue" }))
-                            @if s.link.is_some() { " " (button(&who, &format!("/students/{}/revoke", s.student), "Revoke")) }
+            @if v.students.is_empty() { p.muted { "No students yet: they come with the batches you upload." } }
+            @for course in v.students.chunk_by(|a, b| a.student.course_id == b.student.course_id) {
+                h2 { (course[0].student.course) }
+                table {
+                    tr { th { "Student" } th { "Private link" } th {} }
+                    @for s in course {
+                        @let action = format!("/students/{}/{}", s.student.course_id, s.student.student);
+                        tr {
+                            td { (s.student.student) }
+                            td { @match &s.link { Some(link) => a href=(link) { code { (link) } }, None => span.muted { "none" } } }
+                            td {
+                                (button(&who, &format!("{action}/issue"), if s.link.is_some() { "Reissue" } else { "Issue" }))
+                                @if s.link.is_some() { " " (button(&who, &format!("{action}/revoke"), "Revoke")) }
+                            }
                         }
                     }
                 }
@@ -1147,10 +1174,10 @@ async fn links_csv(app: AppData, req: HttpRequest, _who: Instructor) -> Page {
     let students = app.db.students()?;
     let write = || -> csv::Result<Vec<u8>> {
         let mut out = csv::Writer::from_writer(Vec::new());
-        out.write_record(["id", "link"])?;
-        for (student, token) in students {
-            if let Some(token) = token {
-                out.write_record([student, format!("{base}/s/{token}")])?;
+        out.write_record(["course", "id", "link"])?;
+        for s in students {
+            if let Some(token) = s.token {
+                out.write_record([s.course, s.student, format!("{base}/s/{token}")])?;
             }
         }
         out.into_inner().map_err(|e| e.into_error().into())
@@ -1162,20 +1189,21 @@ async fn links_csv(app: AppData, req: HttpRequest, _who: Instructor) -> Page {
         .body(body))
 }
 
-async fn issue_link(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<String>, form: web::Form<CsrfForm>) -> Page {
-    who.check_csrf(&req, form.csrf.as_deref())?;
-    if !app.db.set_student_token(&path, Some(&random_token()))? {
+/// Issues a new link to a student of a course (`None`: revokes it).
+fn set_link(app: &App, req: &HttpRequest, who: &Instructor, form: &CsrfForm, (course, student): (i64, String), token: Option<String>) -> Page {
+    who.check_csrf(req, form.csrf.as_deref())?;
+    if !app.db.set_student_token(course, &student, token.as_deref())? {
         return Err(AppError::NotFound);
     }
     see_other("/students")
 }
 
-async fn revoke_link(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<String>, form: web::Form<CsrfForm>) -> Page {
-    who.check_csrf(&req, form.csrf.as_deref())?;
-    if !app.db.set_student_token(&path, None)? {
-        return Err(AppError::NotFound);
-    }
-    see_other("/students")
+async fn issue_link(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<(i64, String)>, form: web::Form<CsrfForm>) -> Page {
+    set_link(&app, &req, &who, &form, path.into_inner(), Some(random_token()))
+}
+
+async fn revoke_link(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<(i64, String)>, form: web::Form<CsrfForm>) -> Page {
+    set_link(&app, &req, &who, &form, path.into_inner(), None)
 }
 
 /// Whether a student's result is that of their late submission.
@@ -1202,6 +1230,7 @@ struct StudentResult {
 #[derive(Serialize)]
 struct StudentView {
     student: String,
+    course: String,
     results: Vec<StudentResult>,
 }
 
@@ -1210,9 +1239,9 @@ fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
     if token.len() != 64 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(AppError::NotFound);
     }
-    let student = found(app.db.student_by_token(token)?)?;
+    let StudentRow { course_id, course, student, .. } = found(app.db.student_by_token(token)?)?;
     let mut results = Vec::new();
-    for (batch, analysis) in app.db.released_analyses_of(&student)? {
+    for (batch, analysis) in app.db.released_analyses_of(course_id, &student)? {
         let Some(list) = app.db.bug_list(analysis, &student)? else { continue };
         // The claim is true exactly when this result graded the late module.
         let graded = app.db.analysis_answers(analysis)?.into_iter().find(|a| a.student == student).map(|a| a.sha256);
@@ -1230,13 +1259,13 @@ fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
             bugs: serde_json::from_str(&list).map_err(anyhow::Error::from)?,
         });
     }
-    Ok(StudentView { student, results })
+    Ok(StudentView { student, course, results })
 }
 
 async fn student_page(app: AppData, req: HttpRequest, path: web::Path<String>) -> Page {
     let token = path.into_inner();
     let view = student_view(&app, &token)?;
-    respond(&req, None, &format!("Results of {}", view.student), &view, |v| {
+    respond(&req, None, &format!("Results of {} · {}", view.student, view.course), &view, |v| {
         html! {
             @if v.results.is_empty() { p { "No results have been released to you yet." } }
             @for r in &v.results {

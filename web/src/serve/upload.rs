@@ -89,6 +89,10 @@ pub struct FileVerdict {
 pub struct UploadReport {
     /// The batch's name (for a new batch).
     pub name: String,
+    /// The course of a new batch (uploads held from before courses existed have none, and
+    /// go into the course of the batches of that time).
+    #[serde(default = "default_course")]
+    pub course: String,
     /// True for a late submission to an existing batch.
     pub late: bool,
     pub files: Vec<FileVerdict>,
@@ -96,6 +100,11 @@ pub struct UploadReport {
     pub roster: Vec<RosterRow>,
     /// Roster lines rejected, and roster rows without a module.
     pub roster_problems: Vec<String>,
+}
+
+/// The course migration 5 of the store put the batches from before courses into.
+fn default_course() -> String {
+    "Course".to_owned()
 }
 
 impl UploadReport {
@@ -182,5 +191,5 @@ pub fn validate(app: &App, name: &str, files: Vec<FileBytes>, mut verdicts: Vec<
         }
     }
     verdicts.sort_by(|a, b| natural_cmp(&a.file, &b.file));
-    Ok(UploadReport { name: name.to_owned(), late, files: verdicts, roster: roster_rows, roster_problems })
+    Ok(UploadReport { name: name.to_owned(), course: String::new(), late, files: verdicts, roster: roster_rows, roster_problems })
 }

@@ -1,6 +1,6 @@
 //! Every bad upload is named on its report page and changes nothing.
 
-use crate::common::{Client, Service, cohort, fixture, run_analysis, service_with_cohort, upload_problem, zip};
+use crate::common::{COURSE, Client, Service, cohort, fixture, run_analysis, service_with_cohort, upload_problem, zip};
 
 const SNEAKY: &str = r#"(module
   (import "wasi_snapshot_preview1" "path_open" (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
@@ -39,7 +39,7 @@ fn every_bad_upload_is_named_and_changes_nothing() {
     let before = holdings(&client);
 
     let check = |files: &[(&str, &str, &[u8])], expected: &[&str]| {
-        let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Bad")], files);
+        let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Bad"), ("course", COURSE)], files);
         assert_eq!(reply.status, 303, "{}", reply.body);
         let report = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
         assert_eq!(report["status"], "pending", "{report:#}");
@@ -70,22 +70,28 @@ fn every_bad_upload_is_named_and_changes_nothing() {
 
     // Refused before any file is looked at: too large, no CSRF token, a malformed roster.
     let big = vec![0u8; 2 << 20];
-    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Big")], &[("modules", "big.wasm", &big)]);
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Big"), ("course", COURSE)], &[("modules", "big.wasm", &big)]);
     assert_eq!(reply.status, 413);
     assert!(reply.body.contains("larger than the limit of 1 MiB"), "{}", reply.body);
     let long_name = "x".repeat(100 << 10);
-    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", &long_name)], &[("modules", "a01.wasm", a01)]);
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", &long_name), ("course", COURSE)], &[("modules", "a01.wasm", a01)]);
     assert_eq!(reply.status, 413);
     assert!(reply.body.contains("the form field `name` is larger than 64 KiB"), "{}", reply.body);
     let mut forger = Client::new(&service.url);
     assert_eq!(forger.login("instructor", &service.password), 303);
     forger.csrf = Some("0".repeat(64));
-    let reply = forger.upload(&format!("/problems/{problem}/batches"), &[("name", "Forged")], &[("modules", "a01.wasm", a01)]);
+    let reply = forger.upload(&format!("/problems/{problem}/batches"), &[("name", "Forged"), ("course", COURSE)], &[("modules", "a01.wasm", a01)]);
     assert_eq!(reply.status, 403);
     assert!(reply.body.contains("CSRF"), "{}", reply.body);
-    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Bad")], &[("modules", "a01.wasm", a01), ("roster", "r.csv", b"student,group\na01,x\n")]);
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Bad"), ("course", COURSE)], &[("modules", "a01.wasm", a01), ("roster", "r.csv", b"student,group\na01,x\n")]);
     assert_eq!(reply.status, 400);
     assert!(reply.body.contains("the header must name the columns `id` and `cohort`"), "{}", reply.body);
+    for course in [None, Some("  "), Some("two\nlines")] {
+        let fields: Vec<(&str, &str)> = [("name", "No course")].into_iter().chain(course.map(|c| ("course", c))).collect();
+        let reply = client.upload(&format!("/problems/{problem}/batches"), &fields, &[("modules", "a01.wasm", a01)]);
+        assert_eq!(reply.status, 400, "{course:?}");
+        assert!(reply.body.contains("name the course the batch belongs to"), "{}", reply.body);
+    }
     assert_eq!(holdings(&client), before);
 
     // Bad problem bundles.

@@ -290,6 +290,18 @@ pub fn upload_problem(client: &Client, problem: &str) -> i64 {
     reply.redirect_id()
 }
 
+/// The course of the batches [`upload_cohort`] uploads.
+pub const COURSE: &str = "Course A";
+
+/// Issues `student` of `batch`'s course a private link; returns its path.
+pub fn issue_link(client: &Client, batch: i64, student: &str) -> String {
+    let course = client.api(&format!("/api/batches/{batch}"))["batch"]["course_id"].as_i64().unwrap();
+    assert_eq!(client.post(&format!("/students/{course}/{student}/issue"), &[]).status, 303);
+    let students = client.api("/api/students");
+    let entry = students["students"].as_array().unwrap().iter().find(|s| s["student"] == student && s["course_id"] == course);
+    entry.expect("the student is listed with their course")["link"].as_str().unwrap().to_owned()
+}
+
 /// Uploads `problem`'s whole cohort (one zip) with its roster as a batch; returns the
 /// batch id. The upload must be clean.
 pub fn upload_cohort(client: &Client, problem_id: i64, problem: &str) -> i64 {
@@ -298,7 +310,7 @@ pub fn upload_cohort(client: &Client, problem_id: i64, problem: &str) -> i64 {
     let roster = std::fs::read(fixture(problem).join("roster.csv")).unwrap();
     let reply = client.upload(
         &format!("/problems/{problem_id}/batches"),
-        &[("name", "Assignment 1")],
+        &[("name", "Assignment 1"), ("course", COURSE)],
         &[("modules", "cohort.zip", &archive), ("roster", "roster.csv", &roster)],
     );
     assert_eq!(reply.status, 303, "{}", reply.body);

@@ -1,19 +1,14 @@
 //! Grades an instructor can defend: a late submission to a released batch moves no other
 //! student's grade, and a stability check shows whether a grade depends on the seed.
 
-use crate::common::{Client, fixture, run_analysis, service_with_cohort};
+use crate::common::{Client, fixture, issue_link, run_analysis, service_with_cohort};
 
 #[test]
 fn a_late_submission_to_a_released_batch_moves_no_other_grade_and_the_page_says_what_was_graded() {
     let (_data, service, client, batch) = service_with_cohort("interval-sets");
     let first = client.wait_for_analysis(run_analysis(&client, batch, &[]));
     assert_eq!(client.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
-    assert_eq!(client.post("/students/a01/issue", &[]).status, 303);
-    let students = client.api("/api/students");
-    let link = students["students"].as_array().unwrap().iter().find(|s| s["student"] == "a01").unwrap()["link"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let link = issue_link(&client, batch, "a01");
     let student = Client::new(&service.url);
 
     let a18 = std::fs::read(fixture("interval-sets").join("submissions/a18.wasm")).unwrap();

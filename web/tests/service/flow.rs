@@ -1,6 +1,6 @@
 //! The instructor's and the students' main path through the service.
 
-use crate::common::{Client, Service, fixture, run_analysis, upload_cohort, upload_problem};
+use crate::common::{Client, Service, fixture, issue_link, run_analysis, upload_cohort, upload_problem};
 
 /// The header of a CSV download and its number of data rows.
 fn csv_shape(text: &str) -> (Vec<String>, usize) {
@@ -110,13 +110,7 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     assert_eq!(client.api(&format!("/api/analyses/{rerun}"))["result"]["stable_after"], 10000, "an earlier analysis keeps its own");
 
     // Student links: hidden until released, then only one's own data.
-    assert_eq!(client.post("/students/a01/issue", &[]).status, 303);
-    assert_eq!(client.post("/students/a02/issue", &[]).status, 303);
-    let students = client.api("/api/students");
-    let link_of = |id: &str| {
-        students["students"].as_array().unwrap().iter().find(|s| s["student"] == id).unwrap()["link"].as_str().unwrap().to_owned()
-    };
-    let (a01, a02) = (link_of("a01"), link_of("a02"));
+    let (a01, a02) = (issue_link(&client, batch, "a01"), issue_link(&client, batch, "a02"));
     let student = Client::new(&service.url);
     let hidden = student.get(&a01);
     assert_eq!(hidden.status, 200);
@@ -125,7 +119,7 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
 
     let own = student.get(&a01);
     assert_eq!(own.status, 200);
-    assert!(own.body.contains("Results of a01") && own.body.contains("Your program <strong>fails "), "{}", own.body);
+    assert!(own.body.contains("Results of a01 · Course A") && own.body.contains("Your program <strong>fails "), "{}", own.body);
     let own_json = student.api(&format!("/api{a01}"));
     assert_eq!(own_json["student"], "a01");
     assert_eq!(own_json["results"][0]["analysis"], latest, "the latest analysis is shown");
@@ -170,18 +164,65 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     }
     assert_eq!(student.get(&a02).status, 200, "a02's own link works");
     // Revoked and reissued links: the old one is a plain 404.
-    assert_eq!(client.post("/students/a01/revoke", &[]).status, 303);
+    let course = view["batch"]["course_id"].as_i64().unwrap();
+    assert_eq!(client.post(&format!("/students/{course}/a01/revoke"), &[]).status, 303);
     let revoked = student.get(&a01);
     assert_eq!((revoked.status, revoked.body.as_str()), (404, "Not found"));
-    assert_eq!(client.post("/students/a01/issue", &[]).status, 303);
+    assert_eq!(client.post(&format!("/students/{course}/a01/issue"), &[]).status, 303);
     assert_eq!(student.get(&a01).status, 404, "a reissued link is a new link");
+    assert_eq!(client.post(&format!("/students/{}/a01/issue", course + 1), &[]).status, 404, "no such course");
     let links = client.get("/students/links.csv");
     let (header, rows) = csv_shape(&links.body);
-    assert_eq!((header, rows), (vec!["id".to_owned(), "link".to_owned()], 2));
+    assert_eq!((header, rows), (vec!["course".to_owned(), "id".to_owned(), "link".to_owned()], 2));
 
     // Log out ends the session.
     assert_eq!(client.post("/logout", &[]).status, 303);
     assert_eq!(client.get("/api/batches").status, 401);
+}
+
+#[test]
+fn a_student_id_names_one_student_of_one_course_with_one_link_to_that_courses_batches() {
+    let data = tempfile::tempdir().unwrap();
+    let service = Service::start(data.path(), &[]);
+    let client = service.instructor();
+    let problem = upload_problem(&client, "interval-sets");
+    let modules: Vec<(String, Vec<u8>)> =
+        ["a01", "a02"].iter().map(|id| (format!("{id}.wasm"), std::fs::read(fixture("interval-sets").join(format!("submissions/{id}.wasm"))).unwrap())).collect();
+    let files: Vec<(&str, &str, &[u8])> = modules.iter().map(|(name, bytes)| ("modules", name.as_str(), bytes.as_slice())).collect();
+    // Two batches of one course, one of another: each graded and released.
+    let batch = |name: &str, course: &str| {
+        let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", name), ("course", course)], &files);
+        assert_eq!(reply.status, 303, "{}", reply.body);
+        let batch = client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap();
+        client.wait_for_analysis(run_analysis(&client, batch, &[]));
+        assert_eq!(client.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
+        batch
+    };
+    let (first, second, other) = (batch("First", "Spring"), batch("Second", "Spring"), batch("Elsewhere", "Autumn"));
+    // One link for a01 of Spring, whichever of its batches it is issued from.
+    let spring = issue_link(&client, first, "a01");
+    assert_eq!(client.api(&format!("/api/batches/{second}"))["batch"]["course_id"], client.api(&format!("/api/batches/{first}"))["batch"]["course_id"]);
+    let autumn = issue_link(&client, other, "a01");
+    assert_ne!(spring, autumn, "a01 of another course is another student");
+
+    let student = Client::new(&service.url);
+    let results = |link: &str| -> (String, Vec<String>) {
+        let view = student.api(&format!("/api{link}"));
+        let batches = view["results"].as_array().unwrap().iter().map(|r| r["batch"].as_str().unwrap().to_owned()).collect();
+        (view["course"].as_str().unwrap().to_owned(), batches)
+    };
+    assert_eq!(results(&spring), ("Spring".to_owned(), vec!["First".to_owned(), "Second".to_owned()]));
+    assert_eq!(results(&autumn), ("Autumn".to_owned(), vec!["Elsewhere".to_owned()]));
+    let listed: Vec<(String, String)> = client.api("/api/students")["students"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["course"].as_str().unwrap().to_owned(), s["student"].as_str().unwrap().to_owned()))
+        .collect();
+    let expected = [("Autumn", "a01"), ("Autumn", "a02"), ("Spring", "a01"), ("Spring", "a02")];
+    assert_eq!(listed, expected.map(|(c, s)| (c.to_owned(), s.to_owned())));
+    let page = client.get(&format!("/problems/{problem}"));
+    assert!(page.body.contains(r#"value="Autumn""#), "the form offers the course used last: {}", page.body);
 }
 
 #[test]
@@ -197,9 +238,13 @@ fn a_new_service_shows_the_demo_ranking_at_once() {
     assert_eq!(graded.len(), 1, "one analysis already run");
     let analysis = client.api(&format!("/api/analyses/{}", graded[0]["latest"]["id"]));
     assert_eq!(analysis["result"]["answers"].as_array().unwrap().len(), 19);
-    // Demo students have links, and the demo batches are released.
+    // Demo students have links, and the demo batches are released. Each fixture cohort is
+    // its own course: its `a01` is not another's.
     let students = client.api("/api/students");
-    let link = students["students"][0]["link"].as_str().unwrap().to_owned();
+    let students = students["students"].as_array().unwrap();
+    assert_eq!(students.iter().filter(|s| s["student"] == "a01").count(), 3);
+    let graded_course = &graded[0]["batch"]["course_id"];
+    let link = students.iter().find(|s| &s["course_id"] == graded_course).unwrap()["link"].as_str().unwrap().to_owned();
     let page = Client::new(&service.url).get(&link);
     assert_eq!(page.status, 200);
     assert!(page.body.contains("Your program <strong>"), "the headline: {}", page.body);
