@@ -4,8 +4,9 @@
 //! [`Rejected`] with the reason, and the rest is graded.
 
 use std::collections::BTreeMap;
-use std::io::Read;
-use std::path::Path;
+use std::io::{Cursor, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Context;
 use rayon::prelude::*;
@@ -53,8 +54,59 @@ pub struct Batch {
     pub rejected: Vec<Rejected>,
 }
 
-/// A file of the batch by name, with its bytes or why they cannot be used.
-pub type FileBytes = (String, Result<Vec<u8>, String>);
+/// A file of the batch by name, with where its bytes are or why they cannot be used.
+pub type ModuleFile = (String, Result<ModuleSource, String>);
+
+/// Where a module's bytes are. They are read only when the module is loaded, a few at a
+/// time, so that a batch (a class of 1,000, or zips near [`MAX_ZIP_UNPACKED_BYTES`]) is
+/// never held unpacked all at once.
+#[derive(Clone)]
+pub enum ModuleSource {
+    /// A file of a directory of submissions.
+    File(PathBuf),
+    /// Bytes given as they are (an uploaded module).
+    Bytes(SharedBytes),
+    /// An entry of a zip held in memory, still compressed. Its unpacked size was checked
+    /// when the zip was read ([`read_zip`]).
+    Zipped { zip: zip::ZipArchive<Cursor<SharedBytes>>, index: usize },
+}
+
+impl std::fmt::Debug for ModuleSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModuleSource::File(path) => write!(f, "File({})", path.display()),
+            ModuleSource::Bytes(bytes) => write!(f, "Bytes({} bytes)", bytes.0.len()),
+            ModuleSource::Zipped { index, .. } => write!(f, "Zipped(entry {index})"),
+        }
+    }
+}
+
+/// Bytes shared without copying: an uploaded file, or a zip whose entries are read later.
+#[derive(Clone)]
+pub struct SharedBytes(pub Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for SharedBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl ModuleSource {
+    /// The module's bytes; the error says why they cannot be read.
+    pub fn read(&self) -> Result<Vec<u8>, String> {
+        match self {
+            ModuleSource::File(path) => std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display())),
+            ModuleSource::Bytes(bytes) => Ok(bytes.0.to_vec()),
+            ModuleSource::Zipped { zip, index } => {
+                let mut zip = zip.clone();
+                let mut entry = zip.by_index(*index).map_err(|e| e.to_string())?;
+                let mut bytes = Vec::with_capacity(entry.size().min(MAX_MODULE_BYTES as u64) as usize);
+                entry.by_ref().take(MAX_MODULE_BYTES as u64).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", entry.name()))?;
+                Ok(bytes)
+            }
+        }
+    }
+}
 
 /// True for the file names that are modules: `.wasm` binaries and `.wat` text.
 pub fn module_id(file_name: &str) -> Option<&str> {
@@ -68,8 +120,9 @@ impl Batch {
         let files = if path.is_dir() {
             read_module_dir(path)?
         } else {
-            let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-            read_zip(file, &mut { MAX_ZIP_UNPACKED_BYTES }).with_context(|| format!("{} is not a readable zip", path.display()))?
+            let bytes = std::fs::read(path).with_context(|| format!("cannot open {}", path.display()))?;
+            read_zip(SharedBytes(Arc::new(bytes)), &mut { MAX_ZIP_UNPACKED_BYTES })
+                .with_context(|| format!("{} is not a readable zip", path.display()))?
         };
         Ok(Batch::from_files(sandbox, &files))
     }
@@ -77,18 +130,19 @@ impl Batch {
     /// Compiles `files` (names may be paths inside a zip); the module name without its
     /// extension is the submission's id. Of two files giving the same id, the first by
     /// name is taken.
-    pub fn from_files(sandbox: &Sandbox, files: &[FileBytes]) -> Batch {
-        let mut files: Vec<&FileBytes> = files.iter().collect();
+    pub fn from_files(sandbox: &Sandbox, files: &[ModuleFile]) -> Batch {
+        let mut files: Vec<&ModuleFile> = files.iter().collect();
         files.sort_by(|a, b| a.0.cmp(&b.0));
 
         // Compiling is the slow part of loading: modules compile in parallel.
         let loaded: Vec<(&str, Result<Program, String>)> = files
             .into_par_iter()
-            .map(|(name, bytes)| {
-                let program = bytes
+            .map(|(name, source)| {
+                let program = source
                     .as_ref()
                     .map_err(Clone::clone)
-                    .and_then(|bytes| sandbox.load(name, bytes, Role::Answer).map_err(|e| e.to_string()));
+                    .and_then(ModuleSource::read)
+                    .and_then(|bytes| sandbox.load(name, &bytes, Role::Answer).map_err(|e| e.to_string()));
                 (name.as_str(), program)
             })
             .collect();
@@ -116,9 +170,9 @@ impl Batch {
     }
 }
 
-/// The module files (`.wasm`, `.wat`) of a directory, not recursively, with their bytes;
+/// The module files (`.wasm`, `.wat`) of a directory, not recursively (read when loaded);
 /// a symbolic link or a directory with a module's name is listed with why it is not read.
-pub fn read_module_dir(path: &Path) -> anyhow::Result<Vec<FileBytes>> {
+pub fn read_module_dir(path: &Path) -> anyhow::Result<Vec<ModuleFile>> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(path).with_context(|| format!("cannot read {}", path.display()))? {
         let entry = entry?;
@@ -127,14 +181,14 @@ pub fn read_module_dir(path: &Path) -> anyhow::Result<Vec<FileBytes>> {
             continue;
         }
         let kind = entry.file_type()?;
-        let bytes = if kind.is_file() {
-            std::fs::read(entry.path()).map_err(|e| e.to_string())
+        let source = if kind.is_file() {
+            Ok(ModuleSource::File(entry.path()))
         } else if kind.is_symlink() {
             Err(format!("{name} is a symbolic link, which is not followed: put the module itself in the directory"))
         } else {
             Err(format!("{name} is not a file (a directory?): not a module"))
         };
-        files.push((name, bytes));
+        files.push((name, source));
     }
     Ok(files)
 }
@@ -169,16 +223,17 @@ pub fn base_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// Reads the module entries of a zip. Entries with `..` or absolute paths, and modules over
-/// the size limit, come back as errors to report; directories and non-module files are
-/// skipped. The modules kept are taken from `budget` (bytes), shared by the zips of one
-/// batch: past it the whole zip is an error.
-pub fn read_zip(file: impl Read + std::io::Seek, budget: &mut u64) -> anyhow::Result<Vec<FileBytes>> {
-    let mut zip = zip::ZipArchive::new(file)?;
+/// Lists the module entries of a zip held in memory, to be unpacked when each is loaded.
+/// Entries with `..` or absolute paths, and modules over the size limit, come back as
+/// errors to report; directories and non-module files are skipped. Each entry is unpacked
+/// once here, into nothing, to measure it: the modules kept are taken from `budget`
+/// (bytes), shared by the zips of one batch, and past it the whole zip is an error.
+pub fn read_zip(zip: SharedBytes, budget: &mut u64) -> anyhow::Result<Vec<ModuleFile>> {
+    let mut zip = zip::ZipArchive::new(Cursor::new(zip))?;
     anyhow::ensure!(zip.len() <= MAX_ZIP_ENTRIES, "it has {} entries, more than {MAX_ZIP_ENTRIES}", zip.len());
     let mut files = Vec::new();
-    for i in 0..zip.len() {
-        let mut entry = zip.by_index(i)?;
+    for index in 0..zip.len() {
+        let mut entry = zip.by_index(index)?;
         let name = entry.name().to_owned();
         if entry.is_dir() {
             continue;
@@ -190,17 +245,17 @@ pub fn read_zip(file: impl Read + std::io::Seek, budget: &mut u64) -> anyhow::Re
         if module_id(base_name(&name)).is_none() {
             continue;
         }
-        let mut bytes = Vec::new();
         let limit = MAX_MODULE_BYTES as u64 + 1;
-        entry.by_ref().take(limit).read_to_end(&mut bytes)?;
-        if bytes.len() > MAX_MODULE_BYTES {
+        let size = std::io::copy(&mut entry.by_ref().take(limit), &mut std::io::sink())?;
+        drop(entry);
+        if size > MAX_MODULE_BYTES as u64 {
             files.push((name.clone(), Err(format!("{name}: larger than {MAX_MODULE_BYTES} bytes, the most a module may have"))));
             continue;
         }
-        *budget = budget.checked_sub(bytes.len() as u64).context(format!(
+        *budget = budget.checked_sub(size).context(format!(
             "the zips of this batch unpack to more than {MAX_ZIP_UNPACKED_BYTES} bytes of modules"
         ))?;
-        files.push((name, Ok(bytes)));
+        files.push((name, Ok(ModuleSource::Zipped { zip: zip.clone(), index })));
     }
     Ok(files)
 }
@@ -281,6 +336,10 @@ mod tests {
         assert_eq!(ids, ["A0", "A1", "A2", "A10", "A16", "a01", "b", "s3x", "s10x"]);
     }
 
+    fn shared(bytes: &[u8]) -> SharedBytes {
+        SharedBytes(Arc::new(bytes.to_vec()))
+    }
+
     fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
         let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
         for (name, bytes) in entries {
@@ -294,9 +353,9 @@ mod tests {
     fn the_zips_of_one_batch_share_one_unpacked_budget() {
         let zip = zip_of(&[("a.wasm", &[0u8; 100]), ("b.wasm", &[0u8; 100])]);
         let mut budget = 300;
-        assert_eq!(read_zip(std::io::Cursor::new(&zip), &mut budget).unwrap().len(), 2);
+        assert_eq!(read_zip(shared(&zip), &mut budget).unwrap().len(), 2);
         assert_eq!(budget, 100);
-        let error = read_zip(std::io::Cursor::new(&zip), &mut budget).unwrap_err();
+        let error = read_zip(shared(&zip), &mut budget).unwrap_err();
         assert!(error.to_string().contains("unpack to more than"), "{error}");
     }
 
@@ -305,9 +364,9 @@ mod tests {
         let huge = vec![0u8; MAX_MODULE_BYTES + 1];
         let zip = zip_of(&[("huge.wasm", &huge), ("a.wasm", &[0u8; 10])]);
         let mut budget = 100;
-        let files = read_zip(std::io::Cursor::new(&zip), &mut budget).unwrap();
-        assert!(files[0].1.as_ref().unwrap_err().contains("larger than"), "{:?}", files[0].1);
-        assert_eq!(files[1].1.as_ref().unwrap().len(), 10);
+        let files = read_zip(shared(&zip), &mut budget).unwrap();
+        assert!(files[0].1.as_ref().err().unwrap().contains("larger than"));
+        assert_eq!(files[1].1.as_ref().ok().unwrap().read().unwrap(), [0u8; 10], "read when asked for");
         assert_eq!(budget, 90);
     }
 }

@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use super::db::{SubmissionRow, now};
 use super::{App, AppError};
-use crate::submissions::{Batch, FileBytes, MAX_ZIP_UNPACKED_BYTES, RosterRow, module_id, natural_cmp, parse_roster, read_zip};
+use crate::submissions::{
+    Batch, MAX_ZIP_UNPACKED_BYTES, ModuleFile, ModuleSource, RosterRow, SharedBytes, module_id, natural_cmp, parse_roster, read_zip,
+};
 
 /// A multipart form read into memory: its text fields and its files.
 #[derive(Default)]
@@ -132,20 +134,21 @@ impl UploadReport {
 
 /// The files of a form: zips are opened (their unsafe entries rejected), modules taken as
 /// they are, anything else rejected.
-pub fn form_files(files: Vec<(String, Vec<u8>)>) -> (Vec<FileBytes>, Vec<FileVerdict>) {
+pub fn form_files(files: Vec<(String, Vec<u8>)>) -> (Vec<ModuleFile>, Vec<FileVerdict>) {
     let mut modules = Vec::new();
     let mut rejected = Vec::new();
     let mut reject = |file: String, reason: String| rejected.push(FileVerdict { file, student: None, rejected: Some(reason), sha256: None });
     // One budget for every zip of the upload: two bombs are no better than one.
     let mut budget = MAX_ZIP_UNPACKED_BYTES;
     for (name, bytes) in files {
+        let bytes = SharedBytes(std::sync::Arc::new(bytes));
         if name.to_ascii_lowercase().ends_with(".zip") {
-            match read_zip(std::io::Cursor::new(bytes), &mut budget) {
+            match read_zip(bytes, &mut budget) {
                 Ok(entries) => modules.extend(entries.into_iter().map(|(entry, bytes)| (format!("{name}/{entry}"), bytes))),
                 Err(error) => reject(name, format!("not a readable zip: {error:#}")),
             }
         } else if module_id(&name).is_some() {
-            modules.push((name, Ok(bytes)));
+            modules.push((name, Ok(ModuleSource::Bytes(bytes))));
         } else {
             reject(name.clone(), format!("{name}: not a module (.wasm or .wat) or a zip of modules"));
         }
@@ -155,7 +158,7 @@ pub fn form_files(files: Vec<(String, Vec<u8>)>) -> (Vec<FileBytes>, Vec<FileVer
 
 /// Validates the modules of a batch against each other and the roster (when one is
 /// given), and stores the modules that load. Nothing is added to any batch here.
-pub fn validate(app: &App, name: &str, files: Vec<FileBytes>, mut verdicts: Vec<FileVerdict>, roster: Option<(String, Vec<u8>)>, late: bool) -> Result<UploadReport, AppError> {
+pub fn validate(app: &App, name: &str, files: Vec<ModuleFile>, mut verdicts: Vec<FileVerdict>, roster: Option<(String, Vec<u8>)>, late: bool) -> Result<UploadReport, AppError> {
     let batch = Batch::from_files(&app.sandbox, &files);
     for r in batch.rejected {
         let student = module_id(crate::submissions::base_name(&r.file)).map(str::to_owned);
@@ -178,8 +181,11 @@ pub fn validate(app: &App, name: &str, files: Vec<FileBytes>, mut verdicts: Vec<
         } else if roster.is_some() && !roster_rows.iter().any(|r| r.id == s.id) {
             verdict.rejected = Some(format!("{file}: no roster row for `{}`", s.id));
         } else {
-            let bytes = files.iter().find(|(name, _)| *name == file).and_then(|(_, bytes)| bytes.as_ref().ok());
-            verdict.sha256 = Some(app.store.put_module(bytes.expect("a loaded module has its bytes"))?);
+            let source = files.iter().find(|(name, _)| *name == file).and_then(|(_, source)| source.as_ref().ok());
+            match source.expect("a loaded module has its source").read() {
+                Ok(bytes) => verdict.sha256 = Some(app.store.put_module(&bytes)?),
+                Err(reason) => verdict.rejected = Some(reason),
+            }
         }
         verdicts.push(verdict);
     }
