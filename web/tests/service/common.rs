@@ -58,6 +58,15 @@ impl Service {
         }
     }
 
+    /// The peak resident memory of the process so far, in MB (`VmHWM`): the adversarial
+    /// corpus bounds it.
+    #[allow(dead_code)]
+    pub fn peak_mb(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).expect("the service is running");
+        let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("Linux reports VmHWM");
+        line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() / 1024
+    }
+
     /// Kills the process with SIGKILL, as a crash or the OOM killer would.
     pub fn kill(mut self) {
         self.child.kill().unwrap();
@@ -213,7 +222,12 @@ impl Client {
             body.extend_from_slice(b"\r\n");
         }
         write!(body, "--{BOUNDARY}--\r\n").unwrap();
-        self.send(self.agent.post(&format!("{}{path}", self.base)), Some((&format!("multipart/form-data; boundary={BOUNDARY}"), body)))
+        self.post_raw(path, &format!("multipart/form-data; boundary={BOUNDARY}"), body)
+    }
+
+    /// Posts `body` as it is, with this session's cookie.
+    pub fn post_raw(&self, path: &str, content_type: &str, body: Vec<u8>) -> Reply {
+        self.send(self.agent.post(&format!("{}{path}", self.base)), Some((content_type, body)))
     }
 
     /// Waits until analysis `id` is no longer queued or running; returns its JSON.
@@ -328,6 +342,19 @@ pub fn service_with_cohort(problem: &str) -> (tempfile::TempDir, Service, Client
     let problem_id = upload_problem(&client, problem);
     let batch = upload_cohort(&client, problem_id, problem);
     (data, service, client, batch)
+}
+
+/// Waits until analysis `id` is running and has tried some tests.
+pub fn wait_until_running(client: &Client, id: i64) -> serde_json::Value {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let view = client.api(&format!("/api/analyses/{id}"));
+        if view["analysis"]["status"] == "running" && view["progress"]["tests_generated"].as_u64().unwrap_or(0) > 0 {
+            return view;
+        }
+        assert!(Instant::now() < deadline, "analysis {id} never started: {view:#}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// Queues an analysis of `batch` with form `fields`; returns its id.

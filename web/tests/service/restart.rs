@@ -2,20 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{Client, Service, run_analysis, service_with_cohort};
-
-/// Waits until analysis `id` is running and has tried some tests.
-fn wait_until_running(client: &Client, id: i64) -> serde_json::Value {
-    let deadline = Instant::now() + Duration::from_secs(300);
-    loop {
-        let view = client.api(&format!("/api/analyses/{id}"));
-        if view["analysis"]["status"] == "running" && view["progress"]["tests_generated"].as_u64().unwrap_or(0) > 0 {
-            return view;
-        }
-        assert!(Instant::now() < deadline, "analysis {id} never started: {view:#}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
+use crate::common::{Client, Service, run_analysis, service_with_cohort, wait_until_running};
 
 #[test]
 fn a_service_killed_during_an_analysis_loses_nothing_and_finishes_it_after_a_restart() {

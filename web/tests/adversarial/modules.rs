@@ -1,0 +1,319 @@
+//! Hostile modules, each graded by `bugrank grade` in a batch with one honest submission:
+//! the batch must be graded, the honest submission with it, and the hostile one must end
+//! with the outcome it earns (or be rejected, naming why) within the bounds.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use wasm_encoder::{
+    BlockType, CodeSection, EntityType, ExportKind, ExportSection, Function, FunctionSection, ImportSection, MemArg,
+    MemorySection, MemoryType, Module, TypeSection,
+};
+
+use crate::{Case, Measured};
+
+/// What must become of the hostile submission `x`.
+#[derive(Clone, Copy)]
+enum Expect {
+    /// Graded, failing every test it fails with this kind of failure (`wrong`, `crash`,
+    /// `timeout`, `memory` or `output`), and at least one.
+    Fails(&'static str),
+    /// Not graded, with a reason containing this.
+    Rejected(&'static str),
+}
+
+/// The problem the batches are graded on: the quickest fixture.
+fn problem() -> PathBuf {
+    crate::common::fixture("interval-sets")
+}
+
+/// Tests the search may go without finding anything new: enough for a suite of a few tests.
+const STABLE_AFTER: &str = "200";
+
+/// The bounds of a case that ends in well under a second, using some 30 MB: a run that
+/// waits in real time, or a module held or compiled when it should be refused, trips them.
+const QUICK: (f64, u64) = (10.0, 150);
+
+/// The bounds of compiling the largest modules that pass: 15-20 s and up to 650 MB here.
+const LARGEST_COMPILE: (f64, u64) = (60.0, 1_500);
+
+/// A case grading `file` (made by `module`) next to the honest `a01.wasm`, within
+/// `(seconds, peak MB)`.
+fn graded(name: &'static str, file: &'static str, module: fn() -> Vec<u8>, expect: Expect, (max_seconds, max_peak_mb): (f64, u64)) -> Case {
+    Case {
+        name,
+        max_seconds,
+        max_peak_mb,
+        run: Box::new(move || {
+            let dir = tempfile::tempdir().unwrap();
+            let submissions = dir.path().join("submissions");
+            std::fs::create_dir(&submissions).unwrap();
+            std::fs::copy(problem().join("submissions/a01.wasm"), submissions.join("a01.wasm")).unwrap();
+            std::fs::write(submissions.join(file), module()).unwrap();
+            let out = dir.path().join("out");
+            let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
+            command.args(["grade", "--stable-after", STABLE_AFTER, "--problem"]).arg(problem()).arg("--submissions").arg(&submissions).arg("--out").arg(&out);
+            let (status, seconds, peak_mb) = measure(command, Duration::from_secs_f64(max_seconds * 2.0));
+            assert_eq!(status, Some(0), "bugrank grade must finish and succeed");
+            let analysis: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("analysis.json")).unwrap()).unwrap();
+            let answers = analysis["answers"].as_array().unwrap();
+            assert!(answers.iter().any(|a| a["id"] == "a01"), "the honest submission is graded");
+            let hostile = answers.iter().find(|a| a["id"] == "x");
+            let outcome = match (expect, hostile) {
+                (Expect::Fails(kind), Some(x)) => {
+                    let failed = x["failed"].as_array().unwrap().len();
+                    let of_kind = x["counts"][kind].as_u64().unwrap() as usize;
+                    assert!(failed > 0 && of_kind == failed, "x should fail by {kind} only: {}", x["counts"]);
+                    format!("{kind} on {failed} of {} tests", analysis["suite"].as_array().unwrap().len())
+                }
+                (Expect::Rejected(reason), None) => {
+                    let rejected = analysis["rejected"].as_array().unwrap();
+                    let found = rejected.iter().find(|r| r["file"] == file).unwrap_or_else(|| panic!("{file} is neither graded nor rejected"));
+                    let said = found["reason"].as_str().unwrap();
+                    assert!(said.contains(reason), "the reason `{said}` should say `{reason}`");
+                    format!("rejected: {reason}")
+                }
+                (Expect::Fails(_), None) => panic!("x should be graded: {}", analysis["rejected"]),
+                (Expect::Rejected(_), Some(x)) => panic!("x should be rejected, and was graded: {}", x["counts"]),
+            };
+            Measured { outcome, seconds, peak_mb }
+        }),
+    }
+}
+
+/// Runs `command` to its end (killed after `limit`): its exit code (`None` if killed),
+/// wall time in seconds and peak resident memory in MB.
+///
+/// A child's peak memory (`ru_maxrss`) starts from the peak of the process it is spawned
+/// from, so this process first gives back its free memory and resets its own peak
+/// (`clear_refs` 5): what is measured is the child's, or this process's current few MB.
+pub fn measure(mut command: Command, limit: Duration) -> (Option<i32>, f64, u64) {
+    // SAFETY: returns free heap pages to the kernel; no memory in use is touched.
+    unsafe { libc::malloc_trim(0) };
+    std::fs::write("/proc/self/clear_refs", "5").expect("the peak resident memory can be reset (Linux 4.0)");
+    let started = Instant::now();
+    // Reaped below by `wait4`, which also gives its resource usage.
+    #[allow(clippy::zombie_processes)]
+    let child = command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("the process starts");
+    let pid = child.id() as libc::pid_t;
+    let mut stderr = child.stderr.expect("piped");
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut text).ok();
+        text
+    });
+    let mut status = 0;
+    // SAFETY: `rusage` is plain data, filled in by the kernel.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let mut killed = false;
+    loop {
+        // SAFETY: a system call about our own child, which only this loop reaps; polling
+        // (`WNOHANG`) lets the same thread kill it if it runs past `limit`, so a pid is
+        // never signalled after it is reaped.
+        let reaped = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if reaped == pid {
+            break;
+        }
+        assert_eq!(reaped, 0, "wait4 failed: {}", std::io::Error::last_os_error());
+        if !killed && started.elapsed() > limit {
+            // SAFETY: as above: the child is not reaped yet.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            killed = true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let errors = errors.join().unwrap_or_default();
+    let code = if libc::WIFEXITED(status) { Some(libc::WEXITSTATUS(status)) } else { None };
+    if code != Some(0) {
+        eprintln!("{errors}");
+    }
+    (code, seconds, usage.ru_maxrss as u64 / 1024)
+}
+
+const FD_WRITE: &str = r#"(import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))"#;
+const FD_READ: &str = r#"(import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))"#;
+const RANDOM_GET: &str = r#"(import "wasi_snapshot_preview1" "random_get" (func $random_get (param i32 i32) (result i32)))"#;
+const POLL_ONEOFF: &str = r#"(import "wasi_snapshot_preview1" "poll_oneoff" (func $poll_oneoff (param i32 i32 i32 i32) (result i32)))"#;
+const PROC_EXIT: &str = r#"(import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))"#;
+const PATH_OPEN: &str = r#"(import "wasi_snapshot_preview1" "path_open" (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))"#;
+
+/// A command in text: `imports`, `pages` of memory, and `_start` doing `body`.
+pub fn command(imports: &str, pages: u32, body: &str) -> Vec<u8> {
+    format!(r#"(module {imports} (memory (export "memory") {pages}) (func (export "_start") {body}))"#).into_bytes()
+}
+
+/// `_start` writing `length` bytes from address 16 to `fd`, `buffers` times per call, for ever.
+pub fn flood(fd: u32, length: u32) -> Vec<u8> {
+    command(
+        FD_WRITE,
+        2,
+        &format!("(i32.store (i32.const 0) (i32.const 16)) (i32.store (i32.const 4) (i32.const {length}))
+                  (loop (drop (call $fd_write (i32.const {fd}) (i32.const 0) (i32.const 1) (i32.const 8))) (br 0))"),
+    )
+}
+
+/// `_start` sleeping `nanoseconds` (a relative clock subscription), once or for ever.
+pub fn sleep(nanoseconds: u64, for_ever: bool) -> Vec<u8> {
+    let call = "(drop (call $poll_oneoff (i32.const 0) (i32.const 64) (i32.const 1) (i32.const 128)))";
+    let body = if for_ever { format!("(loop {call} (br 0))") } else { call.to_owned() };
+    // Subscription at 0: tag 0 (clock) at 8, clock id 1 (monotonic) at 16, timeout at 24,
+    // flags 0 (relative) at 40.
+    command(POLL_ONEOFF, 1, &format!("(i32.store (i32.const 16) (i32.const 1)) (i64.store (i32.const 24) (i64.const {nanoseconds})) {body}"))
+}
+
+/// A binary command: `copies` of `body` (type `() -> ()`) besides an empty `_start`, and
+/// `path_open` imported if `forbidden`. Binary, because the largest of these would be
+/// over the size limit as text.
+fn binary(copies: u32, body: &Function, forbidden: bool) -> Vec<u8> {
+    let mut types = TypeSection::new();
+    types.ty().function([], []);
+    {
+        use wasm_encoder::ValType::{I32, I64};
+        types.ty().function([I32, I32, I32, I32, I32, I64, I64, I32, I32], [I32]);
+    }
+    let mut imports = ImportSection::new();
+    if forbidden {
+        imports.import("wasi_snapshot_preview1", "path_open", EntityType::Function(1));
+    }
+    let imported = u32::from(forbidden);
+    let mut functions = FunctionSection::new();
+    let mut code = CodeSection::new();
+    for _ in 0..=copies {
+        functions.function(0);
+    }
+    let mut start = Function::new([]);
+    start.instructions().end();
+    code.function(&start);
+    for _ in 0..copies {
+        code.function(body);
+    }
+    let mut memories = MemorySection::new();
+    memories.memory(MemoryType { minimum: 1, maximum: None, memory64: false, shared: false, page_size_log2: None });
+    let mut exports = ExportSection::new();
+    exports.export("_start", ExportKind::Func, imported).export("memory", ExportKind::Memory, 0);
+    let mut module = Module::new();
+    module.section(&types).section(&imports).section(&functions).section(&memories).section(&exports).section(&code);
+    module.finish()
+}
+
+/// `depth` constants pushed, then dropped: an operand stack `depth` deep.
+fn pushed_and_dropped(depth: u32) -> Function {
+    let mut body = Function::new([]);
+    let mut sink = body.instructions();
+    for _ in 0..depth {
+        sink.i32_const(0);
+    }
+    for _ in 0..depth {
+        sink.drop();
+    }
+    sink.end();
+    body
+}
+
+/// `depth` loads from distinct addresses, then summed: `depth` values live at once, the
+/// register allocator's worst case.
+fn loaded_and_summed(depth: u32) -> Function {
+    let mut body = Function::new([]);
+    let mut sink = body.instructions();
+    for i in 0..depth {
+        sink.i32_const(0).i32_load(MemArg { offset: u64::from(i * 4 % 60_000), align: 2, target: wasm_encoder::MemArgTarget::Memory(0), ordering: None });
+    }
+    for _ in 1..depth {
+        sink.i32_add();
+    }
+    sink.drop().end();
+    body
+}
+
+fn nested_blocks(depth: u32) -> Function {
+    let mut body = Function::new([]);
+    let mut sink = body.instructions();
+    for _ in 0..depth {
+        sink.block(BlockType::Empty);
+    }
+    for _ in 0..=depth {
+        sink.end();
+    }
+    body
+}
+
+/// About 300 bytes of arithmetic on a local.
+fn small_function() -> Function {
+    let mut body = Function::new([(1, wasm_encoder::ValType::I32)]);
+    let mut sink = body.instructions();
+    for _ in 0..42 {
+        sink.local_get(0).i32_const(1).i32_add().local_set(0);
+    }
+    sink.end();
+    body
+}
+
+pub fn cases() -> Vec<Case> {
+    use Expect::{Fails, Rejected};
+    vec![
+        // Runs: whatever a module does is its own outcome, within fuel, memory, output and
+        // the wall clock; host calls pay fuel for their work.
+        graded("an infinite loop", "x.wat", || command("", 1, "(loop (br 0))"), Fails("timeout"), QUICK),
+        graded("a sleep of 3 s returns at once", "x.wat", || sleep(3_000_000_000, false), Fails("wrong"), QUICK),
+        graded("sleeps of 2^62 ns for ever", "x.wat", || sleep(1 << 62, true), Fails("timeout"), QUICK),
+        graded("a memory.grow bomb", "x.wat", || command("", 1, "(loop (br_if 0 (i32.ne (memory.grow (i32.const 16)) (i32.const -1)))) unreachable"), Fails("memory"), QUICK),
+        graded(
+            "a table.grow bomb",
+            "x.wat",
+            || r#"(module (table 1 funcref) (memory (export "memory") 1) (func (export "_start") (loop (br_if 0 (i32.ne (table.grow (ref.null func) (i32.const 1000000)) (i32.const -1)))) unreachable))"#.as_bytes().to_vec(),
+            // Growing a table costs fuel per element: the budget runs out first.
+            Fails("timeout"),
+            QUICK,
+        ),
+        graded("unbounded recursion", "x.wat", || r#"(module (memory (export "memory") 1) (func $f (call $f)) (func (export "_start") (call $f)))"#.as_bytes().to_vec(), Fails("crash"), QUICK),
+        graded("a flood of 64 KiB writes on stdout", "x.wat", || flood(1, 65_536), Fails("output"), QUICK),
+        graded("a flood of 64 KiB writes on stderr", "x.wat", || flood(2, 65_536), Fails("output"), QUICK),
+        graded("a flood of one-byte writes", "x.wat", || flood(1, 1), Fails("timeout"), QUICK),
+        graded(
+            "writes of 7 million empty buffers",
+            "x.wat",
+            || command(FD_WRITE, 900, "(loop (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 7000000) (i32.const 8))) (br 0))"),
+            Fails("timeout"),
+            QUICK,
+        ),
+        graded(
+            "random_get of 60 MB, again and again",
+            "x.wat",
+            || command(RANDOM_GET, 940, "(loop (drop (call $random_get (i32.const 0) (i32.const 60000000))) (br 0))"),
+            Fails("timeout"),
+            QUICK,
+        ),
+        graded(
+            "reading stdin after its end for ever",
+            "x.wat",
+            || command(FD_READ, 1, "(i32.store (i32.const 0) (i32.const 16)) (i32.store (i32.const 4) (i32.const 1024)) (loop (drop (call $fd_read (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 8))) (br 0))"),
+            Fails("timeout"),
+            QUICK,
+        ),
+        graded(
+            "proc_exit in a start section",
+            "x.wat",
+            || format!(r#"(module {PROC_EXIT} (memory (export "memory") 1) (func $s (call $proc_exit (i32.const 0))) (start $s) (func (export "_start")))"#).into_bytes(),
+            Fails("wrong"),
+            QUICK,
+        ),
+        graded("a trap in a start section", "x.wat", || r#"(module (memory (export "memory") 1) (func $s unreachable) (start $s) (func (export "_start")))"#.as_bytes().to_vec(), Fails("crash"), QUICK),
+        // Loads: refused with the reason, before compiling where compiling is the danger.
+        graded("a forbidden import (path_open)", "x.wat", || command(PATH_OPEN, 1, ""), Rejected("`wasi_snapshot_preview1.path_open`, which programs may not use"), QUICK),
+        graded("text bytes named .wasm", "x.wasm", || b"this is not a module".to_vec(), Rejected("not a valid WebAssembly module"), QUICK),
+        graded("a library without _start", "x.wat", || br#"(module (memory (export "memory") 1) (func (export "main")))"#.to_vec(), Rejected("not a WASI command"), QUICK),
+        graded("a module over 32 MiB", "x.wasm", || { let mut bytes = b"\0asm\x01\0\0\0".to_vec(); bytes.resize(33 << 20, 0); bytes }, Rejected("more than the limit of 33554432 bytes"), QUICK),
+        graded("a million functions", "x.wasm", || binary(1_000_000, &pushed_and_dropped(0), false), Rejected("it defines 1000001 functions, more than 100000"), QUICK),
+        graded("a million functions behind a forbidden import", "x.wasm", || binary(1_000_000, &pushed_and_dropped(0), true), Rejected("path_open"), QUICK),
+        graded("an operand stack 300,000 deep", "x.wasm", || binary(1, &pushed_and_dropped(300_000), false), Rejected("operand stack gets deeper than 10000"), QUICK),
+        graded("four functions 2.5 million values deep", "x.wasm", || binary(4, &pushed_and_dropped(2_500_000), false), Rejected("bytes of code, more than 1048576"), QUICK),
+        graded("blocks nested 300,000 deep", "x.wasm", || binary(1, &nested_blocks(300_000), false), Rejected("nests blocks deeper than 10000"), QUICK),
+        graded("a function with 60,000 locals", "x.wasm", || { let mut f = Function::new([(60_000, wasm_encoder::ValType::I64)]); f.instructions().end(); binary(1, &f, false) }, Rejected("more than 50000 locals"), QUICK),
+        // The largest modules that pass, of the shapes that cost the compiler most: they
+        // compile within the bounds (and `_start` returns at once, without an answer).
+        graded("99,999 small functions (30 MB, accepted)", "x.wasm", || binary(99_999, &small_function(), false), Fails("wrong"), LARGEST_COMPILE),
+        graded("400 functions with 9,800 live values (31 MB, accepted)", "x.wasm", || binary(400, &loaded_and_summed(9_800), false), Fails("wrong"), LARGEST_COMPILE),
+    ]
+}

@@ -1,0 +1,234 @@
+//! Hostile requests to `bugrank serve`: each case gets a fresh service on a temporary data
+//! directory, and its bounds are on the case's wall time (from the service being up) and
+//! on the service process's peak memory.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use crate::common::{COURSE, Client, Service, fixture, run_analysis, upload_problem, wait_until_running, zip};
+use crate::modules::{command, flood, sleep};
+use crate::{Case, Measured};
+
+/// A case against a fresh `bugrank serve` started with `args`; `run` does it and says
+/// what happened.
+fn served(name: &'static str, args: &'static [&'static str], run: fn(&Service) -> String, max_seconds: f64, max_peak_mb: u64) -> Case {
+    Case {
+        name,
+        max_seconds,
+        max_peak_mb,
+        run: Box::new(move || {
+            let data = tempfile::tempdir().unwrap();
+            let service = Service::start(data.path(), args);
+            let started = Instant::now();
+            let outcome = run(&service);
+            let seconds = started.elapsed().as_secs_f64();
+            Measured { outcome, seconds, peak_mb: service.peak_mb() }
+        }),
+    }
+}
+
+/// Uploads `files` as a batch of the interval-sets problem (uploaded first); the reply.
+fn upload_batch(client: &Client, files: &[(&str, &str, &[u8])]) -> crate::common::Reply {
+    let problem = upload_problem(client, "interval-sets");
+    client.upload(&format!("/problems/{problem}/batches"), &[("name", "Hostile"), ("course", COURSE)], files)
+}
+
+/// The reasons an upload's files were rejected for.
+fn rejections(client: &Client, upload: i64) -> Vec<String> {
+    let report = client.api(&format!("/api/uploads/{upload}"));
+    report["report"]["files"].as_array().unwrap().iter().filter_map(|f| f["rejected"].as_str().map(str::to_owned)).collect()
+}
+
+/// A zip of `entries` entries of `mib` MiB of zeros each, named `e<i>.wasm`: a few MB
+/// compressed. The entry is compressed once and its compressed bytes copied.
+fn zeros_zip(entries: usize, mib: usize) -> Vec<u8> {
+    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated).large_file(false);
+    out.start_file("e0.wasm", options).unwrap();
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..mib {
+        out.write_all(&zeros).unwrap();
+    }
+    for i in 1..entries {
+        out.deep_copy_file("e0.wasm", &format!("e{i}.wasm")).unwrap();
+    }
+    out.finish().unwrap().into_inner()
+}
+
+fn login_flood(service: &Service) -> String {
+    let threads: Vec<_> = (0..128)
+        .map(|i| {
+            let url = service.url.clone();
+            std::thread::spawn(move || Client::new(&url).login(if i % 2 == 0 { "instructor" } else { "nobody" }, "a wrong password"))
+        })
+        .collect();
+    let statuses: Vec<u16> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    let count = |status| statuses.iter().filter(|&&s| s == status).count();
+    assert_eq!(count(401) + count(429), 128, "every wrong login is refused: {statuses:?}");
+    format!("all refused: {} × 401, {} × 429", count(401), count(429))
+}
+
+fn two_zip_bombs(service: &Service) -> String {
+    let client = service.instructor();
+    let bomb = zeros_zip(63, 33);
+    let reply = upload_batch(&client, &[("modules", "bomb1.zip", &bomb), ("modules", "bomb2.zip", &bomb)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let reasons = rejections(&client, reply.redirect_id());
+    assert_eq!(reasons.len(), 126, "{reasons:?}");
+    assert!(reasons.iter().all(|r| r.contains("larger than")), "{reasons:?}");
+    format!("{} MB upload of 4 GiB unpacked: 126 entries rejected, none kept", (bomb.len() * 2) >> 20)
+}
+
+fn zips_past_the_unpacked_budget(service: &Service) -> String {
+    let client = service.instructor();
+    let zip = zeros_zip(40, 16);
+    let reply = upload_batch(&client, &[("modules", "one.zip", &zip), ("modules", "two.zip", &zip)]);
+    let said = if reply.status == 303 { rejections(&client, reply.redirect_id()).join("; ") } else { reply.body.clone() };
+    assert!(said.contains("unpack to more than"), "{} {said}", reply.status);
+    "1.25 GiB of entries in one upload: refused past the 1 GiB budget".to_owned()
+}
+
+fn unsafe_zip_paths(service: &Service) -> String {
+    let client = service.instructor();
+    let a01 = std::fs::read(fixture("interval-sets").join("submissions/a01.wasm")).unwrap();
+    let evil = zip(&[("a01.wasm", &a01), ("../a02.wasm", &a01), ("/etc/a03.wasm", &a01)]);
+    let reply = upload_batch(&client, &[("modules", "evil.zip", &evil)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let reasons = rejections(&client, reply.redirect_id());
+    assert_eq!(reasons.len(), 2, "{reasons:?}");
+    assert!(reasons.iter().all(|r| r.contains("unsafe path in zip")), "{reasons:?}");
+    "held: 2 unsafe paths named, nothing written".to_owned()
+}
+
+fn malformed_multipart(service: &Service) -> String {
+    let client = service.instructor();
+    let problem = upload_problem(&client, "interval-sets");
+    let path = format!("/problems/{problem}/batches");
+    let unterminated = b"--xyz\r\nContent-Disposition: form-data; name=\"modules\"; filename=\"a.wasm\"\r\n\r\nno end".to_vec();
+    for (content_type, body) in [
+        ("multipart/form-data; boundary=xyz", unterminated),
+        ("multipart/form-data", b"no boundary at all".to_vec()),
+        ("multipart/form-data; boundary=xyz", b"--xyz\r\n\r\n\r\n--xyz--".to_vec()),
+    ] {
+        let reply = client.post_raw(&path, content_type, body);
+        assert_eq!(reply.status, 400, "{content_type}: {}", reply.body);
+    }
+    "3 × 400".to_owned()
+}
+
+fn oversized_upload(service: &Service) -> String {
+    let client = service.instructor();
+    let big = vec![0u8; 64 << 20];
+    let reply = upload_batch(&client, &[("modules", "big.wasm", &big)]);
+    assert_eq!(reply.status, 413, "{}", reply.body);
+    assert!(reply.body.contains("larger than the limit of 1 MiB"), "{}", reply.body);
+    "413 for 64 MiB over a 1 MiB limit, not buffered".to_owned()
+}
+
+fn long_text_field(service: &Service) -> String {
+    let client = service.instructor();
+    let problem = upload_problem(&client, "interval-sets");
+    let long_name = "x".repeat(100 << 10);
+    let a01 = std::fs::read(fixture("interval-sets").join("submissions/a01.wasm")).unwrap();
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", &long_name), ("course", COURSE)], &[("modules", "a01.wasm", &a01)]);
+    assert_eq!(reply.status, 413);
+    assert!(reply.body.contains("the form field `name` is larger than 64 KiB"), "{}", reply.body);
+    "413: the field named with its limit".to_owned()
+}
+
+fn bundle_named_dot_zip(service: &Service) -> String {
+    let client = service.instructor();
+    let bundle = crate::common::problem_bundle("interval-sets");
+    let reply = client.upload("/problems", &[], &[("bundle", ".zip", &bundle)]);
+    assert!(reply.status == 303 || reply.status == 400, "{} {}", reply.status, reply.body);
+    format!("{} (not 500)", reply.status)
+}
+
+fn script_links_in_a_statement(service: &Service) -> String {
+    let client = service.instructor();
+    let dir = fixture("interval-sets");
+    let statement = "[a](javascript:alert(1)) <javascript:alert(2)> [b][r] [c](data:text/html,<script>alert(3)</script>) [d](https://example.org/)\n\n[r]: javascript:alert(4)\n";
+    let mut files: Vec<(String, Vec<u8>)> = web::problem::PROBLEM_FILES
+        .iter()
+        .filter(|f| **f != "statement.md")
+        .filter_map(|f| Some((format!("p/{f}"), std::fs::read(dir.join(f)).ok()?)))
+        .collect();
+    files.push(("p/statement.md".to_owned(), statement.as_bytes().to_vec()));
+    let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let reply = client.upload("/problems", &[], &[("bundle", "p.zip", &zip(&files))]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let page = client.get(&format!("/problems/{}", reply.redirect_id()));
+    assert!(!page.body.contains("href=\"javascript:") && !page.body.contains("href=\"data:"), "{}", page.body);
+    assert!(page.body.contains("href=\"https://example.org/\""), "a safe link stays a link");
+    assert!(page.headers["content-security-policy"].contains("script-src 'self'"), "{:?}", page.headers);
+    "4 script links inert, the https one live, CSP sent".to_owned()
+}
+
+/// A batch of the honest a01 and hostile modules, graded by the service.
+fn hostile_batch(client: &Client) -> i64 {
+    let a01 = std::fs::read(fixture("interval-sets").join("submissions/a01.wasm")).unwrap();
+    let sleeper = sleep(1 << 62, true);
+    let bomb = command("", 1, "(loop (br_if 0 (i32.ne (memory.grow (i32.const 16)) (i32.const -1)))) unreachable");
+    let flooder = flood(1, 65_536);
+    let reply = upload_batch(client, &[("modules", "a01.wasm", &a01), ("modules", "a02.wat", &sleeper), ("modules", "a03.wat", &bomb), ("modules", "a04.wat", &flooder)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap()
+}
+
+fn hostile_batch_graded(service: &Service) -> String {
+    let client = service.instructor();
+    let batch = hostile_batch(&client);
+    let done = client.wait_for_analysis(run_analysis(&client, batch, &[]));
+    assert_eq!(done["analysis"]["status"], "done", "{:#}", done["analysis"]);
+    let answers = done["result"]["answers"].as_array().unwrap();
+    let counts = |id: &str| answers.iter().find(|a| a["id"] == id).unwrap()["counts"].clone();
+    for (id, kind) in [("a02", "timeout"), ("a03", "memory"), ("a04", "output")] {
+        assert!(counts(id)[kind].as_u64().unwrap() > 0, "{id} should fail by {kind}: {}", counts(id));
+    }
+    "done: sleeper timeout, bomb memory, flood output".to_owned()
+}
+
+fn cancel_within_a_second(service: &Service) -> String {
+    let client = service.instructor();
+    let batch = hostile_batch(&client);
+    let running = run_analysis(&client, batch, &[("stable_after", "1000000")]);
+    wait_until_running(&client, running);
+    let asked = Instant::now();
+    assert_eq!(client.post(&format!("/analyses/{running}/cancel"), &[]).status, 303);
+    let ended = client.wait_for_analysis(running);
+    let took = asked.elapsed();
+    assert_eq!(ended["analysis"]["status"], "cancelled");
+    assert!(took < Duration::from_secs(1), "cancelled after {took:?}");
+    format!("cancelled after {:.2} s", took.as_secs_f64())
+}
+
+fn forged_forms_and_guessed_tokens(service: &Service) -> String {
+    let mut forger = Client::new(&service.url);
+    assert_eq!(forger.login("instructor", &service.password), 303);
+    forger.csrf = Some("0".repeat(64));
+    assert_eq!(forger.post("/logout", &[]).status, 403, "a form without this session's token");
+    let stranger = Client::new(&service.url);
+    for path in ["/s/0000000000000000000000000000000000000000000000000000000000000000", "/s/../api/batches", "/analyses/1/files/..%2F..%2Fbugrank.sqlite", "/api/students"] {
+        let status = stranger.get(path).status;
+        assert!(matches!(status, 401 | 303 | 404), "{path}: {status}");
+    }
+    "403 forged form; 401/404 for guessed tokens and traversal".to_owned()
+}
+
+pub fn cases() -> Vec<Case> {
+    // Bounds: the service alone uses some 50 MB; each case takes well under 2 s here.
+    vec![
+        served("128 simultaneous wrong logins", &[], login_flood, 10.0, 300),
+        served("two zip bombs in one upload (2 × 63 × 33 MiB)", &[], two_zip_bombs, 20.0, 200),
+        served("zips unpacking past 1 GiB in one upload", &[], zips_past_the_unpacked_budget, 20.0, 250),
+        served("a zip with ../ and absolute paths", &[], unsafe_zip_paths, 10.0, 200),
+        served("a malformed multipart body", &[], malformed_multipart, 10.0, 200),
+        served("a 64 MiB upload over a 1 MiB limit", &["--max-upload-mib", "1"], oversized_upload, 10.0, 200),
+        served("a form field over 64 KiB", &[], long_text_field, 10.0, 200),
+        served("a bundle file named .zip", &[], bundle_named_dot_zip, 10.0, 200),
+        served("script links in a statement", &[], script_links_in_a_statement, 10.0, 200),
+        served("a batch of a sleeper, a memory bomb and a flood", &[], hostile_batch_graded, 30.0, 250),
+        served("cancelling the analysis of a hostile batch", &[], cancel_within_a_second, 10.0, 250),
+        served("forged forms, guessed tokens, traversal", &[], forged_forms_and_guessed_tokens, 10.0, 200),
+    ]
+}
