@@ -55,8 +55,26 @@ impl CompileGate {
 
 impl Drop for Admitted<'_> {
     fn drop(&mut self) {
-        *self.gate.in_flight.lock().expect("compile gate poisoned") -= self.bytes;
+        let mut in_flight = self.gate.in_flight.lock().expect("compile gate poisoned");
+        *in_flight -= self.bytes;
+        let idle = *in_flight == 0;
+        drop(in_flight);
         self.gate.freed.notify_all();
+        if idle {
+            give_back_free_memory();
+        }
+    }
+}
+
+/// Returns the compiler's freed memory to the system once no compile is running. The
+/// compiler allocates hundreds of MB for a large module and frees them at the end, but
+/// glibc keeps freed memory for reuse: one upload of the largest module left the service
+/// 622 MB resident for good.
+fn give_back_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `malloc_trim` only releases free heap pages; memory in use is not touched.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 

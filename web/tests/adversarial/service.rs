@@ -22,7 +22,7 @@ fn served(name: &'static str, args: &'static [&'static str], run: fn(&Service) -
             let started = Instant::now();
             let outcome = run(&service);
             let seconds = started.elapsed().as_secs_f64();
-            Measured { outcome, seconds, peak_mb: service.peak_mb() }
+            Measured { outcome, seconds, peak_mb: service.memory_mb("VmHWM") }
         }),
     }
 }
@@ -202,6 +202,18 @@ fn cancel_within_a_second(service: &Service) -> String {
     format!("cancelled after {:.2} s", took.as_secs_f64())
 }
 
+fn the_largest_module_uploaded(service: &Service) -> String {
+    let client = service.instructor();
+    let module = crate::modules::largest_small_functions();
+    let reply = upload_batch(&client, &[("modules", "a01.wasm", &module)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let upload = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
+    assert_eq!(upload["status"], "saved", "{upload:#}");
+    let after = service.memory_mb("VmRSS");
+    assert!(after < 300, "the service keeps {after} MB after compiling one module");
+    format!("saved; {after} MB resident after")
+}
+
 fn forged_forms_and_guessed_tokens(service: &Service) -> String {
     let mut forger = Client::new(&service.url);
     assert_eq!(forger.login("instructor", &service.password), 303);
@@ -229,6 +241,7 @@ pub fn cases() -> Vec<Case> {
         served("script links in a statement", &[], script_links_in_a_statement, 10.0, 200),
         served("a batch of a sleeper, a memory bomb and a flood", &[], hostile_batch_graded, 30.0, 250),
         served("cancelling the analysis of a hostile batch", &[], cancel_within_a_second, 10.0, 250),
+        served("the largest accepted module, uploaded", &[], the_largest_module_uploaded, 60.0, 1_500),
         served("forged forms, guessed tokens, traversal", &[], forged_forms_and_guessed_tokens, 10.0, 200),
     ]
 }

@@ -58,12 +58,12 @@ impl Service {
         }
     }
 
-    /// The peak resident memory of the process so far, in MB (`VmHWM`): the adversarial
-    /// corpus bounds it.
+    /// A memory figure of the process from `/proc`, in MB: `VmHWM` (the peak so far) or
+    /// `VmRSS` (now). The adversarial corpus bounds them.
     #[allow(dead_code)]
-    pub fn peak_mb(&self) -> u64 {
+    pub fn memory_mb(&self, field: &str) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).expect("the service is running");
-        let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("Linux reports VmHWM");
+        let line = status.lines().find(|l| l.starts_with(&format!("{field}:"))).expect("Linux reports it");
         line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() / 1024
     }
 
