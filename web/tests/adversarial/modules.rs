@@ -3,14 +3,15 @@
 //! with the outcome it earns (or be rejected, naming why) within the bounds.
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use wasm_encoder::{
     BlockType, CodeSection, EntityType, ExportKind, ExportSection, Function, FunctionSection, ImportSection, MemArg,
     MemorySection, MemoryType, Module, TypeSection,
 };
 
+use crate::measure::measure;
 use crate::{Case, Measured};
 
 /// What must become of the hostile submission `x`.
@@ -54,8 +55,9 @@ fn graded(name: &'static str, file: &'static str, module: fn() -> Vec<u8>, expec
             let out = dir.path().join("out");
             let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
             command.args(["grade", "--stable-after", STABLE_AFTER, "--problem"]).arg(problem()).arg("--submissions").arg(&submissions).arg("--out").arg(&out);
-            let (status, seconds, peak_mb) = measure(command, Duration::from_secs_f64(max_seconds * 2.0));
-            assert_eq!(status, Some(0), "bugrank grade must finish and succeed");
+            let process = measure(command, Duration::from_secs_f64(max_seconds * 2.0));
+            assert_eq!(process.exit_code, Some(0), "bugrank grade must finish and succeed");
+            let (seconds, peak_mb) = (process.seconds, process.peak_mb);
             let analysis: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("analysis.json")).unwrap()).unwrap();
             let answers = analysis["answers"].as_array().unwrap();
             assert!(answers.iter().any(|a| a["id"] == "a01"), "the honest submission is graded");
@@ -80,56 +82,6 @@ fn graded(name: &'static str, file: &'static str, module: fn() -> Vec<u8>, expec
             Measured { outcome, seconds, peak_mb }
         }),
     }
-}
-
-/// Runs `command` to its end (killed after `limit`): its exit code (`None` if killed),
-/// wall time in seconds and peak resident memory in MB.
-///
-/// A child's peak memory (`ru_maxrss`) starts from the peak of the process it is spawned
-/// from, so this process first gives back its free memory and resets its own peak
-/// (`clear_refs` 5): what is measured is the child's, or this process's current few MB.
-pub fn measure(mut command: Command, limit: Duration) -> (Option<i32>, f64, u64) {
-    // SAFETY: returns free heap pages to the kernel; no memory in use is touched.
-    unsafe { libc::malloc_trim(0) };
-    std::fs::write("/proc/self/clear_refs", "5").expect("the peak resident memory can be reset (Linux 4.0)");
-    let started = Instant::now();
-    // Reaped below by `wait4`, which also gives its resource usage.
-    #[allow(clippy::zombie_processes)]
-    let child = command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("the process starts");
-    let pid = child.id() as libc::pid_t;
-    let mut stderr = child.stderr.expect("piped");
-    let errors = std::thread::spawn(move || {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut stderr, &mut text).ok();
-        text
-    });
-    let mut status = 0;
-    // SAFETY: `rusage` is plain data, filled in by the kernel.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let mut killed = false;
-    loop {
-        // SAFETY: a system call about our own child, which only this loop reaps; polling
-        // (`WNOHANG`) lets the same thread kill it if it runs past `limit`, so a pid is
-        // never signalled after it is reaped.
-        let reaped = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
-        if reaped == pid {
-            break;
-        }
-        assert_eq!(reaped, 0, "wait4 failed: {}", std::io::Error::last_os_error());
-        if !killed && started.elapsed() > limit {
-            // SAFETY: as above: the child is not reaped yet.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            killed = true;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let seconds = started.elapsed().as_secs_f64();
-    let errors = errors.join().unwrap_or_default();
-    let code = if libc::WIFEXITED(status) { Some(libc::WEXITSTATUS(status)) } else { None };
-    if code != Some(0) {
-        eprintln!("{errors}");
-    }
-    (code, seconds, usage.ru_maxrss as u64 / 1024)
 }
 
 const FD_WRITE: &str = r#"(import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))"#;
