@@ -329,6 +329,10 @@ struct Evaluation {
 /// redundancy checks cost microseconds, a re-run with the fair budget up to a second.
 const PENDING_ENUMERATED: usize = 6;
 
+/// Inputs one answer runs on in a row when several are evaluated together: enough that
+/// its instance slot is reused while warm, few enough that the tasks spread evenly.
+const RUNS_IN_A_ROW: usize = 8;
+
 /// Runs the analysis of Paper III on `answers` (sorted as they should appear) with `seed`.
 ///
 /// Deterministic: the same problem, answers, executor behaviour and seed give the same
@@ -665,6 +669,11 @@ pub(crate) struct Search<'a> {
 impl Search<'_> {
     /// Evaluates the inputs not seen before, in parallel. Duplicates are removed first, in
     /// order, so the execution count does not depend on scheduling.
+    ///
+    /// The reference runs on every input first; then each answer program runs on all the
+    /// usable inputs in a row, so that consecutive runs on a thread are of one module and
+    /// its instance slot stays warm (a class of 1,000 run input by input would instantiate
+    /// a different module every run).
     fn evaluate_all<'i>(&mut self, inputs: impl Iterator<Item = &'i Arc<[u8]>>) {
         let mut fresh: Vec<Arc<[u8]>> = Vec::new();
         for input in inputs {
@@ -672,65 +681,87 @@ impl Search<'_> {
                 fresh.push(input.clone());
             }
         }
-        let done: Vec<(Evaluation, u64)> = fresh.par_iter().map(|input| self.evaluate(input)).collect();
-        for (input, (evaluation, runs)) in fresh.into_iter().zip(done) {
-            self.executions += runs;
+        if fresh.is_empty() {
+            return;
+        }
+        let (problem, executor, calibration) = (self.problem, self.executor, &self.calibration);
+        let references: Vec<Result<(Execution, Budget), Unusable>> = fresh
+            .par_iter()
+            .map(|input| {
+                let reference = run_reference(problem, executor, input)?;
+                let budget = budget(problem, calibration, input, &reference);
+                Ok((reference, budget))
+            })
+            .collect();
+        let usable: Vec<usize> = (0..fresh.len()).filter(|&i| references[i].is_ok()).collect();
+        // judged[p][k]: program `self.run[p]` on input `usable[k]`. A task is one program
+        // on a run of RUNS_IN_A_ROW inputs: small enough that long runs (a program that
+        // times out everywhere) spread over every core.
+        let tasks: Vec<(usize, &[usize])> =
+            (0..self.run.len()).flat_map(|p| usable.chunks(RUNS_IN_A_ROW).map(move |chunk| (p, chunk))).collect();
+        let verdicts: Vec<Vec<Result<Option<FailureKind>, String>>> = tasks
+            .par_iter()
+            .map(|&(p, chunk)| {
+                chunk
+                    .iter()
+                    .map(|&i| {
+                        let (reference, budget) = references[i].as_ref().expect("usable");
+                        let verdict = run_answer(problem, executor, &fresh[i], reference, self.run[p], budget.quick).1;
+                        verdict.map(|failure| failure.map(|f| f.kind))
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut judged: Vec<Vec<Result<Option<FailureKind>, String>>> = vec![Vec::with_capacity(usable.len()); self.run.len()];
+        for ((p, _), chunk) in tasks.iter().zip(verdicts) {
+            judged[*p].extend(chunk);
+        }
+        let mut column = 0;
+        for (input, reference) in fresh.into_iter().zip(references) {
+            let evaluation = match reference {
+                Err(why) => {
+                    self.executions += 1;
+                    Evaluation { expected: Err(why), reference_fuel: 0, budget: Budget::default(), verdicts: Vec::new(), pending: Vec::new() }
+                }
+                Ok((reference, budget)) => {
+                    self.executions += 1 + self.run.len() as u64;
+                    let k = column;
+                    column += 1;
+                    // The checker failure reported is the first in program order.
+                    let mut verdicts = vec![None; self.programs];
+                    let mut checker_failure = None;
+                    for (p, &program) in self.run.iter().enumerate() {
+                        match &judged[p][k] {
+                            Ok(verdict) => verdicts[program] = *verdict,
+                            Err(reason) => {
+                                checker_failure.get_or_insert_with(|| reason.clone());
+                            }
+                        }
+                    }
+                    match checker_failure {
+                        None => Evaluation {
+                            pending: if budget.fair > budget.quick {
+                                (0..verdicts.len()).filter(|&p| verdicts[p] == Some(FailureKind::Timeout)).collect()
+                            } else {
+                                Vec::new()
+                            },
+                            expected: Ok(reference.stdout),
+                            reference_fuel: reference.fuel_used,
+                            budget,
+                            verdicts,
+                        },
+                        Some(reason) => Evaluation {
+                            expected: Err(Unusable::Checker(reason)),
+                            reference_fuel: reference.fuel_used,
+                            budget,
+                            verdicts: Vec::new(),
+                            pending: Vec::new(),
+                        },
+                    }
+                }
+            };
             self.evaluations.insert(input, evaluation);
         }
-    }
-
-    /// Runs the reference, then every answer program with the quick budget. A program
-    /// that runs out of it where the fair budget is larger is left pending.
-    fn evaluate(&self, input: &[u8]) -> (Evaluation, u64) {
-        let reference = match run_reference(self.problem, self.executor, input) {
-            Ok(reference) => reference,
-            Err(why) => {
-                let evaluation = Evaluation {
-                    expected: Err(why),
-                    reference_fuel: 0,
-                    budget: Budget::default(),
-                    verdicts: Vec::new(),
-                    pending: Vec::new(),
-                };
-                return (evaluation, 1);
-            }
-        };
-        let budget = budget(self.problem, &self.calibration, input, &reference);
-        // Collected in full before looking for a checker failure, so that the one reported
-        // is the first in program order, whatever the scheduling.
-        let judged: Vec<Result<Option<FailureKind>, String>> = self
-            .run
-            .par_iter()
-            .map(|&program| run_answer(self.problem, self.executor, input, &reference, program, budget.quick).1)
-            .map(|verdict| verdict.map(|failure| failure.map(|f| f.kind)))
-            .collect();
-        let evaluation = match judged.into_iter().collect::<Result<Vec<_>, String>>() {
-            Ok(judged) => {
-                let mut verdicts = vec![None; self.programs];
-                for (&program, verdict) in self.run.iter().zip(judged) {
-                    verdicts[program] = verdict;
-                }
-                Evaluation {
-                pending: if budget.fair > budget.quick {
-                    (0..verdicts.len()).filter(|&p| verdicts[p] == Some(FailureKind::Timeout)).collect()
-                } else {
-                    Vec::new()
-                },
-                expected: Ok(reference.stdout),
-                reference_fuel: reference.fuel_used,
-                budget,
-                verdicts,
-            }
-            }
-            Err(reason) => Evaluation {
-                expected: Err(Unusable::Checker(reason)),
-                reference_fuel: reference.fuel_used,
-                budget,
-                verdicts: Vec::new(),
-                pending: Vec::new(),
-            },
-        };
-        (evaluation, 1 + self.run.len() as u64)
     }
 
     /// `AnswersFailing(input)`, or why the input is unusable; pending timeouts count as
@@ -825,9 +856,13 @@ impl Search<'_> {
         let mut frontier: std::collections::VecDeque<TestCase> = start.into();
         while let Some(test) = frontier.pop_front() {
             let ranges = self.ranges.get(&test.choices).cloned().unwrap_or_default();
-            for neighbour in neighbours(&test, &ranges) {
+            let neighbours: Vec<Option<Made>> = neighbours(&test, &ranges).iter().map(|n| self.replay(n)).collect();
+            // All of them are evaluated below whatever happens in between: together, each
+            // answer runs on all of them in a row (see `evaluate_all`).
+            self.evaluate_all(neighbours.iter().flatten().map(|(_, input)| input));
+            for neighbour in neighbours {
                 self.neighbour_tests += 1;
-                let Some((made, input)) = self.replay(&neighbour) else { continue };
+                let Some((made, input)) = neighbour else { continue };
                 if let Ok(Some(_)) = self.irredundant(&input, suite) {
                     let (small, small_input, small_failing) = self.shrink(made, suite);
                     frontier.push_back(small.clone());
