@@ -407,3 +407,39 @@ fn blocks_nested_deeper_than_allowed_are_refused_before_compiling() {
     let message = rejection("wide.wat", beyond.as_bytes(), Role::Answer);
     assert!(message.contains("nests blocks deeper than 10000"), "{message}");
 }
+
+/// The `.cwasm` files of a compiled-module cache directory.
+fn cached_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "cwasm")).collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_new_sandbox_loads_a_module_compiled_before_from_the_disk_cache_and_recompiles_an_unusable_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let cached = |text: &str| {
+        let sandbox = Sandbox::new().unwrap().with_disk_cache(dir.path().to_owned()).unwrap();
+        let program = sandbox.load("cached.wat", command("", body_writing(text)).as_bytes(), Role::Answer).unwrap();
+        String::from_utf8(sandbox.run(&program, b"", &Limits::default()).unwrap().stdout).unwrap()
+    };
+    fn body_writing(text: &str) -> &'static str {
+        if text == "hello" { "(call $write (i32.const 1) (i32.const 100) (i32.const 5))" } else { "(call $write (i32.const 1) (i32.const 101) (i32.const 4))" }
+    }
+    assert_eq!(cached("hello"), "hello");
+    assert_eq!(cached("ello"), "ello");
+    let files = cached_files(dir.path());
+    assert_eq!(files.len(), 2, "one compiled file per module");
+    // A new process takes the compiled code from the cache, as it is: swapping the two
+    // files swaps what the modules do (which is why the directory must be the service's own).
+    let (first, second) = (std::fs::read(&files[0]).unwrap(), std::fs::read(&files[1]).unwrap());
+    std::fs::write(&files[0], &second).unwrap();
+    std::fs::write(&files[1], &first).unwrap();
+    assert_eq!((cached("hello"), cached("ello")), ("ello".to_owned(), "hello".to_owned()));
+    // A file this wasmtime cannot use is compiled again and replaced.
+    for file in &files {
+        std::fs::write(file, b"not a compiled module").unwrap();
+    }
+    assert_eq!((cached("hello"), cached("ello")), ("hello".to_owned(), "ello".to_owned()));
+    assert!(files.iter().all(|f| std::fs::read(f).unwrap() != b"not a compiled module"), "the cache is repaired");
+}

@@ -87,7 +87,10 @@ impl App {
     pub fn open(data: &std::path::Path, max_upload_bytes: usize) -> anyhow::Result<App> {
         let store = Store::open(data)?;
         let db = Db::open(&store.database_path()).with_context(|| format!("cannot open the store in {}", data.display()))?;
-        Ok(App { db, store, sandbox: Sandbox::new()?, jobs: Jobs::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), lock: None })
+        // Compiled modules are kept in the data directory: a restart does not compile a
+        // class again.
+        let sandbox = Sandbox::new()?.with_disk_cache(data.join("compiled"))?;
+        Ok(App { db, store, sandbox, jobs: Jobs::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), lock: None })
     }
 
     /// A finished analysis's result.
