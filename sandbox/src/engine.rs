@@ -262,19 +262,20 @@ impl Sandbox {
                 limit: MAX_MODULE_BYTES,
             });
         }
+        // A `.wasm` file must be the binary format; only other names (`.wat`) may be text.
+        // (Checked before the caches: the same bytes may have been loaded as `.wat`.)
+        if name.ends_with(".wasm") && !bytes.starts_with(b"\0asm") {
+            return Err(SandboxError::Invalid {
+                name: name.to_owned(),
+                reason: "a .wasm file must be a WebAssembly binary, and this one does not start with `\\0asm`".to_owned(),
+            });
+        }
         let hash: [u8; 32] = Sha256::digest(bytes).into();
         let cached = self.modules.lock().expect("module cache poisoned").get(&hash);
         let on_disk = self.disk_cache.as_ref().map(|dir| dir.join(format!("{}.cwasm", hex(&hash))));
         let module = match cached.or_else(|| on_disk.as_deref().and_then(|path| self.load_compiled(path, hash))) {
             Some(module) => module,
             None => {
-                // A `.wasm` file must be the binary format; only other names (`.wat`) may be text.
-                if name.ends_with(".wasm") && !bytes.starts_with(b"\0asm") {
-                    return Err(SandboxError::Invalid {
-                        name: name.to_owned(),
-                        reason: "a .wasm file must be a WebAssembly binary, and this one does not start with `\\0asm`".to_owned(),
-                    });
-                }
                 // Text is turned into binary first, so that both are checked before compiling;
                 // text that does not parse is left for the compiler to name the problem.
                 let binary = wat::parse_bytes(bytes).unwrap_or(std::borrow::Cow::Borrowed(bytes));

@@ -227,6 +227,14 @@ fn a_file_that_is_not_webassembly_is_rejected_naming_the_file() {
 }
 
 #[test]
+fn text_loaded_once_as_wat_is_still_refused_under_a_wasm_name() {
+    let text = command("", "");
+    assert!(sandbox().load("a08.wat", text.as_bytes(), Role::Answer).is_ok());
+    let message = rejection("a08.wasm", text.as_bytes(), Role::Answer);
+    assert!(message.contains("a .wasm file must be a WebAssembly binary"), "{message}");
+}
+
+#[test]
 fn a_forbidden_import_is_rejected_naming_the_file_and_the_import() {
     let path_open = r#"(import "wasi_snapshot_preview1" "path_open" (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))"#;
     let message = rejection("sneaky.wat", command(path_open, "").as_bytes(), Role::Answer);
