@@ -694,15 +694,14 @@ impl Search<'_> {
             })
             .collect();
         let usable: Vec<usize> = (0..fresh.len()).filter(|&i| references[i].is_ok()).collect();
-        // judged[p][k]: program `self.run[p]` on input `usable[k]`. A task is one program
-        // on a run of RUNS_IN_A_ROW inputs: small enough that long runs (a program that
-        // times out everywhere) spread over every core.
-        let tasks: Vec<(usize, &[usize])> =
-            (0..self.run.len()).flat_map(|p| usable.chunks(RUNS_IN_A_ROW).map(move |chunk| (p, chunk))).collect();
-        let verdicts: Vec<Vec<Result<Option<FailureKind>, String>>> = tasks
+        // A task is one program on up to RUNS_IN_A_ROW usable inputs from `start`: small
+        // enough that long runs (a program that times out everywhere) spread over every core.
+        let tasks: Vec<(usize, usize)> =
+            (0..self.run.len()).flat_map(|p| (0..usable.len()).step_by(RUNS_IN_A_ROW).map(move |start| (p, start))).collect();
+        let done: Vec<Vec<Result<Option<FailureKind>, String>>> = tasks
             .par_iter()
-            .map(|&(p, chunk)| {
-                chunk
+            .map(|&(p, start)| {
+                usable[start..usable.len().min(start + RUNS_IN_A_ROW)]
                     .iter()
                     .map(|&i| {
                         let (reference, budget) = references[i].as_ref().expect("usable");
@@ -712,11 +711,14 @@ impl Search<'_> {
                     .collect()
             })
             .collect();
-        let mut judged: Vec<Vec<Result<Option<FailureKind>, String>>> = vec![Vec::with_capacity(usable.len()); self.run.len()];
-        for ((p, _), chunk) in tasks.iter().zip(verdicts) {
-            judged[*p].extend(chunk);
+        // Each usable input's verdicts in program order (the tasks go program by program).
+        let mut judged: Vec<Vec<Result<Option<FailureKind>, String>>> = vec![Vec::with_capacity(self.run.len()); usable.len()];
+        for (&(_, start), verdicts) in tasks.iter().zip(done) {
+            for (k, verdict) in (start..).zip(verdicts) {
+                judged[k].push(verdict);
+            }
         }
-        let mut column = 0;
+        let mut judged = judged.into_iter();
         for (input, reference) in fresh.into_iter().zip(references) {
             let evaluation = match reference {
                 Err(why) => {
@@ -725,32 +727,26 @@ impl Search<'_> {
                 }
                 Ok((reference, budget)) => {
                     self.executions += 1 + self.run.len() as u64;
-                    let k = column;
-                    column += 1;
                     // The checker failure reported is the first in program order.
-                    let mut verdicts = vec![None; self.programs];
-                    let mut checker_failure = None;
-                    for (p, &program) in self.run.iter().enumerate() {
-                        match &judged[p][k] {
-                            Ok(verdict) => verdicts[program] = *verdict,
-                            Err(reason) => {
-                                checker_failure.get_or_insert_with(|| reason.clone());
+                    match judged.next().expect("verdicts for every usable input").into_iter().collect::<Result<Vec<_>, String>>() {
+                        Ok(judged) => {
+                            let mut verdicts = vec![None; self.programs];
+                            for (&program, verdict) in self.run.iter().zip(judged) {
+                                verdicts[program] = verdict;
+                            }
+                            Evaluation {
+                                pending: if budget.fair > budget.quick {
+                                    (0..verdicts.len()).filter(|&p| verdicts[p] == Some(FailureKind::Timeout)).collect()
+                                } else {
+                                    Vec::new()
+                                },
+                                expected: Ok(reference.stdout),
+                                reference_fuel: reference.fuel_used,
+                                budget,
+                                verdicts,
                             }
                         }
-                    }
-                    match checker_failure {
-                        None => Evaluation {
-                            pending: if budget.fair > budget.quick {
-                                (0..verdicts.len()).filter(|&p| verdicts[p] == Some(FailureKind::Timeout)).collect()
-                            } else {
-                                Vec::new()
-                            },
-                            expected: Ok(reference.stdout),
-                            reference_fuel: reference.fuel_used,
-                            budget,
-                            verdicts,
-                        },
-                        Some(reason) => Evaluation {
+                        Err(reason) => Evaluation {
                             expected: Err(Unusable::Checker(reason)),
                             reference_fuel: reference.fuel_used,
                             budget,

@@ -92,17 +92,18 @@ impl AsRef<[u8]> for SharedBytes {
 }
 
 impl ModuleSource {
-    /// The module's bytes; the error says why they cannot be read.
-    pub fn read(&self) -> Result<Vec<u8>, String> {
+    /// The module's bytes (uploaded ones are not copied); the error says why they cannot
+    /// be read.
+    pub fn read(&self) -> Result<std::borrow::Cow<'_, [u8]>, String> {
         match self {
-            ModuleSource::File(path) => std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display())),
-            ModuleSource::Bytes(bytes) => Ok(bytes.0.to_vec()),
+            ModuleSource::File(path) => std::fs::read(path).map(Into::into).map_err(|e| format!("cannot read {}: {e}", path.display())),
+            ModuleSource::Bytes(bytes) => Ok(bytes.0.as_slice().into()),
             ModuleSource::Zipped { zip, index } => {
                 let mut zip = zip.clone();
                 let mut entry = zip.by_index(*index).map_err(|e| e.to_string())?;
                 let mut bytes = Vec::with_capacity(entry.size().min(MAX_MODULE_BYTES as u64) as usize);
                 entry.by_ref().take(MAX_MODULE_BYTES as u64).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", entry.name()))?;
-                Ok(bytes)
+                Ok(bytes.into())
             }
         }
     }
@@ -366,7 +367,7 @@ mod tests {
         let mut budget = 100;
         let files = read_zip(shared(&zip), &mut budget).unwrap();
         assert!(files[0].1.as_ref().err().unwrap().contains("larger than"));
-        assert_eq!(files[1].1.as_ref().ok().unwrap().read().unwrap(), [0u8; 10], "read when asked for");
+        assert_eq!(*files[1].1.as_ref().ok().unwrap().read().unwrap(), [0u8; 10], "read when asked for");
         assert_eq!(budget, 90);
     }
 }

@@ -295,6 +295,14 @@ fn batch_row(row: &rusqlite::Row) -> DbResult<BatchRow> {
     })
 }
 
+const STUDENT_COLUMNS: &str = "s.course_id, c.name, s.student, s.token";
+/// The tables [`STUDENT_COLUMNS`] come from.
+const STUDENTS: &str = "course_students s JOIN courses c ON c.id = s.course_id";
+
+fn student_row(row: &rusqlite::Row) -> DbResult<StudentRow> {
+    Ok(StudentRow { course_id: row.get(0)?, course: row.get(1)?, student: row.get(2)?, token: row.get(3)? })
+}
+
 fn analysis_row(row: &rusqlite::Row) -> DbResult<AnalysisRow> {
     Ok(AnalysisRow {
         id: row.get(0)?,
@@ -559,12 +567,8 @@ impl Db {
     /// then by id.
     pub fn students(&self) -> DbResult<Vec<StudentRow>> {
         let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT s.course_id, c.name, s.student, s.token FROM course_students s JOIN courses c ON c.id = s.course_id",
-        )?;
-        let mut rows: Vec<StudentRow> = stmt
-            .query_map([], |r| Ok(StudentRow { course_id: r.get(0)?, course: r.get(1)?, student: r.get(2)?, token: r.get(3)? }))?
-            .collect::<DbResult<_>>()?;
+        let mut stmt = conn.prepare(&format!("SELECT {STUDENT_COLUMNS} FROM {STUDENTS}"))?;
+        let mut rows: Vec<StudentRow> = stmt.query_map([], student_row)?.collect::<DbResult<_>>()?;
         rows.sort_by(|a, b| a.course.cmp(&b.course).then_with(|| crate::submissions::natural_cmp(&a.student, &b.student)));
         Ok(rows)
     }
@@ -581,11 +585,7 @@ impl Db {
     /// The student a live token belongs to.
     pub fn student_by_token(&self, token: &str) -> DbResult<Option<StudentRow>> {
         self.conn()
-            .query_row(
-                "SELECT s.course_id, c.name, s.student, s.token FROM course_students s JOIN courses c ON c.id = s.course_id WHERE s.token = ?1",
-                [token],
-                |r| Ok(StudentRow { course_id: r.get(0)?, course: r.get(1)?, student: r.get(2)?, token: r.get(3)? }),
-            )
+            .query_row(&format!("SELECT {STUDENT_COLUMNS} FROM {STUDENTS} WHERE s.token = ?1"), [token], student_row)
             .optional()
     }
 

@@ -872,7 +872,6 @@ fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Mar
                 } }
                 (button(who, &format!("/analyses/{id}/cancel"), "Cancel"))
             }
-
         }
         @if let Some(error) = &v.analysis.error { p.bad { "The analysis failed: " (error) } }
         @if let Some(result) = &v.result { (results(who, v, result, svg)) }
