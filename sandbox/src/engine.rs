@@ -11,7 +11,7 @@ use wasmtime::{
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{Deterministic, HostMonotonicClock, HostWallClock, I32Exit, WasiCtxBuilder};
 
-use crate::compile::{CompileGate, MODULE_CACHE_BYTES, ModuleCache};
+use crate::compile::{CompileGate, FUNCTION_CACHE_BYTES, FunctionCache, MODULE_CACHE_BYTES, ModuleCache};
 use crate::limits::{
     EPOCH_TICK, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES,
     WALL_CLOCK_LIMIT,
@@ -172,6 +172,11 @@ impl Sandbox {
         // took several % of an analysis whose answers crash often), nor the address map
         // that backtraces need compiled.
         config.wasm_backtrace_max_frames(None).generate_address_map(false);
+        // A class's modules share most of their functions (the standard library's): each
+        // is compiled once (see `compile.rs`).
+        config
+            .enable_incremental_compilation(std::sync::Arc::new(FunctionCache::new(FUNCTION_CACHE_BYTES)))
+            .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         let engine = Engine::new(&config).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         // The wall clock of every run's backstop; the thread ends with the engine.
         let ticking = engine.weak();
@@ -255,36 +260,17 @@ impl Sandbox {
     /// ([`crate::MAX_FUNCTIONS`], [`crate::MAX_FUNCTION_BODY_BYTES`], [`crate::MAX_LOCALS`],
     /// [`crate::MAX_OPERAND_DEPTH`], [`crate::MAX_BLOCK_DEPTH`]).
     pub fn load(&self, name: &str, bytes: &[u8], role: Role) -> Result<Program, SandboxError> {
-        if bytes.len() > MAX_MODULE_BYTES {
-            return Err(SandboxError::TooLarge {
-                name: name.to_owned(),
-                size: bytes.len(),
-                limit: MAX_MODULE_BYTES,
-            });
-        }
-        // A `.wasm` file must be the binary format; only other names (`.wat`) may be text.
         // (Checked before the caches: the same bytes may have been loaded as `.wat`.)
-        if name.ends_with(".wasm") && !bytes.starts_with(b"\0asm") {
-            return Err(SandboxError::Invalid {
-                name: name.to_owned(),
-                reason: "a .wasm file must be a WebAssembly binary, and this one does not start with `\\0asm`".to_owned(),
-            });
-        }
+        check_size_and_format(name, bytes)?;
         let hash: [u8; 32] = Sha256::digest(bytes).into();
         let cached = self.modules.lock().expect("module cache poisoned").get(&hash);
         let on_disk = self.disk_cache.as_ref().map(|dir| dir.join(format!("{}.cwasm", hex(&hash))));
         let module = match cached.or_else(|| on_disk.as_deref().and_then(|path| self.load_compiled(path, hash))) {
             Some(module) => module,
             None => {
-                // Text is turned into binary first, so that both are checked before compiling;
-                // text that does not parse is left for the compiler to name the problem.
-                let binary = wat::parse_bytes(bytes).unwrap_or(std::borrow::Cow::Borrowed(bytes));
-                validate::check_before_compiling(name, &binary, role)?;
+                let binary = self.checked_binary(name, bytes, role)?;
                 let _admitted = self.compiling.admit(binary.len());
-                let module = Module::new(&self.engine, &binary).map_err(|e| SandboxError::Invalid {
-                    name: name.to_owned(),
-                    reason: format!("{e:#}").replace('\n', " "),
-                })?;
+                let module = Module::new(&self.engine, &binary).map_err(|e| invalid(name, e))?;
                 if let Some(path) = &on_disk {
                     save_compiled(path, &module);
                 }
@@ -298,6 +284,27 @@ impl Sandbox {
             reason: format!("{e:#}"),
         })?;
         Ok(Program { name: name.to_owned(), hash, pre })
+    }
+
+    /// Whether `bytes` would load as a program of `role`, without compiling it: every check
+    /// of [`Sandbox::load`] but the compiler's own (which fail only beyond the compiler's
+    /// implementation limits, far above the shape limits checked here). Takes milliseconds
+    /// where compiling takes a tenth of a second or more, so an upload of 1,000 modules is
+    /// checked in seconds and its modules compile when the analysis loads them.
+    pub fn check(&self, name: &str, bytes: &[u8], role: Role) -> Result<(), SandboxError> {
+        check_size_and_format(name, bytes)?;
+        let binary = self.checked_binary(name, bytes, role)?;
+        validate::check_uncompiled(name, &binary)
+    }
+
+    /// The binary of a module (text is turned into binary), checked before compiling: its
+    /// imports and shape, then validated (so that an invalid function is named in the
+    /// validator's words, not the compiler's).
+    fn checked_binary<'b>(&self, name: &str, bytes: &'b [u8], role: Role) -> Result<std::borrow::Cow<'b, [u8]>, SandboxError> {
+        let binary = wat::parse_bytes(bytes).map_err(|e| invalid(name, e.into()))?;
+        validate::check_before_compiling(name, &binary, role)?;
+        Module::validate(&self.engine, &binary).map_err(|e| invalid(name, e))?;
+        Ok(binary)
     }
 
     /// Runs `program` with `input` on stdin, within `limits`.
@@ -418,6 +425,29 @@ const SLOT_RETRY: Duration = Duration::from_millis(10);
 /// Keeps a compiled module at `path`, written to a temporary name and renamed so that a
 /// crash leaves the whole file or none. A cache that cannot be written only costs a
 /// compile later, so failures are ignored.
+/// A module's size, and that a `.wasm` file is the binary format (only other names, such as
+/// `.wat`, may be text).
+fn check_size_and_format(name: &str, bytes: &[u8]) -> Result<(), SandboxError> {
+    if bytes.len() > MAX_MODULE_BYTES {
+        return Err(SandboxError::TooLarge { name: name.to_owned(), size: bytes.len(), limit: MAX_MODULE_BYTES });
+    }
+    if name.ends_with(".wasm") && !bytes.starts_with(b"\0asm") {
+        return Err(SandboxError::Invalid {
+            name: name.to_owned(),
+            reason: "a .wasm file must be a WebAssembly binary, and this one does not start with `\\0asm`".to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// Why the compiler (or the validator it runs first) refuses `name`, on one line.
+fn invalid(name: &str, error: wasmtime::Error) -> SandboxError {
+    let reason = format!("{error:#}").replace('\n', " ");
+    // The error's own words follow; `SandboxError::Invalid` already says what failed.
+    let reason = reason.strip_prefix("failed to parse WebAssembly module: ").map_or(reason.clone(), str::to_owned);
+    SandboxError::Invalid { name: name.to_owned(), reason }
+}
+
 fn save_compiled(path: &std::path::Path, module: &Module) {
     let Ok(bytes) = module.serialize() else { return };
     let temporary = path.with_extension(format!("cwasm.{}.tmp", std::process::id()));

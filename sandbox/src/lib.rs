@@ -40,7 +40,7 @@ mod limits;
 mod stdio;
 mod validate;
 
-pub use compile::{COMPILE_BYTES_AT_ONCE, MODULE_CACHE_BYTES};
+pub use compile::{COMPILE_BYTES_AT_ONCE, FUNCTION_CACHE_BYTES, MODULE_CACHE_BYTES};
 pub use engine::{Choices, Program, Sandbox};
 pub use stdio::{BUFFER_FUEL, BYTES_PER_FUEL, HOST_CALL_FUEL, MAX_BUFFERS};
 pub use limits::{

@@ -88,7 +88,7 @@ fn allowed(name: &str, module: &str, field: &str, role: Role) -> Result<(), Sand
 
 /// Before compiling a binary module: its imports, and the structural ceilings above, read
 /// and validated in one pass without compiling anything. Bytes that do not parse or
-/// validate are left for the compiler, which names the problem: the validator here accepts
+/// validate are left for the engine's validator, which names the problem: the one here accepts
 /// every proposal wasmparser knows, so whatever the compiler would accept is checked.
 pub(crate) fn check_before_compiling(name: &str, bytes: &[u8], role: Role) -> Result<(), SandboxError> {
     let too_large = |reason: String| SandboxError::Invalid { name: name.to_owned(), reason };
@@ -154,18 +154,42 @@ pub(crate) fn check(name: &str, module: &Module, role: Role) -> Result<(), Sandb
     for import in module.imports() {
         allowed(name, import.module(), import.name(), role)?;
     }
-    match module.get_export("_start") {
-        Some(ExternType::Func(func)) if func.params().len() == 0 && func.results().len() == 0 => {
-            Ok(())
+    command(name, match module.get_export("_start") {
+        Some(ExternType::Func(func)) => Start::Function { params: func.params().len(), results: func.results().len() },
+        Some(_) => Start::Other,
+        None => Start::Missing,
+    })
+}
+
+/// What a module exports as `_start`.
+pub(crate) enum Start {
+    Missing,
+    Other,
+    Function { params: usize, results: usize },
+}
+
+/// A program is a command: it exports `_start`, a function without parameters and results.
+fn command(name: &str, start: Start) -> Result<(), SandboxError> {
+    let reason = match start {
+        Start::Function { params: 0, results: 0 } => return Ok(()),
+        Start::Function { .. } | Start::Other => "`_start` is not a function without parameters and results",
+        Start::Missing => "it exports no `_start` function (a library or a reactor, not a program)",
+    };
+    Err(SandboxError::NotACommand { name: name.to_owned(), reason: reason.to_owned() })
+}
+
+/// [`check`] on a binary module that is not compiled; the module must be valid.
+pub(crate) fn check_uncompiled(name: &str, binary: &[u8]) -> Result<(), SandboxError> {
+    let invalid = |e: wasmparser::BinaryReaderError| SandboxError::Invalid { name: name.to_owned(), reason: e.to_string() };
+    let types = wasmparser::Validator::new_with_features(wasmparser::WasmFeatures::all()).validate_all(binary).map_err(invalid)?;
+    let types = types.as_ref();
+    let start = types.core_exports().into_iter().flatten().find(|(export, _)| *export == "_start");
+    command(name, match start {
+        Some((_, wasmparser::types::EntityType::Func(id) | wasmparser::types::EntityType::FuncExact(id))) => {
+            let function = types[id].unwrap_func();
+            Start::Function { params: function.params().len(), results: function.results().len() }
         }
-        Some(_) => Err(SandboxError::NotACommand {
-            name: name.to_owned(),
-            reason: "`_start` is not a function without parameters and results".to_owned(),
-        }),
-        None => Err(SandboxError::NotACommand {
-            name: name.to_owned(),
-            reason: "it exports no `_start` function (a library or a reactor, not a program)"
-                .to_owned(),
-        }),
-    }
+        Some(_) => Start::Other,
+        None => Start::Missing,
+    })
 }

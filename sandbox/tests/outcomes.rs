@@ -215,9 +215,49 @@ fn identical_modules_share_a_hash() {
     assert_eq!(b.name(), "b.wat");
 }
 
+/// Why `bytes` do not load; checking them without compiling says so too, in the same words.
 fn rejection(name: &str, bytes: &[u8], role: Role) -> String {
-    let error = sandbox().load(name, bytes, role).unwrap_err();
-    error.to_string()
+    let sandbox = sandbox();
+    let error = sandbox.load(name, bytes, role).unwrap_err().to_string();
+    assert_eq!(sandbox.check(name, bytes, role).unwrap_err().to_string(), error, "the check without compiling");
+    error
+}
+
+/// `bytes` load, and checking them without compiling accepts them too.
+fn accepted(name: &str, bytes: &[u8], role: Role) {
+    let sandbox = sandbox();
+    if let Err(error) = sandbox.check(name, bytes, role) {
+        panic!("the check without compiling refuses {name}: {error}");
+    }
+    sandbox.load(name, bytes, role).unwrap();
+}
+
+#[test]
+fn every_fixture_module_passes_the_check_without_compiling() {
+    let problems = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/problems");
+    let mut checked = 0;
+    for problem in std::fs::read_dir(problems).unwrap() {
+        let problem = problem.unwrap().path();
+        let generator = problem.join("generator.wasm");
+        accepted("generator.wasm", &std::fs::read(&generator).unwrap(), Role::Generator);
+        for entry in std::fs::read_dir(problem.join("submissions")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "wasm") {
+                accepted("answer.wasm", &std::fs::read(&path).unwrap(), Role::Answer);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 50, "{checked} fixture answers");
+}
+
+#[test]
+fn invalid_binaries_and_text_are_refused_by_the_check_as_by_loading() {
+    let truncated = &wat::parse_str(command("", ECHO)).unwrap()[..40];
+    rejection("cut.wasm", truncated, Role::Answer);
+    rejection("typo.wat", b"(module (func (export \"_start\") (i32.ad)))", Role::Answer);
+    let mistyped = r#"(module (func (export "_start") (i32.const 1)))"#;
+    rejection("mistyped.wat", mistyped.as_bytes(), Role::Answer);
 }
 
 #[test]
@@ -229,7 +269,7 @@ fn a_file_that_is_not_webassembly_is_rejected_naming_the_file() {
 #[test]
 fn text_loaded_once_as_wat_is_still_refused_under_a_wasm_name() {
     let text = command("", "");
-    assert!(sandbox().load("a08.wat", text.as_bytes(), Role::Answer).is_ok());
+    accepted("a08.wat", text.as_bytes(), Role::Answer);
     let message = rejection("a08.wasm", text.as_bytes(), Role::Answer);
     assert!(message.contains("a .wasm file must be a WebAssembly binary"), "{message}");
 }
@@ -260,7 +300,11 @@ fn a_module_without_start_is_not_a_command() {
     let library = r#"(module (func (export "add") (param i32 i32) (result i32) (i32.add (local.get 0) (local.get 1))))"#;
     let error = sandbox().load("lib.wat", library.as_bytes(), Role::Answer).unwrap_err();
     assert!(matches!(error, SandboxError::NotACommand { .. }), "{error}");
-    assert!(error.to_string().contains("no `_start`"));
+    assert!(rejection("lib.wat", library.as_bytes(), Role::Answer).contains("no `_start`"));
+    let reactor = r#"(module (func (export "_start") (param i32)))"#;
+    assert!(rejection("reactor.wat", reactor.as_bytes(), Role::Answer).contains("not a function without parameters"));
+    let global = r#"(module (global (export "_start") i32 (i32.const 0)))"#;
+    assert!(rejection("global.wat", global.as_bytes(), Role::Answer).contains("not a function without parameters"));
 }
 
 struct Fixed {
@@ -381,7 +425,7 @@ fn a_forbidden_import_is_refused_before_the_rest_is_compiled() {
 #[test]
 fn a_function_with_too_many_locals_is_refused() {
     let wat = r#"(module (memory (export "memory") 1) (func (local i32 i32) ) (func (export "_start")))"#;
-    assert!(sandbox().load("ok.wat", wat.as_bytes(), Role::Answer).is_ok());
+    accepted("ok.wat", wat.as_bytes(), Role::Answer);
     let locals = "i64 ".repeat(sandbox::MAX_LOCALS as usize + 1);
     let wat = format!(r#"(module (memory (export "memory") 1) (func (local {locals})) (func (export "_start")))"#);
     let message = rejection("locals.wat", wat.as_bytes(), Role::Answer);
@@ -400,7 +444,7 @@ fn nested(push: &str, pop: &str, depth: u32) -> String {
 #[test]
 fn an_operand_stack_deeper_than_allowed_is_refused_before_compiling() {
     let at_limit = nested("(i32.const 7)", "(drop)", sandbox::MAX_OPERAND_DEPTH);
-    assert!(sandbox().load("deep.wat", at_limit.as_bytes(), Role::Answer).is_ok());
+    accepted("deep.wat", at_limit.as_bytes(), Role::Answer);
     let beyond = nested("(i32.const 7)", "(drop)", sandbox::MAX_OPERAND_DEPTH + 1);
     let message = rejection("deep.wat", beyond.as_bytes(), Role::Answer);
     assert!(message.contains("operand stack gets deeper than 10000"), "{message}");
@@ -410,7 +454,7 @@ fn an_operand_stack_deeper_than_allowed_is_refused_before_compiling() {
 fn blocks_nested_deeper_than_allowed_are_refused_before_compiling() {
     // The function's own body is one level of the control stack.
     let at_limit = nested("(block ", ")", sandbox::MAX_BLOCK_DEPTH - 1);
-    assert!(sandbox().load("wide.wat", at_limit.as_bytes(), Role::Answer).is_ok());
+    accepted("wide.wat", at_limit.as_bytes(), Role::Answer);
     let beyond = nested("(block ", ")", sandbox::MAX_BLOCK_DEPTH);
     let message = rejection("wide.wat", beyond.as_bytes(), Role::Answer);
     assert!(message.contains("nests blocks deeper than 10000"), "{message}");
