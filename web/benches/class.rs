@@ -3,52 +3,35 @@
 //! one run: seconds, executions, µs per execution, CPU use, peak memory, and the ratio of
 //! the largest class's cost per execution to the smallest's.
 //!
-//! The class is built reproducibly from the interval-sets fixture cohort: submission `i` is
-//! the cohort's module `i mod 19` with a custom section naming `i` appended, so no two
-//! modules are byte-identical (nothing is shared through the compiled-module cache) while
-//! every one behaves as its original. The roster puts them in two cohorts.
+//! The class is built reproducibly from the interval-sets fixture cohort (`class_of.rs`).
+//!
+//! Each class is graded twice: cold, with an empty compiled-module cache (every module is
+//! compiled, though the function cache shares the compiled functions of copies of one
+//! program, which distinct programs share only in part: see `sandbox`'s `compile` bench),
+//! then warm, as a second grading of the same class is (every module loaded compiled).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
 #[path = "../tests/adversarial/measure.rs"]
 mod measure;
-
-fn problem() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/problems/interval-sets")
-}
+#[path = "support/class_of.rs"]
+mod class_of;
 
 /// Writes a class of `n` submissions and its roster into `dir`.
 fn write_class(n: usize, dir: &Path) {
-    let mut cohort: Vec<PathBuf> = std::fs::read_dir(problem().join("submissions"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wasm"))
-        .collect();
-    cohort.sort();
-    let modules: Vec<Vec<u8>> = cohort.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let (modules, roster) = class_of::class(n);
     std::fs::create_dir_all(dir.join("submissions")).unwrap();
-    let mut roster = String::from("id,cohort\n");
-    for i in 0..n {
-        let id = format!("s{i:04}");
-        let mut bytes = modules[i % modules.len()].clone();
-        // A custom section (id 0): name "bugrank-class", payload the submission's number.
-        let name = b"bugrank-class";
-        let payload = i.to_string().into_bytes();
-        bytes.push(0);
-        bytes.push((1 + name.len() + payload.len()) as u8);
-        bytes.push(name.len() as u8);
-        bytes.extend_from_slice(name);
-        bytes.extend_from_slice(&payload);
-        std::fs::write(dir.join("submissions").join(format!("{id}.wasm")), bytes).unwrap();
-        roster.push_str(&format!("{id},{}\n", if i % 2 == 0 { "quickcheck" } else { "hunit" }));
+    for (file, bytes) in modules {
+        std::fs::write(dir.join("submissions").join(file), bytes).unwrap();
     }
     std::fs::write(dir.join("roster.csv"), roster).unwrap();
 }
 
 struct Row {
     n: usize,
+    cache: &'static str,
     process: measure::Process,
     executions: u64,
     suite: usize,
@@ -63,32 +46,38 @@ fn main() {
     for &n in &sizes {
         let dir = tempfile::tempdir().unwrap();
         write_class(n, dir.path());
-        let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
-        command
-            .args(["grade", "--seed", "1", "--problem"])
-            .arg(problem())
-            .arg("--submissions")
-            .arg(dir.path().join("submissions"))
-            .arg("--roster")
-            .arg(dir.path().join("roster.csv"))
-            .arg("--out")
-            .arg(dir.path().join("out"));
-        let process = measure::measure(command, Duration::from_secs(3600));
-        assert_eq!(process.exit_code, Some(0), "bugrank grade of {n} submissions fails");
-        let analysis: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/analysis.json")).unwrap()).unwrap();
-        let row = Row { n, process, executions: analysis["executions"].as_u64().unwrap(), suite: analysis["suite"].as_array().unwrap().len() };
-        eprintln!("  N = {n}: {:.1} s", row.process.seconds);
-        rows.push(row);
+        for cache in ["cold", "warm"] {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
+            command
+                .env("BUGRANK_CACHE", dir.path().join("compiled"))
+                .args(["grade", "--seed", "1", "--problem"])
+                .arg(class_of::problem())
+                .arg("--submissions")
+                .arg(dir.path().join("submissions"))
+                .arg("--roster")
+                .arg(dir.path().join("roster.csv"))
+                .arg("--out")
+                .arg(dir.path().join(cache));
+            let process = measure::measure(command, Duration::from_secs(3600));
+            assert_eq!(process.exit_code, Some(0), "bugrank grade of {n} submissions fails");
+            let analysis: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.path().join(cache).join("analysis.json")).unwrap()).unwrap();
+            let row = Row { n, cache, process, executions: analysis["executions"].as_u64().unwrap(), suite: analysis["suite"].as_array().unwrap().len() };
+            eprintln!("  N = {n}, {cache}: {:.1} s", row.process.seconds);
+            rows.push(row);
+        }
+        let same = std::fs::read(dir.path().join("cold/analysis.json")).unwrap() == std::fs::read(dir.path().join("warm/analysis.json")).unwrap();
+        assert!(same, "the warm analysis of {n} differs from the cold one");
     }
-    println!("\n| N | seconds | executions | suite | µs/execution | executions/test | CPU | user s | system s | peak MB |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("\n| N | modules | seconds | executions | suite | µs/execution | executions/test | CPU | user s | system s | peak MB |");
+    println!("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let per_execution = |r: &Row| r.process.seconds / r.executions as f64 * 1e6;
     for r in &rows {
         let p = &r.process;
         println!(
-            "| {} | {:.2} | {} | {} | {:.1} | {:.0} | {:.0} % | {:.1} | {:.1} | {} |",
+            "| {} | {} | {:.2} | {} | {} | {:.1} | {:.0} | {:.0} % | {:.1} | {:.1} | {} |",
             r.n,
+            r.cache,
             p.seconds,
             r.executions,
             r.suite,
@@ -100,13 +89,16 @@ fn main() {
             p.peak_mb
         );
     }
-    if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
-        println!(
-            "\nN = {} against N = {}: {:.2}x the time per execution, {:.1}x the wall time",
-            last.n,
-            first.n,
-            per_execution(last) / per_execution(first),
-            last.process.seconds / first.process.seconds
-        );
+    for cache in ["cold", "warm"] {
+        let of_cache: Vec<&Row> = rows.iter().filter(|r| r.cache == cache).collect();
+        if let (Some(first), Some(last)) = (of_cache.first(), of_cache.last()) {
+            println!(
+                "\n{cache}: N = {} against N = {}: {:.2}x the time per execution, {:.1}x the wall time",
+                last.n,
+                first.n,
+                per_execution(last) / per_execution(first),
+                last.process.seconds / first.process.seconds
+            );
+        }
     }
 }

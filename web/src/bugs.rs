@@ -53,7 +53,7 @@ pub fn run_bugs(sandbox: &Sandbox, args: &BugsArgs) -> anyhow::Result<Vec<BugLis
 }
 
 pub fn bugs_command(args: &BugsArgs) -> anyhow::Result<()> {
-    let sandbox = Sandbox::new()?;
+    let sandbox = crate::cli_sandbox()?;
     let lists = run_bugs(&sandbox, args)?;
     if let Some(out) = &args.out {
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use grader::{ProblemReport, compare};
-use sandbox::Sandbox;
 
 use crate::grade::{GradeArgs, main_cohorts, print_ranking, run_grade, score_rows, write_outputs};
 use crate::report::write_report;
@@ -23,7 +22,7 @@ pub struct DemoArgs {
 }
 
 pub fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
-    let sandbox = Sandbox::new()?;
+    let sandbox = crate::cli_sandbox()?;
     let mut problems: Vec<PathBuf> = std::fs::read_dir(&args.problems)
         .with_context(|| format!("cannot read {}", args.problems.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -88,7 +88,7 @@ pub struct Graded {
 
 pub fn grade(args: &GradeArgs) -> anyhow::Result<()> {
     let started = Instant::now();
-    let sandbox = Sandbox::new()?;
+    let sandbox = crate::cli_sandbox()?;
     let graded = run_grade(&sandbox, args)?;
     write_outputs(&args.out, &graded)?;
     print_ranking(&graded);

@@ -14,3 +14,51 @@ pub mod serve;
 pub mod stability;
 pub mod submissions;
 pub mod tests_cmd;
+
+use std::path::PathBuf;
+
+/// The sandbox of a command-line run, keeping compiled modules on disk so that grading the
+/// same class again does not compile it again (a class of 1,000 takes minutes of CPU to
+/// compile). The cache is `$BUGRANK_CACHE`, else `$XDG_CACHE_HOME/bugrank/compiled`, else
+/// `~/.cache/bugrank/compiled`; `BUGRANK_CACHE=off` turns it off.
+///
+/// Pitfall: the files are machine code loaded as they are, so a directory that others may
+/// write to (not owned by this user, or writable by its group or anyone) is not used: the
+/// run compiles everything, and says why once.
+pub fn cli_sandbox() -> anyhow::Result<sandbox::Sandbox> {
+    let sandbox = sandbox::Sandbox::new()?;
+    let Some(dir) = cli_cache_dir() else { return Ok(sandbox) };
+    if let Err(why) = private_dir(&dir) {
+        eprintln!("not keeping compiled modules in {}: {why}", dir.display());
+        return Ok(sandbox);
+    }
+    Ok(sandbox.with_disk_cache(dir)?)
+}
+
+fn cli_cache_dir() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    match var("BUGRANK_CACHE") {
+        Some(off) if off == "off" => None,
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => var("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".cache")))
+            .map(|cache| cache.join("bugrank").join("compiled")),
+    }
+}
+
+/// Creates `dir` (readable by this user alone) or checks that no one else may write to it.
+fn private_dir(dir: &std::path::Path) -> Result<(), String> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(|e| e.to_string())?;
+    let meta = std::fs::metadata(dir).map_err(|e| e.to_string())?;
+    // SAFETY: `geteuid` has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if meta.uid() != me {
+        return Err(format!("it belongs to user {}, not to this user ({me})", meta.uid()));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(format!("others may write to it (mode {:o})", meta.mode() & 0o777));
+    }
+    Ok(())
+}

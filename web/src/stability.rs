@@ -42,7 +42,7 @@ pub fn run_stability(sandbox: &Sandbox, args: &StabilityArgs) -> anyhow::Result<
 }
 
 pub fn stability_command(args: &StabilityArgs) -> anyhow::Result<()> {
-    let sandbox = Sandbox::new()?;
+    let sandbox = crate::cli_sandbox()?;
     let s = run_stability(&sandbox, args)?;
     let sizes: Vec<String> = s.suite_sizes.iter().map(usize::to_string).collect();
     println!("{:<32} {}", "Number of tests (stable after)", s.stable_after);

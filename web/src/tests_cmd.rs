@@ -66,7 +66,7 @@ pub fn run_grade_tests(sandbox: &Sandbox, args: &GradeTestsArgs) -> anyhow::Resu
 }
 
 pub fn grade_tests_command(args: &GradeTestsArgs) -> anyhow::Result<()> {
-    let sandbox = Sandbox::new()?;
+    let sandbox = crate::cli_sandbox()?;
     let scores = run_grade_tests(&sandbox, args)?;
     println!("{:<16} {:>5} {:>7} {:>5}  bugs found in", "student", "tests", "invalid", "score");
     for s in &scores {

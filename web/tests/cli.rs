@@ -11,6 +11,48 @@ fn bugrank(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_bugrank")).args(args).output().expect("bugrank runs")
 }
 
+fn grade_with_cache(cache: &Path, out: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_bugrank"))
+        .env("BUGRANK_CACHE", cache)
+        .args(["grade", "--problem", &fixture(""), "--submissions", &fixture("submissions"), "--seed", "1", "--stable-after", "100", "--out"])
+        .arg(out)
+        .output()
+        .expect("bugrank runs")
+}
+
+#[test]
+fn grading_again_loads_the_compiled_modules_kept_by_the_first_run_with_the_same_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let first = grade_with_cache(&cache, &dir.path().join("first"));
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let kept = |cache: &Path| std::fs::read_dir(cache).unwrap().filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "cwasm")).count();
+    assert_eq!(kept(&cache), 21, "19 answers, the reference and the generator");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&cache).unwrap().permissions().mode() & 0o777, 0o700, "this user's alone");
+    let modified = |cache: &Path| std::fs::read_dir(cache).unwrap().map(|e| e.unwrap().metadata().unwrap().modified().unwrap()).max();
+    let before = modified(&cache);
+    let second = grade_with_cache(&cache, &dir.path().join("second"));
+    assert!(second.status.success());
+    assert_eq!(modified(&cache), before, "nothing compiled again");
+    let analysis = |run: &str| std::fs::read(dir.path().join(run).join("analysis.json")).unwrap();
+    assert_eq!(analysis("first"), analysis("second"));
+}
+
+#[test]
+fn a_cache_directory_others_may_write_to_is_not_used_and_the_run_says_why() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("shared");
+    std::fs::create_dir(&cache).unwrap();
+    std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let output = grade_with_cache(&cache, &dir.path().join("out"));
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("not keeping compiled modules in") && stderr.contains("others may write to it (mode 777)"), "{stderr}");
+    assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 0, "nothing written there");
+}
+
 #[test]
 fn grade_prints_the_suite_and_ranking_and_writes_its_files() {
     let out = tempfile::tempdir().unwrap();

@@ -157,9 +157,10 @@ pub fn form_files(files: Vec<(String, Vec<u8>)>) -> (Vec<ModuleFile>, Vec<FileVe
 }
 
 /// Validates the modules of a batch against each other and the roster (when one is
-/// given), and stores the modules that load. Nothing is added to any batch here.
+/// given), and stores the modules that pass [`sandbox::Sandbox::check`] (they compile when
+/// an analysis loads them). Nothing is added to any batch here.
 pub fn validate(app: &App, name: &str, files: Vec<ModuleFile>, mut verdicts: Vec<FileVerdict>, roster: Option<(String, Vec<u8>)>, late: bool) -> Result<UploadReport, AppError> {
-    let batch = Batch::from_files(&app.sandbox, &files);
+    let batch = Batch::checked(&app.sandbox, &files);
     for r in batch.rejected {
         let student = module_id(crate::submissions::base_name(&r.file)).map(str::to_owned);
         verdicts.push(FileVerdict { file: r.file, student, rejected: Some(r.reason), sha256: None });

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -35,8 +35,11 @@ const IDLE_POLL: Duration = Duration::from_secs(2);
 /// Where a running analysis is: what the progress bar shows.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LiveProgress {
-    /// `loading`, `searching`, `shrinking`, `explaining` (bug lists) or `saving`.
+    /// `loading`, `compiling`, `searching`, `shrinking`, `explaining` (bug lists) or `saving`.
     pub phase: String,
+    /// Submissions compiled (or found compiled) so far, while compiling.
+    #[serde(default)]
+    pub compiled: usize,
     pub tests_generated: u64,
     pub suite_size: usize,
     pub stable_run: u64,
@@ -182,11 +185,18 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
     }
     let rows = app.db.analysis_answers(row.id)?;
     anyhow::ensure!(!rows.is_empty(), "the batch has no submissions");
+    // Uploads are checked without compiling: a class of 1,000 compiles here, in minutes
+    // of CPU the first time, and the page says how far it got.
+    let compiled = AtomicUsize::new(0);
     let programs: Vec<Program> = pool.install(|| {
         rows.par_iter()
             .map(|a| {
+                anyhow::ensure!(!cancel.load(Ordering::Relaxed), "cancelled while compiling");
                 let bytes = app.store.module(&a.sha256)?;
-                Ok(app.sandbox.load(&a.student, &bytes, Role::Answer)?)
+                let program = app.sandbox.load(&a.student, &bytes, Role::Answer)?;
+                let compiled = compiled.fetch_add(1, Ordering::Relaxed) + 1;
+                app.jobs.publish(row.id, LiveProgress { phase: "compiling".into(), compiled, answers: rows.len(), ..Default::default() });
+                Ok(program)
             })
             .collect::<anyhow::Result<_>>()
     })?;
@@ -203,6 +213,7 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
             stable_after: p.stable_after,
             executions: p.executions,
             explained: 0,
+            compiled: rows.len(),
             answers: answers.len(),
             percent: 90.0 * p.stable_run as f64 / p.stable_after.max(1) as f64,
         };

@@ -54,6 +54,8 @@ fn graded(name: &'static str, file: &'static str, module: fn() -> Vec<u8>, expec
             std::fs::write(submissions.join(file), module()).unwrap();
             let out = dir.path().join("out");
             let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
+            // Every case compiles its module: none is loaded compiled from an earlier run.
+            command.env("BUGRANK_CACHE", "off");
             command.args(["grade", "--stable-after", STABLE_AFTER, "--problem"]).arg(problem()).arg("--submissions").arg(&submissions).arg("--out").arg(&out);
             let process = measure(command, Duration::from_secs_f64(max_seconds * 2.0));
             assert_eq!(process.exit_code, Some(0), "bugrank grade must finish and succeed");

@@ -12,7 +12,8 @@
       const p = v.progress;
       if (p) {
         document.getElementById('bar').value = p.percent;
-        document.getElementById('phase').textContent = p.phase + ': ' + p.tests_generated + ' tests tried, suite of ' + p.suite_size +
+        document.getElementById('phase').textContent = p.phase === 'compiling' ? 'compiling ' + p.compiled + '/' + p.answers :
+          p.phase + ': ' + p.tests_generated + ' tests tried, suite of ' + p.suite_size +
           (p.phase === 'explaining' ? ', bug lists ' + p.explained + '/' + p.answers : ', ' + p.stable_run + '/' + p.stable_after + ' without news');
       }
       document.getElementById('status').textContent = v.analysis.status;

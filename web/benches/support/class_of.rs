@@ -1,0 +1,40 @@
+//! A class of N distinct submissions for the benches, built reproducibly from the
+//! interval-sets fixture cohort: submission `i` is the cohort's module `i mod 19` with a
+//! custom section naming `i` appended, so no two modules are byte-identical (nothing is
+//! shared through the compiled-module cache) while every one behaves as its original. The
+//! roster puts them in two cohorts.
+
+use std::path::{Path, PathBuf};
+
+pub fn problem() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/problems/interval-sets")
+}
+
+/// The class's modules as `(file name, bytes)`, and its roster (CSV).
+pub fn class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
+    let mut cohort: Vec<PathBuf> = std::fs::read_dir(problem().join("submissions"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wasm"))
+        .collect();
+    cohort.sort();
+    let modules: Vec<Vec<u8>> = cohort.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let mut roster = String::from("id,cohort\n");
+    let class = (0..n)
+        .map(|i| {
+            let id = format!("s{i:04}");
+            let mut bytes = modules[i % modules.len()].clone();
+            // A custom section (id 0): name "bugrank-class", payload the submission's number.
+            let name = b"bugrank-class";
+            let payload = i.to_string().into_bytes();
+            bytes.push(0);
+            bytes.push((1 + name.len() + payload.len()) as u8);
+            bytes.push(name.len() as u8);
+            bytes.extend_from_slice(name);
+            bytes.extend_from_slice(&payload);
+            roster.push_str(&format!("{id},{}\n", if i % 2 == 0 { "quickcheck" } else { "hunit" }));
+            (format!("{id}.wasm"), bytes)
+        })
+        .collect();
+    (class, roster)
+}
