@@ -1,0 +1,225 @@
+//! Compiling one submission's sources to a module: in the sandbox, cached by content.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::find::{Toolchain, Toolchains};
+use crate::jail::{Ended, Jail, Limits};
+use crate::language::{Language, OUTPUT};
+use crate::ToolchainError;
+
+/// The most characters of compiler messages a student is shown: the first errors are the
+/// ones to fix; the rest is cut with a note saying how much.
+pub const MAX_MESSAGE_CHARS: usize = 8_000;
+
+/// Bumped whenever what a cache entry means changes, so that old entries are not used.
+const CACHE_FORMAT: &str = "bugrank-build-1";
+
+/// One submission's sources: file names (plain names, no directories) and bytes.
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub language: Language,
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+/// What compiling a submission gave: the student's result, whatever it is.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Built {
+    /// A module, with the compiler's warnings (empty when none).
+    Module { wasm: Vec<u8>, warnings: String },
+    /// No module: why, in the compiler's words (trimmed, sandbox paths removed).
+    Failed { failure: Failure, message: String },
+}
+
+/// Why a compile gave no module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Failure {
+    /// The compiler refused the sources.
+    CompileError,
+    /// The compile ran past [`crate::COMPILE_SECONDS`].
+    TimeLimit,
+    /// The compiler ran out of its memory ([`crate::COMPILE_MEMORY_BYTES`]) or was killed.
+    MemoryLimit,
+}
+
+/// Compiles sources with the toolchains found, in the sandbox, keeping results in `cache`.
+pub struct Builder {
+    jail: Result<Jail, ToolchainError>,
+    toolchains: Toolchains,
+    cache: Option<PathBuf>,
+    limits: Limits,
+}
+
+impl Builder {
+    /// Finds the sandbox and the toolchains. Without a sandbox, every compile is refused
+    /// with the reason; `.wasm` submissions need neither.
+    pub fn new(cache: Option<PathBuf>) -> Builder {
+        Builder { jail: Jail::find(), toolchains: Toolchains::find(), cache, limits: Limits::default() }
+    }
+
+    /// The same with other limits (tests use short ones).
+    pub fn with_limits(mut self, limits: Limits) -> Builder {
+        self.limits = limits;
+        self
+    }
+
+    pub fn toolchains(&self) -> &Toolchains {
+        &self.toolchains
+    }
+
+    /// The cache key of `source` (also its identity in `analysis.json`): the hash of the
+    /// bytes and names of its files, its language, the toolchain's version and the flags.
+    pub fn key(&self, source: &Source) -> Result<String, ToolchainError> {
+        let toolchain = self.toolchain(source.language)?;
+        Ok(key(source, toolchain))
+    }
+
+    fn toolchain(&self, language: Language) -> Result<&Toolchain, ToolchainError> {
+        self.toolchains.get(language).map_err(|missing| ToolchainError::NoToolchain {
+            language,
+            reason: missing.reason.clone(),
+            install: missing.install,
+        })
+    }
+
+    /// Compiles `source`, or finds it compiled before. `Err` only when this machine cannot
+    /// compile (no toolchain for the language, no sandbox, a host failure): never for
+    /// anything the sources do.
+    pub fn build(&self, source: &Source) -> Result<Built, ToolchainError> {
+        let toolchain = self.toolchain(source.language)?;
+        let jail = self.jail.as_ref().map_err(Clone::clone)?;
+        for (name, _) in &source.files {
+            let plain = !name.is_empty() && !name.starts_with('.') && name.chars().all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c));
+            if !plain {
+                return Err(ToolchainError::BadFileName(name.clone()));
+            }
+        }
+        let key = key(source, toolchain);
+        if let Some(built) = self.cached(&key) {
+            return Ok(built);
+        }
+        let dir = tempfile::tempdir().map_err(|e| ToolchainError::Io(format!("cannot create a build directory: {e}")))?;
+        for (name, bytes) in &source.files {
+            std::fs::write(dir.path().join(name), bytes).map_err(|e| ToolchainError::Io(format!("cannot write {name}: {e}")))?;
+        }
+        let built = match arguments(source) {
+            Err(message) => Built::Failed { failure: Failure::CompileError, message },
+            Ok(args) => {
+                let ran = jail.run(dir.path(), &toolchain.read_only, &toolchain.program, &args, &self.limits)?;
+                let messages = clean(&String::from_utf8_lossy(&ran.messages), ran.dropped, toolchain);
+                let out_of_memory = ["out of memory", "memory allocation of", "std::bad_alloc", "Cannot allocate memory"]
+                    .iter()
+                    .any(|sign| messages.contains(sign));
+                match ran.ended {
+                    Ended::TimedOut => Built::Failed { failure: Failure::TimeLimit, message: limit_message(&messages, "took longer than", &self.limits) },
+                    Ended::Signalled(_) => Built::Failed { failure: Failure::MemoryLimit, message: limit_message(&messages, "was stopped by a limit (memory, time or file size) of", &self.limits) },
+                    Ended::Exited(_) if out_of_memory => Built::Failed { failure: Failure::MemoryLimit, message: limit_message(&messages, "ran out of", &self.limits) },
+                    Ended::Exited(0) => match std::fs::read(dir.path().join(OUTPUT)) {
+                        Ok(wasm) => Built::Module { wasm, warnings: messages },
+                        Err(_) => Built::Failed { failure: Failure::CompileError, message: format!("{messages}\nthe compiler wrote no module").trim().to_owned() },
+                    },
+                    Ended::Exited(_) => Built::Failed { failure: Failure::CompileError, message: messages },
+                }
+            }
+        };
+        self.keep(&key, &built);
+        Ok(built)
+    }
+
+    fn cached(&self, key: &str) -> Option<Built> {
+        let path = self.cache.as_ref()?.join(format!("{key}.json"));
+        serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+    }
+
+    /// Keeps `built` under `key`; a cache that cannot be written only costs a compile later.
+    fn keep(&self, key: &str, built: &Built) {
+        let Some(dir) = &self.cache else { return };
+        let Ok(json) = serde_json::to_vec(built) else { return };
+        let _ = std::fs::create_dir_all(dir);
+        let temporary = dir.join(format!(".{key}.{}.tmp", std::process::id()));
+        if std::fs::write(&temporary, json).is_ok() {
+            let _ = std::fs::rename(&temporary, dir.join(format!("{key}.json")));
+        }
+    }
+}
+
+fn key(source: &Source, toolchain: &Toolchain) -> String {
+    let mut hash = Sha256::new();
+    for part in [CACHE_FORMAT, source.language.name(), &toolchain.version] {
+        hash.update((part.len() as u64).to_le_bytes());
+        hash.update(part.as_bytes());
+    }
+    for flag in source.language.flags() {
+        hash.update((flag.len() as u64).to_le_bytes());
+        hash.update(flag.as_bytes());
+    }
+    let mut files: Vec<&(String, Vec<u8>)> = source.files.iter().collect();
+    files.sort();
+    for (name, bytes) in files {
+        hash.update((name.len() as u64).to_le_bytes());
+        hash.update(name.as_bytes());
+        hash.update((bytes.len() as u64).to_le_bytes());
+        hash.update(bytes);
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The compiler's arguments after its flags: the output and the sources (relative names,
+/// so that messages name the student's files as they wrote them).
+fn arguments(source: &Source) -> Result<Vec<String>, String> {
+    let mut args: Vec<String> = source.language.flags().iter().map(|f| f.to_string()).collect();
+    args.extend(["-o".to_owned(), OUTPUT.to_owned()]);
+    let sources: Vec<&String> = source.files.iter().map(|(name, _)| name).filter(|name| Language::of_file(name) == Some(source.language)).collect();
+    match source.language {
+        Language::Rust => {
+            // One crate: its root is the only `.rs` file, or `main.rs` (whose `mod`s the
+            // other files are).
+            let root = match sources.as_slice() {
+                [only] => only,
+                _ => sources.iter().find(|name| name.as_str() == "main.rs").ok_or_else(|| {
+                    format!("a Rust submission is one .rs file, or several with main.rs as the crate root (found {})", sources.len())
+                })?,
+            };
+            args.push(root.to_string());
+        }
+        _ if sources.is_empty() => return Err(format!("no {} source file", source.language)),
+        _ => args.extend(sources.into_iter().cloned()),
+    }
+    Ok(args)
+}
+
+/// The compiler's messages as a student should read them: no path of the build sandbox or
+/// the toolchain's installation, at most [`MAX_MESSAGE_CHARS`].
+fn clean(messages: &str, dropped: u64, toolchain: &Toolchain) -> String {
+    let mut text = messages.replace("/src/", "");
+    for dir in &toolchain.read_only {
+        text = text.replace(&dir.display().to_string(), "<toolchain>");
+    }
+    let mut text = text.trim().to_owned();
+    let mut cut = dropped as usize;
+    if text.chars().count() > MAX_MESSAGE_CHARS {
+        let end = text.char_indices().nth(MAX_MESSAGE_CHARS).map_or(text.len(), |(i, _)| i);
+        cut += text.len() - end;
+        text.truncate(end);
+    }
+    if cut > 0 {
+        text.push_str(&format!("\n… ({cut} more bytes of messages not shown)"));
+    }
+    text
+}
+
+fn limit_message(messages: &str, what: &str, limits: &Limits) -> String {
+    let limit = match what {
+        "took longer than" => format!("{} s", limits.time.as_secs()),
+        _ => format!("{} MiB of memory or {} s", limits.memory_bytes >> 20, limits.time.as_secs()),
+    };
+    let head = format!("the compiler {what} {limit}");
+    if messages.is_empty() { head } else { format!("{head}:\n{messages}") }
+}
+
+/// Where a source's module would be found in `cache` (for tests and tools).
+pub fn cache_entry(cache: &Path, key: &str) -> PathBuf {
+    cache.join(format!("{key}.json"))
+}

@@ -1,0 +1,108 @@
+//! The languages students hand in, and the one fixed way each is compiled.
+
+use serde::{Deserialize, Serialize};
+
+/// A source language. Each has one compiler command line, the same for every student and
+/// shown on the problem page ([`Language::flags`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    /// C17, clang with wasi-libc.
+    C,
+    /// C++17, clang++ with libc++ for wasm32 (no exceptions: Debian's wasm32 libc++ is
+    /// built without them).
+    Cpp,
+    /// Rust 2021, one file, rustc for `wasm32-wasip1`.
+    Rust,
+}
+
+/// The name of the module every compile writes, in the build directory.
+pub(crate) const OUTPUT: &str = "main.wasm";
+
+impl Language {
+    pub const ALL: [Language; 3] = [Language::C, Language::Cpp, Language::Rust];
+
+    /// The language of a source file by its extension (`None`: not a source file).
+    pub fn of_file(name: &str) -> Option<Language> {
+        let extension = name.rsplit_once('.')?.1;
+        match extension {
+            "c" => Some(Language::C),
+            "cpp" | "cc" | "cxx" => Some(Language::Cpp),
+            "rs" => Some(Language::Rust),
+            _ => None,
+        }
+    }
+
+    /// Whether `name` is a file this language's compile reads besides the sources given on
+    /// the command line (headers, included by the sources).
+    pub fn is_header(self, name: &str) -> bool {
+        match self {
+            Language::C => name.ends_with(".h"),
+            Language::Cpp => [".h", ".hpp", ".hh", ".hxx"].iter().any(|e| name.ends_with(e)),
+            Language::Rust => false,
+        }
+    }
+
+    /// The name people know it by.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::C => "C",
+            Language::Cpp => "C++",
+            Language::Rust => "Rust",
+        }
+    }
+
+    /// The compiler's flags, without the source files and the output: the same for every
+    /// submission (a submission cannot choose its flags).
+    pub fn flags(self) -> &'static [&'static str] {
+        match self {
+            Language::C => &["--target=wasm32-wasi", "--sysroot=/usr", "-std=c17", "-O2", "-Wall", "-Wl,--strip-all", "-lm"],
+            Language::Cpp => &[
+                "--target=wasm32-wasi",
+                "--sysroot=/usr",
+                "-std=c++17",
+                "-O2",
+                "-Wall",
+                "-fno-exceptions",
+                "-Wl,--strip-all",
+                "-lm",
+            ],
+            Language::Rust => &[
+                "--edition=2021",
+                "--target=wasm32-wasip1",
+                "-O",
+                "-Cpanic=abort",
+                "-Cstrip=symbols",
+                "--crate-type=bin",
+                "--crate-name=answer",
+            ],
+        }
+    }
+}
+
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(file: &str, expected: Option<Language>) {
+        assert_eq!(Language::of_file(file), expected, "{file}");
+    }
+
+    #[test]
+    fn a_sources_language_is_named_by_its_extension() {
+        check("a01.c", Some(Language::C));
+        check("a01.cpp", Some(Language::Cpp));
+        check("a01.cc", Some(Language::Cpp));
+        check("a01.cxx", Some(Language::Cpp));
+        check("a01.rs", Some(Language::Rust));
+        check("a01.wasm", None);
+        check("a01.h", None);
+        check("Makefile", None);
+    }
+}
