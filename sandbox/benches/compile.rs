@@ -10,6 +10,8 @@
 //!   sandbox, every function found compiled (copies of one program, as in `web`'s `class`
 //!   bench: an upper bound of the gain, not what a real class gets).
 //!
+//! - checked: the modules checked without compiling (`Sandbox::check`, as uploads are).
+//!
 //! Loads are one after another (each compile uses every core); sandboxes are created
 //! outside the timed part.
 
@@ -59,10 +61,15 @@ fn main() {
             sandbox.load(name, &other, Role::Answer).unwrap();
         }
     });
+    let checked = timed(|| {
+        for (name, bytes) in &modules {
+            sandbox.check(name, bytes, Role::Answer).unwrap();
+        }
+    });
     let n = modules.len();
     println!("{n} distinct modules, {:.1} MB", modules.iter().map(|(_, b)| b.len()).sum::<usize>() as f64 / 1e6);
     println!("{:<10} {:>9} {:>12} {:>9}", "loads", "seconds", "ms / module", "vs alone");
-    for (what, time) in [("alone", alone), ("together", together), ("again", again)] {
+    for (what, time) in [("alone", alone), ("together", together), ("again", again), ("checked", checked)] {
         let ms = time.as_secs_f64() * 1e3 / n as f64;
         println!("{what:<10} {:>9.2} {ms:>12.1} {:>8.2}x", time.as_secs_f64(), alone.as_secs_f64() / time.as_secs_f64());
     }

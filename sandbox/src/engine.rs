@@ -1,9 +1,11 @@
 //! One wasmtime engine, a cache of compiled modules, and a fresh store per run.
 
+use std::borrow::Cow;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
+use wasmparser::types::Types;
 use wasmtime::{
     Caller, Config, Enabled, Engine, InstanceAllocationStrategy, InstancePre, Linker, Module,
     PoolConcurrencyLimitError, PoolingAllocationConfig, ResourceLimiter, Store, Trap,
@@ -268,7 +270,7 @@ impl Sandbox {
         let module = match cached.or_else(|| on_disk.as_deref().and_then(|path| self.load_compiled(path, hash))) {
             Some(module) => module,
             None => {
-                let binary = self.checked_binary(name, bytes, role)?;
+                let (binary, _) = self.checked_binary(name, bytes, role)?;
                 let _admitted = self.compiling.admit(binary.len());
                 let module = Module::new(&self.engine, &binary).map_err(|e| invalid(name, e))?;
                 if let Some(path) = &on_disk {
@@ -293,18 +295,18 @@ impl Sandbox {
     /// checked in seconds and its modules compile when the analysis loads them.
     pub fn check(&self, name: &str, bytes: &[u8], role: Role) -> Result<(), SandboxError> {
         check_size_and_format(name, bytes)?;
-        let binary = self.checked_binary(name, bytes, role)?;
-        validate::check_uncompiled(name, &binary)
+        let (binary, types) = self.checked_binary(name, bytes, role)?;
+        validate::check_uncompiled(name, &binary, types)
     }
 
     /// The binary of a module (text is turned into binary), checked before compiling: its
-    /// imports and shape, then validated (so that an invalid function is named in the
-    /// validator's words, not the compiler's).
-    fn checked_binary<'b>(&self, name: &str, bytes: &'b [u8], role: Role) -> Result<std::borrow::Cow<'b, [u8]>, SandboxError> {
+    /// imports and shape, then validated with the engine's features (so that an invalid
+    /// function is named in the validator's words, not the compiler's); with its types.
+    fn checked_binary<'b>(&self, name: &str, bytes: &'b [u8], role: Role) -> Result<(Cow<'b, [u8]>, Option<Types>), SandboxError> {
         let binary = wat::parse_bytes(bytes).map_err(|e| invalid(name, e.into()))?;
-        validate::check_before_compiling(name, &binary, role)?;
+        let types = validate::check_before_compiling(name, &binary, role)?;
         Module::validate(&self.engine, &binary).map_err(|e| invalid(name, e))?;
-        Ok(binary)
+        Ok((binary, types))
     }
 
     /// Runs `program` with `input` on stdin, within `limits`.
@@ -422,9 +424,6 @@ impl Sandbox {
 const SLOT_WAIT: Duration = Duration::from_secs(60);
 const SLOT_RETRY: Duration = Duration::from_millis(10);
 
-/// Keeps a compiled module at `path`, written to a temporary name and renamed so that a
-/// crash leaves the whole file or none. A cache that cannot be written only costs a
-/// compile later, so failures are ignored.
 /// A module's size, and that a `.wasm` file is the binary format (only other names, such as
 /// `.wat`, may be text).
 fn check_size_and_format(name: &str, bytes: &[u8]) -> Result<(), SandboxError> {
@@ -444,10 +443,16 @@ fn check_size_and_format(name: &str, bytes: &[u8]) -> Result<(), SandboxError> {
 fn invalid(name: &str, error: wasmtime::Error) -> SandboxError {
     let reason = format!("{error:#}").replace('\n', " ");
     // The error's own words follow; `SandboxError::Invalid` already says what failed.
-    let reason = reason.strip_prefix("failed to parse WebAssembly module: ").map_or(reason.clone(), str::to_owned);
+    let reason = match reason.strip_prefix("failed to parse WebAssembly module: ") {
+        Some(rest) => rest.to_owned(),
+        None => reason,
+    };
     SandboxError::Invalid { name: name.to_owned(), reason }
 }
 
+/// Keeps a compiled module at `path`, written to a temporary name and renamed so that a
+/// crash leaves the whole file or none. A cache that cannot be written only costs a
+/// compile later, so failures are ignored.
 fn save_compiled(path: &std::path::Path, module: &Module) {
     let Ok(bytes) = module.serialize() else { return };
     let temporary = path.with_extension(format!("cwasm.{}.tmp", std::process::id()));

@@ -90,16 +90,18 @@ fn allowed(name: &str, module: &str, field: &str, role: Role) -> Result<(), Sand
 /// and validated in one pass without compiling anything. Bytes that do not parse or
 /// validate are left for the engine's validator, which names the problem: the one here accepts
 /// every proposal wasmparser knows, so whatever the compiler would accept is checked.
-pub(crate) fn check_before_compiling(name: &str, bytes: &[u8], role: Role) -> Result<(), SandboxError> {
+/// Returns the module's types when it validated, for [`check_uncompiled`].
+pub(crate) fn check_before_compiling(name: &str, bytes: &[u8], role: Role) -> Result<Option<wasmparser::types::Types>, SandboxError> {
     let too_large = |reason: String| SandboxError::Invalid { name: name.to_owned(), reason };
     let mut validator = wasmparser::Validator::new_with_features(wasmparser::WasmFeatures::all());
     let mut allocations = wasmparser::FuncValidatorAllocations::default();
+    let mut types = None;
     for payload in wasmparser::Parser::new(0).parse_all(bytes) {
-        let Ok(payload) = payload else { return Ok(()) };
+        let Ok(payload) = payload else { return Ok(None) };
         match &payload {
             wasmparser::Payload::ImportSection(imports) => {
                 for import in imports.clone().into_imports() {
-                    let Ok(import) = import else { return Ok(()) };
+                    let Ok(import) = import else { return Ok(None) };
                     allowed(name, import.module, import.name, role)?;
                 }
             }
@@ -110,10 +112,10 @@ pub(crate) fn check_before_compiling(name: &str, bytes: &[u8], role: Role) -> Re
                 if body.range().len() > MAX_FUNCTION_BODY_BYTES {
                     return Err(too_large(format!("a function has {} bytes of code, more than {MAX_FUNCTION_BODY_BYTES}", body.range().len())));
                 }
-                let Ok(locals) = body.get_locals_reader() else { return Ok(()) };
+                let Ok(locals) = body.get_locals_reader() else { return Ok(None) };
                 let mut declared = 0u64;
                 for local in locals {
-                    let Ok((count, _)) = local else { return Ok(()) };
+                    let Ok((count, _)) = local else { return Ok(None) };
                     declared += u64::from(count);
                     if declared > MAX_LOCALS {
                         return Err(too_large(format!("a function declares more than {MAX_LOCALS} locals")));
@@ -123,17 +125,17 @@ pub(crate) fn check_before_compiling(name: &str, bytes: &[u8], role: Role) -> Re
             _ => {}
         }
         match validator.payload(&payload) {
-            Err(_) => return Ok(()),
+            Err(_) => return Ok(None),
             Ok(wasmparser::ValidPayload::Func(function, body)) => {
                 let mut function = function.into_validator(std::mem::take(&mut allocations));
                 let mut reader = body.get_binary_reader();
                 if function.read_locals(&mut reader).is_err() {
-                    return Ok(());
+                    return Ok(None);
                 }
                 while !reader.eof() {
                     let offset = reader.original_position();
                     if !matches!(reader.visit_operator(&mut function.visitor(offset)), Ok(Ok(()))) {
-                        return Ok(());
+                        return Ok(None);
                     }
                     if function.operand_stack_height() > MAX_OPERAND_DEPTH {
                         return Err(too_large(format!("a function's operand stack gets deeper than {MAX_OPERAND_DEPTH} values")));
@@ -144,10 +146,11 @@ pub(crate) fn check_before_compiling(name: &str, bytes: &[u8], role: Role) -> Re
                 }
                 allocations = function.into_allocations();
             }
+            Ok(wasmparser::ValidPayload::End(end)) => types = Some(end),
             Ok(_) => {}
         }
     }
-    Ok(())
+    Ok(types)
 }
 
 pub(crate) fn check(name: &str, module: &Module, role: Role) -> Result<(), SandboxError> {
@@ -178,10 +181,15 @@ fn command(name: &str, start: Start) -> Result<(), SandboxError> {
     Err(SandboxError::NotACommand { name: name.to_owned(), reason: reason.to_owned() })
 }
 
-/// [`check`] on a binary module that is not compiled; the module must be valid.
-pub(crate) fn check_uncompiled(name: &str, binary: &[u8]) -> Result<(), SandboxError> {
+/// [`check`] on a binary module that is not compiled; the module must be valid. `types`
+/// are what [`check_before_compiling`] found (it validates them again only when that
+/// validation did not finish).
+pub(crate) fn check_uncompiled(name: &str, binary: &[u8], types: Option<wasmparser::types::Types>) -> Result<(), SandboxError> {
     let invalid = |e: wasmparser::BinaryReaderError| SandboxError::Invalid { name: name.to_owned(), reason: e.to_string() };
-    let types = wasmparser::Validator::new_with_features(wasmparser::WasmFeatures::all()).validate_all(binary).map_err(invalid)?;
+    let types = match types {
+        Some(types) => types,
+        None => wasmparser::Validator::new_with_features(wasmparser::WasmFeatures::all()).validate_all(binary).map_err(invalid)?,
+    };
     let types = types.as_ref();
     let start = types.core_exports().into_iter().flatten().find(|(export, _)| *export == "_start");
     command(name, match start {
