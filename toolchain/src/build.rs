@@ -84,11 +84,19 @@ impl Builder {
         })
     }
 
+    /// The toolchain `language` compiles with, when this machine can compile it: the
+    /// toolchain is there and so is a working sandbox.
+    pub fn ready(&self, language: Language) -> Result<&Toolchain, ToolchainError> {
+        let toolchain = self.toolchain(language)?;
+        self.jail.as_ref().map_err(Clone::clone)?;
+        Ok(toolchain)
+    }
+
     /// Compiles `source`, or finds it compiled before. `Err` only when this machine cannot
     /// compile (no toolchain for the language, no sandbox, a host failure): never for
     /// anything the sources do.
     pub fn build(&self, source: &Source) -> Result<Built, ToolchainError> {
-        let toolchain = self.toolchain(source.language)?;
+        let toolchain = self.ready(source.language)?;
         let jail = self.jail.as_ref().map_err(Clone::clone)?;
         for (name, _) in &source.files {
             let plain = !name.is_empty() && !name.starts_with('.') && name.chars().all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c));
@@ -112,10 +120,18 @@ impl Builder {
                 let out_of_memory = ["out of memory", "memory allocation of", "std::bad_alloc", "Cannot allocate memory"]
                     .iter()
                     .any(|sign| messages.contains(sign));
+                let (seconds, mib) = (self.limits.time.as_secs(), self.limits.memory_bytes >> 20);
+                let limit = |failure: Failure, what: String| {
+                    let message = if messages.is_empty() { what } else { format!("{what}:\n{messages}") };
+                    Built::Failed { failure, message }
+                };
                 match ran.ended {
-                    Ended::TimedOut => Built::Failed { failure: Failure::TimeLimit, message: limit_message(&messages, "took longer than", &self.limits) },
-                    Ended::Signalled(_) => Built::Failed { failure: Failure::MemoryLimit, message: limit_message(&messages, "was stopped by a limit (memory, time or file size) of", &self.limits) },
-                    Ended::Exited(_) if out_of_memory => Built::Failed { failure: Failure::MemoryLimit, message: limit_message(&messages, "ran out of", &self.limits) },
+                    Ended::TimedOut => limit(Failure::TimeLimit, format!("the compiler took longer than {seconds} s")),
+                    Ended::Signalled(_) => limit(
+                        Failure::MemoryLimit,
+                        format!("the compiler was stopped by a limit (memory, time or file size) of {mib} MiB of memory or {seconds} s"),
+                    ),
+                    Ended::Exited(_) if out_of_memory => limit(Failure::MemoryLimit, format!("the compiler ran out of {mib} MiB of memory")),
                     Ended::Exited(0) => match std::fs::read(dir.path().join(OUTPUT)) {
                         Ok(wasm) => Built::Module { wasm, warnings: messages },
                         Err(_) => Built::Failed { failure: Failure::CompileError, message: format!("{messages}\nthe compiler wrote no module").trim().to_owned() },
@@ -129,8 +145,7 @@ impl Builder {
     }
 
     fn cached(&self, key: &str) -> Option<Built> {
-        let path = self.cache.as_ref()?.join(format!("{key}.json"));
-        serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+        serde_json::from_slice(&std::fs::read(cache_entry(self.cache.as_ref()?, key)).ok()?).ok()
     }
 
     /// Keeps `built` under `key`; a cache that cannot be written only costs a compile later.
@@ -140,7 +155,7 @@ impl Builder {
         let _ = std::fs::create_dir_all(dir);
         let temporary = dir.join(format!(".{key}.{}.tmp", std::process::id()));
         if std::fs::write(&temporary, json).is_ok() {
-            let _ = std::fs::rename(&temporary, dir.join(format!("{key}.json")));
+            let _ = std::fs::rename(&temporary, cache_entry(dir, key));
         }
     }
 }
@@ -210,16 +225,7 @@ fn clean(messages: &str, dropped: u64, toolchain: &Toolchain) -> String {
     text
 }
 
-fn limit_message(messages: &str, what: &str, limits: &Limits) -> String {
-    let limit = match what {
-        "took longer than" => format!("{} s", limits.time.as_secs()),
-        _ => format!("{} MiB of memory or {} s", limits.memory_bytes >> 20, limits.time.as_secs()),
-    };
-    let head = format!("the compiler {what} {limit}");
-    if messages.is_empty() { head } else { format!("{head}:\n{messages}") }
-}
-
-/// Where a source's module would be found in `cache` (for tests and tools).
+/// Where the build of the source with `key` is kept in `cache`.
 pub fn cache_entry(cache: &Path, key: &str) -> PathBuf {
     cache.join(format!("{key}.json"))
 }

@@ -10,10 +10,9 @@ use toolchain::{Builder, Built, Failure, Language, Limits, Source};
 /// A builder that can compile `language` here, without a cache.
 fn builder(language: Language, limits: Limits) -> Option<Builder> {
     let builder = Builder::new(None).with_limits(limits);
-    let missing = match (builder.toolchains().get(language), toolchain::Jail::find()) {
-        (Ok(_), Ok(_)) => return Some(builder),
-        (Err(missing), _) => format!("{}: {} ({})", missing.language, missing.reason, missing.install),
-        (_, Err(error)) => error.to_string(),
+    let missing = match builder.ready(language) {
+        Ok(_) => return Some(builder),
+        Err(missing) => missing.to_string(),
     };
     assert!(std::env::var_os("CI").is_none(), "under CI every toolchain must be installed: {missing}");
     eprintln!("skipped: {missing}");
