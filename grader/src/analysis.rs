@@ -198,6 +198,31 @@ pub struct AnswerResult {
     /// 1 for the best score; equal scores share a rank.
     pub rank: usize,
     pub percent: f64,
+    /// How the answer's program was built from sources, when it was: `None` for a module
+    /// handed in as it is. An answer whose build failed ([`Build::error`]) never ran: see
+    /// [`Analysis::add_not_built`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<Build>,
+}
+
+/// Where an answer's program came from when it was built from sources: enough to trace a
+/// grade to the exact sources and compiler. The grader does not build anything; it keeps
+/// this record with the answer's result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Build {
+    /// The source language, as people name it ("C", "C++", "Rust").
+    pub language: String,
+    /// The compiler's version (and its libraries' versions, where known).
+    pub toolchain: String,
+    /// The SHA-256 of the sources (file names and bytes), in hex.
+    pub sources: String,
+    /// The compiler's warnings, as the student is shown them (empty: none).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub warnings: String,
+    /// Why no program was built, in the compiler's words (trimmed, without the build
+    /// sandbox's paths). `None`: the build gave a program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// One failed run of an answer on a suite test.
@@ -977,6 +1002,7 @@ impl Search<'_> {
                     failures,
                     rank: 0,
                     percent: 0.0,
+                    build: None,
                 }
             })
             .collect();

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{Analysis, Executor, Problem, budget, judge_answer, run_answer, run_reference};
+use crate::analysis::{Analysis, Build, Executor, Problem, budget, judge_answer, run_answer, run_reference};
 use crate::budget::{Budget, Calibration};
 use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
 use crate::oracle::{Execution, Failure, FailureKind, RunOutcome};
@@ -71,6 +71,10 @@ pub struct BugList {
     pub passed: usize,
     pub suite_size: usize,
     pub bugs: Vec<BugReport>,
+    /// How the program was built from sources ([`crate::AnswerResult::build`]): the
+    /// compiler's warnings, or why it did not compile (then `bugs` is empty: nothing ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<Build>,
 }
 
 impl BugList {
@@ -81,11 +85,20 @@ impl BugList {
         self.passed == 0 && self.bugs.len() > 1 && self.bugs.iter().all(|b| b.got == self.bugs[0].got)
     }
 
+    /// Why the program was not built (the compiler's message), when it was not: then it
+    /// failed every test without running.
+    pub fn compile_error(&self) -> Option<&str> {
+        self.build.as_ref()?.error.as_deref()
+    }
+
     /// "fails 3 of 28 tests": the failed tests are not necessarily distinct bugs of this
     /// program (one mistake can fail several tests, each standing for a different
     /// combination of bugs in the class).
     pub fn headline(&self) -> String {
         let failed = self.bugs.len();
+        if self.compile_error().is_some() {
+            return format!("did not compile, and so fails all {} tests", self.suite_size);
+        }
         match failed {
             0 => format!("passes all {} tests", self.suite_size),
             _ if failed == self.suite_size => format!("fails all {} tests", self.suite_size),
@@ -104,6 +117,11 @@ pub fn bug_list(
     executor: &dyn Executor,
 ) -> Option<BugList> {
     let answer = analysis.answers.iter().find(|a| a.id == answer_id)?;
+    let list = |bugs| BugList { answer: answer.id.clone(), passed: answer.passed, suite_size: analysis.scored_tests(), bugs, build: answer.build.clone() };
+    if answer.build.as_ref().is_some_and(|b| b.error.is_some()) {
+        // Nothing to run: the compiler's message is the whole story.
+        return Some(list(Vec::new()));
+    }
     // The budgets the analysis graded with, whatever problem.toml says now.
     let problem = &Problem { fuel: analysis.fuel, ..problem.clone() };
     let explainer = Explainer { problem, calibration: &analysis.calibration, executor, program };
@@ -132,7 +150,7 @@ pub fn bug_list(
             }
         })
         .collect();
-    Some(BugList { answer: answer.id.clone(), passed: answer.passed, suite_size: analysis.scored_tests(), bugs })
+    Some(list(bugs))
 }
 
 struct Explainer<'a> {
@@ -395,7 +413,7 @@ mod tests {
                 contrast: None,
             })
             .collect();
-        BugList { answer: "a1".into(), passed, suite_size: passed + got.len(), bugs }
+        BugList { answer: "a1".into(), passed, suite_size: passed + got.len(), bugs, build: None }
     }
 
     #[test]

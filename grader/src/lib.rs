@@ -59,7 +59,7 @@ pub mod stats;
 mod testing;
 
 pub use analysis::{
-    Analysis, Answer, AnswerResult, Executor, FailureCounts, FailureDetail, FuelPolicy, MAX_PROBLEM_ERRORS, Problem,
+    Analysis, Answer, AnswerResult, Build, Executor, FailureCounts, FailureDetail, FuelPolicy, MAX_PROBLEM_ERRORS, Problem,
     ProblemError, Progress, REFERENCE_ID, SearchOptions, SuiteTest, analyse,
 };
 pub use budget::{

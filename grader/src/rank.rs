@@ -1,6 +1,10 @@
 //! Scores and ranks. An answer's score is the number of suite tests it passes; its bugs
 //! are the suite tests it fails (Paper III, section 4.1).
 
+use std::collections::BTreeMap;
+
+use crate::analysis::{Analysis, AnswerResult, Build, FailureCounts};
+
 /// Standard competition ranking ("1224"): an answer's rank is one more than the number
 /// of answers with a strictly higher score, so equal scores share a rank.
 pub fn ranks(scores: &[usize]) -> Vec<usize> {
@@ -14,6 +18,34 @@ pub fn percent(passed: usize, suite_size: usize) -> f64 {
         return 100.0;
     }
     (1000.0 * passed as f64 / suite_size as f64).round() / 10.0
+}
+
+impl Analysis {
+    /// Adds an answer that has no program (its sources did not build: `build.error`). It
+    /// fails every scored test without running, scores 0 and ranks below every answer that
+    /// ran, a compiled answer that fails every test included. It is in no test's `failing`
+    /// and no class of the correctness order, which describe programs that ran; its
+    /// version is its sources' hash, so that a re-run grades it again once they change.
+    ///
+    /// Pitfall: call it after the analysis, once per such answer; the answers keep the
+    /// order they are added in.
+    pub fn add_not_built(&mut self, id: String, cohort: Option<String>, build: Build) {
+        debug_assert!(build.error.is_some(), "a built answer runs: it is analysed, not added");
+        let ran = self.answers.iter().filter(|a| a.build.as_ref().is_none_or(|b| b.error.is_none())).count();
+        self.answers.push(AnswerResult {
+            id,
+            cohort,
+            version: build.sources.clone(),
+            passed: 0,
+            failed: self.suite.iter().filter(|t| t.only_for.is_none()).map(|t| t.id.clone()).collect(),
+            outcomes: BTreeMap::new(),
+            failures: BTreeMap::new(),
+            counts: FailureCounts::default(),
+            rank: ran + 1,
+            percent: 0.0,
+            build: Some(build),
+        });
+    }
 }
 
 #[cfg(test)]

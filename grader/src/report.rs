@@ -56,6 +56,10 @@ fn escape(text: &str) -> String {
 pub fn bug_list_markdown(list: &BugList) -> String {
     let mut md = String::new();
     writeln!(md, "# Bug list: {}\n", list.answer).unwrap();
+    if let Some(error) = list.compile_error() {
+        writeln!(md, "Your program {}. The compiler said:\n\n{}", list.headline(), fenced(error)).unwrap();
+        return md;
+    }
     writeln!(
         md,
         "Your program {}. Each test stands for one bug found among the class's programs; \
@@ -63,6 +67,9 @@ pub fn bug_list_markdown(list: &BugList) -> String {
         list.headline()
     )
     .unwrap();
+    if let Some(build) = list.build.as_ref().filter(|b| !b.warnings.is_empty()) {
+        writeln!(md, "The compiler warned:\n\n{}", fenced(&build.warnings)).unwrap();
+    }
     let shown = if list.fails_all_alike() {
         writeln!(md, "It fails every test the same way; here is the first.\n").unwrap();
         &list.bugs[..1]
@@ -90,6 +97,13 @@ pub fn bug_list_markdown(list: &BugList) -> String {
         md.push('\n');
     }
     md
+}
+
+/// `text` as a Markdown code block, fenced by more backticks than it holds in a row.
+fn fenced(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}text\n{}\n{fence}\n", text.trim_end())
 }
 
 pub(crate) fn escape_html(text: &str) -> String {

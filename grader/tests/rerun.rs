@@ -126,3 +126,26 @@ fn a_full_rerun_keeps_the_id_of_every_test_whose_input_stays_and_lists_each_grad
     let a2 = changes.iter().find(|c| c.id == "a2").unwrap();
     assert_eq!(a2.why, ["the suite has 3 tests instead of 2"]);
 }
+
+fn not_built(error: &str) -> grader::Build {
+    grader::Build { language: "C".into(), toolchain: "clang 14".into(), sources: "5ca1ab1e".into(), warnings: String::new(), error: Some(error.into()) }
+}
+
+#[test]
+fn an_answer_that_did_not_compile_fails_every_test_and_ranks_below_every_answer_that_ran() {
+    let (_, _, mut analysis) = released();
+    let before = analysis.clone();
+    analysis.add_not_built("a0".into(), Some("lab".into()), not_built("a0.c:1: error: expected ';'"));
+
+    let a0 = row(&analysis, "a0");
+    assert_eq!((a0.passed, a0.percent, a0.failed.as_slice()), (0, 0.0, &["t1".to_owned(), "t2".to_owned()][..]));
+    let a3 = row(&analysis, "a3");
+    assert_eq!((a3.passed, a3.rank), (0, 3), "a3 ran and fails both tests");
+    assert_eq!(a0.rank, 4, "below a3, which ran");
+    assert_eq!((a0.version.as_str(), a0.cohort.as_deref()), ("5ca1ab1e", Some("lab")));
+    assert!(a0.outcomes.is_empty() && a0.failures.is_empty(), "nothing ran");
+    assert_eq!((&analysis.suite, &analysis.order), (&before.suite, &before.order), "the suite and the order describe programs that ran");
+    for id in ["a1", "a2", "a3"] {
+        assert_eq!(row(&analysis, id), row(&before, id), "{id} keeps its result");
+    }
+}

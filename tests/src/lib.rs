@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use clap::Parser;
 use sandbox::Sandbox;
+use web::Tools;
 use web::grade::{GradeArgs, run_grade, write_outputs};
 
 /// The interval-sets fixture problem.
@@ -27,10 +28,15 @@ pub fn problem_dir() -> PathBuf {
     root().join("fixtures/problems").join(FIXTURE.problem)
 }
 
-/// One sandbox for every test of a binary: it compiles each module once.
+/// One sandbox and builder for every test of a binary: each module is compiled once.
+pub fn tools() -> &'static Tools {
+    static TOOLS: OnceLock<Tools> = OnceLock::new();
+    TOOLS.get_or_init(|| Tools { sandbox: Sandbox::new().unwrap(), builder: toolchain::Builder::new(None) })
+}
+
+/// The sandbox of [`tools`].
 pub fn sandbox() -> &'static Sandbox {
-    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
-    SANDBOX.get_or_init(|| Sandbox::new().unwrap())
+    &tools().sandbox
 }
 
 /// A command's arguments, as the command line would give them to it.
@@ -81,7 +87,7 @@ fn run(options: &[(&str, &str)], default_roster: bool) -> Written {
     }
     argv.extend(["--out".into(), out.path().display().to_string()]);
     let args: GradeArgs = parse_args(&argv);
-    let graded = run_grade(sandbox(), &args).unwrap();
+    let graded = run_grade(tools(), &args).unwrap();
     write_outputs(&args.out, &graded).unwrap();
     let files = std::fs::read_dir(out.path())
         .unwrap()
@@ -96,4 +102,18 @@ fn run(options: &[(&str, &str)], default_roster: bool) -> Written {
 /// The full analysis of the fixture cohort with `seed` and the problem's own settings.
 pub fn graded_with_seed(seed: u64) -> grader::Analysis {
     grade(&[("--seed", &seed.to_string())]).graded.analysis
+}
+
+/// True when this machine can build `languages` (their toolchains and the sandbox are
+/// there); otherwise says why and returns false, except under `CI` (where `.ci/run`
+/// installs them), where it fails.
+pub fn can_build(languages: &[toolchain::Language]) -> bool {
+    for &language in languages {
+        if let Err(missing) = tools().builder.ready(language) {
+            assert!(std::env::var_os("CI").is_none(), "under CI every toolchain must be installed: {missing}");
+            eprintln!("skipped: {missing}");
+            return false;
+        }
+    }
+    true
 }

@@ -123,6 +123,6 @@ fn a_symbolic_link_or_a_directory_named_like_a_module_is_named_and_not_read() {
     let reasons = reasons(&run);
     assert_eq!(reasons.len(), 2, "{reasons:#?}");
     assert!(reasons[0].contains("z01.wasm is a symbolic link, which is not followed"), "{}", reasons[0]);
-    assert!(reasons[1].contains("z02.wasm is not a file"), "{}", reasons[1]);
+    assert!(reasons[1].contains("z02.wasm is a folder, not a module"), "{}", reasons[1]);
     assert_eq!(run.graded.analysis.answers.len(), FIXTURE.answers);
 }

@@ -1,6 +1,6 @@
 //! A student's bug list: what they failed, generalized, with a close input they pass.
 
-use end_to_end::{grade, parse_args, problem_dir, sandbox};
+use end_to_end::{grade, parse_args, problem_dir, tools};
 use grader::ANY;
 use web::bugs::{BugsArgs, run_bugs};
 
@@ -20,7 +20,7 @@ fn bug_lists(analysis_json: &str, answer: Option<&str>) -> Vec<grader::BugList> 
     if let Some(answer) = answer {
         argv.extend(["--answer".to_owned(), answer.to_owned()]);
     }
-    run_bugs(sandbox(), &parse_args::<BugsArgs, _>(&argv)).unwrap()
+    run_bugs(tools(), &parse_args::<BugsArgs, _>(&argv)).unwrap()
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use end_to_end::{Written, grade_without_roster, parse_args, root, sandbox};
+use end_to_end::{Written, grade_without_roster, parse_args, root, sandbox, tools};
 use grader::FailureKind;
 use web::bugs::{BugsArgs, run_bugs};
 
@@ -127,7 +127,7 @@ fn a_checkers_reason_for_rejecting_an_output_reaches_the_bug_list() {
         "--answer",
         "a09",
     ];
-    let lists = run_bugs(sandbox(), &parse_args::<BugsArgs, _>(&argv)).unwrap();
+    let lists = run_bugs(tools(), &parse_args::<BugsArgs, _>(&argv)).unwrap();
     let markdown = grader::bug_list_markdown(&lists[0]);
     assert!(markdown.contains("Why it is wrong: malformed output line"), "{markdown}");
     let a09 = written.graded.analysis.answers.iter().find(|a| a.id == "a09").unwrap();

@@ -1,13 +1,13 @@
 //! `bugrank grade-tests`: students' own test suites, one point per submission they catch.
 
-use end_to_end::{parse_args, problem_dir, sandbox};
+use end_to_end::{parse_args, problem_dir, tools};
 use web::tests_cmd::{GradeTestsArgs, run_grade_tests};
 
 #[test]
 fn each_suite_scores_a_point_per_submission_it_finds_a_bug_in() {
     let dir = |d: &str| problem_dir().join(d).display().to_string();
     let argv = ["grade-tests", "--problem", &dir(""), "--submissions", &dir("submissions"), "--tests", &dir("tests")];
-    let scores = run_grade_tests(sandbox(), &parse_args::<GradeTestsArgs, _>(&argv)).unwrap();
+    let scores = run_grade_tests(tools(), &parse_args::<GradeTestsArgs, _>(&argv)).unwrap();
     let students: Vec<&str> = scores.iter().map(|s| s.student.as_str()).collect();
     assert_eq!(students, ["a01", "a02", "a03", "a04"]);
     for s in &scores {

@@ -1,6 +1,7 @@
 //! Compiling one submission's sources to a module: in the sandbox, cached by content.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -18,10 +19,59 @@ pub const MAX_MESSAGE_CHARS: usize = 8_000;
 const CACHE_FORMAT: &str = "bugrank-build-1";
 
 /// One submission's sources: file names (plain names, no directories) and bytes.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Source {
     pub language: Language,
     pub files: Vec<(String, Vec<u8>)>,
+}
+
+/// The first bytes of a [`Source::to_bytes`] bundle: no module starts with them (a binary
+/// module starts with `\0asm`, a text one with `(` or a comment).
+const BUNDLE_MAGIC: &[u8] = b"bugrank-sources-1\n";
+
+impl Source {
+    /// The sources as one byte string, the same for the same files in any order: what the
+    /// service stores for a student, and what [`Source::hash`] hashes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut files: Vec<&(String, Vec<u8>)> = self.files.iter().collect();
+        files.sort();
+        let mut out = BUNDLE_MAGIC.to_vec();
+        let language = self.language.extension();
+        out.extend((language.len() as u64).to_le_bytes());
+        out.extend(language.as_bytes());
+        for (name, bytes) in files {
+            out.extend((name.len() as u64).to_le_bytes());
+            out.extend(name.as_bytes());
+            out.extend((bytes.len() as u64).to_le_bytes());
+            out.extend(bytes);
+        }
+        out
+    }
+
+    /// Reads a bundle written by [`Source::to_bytes`]; `None` for anything else (a module).
+    pub fn from_bytes(bytes: &[u8]) -> Option<Source> {
+        fn take<'a>(rest: &mut &'a [u8]) -> Option<&'a [u8]> {
+            let all = *rest;
+            let len = usize::try_from(u64::from_le_bytes(all.get(..8)?.try_into().ok()?)).ok()?;
+            let part = all.get(8..8usize.checked_add(len)?)?;
+            *rest = &all[8 + len..];
+            Some(part)
+        }
+        let mut rest = bytes.strip_prefix(BUNDLE_MAGIC)?;
+        let language = Language::of_file(&format!("x.{}", std::str::from_utf8(take(&mut rest)?).ok()?))?;
+        let mut files = Vec::new();
+        while !rest.is_empty() {
+            let name = String::from_utf8(take(&mut rest)?.to_vec()).ok()?;
+            files.push((name, take(&mut rest)?.to_vec()));
+        }
+        Some(Source { language, files })
+    }
+
+    /// The SHA-256 of the sources (names and bytes) and their language, in hex: how
+    /// `analysis.json` names what a student handed in.
+    pub fn hash(&self) -> String {
+        hex(&Sha256::digest(self.to_bytes()))
+    }
 }
 
 /// What compiling a submission gave: the student's result, whatever it is.
@@ -46,17 +96,22 @@ pub enum Failure {
 
 /// Compiles sources with the toolchains found, in the sandbox, keeping results in `cache`.
 pub struct Builder {
-    jail: Result<Jail, ToolchainError>,
-    toolchains: Toolchains,
+    jail: OnceLock<Result<Jail, ToolchainError>>,
+    toolchains: OnceLock<Toolchains>,
     cache: Option<PathBuf>,
     limits: Limits,
 }
 
 impl Builder {
-    /// Finds the sandbox and the toolchains. Without a sandbox, every compile is refused
-    /// with the reason; `.wasm` submissions need neither.
+    /// A builder keeping its results in `cache` (`None`: none kept). The sandbox and the
+    /// toolchains are looked for when first needed (a batch of modules never needs them);
+    /// without a sandbox, every compile is refused with the reason.
     pub fn new(cache: Option<PathBuf>) -> Builder {
-        Builder { jail: Jail::find(), toolchains: Toolchains::find(), cache, limits: Limits::default() }
+        Builder { jail: OnceLock::new(), toolchains: OnceLock::new(), cache, limits: Limits::default() }
+    }
+
+    fn jail(&self) -> Result<&Jail, ToolchainError> {
+        self.jail.get_or_init(Jail::find).as_ref().map_err(Clone::clone)
     }
 
     /// The same with other limits (tests use short ones).
@@ -65,8 +120,14 @@ impl Builder {
         self
     }
 
+    /// Each language's toolchain, or why there is none.
     pub fn toolchains(&self) -> &Toolchains {
-        &self.toolchains
+        self.toolchains.get_or_init(Toolchains::find)
+    }
+
+    /// Whether compiles can be sandboxed here, or why not.
+    pub fn sandboxed(&self) -> Result<(), ToolchainError> {
+        self.jail().map(|_| ())
     }
 
     /// The cache key of `source` (also its identity in `analysis.json`): the hash of the
@@ -77,7 +138,7 @@ impl Builder {
     }
 
     fn toolchain(&self, language: Language) -> Result<&Toolchain, ToolchainError> {
-        self.toolchains.get(language).map_err(|missing| ToolchainError::NoToolchain {
+        self.toolchains().get(language).map_err(|missing| ToolchainError::NoToolchain {
             language,
             reason: missing.reason.clone(),
             install: missing.install,
@@ -88,7 +149,7 @@ impl Builder {
     /// toolchain is there and so is a working sandbox.
     pub fn ready(&self, language: Language) -> Result<&Toolchain, ToolchainError> {
         let toolchain = self.toolchain(language)?;
-        self.jail.as_ref().map_err(Clone::clone)?;
+        self.jail()?;
         Ok(toolchain)
     }
 
@@ -97,7 +158,7 @@ impl Builder {
     /// anything the sources do.
     pub fn build(&self, source: &Source) -> Result<Built, ToolchainError> {
         let toolchain = self.ready(source.language)?;
-        let jail = self.jail.as_ref().map_err(Clone::clone)?;
+        let jail = self.jail()?;
         for (name, _) in &source.files {
             let plain = !name.is_empty() && !name.starts_with('.') && name.chars().all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c));
             if !plain {
@@ -178,7 +239,12 @@ fn key(source: &Source, toolchain: &Toolchain) -> String {
         hash.update((bytes.len() as u64).to_le_bytes());
         hash.update(bytes);
     }
-    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    hex(&hash.finalize())
+}
+
+/// `bytes` in lower-case hexadecimal.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The compiler's arguments after its flags: the output and the sources (relative names,
@@ -228,4 +294,32 @@ fn clean(messages: &str, dropped: u64, toolchain: &Toolchain) -> String {
 /// Where the build of the source with `key` is kept in `cache`.
 pub fn cache_entry(cache: &Path, key: &str) -> PathBuf {
     cache.join(format!("{key}.json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(files: &[(&str, &[u8])]) -> Source {
+        Source { language: Language::C, files: files.iter().map(|(n, b)| (n.to_string(), b.to_vec())).collect() }
+    }
+
+    #[test]
+    fn a_bundle_reads_back_as_the_same_sources_whatever_their_order() {
+        let one = source(&[("main.c", b"int main(void) { return 0; }"), ("list.h", b"\xff\x00 not utf-8")]);
+        let other = source(&[("list.h", b"\xff\x00 not utf-8"), ("main.c", b"int main(void) { return 0; }")]);
+        assert_eq!(one.to_bytes(), other.to_bytes());
+        assert_eq!(one.hash(), other.hash());
+        let back = Source::from_bytes(&one.to_bytes()).unwrap();
+        assert_eq!((back.language, back.files.len()), (Language::C, 2));
+        assert_eq!(back.to_bytes(), one.to_bytes());
+    }
+
+    #[test]
+    fn a_module_or_a_cut_bundle_is_not_a_bundle() {
+        assert_eq!(Source::from_bytes(b"\0asm\x01\0\0\0"), None);
+        assert_eq!(Source::from_bytes(b"(module)"), None);
+        let bytes = source(&[("main.c", b"int main(void) { return 0; }")]).to_bytes();
+        assert_eq!(Source::from_bytes(&bytes[..bytes.len() - 1]), None);
+    }
 }

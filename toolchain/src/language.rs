@@ -43,6 +43,15 @@ impl Language {
         }
     }
 
+    /// The extension of its source files (the first, where there are several).
+    pub fn extension(self) -> &'static str {
+        match self {
+            Language::C => "c",
+            Language::Cpp => "cpp",
+            Language::Rust => "rs",
+        }
+    }
+
     /// The name people know it by.
     pub fn name(self) -> &'static str {
         match self {

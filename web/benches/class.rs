@@ -49,7 +49,7 @@ fn main() {
         for cache in ["cold", "warm"] {
             let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
             command
-                .env("BUGRANK_CACHE", dir.path().join("compiled"))
+                .env("BUGRANK_CACHE", dir.path().join("cache"))
                 .args(["grade", "--seed", "1", "--problem"])
                 .arg(class_of::problem())
                 .arg("--submissions")

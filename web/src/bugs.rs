@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use grader::{BugList, bug_list, bug_list_markdown};
-use sandbox::Sandbox;
+use crate::Tools;
 
 use crate::problem::ProblemDir;
 use crate::report::read_analysis;
@@ -30,21 +30,21 @@ pub struct BugsArgs {
 }
 
 /// The bug lists `args` asks for, in the analysis's answer order.
-pub fn run_bugs(sandbox: &Sandbox, args: &BugsArgs) -> anyhow::Result<Vec<BugList>> {
+pub fn run_bugs(tools: &Tools, args: &BugsArgs) -> anyhow::Result<Vec<BugList>> {
+    let sandbox = &tools.sandbox;
     let problem_dir = ProblemDir::load(sandbox, &args.problem)?;
     let analysis = read_analysis(&args.analysis)?;
-    let batch = Batch::load(sandbox, &args.submissions)?;
+    let batch = Batch::load(sandbox, &tools.builder, &args.submissions)?;
     let lists = analysis
         .answers
         .iter()
         .filter(|a| args.answer.as_ref().is_none_or(|id| *id == a.id))
         .map(|answer| {
-            let submission = batch
-                .submissions
-                .iter()
-                .find(|s| s.id == answer.id)
-                .with_context(|| format!("submission `{}` is not in {}", answer.id, args.submissions.display()))?;
-            let executor = problem_dir.executor(sandbox, [&submission.program]);
+            let submission = batch.submissions.iter().find(|s| s.id == answer.id);
+            let not_built = batch.not_built.iter().any(|n| n.id == answer.id);
+            anyhow::ensure!(submission.is_some() || not_built, "submission `{}` is not in {}", answer.id, args.submissions.display());
+            // A submission that did not compile has nothing to run: its list is the compiler's message.
+            let executor = problem_dir.executor(sandbox, submission.map(|s| &s.program));
             Ok(bug_list(&problem_dir.problem(), &analysis, &answer.id, 1, &executor).expect("the answer is in the analysis"))
         })
         .collect::<anyhow::Result<Vec<BugList>>>()?;
@@ -53,8 +53,8 @@ pub fn run_bugs(sandbox: &Sandbox, args: &BugsArgs) -> anyhow::Result<Vec<BugLis
 }
 
 pub fn bugs_command(args: &BugsArgs) -> anyhow::Result<()> {
-    let sandbox = crate::cli_sandbox()?;
-    let lists = run_bugs(&sandbox, args)?;
+    let tools = crate::cli_tools()?;
+    let lists = run_bugs(&tools, args)?;
     if let Some(out) = &args.out {
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     }

@@ -22,7 +22,7 @@ pub struct DemoArgs {
 }
 
 pub fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
-    let sandbox = crate::cli_sandbox()?;
+    let tools = crate::cli_tools()?;
     let mut problems: Vec<PathBuf> = std::fs::read_dir(&args.problems)
         .with_context(|| format!("cannot read {}", args.problems.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -39,7 +39,7 @@ pub fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
             out: args.out.join(&name),
             ..GradeArgs::new(dir.clone(), dir.join("submissions"))
         };
-        let graded = run_grade(&sandbox, &grade)?;
+        let graded = run_grade(&tools, &grade)?;
         write_outputs(&grade.out, &graded)?;
         print_ranking(&graded);
         println!();

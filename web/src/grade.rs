@@ -7,21 +7,24 @@ use std::time::Instant;
 
 use anyhow::Context;
 use grader::{
-    Analysis, Answer, ProblemReport, Progress, RerunMode, ScoreRow, analyse, analysis_html, compare, order_dot, order_svg, rerun,
+    Analysis, Answer, Build, ProblemReport, Progress, RerunMode, ScoreRow, analyse, analysis_html, compare, order_dot, order_svg,
+    rerun,
 };
 use indicatif::{ProgressBar, ProgressStyle};
-use sandbox::{Program, Sandbox};
+use sandbox::Program;
 use serde::Serialize;
 
+use crate::Tools;
 use crate::problem::ProblemDir;
-use crate::submissions::{Batch, Rejected, RosterRow, base_name, module_id, read_roster};
+use crate::submissions::{Batch, Rejected, RosterRow, natural_cmp, read_roster};
 
 #[derive(clap::Args)]
 pub struct GradeArgs {
     /// The problem directory (problem.toml, reference.wasm, generator.wasm).
     #[arg(long)]
     pub problem: PathBuf,
-    /// A directory or zip of submissions (.wasm or .wat); the id is the file name.
+    /// A directory or zip of submissions: modules (.wasm, .wat), source files (.c, .cpp,
+    /// .rs) or a folder of sources per student; the id is the file's or folder's name.
     #[arg(long)]
     pub submissions: PathBuf,
     /// CSV with a header and the columns id,cohort and optionally manual.
@@ -88,8 +91,8 @@ pub struct Graded {
 
 pub fn grade(args: &GradeArgs) -> anyhow::Result<()> {
     let started = Instant::now();
-    let sandbox = crate::cli_sandbox()?;
-    let graded = run_grade(&sandbox, args)?;
+    let tools = crate::cli_tools()?;
+    let graded = run_grade(&tools, args)?;
     write_outputs(&args.out, &graded)?;
     print_ranking(&graded);
     eprintln!(
@@ -103,13 +106,14 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<()> {
 }
 
 /// Loads the problem, batch and roster and runs the analysis.
-pub fn run_grade(sandbox: &Sandbox, args: &GradeArgs) -> anyhow::Result<Graded> {
+pub fn run_grade(tools: &Tools, args: &GradeArgs) -> anyhow::Result<Graded> {
+    let sandbox = &tools.sandbox;
     let problem_dir = ProblemDir::load(sandbox, &args.problem)?;
     let mut problem = problem_dir.problem();
     if let Some(stable_after) = args.stable_after {
         problem.search.stable_after = stable_after;
     }
-    let batch = Batch::load(sandbox, &args.submissions)?;
+    let batch = Batch::load(sandbox, &tools.builder, &args.submissions)?;
     let mut rejected = batch.rejected;
     let (roster, roster_rejected) = match &args.roster {
         Some(path) => read_roster(path)?,
@@ -118,24 +122,28 @@ pub fn run_grade(sandbox: &Sandbox, args: &GradeArgs) -> anyhow::Result<Graded> 
     rejected.extend(roster_rejected);
 
     let mut warnings = Vec::new();
+    let ids: Vec<&str> = batch.submissions.iter().map(|s| s.id.as_str()).chain(batch.not_built.iter().map(|n| n.id.as_str())).collect();
     if args.roster.is_some() {
-        for submission in &batch.submissions {
-            if !roster.iter().any(|r| r.id == submission.id) {
-                warnings.push(format!("submission `{}` has no roster row: graded without a cohort", submission.id));
+        for id in &ids {
+            if !roster.iter().any(|r| r.id == *id) {
+                warnings.push(format!("submission `{id}` has no roster row: graded without a cohort"));
             }
         }
         for row in &roster {
-            if !batch.submissions.iter().any(|s| s.id == row.id) && !rejected.iter().any(|r| module_id(base_name(&r.file)) == Some(row.id.as_str())) {
+            if !ids.contains(&row.id.as_str()) && !rejected.iter().any(|r| r.id.as_ref() == Some(&row.id)) {
                 warnings.push(format!("roster row `{}` has no submission", row.id));
             }
         }
     }
+    let cohort_of = |id: &str| roster.iter().find(|r| r.id == id).map(|r| r.cohort.clone());
 
-    let (programs, answers) = answers_of(batch.submissions.iter().map(|s| {
-        let cohort = roster.iter().find(|r| r.id == s.id).map(|r| r.cohort.clone());
-        (s.id.as_str(), &s.program, cohort)
-    }));
-    anyhow::ensure!(!answers.is_empty(), "no submission in {} could be loaded", args.submissions.display());
+    let (programs, answers) = answers_of(batch.submissions.iter().map(|s| (s.id.as_str(), &s.program, cohort_of(&s.id))));
+    anyhow::ensure!(
+        !answers.is_empty(),
+        "no submission in {} could be loaded{}",
+        args.submissions.display(),
+        if batch.not_built.is_empty() { String::new() } else { format!(" ({} did not compile)", batch.not_built.len()) }
+    );
 
     let executor = problem_dir.executor(sandbox, programs);
     let bar = progress_bar(problem.search.stable_after);
@@ -153,7 +161,7 @@ pub fn run_grade(sandbox: &Sandbox, args: &GradeArgs) -> anyhow::Result<Graded> 
         None => None,
     };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
-    let analysis = pool.install(|| match &previous {
+    let mut analysis = pool.install(|| match &previous {
         None => analyse(&problem, &answers, &executor, args.seed, &mut show)
             .with_context(|| format!("the problem {} is broken", args.problem.display())),
         Some(previous) => {
@@ -163,6 +171,11 @@ pub fn run_grade(sandbox: &Sandbox, args: &GradeArgs) -> anyhow::Result<Graded> 
         }
     })?;
     bar.finish_and_clear();
+    add_builds(
+        &mut analysis,
+        batch.submissions.iter().filter_map(|s| Some((s.id.as_str(), s.build.as_ref()?))),
+        batch.not_built.iter().map(|n| (n.id.clone(), cohort_of(&n.id), n.build.clone())),
+    );
     let set_aside = analysis.reference_failures + analysis.checker_failures;
     if set_aside > 0 {
         warnings.push(format!(
@@ -190,6 +203,28 @@ pub fn answers_of<'a>(submissions: impl IntoIterator<Item = (&'a str, &'a Progra
         })
         .collect();
     (programs, answers)
+}
+
+/// Records how each answer that ran was built (`built`: id and build), and adds the
+/// answers whose sources did not compile ([`Analysis::add_not_built`]: id, cohort, build),
+/// keeping the answers in id order.
+pub fn add_builds<'a>(
+    analysis: &mut Analysis,
+    built: impl IntoIterator<Item = (&'a str, &'a Build)>,
+    not_built: impl IntoIterator<Item = (String, Option<String>, Build)>,
+) {
+    for (id, build) in built {
+        if let Some(row) = analysis.answers.iter_mut().find(|a| a.id == id) {
+            row.build = Some(build.clone());
+        }
+    }
+    let before = analysis.answers.len();
+    for (id, cohort, build) in not_built {
+        analysis.add_not_built(id, cohort, build);
+    }
+    if analysis.answers.len() > before {
+        analysis.answers.sort_by(|a, b| natural_cmp(&a.id, &b.id));
+    }
 }
 
 fn progress_bar(stable_after: u64) -> ProgressBar {
@@ -259,7 +294,9 @@ fn cohort_comparison(graded: &Graded) -> Option<ProblemReport> {
 }
 
 /// `id,cohort,passed,failed,suite_size,percent,rank`, then the failed tests by kind
-/// (`wrong,crash,timeout,memory,output`), one row per answer, followed by the roster's own
+/// (`wrong,crash,timeout,memory,output`), one row per answer; when any answer was built
+/// from sources, `language` (`module` for one handed in as a module) and `compiled`
+/// (`yes`/`no`: a `no` failed every test without running); then the roster's own
 /// columns (`manual` and any others), so that an instructor's extra columns
 /// (names, sections) come back with the scores.
 pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> anyhow::Result<Vec<u8>> {
@@ -267,9 +304,13 @@ pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> anyhow::Result<V
     extra.sort_unstable();
     extra.dedup();
     let has_manual = roster.iter().any(|r| r.manual.is_some());
+    let has_sources = analysis.answers.iter().any(|a| a.build.is_some());
     let mut csv = csv::Writer::from_writer(Vec::new());
     let mut header =
         vec!["id", "cohort", "passed", "failed", "suite_size", "percent", "rank", "wrong", "crash", "timeout", "memory", "output"];
+    if has_sources {
+        header.extend(["language", "compiled"]);
+    }
     header.extend(has_manual.then_some("manual"));
     header.extend(&extra);
     csv.write_record(&header)?;
@@ -289,6 +330,10 @@ pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> anyhow::Result<V
             a.counts.memory.to_string(),
             a.counts.output.to_string(),
         ];
+        if has_sources {
+            record.push(a.build.as_ref().map_or("module", |b| b.language.as_str()).to_owned());
+            record.push(if a.build.as_ref().is_some_and(|b| b.error.is_some()) { "no" } else { "yes" }.to_owned());
+        }
         if has_manual {
             record.push(row.and_then(|r| r.manual).map(|m| m.to_string()).unwrap_or_default());
         }
@@ -323,7 +368,10 @@ pub fn print_ranking(graded: &Graded) {
             a.counts.crash,
             a.counts.timeout,
             a.counts.memory + a.counts.output,
-            a.failed.join(" ")
+            match &a.build {
+                Some(Build { error: Some(_), .. }) => "did not compile: fails every test".to_owned(),
+                _ => a.failed.join(" "),
+            }
         );
     }
     if let Some(rerun) = &analysis.rerun {

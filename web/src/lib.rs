@@ -11,28 +11,40 @@ pub mod grade;
 pub mod problem;
 pub mod report;
 pub mod serve;
+pub mod sources;
 pub mod stability;
 pub mod submissions;
 pub mod tests_cmd;
 
 use std::path::PathBuf;
 
-/// The sandbox of a command-line run, keeping compiled modules on disk so that grading the
-/// same class again does not compile it again (a class of 1,000 takes minutes of CPU to
-/// compile). The cache is `$BUGRANK_CACHE`, else `$XDG_CACHE_HOME/bugrank/compiled`, else
-/// `~/.cache/bugrank/compiled`; `BUGRANK_CACHE=off` turns it off.
+use sandbox::Sandbox;
+use toolchain::Builder;
+
+/// What a command runs programs with: the sandbox, and the builder of sources.
+pub struct Tools {
+    pub sandbox: Sandbox,
+    pub builder: Builder,
+}
+
+/// The tools of a command-line run, keeping compiled modules and built sources on disk so
+/// that grading the same class again compiles nothing (a class of 1,000 takes minutes of
+/// CPU to compile). The cache is `$BUGRANK_CACHE`, else `$XDG_CACHE_HOME/bugrank`, else
+/// `~/.cache/bugrank`, with `compiled/` (machine code) and `builds/` (modules built from
+/// sources); `BUGRANK_CACHE=off` turns it off.
 ///
-/// Pitfall: the files are machine code loaded as they are, so a directory that others may
-/// write to (not owned by this user, or writable by its group or anyone) is not used: the
-/// run compiles everything, and says why once.
-pub fn cli_sandbox() -> anyhow::Result<sandbox::Sandbox> {
-    let sandbox = sandbox::Sandbox::new()?;
-    let Some(dir) = cli_cache_dir() else { return Ok(sandbox) };
-    if let Err(why) = private_dir(&dir) {
-        eprintln!("not keeping compiled modules in {}: {why}", dir.display());
-        return Ok(sandbox);
+/// Pitfall: the files are loaded as they are, so a directory that others may write to (not
+/// owned by this user, or writable by its group or anyone) is not used: the run compiles
+/// everything, and says why once.
+pub fn cli_tools() -> anyhow::Result<Tools> {
+    let sandbox = Sandbox::new()?;
+    let Some(root) = cli_cache_dir() else { return Ok(Tools { sandbox, builder: Builder::new(None) }) };
+    let (compiled, builds) = (root.join("compiled"), root.join("builds"));
+    if let Err(why) = [&root, &compiled, &builds].into_iter().try_for_each(|dir| private_dir(dir)) {
+        eprintln!("not keeping compiled modules in {}: {why}", root.display());
+        return Ok(Tools { sandbox, builder: Builder::new(None) });
     }
-    Ok(sandbox.with_disk_cache(dir)?)
+    Ok(Tools { sandbox: sandbox.with_disk_cache(compiled)?, builder: Builder::new(Some(builds)) })
 }
 
 fn cli_cache_dir() -> Option<PathBuf> {
@@ -43,7 +55,7 @@ fn cli_cache_dir() -> Option<PathBuf> {
         None => var("XDG_CACHE_HOME")
             .map(PathBuf::from)
             .or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".cache")))
-            .map(|cache| cache.join("bugrank").join("compiled")),
+            .map(|cache| cache.join("bugrank")),
     }
 }
 

@@ -1,7 +1,8 @@
-//! `bugrank`: grade a batch of WebAssembly submissions by the bugs they contain.
+//! `bugrank`: grade a batch of submissions (WebAssembly modules, or C, C++ and Rust
+//! sources) by the bugs they contain.
 
 use clap::{Parser, Subcommand};
-use web::{bugs, demo, grade, report, serve, stability, tests_cmd};
+use web::{bugs, demo, grade, report, serve, sources, stability, tests_cmd};
 
 #[derive(Parser)]
 #[command(name = "bugrank", version, about = "Ranks programs by the bugs black-box testing infers in them")]
@@ -27,6 +28,9 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Run the web service: instructors upload and grade batches, students see their bugs.
     Serve(serve::ServeArgs),
+    /// List the compilers found for students' sources (C, C++, Rust), with their fixed
+    /// flags, or the command that installs each one missing.
+    Toolchains,
     /// Manage instructor accounts of the web service.
     #[command(subcommand)]
     User(UserCommand),
@@ -47,6 +51,7 @@ fn main() -> anyhow::Result<()> {
         Command::GradeTests(args) => tests_cmd::grade_tests_command(&args),
         Command::Demo(args) => demo::demo_command(&args),
         Command::Serve(args) => serve::serve_command(&args),
+        Command::Toolchains => sources::toolchains_command(),
         Command::User(UserCommand::Add(args)) => serve::user_command(&args),
     }
 }

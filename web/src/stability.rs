@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use grader::{Stability, stability};
-use sandbox::Sandbox;
+use crate::Tools;
 
 use crate::grade::{GradeArgs, run_grade};
 
@@ -25,7 +25,7 @@ pub struct StabilityArgs {
     pub stable_after: Option<u64>,
 }
 
-pub fn run_stability(sandbox: &Sandbox, args: &StabilityArgs) -> anyhow::Result<Stability> {
+pub fn run_stability(tools: &Tools, args: &StabilityArgs) -> anyhow::Result<Stability> {
     anyhow::ensure!(args.runs >= 2, "--runs must be at least 2 to compare anything");
     let analyses = (args.first_seed..args.first_seed + args.runs)
         .map(|seed| {
@@ -35,15 +35,15 @@ pub fn run_stability(sandbox: &Sandbox, args: &StabilityArgs) -> anyhow::Result<
                 ..GradeArgs::new(args.problem.clone(), args.submissions.clone())
             };
             eprintln!("seed {seed}...");
-            run_grade(sandbox, &grade).map(|graded| graded.analysis)
+            run_grade(tools, &grade).map(|graded| graded.analysis)
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     Ok(stability(&analyses))
 }
 
 pub fn stability_command(args: &StabilityArgs) -> anyhow::Result<()> {
-    let sandbox = crate::cli_sandbox()?;
-    let s = run_stability(&sandbox, args)?;
+    let tools = crate::cli_tools()?;
+    let s = run_stability(&tools, args)?;
     let sizes: Vec<String> = s.suite_sizes.iter().map(usize::to_string).collect();
     println!("{:<32} {}", "Number of tests (stable after)", s.stable_after);
     println!("{:<32} {}", "Sizes of test suite", sizes.join(","));

@@ -1,7 +1,10 @@
-//! A batch of submissions: a directory or a zip of modules, and a roster.
+//! A batch of submissions: a directory or a zip of modules and sources, and a roster.
 //!
-//! Bad input never stops the batch: every file that cannot be used is listed as
-//! [`Rejected`] with the reason, and the rest is graded.
+//! Each student hands in a module (`.wasm`, `.wat`), one source file (`.c`, `.cpp`, `.cc`,
+//! `.cxx`, `.rs`) or a folder of sources with their headers ([`hand_ins`] says which files
+//! are whose). Bad input never stops the batch: every file that cannot be used is listed
+//! as [`Rejected`] with the reason, and the rest is graded. Sources that do not compile
+//! are not rejected: the student is [`NotBuilt`], a result.
 
 use std::collections::BTreeMap;
 use std::io::{Cursor, Read};
@@ -10,8 +13,10 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use rayon::prelude::*;
+use grader::Build;
 use sandbox::{MAX_MODULE_BYTES, Program, Role, Sandbox};
 use serde::{Deserialize, Serialize};
+use toolchain::{Builder, Language};
 
 /// The most entries a zip may have: a class of 300 with a few files each is far below.
 pub const MAX_ZIP_ENTRIES: usize = 10_000;
@@ -27,15 +32,35 @@ pub const MAX_ZIP_UNPACKED_BYTES: u64 = 1 << 30;
 pub struct Rejected {
     pub file: String,
     pub reason: String,
+    /// The student the file was for, when known.
+    #[serde(skip)]
+    pub id: Option<String>,
 }
 
 /// One submission that loaded (`P`: its program, or `()` when only checked).
 pub struct Submission<P = Program> {
-    /// The file name without its extension.
+    /// The module's or source file's name without its extension, or the folder's name.
     pub id: String,
-    /// The file it came from (a path, inside a zip).
+    /// The file it came from (a path, inside a zip), or the folder followed by `/`.
     pub file: String,
     pub program: P,
+    /// How the program was built from sources (`None`: a module handed in as it is).
+    pub build: Option<Build>,
+}
+
+/// A student whose sources did not compile: a result (they fail every test), not a
+/// rejection.
+pub struct NotBuilt {
+    pub id: String,
+    pub file: String,
+    /// What the compiler said ([`Build::error`]).
+    pub build: Build,
+}
+
+/// What loading one hand-in gave.
+pub enum Loaded<P> {
+    Program(P, Option<Build>),
+    NotBuilt(Build),
 }
 
 /// A row of the roster: `id,cohort` and optionally `manual`; other columns are kept.
@@ -50,11 +75,30 @@ pub struct RosterRow {
 pub struct Batch<P = Program> {
     /// Sorted by id.
     pub submissions: Vec<Submission<P>>,
+    /// Sorted by id.
+    pub not_built: Vec<NotBuilt>,
     pub rejected: Vec<Rejected>,
 }
 
 /// A file of the batch by name, with where its bytes are or why they cannot be used.
 pub type ModuleFile = (String, Result<ModuleSource, String>);
+
+/// What one student handed in, found in a batch and not yet loaded.
+#[derive(Clone, Debug)]
+pub struct HandIn {
+    /// The student, when known (a file with an unsafe path has none).
+    pub id: Option<String>,
+    /// The file (a path, inside a zip), or the folder followed by `/`.
+    pub file: String,
+    pub what: Result<Handed, String>,
+}
+
+/// A module, or the files of one student's sources (plain names: headers included).
+#[derive(Clone, Debug)]
+pub enum Handed {
+    Module(ModuleSource),
+    Sources(Vec<(String, ModuleSource)>),
+}
 
 /// Where a module's bytes are. They are read only when the module is loaded, a few at a
 /// time, so that a batch (a class of 1,000, or zips near [`MAX_ZIP_UNPACKED_BYTES`]) is
@@ -108,104 +152,250 @@ impl ModuleSource {
     }
 }
 
+impl Handed {
+    /// The bytes the service keeps for this hand-in: the module, or the sources as one
+    /// bundle ([`toolchain::Source::to_bytes`]).
+    pub fn stored(&self) -> Result<Vec<u8>, String> {
+        match self {
+            Handed::Module(source) => Ok(source.read()?.into_owned()),
+            Handed::Sources(files) => Ok(crate::sources::read(files)?.to_bytes()),
+        }
+    }
+}
+
 /// True for the file names that are modules: `.wasm` binaries and `.wat` text.
 pub fn module_id(file_name: &str) -> Option<&str> {
     file_name.strip_suffix(".wasm").or_else(|| file_name.strip_suffix(".wat")).filter(|id| !id.is_empty())
 }
 
+/// The student id a source file's name gives (its name without the extension), when it is
+/// a source file of a language bugrank compiles.
+pub fn source_id(file_name: &str) -> Option<&str> {
+    Language::of_file(file_name)?;
+    file_name.rsplit_once('.').map(|(id, _)| id).filter(|id| !id.is_empty())
+}
+
+/// True for the files a batch is made of: modules, sources and headers.
+fn is_batch_file(file_name: &str) -> bool {
+    module_id(file_name).is_some() || source_id(file_name).is_some() || Language::ALL.iter().any(|l| l.is_header(file_name))
+}
+
+/// True for the parts of a path that are never a student's: hidden files and folders, and
+/// the resource forks macOS adds to zips.
+fn is_hidden(part: &str) -> bool {
+    part.starts_with('.') || part == "__MACOSX"
+}
+
 impl Batch {
-    /// Loads every `.wasm` and `.wat` file of a directory (not recursively) or a zip.
-    /// Other files (sources beside the modules, say) are left alone.
-    pub fn load(sandbox: &Sandbox, path: &Path) -> anyhow::Result<Batch> {
-        let files = if path.is_dir() {
-            read_module_dir(path)?
+    /// Loads every module and source of a directory or a zip (see [`hand_ins`]), compiling
+    /// the sources with `builder`.
+    pub fn load(sandbox: &Sandbox, builder: &Builder, path: &Path) -> anyhow::Result<Batch> {
+        let hand_ins = if path.is_dir() {
+            hand_ins(read_module_dir(path)?, false)
         } else {
             let bytes = std::fs::read(path).with_context(|| format!("cannot open {}", path.display()))?;
-            read_zip(SharedBytes(Arc::new(bytes)), &mut { MAX_ZIP_UNPACKED_BYTES })
-                .with_context(|| format!("{} is not a readable zip", path.display()))?
+            let files = read_zip(SharedBytes(Arc::new(bytes)), &mut { MAX_ZIP_UNPACKED_BYTES })
+                .with_context(|| format!("{} is not a readable zip", path.display()))?;
+            hand_ins(files, true)
         };
-        Ok(Batch::from_files(sandbox, &files))
+        Ok(Batch::from_hand_ins(sandbox, builder, &hand_ins))
     }
 
-    /// Compiles `files` (names may be paths inside a zip); the module name without its
-    /// extension is the submission's id. Of two files giving the same id, the first by
-    /// name is taken.
-    pub fn from_files(sandbox: &Sandbox, files: &[ModuleFile]) -> Batch {
-        Batch::of(files, |name, bytes| sandbox.load(name, bytes, Role::Answer))
+    /// Compiles (or builds, then compiles) each hand-in. Of two giving the same id, the
+    /// first by file name is taken.
+    pub fn from_hand_ins(sandbox: &Sandbox, builder: &Builder, hand_ins: &[HandIn]) -> Batch {
+        Batch::of(hand_ins, |file, handed| match handed {
+            Handed::Module(source) => {
+                let program = sandbox.load(file, &source.read()?, Role::Answer).map_err(|e| e.to_string())?;
+                Ok(Loaded::Program(program, None))
+            }
+            Handed::Sources(files) => crate::sources::build(sandbox, builder, file, &crate::sources::read(files)?),
+        })
     }
 }
 
 impl Batch<()> {
-    /// [`Batch::from_files`] without compiling ([`Sandbox::check`]): what would load and
-    /// what would be rejected, in milliseconds per module (an upload of 1,000 is checked in
-    /// seconds; the analysis compiles them).
-    pub fn checked(sandbox: &Sandbox, files: &[ModuleFile]) -> Batch<()> {
-        Batch::of(files, |name, bytes| sandbox.check(name, bytes, Role::Answer))
+    /// [`Batch::from_hand_ins`] without compiling ([`Sandbox::check`]; sources are checked
+    /// for a toolchain and a sandbox to build them): what would load and what would be
+    /// rejected, in milliseconds per module (an upload of 1,000 is checked in seconds; the
+    /// analysis compiles them).
+    pub fn checked(sandbox: &Sandbox, builder: &Builder, hand_ins: &[HandIn]) -> Batch<()> {
+        Batch::of(hand_ins, |file, handed| match handed {
+            Handed::Module(source) => {
+                sandbox.check(file, &source.read()?, Role::Answer).map_err(|e| e.to_string())?;
+                Ok(Loaded::Program((), None))
+            }
+            Handed::Sources(files) => {
+                let source = crate::sources::read(files)?;
+                builder.ready(source.language).map_err(|e| format!("{file}: {e}"))?;
+                Ok(Loaded::Program((), None))
+            }
+        })
     }
 }
 
 impl<P: Send> Batch<P> {
-    fn of(files: &[ModuleFile], load: impl Fn(&str, &[u8]) -> Result<P, sandbox::SandboxError> + Sync) -> Batch<P> {
-        let mut files: Vec<&ModuleFile> = files.iter().collect();
-        files.sort_by(|a, b| a.0.cmp(&b.0));
+    fn of(hand_ins: &[HandIn], load: impl Fn(&str, &Handed) -> Result<Loaded<P>, String> + Sync) -> Batch<P> {
+        let mut hand_ins: Vec<&HandIn> = hand_ins.iter().collect();
+        hand_ins.sort_by(|a, b| a.file.cmp(&b.file));
 
         // Compiling is the slow part of loading: modules compile in parallel.
-        let loaded: Vec<(&str, Result<P, String>)> = files
+        let loaded: Vec<(&HandIn, Result<Loaded<P>, String>)> = hand_ins
             .into_par_iter()
-            .map(|(name, source)| {
-                let program = source
-                    .as_ref()
-                    .map_err(Clone::clone)
-                    .and_then(ModuleSource::read)
-                    .and_then(|bytes| load(name, &bytes).map_err(|e| e.to_string()));
-                (name.as_str(), program)
-            })
+            .map(|hand_in| (hand_in, hand_in.what.as_ref().map_err(Clone::clone).and_then(|handed| load(&hand_in.file, handed))))
             .collect();
-        let mut batch = Batch { submissions: Vec::new(), rejected: Vec::new() };
-        for (name, loaded) in loaded {
-            let file = name.to_owned();
-            let Some(id) = module_id(base_name(name)).map(str::to_owned) else {
-                // Paths that are not modules arrive here only when unsafe, with the reason.
+        let mut batch = Batch { submissions: Vec::new(), not_built: Vec::new(), rejected: Vec::new() };
+        for (hand_in, loaded) in loaded {
+            let file = hand_in.file.clone();
+            let Some(id) = hand_in.id.clone() else {
                 if let Err(reason) = loaded {
-                    batch.rejected.push(Rejected { file, reason });
+                    batch.rejected.push(Rejected { file, reason, id: None });
                 }
                 continue;
             };
+            let taken = batch.submissions.iter().any(|s| s.id == id) || batch.not_built.iter().any(|s| s.id == id);
             match loaded {
-                Err(reason) => batch.rejected.push(Rejected { file, reason }),
-                Ok(_) if batch.submissions.iter().any(|s| s.id == id) => batch.rejected.push(Rejected {
-                    reason: format!("{name}: another file already gives submission `{id}`"),
+                Err(reason) => batch.rejected.push(Rejected { file, reason, id: Some(id) }),
+                Ok(_) if taken => batch.rejected.push(Rejected {
+                    reason: format!("{file}: another file already gives submission `{id}`"),
                     file,
+                    id: Some(id),
                 }),
-                Ok(program) => batch.submissions.push(Submission { id, file, program }),
+                Ok(Loaded::Program(program, build)) => batch.submissions.push(Submission { id, file, program, build }),
+                Ok(Loaded::NotBuilt(build)) => batch.not_built.push(NotBuilt { id, file, build }),
             }
         }
         batch.submissions.sort_by(|a, b| natural_cmp(&a.id, &b.id));
+        batch.not_built.sort_by(|a, b| natural_cmp(&a.id, &b.id));
         batch
     }
 }
 
-/// The module files (`.wasm`, `.wat`) of a directory, not recursively (read when loaded);
-/// a symbolic link or a directory with a module's name is listed with why it is not read.
+/// The files of a directory a batch is made of (read when loaded): its modules and source
+/// files, and the sources and headers directly inside each of its folders (a student's
+/// folder). A symbolic link is listed with why it is not read.
 pub fn read_module_dir(path: &Path) -> anyhow::Result<Vec<ModuleFile>> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(path).with_context(|| format!("cannot read {}", path.display()))? {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        if module_id(&name).is_none() {
+        let kind = entry.file_type()?;
+        if is_hidden(&name) {
             continue;
         }
-        let kind = entry.file_type()?;
-        let source = if kind.is_file() {
-            Ok(ModuleSource::File(entry.path()))
-        } else if kind.is_symlink() {
-            Err(format!("{name} is a symbolic link, which is not followed: put the module itself in the directory"))
-        } else {
-            Err(format!("{name} is not a file (a directory?): not a module"))
-        };
-        files.push((name, source));
+        if kind.is_dir() && module_id(&name).is_some() {
+            files.push((name.clone(), Err(format!("{name} is a folder, not a module"))));
+        } else if kind.is_dir() {
+            for inner in std::fs::read_dir(entry.path()).with_context(|| format!("cannot read {}", entry.path().display()))? {
+                let inner = inner?;
+                let inner_name = inner.file_name().to_string_lossy().into_owned();
+                if is_batch_file(&inner_name) && !is_hidden(&inner_name) {
+                    files.push((format!("{name}/{inner_name}"), dir_file(&inner)?));
+                }
+            }
+        } else if is_batch_file(&name) {
+            files.push((name, dir_file(&entry)?));
+        }
     }
     Ok(files)
+}
+
+/// A file of a batch directory, or why it is not read.
+fn dir_file(entry: &std::fs::DirEntry) -> std::io::Result<Result<ModuleSource, String>> {
+    let name = entry.file_name().to_string_lossy().into_owned();
+    let kind = entry.file_type()?;
+    Ok(if kind.is_file() {
+        Ok(ModuleSource::File(entry.path()))
+    } else if kind.is_symlink() {
+        Err(format!("{name} is a symbolic link, which is not followed: put the file itself in the directory"))
+    } else {
+        Err(format!("{name} is not a file: not a module or a source"))
+    })
+}
+
+/// Says whose each file of a batch is (`files`' names are paths inside one directory or
+/// zip):
+/// - a module (`.wasm`, `.wat`) anywhere is a submission by its name without extension;
+/// - a source file at the top is a one-file submission by its name without extension;
+/// - a folder at the top holds one student's sources, named by the folder: its source
+///   files and headers directly inside (a file deeper down is rejected, naming it);
+/// - a module takes precedence over sources of the same id (sources beside the module
+///   built from them are left alone).
+///
+/// With `strip_folder` (a zip), the top is the folder that holds every source file, when
+/// there is one: a zip of a folder of submissions reads as that folder. Pitfall: a zip
+/// holding one student's folder alone thus reads as that folder's files, one submission
+/// each; zip the folder together with the others, or upload its source file.
+pub fn hand_ins(files: Vec<ModuleFile>, strip_folder: bool) -> Vec<HandIn> {
+    let mut hand_ins: Vec<HandIn> = Vec::new();
+    let mut sources: Vec<(Vec<&str>, &str, &Result<ModuleSource, String>)> = Vec::new();
+    for (name, source) in &files {
+        let parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
+        let base = parts.last().copied().unwrap_or("");
+        // An error is reported whatever the path (`../x.wasm` included).
+        if source.is_ok() && parts.iter().any(|p| is_hidden(p)) {
+            continue;
+        }
+        if let Some(id) = module_id(base) {
+            hand_ins.push(HandIn { id: Some(id.to_owned()), file: name.clone(), what: source.clone().map(Handed::Module) });
+        } else if source.is_err() && !is_batch_file(base) {
+            hand_ins.push(HandIn { id: None, file: name.clone(), what: source.clone().map(Handed::Module) });
+        } else {
+            sources.push((parts[..parts.len().saturating_sub(1)].to_vec(), name, source));
+        }
+    }
+    // The top: the folders every source file is in.
+    let mut top: Option<Vec<&str>> = None;
+    for (dirs, name, _) in &sources {
+        if source_id(base_name(name)).is_some() {
+            let common = top.as_ref().map_or(dirs.len(), |top| top.iter().zip(dirs).take_while(|(a, b)| a == b).count());
+            top = Some(dirs[..common].to_vec());
+        }
+    }
+    let top = top.filter(|_| strip_folder).unwrap_or_default();
+    // Each student folder by id: its label, its files, and the first reason it cannot be used.
+    struct Folder {
+        file: String,
+        files: Vec<(String, ModuleSource)>,
+        problem: Option<String>,
+    }
+    let mut folders: BTreeMap<String, Folder> = BTreeMap::new();
+    for (dirs, name, source) in sources {
+        let Some(rest) = dirs.strip_prefix(top.as_slice()) else { continue };
+        let base = base_name(name).to_owned();
+        match rest {
+            [] => {
+                if let Some(id) = source_id(&base) {
+                    let what = source.clone().map(|s| Handed::Sources(vec![(base.clone(), s)]));
+                    hand_ins.push(HandIn { id: Some(id.to_owned()), file: name.to_owned(), what });
+                }
+            }
+            [folder, deeper @ ..] => {
+                let label = format!("{}/", top.iter().chain([folder]).copied().collect::<Vec<&str>>().join("/"));
+                let entry = folders.entry(folder.to_string()).or_insert_with(|| Folder { file: label, files: Vec::new(), problem: None });
+                match source {
+                    _ if !deeper.is_empty() => {
+                        entry.problem.get_or_insert(format!("{name}: only the files directly in a student's folder are read, not those of its sub-folders"));
+                    }
+                    Err(reason) => {
+                        entry.problem.get_or_insert(reason.clone());
+                    }
+                    Ok(source) => entry.files.push((base, source.clone())),
+                }
+            }
+        }
+    }
+    for (id, Folder { file, files, problem }) in folders {
+        let what = match problem {
+            Some(reason) => Err(reason),
+            None => Ok(Handed::Sources(files)),
+        };
+        hand_ins.push(HandIn { id: Some(id), file, what });
+    }
+    // A module wins over sources of the same id: they are what it was built from.
+    let modules: Vec<String> = hand_ins.iter().filter(|h| matches!(h.what, Ok(Handed::Module(_)))).filter_map(|h| h.id.clone()).collect();
+    hand_ins.retain(|h| !matches!(h.what, Ok(Handed::Sources(_))) || h.id.as_ref().is_none_or(|id| !modules.contains(id)));
+    hand_ins
 }
 
 /// Orders ids as people do: digit runs by their value, so `A2` comes before `A10`.
@@ -238,9 +428,10 @@ pub fn base_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// Lists the module entries of a zip held in memory, to be unpacked when each is loaded.
-/// Entries with `..` or absolute paths, and modules over the size limit, come back as
-/// errors to report; directories and non-module files are skipped. Each entry is unpacked
+/// Lists the entries of a zip held in memory that a batch is made of (modules, sources,
+/// headers), to be unpacked when each is loaded. Entries with `..` or absolute paths, and
+/// files over the module size limit, come back as errors to report; directories and other
+/// files are skipped. Each entry is unpacked
 /// once here, into nothing, to measure it: the modules kept are taken from `budget`
 /// (bytes), shared by the zips of one batch, and past it the whole zip is an error.
 pub fn read_zip(zip: SharedBytes, budget: &mut u64) -> anyhow::Result<Vec<ModuleFile>> {
@@ -257,14 +448,14 @@ pub fn read_zip(zip: SharedBytes, budget: &mut u64) -> anyhow::Result<Vec<Module
             files.push((name.clone(), Err(format!("{name}: unsafe path in zip (absolute or with `..`)"))));
             continue;
         }
-        if module_id(base_name(&name)).is_none() {
+        if !is_batch_file(base_name(&name)) {
             continue;
         }
         let limit = MAX_MODULE_BYTES as u64 + 1;
         let size = std::io::copy(&mut entry.by_ref().take(limit), &mut std::io::sink())?;
         drop(entry);
         if size > MAX_MODULE_BYTES as u64 {
-            files.push((name.clone(), Err(format!("{name}: larger than {MAX_MODULE_BYTES} bytes, the most a module may have"))));
+            files.push((name.clone(), Err(format!("{name}: larger than {MAX_MODULE_BYTES} bytes, the most a module or source file may have"))));
             continue;
         }
         *budget = budget.checked_sub(size).context(format!(
@@ -302,7 +493,7 @@ pub fn parse_roster(file_name: &str, input: impl Read) -> anyhow::Result<(Vec<Ro
     for record in reader.records() {
         let record = record.with_context(|| format!("{file_name} cannot be read as CSV"))?;
         let line = record.position().map_or(0, |p| p.line());
-        let reject = |reason: String| Rejected { file: format!("{file_name}:{line}"), reason };
+        let reject = |reason: String| Rejected { file: format!("{file_name}:{line}"), reason, id: None };
         if record.len() != headers.len() {
             rejected.push(reject(format!(
                 "{file_name} line {line}: expected {} fields ({}), found {}",
@@ -362,6 +553,72 @@ mod tests {
             std::io::Write::write_all(&mut out, bytes).unwrap();
         }
         out.finish().unwrap().into_inner()
+    }
+
+    /// The hand-ins `hand_ins` finds among files of these names: `(id, file, what)` where
+    /// what is `module`, the sorted source file names, or the reason.
+    fn check(names: &[&str], strip_folder: bool, expected: &[(&str, &str, &str)]) {
+        let files: Vec<ModuleFile> = names.iter().map(|n| (n.to_string(), Ok(ModuleSource::Bytes(shared(b""))))).collect();
+        let mut found: Vec<(String, String, String)> = hand_ins(files, strip_folder)
+            .into_iter()
+            .map(|h| {
+                let what = match h.what {
+                    Ok(Handed::Module(_)) => "module".to_owned(),
+                    Ok(Handed::Sources(files)) => {
+                        let mut names: Vec<String> = files.into_iter().map(|(n, _)| n).collect();
+                        names.sort();
+                        names.join(" ")
+                    }
+                    Err(reason) => reason,
+                };
+                (h.id.unwrap_or_default(), h.file, what)
+            })
+            .collect();
+        found.sort();
+        let mut expected: Vec<(String, String, String)> = expected.iter().map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string())).collect();
+        expected.sort();
+        assert_eq!(found, expected, "{names:?}");
+    }
+
+    #[test]
+    fn a_source_file_at_the_top_is_one_students_submission_by_its_name() {
+        check(&["a01.c", "a02.rs", "a03.cpp", "a04.wasm", "notes.txt"], false, &[
+            ("a01", "a01.c", "a01.c"),
+            ("a02", "a02.rs", "a02.rs"),
+            ("a03", "a03.cpp", "a03.cpp"),
+            ("a04", "a04.wasm", "module"),
+        ]);
+    }
+
+    #[test]
+    fn a_folder_at_the_top_holds_one_students_sources_and_headers() {
+        check(&["a01/main.c", "a01/list.c", "a01/list.h", "a02/main.rs", "a02/util.rs"], false, &[
+            ("a01", "a01/", "list.c list.h main.c"),
+            ("a02", "a02/", "main.rs util.rs"),
+        ]);
+    }
+
+    #[test]
+    fn a_zip_of_one_folder_reads_as_that_folder() {
+        check(&["class/a01.c", "class/a02/main.c", "class/a02/io.h"], true, &[
+            ("a01", "class/a01.c", "a01.c"),
+            ("a02", "class/a02/", "io.h main.c"),
+        ]);
+        // A directory is read as it is: `class` is a student's folder there.
+        check(&["class/a01.c", "class/a02.c"], false, &[("class", "class/", "a01.c a02.c")]);
+    }
+
+    #[test]
+    fn a_module_takes_precedence_over_the_sources_it_was_built_from() {
+        check(&["a01.rs", "a01.wasm", "a02.c"], false, &[("a01", "a01.wasm", "module"), ("a02", "a02.c", "a02.c")]);
+    }
+
+    #[test]
+    fn files_deeper_than_a_students_folder_are_named_and_hidden_files_are_skipped() {
+        check(&["a01/main.c", "a01/src/list.c", "__MACOSX/a01/._main.c", "a02/.hidden.c", "a02/main.c"], false, &[
+            ("a01", "a01/", "a01/src/list.c: only the files directly in a student's folder are read, not those of its sub-folders"),
+            ("a02", "a02/", "main.c"),
+        ]);
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use grader::{StudentTest, SuiteScore, calibrate, grade_test_suites};
-use sandbox::Sandbox;
+use crate::Tools;
 
 use crate::problem::ProblemDir;
 use crate::submissions::Batch;
@@ -55,9 +55,10 @@ pub fn read_suites(dir: &Path) -> anyhow::Result<Vec<(String, Vec<StudentTest>)>
         .collect()
 }
 
-pub fn run_grade_tests(sandbox: &Sandbox, args: &GradeTestsArgs) -> anyhow::Result<Vec<SuiteScore>> {
+pub fn run_grade_tests(tools: &Tools, args: &GradeTestsArgs) -> anyhow::Result<Vec<SuiteScore>> {
+    let sandbox = &tools.sandbox;
     let problem_dir = ProblemDir::load(sandbox, &args.problem)?;
-    let batch = Batch::load(sandbox, &args.submissions)?;
+    let batch = Batch::load(sandbox, &tools.builder, &args.submissions)?;
     let suites = read_suites(&args.tests)?;
     let executor = problem_dir.executor(sandbox, batch.submissions.iter().map(|s| &s.program));
     let ids: Vec<String> = batch.submissions.iter().map(|s| s.id.clone()).collect();
@@ -66,8 +67,8 @@ pub fn run_grade_tests(sandbox: &Sandbox, args: &GradeTestsArgs) -> anyhow::Resu
 }
 
 pub fn grade_tests_command(args: &GradeTestsArgs) -> anyhow::Result<()> {
-    let sandbox = crate::cli_sandbox()?;
-    let scores = run_grade_tests(&sandbox, args)?;
+    let tools = crate::cli_tools()?;
+    let scores = run_grade_tests(&tools, args)?;
     println!("{:<16} {:>5} {:>7} {:>5}  bugs found in", "student", "tests", "invalid", "score");
     for s in &scores {
         println!("{:<16} {:>5} {:>7} {:>5}  {}", s.student, s.tests, s.invalid.len(), s.score, s.found_bugs_in.join(" "));

@@ -26,15 +26,18 @@ fn grading_again_loads_the_compiled_modules_kept_by_the_first_run_with_the_same_
     let cache = dir.path().join("cache");
     let first = grade_with_cache(&cache, &dir.path().join("first"));
     assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
-    let kept = |cache: &Path| std::fs::read_dir(cache).unwrap().filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "cwasm")).count();
-    assert_eq!(kept(&cache), 21, "19 answers, the reference and the generator");
+    let compiled = cache.join("compiled");
+    let kept = |dir: &Path| std::fs::read_dir(dir).unwrap().filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "cwasm")).count();
+    assert_eq!(kept(&compiled), 21, "19 answers, the reference and the generator");
     use std::os::unix::fs::PermissionsExt;
-    assert_eq!(std::fs::metadata(&cache).unwrap().permissions().mode() & 0o777, 0o700, "this user's alone");
-    let modified = |cache: &Path| std::fs::read_dir(cache).unwrap().map(|e| e.unwrap().metadata().unwrap().modified().unwrap()).max();
-    let before = modified(&cache);
+    for dir in [&cache, &compiled, &cache.join("builds")] {
+        assert_eq!(std::fs::metadata(dir).unwrap().permissions().mode() & 0o777, 0o700, "{} is this user's alone", dir.display());
+    }
+    let modified = |dir: &Path| std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().metadata().unwrap().modified().unwrap()).max();
+    let before = modified(&compiled);
     let second = grade_with_cache(&cache, &dir.path().join("second"));
     assert!(second.status.success());
-    assert_eq!(modified(&cache), before, "nothing compiled again");
+    assert_eq!(modified(&compiled), before, "nothing compiled again");
     let analysis = |run: &str| std::fs::read(dir.path().join(run).join("analysis.json")).unwrap();
     assert_eq!(analysis("first"), analysis("second"));
 }

@@ -17,6 +17,7 @@ th{background:#eef1f4}td.num{text-align:right}code,pre{background:#f0f2f4;paddin
 .ok{color:#1a7f37}.bad{color:#cf222e}.muted{color:#57606a}.card{background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:.8em 1em;margin:.8em 0}
 progress{width:30em;height:1.2em}details{margin:.3em 0}summary{cursor:pointer}
 .diagram{overflow:auto;border:1px solid #d0d7de;background:#fff;max-height:80vh}
+pre.compiler{padding:.6em;overflow:auto;max-height:30em;word-break:normal;overflow-wrap:anywhere}
 button,input[type=submit]{padding:.3em .9em;cursor:pointer}label{margin-right:1em}
 ";
 
@@ -124,9 +125,17 @@ pub fn bug_list(list: &BugList) -> Markup {
     let alike = list.fails_all_alike();
     let shown = if alike { &list.bugs[..1] } else { &list.bugs[..] };
     html! {
+        @if let Some(error) = list.compile_error() {
+            p { "Your program " strong.bad { (list.headline()) } ". The compiler said:" }
+            pre.compiler { (error) }
+        } @else {
         p { "Your program " strong { (list.headline()) } ". "
             @if list.bugs.is_empty() { span.ok { "No bug found." } }
             @else { "Each test stands for one bug found among the class's programs; several failed tests may have one cause in yours." } }
+        }
+        @if let Some(build) = list.build.as_ref().filter(|b| b.error.is_none() && !b.warnings.is_empty()) {
+            details { summary { "The compiler's warnings (" (build.warnings.lines().count()) " lines)" } pre.compiler { (build.warnings) } }
+        }
         @if alike { p { "It fails every test the same way; here is the first." } }
         @for bug in shown {
             div.card {

@@ -72,6 +72,8 @@ pub struct App {
     pub db: Db,
     pub store: Store,
     pub sandbox: Sandbox,
+    /// Builds students' sources (kept in `<data>/builds`: a restart builds nothing again).
+    pub builder: toolchain::Builder,
     pub jobs: Jobs,
     /// The most bytes one upload may carry.
     pub max_upload_bytes: usize,
@@ -90,7 +92,8 @@ impl App {
         // Compiled modules are kept in the data directory: a restart does not compile a
         // class again.
         let sandbox = Sandbox::new()?.with_disk_cache(data.join("compiled"))?;
-        Ok(App { db, store, sandbox, jobs: Jobs::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), lock: None })
+        let builder = toolchain::Builder::new(Some(data.join("builds")));
+        Ok(App { db, store, sandbox, builder, jobs: Jobs::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), lock: None })
     }
 
     /// A finished analysis's result.

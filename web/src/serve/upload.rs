@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use super::db::{SubmissionRow, now};
 use super::{App, AppError};
 use crate::submissions::{
-    Batch, MAX_ZIP_UNPACKED_BYTES, ModuleFile, ModuleSource, RosterRow, SharedBytes, module_id, natural_cmp, parse_roster, read_zip,
+    Batch, HandIn, MAX_ZIP_UNPACKED_BYTES, ModuleSource, RosterRow, SharedBytes, hand_ins, module_id, natural_cmp, parse_roster, read_zip,
+    source_id,
 };
 
 /// A multipart form read into memory: its text fields and its files.
@@ -132,9 +133,10 @@ impl UploadReport {
     }
 }
 
-/// The files of a form: zips are opened (their unsafe entries rejected), modules taken as
-/// they are, anything else rejected.
-pub fn form_files(files: Vec<(String, Vec<u8>)>) -> (Vec<ModuleFile>, Vec<FileVerdict>) {
+/// The files of a form: zips are opened (their unsafe entries rejected) and read as a
+/// batch is ([`hand_ins`]), modules and source files taken as they are, anything else
+/// rejected.
+pub fn form_files(files: Vec<(String, Vec<u8>)>) -> (Vec<HandIn>, Vec<FileVerdict>) {
     let mut modules = Vec::new();
     let mut rejected = Vec::new();
     let mut reject = |file: String, reason: String| rejected.push(FileVerdict { file, student: None, rejected: Some(reason), sha256: None });
@@ -144,26 +146,26 @@ pub fn form_files(files: Vec<(String, Vec<u8>)>) -> (Vec<ModuleFile>, Vec<FileVe
         let bytes = SharedBytes(std::sync::Arc::new(bytes));
         if name.to_ascii_lowercase().ends_with(".zip") {
             match read_zip(bytes, &mut budget) {
-                Ok(entries) => modules.extend(entries.into_iter().map(|(entry, bytes)| (format!("{name}/{entry}"), bytes))),
+                Ok(entries) => modules.extend(hand_ins(entries, true).into_iter().map(|h| HandIn { file: format!("{name}/{}", h.file), ..h })),
                 Err(error) => reject(name, format!("not a readable zip: {error:#}")),
             }
-        } else if module_id(&name).is_some() {
-            modules.push((name, Ok(ModuleSource::Bytes(bytes))));
+        } else if module_id(&name).is_some() || source_id(&name).is_some() {
+            modules.extend(hand_ins(vec![(name, Ok(ModuleSource::Bytes(bytes)))], false));
         } else {
-            reject(name.clone(), format!("{name}: not a module (.wasm or .wat) or a zip of modules"));
+            reject(name.clone(), format!("{name}: not a module (.wasm, .wat), a source file (.c, .cpp, .rs) or a zip of them"));
         }
     }
     (modules, rejected)
 }
 
-/// Validates the modules of a batch against each other and the roster (when one is
-/// given), and stores the modules that pass [`sandbox::Sandbox::check`] (they compile when
-/// an analysis loads them). Nothing is added to any batch here.
-pub fn validate(app: &App, name: &str, files: Vec<ModuleFile>, mut verdicts: Vec<FileVerdict>, roster: Option<(String, Vec<u8>)>, late: bool) -> Result<UploadReport, AppError> {
-    let batch = Batch::checked(&app.sandbox, &files);
+/// Validates the hand-ins of a batch against each other and the roster (when one is
+/// given), and stores those that pass [`Batch::checked`]: modules, and sources as one
+/// bundle per student (they are compiled when an analysis loads them). Nothing is added to
+/// any batch here.
+pub fn validate(app: &App, name: &str, files: Vec<HandIn>, mut verdicts: Vec<FileVerdict>, roster: Option<(String, Vec<u8>)>, late: bool) -> Result<UploadReport, AppError> {
+    let batch = Batch::checked(&app.sandbox, &app.builder, &files);
     for r in batch.rejected {
-        let student = module_id(crate::submissions::base_name(&r.file)).map(str::to_owned);
-        verdicts.push(FileVerdict { file: r.file, student, rejected: Some(r.reason), sha256: None });
+        verdicts.push(FileVerdict { file: r.file, student: r.id, rejected: Some(r.reason), sha256: None });
     }
     let mut roster_rows = Vec::new();
     let mut roster_problems = Vec::new();
@@ -182,8 +184,8 @@ pub fn validate(app: &App, name: &str, files: Vec<ModuleFile>, mut verdicts: Vec
         } else if roster.is_some() && !roster_rows.iter().any(|r| r.id == s.id) {
             verdict.rejected = Some(format!("{file}: no roster row for `{}`", s.id));
         } else {
-            let source = files.iter().find(|(name, _)| *name == file).and_then(|(_, source)| source.as_ref().ok());
-            match source.expect("a loaded module has its source").read() {
+            let handed = files.iter().find(|h| h.file == file).and_then(|h| h.what.as_ref().ok());
+            match handed.expect("a checked hand-in is in the batch").stored() {
                 Ok(bytes) => verdict.sha256 = Some(app.store.put_module(&bytes)?),
                 Err(reason) => verdict.rejected = Some(reason),
             }

@@ -11,16 +11,18 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use grader::{GraderError, Progress, RerunMode, analyse, bug_list, order_dot, order_svg, rerun};
+use grader::{Build, GraderError, Progress, RerunMode, analyse, bug_list, order_dot, order_svg, rerun};
 use rayon::prelude::*;
 use sandbox::{Program, Role};
 use serde::{Deserialize, Serialize};
 
 use super::App;
-use super::db::{AnalysisRow, Status};
+use super::db::{AnalysisRow, AnswerRow, Status};
 use super::store::write_atomically;
 use crate::executor::SandboxExecutor;
-use crate::grade::answers_of;
+use crate::grade::{add_builds, answers_of};
+use crate::sources;
+use crate::submissions::Loaded;
 use crate::problem::ProblemDir;
 
 /// How often a running analysis writes its progress to the store (live readers get it
@@ -185,22 +187,35 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
     }
     let rows = app.db.analysis_answers(row.id)?;
     anyhow::ensure!(!rows.is_empty(), "the batch has no submissions");
-    // Uploads are checked without compiling: a class of 1,000 compiles here, in minutes
-    // of CPU the first time, and the page says how far it got.
+    // Uploads are checked without compiling: a class of 1,000 compiles here (sources are
+    // built first), in minutes of CPU the first time, and the page says how far it got.
     let compiled = AtomicUsize::new(0);
-    let programs: Vec<Program> = pool.install(|| {
+    let loaded: Vec<Loaded<Program>> = pool.install(|| {
         rows.par_iter()
             .map(|a| {
                 anyhow::ensure!(!cancel.load(Ordering::Relaxed), "cancelled while compiling");
                 let bytes = app.store.module(&a.sha256)?;
-                let program = app.sandbox.load(&a.student, &bytes, Role::Answer)?;
+                let loaded = match toolchain::Source::from_bytes(&bytes) {
+                    Some(source) => sources::build(&app.sandbox, &app.builder, &a.student, &source).map_err(anyhow::Error::msg)?,
+                    None => Loaded::Program(app.sandbox.load(&a.student, &bytes, Role::Answer)?, None),
+                };
                 let compiled = compiled.fetch_add(1, Ordering::Relaxed) + 1;
                 app.jobs.publish(row.id, LiveProgress { phase: "compiling".into(), compiled, answers: rows.len(), ..Default::default() });
-                Ok(program)
+                Ok(loaded)
             })
             .collect::<anyhow::Result<_>>()
     })?;
-    let (distinct, answers) = answers_of(rows.iter().zip(&programs).map(|(a, p)| (a.student.as_str(), p, a.cohort.clone())));
+    let ran: Vec<(&AnswerRow, &Program, Option<&Build>)> = rows
+        .iter()
+        .zip(&loaded)
+        .filter_map(|(a, loaded)| match loaded {
+            Loaded::Program(program, build) => Some((a, program, build.as_ref())),
+            Loaded::NotBuilt(_) => None,
+        })
+        .collect();
+    anyhow::ensure!(!ran.is_empty(), "no submission of the batch compiled");
+    let programs: Vec<&Program> = ran.iter().map(|(_, program, _)| *program).collect();
+    let (distinct, answers) = answers_of(ran.iter().map(|(a, p, _)| (a.student.as_str(), *p, a.cohort.clone())));
     let executor = SandboxExecutor { cancel: Some(cancel), ..problem_dir.executor(&app.sandbox, distinct) };
 
     let mut last_write = Instant::now();
@@ -228,10 +243,18 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
         (Some(mode), Some(previous)) => Some((mode, previous, app.analysis(previous)?)),
         _ => None,
     };
-    let analysis = pool.install(|| match &previous {
+    let mut analysis = pool.install(|| match &previous {
         None => analyse(&problem, &answers, &executor, row.seed, &mut show),
         Some((mode, _, before)) => rerun(&problem, &answers, &executor, row.seed, before, *mode, &mut show),
     })?;
+    add_builds(
+        &mut analysis,
+        ran.iter().filter_map(|(a, _, build)| Some((a.student.as_str(), (*build)?))),
+        rows.iter().zip(&loaded).filter_map(|(a, loaded)| match loaded {
+            Loaded::NotBuilt(build) => Some((a.student.clone(), a.cohort.clone(), build.clone())),
+            Loaded::Program(..) => None,
+        }),
+    );
     // A frozen re-run keeps an unchanged answer's result, and so its bug list.
     let kept: HashMap<String, String> = match (&previous, &analysis.rerun) {
         (Some((RerunMode::Frozen, before, _)), Some(rerun)) => {
@@ -263,7 +286,7 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
         app.jobs.publish(row.id, LiveProgress { phase: "explaining".into(), explained: n, percent, ..base.clone() });
     };
     publish_explained(0);
-    let lists: Vec<(String, String)> = pool.install(|| {
+    let mut lists: Vec<(String, String)> = pool.install(|| {
         answers
             .par_iter()
             .zip(&programs)
@@ -275,13 +298,19 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
                     publish_explained(explained.fetch_add(1, Ordering::Relaxed) + 1);
                     return Ok((answer.id.clone(), list.clone()));
                 }
-                let executor = problem_dir.executor(&app.sandbox, [program]);
+                let executor = problem_dir.executor(&app.sandbox, [*program]);
                 let list = bug_list(&problem, &analysis, &answer.id, 1, &executor).context("every answer is in the analysis")?;
                 publish_explained(explained.fetch_add(1, Ordering::Relaxed) + 1);
                 Ok((answer.id.clone(), serde_json::to_string(&list)?))
             })
             .collect::<anyhow::Result<_>>()
     })?;
+    // Those whose sources did not compile: their list is the compiler's message.
+    let nothing = problem_dir.executor(&app.sandbox, []);
+    for a in analysis.answers.iter().filter(|a| a.build.as_ref().is_some_and(|b| b.error.is_some())) {
+        let list = bug_list(&problem, &analysis, &a.id, 1, &nothing).context("every answer is in the analysis")?;
+        lists.push((a.id.clone(), serde_json::to_string(&list)?));
+    }
     app.jobs.publish(row.id, LiveProgress { phase: "saving".into(), percent: 100.0, ..base });
     write_atomically(&dir.join("order.svg"), order_svg(&analysis).as_bytes())?;
     write_atomically(&dir.join("order.dot"), order_dot(&analysis).as_bytes())?;

@@ -42,10 +42,10 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
 
     // Same inputs and seed as the command line: the same analysis, byte for byte.
     let served = client.get(&format!("/analyses/{id}/files/analysis.json"));
-    let sandbox = sandbox::Sandbox::new().unwrap();
+    let tools = web::Tools { sandbox: sandbox::Sandbox::new().unwrap(), builder: toolchain::Builder::new(None) };
     let mut args = web::grade::GradeArgs::new(fixture("interval-sets"), fixture("interval-sets").join("submissions"));
     args.roster = Some(fixture("interval-sets").join("roster.csv"));
-    let graded = web::grade::run_grade(&sandbox, &args).unwrap();
+    let graded = web::grade::run_grade(&tools, &args).unwrap();
     assert_eq!(served.body, serde_json::to_string_pretty(&graded.analysis).unwrap() + "\n");
 
     // Downloads, with the columns gradebooks expect.

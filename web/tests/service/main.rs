@@ -8,3 +8,4 @@ mod flow;
 mod hardening;
 mod fairness;
 mod restart;
+mod sources;

@@ -1,0 +1,78 @@
+//! Students' sources: read from a batch, checked, built to a module in the toolchain's
+//! sandbox, and loaded. What the compiler says is the student's result ([`Loaded`]);
+//! only what this machine cannot do (no toolchain, no sandbox) rejects the files.
+
+use grader::Build;
+use sandbox::{Program, Role, Sandbox};
+use toolchain::{Builder, Built, Language, Source};
+
+use crate::submissions::{Loaded, ModuleSource};
+
+/// Reads one student's source files (plain names: headers included) into a [`Source`] in
+/// one language. Headers go with C and C++ sources; other files are left out.
+pub fn read(files: &[(String, ModuleSource)]) -> Result<Source, String> {
+    let mut languages: Vec<Language> = files.iter().filter_map(|(name, _)| Language::of_file(name)).collect();
+    languages.sort();
+    languages.dedup();
+    let language = match languages[..] {
+        [one] => one,
+        [] => {
+            let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+            return Err(format!("no C, C++ or Rust source file among {}", names.join(", ")));
+        }
+        _ => {
+            let names: Vec<&str> = languages.iter().map(|l| l.name()).collect();
+            return Err(format!("sources in {} languages ({}): a submission is written in one", names.len(), names.join(", ")));
+        }
+    };
+    let mut source = Source { language, files: Vec::new() };
+    for (name, file) in files.iter().filter(|(name, _)| Language::of_file(name) == Some(language) || language.is_header(name)) {
+        let plain = !name.starts_with('.') && name.chars().all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c));
+        if !plain {
+            return Err(format!("`{name}`: a source file's name may only have letters, digits and . _ - +"));
+        }
+        source.files.push((name.clone(), file.read()?.into_owned()));
+    }
+    Ok(source)
+}
+
+/// Builds `source` (handed in as `file`) and loads its module. A compile error, a compile
+/// limit, or a module the sandbox refuses is the student's result: [`Loaded::NotBuilt`].
+/// `Err` only when this machine cannot build the language (no toolchain, no sandbox).
+pub fn build(sandbox: &Sandbox, builder: &Builder, file: &str, source: &Source) -> Result<Loaded<Program>, String> {
+    let toolchain = builder.ready(source.language).map_err(|e| format!("{file}: {e}"))?;
+    let record = |warnings: String, error: Option<String>| Build {
+        language: source.language.name().to_owned(),
+        toolchain: toolchain.version.clone(),
+        sources: source.hash(),
+        warnings,
+        error,
+    };
+    Ok(match builder.build(source).map_err(|e| format!("{file}: {e}"))? {
+        Built::Module { wasm, warnings } => match sandbox.load(file, &wasm, Role::Answer) {
+            Ok(program) => Loaded::Program(program, Some(record(warnings, None))),
+            Err(refused) => Loaded::NotBuilt(record(warnings, Some(format!("the compiled program cannot be run: {refused}")))),
+        },
+        Built::Failed { message, .. } => Loaded::NotBuilt(record(String::new(), Some(message))),
+    })
+}
+
+/// `bugrank toolchains`: each language with the compiler found and its fixed flags, or
+/// the command that installs it; and whether compiles can be sandboxed here.
+pub fn toolchains_command() -> anyhow::Result<()> {
+    let builder = Builder::new(None);
+    match builder.sandboxed() {
+        Ok(()) => println!("sandbox: bubblewrap works: compiles run without network, host files or other students' files"),
+        Err(why) => println!("sandbox: {why}\n  (no source is compiled here until it works; modules are still graded)"),
+    }
+    for language in Language::ALL {
+        match builder.toolchains().get(language) {
+            Ok(toolchain) => {
+                println!("{:<5} {}", language.name(), toolchain.version);
+                println!("      {} {}", toolchain.program.display(), language.flags().join(" "));
+            }
+            Err(missing) => println!("{:<5} missing: {}; install: {}", language.name(), missing.reason, missing.install),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,97 @@
+//! A class hands in sources through the service: the upload stores them, the analysis
+//! builds them in the sandbox, and a compile error is its student's result.
+
+use crate::common::{Service, fixture, issue_link, run_analysis, upload_problem, zip};
+
+/// True when C and Rust can be built here; otherwise says why and returns false, except
+/// under `CI` (where `.ci/run` installs the toolchains), where it fails.
+fn can_build() -> bool {
+    let builder = toolchain::Builder::new(None);
+    for language in [toolchain::Language::C, toolchain::Language::Rust] {
+        if let Err(missing) = builder.ready(language) {
+            assert!(std::env::var_os("CI").is_none(), "under CI every toolchain must be installed: {missing}");
+            eprintln!("skipped: {missing}");
+            return false;
+        }
+    }
+    true
+}
+
+#[test]
+fn an_uploaded_zip_of_sources_is_built_by_the_analysis_and_a_compile_error_is_shown_to_its_student_alone() {
+    if !can_build() {
+        return;
+    }
+    let data = tempfile::tempdir().unwrap();
+    let service = Service::start(data.path(), &[]);
+    let client = service.instructor();
+    let problem = upload_problem(&client, "anonymizer");
+    let file = |name: &str| std::fs::read(fixture("anonymizer").join("submissions").join(name)).unwrap();
+    // The host's password file: its first line must appear nowhere.
+    let secret = std::fs::read_to_string("/etc/passwd").unwrap().lines().next().unwrap().to_owned();
+    let (a09, a01, a02) = (file("a09.c"), file("a01.rs"), file("a02.wasm"));
+    let hostile = b"#include \"/etc/passwd\"\nint main(void) { return 0; }\n";
+    let archive = zip(&[
+        ("class/a09.c", &a09),
+        ("class/a01.rs", &a01),
+        ("class/a02.wasm", &a02),
+        ("class/folder/main.c", &a09),
+        ("class/folder/io.h", b"#define IO 1\n"),
+        ("class/hostile.c", hostile),
+    ]);
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Sources"), ("course", "C101")], &[("modules", "class.zip", &archive)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let upload = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
+    assert_eq!(upload["status"], "saved", "a clean upload: {upload:#}");
+    let batch = upload["batch"].as_i64().unwrap();
+    let mut students: Vec<String> = client.api(&format!("/api/batches/{batch}"))["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["student"].as_str().unwrap().to_owned())
+        .collect();
+    students.sort();
+    assert_eq!(students, ["a01", "a02", "a09", "folder", "hostile"]);
+
+    let id = run_analysis(&client, batch, &[("seed", "1"), ("stable_after", "500")]);
+    let done = client.wait_for_analysis(id);
+    assert_eq!(done["analysis"]["status"], "done", "{:#}", done["analysis"]);
+    let answers = done["result"]["answers"].as_array().unwrap();
+    let answer = |id: &str| answers.iter().find(|a| a["id"] == id).unwrap_or_else(|| panic!("{id} is graded"));
+    assert_eq!(answer("hostile")["rank"], 5, "below the four that ran");
+    assert_eq!(answer("hostile")["passed"], 0);
+    let error = answer("hostile")["build"]["error"].as_str().unwrap();
+    assert!(error.contains("hostile.c:1:10: fatal error: '/etc/passwd' file not found"), "{error}");
+    assert_eq!(answer("a01")["build"]["language"], "Rust");
+    assert_eq!(answer("a09")["build"]["language"], "C");
+    assert!(answer("a02")["build"].is_null(), "a module is graded as it is");
+    assert_eq!(answer("folder")["failed"], answer("a09")["failed"], "the same program, as a folder");
+
+    let page = client.get(&format!("/analyses/{id}"));
+    assert!(page.body.contains("did not compile"), "the ranking says so");
+    assert_eq!(client.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
+    let hostile_page = client.get(&issue_link(&client, batch, "hostile"));
+    assert!(hostile_page.body.contains("did not compile, and so fails all"), "{}", hostile_page.body);
+    assert!(hostile_page.body.contains("&#39;/etc/passwd&#39; file not found") || hostile_page.body.contains("'/etc/passwd' file not found"), "{}", hostile_page.body);
+    let a09_page = client.get(&issue_link(&client, batch, "a09"));
+    assert!(!a09_page.body.contains("passwd"), "another student's compile error is not shown");
+    assert!(a09_page.body.contains("Test t"), "a09's own bugs: {}", a09_page.body);
+
+    for (what, text) in [("the analysis", done.to_string()), ("the student's page", hostile_page.body.clone())] {
+        assert!(!text.contains(&secret), "{what} shows the host's /etc/passwd");
+    }
+    for entry in walk(data.path()) {
+        let bytes = std::fs::read(&entry).unwrap();
+        assert!(!bytes.windows(secret.len()).any(|w| w == secret.as_bytes()), "{} holds the host's /etc/passwd", entry.display());
+    }
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() { files.extend(walk(&path)) } else { files.push(path) }
+    }
+    files
+}
