@@ -323,6 +323,29 @@ struct ProblemView {
     batches: Vec<BatchRow>,
     /// Course names for the upload form, the most recently used first.
     courses: Vec<String>,
+    /// How each language's sources are compiled here, the same for every student.
+    compilers: Vec<CompilerView>,
+}
+
+/// One language's compiler on this machine, or what installs it.
+#[derive(Serialize)]
+struct CompilerView {
+    language: &'static str,
+    /// The compiler's version, or why there is none.
+    version: Result<String, String>,
+    /// The compiler's fixed flags (the sources and `-o main.wasm` follow).
+    flags: String,
+}
+
+fn compilers(app: &App) -> Vec<CompilerView> {
+    toolchain::Language::ALL
+        .into_iter()
+        .map(|language| CompilerView {
+            language: language.name(),
+            version: app.builder.ready(language).map(|t| t.version.clone()).map_err(|missing| missing.to_string()),
+            flags: language.flags().join(" "),
+        })
+        .collect()
 }
 
 /// The course a new batch goes into unless the instructor names another.
@@ -338,13 +361,14 @@ async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web
         settings: std::fs::read_to_string(dir.join("problem.toml")).unwrap_or_default(),
         batches: app.db.batches()?.into_iter().filter(|b| b.problem_id == problem.id).collect(),
         courses: app.db.courses()?,
+        compilers: compilers(&app),
         problem,
     };
     respond(&req, Some(&who), &view.problem.title.clone(), &view, |v| {
         html! {
             div.card {
                 h3 { "Upload a batch of submissions" }
-                p.muted { "Modules (" code { ".wasm" } " or " code { ".wat" } ", named " code { "<student id>.wasm" } ") or zips of them, and optionally a roster CSV with the columns "
+                p.muted { "Source files (" code { ".c" } ", " code { ".cpp" } ", " code { ".rs" } "), modules (" code { ".wasm" } " or " code { ".wat" } "), named " code { "<student id>.c" } " and so on, or zips of them (in a zip, a folder of sources is one student's, named by the folder), and optionally a roster CSV with the columns "
                     code { "id,cohort" } " (and " code { "manual" } ", " code { "name" } ", " code { "section" } ", " code { "sis_user_id" } ", … for the gradebooks). Every file is checked and reported; nothing is saved until the whole upload is clean or you confirm the part that is." }
                 form method="post" action={ "/problems/" (v.problem.id) "/batches" } enctype="multipart/form-data" {
                     (csrf_field(&who))
@@ -355,7 +379,7 @@ async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web
                         br;
                         span.muted { "A student id names one student of one course: " code { "a01" } " of two batches of the same course gets one private link to both; " code { "a01" } " of another course is another student." }
                     }
-                    p { label { "Modules or zips " input type="file" name="modules" multiple required; } }
+                    p { label { "Submissions or zips " input type="file" name="modules" multiple required; } }
                     p { label { "Roster (CSV) " input type="file" name="roster" accept=".csv"; } }
                     button type="submit" { "Upload and check" }
                 }
@@ -367,6 +391,17 @@ async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web
             @match &v.statement { Some(s) => div.card { (markdown(s)) }, None => p.muted { "This problem has no statement.md." } }
             h2 { "Settings" }
             pre { (v.settings) }
+            h2 { "How sources are compiled" }
+            p.muted { "Every student's sources are compiled the same way, in a sandbox (no network, no files but the compiler's), within "
+                (toolchain::COMPILE_SECONDS) " s and " (toolchain::COMPILE_MEMORY_BYTES >> 30) " GiB. A compile error is the student's result: they rank below everyone whose program compiled, and their page shows the compiler's message." }
+            table {
+                tr { th { "Language" } th { "Compiler" } th { "Flags" } }
+                @for c in &v.compilers {
+                    tr { td { (c.language) }
+                         td { @match &c.version { Ok(version) => (version), Err(missing) => span.bad { (missing) } } }
+                         td { code { (c.flags) } } }
+                }
+            }
             details {
                 summary { "Replace the reference, generator, checker or limits" }
                 p.muted { "Upload a new bundle for this problem. Earlier analyses keep the version they used; run the analysis again to see how each score changes." }
@@ -534,14 +569,14 @@ async fn upload_late(app: AppData, req: HttpRequest, who: Instructor, path: web:
     let student = form.field("student").map(str::to_owned);
     let mut files = form.files;
     if files.len() != 1 {
-        return Err(AppError::BadRequest("choose one module for the late submission".into()));
+        return Err(AppError::BadRequest("choose one file (a module or a source file) for the late submission".into()));
     }
     let (_, file, bytes) = files.remove(0);
     let app2 = app.clone();
     let id = blocking(move || {
         // The module is named after the student the instructor gives, if any.
         let file = match &student {
-            Some(id) => format!("{id}.{}", if file.ends_with(".wat") { "wat" } else { "wasm" }),
+            Some(id) => format!("{id}.{}", file.rsplit_once('.').map_or("wasm", |(_, extension)| extension)),
             None => file,
         };
         let (modules, verdicts) = form_files(vec![(file, bytes)]);
@@ -686,11 +721,11 @@ async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::
             }
             div.card {
                 h3 { "Add a late submission" }
-                p.muted { "It replaces the student's earlier module (kept in the history); run the analysis again to grade it." }
+                p.muted { "A module or one source file; it replaces the student's earlier submission (kept in the history); run the analysis again to grade it." }
                 form method="post" action={ "/batches/" (id) "/late" } enctype="multipart/form-data" {
                     (csrf_field(&who))
                     label { "Student id " input name="student" placeholder="from the file name"; }
-                    input type="file" name="module" accept=".wasm,.wat" required;
+                    input type="file" name="module" accept=".wasm,.wat,.c,.cpp,.cc,.cxx,.rs" required;
                     button type="submit" { "Add" }
                 }
             }

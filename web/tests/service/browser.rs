@@ -171,6 +171,7 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     browser.click("form[action='/problems'] button");
     browser.wait_for("Upload a batch of submissions", 60);
     assert!(browser.source().contains("<h2>Statement</h2>"));
+    let problem_page = browser.url();
 
     browser.type_into("input[name=name]", "Assignment 1");
     browser.type_into("input[name=modules]", archive.to_str().unwrap());
@@ -191,4 +192,35 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     browser.screenshot(&shot);
     println!("screenshot of the analysis page: {}", shot.display());
     assert!(std::fs::metadata(&shot).unwrap().len() > 20_000, "a real page, not a blank one");
+
+    // A class that hands in C sources uses the same form: a zip of `.c` files, one of
+    // which does not compile.
+    if let Err(missing) = toolchain::Builder::new(None).ready(toolchain::Language::C) {
+        assert!(std::env::var_os("CI").is_none(), "under CI the C toolchain must be installed: {missing}");
+        eprintln!("SKIPPED the C batch: {missing}");
+        return;
+    }
+    let c_sources: Vec<(String, Vec<u8>)> = std::fs::read_dir(fixture("interval-sets").join("submissions"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .chain([("c99.c".to_owned(), b"int main(void) { return 0 }\n".to_vec())])
+        .collect();
+    assert_eq!(c_sources.len(), 3, "two C answers of the cohort and a broken one");
+    let c_archive = temp.path().join("c-sources.zip");
+    std::fs::write(&c_archive, zip(&c_sources.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>())).unwrap();
+    browser.open(&problem_page);
+    browser.wait_for("How sources are compiled", 30);
+    browser.type_into("input[name=name]", "Assignment 1 in C");
+    browser.type_into("input[name=modules]", c_archive.to_str().unwrap());
+    browser.click("form[enctype='multipart/form-data'] button");
+    let report = browser.wait_for("Open the batch", 60);
+    assert!(report.contains("3 accepted"), "{report}");
+    browser.click_link("Open the batch");
+    browser.wait_for("Run an analysis", 30);
+    browser.click("form[action$='/analyses'] button");
+    let results = browser.wait_for("Bug lists", 300);
+    assert!(results.contains("did not compile"), "the ranking says c99 did not compile: {results}");
+    assert!(results.contains("c99.c:1:"), "its bug list is the compiler's message: {results}");
 }
