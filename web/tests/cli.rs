@@ -97,3 +97,33 @@ fn stability_prints_the_papers_table() {
     );
     assert!(stdout.contains("over 2 seeds"), "{stdout}");
 }
+
+#[test]
+fn without_compilers_each_source_is_rejected_with_what_installs_it_and_the_modules_are_graded() {
+    let dir = tempfile::tempdir().unwrap();
+    let batch = dir.path().join("batch");
+    std::fs::create_dir(&batch).unwrap();
+    for module in ["a01.wasm", "a18.wasm"] {
+        std::fs::copy(fixture("submissions").to_owned() + "/" + module, batch.join(module)).unwrap();
+    }
+    std::fs::write(batch.join("c01.c"), "int main(void) { return 0; }\n").unwrap();
+    std::fs::write(batch.join("r01.rs"), "fn main() {}\n").unwrap();
+    // An empty PATH: no compiler is found (nor bubblewrap).
+    let output = Command::new(env!("CARGO_BIN_EXE_bugrank"))
+        .env("PATH", dir.path())
+        .env("BUGRANK_CACHE", "off")
+        .args(["grade", "--problem", &fixture(""), "--submissions"])
+        .arg(&batch)
+        .args(["--seed", "1", "--stable-after", "100", "--out"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("rejected: c01.c: cannot compile C here: `clang` is not installed (apt-get install clang lld"), "{stdout}");
+    assert!(stdout.contains("rejected: r01.rs: cannot compile Rust here: `rustc` is not installed (install rustup, then: rustup target add wasm32-wasip1)"), "{stdout}");
+    let ranks = stdout.lines().map(|l| l.split_whitespace().collect::<Vec<_>>()).filter(|w| w.len() > 1 && w[0].parse::<usize>().is_ok());
+    let mut ranked: Vec<&str> = ranks.map(|w| w[1]).collect();
+    ranked.sort();
+    assert_eq!(ranked, ["a01", "a18"], "the modules are graded: {stdout}");
+}
