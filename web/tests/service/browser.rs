@@ -112,6 +112,25 @@ impl Browser {
         }
     }
 
+    /// On a problem's page: uploads `archive` (and `roster`) as batch `name`, checks that
+    /// the upload report says `accepted`, opens the batch, runs an analysis and returns
+    /// the analysis page once it shows the results.
+    fn upload_and_analyse(&self, name: &str, archive: &Path, roster: Option<&Path>, accepted: &str) -> String {
+        self.type_into("input[name=name]", name);
+        self.type_into("input[name=modules]", archive.to_str().unwrap());
+        if let Some(roster) = roster {
+            self.type_into("input[name=roster]", roster.to_str().unwrap());
+        }
+        self.click("form[enctype='multipart/form-data'] button");
+        let report = self.wait_for("Open the batch", 60);
+        assert!(report.contains(accepted), "{report}");
+        self.click_link("Open the batch");
+        self.wait_for("Run an analysis", 30);
+        self.click("form[action$='/analyses'] button");
+        // The page follows the analysis live and shows the results when it is done.
+        self.wait_for("Bug lists", 300)
+    }
+
     fn screenshot(&self, to: &Path) {
         let png = self.call("GET", "/screenshot", Value::Null);
         let bytes = base64::engine::general_purpose::STANDARD.decode(png.as_str().unwrap()).unwrap();
@@ -173,18 +192,7 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     assert!(browser.source().contains("<h2>Statement</h2>"));
     let problem_page = browser.url();
 
-    browser.type_into("input[name=name]", "Assignment 1");
-    browser.type_into("input[name=modules]", archive.to_str().unwrap());
-    browser.type_into("input[name=roster]", roster.to_str().unwrap());
-    browser.click("form[enctype='multipart/form-data'] button");
-    let report = browser.wait_for("Open the batch", 60);
-    assert!(report.contains("19 accepted"), "{report}");
-
-    browser.click_link("Open the batch");
-    browser.wait_for("Run an analysis", 30);
-    browser.click("form[action$='/analyses'] button");
-    // The page follows the analysis live and shows the results when it is done.
-    let results = browser.wait_for("Bug lists", 300);
+    let results = browser.upload_and_analyse("Assignment 1", &archive, Some(&roster), "19 accepted");
     assert!(results.contains("<svg"), "the diagram is inline");
     assert!(results.contains("a18") && results.contains("19/19"), "the correct answer is ranked");
 
@@ -212,15 +220,7 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     std::fs::write(&c_archive, zip(&c_sources.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>())).unwrap();
     browser.open(&problem_page);
     browser.wait_for("How sources are compiled", 30);
-    browser.type_into("input[name=name]", "Assignment 1 in C");
-    browser.type_into("input[name=modules]", c_archive.to_str().unwrap());
-    browser.click("form[enctype='multipart/form-data'] button");
-    let report = browser.wait_for("Open the batch", 60);
-    assert!(report.contains("3 accepted"), "{report}");
-    browser.click_link("Open the batch");
-    browser.wait_for("Run an analysis", 30);
-    browser.click("form[action$='/analyses'] button");
-    let results = browser.wait_for("Bug lists", 300);
+    let results = browser.upload_and_analyse("Assignment 1 in C", &c_archive, None, "3 accepted");
     assert!(results.contains("did not compile"), "the ranking says c99 did not compile: {results}");
     assert!(results.contains("c99.c:1:"), "its bug list is the compiler's message: {results}");
 }
