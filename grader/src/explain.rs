@@ -118,7 +118,7 @@ pub fn bug_list(
 ) -> Option<BugList> {
     let answer = analysis.answers.iter().find(|a| a.id == answer_id)?;
     let list = |bugs| BugList { answer: answer.id.clone(), passed: answer.passed, suite_size: analysis.scored_tests(), bugs, build: answer.build.clone() };
-    if answer.build.as_ref().is_some_and(|b| b.error.is_some()) {
+    if answer.not_built() {
         // Nothing to run: the compiler's message is the whole story.
         return Some(list(Vec::new()));
     }

@@ -20,6 +20,13 @@ pub fn percent(passed: usize, suite_size: usize) -> f64 {
     (1000.0 * passed as f64 / suite_size as f64).round() / 10.0
 }
 
+impl AnswerResult {
+    /// True for an answer whose sources did not compile ([`Build::error`]): it never ran.
+    pub fn not_built(&self) -> bool {
+        self.build.as_ref().is_some_and(|b| b.error.is_some())
+    }
+}
+
 impl Analysis {
     /// Adds an answer that has no program (its sources did not build: `build.error`). It
     /// fails every scored test without running, scores 0 and ranks below every answer that
@@ -31,7 +38,7 @@ impl Analysis {
     /// order they are added in.
     pub fn add_not_built(&mut self, id: String, cohort: Option<String>, build: Build) {
         debug_assert!(build.error.is_some(), "a built answer runs: it is analysed, not added");
-        let ran = self.answers.iter().filter(|a| a.build.as_ref().is_none_or(|b| b.error.is_none())).count();
+        let ran = self.answers.iter().filter(|a| !a.not_built()).count();
         self.answers.push(AnswerResult {
             id,
             cohort,

@@ -67,6 +67,18 @@ impl Source {
         Some(Source { language, files })
     }
 
+    /// Whether every file name is plain (letters, digits and `._-+`, not hidden): the
+    /// names are written into the build directory and shown in the compiler's messages.
+    pub fn check_names(&self) -> Result<(), ToolchainError> {
+        for (name, _) in &self.files {
+            let plain = !name.is_empty() && !name.starts_with('.') && name.chars().all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c));
+            if !plain {
+                return Err(ToolchainError::BadFileName(name.clone()));
+            }
+        }
+        Ok(())
+    }
+
     /// The SHA-256 of the sources (names and bytes) and their language, in hex: how
     /// `analysis.json` names what a student handed in.
     pub fn hash(&self) -> String {
@@ -130,8 +142,9 @@ impl Builder {
         self.jail().map(|_| ())
     }
 
-    /// The cache key of `source` (also its identity in `analysis.json`): the hash of the
-    /// bytes and names of its files, its language, the toolchain's version and the flags.
+    /// The cache key of `source`: the hash of its bundle ([`Source::to_bytes`]: names and
+    /// bytes of its files, its language), the toolchain's version and the flags.
+    /// (`analysis.json` names the sources by [`Source::hash`], without the toolchain.)
     pub fn key(&self, source: &Source) -> Result<String, ToolchainError> {
         let toolchain = self.toolchain(source.language)?;
         Ok(key(source, toolchain))
@@ -159,12 +172,7 @@ impl Builder {
     pub fn build(&self, source: &Source) -> Result<Built, ToolchainError> {
         let toolchain = self.ready(source.language)?;
         let jail = self.jail()?;
-        for (name, _) in &source.files {
-            let plain = !name.is_empty() && !name.starts_with('.') && name.chars().all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c));
-            if !plain {
-                return Err(ToolchainError::BadFileName(name.clone()));
-            }
-        }
+        source.check_names()?;
         let key = key(source, toolchain);
         if let Some(built) = self.cached(&key) {
             return Ok(built);
@@ -231,14 +239,7 @@ fn key(source: &Source, toolchain: &Toolchain) -> String {
         hash.update((flag.len() as u64).to_le_bytes());
         hash.update(flag.as_bytes());
     }
-    let mut files: Vec<&(String, Vec<u8>)> = source.files.iter().collect();
-    files.sort();
-    for (name, bytes) in files {
-        hash.update((name.len() as u64).to_le_bytes());
-        hash.update(name.as_bytes());
-        hash.update((bytes.len() as u64).to_le_bytes());
-        hash.update(bytes);
-    }
+    hash.update(source.to_bytes());
     hex(&hash.finalize())
 }
 

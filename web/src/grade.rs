@@ -332,7 +332,7 @@ pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> anyhow::Result<V
         ];
         if has_sources {
             record.push(a.build.as_ref().map_or("module", |b| b.language.as_str()).to_owned());
-            record.push(if a.build.as_ref().is_some_and(|b| b.error.is_some()) { "no" } else { "yes" }.to_owned());
+            record.push(if a.not_built() { "no" } else { "yes" }.to_owned());
         }
         if has_manual {
             record.push(row.and_then(|r| r.manual).map(|m| m.to_string()).unwrap_or_default());
@@ -368,10 +368,7 @@ pub fn print_ranking(graded: &Graded) {
             a.counts.crash,
             a.counts.timeout,
             a.counts.memory + a.counts.output,
-            match &a.build {
-                Some(Build { error: Some(_), .. }) => "did not compile: fails every test".to_owned(),
-                _ => a.failed.join(" "),
-            }
+            if a.not_built() { "did not compile: fails every test".to_owned() } else { a.failed.join(" ") }
         );
     }
     if let Some(rerun) = &analysis.rerun {

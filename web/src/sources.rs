@@ -27,12 +27,9 @@ pub fn read(files: &[(String, ModuleSource)]) -> Result<Source, String> {
     };
     let mut source = Source { language, files: Vec::new() };
     for (name, file) in files.iter().filter(|(name, _)| Language::of_file(name) == Some(language) || language.is_header(name)) {
-        let plain = !name.starts_with('.') && name.chars().all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c));
-        if !plain {
-            return Err(format!("`{name}`: a source file's name may only have letters, digits and . _ - +"));
-        }
         source.files.push((name.clone(), file.read()?.into_owned()));
     }
+    source.check_names().map_err(|bad| bad.to_string())?;
     Ok(source)
 }
 

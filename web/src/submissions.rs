@@ -81,7 +81,7 @@ pub struct Batch<P = Program> {
 }
 
 /// A file of the batch by name, with where its bytes are or why they cannot be used.
-pub type ModuleFile = (String, Result<ModuleSource, String>);
+pub type BatchFile = (String, Result<ModuleSource, String>);
 
 /// What one student handed in, found in a batch and not yet loaded.
 #[derive(Clone, Debug)]
@@ -191,7 +191,7 @@ impl Batch {
     /// the sources with `builder`.
     pub fn load(sandbox: &Sandbox, builder: &Builder, path: &Path) -> anyhow::Result<Batch> {
         let hand_ins = if path.is_dir() {
-            hand_ins(read_module_dir(path)?, false)
+            hand_ins(read_batch_dir(path)?, false)
         } else {
             let bytes = std::fs::read(path).with_context(|| format!("cannot open {}", path.display()))?;
             let files = read_zip(SharedBytes(Arc::new(bytes)), &mut { MAX_ZIP_UNPACKED_BYTES })
@@ -274,7 +274,7 @@ impl<P: Send> Batch<P> {
 /// The files of a directory a batch is made of (read when loaded): its modules and source
 /// files, and the sources and headers directly inside each of its folders (a student's
 /// folder). A symbolic link is listed with why it is not read.
-pub fn read_module_dir(path: &Path) -> anyhow::Result<Vec<ModuleFile>> {
+pub fn read_batch_dir(path: &Path) -> anyhow::Result<Vec<BatchFile>> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(path).with_context(|| format!("cannot read {}", path.display()))? {
         let entry = entry?;
@@ -326,7 +326,7 @@ fn dir_file(entry: &std::fs::DirEntry) -> std::io::Result<Result<ModuleSource, S
 /// there is one: a zip of a folder of submissions reads as that folder. Pitfall: a zip
 /// holding one student's folder alone thus reads as that folder's files, one submission
 /// each; zip the folder together with the others, or upload its source file.
-pub fn hand_ins(files: Vec<ModuleFile>, strip_folder: bool) -> Vec<HandIn> {
+pub fn hand_ins(files: Vec<BatchFile>, strip_folder: bool) -> Vec<HandIn> {
     let mut hand_ins: Vec<HandIn> = Vec::new();
     let mut sources: Vec<(Vec<&str>, &str, &Result<ModuleSource, String>)> = Vec::new();
     for (name, source) in &files {
@@ -434,7 +434,7 @@ pub fn base_name(path: &str) -> &str {
 /// files are skipped. Each entry is unpacked
 /// once here, into nothing, to measure it: the modules kept are taken from `budget`
 /// (bytes), shared by the zips of one batch, and past it the whole zip is an error.
-pub fn read_zip(zip: SharedBytes, budget: &mut u64) -> anyhow::Result<Vec<ModuleFile>> {
+pub fn read_zip(zip: SharedBytes, budget: &mut u64) -> anyhow::Result<Vec<BatchFile>> {
     let mut zip = zip::ZipArchive::new(Cursor::new(zip))?;
     anyhow::ensure!(zip.len() <= MAX_ZIP_ENTRIES, "it has {} entries, more than {MAX_ZIP_ENTRIES}", zip.len());
     let mut files = Vec::new();
@@ -558,7 +558,7 @@ mod tests {
     /// The hand-ins `hand_ins` finds among files of these names: `(id, file, what)` where
     /// what is `module`, the sorted source file names, or the reason.
     fn check(names: &[&str], strip_folder: bool, expected: &[(&str, &str, &str)]) {
-        let files: Vec<ModuleFile> = names.iter().map(|n| (n.to_string(), Ok(ModuleSource::Bytes(shared(b""))))).collect();
+        let files: Vec<BatchFile> = names.iter().map(|n| (n.to_string(), Ok(ModuleSource::Bytes(shared(b""))))).collect();
         let mut found: Vec<(String, String, String)> = hand_ins(files, strip_folder)
             .into_iter()
             .map(|h| {

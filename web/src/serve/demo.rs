@@ -11,7 +11,7 @@ use super::App;
 use super::db::{AnalysisSettings, Status};
 use super::upload::validate;
 use crate::problem::{PROBLEM_FILES, ProblemDir};
-use crate::submissions::{hand_ins, read_module_dir};
+use crate::submissions::{hand_ins, read_batch_dir};
 
 /// The demo problem graded before the service opens: the quickest of the three.
 const FIRST_ANALYSED: &str = "interval-sets";
@@ -35,7 +35,7 @@ pub fn load(app: &App, problems: &Path) -> anyhow::Result<()> {
         let problem = ProblemDir::load(&app.sandbox, &stored)?;
         let problem_id = app.db.add_problem(&name, &problem.toml.title, &stored.display().to_string(), true)?;
 
-        let files = hand_ins(read_module_dir(&dir.join("submissions"))?, false);
+        let files = hand_ins(read_batch_dir(&dir.join("submissions"))?, false);
         let roster = std::fs::read(dir.join("roster.csv")).ok().map(|bytes| ("roster.csv".to_owned(), bytes));
         let report = validate(app, &format!("{} (demo cohort)", problem.toml.title), files, Vec::new(), roster, false)
             .map_err(|e| anyhow::anyhow!("demo batch of {name}: {e}"))?;

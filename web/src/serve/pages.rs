@@ -955,7 +955,7 @@ fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg: Option<St
                      td.num { (a.passed) "/" (result.scored_tests()) } td.num { (format!("{:.1}", a.percent)) }
                      td.num { (a.counts.wrong) } td.num { (a.counts.crash) } td.num { (a.counts.timeout) }
                      td.num { (a.counts.memory + a.counts.output) }
-                     td { @if a.build.as_ref().is_some_and(|b| b.error.is_some()) { span.bad { "did not compile" } } @else { (a.failed.join(" ")) } } }
+                     td { @if a.not_built() { span.bad { "did not compile" } } @else { (a.failed.join(" ")) } } }
             }
         }
         h2 { "Correctness order" }

@@ -307,7 +307,7 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
     })?;
     // Those whose sources did not compile: their list is the compiler's message.
     let nothing = problem_dir.executor(&app.sandbox, []);
-    for a in analysis.answers.iter().filter(|a| a.build.as_ref().is_some_and(|b| b.error.is_some())) {
+    for a in analysis.answers.iter().filter(|a| a.not_built()) {
         let list = bug_list(&problem, &analysis, &a.id, 1, &nothing).context("every answer is in the analysis")?;
         lists.push((a.id.clone(), serde_json::to_string(&list)?));
     }
