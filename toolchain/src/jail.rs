@@ -21,7 +21,7 @@ use crate::ToolchainError;
 /// programs compile in seconds, a template or macro bomb runs for ever.
 pub const COMPILE_SECONDS: u64 = 60;
 /// The most address space the compiler may use: generous for any student program
-/// (rustc with `-O` on a large one: a few hundred MB), and it stops `#include "/dev/zero"`.
+/// (rustc optimising a large one: a few hundred MB), and it stops `#include "/dev/zero"`.
 pub const COMPILE_MEMORY_BYTES: u64 = 2 << 30;
 /// The most compiler messages kept (the rest is read and dropped): a page of errors is
 /// what a student reads; a flood of warnings must not fill memory.

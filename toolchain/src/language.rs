@@ -63,6 +63,12 @@ impl Language {
 
     /// The compiler's flags, without the source files and the output: the same for every
     /// submission (a submission cannot choose its flags).
+    ///
+    /// Rust is optimised as `cargo build --release` does (`opt-level=3`), in one codegen
+    /// unit as `fixtures/build.sh` builds the committed modules: an answer's fuel, and so
+    /// whether a slow answer fits its time budget, depends on the optimisation, and with
+    /// `-O` (`opt-level=2`) the cryptarithm cohort built from its sources got another suite
+    /// than from its modules.
     pub fn flags(self) -> &'static [&'static str] {
         match self {
             Language::C => &["--target=wasm32-wasi", "--sysroot=/usr", "-std=c17", "-O2", "-Wall", "-Wl,--strip-all", "-lm"],
@@ -79,7 +85,8 @@ impl Language {
             Language::Rust => &[
                 "--edition=2021",
                 "--target=wasm32-wasip1",
-                "-O",
+                "-Copt-level=3",
+                "-Ccodegen-units=1",
                 "-Cpanic=abort",
                 "-Cstrip=symbols",
                 "--crate-type=bin",
