@@ -7,7 +7,7 @@ use grader::{CheckerVerdict, Executor, RunOutcome};
 use web::problem::ProblemDir;
 
 fn problem(name: &str) -> ProblemDir {
-    ProblemDir::load(sandbox(), &root().join("fixtures/problems").join(name)).unwrap()
+    ProblemDir::load(sandbox(), &end_to_end::tools().builder, &root().join("fixtures/problems").join(name)).unwrap()
 }
 
 /// Runs the reference on each example input and compares with the expected output.

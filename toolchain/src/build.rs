@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::find::{Toolchain, Toolchains};
-use crate::jail::{Ended, Jail, Limits};
+use crate::jail::{Ended, Jail, Limits, Ran};
 use crate::language::{Language, OUTPUT};
 use crate::ToolchainError;
 
@@ -147,7 +147,7 @@ impl Builder {
     /// (`analysis.json` names the sources by [`Source::hash`], without the toolchain.)
     pub fn key(&self, source: &Source) -> Result<String, ToolchainError> {
         let toolchain = self.toolchain(source.language)?;
-        Ok(key(source, toolchain))
+        Ok(key(source, Kind::Program, toolchain))
     }
 
     fn toolchain(&self, language: Language) -> Result<&Toolchain, ToolchainError> {
@@ -170,10 +170,26 @@ impl Builder {
     /// compile (no toolchain for the language, no sandbox, a host failure): never for
     /// anything the sources do.
     pub fn build(&self, source: &Source) -> Result<Built, ToolchainError> {
+        self.build_as(source, Kind::Program)
+    }
+
+    /// Compiles a problem's generator: as [`Builder::build`], with the guest library of its
+    /// language ([`crate::guest`]: `bugrank_gen.h` to include, or the crate `bugrank_gen`
+    /// to `use`). A library file among the sources (the author's copy) is used instead.
+    pub fn build_generator(&self, source: &Source) -> Result<Built, ToolchainError> {
+        let (name, text) = crate::guest::library(source.language);
+        let mut source = source.clone();
+        if !source.files.iter().any(|(file, _)| file == name) {
+            source.files.push((name.to_owned(), text.as_bytes().to_vec()));
+        }
+        self.build_as(&source, Kind::Generator)
+    }
+
+    fn build_as(&self, source: &Source, kind: Kind) -> Result<Built, ToolchainError> {
         let toolchain = self.ready(source.language)?;
         let jail = self.jail()?;
         source.check_names()?;
-        let key = key(source, toolchain);
+        let key = key(source, kind, toolchain);
         if let Some(built) = self.cached(&key) {
             return Ok(built);
         }
@@ -181,36 +197,54 @@ impl Builder {
         for (name, bytes) in &source.files {
             std::fs::write(dir.path().join(name), bytes).map_err(|e| ToolchainError::Io(format!("cannot write {name}: {e}")))?;
         }
-        let built = match arguments(source) {
+        let built = match compiles(source, kind) {
             Err(message) => Built::Failed { failure: Failure::CompileError, message },
-            Ok(args) => {
-                let ran = jail.run(dir.path(), &toolchain.read_only, &toolchain.program, &args, &self.limits)?;
-                let messages = clean(&String::from_utf8_lossy(&ran.messages), ran.dropped, toolchain);
-                let out_of_memory = ["out of memory", "memory allocation of", "std::bad_alloc", "Cannot allocate memory"]
-                    .iter()
-                    .any(|sign| messages.contains(sign));
-                let (seconds, mib) = (self.limits.time.as_secs(), self.limits.memory_bytes >> 20);
-                let limit = |failure: Failure, what: String| {
-                    let message = if messages.is_empty() { what } else { format!("{what}:\n{messages}") };
-                    Built::Failed { failure, message }
-                };
-                match ran.ended {
-                    Ended::TimedOut => limit(Failure::TimeLimit, format!("the compiler took longer than {seconds} s")),
-                    Ended::Signalled(_) => limit(
-                        Failure::MemoryLimit,
-                        format!("the compiler was stopped by a limit (memory, time or file size) of {mib} MiB of memory or {seconds} s"),
-                    ),
-                    Ended::Exited(_) if out_of_memory => limit(Failure::MemoryLimit, format!("the compiler ran out of {mib} MiB of memory")),
-                    Ended::Exited(0) => match std::fs::read(dir.path().join(OUTPUT)) {
-                        Ok(wasm) => Built::Module { wasm, warnings: messages },
-                        Err(_) => Built::Failed { failure: Failure::CompileError, message: format!("{messages}\nthe compiler wrote no module").trim().to_owned() },
-                    },
-                    Ended::Exited(_) => Built::Failed { failure: Failure::CompileError, message: messages },
+            Ok(steps) => {
+                let mut warnings = Vec::new();
+                let mut failed = None;
+                for args in steps {
+                    let ran = jail.run(dir.path(), &toolchain.read_only, &toolchain.program, &args, &self.limits)?;
+                    match self.judge(ran, toolchain) {
+                        Ok(messages) => warnings.push(messages),
+                        Err(failure) => {
+                            failed = Some(failure);
+                            break;
+                        }
+                    }
                 }
+                let warnings = warnings.into_iter().filter(|w| !w.is_empty()).collect::<Vec<_>>().join("\n");
+                failed.unwrap_or_else(|| match std::fs::read(dir.path().join(OUTPUT)) {
+                    Ok(wasm) => Built::Module { wasm, warnings },
+                    Err(_) => Built::Failed { failure: Failure::CompileError, message: format!("{warnings}\nthe compiler wrote no module").trim().to_owned() },
+                })
             }
         };
         self.keep(&key, &built);
         Ok(built)
+    }
+
+    /// One run of the compiler: its messages (warnings) when it succeeded, else the
+    /// student's failure.
+    fn judge(&self, ran: Ran, toolchain: &Toolchain) -> Result<String, Built> {
+        let messages = clean(&String::from_utf8_lossy(&ran.messages), ran.dropped, toolchain);
+        let out_of_memory = ["out of memory", "memory allocation of", "std::bad_alloc", "Cannot allocate memory"]
+            .iter()
+            .any(|sign| messages.contains(sign));
+        let (seconds, mib) = (self.limits.time.as_secs(), self.limits.memory_bytes >> 20);
+        let limit = |failure: Failure, what: String| {
+            let message = if messages.is_empty() { what } else { format!("{what}:\n{messages}") };
+            Err(Built::Failed { failure, message })
+        };
+        match ran.ended {
+            Ended::TimedOut => limit(Failure::TimeLimit, format!("the compiler took longer than {seconds} s")),
+            Ended::Signalled(_) => limit(
+                Failure::MemoryLimit,
+                format!("the compiler was stopped by a limit (memory, time or file size) of {mib} MiB of memory or {seconds} s"),
+            ),
+            Ended::Exited(_) if out_of_memory => limit(Failure::MemoryLimit, format!("the compiler ran out of {mib} MiB of memory")),
+            Ended::Exited(0) => Ok(messages),
+            Ended::Exited(_) => Err(Built::Failed { failure: Failure::CompileError, message: messages }),
+        }
     }
 
     fn cached(&self, key: &str) -> Option<Built> {
@@ -229,9 +263,21 @@ impl Builder {
     }
 }
 
-fn key(source: &Source, toolchain: &Toolchain) -> String {
+/// What a build makes: a program (a submission, a reference, a checker) or a generator,
+/// which is built with the guest library.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Program,
+    Generator,
+}
+
+fn key(source: &Source, kind: Kind, toolchain: &Toolchain) -> String {
     let mut hash = Sha256::new();
-    for part in [CACHE_FORMAT, source.language.name(), &toolchain.version] {
+    let kind = match kind {
+        Kind::Program => "program",
+        Kind::Generator => "generator",
+    };
+    for part in [CACHE_FORMAT, kind, source.language.name(), &toolchain.version] {
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part.as_bytes());
     }
@@ -248,12 +294,19 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The compiler's arguments after its flags: the output and the sources (relative names,
-/// so that messages name the student's files as they wrote them).
-fn arguments(source: &Source) -> Result<Vec<String>, String> {
+/// The compiler's runs, each its arguments after the program: the flags, the output and
+/// the sources (relative names, so that messages name the student's files as they wrote
+/// them). One run, but two for a Rust generator: first its library crate.
+fn compiles(source: &Source, kind: Kind) -> Result<Vec<Vec<String>>, String> {
+    let library = (kind == Kind::Generator).then(|| crate::guest::library(source.language).0);
     let mut args: Vec<String> = source.language.flags().iter().map(|f| f.to_string()).collect();
     args.extend(["-o".to_owned(), OUTPUT.to_owned()]);
-    let sources: Vec<&String> = source.files.iter().map(|(name, _)| name).filter(|name| Language::of_file(name) == Some(source.language)).collect();
+    let sources: Vec<&String> = source
+        .files
+        .iter()
+        .map(|(name, _)| name)
+        .filter(|name| Language::of_file(name) == Some(source.language) && Some(name.as_str()) != library)
+        .collect();
     match source.language {
         Language::Rust => {
             // One crate: its root is the only `.rs` file, or `main.rs` (whose `mod`s the
@@ -265,11 +318,19 @@ fn arguments(source: &Source) -> Result<Vec<String>, String> {
                 })?,
             };
             args.push(root.to_string());
+            if let Some(library) = library {
+                let rlib = "libbugrank_gen.rlib";
+                let mut first: Vec<String> =
+                    source.language.flags().iter().filter(|f| !f.starts_with("--crate-")).map(|f| f.to_string()).collect();
+                first.extend(["--crate-type=rlib", "--crate-name=bugrank_gen", "-o", rlib, library].map(str::to_owned));
+                args.extend(["--extern".to_owned(), format!("bugrank_gen={rlib}")]);
+                return Ok(vec![first, args]);
+            }
         }
         _ if sources.is_empty() => return Err(format!("no {} source file", source.language)),
         _ => args.extend(sources.into_iter().cloned()),
     }
-    Ok(args)
+    Ok(vec![args])
 }
 
 /// The compiler's messages as a student should read them: no path of the build sandbox or

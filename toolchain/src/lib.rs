@@ -22,6 +22,7 @@
 
 mod build;
 mod find;
+pub mod guest;
 mod jail;
 mod language;
 

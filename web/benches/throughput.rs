@@ -28,7 +28,7 @@ fn fixtures() -> PathBuf {
 
 fn main() {
     let sandbox = Sandbox::new().unwrap();
-    let problem = ProblemDir::load(&sandbox, &fixtures()).unwrap();
+    let problem = ProblemDir::load(&sandbox, &toolchain::Builder::new(None), &fixtures()).unwrap();
     let executor = problem.executor(&sandbox, []);
     let inputs: Vec<Vec<u8>> =
         (0..1000).map(|i| executor.generate(ChoiceSource::for_random_test(1, i)).0.unwrap()).collect();

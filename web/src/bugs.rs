@@ -32,9 +32,9 @@ pub struct BugsArgs {
 /// The bug lists `args` asks for, in the analysis's answer order.
 pub fn run_bugs(tools: &Tools, args: &BugsArgs) -> anyhow::Result<Vec<BugList>> {
     let sandbox = &tools.sandbox;
-    let problem_dir = ProblemDir::load(sandbox, &args.problem)?;
+    let problem_dir = ProblemDir::load(sandbox, &tools.builder, &args.problem)?;
     let analysis = read_analysis(&args.analysis)?;
-    let batch = Batch::load(sandbox, &tools.builder, &args.submissions)?;
+    let batch = Batch::load(sandbox, &tools.builder, &problem_dir.toml.languages, &args.submissions)?;
     let lists = analysis
         .answers
         .iter()

@@ -108,12 +108,12 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<()> {
 /// Loads the problem, batch and roster and runs the analysis.
 pub fn run_grade(tools: &Tools, args: &GradeArgs) -> anyhow::Result<Graded> {
     let sandbox = &tools.sandbox;
-    let problem_dir = ProblemDir::load(sandbox, &args.problem)?;
+    let problem_dir = ProblemDir::load(sandbox, &tools.builder, &args.problem)?;
     let mut problem = problem_dir.problem();
     if let Some(stable_after) = args.stable_after {
         problem.search.stable_after = stable_after;
     }
-    let batch = Batch::load(sandbox, &tools.builder, &args.submissions)?;
+    let batch = Batch::load(sandbox, &tools.builder, &problem_dir.toml.languages, &args.submissions)?;
     let mut rejected = batch.rejected;
     let (roster, roster_rejected) = match &args.roster {
         Some(path) => read_roster(path)?,

@@ -1,5 +1,7 @@
-//! A problem directory: `problem.toml`, `statement.md`, `reference.wasm`, `generator.wasm`,
-//! and `checker.wasm` when several outputs can be right.
+//! A problem directory: `problem.toml`, `statement.md`, the reference, the generator, and
+//! a checker when several outputs can be right. Each program is a module
+//! (`reference.wasm`) or sources bugrank builds in the toolchain's sandbox
+//! (`reference.c`, `.cpp` or `.rs`; a generator with the guest library `bugrank_gen`).
 
 use std::path::{Path, PathBuf};
 
@@ -7,12 +9,36 @@ use anyhow::{Context, bail};
 use grader::{FuelPolicy, Oracle, SearchOptions};
 use sandbox::{Limits, MAX_MEMORY_BYTES, Program, Role, Sandbox};
 use serde::Deserialize;
+use toolchain::{Builder, Built, Language, Source};
 
 use crate::executor::SandboxExecutor;
 
-/// The files of a problem directory (a bundle's other files are ignored). `statement.md`
-/// is optional, and `checker.wasm` needed only when the oracle is a checker.
-pub const PROBLEM_FILES: [&str; 5] = ["problem.toml", "statement.md", "reference.wasm", "generator.wasm", "checker.wasm"];
+/// The programs of a problem, by the stem of their file: `reference.wasm` or
+/// `reference.{c,cpp,rs}`, and so on.
+pub const PROGRAMS: [&str; 3] = ["reference", "generator", "checker"];
+
+/// The files of a problem directory (a bundle's other files are ignored): the settings and
+/// statement, each program as a module or a source file, and the generator's guest library
+/// when the author keeps a copy. `statement.md` is optional, and the checker needed only
+/// when the oracle is a checker.
+pub const PROBLEM_FILES: [&str; 16] = [
+    "problem.toml",
+    "statement.md",
+    "reference.wasm",
+    "reference.c",
+    "reference.cpp",
+    "reference.rs",
+    "generator.wasm",
+    "generator.c",
+    "generator.cpp",
+    "generator.rs",
+    "checker.wasm",
+    "checker.c",
+    "checker.cpp",
+    "checker.rs",
+    "bugrank_gen.h",
+    "bugrank_gen.rs",
+];
 
 /// `problem.toml`. Every field but the title has a default.
 #[derive(Debug, Deserialize)]
@@ -25,6 +51,31 @@ pub struct ProblemToml {
     pub limits: LimitsToml,
     #[serde(default)]
     pub search: SearchToml,
+    /// The languages students' sources may be in (`["c", "cpp", "rust"]`, the default:
+    /// all). Modules are always accepted.
+    #[serde(default = "all_languages")]
+    pub languages: Vec<Language>,
+}
+
+fn all_languages() -> Vec<Language> {
+    Language::ALL.to_vec()
+}
+
+impl ProblemToml {
+    /// Reads and checks `dir/problem.toml`.
+    pub fn read(dir: &Path) -> anyhow::Result<ProblemToml> {
+        let toml_path = dir.join("problem.toml");
+        let text = std::fs::read_to_string(&toml_path).with_context(|| format!("cannot read {}", toml_path.display()))?;
+        let toml: ProblemToml = toml::from_str(&text).with_context(|| format!("{} is not valid", toml_path.display()))?;
+        let max_mib = MAX_MEMORY_BYTES >> 20;
+        if toml.limits.memory_mib == 0 || toml.limits.memory_mib > max_mib {
+            bail!("{}: limits.memory_mib must be between 1 and {max_mib}", toml_path.display());
+        }
+        if toml.languages.is_empty() {
+            bail!("{}: languages must name at least one of \"c\", \"cpp\", \"rust\"", toml_path.display());
+        }
+        Ok(toml)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -85,19 +136,36 @@ pub struct ProblemDir {
 }
 
 impl ProblemDir {
-    pub fn load(sandbox: &Sandbox, dir: &Path) -> anyhow::Result<ProblemDir> {
-        let toml_path = dir.join("problem.toml");
-        let text = std::fs::read_to_string(&toml_path)
-            .with_context(|| format!("cannot read {}", toml_path.display()))?;
-        let toml: ProblemToml =
-            toml::from_str(&text).with_context(|| format!("{} is not valid", toml_path.display()))?;
-        let max_mib = MAX_MEMORY_BYTES >> 20;
-        if toml.limits.memory_mib == 0 || toml.limits.memory_mib > max_mib {
-            bail!("{}: limits.memory_mib must be between 1 and {max_mib}", toml_path.display());
-        }
-        let load = |file: &str, role| -> anyhow::Result<Program> {
-            let path = dir.join(file);
-            let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    /// Reads `dir` and loads its programs, building those given as sources with `builder`
+    /// (cached as students' sources are). Pitfall: a module wins over sources beside it, as
+    /// in a batch: after editing `reference.c`, delete a stale `reference.wasm`.
+    pub fn load(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> anyhow::Result<ProblemDir> {
+        let toml = ProblemToml::read(dir)?;
+        let load = |stem: &str, role| -> anyhow::Result<Program> {
+            let (path, bytes) = match program_file(dir, stem)? {
+                ProgramFile::Module(path) => {
+                    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+                    (path, bytes)
+                }
+                ProgramFile::Source(path, language) => {
+                    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+                    let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+                    let mut source = Source { language, files: vec![(name, bytes)] };
+                    let built = if role == Role::Generator {
+                        let (library, _) = toolchain::guest::library(language);
+                        if let Ok(copy) = std::fs::read(dir.join(library)) {
+                            source.files.push((library.to_owned(), copy));
+                        }
+                        builder.build_generator(&source)
+                    } else {
+                        builder.build(&source)
+                    };
+                    match built.with_context(|| format!("cannot build {}", path.display()))? {
+                        Built::Module { wasm, .. } => (path, wasm),
+                        Built::Failed { message, .. } => bail!("{} does not compile:\n{message}", path.display()),
+                    }
+                }
+            };
             Ok(sandbox.load(&path.display().to_string(), &bytes, role)?)
         };
         let name = dir
@@ -108,10 +176,10 @@ impl ProblemDir {
         Ok(ProblemDir {
             dir: dir.to_owned(),
             name,
-            reference: load("reference.wasm", Role::Answer)?,
-            generator: load("generator.wasm", Role::Generator)?,
+            reference: load("reference", Role::Answer)?,
+            generator: load("generator", Role::Generator)?,
             checker: match toml.oracle {
-                Oracle::Checker => Some(load("checker.wasm", Role::Answer)?),
+                Oracle::Checker => Some(load("checker", Role::Answer)?),
                 _ => None,
             },
             toml,
@@ -151,6 +219,34 @@ impl ProblemDir {
             fuel: self.toml.limits.reference_fuel,
             memory_bytes: self.toml.limits.memory_mib << 20,
             output_bytes: self.toml.limits.output_bytes,
+        }
+    }
+}
+
+/// Where one of a problem's programs comes from.
+enum ProgramFile {
+    Module(PathBuf),
+    Source(PathBuf, Language),
+}
+
+/// The file of program `stem` in `dir`: its module, else its one source file.
+fn program_file(dir: &Path, stem: &str) -> anyhow::Result<ProgramFile> {
+    let module = dir.join(format!("{stem}.wasm"));
+    if module.is_file() {
+        return Ok(ProgramFile::Module(module));
+    }
+    let sources: Vec<(PathBuf, Language)> = ["c", "cpp", "rs"]
+        .iter()
+        .map(|extension| dir.join(format!("{stem}.{extension}")))
+        .filter(|path| path.is_file())
+        .filter_map(|path| Some((path.clone(), Language::of_file(&path.display().to_string())?)))
+        .collect();
+    match &sources[..] {
+        [(path, language)] => Ok(ProgramFile::Source(path.clone(), *language)),
+        [] => bail!("{} has no {stem}.wasm, nor a {stem}.c, {stem}.cpp or {stem}.rs to build it from", dir.display()),
+        _ => {
+            let names: Vec<String> = sources.iter().map(|(p, _)| p.file_name().unwrap_or_default().to_string_lossy().into_owned()).collect();
+            bail!("{} has {}: keep one source of {stem}", dir.display(), names.join(" and "))
         }
     }
 }

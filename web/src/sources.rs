@@ -11,6 +11,17 @@ use crate::submissions::{Loaded, ModuleSource};
 /// Reads one student's source files (plain names: headers included) into a [`Source`] in
 /// one language. Headers go with C and C++ sources; other files are left out.
 pub fn read(files: &[(String, ModuleSource)]) -> Result<Source, String> {
+    let language = language(files)?;
+    let mut source = Source { language, files: Vec::new() };
+    for (name, file) in files.iter().filter(|(name, _)| Language::of_file(name) == Some(language) || language.is_header(name)) {
+        source.files.push((name.clone(), file.read()?.into_owned()));
+    }
+    source.check_names().map_err(|bad| bad.to_string())?;
+    Ok(source)
+}
+
+/// The one language of a student's source files, by their names.
+pub fn language(files: &[(String, ModuleSource)]) -> Result<Language, String> {
     let mut languages: Vec<Language> = files.iter().filter_map(|(name, _)| Language::of_file(name)).collect();
     languages.sort();
     languages.dedup();
@@ -25,12 +36,7 @@ pub fn read(files: &[(String, ModuleSource)]) -> Result<Source, String> {
             return Err(format!("sources in {} languages ({}): a submission is written in one", names.len(), names.join(", ")));
         }
     };
-    let mut source = Source { language, files: Vec::new() };
-    for (name, file) in files.iter().filter(|(name, _)| Language::of_file(name) == Some(language) || language.is_header(name)) {
-        source.files.push((name.clone(), file.read()?.into_owned()));
-    }
-    source.check_names().map_err(|bad| bad.to_string())?;
-    Ok(source)
+    Ok(language)
 }
 
 /// Builds `source` (handed in as `file`) and loads its module. A compile error, a compile

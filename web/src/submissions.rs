@@ -189,7 +189,8 @@ fn is_hidden(part: &str) -> bool {
 impl Batch {
     /// Loads every module and source of a directory or a zip (see [`hand_ins`]), compiling
     /// the sources with `builder`.
-    pub fn load(sandbox: &Sandbox, builder: &Builder, path: &Path) -> anyhow::Result<Batch> {
+    /// Sources in a language the problem does not accept (`languages`) are rejected.
+    pub fn load(sandbox: &Sandbox, builder: &Builder, languages: &[Language], path: &Path) -> anyhow::Result<Batch> {
         let hand_ins = if path.is_dir() {
             hand_ins(read_batch_dir(path)?, false)
         } else {
@@ -198,7 +199,7 @@ impl Batch {
                 .with_context(|| format!("{} is not a readable zip", path.display()))?;
             hand_ins(files, true)
         };
-        Ok(Batch::from_hand_ins(sandbox, builder, &hand_ins))
+        Ok(Batch::from_hand_ins(sandbox, builder, &accept_languages(hand_ins, languages)))
     }
 
     /// Compiles (or builds, then compiles) each hand-in. Of two giving the same id, the
@@ -269,6 +270,20 @@ impl<P: Send> Batch<P> {
         batch.not_built.sort_by(|a, b| natural_cmp(&a.id, &b.id));
         batch
     }
+}
+
+/// `hand_ins` with the sources in a language not among `accepted` (a problem's
+/// `languages`) rejected, saying which it accepts. Modules are always accepted.
+pub fn accept_languages(mut hand_ins: Vec<HandIn>, accepted: &[Language]) -> Vec<HandIn> {
+    for hand_in in &mut hand_ins {
+        let Ok(Handed::Sources(files)) = &hand_in.what else { continue };
+        let Ok(language) = crate::sources::language(files) else { continue };
+        if !accepted.contains(&language) {
+            let names: Vec<&str> = accepted.iter().map(|l| l.name()).collect();
+            hand_in.what = Err(format!("{}: this problem accepts sources in {} (or modules), not {language}", hand_in.file, names.join(", ")));
+        }
+    }
+    hand_ins
 }
 
 /// The files of a directory a batch is made of (read when loaded): its modules and source

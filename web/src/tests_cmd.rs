@@ -57,8 +57,8 @@ pub fn read_suites(dir: &Path) -> anyhow::Result<Vec<(String, Vec<StudentTest>)>
 
 pub fn run_grade_tests(tools: &Tools, args: &GradeTestsArgs) -> anyhow::Result<Vec<SuiteScore>> {
     let sandbox = &tools.sandbox;
-    let problem_dir = ProblemDir::load(sandbox, &args.problem)?;
-    let batch = Batch::load(sandbox, &tools.builder, &args.submissions)?;
+    let problem_dir = ProblemDir::load(sandbox, &tools.builder, &args.problem)?;
+    let batch = Batch::load(sandbox, &tools.builder, &problem_dir.toml.languages, &args.submissions)?;
     let suites = read_suites(&args.tests)?;
     let executor = problem_dir.executor(sandbox, batch.submissions.iter().map(|s| &s.program));
     let ids: Vec<String> = batch.submissions.iter().map(|s| s.id.clone()).collect();

@@ -32,12 +32,12 @@ pub fn load(app: &App, problems: &Path) -> anyhow::Result<()> {
                 std::fs::copy(dir.join(file), stored.join(file)).with_context(|| format!("cannot copy {}", dir.join(file).display()))?;
             }
         }
-        let problem = ProblemDir::load(&app.sandbox, &stored)?;
+        let problem = ProblemDir::load(&app.sandbox, &app.builder, &stored)?;
         let problem_id = app.db.add_problem(&name, &problem.toml.title, &stored.display().to_string(), true)?;
 
         let files = hand_ins(read_batch_dir(&dir.join("submissions"))?, false);
         let roster = std::fs::read(dir.join("roster.csv")).ok().map(|bytes| ("roster.csv".to_owned(), bytes));
-        let report = validate(app, &format!("{} (demo cohort)", problem.toml.title), files, Vec::new(), roster, false)
+        let report = validate(app, &format!("{} (demo cohort)", problem.toml.title), &problem.toml.languages, files, Vec::new(), roster, false)
             .map_err(|e| anyhow::anyhow!("demo batch of {name}: {e}"))?;
         // The paper's three cohorts are three classes: `a01` of one is not `a01` of another.
         let course = format!("Demo: {}", problem.toml.title);

@@ -20,7 +20,7 @@ use super::upload::{Form, UploadReport, form_files, validate};
 use super::worker::LiveProgress;
 use super::{App, AppError, Page, exports};
 use crate::grade::{list_or_none, main_cohorts, score_rows, scores_csv};
-use crate::problem::{PROBLEM_FILES, ProblemDir};
+use crate::problem::{PROBLEM_FILES, ProblemDir, ProblemToml};
 use crate::submissions::RosterRow;
 
 type AppData = web::Data<Arc<App>>;
@@ -262,15 +262,18 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
         }
         wanted.push((base.to_owned(), bytes));
     }
-    for required in ["problem.toml", "reference.wasm", "generator.wasm"] {
-        if !wanted.iter().any(|(n, _)| n == required) {
-            return Err(bad(format!("the bundle has no {required} (at its top or in one folder)")));
+    if !wanted.iter().any(|(n, _)| n == "problem.toml") {
+        return Err(bad("the bundle has no problem.toml (at its top or in one folder)".into()));
+    }
+    for program in ["reference", "generator"] {
+        if !wanted.iter().any(|(n, _)| n.strip_prefix(program).is_some_and(|rest| rest.starts_with('.'))) {
+            return Err(bad(format!("the bundle has no {program}.wasm, nor a {program}.c, .cpp or .rs (at its top or in one folder)")));
         }
     }
     let name = folder.unwrap_or_else(|| file_name.trim_end_matches(".zip").to_owned());
     let dir = app.store.new_problem_dir(&name)?;
     let written: anyhow::Result<()> = wanted.iter().try_for_each(|(file, bytes)| super::store::write_atomically(&dir.join(file), bytes));
-    let loaded = written.map_err(AppError::Internal).and_then(|()| ProblemDir::load(&app.sandbox, &dir).map_err(|error| bad(format!("{error:#}"))));
+    let loaded = written.map_err(AppError::Internal).and_then(|()| ProblemDir::load(&app.sandbox, &app.builder, &dir).map_err(|error| bad(format!("{error:#}"))));
     match loaded {
         Ok(problem) => Ok((dir, name, problem.toml.title)),
         Err(error) => {
@@ -335,12 +338,15 @@ struct CompilerView {
     version: Result<String, String>,
     /// The compiler's fixed flags (the sources and `-o main.wasm` follow).
     flags: String,
+    /// Whether the problem accepts sources in this language (its `languages`).
+    accepted: bool,
 }
 
-fn compilers(app: &App) -> Vec<CompilerView> {
+fn compilers(app: &App, accepted: &[toolchain::Language]) -> Vec<CompilerView> {
     toolchain::Language::ALL
         .into_iter()
         .map(|language| CompilerView {
+            accepted: accepted.contains(&language),
             language: language.name(),
             version: app.builder.ready(language).map(|t| t.version.clone()).map_err(|missing| missing.to_string()),
             flags: language.flags().join(" "),
@@ -361,7 +367,7 @@ async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web
         settings: std::fs::read_to_string(dir.join("problem.toml")).unwrap_or_default(),
         batches: app.db.batches()?.into_iter().filter(|b| b.problem_id == problem.id).collect(),
         courses: app.db.courses()?,
-        compilers: compilers(&app),
+        compilers: compilers(&app, &accepted_languages(&problem)?),
         problem,
     };
     respond(&req, Some(&who), &view.problem.title.clone(), &view, |v| {
@@ -395,9 +401,10 @@ async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web
             p.muted { "Every student's sources are compiled the same way, in a sandbox (no network, no files but the compiler's), within "
                 (toolchain::COMPILE_SECONDS) " s and " (toolchain::COMPILE_MEMORY_BYTES >> 30) " GiB. A compile error is the student's result: they rank below everyone whose program compiled, and their page shows the compiler's message." }
             table {
-                tr { th { "Language" } th { "Compiler" } th { "Flags" } }
+                tr { th { "Language" } th { "Accepted" } th { "Compiler" } th { "Flags" } }
                 @for c in &v.compilers {
                     tr { td { (c.language) }
+                         td { @if c.accepted { "yes" } @else { span.muted { "no (not in this problem's " code { "languages" } ")" } } }
                          td { @match &c.version { Ok(version) => (version), Err(missing) => span.bad { (missing) } } }
                          td { code { (c.flags) } } }
                 }
@@ -421,6 +428,11 @@ async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web
 const UPLOAD_SAVED: &str = "saved";
 const UPLOAD_PENDING: &str = "pending";
 const UPLOAD_DISCARDED: &str = "discarded";
+
+/// The languages `problem` accepts students' sources in (its `problem.toml`).
+fn accepted_languages(problem: &ProblemRow) -> Result<Vec<toolchain::Language>, AppError> {
+    Ok(ProblemToml::read(std::path::Path::new(&problem.dir)).map_err(AppError::Internal)?.languages)
+}
 
 async fn upload_batch(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
     let problem = found(app.db.problem(path.into_inner())?)?;
@@ -448,7 +460,7 @@ async fn upload_batch(app: AppData, req: HttpRequest, who: Instructor, path: web
     let app2 = app.clone();
     let id = blocking(move || {
         let (modules, verdicts) = form_files(files);
-        let mut report = validate(&app2, &name, modules, verdicts, roster, false)?;
+        let mut report = validate(&app2, &name, &accepted_languages(&problem)?, modules, verdicts, roster, false)?;
         report.course = course;
         save_or_hold(&app2, problem.id, None, report)
     })
@@ -580,7 +592,8 @@ async fn upload_late(app: AppData, req: HttpRequest, who: Instructor, path: web:
             None => file,
         };
         let (modules, verdicts) = form_files(vec![(file, bytes)]);
-        let mut report = validate(&app2, &batch.name, modules, verdicts, None, true)?;
+        let problem = found(app2.db.problem(batch.problem_id)?)?;
+        let mut report = validate(&app2, &batch.name, &accepted_languages(&problem)?, modules, verdicts, None, true)?;
         let roster = app2.db.roster(batch.id)?;
         if !roster.is_empty() {
             for f in report.files.iter_mut().filter(|f| f.rejected.is_none()) {

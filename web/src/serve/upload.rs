@@ -162,7 +162,18 @@ pub fn form_files(files: Vec<(String, Vec<u8>)>) -> (Vec<HandIn>, Vec<FileVerdic
 /// given), and stores those that pass [`Batch::checked`]: modules, and sources as one
 /// bundle per student (they are compiled when an analysis loads them). Nothing is added to
 /// any batch here.
-pub fn validate(app: &App, name: &str, files: Vec<HandIn>, mut verdicts: Vec<FileVerdict>, roster: Option<(String, Vec<u8>)>, late: bool) -> Result<UploadReport, AppError> {
+/// Sources in a language the problem does not accept (`languages`) are rejected.
+#[allow(clippy::too_many_arguments)]
+pub fn validate(
+    app: &App,
+    name: &str,
+    languages: &[toolchain::Language],
+    files: Vec<HandIn>,
+    mut verdicts: Vec<FileVerdict>,
+    roster: Option<(String, Vec<u8>)>,
+    late: bool,
+) -> Result<UploadReport, AppError> {
+    let files = crate::submissions::accept_languages(files, languages);
     let batch = Batch::checked(&app.sandbox, &app.builder, &files);
     for r in batch.rejected {
         verdicts.push(FileVerdict { file: r.file, student: r.id, rejected: Some(r.reason), sha256: None });

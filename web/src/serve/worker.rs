@@ -177,7 +177,7 @@ fn retry<E: std::fmt::Display>(mut record: impl FnMut() -> Result<(), E>, sleep:
 
 /// The analysis itself: load, search, explain, save. Returns each student's bug list as JSON.
 fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &AtomicBool) -> anyhow::Result<Vec<(String, String)>> {
-    let problem_dir = ProblemDir::load(&app.sandbox, Path::new(&row.problem_dir))?;
+    let problem_dir = ProblemDir::load(&app.sandbox, &app.builder, Path::new(&row.problem_dir))?;
     let mut problem = problem_dir.problem();
     if let Some(stable_after) = row.stable_after {
         problem.search.stable_after = stable_after;
