@@ -4,6 +4,7 @@
 //! This crate is the edge of the system: it reads problem directories, batches and rosters,
 //! runs programs through the sandbox, and writes results. The method itself is `grader`'s.
 
+pub mod authoring;
 pub mod bugs;
 pub mod demo;
 pub mod executor;

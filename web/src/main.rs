@@ -2,7 +2,7 @@
 //! sources) by the bugs they contain.
 
 use clap::{Parser, Subcommand};
-use web::{bugs, demo, grade, report, serve, sources, stability, tests_cmd};
+use web::{authoring, bugs, demo, grade, report, serve, sources, stability, tests_cmd};
 
 #[derive(Parser)]
 #[command(name = "bugrank", version, about = "Ranks programs by the bugs black-box testing infers in them")]
@@ -31,6 +31,12 @@ enum Command {
     /// List the compilers found for students' sources (C, C++, Rust), with their fixed
     /// flags, or the command that installs each one missing.
     Toolchains,
+    /// Write a working problem into ./NAME to start from: statement, reference, generator,
+    /// problem.toml, and a correct and a buggy example submission.
+    NewProblem(authoring::NewProblemArgs),
+    /// Build a problem and check that it is ready for a class: the generator replays, the
+    /// reference handles 1,000 inputs, the checker accepts it, the examples do as named.
+    CheckProblem(authoring::CheckProblemArgs),
     /// Manage instructor accounts of the web service.
     #[command(subcommand)]
     User(UserCommand),
@@ -52,6 +58,8 @@ fn main() -> anyhow::Result<()> {
         Command::Demo(args) => demo::demo_command(&args),
         Command::Serve(args) => serve::serve_command(&args),
         Command::Toolchains => sources::toolchains_command(),
+        Command::NewProblem(args) => authoring::new_problem_command(&args),
+        Command::CheckProblem(args) => authoring::check_problem_command(&args),
         Command::User(UserCommand::Add(args)) => serve::user_command(&args),
     }
 }

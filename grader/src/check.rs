@@ -1,0 +1,303 @@
+//! Is a problem ready to grade a class? What `bugrank check-problem` checks before an
+//! author hands a problem to students: the generator, the reference, the checker and a
+//! correct and a buggy example, on the inputs an analysis's time budget is measured on.
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::{Executor, Problem, judge_answer, run_reference};
+use crate::budget::{CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration};
+use crate::generate::{ChoiceSource, TestCase};
+use crate::oracle::{CheckerVerdict, Oracle};
+
+/// Sample inputs shown with the reference's outputs: enough to see what the generator
+/// makes, few enough to read.
+pub const SAMPLES: usize = 6;
+
+/// Longest sample input or output shown, in characters (the rest is cut with `…`).
+const SAMPLE_CHARS: usize = 200;
+
+/// An example submission checked with the problem, and whether it should pass every input.
+#[derive(Clone, Debug)]
+pub struct Example {
+    pub id: String,
+    /// Its program number for the [`Executor`] (the reference is 0).
+    pub program: usize,
+    /// `true` for a correct example (it must pass every input), `false` for a buggy one
+    /// (it must fail at least one).
+    pub correct: bool,
+}
+
+/// What [`check_problem`] found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProblemCheck {
+    /// The generated inputs every check ran on: those the time budget is measured on.
+    pub inputs: u64,
+    pub checks: Vec<Check>,
+    /// The all-zero input first, then the first generated inputs, with the reference's
+    /// output on each.
+    pub samples: Vec<Sample>,
+    /// The reference's fuel over the inputs it handled.
+    pub cost: Cost,
+}
+
+/// One check: what is expected, whether it holds, and the evidence.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    pub what: String,
+    pub passed: bool,
+    pub detail: String,
+}
+
+/// An input and the reference's output on it (cut to a readable length).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    pub input: String,
+    pub output: String,
+}
+
+/// The distribution of the reference's fuel, to set `reference_fuel` and the answers'
+/// budget from (an answer gets at least `fuel_floor`, and `fuel_factor` times these).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cost {
+    pub min: u64,
+    pub median: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub max: u64,
+    /// The reference's fuel limit on one input (`limits.reference_fuel`).
+    pub limit: u64,
+}
+
+impl ProblemCheck {
+    /// Whether every check passed.
+    pub fn passed(&self) -> bool {
+        self.checks.iter().all(|c| c.passed)
+    }
+}
+
+/// One generated input, as the checks see it.
+struct Generated {
+    test: TestCase,
+    input: Result<Vec<u8>, String>,
+}
+
+/// Checks `problem` on [`CALIBRATION_INPUTS`] generated inputs (those its time budget is
+/// measured on), with `examples` as answers. Runs in parallel; the result depends only
+/// on the programs.
+pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Example]) -> ProblemCheck {
+    let generated: Vec<Generated> = (0..CALIBRATION_INPUTS)
+        .into_par_iter()
+        .map(|index| {
+            let (input, choices) = executor.generate(ChoiceSource::for_random_test(CALIBRATION_SEED, index));
+            Generated { test: choices.into_test_case(), input }
+        })
+        .collect();
+    let mut checks = Vec::new();
+
+    let failed: Vec<(&Generated, &String)> = generated.iter().filter_map(|g| Some((g, g.input.as_ref().err()?))).collect();
+    checks.push(Check {
+        what: "the generator writes an input for every sequence of choices".into(),
+        passed: failed.is_empty(),
+        detail: match failed.first() {
+            None => format!("{} of {} runs wrote an input", generated.len(), generated.len()),
+            Some((g, reason)) => format!("{} of {} runs failed; with the choices {:?}: {reason}", failed.len(), generated.len(), g.test.choices.0),
+        },
+    });
+
+    let replays: Vec<&Generated> = generated
+        .par_iter()
+        .filter(|g| g.input.is_ok() && executor.generate(ChoiceSource::replay(&g.test)).0 != g.input)
+        .collect();
+    checks.push(Check {
+        what: "the generator replays: the same choices give the same input".into(),
+        passed: replays.is_empty(),
+        detail: match replays.first() {
+            None => format!("{} inputs replayed byte for byte (shrinking depends on it)", generated.len() - failed.len()),
+            Some(g) => format!(
+                "{} inputs came out differently when replayed, first with the choices {:?}: does the generator read the clock, its environment or memory it did not set?",
+                replays.len(),
+                g.test.choices.0
+            ),
+        },
+    });
+
+    let inputs: Vec<&Vec<u8>> = generated.iter().filter_map(|g| g.input.as_ref().ok()).collect();
+    let zero = executor.generate(ChoiceSource::replay(&TestCase { size: 0, choices: Default::default() })).0;
+    checks.push(match &zero {
+        Err(reason) => Check { what: "all-zero choices give the simplest input".into(), passed: false, detail: format!("the generator failed: {reason}") },
+        Ok(zero) => {
+            let shorter = inputs.iter().filter(|input| input.len() < zero.len()).min_by_key(|input| input.len());
+            Check {
+                what: "all-zero choices give the simplest input".into(),
+                passed: shorter.is_none(),
+                detail: match shorter {
+                    None => format!("{} (no generated input is shorter)", shown(zero)),
+                    Some(input) => format!("{} is longer than the generated {}: choice 0 should always be the simplest option", shown(zero), shown(input)),
+                },
+            }
+        }
+    });
+
+    let references: Vec<Result<crate::oracle::Execution, String>> =
+        inputs.par_iter().map(|input| run_reference(problem, executor, input).map_err(|e| e.to_string())).collect();
+    let reference_failures: Vec<(usize, &String)> = references.iter().enumerate().filter_map(|(i, r)| Some((i, r.as_ref().err()?))).collect();
+    checks.push(Check {
+        what: format!("the reference handles the {} generated inputs within its fuel", inputs.len()),
+        passed: reference_failures.is_empty() && !inputs.is_empty(),
+        detail: match reference_failures.first() {
+            None => format!("{} of {} inputs, at most {} fuel of {}", inputs.len(), inputs.len(), references.iter().flatten().map(|r| r.fuel_used).max().unwrap_or(0), problem.fuel.reference),
+            Some((i, reason)) => format!("{} of {} inputs fail; on {}: {reason}", reference_failures.len(), inputs.len(), shown(inputs[*i])),
+        },
+    });
+
+    let handled: Vec<(&Vec<u8>, &crate::oracle::Execution)> = inputs.iter().zip(&references).filter_map(|(input, r)| Some((*input, r.as_ref().ok()?))).collect();
+    if problem.oracle == Oracle::Checker {
+        let rejected: Vec<(&Vec<u8>, String)> = handled
+            .par_iter()
+            .filter_map(|(input, reference)| match executor.check(input, &reference.stdout, &reference.stdout) {
+                Ok(CheckerVerdict::Accept) => None,
+                Ok(CheckerVerdict::Reject(reason)) => Some((*input, format!("rejected: {reason}"))),
+                Err(reason) => Some((*input, format!("failed: {reason}"))),
+            })
+            .collect();
+        checks.push(Check {
+            what: "the checker accepts the reference's outputs".into(),
+            passed: rejected.is_empty(),
+            detail: match rejected.first() {
+                None => format!("{} of {} outputs accepted", handled.len(), handled.len()),
+                Some((input, why)) => format!("{} of {} outputs not accepted; on {} the checker {why}", rejected.len(), handled.len(), shown(input)),
+            },
+        });
+    }
+
+    let calibration = Calibration::from_costs(handled.iter().map(|(input, r)| (input.len(), r.fuel_used)).collect());
+    for example in examples {
+        let failures: Vec<(&Vec<u8>, String)> = handled
+            .par_iter()
+            .filter_map(|(input, reference)| {
+                let fuel = problem.fuel.budget(reference.fuel_used, calibration.class(input.len())).fair;
+                let run = executor.run(example.program, input, fuel);
+                match judge_answer(problem, executor, input, reference, &run) {
+                    Ok(None) => None,
+                    Ok(Some(failure)) => Some((*input, format!("{:?}{}", failure.kind, failure.reason.map(|r| format!(": {r}")).unwrap_or_default()).to_lowercase())),
+                    Err(reason) => Some((*input, format!("the checker failed: {reason}"))),
+                }
+            })
+            .collect();
+        let first = failures.first().map(|(input, why)| format!("; first on {}: {why}", shown(input))).unwrap_or_default();
+        checks.push(if example.correct {
+            Check {
+                what: format!("the correct example `{}` passes every input", example.id),
+                passed: failures.is_empty(),
+                detail: format!("fails {} of {} inputs{first}", failures.len(), handled.len()),
+            }
+        } else {
+            Check {
+                what: format!("the buggy example `{}` fails some input", example.id),
+                passed: !failures.is_empty(),
+                detail: if failures.is_empty() {
+                    format!("passes all {} inputs: the generator never makes an input that shows its bug", handled.len())
+                } else {
+                    format!("fails {} of {} inputs{first}", failures.len(), handled.len())
+                },
+            }
+        });
+    }
+
+    let mut samples: Vec<Sample> = Vec::new();
+    let zero_run = zero.as_ref().ok().map(|input| (input, run_reference(problem, executor, input).map_err(|e| e.to_string())));
+    for (input, reference) in zero_run.into_iter().chain(inputs.iter().copied().zip(references.iter().cloned())) {
+        if samples.len() == SAMPLES {
+            break;
+        }
+        let input = shown_text(input);
+        if samples.iter().all(|s| s.input != input) {
+            let output = match reference {
+                Ok(run) => shown_text(&run.stdout),
+                Err(reason) => format!("({reason})"),
+            };
+            samples.push(Sample { input, output });
+        }
+    }
+
+    let mut fuel: Vec<u64> = handled.iter().map(|(_, r)| r.fuel_used).collect();
+    fuel.sort_unstable();
+    let at = |q: f64| fuel.get(((fuel.len().max(1) - 1) as f64 * q).round() as usize).copied().unwrap_or(0);
+    let cost = Cost { min: at(0.0), median: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1.0), limit: problem.fuel.reference };
+
+    ProblemCheck { inputs: generated.len() as u64, checks, samples, cost }
+}
+
+/// Bytes as text, cut to [`SAMPLE_CHARS`].
+fn shown_text(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    match text.char_indices().nth(SAMPLE_CHARS) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.into_owned(),
+    }
+}
+
+/// An input quoted in a sentence.
+fn shown(bytes: &[u8]) -> String {
+    format!("{:?}", shown_text(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::{Execution, RunOutcome};
+
+    /// Inputs are a number below 100; the reference doubles it. Program 1 doubles it too,
+    /// program 2 is wrong for 7; `replays` says whether the generator is deterministic.
+    struct Doubling {
+        replays: bool,
+        counter: std::sync::atomic::AtomicU64,
+    }
+
+    impl Executor for Doubling {
+        fn generate(&self, mut choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+            let mut n = choices.choice(99).unwrap();
+            if !self.replays {
+                n += self.counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 2;
+            }
+            (Ok(n.to_string().into_bytes()), choices)
+        }
+        fn run(&self, program: usize, input: &[u8], _fuel: u64) -> Execution {
+            let n: u64 = std::str::from_utf8(input).unwrap().parse().unwrap();
+            let answer = if program == 2 && n == 7 { 15 } else { 2 * n };
+            Execution { outcome: RunOutcome::Success, stdout: format!("{answer}\n").into_bytes(), fuel_used: 100 + n }
+        }
+    }
+
+    fn check(replays: bool) -> ProblemCheck {
+        let examples = [
+            Example { id: "correct".into(), program: 1, correct: true },
+            Example { id: "buggy".into(), program: 2, correct: false },
+        ];
+        check_problem(&Problem::default(), &Doubling { replays, counter: Default::default() }, &examples)
+    }
+
+    fn passed(check: &ProblemCheck) -> Vec<(&str, bool)> {
+        check.checks.iter().map(|c| (c.what.as_str(), c.passed)).collect()
+    }
+
+    #[test]
+    fn a_sound_problem_passes_every_check_and_shows_its_simplest_input_first() {
+        let report = check(true);
+        assert!(report.passed(), "{:#?}", report.checks);
+        assert_eq!(report.checks.len(), 6, "no checker: five checks of the problem and one per example ({:?})", passed(&report));
+        assert_eq!(report.samples[0], Sample { input: "0".into(), output: "0\n".into() });
+        assert_eq!(report.samples.len(), SAMPLES);
+        assert_eq!((report.cost.min, report.cost.max), (100, 199));
+        assert!(report.checks[5].detail.starts_with("fails ") && report.checks[5].detail.contains("on \"7\""), "{}", report.checks[5].detail);
+    }
+
+    #[test]
+    fn a_generator_that_does_not_replay_is_found_out() {
+        let report = check(false);
+        let what: Vec<(&str, bool)> = passed(&report);
+        assert_eq!(what[1], ("the generator replays: the same choices give the same input", false), "{what:?}");
+        assert!(!report.passed());
+    }
+}
