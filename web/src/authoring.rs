@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use grader::{Check, Example, ProblemCheck};
-use toolchain::Language;
+use sandbox::Sandbox;
+use toolchain::{Builder, Language};
 
-use crate::Tools;
 use crate::problem::ProblemDir;
 use crate::submissions::Batch;
 
@@ -89,11 +89,11 @@ pub fn new_problem_command(args: &NewProblemArgs) -> anyhow::Result<()> {
 
 /// Builds the problem in `dir` and checks it, with the examples of `dir/submissions`
 /// (`correct…` and `buggy…`; an example that does not compile fails its check).
-pub fn run_check_problem(tools: &Tools, dir: &Path) -> anyhow::Result<(ProblemDir, ProblemCheck)> {
-    let problem_dir = ProblemDir::load(&tools.sandbox, &tools.builder, dir)?;
+pub fn run_check_problem(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> anyhow::Result<(ProblemDir, ProblemCheck)> {
+    let problem_dir = ProblemDir::load(sandbox, builder, dir)?;
     let examples_dir = dir.join("submissions");
     let batch = if examples_dir.is_dir() {
-        Batch::load(&tools.sandbox, &tools.builder, &Language::ALL, &examples_dir)?
+        Batch::load(sandbox, builder, &Language::ALL, &examples_dir)?
     } else {
         Batch { submissions: Vec::new(), not_built: Vec::new(), rejected: Vec::new() }
     };
@@ -110,7 +110,7 @@ pub fn run_check_problem(tools: &Tools, dir: &Path) -> anyhow::Result<(ProblemDi
             examples.push(Example { id: submission.id.clone(), program: programs.len(), correct });
         }
     }
-    let executor = problem_dir.executor(&tools.sandbox, programs);
+    let executor = problem_dir.executor(sandbox, programs);
     let mut report = grader::check_problem(&problem_dir.problem(), &executor, &examples);
     for not_built in batch.not_built.iter().filter(|n| expectation(&n.id).is_some()) {
         let message = not_built.build.error.clone().unwrap_or_default();
@@ -149,7 +149,7 @@ pub fn check_text(problem: &ProblemDir, report: &ProblemCheck) -> String {
 
 pub fn check_problem_command(args: &CheckProblemArgs) -> anyhow::Result<()> {
     let tools = crate::cli_tools()?;
-    let (problem, report) = run_check_problem(&tools, &args.dir)?;
+    let (problem, report) = run_check_problem(&tools.sandbox, &tools.builder, &args.dir)?;
     print!("{}", check_text(&problem, &report));
     if !report.passed() {
         bail!("{} is not ready to grade a class", args.dir.display());

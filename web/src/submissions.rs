@@ -176,7 +176,7 @@ pub fn source_id(file_name: &str) -> Option<&str> {
 }
 
 /// True for the files a batch is made of: modules, sources and headers.
-fn is_batch_file(file_name: &str) -> bool {
+pub fn is_batch_file(file_name: &str) -> bool {
     module_id(file_name).is_some() || source_id(file_name).is_some() || Language::ALL.iter().any(|l| l.is_header(file_name))
 }
 

@@ -20,7 +20,7 @@ use super::upload::{Form, UploadReport, form_files, validate};
 use super::worker::LiveProgress;
 use super::{App, AppError, Page, exports};
 use crate::grade::{list_or_none, main_cohorts, score_rows, scores_csv};
-use crate::problem::{PROBLEM_FILES, ProblemDir, ProblemToml};
+use crate::problem::{PROBLEM_FILES, ProblemToml};
 use crate::submissions::RosterRow;
 
 type AppData = web::Data<Arc<App>>;
@@ -243,12 +243,16 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
             return Err(bad(format!("unsafe path in zip (absolute or with `..`): {name}")));
         }
         let parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
-        let (dir, base) = match parts[..] {
-            [base] => (None, base),
-            [dir, base] => (Some(dir.to_owned()), base),
+        // The problem's files, at the top or in one folder, and its examples in
+        // `submissions/` there (the layout `bugrank new-problem` writes).
+        let (dir, file) = match parts[..] {
+            ["submissions", base] if is_example(base) => (None, format!("submissions/{base}")),
+            [dir, "submissions", base] if is_example(base) => (Some(dir.to_owned()), format!("submissions/{base}")),
+            [base] if PROBLEM_FILES.contains(&base) => (None, base.to_owned()),
+            [dir, base] if PROBLEM_FILES.contains(&base) => (Some(dir.to_owned()), base.to_owned()),
             _ => continue,
         };
-        if entry.is_dir() || !PROBLEM_FILES.contains(&base) {
+        if entry.is_dir() {
             continue;
         }
         if dir.is_some() {
@@ -260,7 +264,7 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
         if bytes.len() > sandbox::MAX_MODULE_BYTES {
             return Err(bad(format!("{name} is larger than {} bytes", sandbox::MAX_MODULE_BYTES)));
         }
-        wanted.push((base.to_owned(), bytes));
+        wanted.push((file, bytes));
     }
     if !wanted.iter().any(|(n, _)| n == "problem.toml") {
         return Err(bad("the bundle has no problem.toml (at its top or in one folder)".into()));
@@ -272,9 +276,21 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
     }
     let name = folder.unwrap_or_else(|| file_name.trim_end_matches(".zip").to_owned());
     let dir = app.store.new_problem_dir(&name)?;
-    let written: anyhow::Result<()> = wanted.iter().try_for_each(|(file, bytes)| super::store::write_atomically(&dir.join(file), bytes));
-    let loaded = written.map_err(AppError::Internal).and_then(|()| ProblemDir::load(&app.sandbox, &app.builder, &dir).map_err(|error| bad(format!("{error:#}"))));
-    match loaded {
+    let written: anyhow::Result<()> = wanted.iter().try_for_each(|(file, bytes)| {
+        std::fs::create_dir_all(dir.join(file).parent().unwrap_or(&dir))?;
+        super::store::write_atomically(&dir.join(file), bytes)
+    });
+    // The check builds the problem (sandboxed, as students' sources are) and keeps its
+    // report for the problem page.
+    let checked = written.map_err(AppError::Internal).and_then(|()| {
+        crate::authoring::run_check_problem(&app.sandbox, &app.builder, &dir).map_err(|error| bad(format!("{error:#}")))
+    });
+    let kept = checked.and_then(|(problem, report)| {
+        let json = serde_json::to_vec_pretty(&report).map_err(|e| AppError::Internal(e.into()))?;
+        super::store::write_atomically(&dir.join(CHECK_REPORT), &json).map_err(AppError::Internal)?;
+        Ok(problem)
+    });
+    match kept {
         Ok(problem) => Ok((dir, name, problem.toml.title)),
         Err(error) => {
             // Nothing of a refused bundle stays: not its files, not its numbered folder.
@@ -282,6 +298,14 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
             Err(error)
         }
     }
+}
+
+/// The file in a stored problem's folder that keeps its check report (`ProblemCheck`).
+const CHECK_REPORT: &str = "check.json";
+
+/// Whether `file` is an example submission of a problem bundle (`correct…`, `buggy…`).
+fn is_example(file: &str) -> bool {
+    (file.starts_with("correct") || file.starts_with("buggy")) && crate::submissions::is_batch_file(file)
 }
 
 /// The one bundle of a form.
@@ -328,6 +352,9 @@ struct ProblemView {
     courses: Vec<String>,
     /// How each language's sources are compiled here, the same for every student.
     compilers: Vec<CompilerView>,
+    /// The check of the problem made when its bundle was uploaded (`bugrank
+    /// check-problem`'s report); none for the demo problems.
+    check: Option<grader::ProblemCheck>,
 }
 
 /// One language's compiler on this machine, or what installs it.
@@ -368,6 +395,7 @@ async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web
         batches: app.db.batches()?.into_iter().filter(|b| b.problem_id == problem.id).collect(),
         courses: app.db.courses()?,
         compilers: compilers(&app, &accepted_languages(&problem)?),
+        check: std::fs::read(dir.join(CHECK_REPORT)).ok().and_then(|json| serde_json::from_slice(&json).ok()),
         problem,
     };
     respond(&req, Some(&who), &view.problem.title.clone(), &view, |v| {
@@ -397,6 +425,25 @@ async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web
             @match &v.statement { Some(s) => div.card { (markdown(s)) }, None => p.muted { "This problem has no statement.md." } }
             h2 { "Settings" }
             pre { (v.settings) }
+            @if let Some(check) = &v.check {
+                h2 { "Problem check" }
+                p.muted { "Made when the bundle was uploaded, on the " (check.inputs) " generated inputs the time budget is measured on (the same as " code { "bugrank check-problem" } "). Examples in the bundle's " code { "submissions/" } " folder named " code { "correct…" } " must pass every input, those named " code { "buggy…" } " fail some." }
+                p { @if check.passed() { span.ok { "Ready: every check passed." } } @else { span.bad { (check.checks.iter().filter(|c| !c.passed).count()) " of " (check.checks.len()) " checks failed: fix the problem before grading a class with it." } } }
+                table {
+                    tr { th { "Check" } th { "Result" } th { "Evidence" } }
+                    @for c in &check.checks {
+                        tr { td { (c.what) } td { @if c.passed { span.ok { "ok" } } @else { span.bad { "failed" } } } td { (c.detail) } }
+                    }
+                }
+                details {
+                    summary { "Sample inputs and the reference's outputs; the reference's cost" }
+                    table {
+                        tr { th { "Input" } th { "Reference's output" } }
+                        @for sample in &check.samples { tr { td { pre { (sample.input) } } td { pre { (sample.output) } } } }
+                    }
+                    p { "The reference's fuel per input: min " (check.cost.min) ", median " (check.cost.median) ", 90% " (check.cost.p90) ", 99% " (check.cost.p99) ", max " (check.cost.max) " (its limit: " (check.cost.limit) ")." }
+                }
+            }
             h2 { "How sources are compiled" }
             p.muted { "Every student's sources are compiled the same way, in a sandbox (no network, no files but the compiler's), within "
                 (toolchain::COMPILE_SECONDS) " s and " (toolchain::COMPILE_MEMORY_BYTES >> 30) " GiB. A compile error is the student's result: they rank below everyone whose program compiled, and their page shows the compiler's message." }

@@ -95,3 +95,68 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     files
 }
+
+/// The files of a new C problem (`bugrank new-problem`) as `(path in a folder, bytes)`,
+/// with `edits` applied.
+fn new_problem_files(edits: &[(&str, &str)]) -> Vec<(String, Vec<u8>)> {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("largest");
+    web::authoring::new_problem(&dir, "largest", web::authoring::AuthorLanguage::C).unwrap();
+    for (file, text) in edits {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
+    let mut files = Vec::new();
+    for name in ["problem.toml", "statement.md", "reference.c", "generator.c", "submissions/correct.c", "submissions/buggy.c"] {
+        files.push((format!("largest/{name}"), std::fs::read(dir.join(name)).unwrap()));
+    }
+    files
+}
+
+fn bundle(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    zip(&files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>())
+}
+
+#[test]
+fn a_problem_bundle_of_sources_is_built_in_the_sandbox_and_its_page_shows_the_check_report() {
+    if !can_build() {
+        return;
+    }
+    let data = tempfile::tempdir().unwrap();
+    let service = Service::start(data.path(), &[]);
+    let client = service.instructor();
+
+    // Without the guest library in the bundle: the generator gets bugrank's own.
+    let reply = client.upload("/problems", &[], &[("bundle", "largest.zip", &bundle(&new_problem_files(&[])))]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let problem = reply.redirect_id();
+    let page = client.get(&format!("/problems/{problem}")).body;
+    assert!(page.contains("Problem check") && page.contains("Ready: every check passed."), "{page}");
+    for check in ["the generator replays", "the reference handles the 1000 generated inputs", "the correct example `correct` passes every input", "the buggy example `buggy` fails some input"] {
+        assert!(page.contains(check), "the page lists `{check}`");
+    }
+    assert!(page.contains("The reference&#39;s fuel per input: min ") || page.contains("The reference's fuel per input: min "), "{page}");
+
+    // The problem accepts C only: a Rust source is rejected at upload, naming why.
+    let c_only = "title = \"largest\"\nlanguages = [\"c\"]\n";
+    let reply = client.upload("/problems", &[], &[("bundle", "c-only.zip", &bundle(&new_problem_files(&[("problem.toml", c_only)])))]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let c_only = reply.redirect_id();
+    assert!(client.get(&format!("/problems/{c_only}")).body.contains("not in this problem"), "Rust and C++ are shown as not accepted");
+    let rust = b"fn main() { println!(\"empty\"); }\n";
+    let c = b"#include <stdio.h>\nint main(void) { puts(\"empty\"); return 0; }\n";
+    let reply = client.upload(&format!("/problems/{c_only}/batches"), &[("name", "One"), ("course", "C101")], &[("modules", "s1.rs", rust), ("modules", "s2.c", c)]);
+    let upload = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
+    let files = upload["report"]["files"].as_array().unwrap_or_else(|| panic!("{upload:#}"));
+    let rejected = files.iter().find(|f| f["file"] == "s1.rs").unwrap_or_else(|| panic!("{upload:#}"))["rejected"].as_str().unwrap().to_owned();
+    assert!(rejected.contains("this problem accepts sources in C (or modules), not Rust"), "{rejected}");
+    assert!(files.iter().find(|f| f["file"] == "s2.c").unwrap()["rejected"].is_null(), "{upload:#}");
+
+    // A reference that includes a host file does not compile, and the file's content
+    // appears nowhere; the bundle is refused with the compiler's message.
+    let secret = std::fs::read_to_string("/etc/passwd").unwrap().lines().next().unwrap().to_owned();
+    let hostile = "#include \"/etc/passwd\"\nint main(void) { return 0; }\n";
+    let reply = client.upload("/problems", &[], &[("bundle", "hostile.zip", &bundle(&new_problem_files(&[("reference.c", hostile)])))]);
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert!(reply.body.contains("reference.c does not compile"), "{}", reply.body);
+    assert!(!reply.body.contains(&secret), "the host's password file stays out of the page");
+}
