@@ -69,10 +69,19 @@ fn check_problem_names_what_is_wrong_with_a_problem() {
     let root = edited(&[("submissions/correct.c", &buggy)]);
     assert_eq!(failed(&root.path().join("p")), ["the correct example `correct` passes every input"]);
 
-    // A generator whose choice 0 is not its simplest input, and which never makes a
-    // negative number, so the buggy example's bug goes unseen.
+    // A generator that fails on choice 0: no simplest input, and some runs write nothing.
+    let root = edited(&[("generator.c", "#include <stdio.h>\n#include <stdlib.h>\n#include \"bugrank_gen.h\"\nint main(void) { if (bg_choice(9) == 0) abort(); printf(\"1\\n\"); return 0; }\n")]);
+    let names = failed(&root.path().join("p"));
+    assert!(names.contains(&"all-zero choices give the simplest input, which the reference handles".to_owned()), "{names:?}");
+    assert!(names.contains(&"the generator writes an input for every sequence of choices".to_owned()), "{names:?}");
+
+    // A generator whose choice 0 is longer than other inputs it makes is pointed out, and
+    // one that never makes a negative number leaves the buggy example's bug unseen.
     let root = edited(&[("generator.c", "#include <stdio.h>\n#include \"bugrank_gen.h\"\nint main(void) { unsigned long long r = bg_choice(9); printf(\"%llu\\n\", r == 0 ? 10 : r); return 0; }\n")]);
-    assert_eq!(failed(&root.path().join("p")), ["all-zero choices give the simplest input", "the buggy example `buggy` fails some input"]);
+    let (_, report) = run_check_problem(&tools().sandbox, &tools().builder, &root.path().join("p")).unwrap();
+    let zero = report.checks.iter().find(|c| c.what.starts_with("all-zero choices")).unwrap();
+    assert!(zero.passed && zero.detail.contains("Shorter inputs are generated too, such as \""), "{}", zero.detail);
+    assert_eq!(failed(&root.path().join("p")), ["the buggy example `buggy` fails some input"]);
 
     // A reference that crashes on some inputs.
     let crashing = "#include <stdio.h>\n#include <stdlib.h>\nint main(void) { long long x, m = 0; int any = 0;\n while (scanf(\"%lld\", &x) == 1) { if (x == 2147483647) abort(); if (!any || x > m) m = x; any = 1; }\n if (any) printf(\"%lld\\n\", m); else printf(\"empty\\n\"); return 0; }\n";
