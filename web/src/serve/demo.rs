@@ -18,7 +18,7 @@ const FIRST_ANALYSED: &str = "interval-sets";
 
 pub fn load(app: &App, problems: &Path) -> anyhow::Result<()> {
     let Ok(entries) = std::fs::read_dir(problems) else {
-        println!("no demo data: {} does not exist (start from the repository's root, or pass --demo DIR)", problems.display());
+        println!("no demo data: {} does not exist", problems.display());
         return Ok(());
     };
     let mut dirs: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.join("problem.toml").is_file()).collect();

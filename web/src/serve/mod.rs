@@ -38,9 +38,10 @@ pub struct ServeArgs {
     /// Address to listen on; port 0 picks a free port (the URL is printed).
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub bind: String,
-    /// Problems (each with submissions/ and roster.csv) loaded as demo data on first start.
-    #[arg(long, default_value = "fixtures/problems")]
-    pub demo: PathBuf,
+    /// Problems (each with submissions/ and roster.csv) loaded as demo data on first start
+    /// (default: the three problems of the paper built into bugrank).
+    #[arg(long)]
+    pub demo: Option<PathBuf>,
     /// Start with an empty store instead of the demo data.
     #[arg(long)]
     pub no_demo: bool,
@@ -186,7 +187,8 @@ pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
     }
     worker::start(app.clone(), args.workers.max(1), args.threads)?;
     if !args.no_demo && app.db.problems()?.is_empty() {
-        demo::load(&app, &args.demo)?;
+        let (problems, _kept) = crate::demo::demo_problems(args.demo.as_deref())?;
+        demo::load(&app, &problems)?;
     }
     let data = web::Data::new(app);
     let server = actix_web::HttpServer::new(move || {

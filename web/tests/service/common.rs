@@ -24,14 +24,30 @@ pub struct Service {
     pub password: String,
 }
 
+/// `bugrank serve` on `data`, on a free port, with `args`.
+fn serve_command(data: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
+    command.args(["serve", "--bind", "127.0.0.1:0", "--data"]).arg(data).args(args);
+    command
+}
+
 impl Service {
-    /// Starts the service on `data` with `--no-demo` unless `args` ask for demo data.
+    /// Starts the service on `data` with `args`, without demo data.
     pub fn start(data: &Path, args: &[&str]) -> Service {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
-        command.args(["serve", "--bind", "127.0.0.1:0", "--data"]).arg(data).args(args);
-        if !args.contains(&"--demo") {
-            command.arg("--no-demo");
-        }
+        let mut command = serve_command(data, args);
+        command.arg("--no-demo");
+        Service::spawn(command)
+    }
+
+    /// Starts the service on `data` with the demo data built into the binary, from `data`
+    /// as its working directory: the README's command, run anywhere.
+    pub fn start_with_demo(data: &Path) -> Service {
+        let mut command = serve_command(data, &[]);
+        command.current_dir(data);
+        Service::spawn(command)
+    }
+
+    fn spawn(mut command: Command) -> Service {
         let child = command.stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().expect("bugrank starts");
         // Owned by the guard at once, so that the process dies with a failing test.
         let mut service = Service { child, url: String::new(), password: String::new() };
