@@ -115,7 +115,7 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         detail: match replays.first() {
             None => format!("{} inputs replayed byte for byte (shrinking depends on it)", generated.len() - failed.len()),
             Some(g) => format!(
-                "{} inputs came out differently when replayed, first with the choices {:?}: does the generator read the clock, its environment or memory it did not set?",
+                "{} inputs came out differently when replayed, first with the choices {:?}: the sandbox freezes clocks and random bytes, so does the generator read memory it did not set, or the executor misbehave?",
                 replays.len(),
                 g.test.choices.0
             ),

@@ -83,6 +83,14 @@ fn check_problem_names_what_is_wrong_with_a_problem() {
     assert!(zero.passed && zero.detail.contains("Shorter inputs are generated too, such as \""), "{}", zero.detail);
     assert_eq!(failed(&root.path().join("p")), ["the buggy example `buggy` fails some input"]);
 
+    // An example that does not compile, and one in a language the problem does not accept.
+    let root = edited(&[
+        ("problem.toml", "title = \"p\"\nlanguages = [\"c\"]\n"),
+        ("submissions/correct2.c", "int main(void) { return 0 }\n"),
+        ("submissions/buggy2.rs", "fn main() {}\n"),
+    ]);
+    assert_eq!(failed(&root.path().join("p")), ["the example `correct2` compiles", "the example buggy2.rs can be graded"]);
+
     // A reference that crashes on some inputs.
     let crashing = "#include <stdio.h>\n#include <stdlib.h>\nint main(void) { long long x, m = 0; int any = 0;\n while (scanf(\"%lld\", &x) == 1) { if (x == 2147483647) abort(); if (!any || x > m) m = x; any = 1; }\n if (any) printf(\"%lld\\n\", m); else printf(\"empty\\n\"); return 0; }\n";
     let root = edited(&[("reference.c", crashing)]);
@@ -101,21 +109,41 @@ fn check_problem_names_what_is_wrong_with_a_problem() {
     assert!(error.contains("reference.c and reference.rs: keep one source of reference"), "{error}");
 }
 
+#[test]
+fn the_cryptarithm_problem_is_ready_and_its_checker_accepts_the_references_outputs() {
+    let dir = end_to_end::root().join("fixtures/problems/cryptarithm");
+    let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &dir).unwrap();
+    let text = check_text(&problem, &report);
+    assert!(report.passed(), "{text}");
+    assert!(text.contains("ok    the checker accepts the reference's outputs: 1000 of 1000 outputs accepted"), "{text}");
+    assert!(!text.contains("example"), "its cohort's submissions are not examples: {text}");
+}
+
 /// A generator using every function of the guest library, in C and in Rust, printing each
 /// value: for the same choices both must print the same.
 const EVERY_FUNCTION_C: &str = r#"#include <stdio.h>
 #include "bugrank_gen.h"
+/* Each value is drawn in its own statement: C leaves the order of a call's arguments open. */
 int main(void) {
     static const uint64_t weights[4] = {0, 3, 0, 1};
     char text[13];
-    printf("%llu %u %d\n", (unsigned long long)bg_choice(1000), bg_size(), bg_bool());
-    printf("%lld %lld %lld %lld\n", (long long)bg_int_in(-5, 1000), (long long)bg_int_in(7, -3), (long long)bg_int_in(INT64_MIN, INT64_MAX), (long long)bg_int_in(-100, -50));
-    printf("%d %d %zu %d\n", bg_small_int(), bg_i32_any(), bg_weighted(weights, 4), BG_ONE_OF(BG_I32_CORNERS));
+    unsigned long long choice = bg_choice(1000);
+    unsigned size = bg_size();
+    int flag = bg_bool();
+    printf("%llu %u %d\n", choice, size, flag);
+    long long a = bg_int_in(-5, 1000), b = bg_int_in(7, -3), c = bg_int_in(INT64_MIN, INT64_MAX), d = bg_int_in(-100, -50);
+    printf("%lld %lld %lld %lld\n", a, b, c, d);
+    int small = bg_small_int(), any = bg_i32_any();
+    size_t weighted = bg_weighted(weights, 4);
+    int corner = BG_ONE_OF(BG_I32_CORNERS);
+    printf("%d %d %zu %d\n", small, any, weighted, corner);
     bg_many many = bg_many_new(5);
     while (bg_many_more(&many)) printf("[%d]", bg_small_int());
-    printf(" %zu %zu\n", many.count, bg_length_cap(1000));
+    size_t cap = bg_length_cap(1000);
+    printf(" %zu %zu\n", many.count, cap);
     bg_string_of("ab@.", 12, text);
-    printf("%s|%d\n", text, bg_more());
+    int more = bg_more();
+    printf("%s|%d\n", text, more);
     return 0;
 }
 "#;
@@ -158,4 +186,50 @@ fn the_c_generator_library_gives_the_same_values_as_the_rust_one_for_the_same_ch
         lines.extend(from_c.lines().map(str::to_owned));
     }
     assert!(lines.len() > 1000, "the values vary: {} distinct lines", lines.len());
+}
+
+/// The native stand-ins for the host (a generator built with plain `cc` or `rustc`, to try
+/// it out) read the environment alike: bad entries of `BUGRANK_CHOICES` are skipped,
+/// values out of range folded, white space ignored, bad sizes and seeds fall back.
+#[test]
+fn built_natively_the_c_and_rust_generator_libraries_read_the_environment_alike() {
+    let Some(cc) = ["cc", "clang", "gcc"].into_iter().find(|cc| std::process::Command::new(cc).arg("--version").output().is_ok()) else {
+        assert!(std::env::var_os("CI").is_none(), "under CI a C compiler is installed");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    std::fs::write(path("bugrank_gen.h"), toolchain::guest::C_HEADER).unwrap();
+    std::fs::write(path("bugrank_gen.rs"), toolchain::guest::RUST_CRATE).unwrap();
+    std::fs::write(path("every.c"), EVERY_FUNCTION_C).unwrap();
+    std::fs::write(path("every.rs"), EVERY_FUNCTION_RUST).unwrap();
+    let run = |program: &str, args: &[&str]| {
+        let out = std::process::Command::new(program).args(args).current_dir(dir.path()).output().unwrap();
+        assert!(out.status.success(), "{program} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    run(cc, &["-std=c11", "-O1", "-o", "every-c", "every.c"]);
+    run("rustc", &["--edition=2021", "--crate-type=rlib", "--crate-name=bugrank_gen", "-o", "libbugrank_gen.rlib", "bugrank_gen.rs"]);
+    run("rustc", &["--edition=2021", "--extern", "bugrank_gen=libbugrank_gen.rlib", "-o", "every-rust", "every.rs"]);
+    let settings: [&[(&str, &str)]; 8] = [
+        &[],
+        &[("BUGRANK_SEED", "7"), ("BUGRANK_SIZE", "100")],
+        &[("BUGRANK_ZERO", "1")],
+        &[("BUGRANK_CHOICES", "3,,5,x,999999,+2, 4 ,-1,18446744073709551616,7")],
+        &[("BUGRANK_CHOICES", "  "), ("BUGRANK_SEED", "abc"), ("BUGRANK_SIZE", "abc")],
+        &[("BUGRANK_SIZE", "-4"), ("BUGRANK_CHOICES", "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1")],
+        &[("BUGRANK_SIZE", " 1000 "), ("BUGRANK_SEED", "18446744073709551615")],
+        &[("BUGRANK_TRACE", "1"), ("BUGRANK_SEED", "3")],
+    ];
+    for env in settings {
+        let output = |program: &str| {
+            let mut command = std::process::Command::new(path(program));
+            for name in ["BUGRANK_SEED", "BUGRANK_SIZE", "BUGRANK_ZERO", "BUGRANK_CHOICES", "BUGRANK_TRACE"] {
+                command.env_remove(name);
+            }
+            let out = command.envs(env.iter().copied()).output().unwrap();
+            assert!(out.status.success(), "{program} with {env:?}");
+            (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+        };
+        assert_eq!(output("every-c"), output("every-rust"), "with {env:?}");
+    }
 }

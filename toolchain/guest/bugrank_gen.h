@@ -1,7 +1,8 @@
 /* bugrank_gen.h: the generator guest library, for C and C++.
  *
- * The same library as the Rust crate `bugrank_gen` (bugrank_gen.rs beside this file),
- * function for function: the same choices give the same values in both languages.
+ * The same library as the Rust crate `bugrank_gen` (bugrank_gen.rs beside this file): the
+ * same choices give the same values in both languages. Rust's `one_of` and `frequency`
+ * are bg_one_of (an index) and bg_weighted here, and its `vec_of` a bg_many loop.
  *
  * A bugrank *generator* is a WASI program that writes exactly one test input to stdout.
  * It never draws its own randomness: every decision is a call to bg_choice(max), which
@@ -36,6 +37,11 @@
  *         printf("\n");
  *         return 0;
  *     }
+ *
+ * Pitfall: draw each value in its own statement. C leaves the order in which a call's
+ * arguments are evaluated open, so printf("%d %d", bg_bool(), bg_bool()) may draw them in
+ * either order (clang: left to right; gcc: right to left), and a native build would not
+ * replay what bugrank's build makes.
  *
  * Built by bugrank (`bugrank check-problem`, or a problem uploaded to the service), a
  * generator.c in a problem directory gets this header; a copy in the directory itself is
@@ -82,21 +88,49 @@ static struct {
     const char *next;       /* the rest of BUGRANK_CHOICES, when replaying */
 } bg_local_;
 
+/* An environment variable, NULL when unset or only white space (as the Rust crate). */
 static inline const char *bg_env_(const char *name) {
-    const char *value = getenv(name);
-    return value && *value ? value : NULL;
+    const char *value = getenv(name), *p;
+    if (!value) return NULL;
+    for (p = value; *p; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') return value;
+    return NULL;
+}
+
+/* Parses [start, end) as Rust's `str::trim().parse::<u64>()` does: optional white space
+ * around an optional '+' and decimal digits, no overflow. Returns 1 with *out set, or 0. */
+static inline int bg_parse_u64_(const char *start, const char *end, uint64_t *out) {
+    uint64_t v = 0;
+    while (start < end && (*start == ' ' || *start == '\t' || *start == '\n' || *start == '\r')) start++;
+    while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' || end[-1] == '\r')) end--;
+    if (start < end && *start == '+') start++;
+    if (start == end) return 0;
+    for (; start < end; start++) {
+        if (*start < '0' || *start > '9' || v > (UINT64_MAX - (uint64_t)(*start - '0')) / 10) return 0;
+        v = v * 10 + (uint64_t)(*start - '0');
+    }
+    *out = v;
+    return 1;
 }
 
 static inline void bg_local_init_(void) {
     const char *size = bg_env_("BUGRANK_SIZE"), *seed = bg_env_("BUGRANK_SEED");
     const char *zero = bg_env_("BUGRANK_ZERO"), *choices = bg_env_("BUGRANK_CHOICES");
     const char *trace = bg_env_("BUGRANK_TRACE");
-    long long s = size ? strtoll(size, NULL, 10) : 30;
-    bg_local_.size = (int32_t)(s < 0 ? 0 : s > 100 ? 100 : s);
+    uint64_t s = 30;
+    /* The size is a signed number in Rust: a negative one clamps to 0, a bad one is 30. */
+    if (size) {
+        const char *p = size;
+        uint64_t magnitude;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p == '-') s = bg_parse_u64_(p + 1, size + strlen(size), &magnitude) ? 0 : 30;
+        else if (!bg_parse_u64_(size, size + strlen(size), &s)) s = 30;
+    }
+    bg_local_.size = (int32_t)(s > 100 ? 100 : s);
     bg_local_.trace = trace && strcmp(trace, "1") == 0;
     bg_local_.replay = (zero && strcmp(zero, "1") == 0) || choices;
     bg_local_.next = (zero && strcmp(zero, "1") == 0) ? "" : choices;
-    bg_local_.state = seed ? strtoull(seed, NULL, 10) : 1;
+    if (!seed || !bg_parse_u64_(seed, seed + strlen(seed), &bg_local_.state)) bg_local_.state = 1;
     bg_local_.ready = 1;
 }
 
@@ -104,13 +138,17 @@ static inline uint64_t bg_host_choice(uint64_t max) {
     uint64_t value = 0;
     if (!bg_local_.ready) bg_local_init_();
     if (bg_local_.replay) {
+        /* The next entry that parses (the Rust crate drops the others), then zeros. */
         const char *p = bg_local_.next;
-        if (p && *p) {
-            char *end;
-            value = strtoull(p, &end, 10);
-            while (*end && *end != ',') end++;
-            bg_local_.next = *end ? end + 1 : end;
+        while (p && *p) {
+            const char *end = strchr(p, ',');
+            int parsed;
+            if (!end) end = p + strlen(p);
+            parsed = bg_parse_u64_(p, end, &value);
+            p = *end ? end + 1 : end;
+            if (parsed) break;
         }
+        bg_local_.next = p;
     } else {
         uint64_t z = (bg_local_.state += 0x9E3779B97F4A7C15ULL);
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;

@@ -2,7 +2,9 @@
 //! crate `bugrank_gen` and its C/C++ twin `bugrank_gen.h`, the same functions giving the
 //! same values for the same choices. A generator is built with it
 //! ([`crate::Builder::build_generator`]); `bugrank new-problem` writes a copy beside the
-//! generator for the author's editor and native builds.
+//! generator for the author's editor and native builds. Pitfall: a copy in the problem
+//! directory is used instead of bugrank's own, so the problem keeps building with the
+//! library it was written with; an edited copy is the author's library.
 
 use crate::language::Language;
 

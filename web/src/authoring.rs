@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use grader::{Check, Example, ProblemCheck};
 use sandbox::Sandbox;
-use toolchain::{Builder, Language};
+use toolchain::Builder;
 
 use crate::problem::ProblemDir;
-use crate::submissions::Batch;
+use crate::submissions::{Batch, HandIn, accept_languages, hand_ins, read_batch_dir};
 
 #[derive(clap::Args)]
 pub struct NewProblemArgs {
@@ -87,21 +87,26 @@ pub fn new_problem_command(args: &NewProblemArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Builds the problem in `dir` and checks it, with the examples of `dir/submissions`
-/// (`correct…` and `buggy…`; an example that does not compile fails its check).
-pub fn run_check_problem(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> anyhow::Result<(ProblemDir, ProblemCheck)> {
-    let problem_dir = ProblemDir::load(sandbox, builder, dir)?;
-    let examples_dir = dir.join("submissions");
-    let batch = if examples_dir.is_dir() {
-        Batch::load(sandbox, builder, &Language::ALL, &examples_dir)?
-    } else {
-        Batch { submissions: Vec::new(), not_built: Vec::new(), rejected: Vec::new() }
-    };
-    let expectation = |id: &str| match id {
+/// Whether a problem's example submission `id` must pass every input (`correct…`) or
+/// fail some (`buggy…`); `None` for any other id, which is not an example.
+pub fn example_should_pass(id: &str) -> Option<bool> {
+    match id {
         _ if id.starts_with("correct") => Some(true),
         _ if id.starts_with("buggy") => Some(false),
         _ => None,
-    };
+    }
+}
+
+/// Builds the problem in `dir` and checks it, with the examples of `dir/submissions`
+/// (only `correct…` and `buggy…` are built, in the languages the problem accepts; an
+/// example that does not compile, or in another language, fails its check).
+pub fn run_check_problem(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> anyhow::Result<(ProblemDir, ProblemCheck)> {
+    let problem_dir = ProblemDir::load(sandbox, builder, dir)?;
+    let examples_dir = dir.join("submissions");
+    let files = if examples_dir.is_dir() { read_batch_dir(&examples_dir)? } else { Vec::new() };
+    let examples: Vec<HandIn> = hand_ins(files, false).into_iter().filter(|h| h.id.as_deref().and_then(example_should_pass).is_some()).collect();
+    let batch = Batch::from_hand_ins(sandbox, builder, &accept_languages(examples, &problem_dir.toml.languages));
+    let expectation = example_should_pass;
     let mut programs = Vec::new();
     let mut examples = Vec::new();
     for submission in &batch.submissions {
@@ -116,7 +121,7 @@ pub fn run_check_problem(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> an
         let message = not_built.build.error.clone().unwrap_or_default();
         report.checks.push(Check { what: format!("the example `{}` compiles", not_built.id), passed: false, detail: message });
     }
-    for rejected in batch.rejected.iter().filter(|r| r.id.as_deref().is_some_and(|id| expectation(id).is_some())) {
+    for rejected in &batch.rejected {
         report.checks.push(Check { what: format!("the example {} can be graded", rejected.file), passed: false, detail: rejected.reason.clone() });
     }
     Ok((problem_dir, report))

@@ -13,9 +13,14 @@ use toolchain::{Builder, Built, Language, Source};
 
 use crate::executor::SandboxExecutor;
 
-/// The programs of a problem, by the stem of their file: `reference.wasm` or
-/// `reference.{c,cpp,rs}`, and so on.
-pub const PROGRAMS: [&str; 3] = ["reference", "generator", "checker"];
+/// The largest `limits.reference_fuel` a problem may set: some 30 s of the reference on
+/// one input (the sandbox's wall clock stops a run there anyway), so that a bundle cannot
+/// make its check, or an analysis's calibration, run for hours.
+pub const MAX_REFERENCE_FUEL: u64 = 10_000_000_000;
+
+/// The largest `limits.output_bytes` a problem may set: outputs are kept in memory for
+/// every suite test and every answer's failed run.
+pub const MAX_OUTPUT_BYTES: usize = 16 << 20;
 
 /// The files of a problem directory (a bundle's other files are ignored): the settings and
 /// statement, each program as a module or a source file, and the generator's guest library
@@ -70,6 +75,12 @@ impl ProblemToml {
         let max_mib = MAX_MEMORY_BYTES >> 20;
         if toml.limits.memory_mib == 0 || toml.limits.memory_mib > max_mib {
             bail!("{}: limits.memory_mib must be between 1 and {max_mib}", toml_path.display());
+        }
+        if toml.limits.reference_fuel == 0 || toml.limits.reference_fuel > MAX_REFERENCE_FUEL {
+            bail!("{}: limits.reference_fuel must be between 1 and {MAX_REFERENCE_FUEL}", toml_path.display());
+        }
+        if toml.limits.output_bytes == 0 || toml.limits.output_bytes > MAX_OUTPUT_BYTES {
+            bail!("{}: limits.output_bytes must be between 1 and {MAX_OUTPUT_BYTES}", toml_path.display());
         }
         if toml.languages.is_empty() {
             bail!("{}: languages must name at least one of \"c\", \"cpp\", \"rust\"", toml_path.display());
@@ -133,6 +144,10 @@ pub struct ProblemDir {
     pub generator: Program,
     /// `checker.wasm`, loaded when the oracle is a checker.
     pub checker: Option<Program>,
+    /// The modules built from the directory's sources, as `(reference.wasm, bytes)` and
+    /// so on: the service stores them beside the sources, so that every analysis of an
+    /// uploaded problem runs the programs it was checked with, whatever the compiler later.
+    pub built: Vec<(String, Vec<u8>)>,
 }
 
 impl ProblemDir {
@@ -141,27 +156,36 @@ impl ProblemDir {
     /// in a batch: after editing `reference.c`, delete a stale `reference.wasm`.
     pub fn load(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> anyhow::Result<ProblemDir> {
         let toml = ProblemToml::read(dir)?;
-        let load = |stem: &str, role| -> anyhow::Result<Program> {
-            let (path, bytes) = match program_file(dir, stem)? {
-                ProgramFile::Module(path) => {
-                    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-                    (path, bytes)
-                }
-                ProgramFile::Source(path, language) => {
-                    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let mut built = Vec::new();
+        let mut load = |stem: &str, role| -> anyhow::Result<Program> {
+            let (path, language) = match program_file(dir, stem)? {
+                ProgramFile::Module(path) => (path, None),
+                ProgramFile::Source(path, language) => (path, Some(language)),
+            };
+            let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            let bytes = match language {
+                None => bytes,
+                Some(language) => {
                     let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
                     let mut source = Source { language, files: vec![(name, bytes)] };
-                    let built = if role == Role::Generator {
+                    let result = if role == Role::Generator {
+                        // The author's copy of the library, when there is one, pins the
+                        // problem to it; else bugrank's own.
                         let (library, _) = toolchain::guest::library(language);
-                        if let Ok(copy) = std::fs::read(dir.join(library)) {
-                            source.files.push((library.to_owned(), copy));
+                        match std::fs::read(dir.join(library)) {
+                            Ok(copy) => source.files.push((library.to_owned(), copy)),
+                            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                            Err(e) => bail!("cannot read {}: {e}", dir.join(library).display()),
                         }
                         builder.build_generator(&source)
                     } else {
                         builder.build(&source)
                     };
-                    match built.with_context(|| format!("cannot build {}", path.display()))? {
-                        Built::Module { wasm, .. } => (path, wasm),
+                    match result.with_context(|| format!("cannot build {}", path.display()))? {
+                        Built::Module { wasm, .. } => {
+                            built.push((format!("{stem}.wasm"), wasm.clone()));
+                            wasm
+                        }
                         Built::Failed { message, .. } => bail!("{} does not compile:\n{message}", path.display()),
                     }
                 }
@@ -173,17 +197,13 @@ impl ProblemDir {
             .ok()
             .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| dir.display().to_string());
-        Ok(ProblemDir {
-            dir: dir.to_owned(),
-            name,
-            reference: load("reference", Role::Answer)?,
-            generator: load("generator", Role::Generator)?,
-            checker: match toml.oracle {
-                Oracle::Checker => Some(load("checker", Role::Answer)?),
-                _ => None,
-            },
-            toml,
-        })
+        let reference = load("reference", Role::Answer)?;
+        let generator = load("generator", Role::Generator)?;
+        let checker = match toml.oracle {
+            Oracle::Checker => Some(load("checker", Role::Answer)?),
+            _ => None,
+        };
+        Ok(ProblemDir { dir: dir.to_owned(), name, reference, generator, checker, toml, built })
     }
 
     pub fn problem(&self) -> grader::Problem {

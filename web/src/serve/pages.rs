@@ -215,7 +215,7 @@ async fn problems_page(app: AppData, req: HttpRequest, who: Instructor) -> Page 
             }
             div.card {
                 h3 { "Upload a problem" }
-                p.muted { "A zip of a problem directory: " code { "problem.toml" } ", " code { "reference.wasm" } ", " code { "generator.wasm" } ", and " code { "checker.wasm" } " when several outputs can be right; " code { "statement.md" } " is shown to instructors. Other files are ignored." }
+                p.muted { "A zip of a problem directory: " code { "problem.toml" } ", the reference, the generator, and a checker when several outputs can be right, each as a module (" code { "reference.wasm" } ") or a source built here in the sandbox (" code { "reference.c" } ", " code { ".cpp" } " or " code { ".rs" } "; a generator gets the library " code { "bugrank_gen" } "); " code { "statement.md" } " is shown to instructors; examples in " code { "submissions/" } " named " code { "correct…" } " and " code { "buggy…" } " are checked (as " code { "bugrank new-problem" } " writes them). The problem is checked when uploaded, and the report is on its page. Other files are ignored." }
                 form method="post" action="/problems" enctype="multipart/form-data" {
                     (csrf_field(&who))
                     input type="file" name="bundle" accept=".zip" required;
@@ -285,9 +285,14 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
     let checked = written.map_err(AppError::Internal).and_then(|()| {
         crate::authoring::run_check_problem(&app.sandbox, &app.builder, &dir).map_err(|error| bad(format!("{error:#}")))
     });
+    // The modules built from sources are kept beside them: every analysis of the problem
+    // runs the programs that were checked (a module wins over its source).
     let kept = checked.and_then(|(problem, report)| {
         let json = serde_json::to_vec_pretty(&report).map_err(|e| AppError::Internal(e.into()))?;
-        super::store::write_atomically(&dir.join(CHECK_REPORT), &json).map_err(AppError::Internal)?;
+        let outputs = problem.built.iter().map(|(file, wasm)| (file.as_str(), wasm.as_slice())).chain([(CHECK_REPORT, json.as_slice())]);
+        for (file, bytes) in outputs {
+            super::store::write_atomically(&dir.join(file), bytes).map_err(AppError::Internal)?;
+        }
         Ok(problem)
     });
     match kept {
@@ -305,7 +310,7 @@ const CHECK_REPORT: &str = "check.json";
 
 /// Whether `file` is an example submission of a problem bundle (`correct…`, `buggy…`).
 fn is_example(file: &str) -> bool {
-    (file.starts_with("correct") || file.starts_with("buggy")) && crate::submissions::is_batch_file(file)
+    crate::authoring::example_should_pass(file).is_some() && crate::submissions::is_batch_file(file)
 }
 
 /// The one bundle of a form.

@@ -135,6 +135,12 @@ fn a_problem_bundle_of_sources_is_built_in_the_sandbox_and_its_page_shows_the_ch
         assert!(page.contains(check), "the page lists `{check}`");
     }
     assert!(page.contains("The reference&#39;s fuel per input: min ") || page.contains("The reference's fuel per input: min "), "{page}");
+    // The checked modules are kept beside the sources: later analyses run those.
+    let stored: Vec<std::path::PathBuf> = walk(&data.path().join("problems")).into_iter().filter(|p| p.ends_with("reference.c")).collect();
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    for module in ["reference.wasm", "generator.wasm", "check.json"] {
+        assert!(stored[0].with_file_name(module).is_file(), "{module} is stored beside the sources");
+    }
 
     // The problem accepts C only: a Rust source is rejected at upload, naming why.
     let c_only = "title = \"largest\"\nlanguages = [\"c\"]\n";
