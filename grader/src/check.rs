@@ -14,6 +14,13 @@ use crate::oracle::{CheckerVerdict, Oracle};
 /// makes, few enough to read.
 pub const SAMPLES: usize = 6;
 
+/// Failures of the reference after which it is not run on the remaining inputs: enough to
+/// see that it is broken and how, while a looping reference costs a few runs, not 1,000.
+pub const MAX_REFERENCE_FAILURES: usize = 10;
+
+/// What stands for the reference's run on an input it was not run on.
+const NOT_RUN: &str = "not run: the check stopped after the reference failed too often";
+
 /// Longest sample input or output shown, in characters (the rest is cut with `…`).
 const SAMPLE_CHARS: usize = 200;
 
@@ -147,15 +154,37 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         },
     });
 
+    // A reference that fails again and again (a loop runs to its fuel on every input) is
+    // not run on the rest: the check's answer is known, and it must not take hours.
+    let failures = std::sync::atomic::AtomicUsize::new(0);
+    // `None`: not run.
+    let runs: Vec<Option<Result<crate::oracle::Execution, String>>> = inputs
+        .par_iter()
+        .map(|input| {
+            if failures.load(std::sync::atomic::Ordering::Relaxed) >= MAX_REFERENCE_FAILURES {
+                return None;
+            }
+            let run = run_reference(problem, executor, input).map_err(|e| e.to_string());
+            if run.is_err() {
+                failures.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            Some(run)
+        })
+        .collect();
+    let not_run = runs.iter().filter(|r| r.is_none()).count();
     let references: Vec<Result<crate::oracle::Execution, String>> =
-        inputs.par_iter().map(|input| run_reference(problem, executor, input).map_err(|e| e.to_string())).collect();
-    let reference_failures: Vec<(usize, &String)> = references.iter().enumerate().filter_map(|(i, r)| Some((i, r.as_ref().err()?))).collect();
+        runs.into_iter().map(|r| r.unwrap_or_else(|| Err(NOT_RUN.to_owned()))).collect();
+    let reference_failures: Vec<(usize, &String)> =
+        references.iter().enumerate().filter_map(|(i, r)| Some((i, r.as_ref().err()?))).filter(|(_, e)| *e != NOT_RUN).collect();
     checks.push(Check {
         what: format!("the reference handles the {} generated inputs within its fuel", inputs.len()),
-        passed: reference_failures.is_empty() && !inputs.is_empty(),
+        passed: reference_failures.is_empty() && not_run == 0 && !inputs.is_empty(),
         detail: match reference_failures.first() {
             None => format!("{} of {} inputs, at most {} fuel of {}", inputs.len(), inputs.len(), references.iter().flatten().map(|r| r.fuel_used).max().unwrap_or(0), problem.fuel.reference),
-            Some((i, reason)) => format!("{} of {} inputs fail; on {}: {reason}", reference_failures.len(), inputs.len(), shown(inputs[*i])),
+            Some((i, reason)) => {
+                let stopped = if not_run > 0 { format!(" (the check stopped there: {not_run} inputs not run)") } else { String::new() };
+                format!("{} of {} inputs fail{stopped}; on {}: {reason}", reference_failures.len(), inputs.len(), shown(inputs[*i]))
+            }
         },
     });
 
@@ -300,6 +329,30 @@ mod tests {
         assert_eq!(report.samples.len(), SAMPLES);
         assert_eq!((report.cost.min, report.cost.max), (100, 199));
         assert!(report.checks[5].detail.starts_with("fails ") && report.checks[5].detail.contains("on \"7\""), "{}", report.checks[5].detail);
+    }
+
+    /// A reference stuck in a loop: every run times out.
+    struct Looping(std::sync::atomic::AtomicUsize);
+
+    impl Executor for Looping {
+        fn generate(&self, mut choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+            let n = choices.choice(99).unwrap();
+            (Ok(n.to_string().into_bytes()), choices)
+        }
+        fn run(&self, _program: usize, _input: &[u8], fuel: u64) -> Execution {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Execution { outcome: RunOutcome::Timeout, stdout: Vec::new(), fuel_used: fuel }
+        }
+    }
+
+    #[test]
+    fn a_reference_that_always_fails_is_run_a_few_times_not_on_every_input() {
+        let looping = Looping(Default::default());
+        let report = check_problem(&Problem::default(), &looping, &[]);
+        let runs = looping.0.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(runs < MAX_REFERENCE_FAILURES + 64, "{runs} runs of the reference");
+        let reference = report.checks.iter().find(|c| c.what.starts_with("the reference handles")).unwrap();
+        assert!(!reference.passed && reference.detail.contains("the check stopped there"), "{}", reference.detail);
     }
 
     #[test]
