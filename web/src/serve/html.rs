@@ -99,11 +99,12 @@ pub fn safe_link(target: &str) -> bool {
     }
 }
 
-/// Markdown (a problem statement) as HTML. Raw HTML in the source is shown as text, and a
-/// link or image with another target than [`safe_link`] allows points nowhere (`#`).
+/// Markdown (a problem statement) as HTML, with GitHub's tables. Raw HTML in the source is
+/// shown as text, and a link or image with another target than [`safe_link`] allows points
+/// nowhere (`#`).
 pub fn markdown(source: &str) -> Markup {
-    use pulldown_cmark::{CowStr, Event, Parser, Tag};
-    let events = Parser::new(source).map(|event| match event {
+    use pulldown_cmark::{CowStr, Event, Options, Parser, Tag};
+    let events = Parser::new_ext(source, Options::ENABLE_TABLES).map(|event| match event {
         Event::Html(text) | Event::InlineHtml(text) => Event::Text(text),
         Event::Start(Tag::Link { link_type, dest_url, title, id }) if !safe_link(&dest_url) => {
             Event::Start(Tag::Link { link_type, dest_url: CowStr::Borrowed("#"), title, id })
@@ -200,6 +201,13 @@ mod tests {
         assert!(html.contains("<h1>Title</h1>"), "{html}");
         assert!(html.contains("&lt;script&gt;"), "{html}");
         assert!(html.contains("<em>emphasis</em>") && html.contains("&lt;b&gt;inline"), "{html}");
+    }
+
+    #[test]
+    fn a_statement_table_is_a_table() {
+        let html = markdown("| Input | Output |\n| ----- | ------ |\n| `3 -1 7` | `7` |\n").into_string();
+        assert!(html.contains("<table>") && html.contains("<th>Input</th>") && html.contains("<td><code>3 -1 7</code></td>"), "{html}");
+        assert!(!html.contains("| ---"), "{html}");
     }
 
     fn check_link(markdown_source: &str, live: bool) {
