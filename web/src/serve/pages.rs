@@ -668,6 +668,8 @@ struct BatchSummary {
     batch: BatchRow,
     submissions: usize,
     latest: Option<AnalysisRow>,
+    /// The analysis students see: the latest finished one of a released batch.
+    shown: Option<i64>,
 }
 
 #[derive(Serialize)]
@@ -684,6 +686,7 @@ async fn batches_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
             Ok(BatchSummary {
                 submissions: app.db.submissions(batch.id)?.len(),
                 latest: app.db.analyses_of(batch.id)?.into_iter().next(),
+                shown: if batch.released { app.db.latest_done(batch.id)? } else { None },
                 batch,
             })
         })
@@ -693,19 +696,30 @@ async fn batches_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
         html! {
             @if v.batches.is_empty() { p { "No batch yet: open a " a href="/problems" { "problem" } " and upload one." } }
             table {
-                tr { th { "Batch" } th { "Problem" } th { "Submissions" } th { "Latest analysis" } th { "Students see results" } }
+                tr { th { "Batch" } th { "Problem" } th { "Submissions" } th { "Latest analysis" } th { "Students see" } }
                 @for b in &v.batches {
                     tr {
                         td { a href={ "/batches/" (b.batch.id) } { (b.batch.name) } }
                         td { a href={ "/problems/" (b.batch.problem_id) } { (b.batch.problem) } }
                         td.num { (b.submissions) }
                         td { @if let Some(a) = &b.latest { a href={ "/analyses/" (a.id) } { "#" (a.id) " " (status_word(a.status)) } } @else { span.muted { "none" } } }
-                        td { @if b.batch.released { "yes" } @else { "not yet" } }
+                        td { (students_see(b.batch.released, b.shown)) }
                     }
                 }
             }
         }
     })
+}
+
+/// What the students of a batch see now, in a few words.
+fn students_see(released: bool, shown: Option<i64>) -> Markup {
+    html! {
+        @match (released, shown) {
+            (true, Some(analysis)) => { "their results of " a href={ "/analyses/" (analysis) } { "#" (analysis) } }
+            (true, None) => span.muted { "nothing yet: released, but no analysis has finished" }
+            (false, _) => span.muted { "nothing: not released" }
+        }
+    }
 }
 
 fn status_word(status: Status) -> &'static str {
@@ -724,6 +738,8 @@ struct BatchView {
     submissions: Vec<SubmissionRow>,
     roster: Vec<RosterRow>,
     analyses: Vec<AnalysisRow>,
+    /// The analysis students see: the latest finished one, once the batch is released.
+    shown: Option<i64>,
 }
 
 async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
@@ -732,6 +748,7 @@ async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::
         submissions: app.db.submissions(batch.id)?,
         roster: app.db.roster(batch.id)?,
         analyses: app.db.analyses_of(batch.id)?,
+        shown: if batch.released { app.db.latest_done(batch.id)? } else { None },
         batch,
     };
     respond(&req, Some(&who), &view.batch.name.clone(), &view, |v| {
@@ -764,7 +781,10 @@ async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::
             div.card {
                 h3 { "Students' access" }
                 @if v.batch.released {
-                    p.ok { "Students see their bug lists and scores of the latest finished analysis." }
+                    @match v.shown {
+                        Some(analysis) => p.ok { "Students see their bug lists and scores of " a href={ "/analyses/" (analysis) } { "analysis #" (analysis) } ", the latest finished." }
+                        None => p { "Released, but no analysis has finished: students see nothing of this batch yet. Run one above." }
+                    }
                     form method="post" action={ "/batches/" (id) "/release" } { (csrf_field(&who)) input type="hidden" name="released" value="0"; button type="submit" { "Hide from students" } }
                 } @else {
                     p { "Hidden from students until you release it." }

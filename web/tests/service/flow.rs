@@ -236,6 +236,12 @@ fn a_new_service_started_in_any_directory_shows_the_demo_ranking_at_once() {
     assert_eq!(batches.len(), 3, "one batch per fixture problem");
     let graded: Vec<&serde_json::Value> = batches.iter().filter(|b| b["latest"]["status"] == "done").collect();
     assert_eq!(graded.len(), 1, "one analysis already run");
+    // The Batches page says what students see now: the graded batch's results, nothing of
+    // the other two (released, never analysed).
+    let page = client.get("/batches").body;
+    assert_eq!(page.matches("nothing yet: released, but no analysis has finished").count(), 2, "{page}");
+    assert_eq!(page.matches("their results of <a").count(), 1, "{page}");
+    assert!(batches.iter().all(|b| b["batch"]["released"] == true));
     let analysis = client.api(&format!("/api/analyses/{}", graded[0]["latest"]["id"]));
     assert_eq!(analysis["result"]["answers"].as_array().unwrap().len(), 19);
     // Demo students have links, and the demo batches are released. Each fixture cohort is
