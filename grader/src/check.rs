@@ -18,7 +18,7 @@ pub const SAMPLES: usize = 6;
 /// see that it is broken and how, while a looping reference costs a few runs, not 1,000.
 pub const MAX_REFERENCE_FAILURES: usize = 10;
 
-/// What stands for the reference's run on an input it was not run on.
+/// What a sample shows as the reference's output on an input it was not run on.
 const NOT_RUN: &str = "not run: the check stopped after the reference failed too often";
 
 /// Longest sample input or output shown, in characters (the rest is cut with `…`).
@@ -172,15 +172,12 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         })
         .collect();
     let not_run = runs.iter().filter(|r| r.is_none()).count();
-    let references: Vec<Result<crate::oracle::Execution, String>> =
-        runs.into_iter().map(|r| r.unwrap_or_else(|| Err(NOT_RUN.to_owned()))).collect();
-    let reference_failures: Vec<(usize, &String)> =
-        references.iter().enumerate().filter_map(|(i, r)| Some((i, r.as_ref().err()?))).filter(|(_, e)| *e != NOT_RUN).collect();
+    let reference_failures: Vec<(usize, &String)> = runs.iter().enumerate().filter_map(|(i, r)| Some((i, r.as_ref()?.as_ref().err()?))).collect();
     checks.push(Check {
         what: format!("the reference handles the {} generated inputs within its fuel", inputs.len()),
         passed: reference_failures.is_empty() && not_run == 0 && !inputs.is_empty(),
         detail: match reference_failures.first() {
-            None => format!("{} of {} inputs, at most {} fuel of {}", inputs.len(), inputs.len(), references.iter().flatten().map(|r| r.fuel_used).max().unwrap_or(0), problem.fuel.reference),
+            None => format!("{} of {} inputs, at most {} fuel of {}", inputs.len(), inputs.len(), runs.iter().flatten().flatten().map(|r| r.fuel_used).max().unwrap_or(0), problem.fuel.reference),
             Some((i, reason)) => {
                 let stopped = if not_run > 0 { format!(" (the check stopped there: {not_run} inputs not run)") } else { String::new() };
                 format!("{} of {} inputs fail{stopped}; on {}: {reason}", reference_failures.len(), inputs.len(), shown(inputs[*i]))
@@ -188,7 +185,8 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         },
     });
 
-    let handled: Vec<(&Vec<u8>, &crate::oracle::Execution)> = inputs.iter().zip(&references).filter_map(|(input, r)| Some((*input, r.as_ref().ok()?))).collect();
+    let handled: Vec<(&Vec<u8>, &crate::oracle::Execution)> =
+        inputs.iter().zip(&runs).filter_map(|(input, r)| Some((*input, r.as_ref()?.as_ref().ok()?))).collect();
     if problem.oracle == Oracle::Checker {
         let rejected: Vec<(&Vec<u8>, String)> = handled
             .par_iter()
@@ -244,7 +242,8 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
 
     let mut samples: Vec<Sample> = Vec::new();
     let zero_run = zero.as_ref().ok().zip(zero_reference);
-    for (input, reference) in zero_run.into_iter().chain(inputs.iter().copied().zip(references.iter().cloned())) {
+    let reference_runs = runs.iter().map(|r| r.clone().unwrap_or_else(|| Err(NOT_RUN.to_owned())));
+    for (input, reference) in zero_run.into_iter().chain(inputs.iter().copied().zip(reference_runs)) {
         if samples.len() == SAMPLES {
             break;
         }

@@ -158,10 +158,7 @@ impl ProblemDir {
         let toml = ProblemToml::read(dir)?;
         let mut built = Vec::new();
         let mut load = |stem: &str, role| -> anyhow::Result<Program> {
-            let (path, language) = match program_file(dir, stem)? {
-                ProgramFile::Module(path) => (path, None),
-                ProgramFile::Source(path, language) => (path, Some(language)),
-            };
+            let (path, language) = program_file(dir, stem)?;
             let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
             let bytes = match language {
                 None => bytes,
@@ -182,15 +179,16 @@ impl ProblemDir {
                         builder.build(&source)
                     };
                     match result.with_context(|| format!("cannot build {}", path.display()))? {
-                        Built::Module { wasm, .. } => {
-                            built.push((format!("{stem}.wasm"), wasm.clone()));
-                            wasm
-                        }
+                        Built::Module { wasm, .. } => wasm,
                         Built::Failed { message, .. } => bail!("{} does not compile:\n{message}", path.display()),
                     }
                 }
             };
-            Ok(sandbox.load(&path.display().to_string(), &bytes, role)?)
+            let program = sandbox.load(&path.display().to_string(), &bytes, role)?;
+            if language.is_some() {
+                built.push((format!("{stem}.wasm"), bytes));
+            }
+            Ok(program)
         };
         let name = dir
             .canonicalize()
@@ -243,26 +241,20 @@ impl ProblemDir {
     }
 }
 
-/// Where one of a problem's programs comes from.
-enum ProgramFile {
-    Module(PathBuf),
-    Source(PathBuf, Language),
-}
-
-/// The file of program `stem` in `dir`: its module, else its one source file.
-fn program_file(dir: &Path, stem: &str) -> anyhow::Result<ProgramFile> {
+/// The file of program `stem` in `dir`: its module (language `None`), else its one source
+/// file and the source's language.
+fn program_file(dir: &Path, stem: &str) -> anyhow::Result<(PathBuf, Option<Language>)> {
     let module = dir.join(format!("{stem}.wasm"));
     if module.is_file() {
-        return Ok(ProgramFile::Module(module));
+        return Ok((module, None));
     }
-    let sources: Vec<(PathBuf, Language)> = ["c", "cpp", "rs"]
-        .iter()
-        .map(|extension| dir.join(format!("{stem}.{extension}")))
-        .filter(|path| path.is_file())
-        .filter_map(|path| Some((path.clone(), Language::of_file(&path.display().to_string())?)))
+    let sources: Vec<(PathBuf, Language)> = Language::ALL
+        .into_iter()
+        .map(|language| (dir.join(format!("{stem}.{}", language.extension())), language))
+        .filter(|(path, _)| path.is_file())
         .collect();
     match &sources[..] {
-        [(path, language)] => Ok(ProgramFile::Source(path.clone(), *language)),
+        [(path, language)] => Ok((path.clone(), Some(*language))),
         [] => bail!("{} has no {stem}.wasm, nor a {stem}.c, {stem}.cpp or {stem}.rs to build it from", dir.display()),
         _ => {
             let names: Vec<String> = sources.iter().map(|(p, _)| p.file_name().unwrap_or_default().to_string_lossy().into_owned()).collect();
