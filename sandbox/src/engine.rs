@@ -249,6 +249,17 @@ impl Sandbox {
         Ok(self)
     }
 
+    /// Deletes the compiled code of `bytes` kept in the disk cache, if any (a deleted
+    /// submission leaves nothing behind; the in-memory cache lets go of it in its turn).
+    pub fn forget(&self, bytes: &[u8]) -> std::io::Result<()> {
+        let Some(dir) = &self.disk_cache else { return Ok(()) };
+        let hash: [u8; 32] = Sha256::digest(bytes).into();
+        match std::fs::remove_file(dir.join(format!("{}.cwasm", hex(&hash)))) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+
     /// Validates and compiles a module (binary `.wasm` or `.wat` text). `name` is used in
     /// error messages and as the program's `argv[0]`. Compiled modules are cached by the
     /// SHA-256 of their bytes, so loading the same bytes twice compiles once (up to

@@ -247,6 +247,16 @@ impl Builder {
         }
     }
 
+    /// Deletes the kept build of `source` (a program's) and returns what it held: a deleted
+    /// submission leaves nothing behind. `None` when nothing was kept or the language has
+    /// no toolchain here (then nothing can have been kept under this toolchain's key).
+    pub fn forget(&self, source: &Source) -> Option<Built> {
+        let entry = cache_entry(self.cache.as_ref()?, &self.key(source).ok()?);
+        let built = serde_json::from_slice(&std::fs::read(&entry).ok()?).ok();
+        std::fs::remove_file(&entry).ok()?;
+        built
+    }
+
     fn cached(&self, key: &str) -> Option<Built> {
         serde_json::from_slice(&std::fs::read(cache_entry(self.cache.as_ref()?, key)).ok()?).ok()
     }

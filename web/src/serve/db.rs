@@ -273,6 +273,20 @@ pub struct AnalysisSettings {
     pub rerun: Option<RerunMode>,
 }
 
+/// What [`Db::delete_batch`] did.
+#[derive(Debug, PartialEq)]
+pub enum Deleted {
+    /// Nothing: this analysis of the batch is queued or running.
+    Busy(i64),
+    /// The batch is gone, with these analyses; these modules are no longer referred to.
+    Done { analyses: Vec<i64>, modules: Vec<String> },
+}
+
+/// Where an upload stands.
+pub const UPLOAD_SAVED: &str = "saved";
+pub const UPLOAD_PENDING: &str = "pending";
+pub const UPLOAD_DISCARDED: &str = "discarded";
+
 /// A stored database error: rusqlite's, kept as is.
 pub type DbResult<T> = rusqlite::Result<T>;
 
@@ -447,15 +461,84 @@ impl Db {
         for s in submissions {
             insert_submission(&tx, batch, s)?;
         }
-        for r in roster {
-            let extra = serde_json::to_string(&r.extra).expect("a map of strings serialises");
-            tx.execute(
-                "INSERT INTO roster (batch_id, student, cohort, manual, extra) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![batch, r.id, r.cohort, r.manual, extra],
-            )?;
-        }
+        insert_roster(&tx, batch, roster)?;
         tx.commit()?;
         Ok(batch)
+    }
+
+    /// Replaces the batch's roster with `roster`, in one transaction.
+    pub fn replace_roster(&self, batch: i64, roster: &[RosterRow]) -> DbResult<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute("DELETE FROM roster WHERE batch_id = ?1", [batch])?;
+        insert_roster(&tx, batch, roster)?;
+        tx.commit()
+    }
+
+    pub fn rename_batch(&self, batch: i64, name: &str) -> DbResult<()> {
+        self.conn().execute("UPDATE batches SET name = ?2 WHERE id = ?1", params![batch, name])?;
+        Ok(())
+    }
+
+    /// Deletes a batch and all that is its own, in one transaction: its submissions (with
+    /// their history), roster, uploads, analyses with their answers and bug lists, and the
+    /// students of its course who have no other batch there (their links with them).
+    /// Nothing is deleted while one of its analyses is queued or running: `Busy` names it.
+    pub fn delete_batch(&self, batch: i64) -> DbResult<Deleted> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let busy: Option<i64> = tx
+            .query_row("SELECT id FROM analyses WHERE batch_id = ?1 AND status IN ('queued', 'running')", [batch], |r| r.get(0))
+            .optional()?;
+        if let Some(analysis) = busy {
+            return Ok(Deleted::Busy(analysis));
+        }
+        let column = |sql: &str| -> DbResult<Vec<String>> {
+            let mut stmt = tx.prepare(sql)?;
+            stmt.query_map([batch], |r| r.get(0))?.collect()
+        };
+        let hashes = column(
+            "SELECT sha256 FROM submissions WHERE batch_id = ?1
+             UNION SELECT x.sha256 FROM analysis_answers x JOIN analyses a ON a.id = x.analysis_id WHERE a.batch_id = ?1",
+        )?;
+        let analyses: Vec<i64> = {
+            let mut stmt = tx.prepare("SELECT id FROM analyses WHERE batch_id = ?1 ORDER BY id")?;
+            stmt.query_map([batch], |r| r.get(0))?.collect::<DbResult<_>>()?
+        };
+        let course: i64 = tx.query_row("SELECT course_id FROM batches WHERE id = ?1", [batch], |r| r.get(0))?;
+        for sql in [
+            "DELETE FROM bug_lists WHERE analysis_id IN (SELECT id FROM analyses WHERE batch_id = ?1)",
+            "DELETE FROM analysis_answers WHERE analysis_id IN (SELECT id FROM analyses WHERE batch_id = ?1)",
+            // Stability runs and re-runs point at analyses of the same batch only.
+            "UPDATE analyses SET previous_id = NULL, stability_of = NULL WHERE batch_id = ?1",
+            "DELETE FROM analyses WHERE batch_id = ?1",
+            "DELETE FROM uploads WHERE batch_id = ?1",
+            "DELETE FROM roster WHERE batch_id = ?1",
+            "DELETE FROM submissions WHERE batch_id = ?1",
+            "DELETE FROM batches WHERE id = ?1",
+        ] {
+            tx.execute(sql, [batch])?;
+        }
+        tx.execute(
+            "DELETE FROM course_students WHERE course_id = ?1 AND student NOT IN
+                 (SELECT s.student FROM submissions s JOIN batches b ON b.id = s.batch_id WHERE b.course_id = ?1)",
+            [course],
+        )?;
+        let mut unused = Vec::new();
+        for hash in hashes {
+            let kept: bool = tx.query_row(
+                "SELECT EXISTS (SELECT 1 FROM submissions WHERE sha256 = ?1)
+                     OR EXISTS (SELECT 1 FROM analysis_answers WHERE sha256 = ?1)
+                     OR EXISTS (SELECT 1 FROM uploads WHERE status = ?2 AND instr(report, ?1) > 0)",
+                params![hash, UPLOAD_PENDING],
+                |r| r.get(0),
+            )?;
+            if !kept {
+                unused.push(hash);
+            }
+        }
+        tx.commit()?;
+        Ok(Deleted::Done { analyses, modules: unused })
     }
 
     /// Adds a late submission; it replaces the student's earlier one, which is kept as
@@ -788,6 +871,17 @@ impl Db {
             .query_row("SELECT list FROM bug_lists WHERE analysis_id = ?1 AND student = ?2", params![analysis, student], |r| r.get(0))
             .optional()
     }
+}
+
+fn insert_roster(tx: &rusqlite::Transaction, batch: i64, roster: &[RosterRow]) -> DbResult<()> {
+    for r in roster {
+        let extra = serde_json::to_string(&r.extra).expect("a map of strings serialises");
+        tx.execute(
+            "INSERT INTO roster (batch_id, student, cohort, manual, extra) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![batch, r.id, r.cohort, r.manual, extra],
+        )?;
+    }
+    Ok(())
 }
 
 fn insert_submission(tx: &rusqlite::Transaction, batch: i64, s: &SubmissionRow) -> DbResult<()> {

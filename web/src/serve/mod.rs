@@ -9,6 +9,7 @@ pub mod auth;
 pub mod db;
 mod demo;
 mod exports;
+mod forms;
 mod html;
 mod pages;
 pub mod store;
@@ -97,6 +98,44 @@ impl App {
         Ok(App { db, store, sandbox, builder, jobs: Jobs::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), lock: None })
     }
 
+    /// Deletes a stored module and what was made of it: a source's build (`builds/`) and
+    /// the compiled code (`compiled/`).
+    pub fn forget_module(&self, hash: &str) -> anyhow::Result<()> {
+        if let Ok(bytes) = self.store.module(hash) {
+            let module = match toolchain::Source::from_bytes(&bytes) {
+                Some(source) => match self.builder.forget(&source) {
+                    Some(toolchain::Built::Module { wasm, .. }) => Some(wasm),
+                    _ => None,
+                },
+                None => Some(bytes),
+            };
+            if let Some(module) = module {
+                self.sandbox.forget(&module).context("cannot delete a compiled module")?;
+            }
+        }
+        self.store.remove_module(hash)
+    }
+
+    /// Deletes a batch (see [`Db::delete_batch`]) and the files only it used: its analyses'
+    /// outputs and the modules no other batch, analysis or pending upload refers to.
+    /// `Some(analysis)` when nothing was deleted because that analysis of the batch is
+    /// queued or running.
+    pub fn delete_batch(&self, batch: i64) -> anyhow::Result<Option<i64>> {
+        let (analyses, modules) = match self.db.delete_batch(batch)? {
+            db::Deleted::Busy(analysis) => return Ok(Some(analysis)),
+            db::Deleted::Done { analyses, modules } => (analyses, modules),
+        };
+        for id in analyses {
+            self.analyses.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+            let dir = self.store.analysis_dir(id);
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir).with_context(|| format!("cannot delete {}", dir.display()))?;
+            }
+        }
+        modules.iter().try_for_each(|hash| self.forget_module(hash))?;
+        Ok(None)
+    }
+
     /// A finished analysis's result.
     pub fn analysis(&self, id: i64) -> anyhow::Result<Arc<Analysis>> {
         if let Some(found) = self.analyses.lock().unwrap_or_else(|p| p.into_inner()).get(&id) {
@@ -151,11 +190,23 @@ impl ResponseError for AppError {
             AppError::LoggedOut { api: false } => HttpResponse::SeeOther().insert_header(("Location", "/login")).finish(),
             AppError::Internal(error) => {
                 eprintln!("internal error: {error:#}");
-                HttpResponse::InternalServerError().content_type("text/plain; charset=utf-8").body("internal error (see the service's log)")
+                error_page("Something went wrong", "internal error (see the service's log)", self.status_code())
             }
-            other => HttpResponse::build(other.status_code()).content_type("text/plain; charset=utf-8").body(other.to_string()),
+            AppError::NotFound => error_page("Not found", "There is nothing here: the address is wrong, or what it named was deleted.", self.status_code()),
+            other => error_page("Refused", &other.to_string(), other.status_code()),
         }
     }
+}
+
+/// An error as a page of the site: the reason and the way back. (Refused forms are shown
+/// again under the reason instead, by their handlers: see [`forms::form_again`].)
+fn error_page(title: &str, reason: &str, status: StatusCode) -> HttpResponse {
+    let mut response = html::page(title, None, maud::html! {
+        p.bad role="alert" { (reason) }
+        p { a href="/" { "Back to bugrank" } }
+    });
+    *response.status_mut() = status;
+    response
 }
 
 /// A handler's result.

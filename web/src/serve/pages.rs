@@ -13,10 +13,11 @@ use maud::{Markup, PreEscaped, html};
 use serde::{Deserialize, Serialize};
 
 use super::auth::{Instructor, Refused, SESSION_COOKIE, SESSION_SECONDS, check_password, random_token};
-use super::db::{AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, StudentRow, SubmissionRow, now};
+use super::db::{UPLOAD_DISCARDED, UPLOAD_PENDING, UPLOAD_SAVED, AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, StudentRow, SubmissionRow, now};
+use super::forms::{BatchForm, batch_form, bundle_form, form_again, late_form, name_field, rename_form, roster_form};
 use super::html::{bug_list, button, csrf_field, date, markdown, page};
 use super::store::sha256_hex;
-use super::upload::{Form, UploadReport, form_files, validate};
+use super::upload::{Form, UploadReport, choose_roster, form_files, validate};
 use super::worker::LiveProgress;
 use super::{App, AppError, Page, exports};
 use crate::grade::{list_or_none, main_cohorts, score_rows, scores_csv};
@@ -47,7 +48,12 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/uploads/{id}/discard", web::post().to(discard_upload));
     cfg.route("/static/app.js", web::get().to(app_js));
     page!("/batches", batches_page);
+    cfg.route("/batches", web::post().to(new_batch));
     page!("/batches/{id}", batch_page);
+    cfg.route("/batches/{id}/rename", web::post().to(rename_batch));
+    cfg.route("/batches/{id}/roster", web::post().to(attach_roster));
+    page!("/batches/{id}/delete", delete_batch_page);
+    cfg.route("/batches/{id}/delete", web::post().to(delete_batch));
     cfg.route("/batches/{id}/late", web::post().to(upload_late));
     cfg.route("/batches/{id}/analyses", web::post().to(queue_analysis));
     cfg.route("/batches/{id}/release", web::post().to(release));
@@ -216,11 +222,7 @@ async fn problems_page(app: AppData, req: HttpRequest, who: Instructor) -> Page 
             div.card {
                 h3 { "Upload a problem" }
                 p.muted { "A zip of a problem directory: " code { "problem.toml" } ", the reference, the generator, and a checker when several outputs can be right, each as a module (" code { "reference.wasm" } ") or a source built here in the sandbox (" code { "reference.c" } ", " code { ".cpp" } " or " code { ".rs" } "; a generator gets the library " code { "bugrank_gen" } "); " code { "statement.md" } " is shown to instructors; examples in " code { "submissions/" } " named " code { "correct…" } " and " code { "buggy…" } " are checked (as " code { "bugrank new-problem" } " writes them). The problem is checked when uploaded, and the report is on its page. Other files are ignored." }
-                form method="post" action="/problems" enctype="multipart/form-data" {
-                    (csrf_field(&who))
-                    input type="file" name="bundle" accept=".zip" required;
-                    button type="submit" { "Upload" }
-                }
+                (bundle_form(&who, "/problems", "Upload"))
             }
         }
     })
@@ -319,31 +321,40 @@ fn bundle_of(form: Form) -> Result<(String, Vec<u8>), AppError> {
 }
 
 async fn upload_problem(app: AppData, req: HttpRequest, who: Instructor, payload: Multipart) -> Page {
-    let form = Form::read(&req, payload, app.max_upload_bytes).await?;
-    who.check_csrf(&req, form.field("csrf"))?;
-    let (file, bytes) = bundle_of(form)?;
-    let app2 = app.clone();
-    let id = blocking(move || {
-        let (dir, name, title) = unpack_bundle(&app2, &file, bytes)?;
-        Ok(app2.db.add_problem(&name, &title, &dir.display().to_string(), false)?)
-    })
-    .await?;
-    see_other(&format!("/problems/{id}"))
+    let result = async {
+        let form = Form::read(&req, payload, app.max_upload_bytes).await?;
+        who.check_csrf(&req, form.field("csrf"))?;
+        let (file, bytes) = bundle_of(form)?;
+        let app2 = app.clone();
+        let id = blocking(move || {
+            let (dir, name, title) = unpack_bundle(&app2, &file, bytes)?;
+            Ok(app2.db.add_problem(&name, &title, &dir.display().to_string(), false)?)
+        })
+        .await?;
+        see_other(&format!("/problems/{id}"))
+    }
+    .await;
+    form_again(&req, &who, "The problem was not uploaded", result, || bundle_form(&who, "/problems", "Upload"))
 }
 
 async fn replace_problem(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
     let id = path.into_inner();
     found(app.db.problem(id)?)?;
-    let form = Form::read(&req, payload, app.max_upload_bytes).await?;
-    who.check_csrf(&req, form.field("csrf"))?;
-    let (file, bytes) = bundle_of(form)?;
-    let app2 = app.clone();
-    blocking(move || {
-        let (dir, _, title) = unpack_bundle(&app2, &file, bytes)?;
-        Ok(app2.db.replace_problem(id, &title, &dir.display().to_string())?)
-    })
-    .await?;
-    see_other(&format!("/problems/{id}"))
+    let result = async {
+        let form = Form::read(&req, payload, app.max_upload_bytes).await?;
+        who.check_csrf(&req, form.field("csrf"))?;
+        let (file, bytes) = bundle_of(form)?;
+        let app2 = app.clone();
+        blocking(move || {
+            let (dir, _, title) = unpack_bundle(&app2, &file, bytes)?;
+            Ok(app2.db.replace_problem(id, &title, &dir.display().to_string())?)
+        })
+        .await?;
+        see_other(&format!("/problems/{id}"))
+    }
+    .await;
+    let action = format!("/problems/{id}/bundle");
+    form_again(&req, &who, "The problem was not replaced", result, || bundle_form(&who, &action, "Replace"))
 }
 
 #[derive(Serialize)]
@@ -386,11 +397,6 @@ fn compilers(app: &App, accepted: &[toolchain::Language]) -> Vec<CompilerView> {
         .collect()
 }
 
-/// The course a new batch goes into unless the instructor names another.
-const FIRST_COURSE: &str = "My course";
-/// The longest course name: a name, not a description.
-const MAX_COURSE_NAME_CHARS: usize = 200;
-
 async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
     let problem = found(app.db.problem(path.into_inner())?)?;
     let dir = std::path::Path::new(&problem.dir);
@@ -405,24 +411,7 @@ async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web
     };
     respond(&req, Some(&who), &view.problem.title.clone(), &view, |v| {
         html! {
-            div.card {
-                h3 { "Upload a batch of submissions" }
-                p.muted { "Source files (" code { ".c" } ", " code { ".cpp" } ", " code { ".rs" } "), modules (" code { ".wasm" } " or " code { ".wat" } "), named " code { "<student id>.c" } " and so on, or zips of them (in a zip, a folder of sources is one student's, named by the folder), and optionally a roster CSV with the columns "
-                    code { "id,cohort" } " (and " code { "manual" } ", " code { "name" } ", " code { "section" } ", " code { "sis_user_id" } ", … for the gradebooks). Every file is checked and reported; nothing is saved until the whole upload is clean or you confirm the part that is." }
-                form method="post" action={ "/problems/" (v.problem.id) "/batches" } enctype="multipart/form-data" {
-                    (csrf_field(&who))
-                    p { label { "Batch name " input name="name" required placeholder="Assignment 1"; } }
-                    p {
-                        label { "Course " input name="course" required list="courses" maxlength=(MAX_COURSE_NAME_CHARS) value=(v.courses.first().map_or(FIRST_COURSE, String::as_str)); }
-                        datalist id="courses" { @for c in &v.courses { option value=(c) {} } }
-                        br;
-                        span.muted { "A student id names one student of one course: " code { "a01" } " of two batches of the same course gets one private link to both; " code { "a01" } " of another course is another student." }
-                    }
-                    p { label { "Submissions or zips " input type="file" name="modules" multiple required; } }
-                    p { label { "Roster (CSV) " input type="file" name="roster" accept=".csv"; } }
-                    button type="submit" { "Upload and check" }
-                }
-            }
+            (batch_form(&who, &BatchForm { problems: &[], problem: Some(v.problem.id), courses: &v.courses, name: "", course: None }))
             h2 { "Batches" }
             @if v.batches.is_empty() { p.muted { "None yet." } }
             ul { @for b in &v.batches { li { a href={ "/batches/" (b.id) } { (b.name) } } } }
@@ -464,11 +453,7 @@ async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web
             details {
                 summary { "Replace the reference, generator, checker or limits" }
                 p.muted { "Upload a new bundle for this problem. Earlier analyses keep the version they used; run the analysis again to see how each score changes." }
-                form method="post" action={ "/problems/" (v.problem.id) "/bundle" } enctype="multipart/form-data" {
-                    (csrf_field(&who))
-                    input type="file" name="bundle" accept=".zip" required;
-                    button type="submit" { "Replace" }
-                }
+                (bundle_form(&who, &format!("/problems/{}/bundle", v.problem.id), "Replace"))
             }
         }
     })
@@ -476,10 +461,6 @@ async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web
 
 // ---------------------------------------------------------------- uploads
 
-/// Where an upload stands.
-const UPLOAD_SAVED: &str = "saved";
-const UPLOAD_PENDING: &str = "pending";
-const UPLOAD_DISCARDED: &str = "discarded";
 
 /// The languages `problem` accepts students' sources in (its `problem.toml`).
 fn accepted_languages(problem: &ProblemRow) -> Result<Vec<toolchain::Language>, AppError> {
@@ -487,37 +468,61 @@ fn accepted_languages(problem: &ProblemRow) -> Result<Vec<toolchain::Language>, 
 }
 
 async fn upload_batch(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
-    let problem = found(app.db.problem(path.into_inner())?)?;
-    let form = Form::read(&req, payload, app.max_upload_bytes).await?;
-    who.check_csrf(&req, form.field("csrf"))?;
-    let name = form.field("name").unwrap_or("Batch").to_owned();
-    let course = form.field("course").map_or("", str::trim).to_owned();
-    if course.is_empty() || course.chars().count() > MAX_COURSE_NAME_CHARS || course.chars().any(char::is_control) {
-        return Err(AppError::BadRequest(format!(
-            "name the course the batch belongs to, in one line of at most {MAX_COURSE_NAME_CHARS} characters"
-        )));
-    }
-    let mut roster = None;
-    let mut files = Vec::new();
-    for (field, file, bytes) in form.files {
-        if field == "roster" {
-            roster = Some((file, bytes));
-        } else {
-            files.push((file, bytes));
+    receive_batch(app, req, who, payload, Some(path.into_inner())).await
+}
+
+/// The Batches page's upload: the problem is a field of the form.
+async fn new_batch(app: AppData, req: HttpRequest, who: Instructor, payload: Multipart) -> Page {
+    receive_batch(app, req, who, payload, None).await
+}
+
+/// A new batch for `problem` (or the form's `problem`): checked, then saved or held (see
+/// [`save_or_hold`]). A refusal shows the form again with the values sent.
+async fn receive_batch(app: AppData, req: HttpRequest, who: Instructor, payload: Multipart, problem: Option<i64>) -> Page {
+    let mut sent = (String::new(), None::<String>);
+    let result = async {
+        let form = Form::read(&req, payload, app.max_upload_bytes).await?;
+        who.check_csrf(&req, form.field("csrf"))?;
+        sent = (form.field("name").unwrap_or_default().to_owned(), form.field("course").map(str::to_owned));
+        let chosen = match problem {
+            Some(id) => Some(id),
+            None => form.field("problem").and_then(|id| id.parse().ok()),
+        };
+        let problem = app.db.problem(chosen.ok_or_else(|| AppError::BadRequest("choose the problem the batch is for".into()))?)?;
+        let problem = problem.ok_or_else(|| AppError::BadRequest("the problem chosen does not exist (any more)".into()))?;
+        let name = name_field(Some(form.field("name").unwrap_or("Batch")), "batch")?;
+        let course = name_field(form.field("course"), "course the batch belongs to")?;
+        let mut roster = None;
+        let mut files = Vec::new();
+        for (field, file, bytes) in form.files {
+            if field == "roster" {
+                roster = Some((file, bytes));
+            } else {
+                files.push((file, bytes));
+            }
         }
+        if files.is_empty() {
+            return Err(AppError::BadRequest("choose the submissions (source files, modules or zips of them) to upload".into()));
+        }
+        let app2 = app.clone();
+        let id = blocking(move || {
+            let (modules, verdicts, in_zips) = form_files(files);
+            let (roster, roster_from, roster_problem) = choose_roster(roster, in_zips);
+            let mut report = validate(&app2, &name, &accepted_languages(&problem)?, modules, verdicts, roster, false)?;
+            report.course = course;
+            report.roster_from = roster_from;
+            report.roster_problems.extend(roster_problem);
+            save_or_hold(&app2, problem.id, None, report)
+        })
+        .await?;
+        see_other(&format!("/uploads/{id}"))
     }
-    if files.is_empty() {
-        return Err(AppError::BadRequest("choose the modules (or zips of modules) to upload".into()));
-    }
-    let app2 = app.clone();
-    let id = blocking(move || {
-        let (modules, verdicts) = form_files(files);
-        let mut report = validate(&app2, &name, &accepted_languages(&problem)?, modules, verdicts, roster, false)?;
-        report.course = course;
-        save_or_hold(&app2, problem.id, None, report)
+    .await;
+    form_again(&req, &who, "The batch was not uploaded", result, || {
+        let problems = app.db.problems().unwrap_or_default();
+        let courses = app.db.courses().unwrap_or_default();
+        batch_form(&who, &BatchForm { problems: &problems, problem, courses: &courses, name: &sent.0, course: sent.1.as_deref() })
     })
-    .await?;
-    see_other(&format!("/uploads/{id}"))
 }
 
 /// Records an upload: saved at once when clean, else held until the instructor decides.
@@ -595,6 +600,9 @@ async fn upload_page(app: AppData, req: HttpRequest, who: Instructor, path: web:
                     }
                 }
             }
+            @if let Some(from) = &v.report.roster_from {
+                p { "Roster: " (from) ", " (v.report.roster.len()) " rows." }
+            }
             @if !v.report.roster_problems.is_empty() {
                 h2 { "Roster" }
                 ul { @for p in &v.report.roster_problems { li.bad { (p) } } }
@@ -628,37 +636,42 @@ async fn discard_upload(app: AppData, req: HttpRequest, who: Instructor, path: w
 
 async fn upload_late(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
     let batch = found(app.db.batch(path.into_inner())?)?;
-    let form = Form::read(&req, payload, app.max_upload_bytes).await?;
-    who.check_csrf(&req, form.field("csrf"))?;
-    let student = form.field("student").map(str::to_owned);
-    let mut files = form.files;
-    if files.len() != 1 {
-        return Err(AppError::BadRequest("choose one file (a module or a source file) for the late submission".into()));
-    }
-    let (_, file, bytes) = files.remove(0);
-    let app2 = app.clone();
-    let id = blocking(move || {
-        // The module is named after the student the instructor gives, if any.
-        let file = match &student {
-            Some(id) => format!("{id}.{}", file.rsplit_once('.').map_or("wasm", |(_, extension)| extension)),
-            None => file,
-        };
-        let (modules, verdicts) = form_files(vec![(file, bytes)]);
-        let problem = found(app2.db.problem(batch.problem_id)?)?;
-        let mut report = validate(&app2, &batch.name, &accepted_languages(&problem)?, modules, verdicts, None, true)?;
-        let roster = app2.db.roster(batch.id)?;
-        if !roster.is_empty() {
-            for f in report.files.iter_mut().filter(|f| f.rejected.is_none()) {
-                let student = f.student.clone().unwrap_or_default();
-                if !roster.iter().any(|r| r.id == student) {
-                    f.rejected = Some(format!("{}: no roster row for `{student}` in this batch", f.file));
+    let id = batch.id;
+    let result = async {
+        let form = Form::read(&req, payload, app.max_upload_bytes).await?;
+        who.check_csrf(&req, form.field("csrf"))?;
+        let student = form.field("student").map(str::to_owned);
+        let mut files = form.files;
+        if files.len() != 1 {
+            return Err(AppError::BadRequest("choose one file (a module or a source file) for the late submission".into()));
+        }
+        let (_, file, bytes) = files.remove(0);
+        let app2 = app.clone();
+        let id = blocking(move || {
+            // The module is named after the student the instructor gives, if any.
+            let file = match &student {
+                Some(id) => format!("{id}.{}", file.rsplit_once('.').map_or("wasm", |(_, extension)| extension)),
+                None => file,
+            };
+            let (modules, verdicts, _) = form_files(vec![(file, bytes)]);
+            let problem = found(app2.db.problem(batch.problem_id)?)?;
+            let mut report = validate(&app2, &batch.name, &accepted_languages(&problem)?, modules, verdicts, None, true)?;
+            let roster = app2.db.roster(batch.id)?;
+            if !roster.is_empty() {
+                for f in report.files.iter_mut().filter(|f| f.rejected.is_none()) {
+                    let student = f.student.clone().unwrap_or_default();
+                    if !roster.iter().any(|r| r.id == student) {
+                        f.rejected = Some(format!("{}: no roster row for `{student}` in this batch", f.file));
+                    }
                 }
             }
-        }
-        save_or_hold(&app2, batch.problem_id, Some(batch.id), report)
-    })
-    .await?;
-    see_other(&format!("/uploads/{id}"))
+            save_or_hold(&app2, batch.problem_id, Some(batch.id), report)
+        })
+        .await?;
+        see_other(&format!("/uploads/{id}"))
+    }
+    .await;
+    form_again(&req, &who, "The late submission was not added", result, || late_form(&who, id))
 }
 
 // ---------------------------------------------------------------- batches
@@ -675,6 +688,9 @@ struct BatchSummary {
 #[derive(Serialize)]
 struct BatchesView {
     batches: Vec<BatchSummary>,
+    /// For the new batch form.
+    problems: Vec<ProblemRow>,
+    courses: Vec<String>,
 }
 
 async fn batches_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
@@ -691,10 +707,16 @@ async fn batches_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
             })
         })
         .collect::<Result<Vec<_>, AppError>>()?;
-    let view = BatchesView { batches };
+    let view = BatchesView { batches, problems: app.db.problems()?, courses: app.db.courses()? };
     respond(&req, Some(&who), "Batches", &view, |v| {
+        let form = BatchForm { problems: &v.problems, problem: None, courses: &v.courses, name: "", course: None };
         html! {
-            @if v.batches.is_empty() { p { "No batch yet: open a " a href="/problems" { "problem" } " and upload one." } }
+            @if v.batches.is_empty() {
+                p { "No batch yet: upload one below." }
+                (batch_form(&who, &form))
+            } @else {
+                p { a href="#new-batch" { "New batch" } }
+            }
             table {
                 tr { th { "Batch" } th { "Problem" } th { "Submissions" } th { "Latest analysis" } th { "Students see" } }
                 @for b in &v.batches {
@@ -707,6 +729,7 @@ async fn batches_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
                     }
                 }
             }
+            @if !v.batches.is_empty() { (batch_form(&who, &form)) }
         }
     })
 }
@@ -754,7 +777,13 @@ async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::
     respond(&req, Some(&who), &view.batch.name.clone(), &view, |v| {
         let id = v.batch.id;
         html! {
-            p { "Problem: " a href={ "/problems/" (v.batch.problem_id) } { (v.batch.problem) } ". Course: " (v.batch.course) ". " (v.submissions.len()) " submissions." }
+            p { "Problem: " a href={ "/problems/" (v.batch.problem_id) } { (v.batch.problem) } ". Course: " (v.batch.course) ". " (v.submissions.len()) " submissions"
+                @if v.roster.is_empty() { ", no roster." } @else { ", a roster of " (v.roster.len()) " rows." } }
+            details {
+                summary { "Rename or delete this batch" }
+                (rename_form(&who, &v.batch, &v.batch.name))
+                p { a href={ "/batches/" (id) "/delete" } { "Delete this batch…" } " (you are asked to confirm first)" }
+            }
             div.card {
                 h3 { "Run an analysis" }
                 form method="post" action={ "/batches/" (id) "/analyses" } {
@@ -804,18 +833,117 @@ async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::
                     }
                 }
             }
+            (late_form(&who, id))
+            (roster_form(&who, id, !v.roster.is_empty()))
+        }
+    })
+}
+
+#[derive(Deserialize)]
+struct RenameForm {
+    csrf: Option<String>,
+    name: Option<String>,
+}
+
+async fn rename_batch(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<RenameForm>) -> Page {
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let result = async {
+        who.check_csrf(&req, form.csrf.as_deref())?;
+        let name = name_field(form.name.as_deref(), "batch")?;
+        app.db.rename_batch(batch.id, &name)?;
+        see_other(&format!("/batches/{}", batch.id))
+    }
+    .await;
+    form_again(&req, &who, "The batch was not renamed", result, || rename_form(&who, &batch, form.name.as_deref().unwrap_or(&batch.name)))
+}
+
+/// What deleting a batch takes with it, for the confirmation page.
+#[derive(Serialize)]
+struct DeleteView {
+    batch: BatchRow,
+    submissions: usize,
+    analyses: Vec<AnalysisRow>,
+}
+
+async fn delete_batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let view = DeleteView { submissions: app.db.submissions(batch.id)?.len(), analyses: app.db.analyses_of(batch.id)?, batch };
+    respond(&req, Some(&who), &format!("Delete {}?", view.batch.name), &view, |v| {
+        let busy = v.analyses.iter().find(|a| matches!(a.status, Status::Queued | Status::Running));
+        html! {
             div.card {
-                h3 { "Add a late submission" }
-                p.muted { "A module or one source file; it replaces the student's earlier submission (kept in the history); run the analysis again to grade it." }
-                form method="post" action={ "/batches/" (id) "/late" } enctype="multipart/form-data" {
-                    (csrf_field(&who))
-                    label { "Student id " input name="student" placeholder="from the file name"; }
-                    input type="file" name="module" accept=".wasm,.wat,.c,.cpp,.cc,.cxx,.rs" required;
-                    button type="submit" { "Add" }
+                p { "Deleting " strong { (v.batch.name) } " (" (v.batch.course) ", " (v.batch.problem) ") deletes, for good:" }
+                ul {
+                    li { (v.submissions) " submissions, with their earlier versions, and the modules and builds no other batch uses" }
+                    li { (v.analyses.len()) " analyses with their results, bug lists and downloads" }
+                    li { "its roster and its upload reports" }
+                    li { "the private links of students who have no other batch in " (v.batch.course) }
+                }
+                p { "Other batches, their analyses and the problem are kept." }
+                @match busy {
+                    Some(a) => p.bad { "Analysis " a href={ "/analyses/" (a.id) } { "#" (a.id) } " is " (status_word(a.status)) ": cancel it first." },
+                    None => form method="post" action={ "/batches/" (v.batch.id) "/delete" } {
+                        (csrf_field(&who))
+                        button type="submit" { "Delete " (v.batch.name) " for good" }
+                        " " a href={ "/batches/" (v.batch.id) } { "Keep it" }
+                    },
                 }
             }
         }
     })
+}
+
+async fn delete_batch(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<CsrfForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let app2 = app.clone();
+    match blocking(move || app2.delete_batch(batch.id).map_err(AppError::Internal)).await? {
+        Some(analysis) => Err(AppError::BadRequest(format!("analysis #{analysis} of this batch is queued or running: cancel it first; nothing was deleted"))),
+        None => see_other("/batches"),
+    }
+}
+
+/// Attaches a roster to a batch, or replaces its roster. Rows of students the batch does
+/// not have are left out, and said so; students without a row are named.
+async fn attach_roster(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let result = async {
+        let form = Form::read(&req, payload, app.max_upload_bytes).await?;
+        who.check_csrf(&req, form.field("csrf"))?;
+        let (file, text) = form
+            .files
+            .into_iter()
+            .find(|(field, _, _)| field == "roster")
+            .map(|(_, file, text)| (file, text))
+            .ok_or_else(|| AppError::BadRequest("choose the roster file (CSV) to attach".into()))?;
+        let (rows, rejected) = crate::submissions::parse_roster(&file, text.as_slice()).map_err(|e| AppError::BadRequest(format!("{e:#}")))?;
+        if !rejected.is_empty() {
+            let reasons: Vec<String> = rejected.into_iter().map(|r| r.reason).collect();
+            return Err(AppError::BadRequest(format!("{file}: nothing was changed, because: {}", reasons.join("; "))));
+        }
+        let students: Vec<String> = app.db.submissions(batch.id)?.into_iter().map(|s| s.student).collect();
+        let (kept, left_out): (Vec<RosterRow>, Vec<RosterRow>) = rows.into_iter().partition(|r| students.contains(&r.id));
+        if kept.is_empty() {
+            return Err(AppError::BadRequest(format!("{file}: no row names a student of this batch: nothing was changed")));
+        }
+        app.db.replace_roster(batch.id, &kept)?;
+        let missing: Vec<&String> = students.iter().filter(|s| !kept.iter().any(|r| &r.id == *s)).collect();
+        let view = serde_json::json!({ "batch": batch.id, "rows": kept.len(), "left_out": left_out.iter().map(|r| &r.id).collect::<Vec<_>>(), "without_row": missing });
+        respond(&req, Some(&who), "Roster attached", &view, |_| {
+            html! {
+                p.ok { "The roster of " a href={ "/batches/" (batch.id) } { (batch.name) } " is now " code { (file) } ": " (kept.len()) " rows." }
+                @if !left_out.is_empty() {
+                    p { (left_out.len()) " rows name no student of this batch and were left out: " (left_out.iter().map(|r| r.id.as_str()).collect::<Vec<_>>().join(", ")) "." }
+                }
+                @if !missing.is_empty() {
+                    p.bad { (missing.len()) " students of the batch have no row (graded without a cohort): " (missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")) "." }
+                }
+                p { "Grades did not change; the analyses' pages, exports and the experiment report use the new cohorts and columns now. " a href={ "/batches/" (batch.id) } { "Back to the batch" } }
+            }
+        })
+    }
+    .await;
+    form_again(&req, &who, "The roster was not attached", result, || roster_form(&who, batch.id, !app.db.roster(batch.id).unwrap_or_default().is_empty()))
 }
 
 #[derive(Deserialize)]
@@ -887,6 +1015,9 @@ struct AnalysisView {
     changes: Vec<GradeChange>,
     /// The stability check of this analysis, once asked for.
     stability: Option<StabilityView>,
+    /// Each student's cohort in the batch's roster now (it may have been attached or
+    /// replaced since the analysis ran; it wins over the cohort the analysis recorded).
+    cohorts: HashMap<String, String>,
 }
 
 /// A stability check: this analysis and others of the same answers with other seeds.
@@ -963,7 +1094,8 @@ fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
         stability = stability_view(app, &current, id)?;
         result = Some(current);
     }
-    Ok(AnalysisView { analysis, batch, progress, result, bug_lists, changes, stability })
+    let cohorts = app.db.roster(batch.id)?.into_iter().map(|r| (r.id, r.cohort)).collect();
+    Ok(AnalysisView { analysis, batch, progress, result, bug_lists, changes, stability, cohorts })
 }
 
 async fn analysis_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
@@ -1036,7 +1168,7 @@ fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg: Option<St
                  th title="failed by taking too long" { "Time" } th title="failed by exceeding the memory or output limit" { "Limit" }
                  th { "Failed tests" } }
             @for a in result.ranked() {
-                tr { td.num { (a.rank) } td { a href={ "#bugs-" (a.id) } { (a.id) } } td { (a.cohort.as_deref().unwrap_or("")) }
+                tr { td.num { (a.rank) } td { a href={ "#bugs-" (a.id) } { (a.id) } } td { (v.cohorts.get(&a.id).map(String::as_str).or(a.cohort.as_deref()).unwrap_or("")) }
                      td.num { (a.passed) "/" (result.scored_tests()) } td.num { (format!("{:.1}", a.percent)) }
                      td.num { (a.counts.wrong) } td.num { (a.counts.crash) } td.num { (a.counts.timeout) }
                      td.num { (a.counts.memory + a.counts.output) }

@@ -82,6 +82,11 @@ impl Store {
         std::fs::read(&path).with_context(|| format!("module {hash} is missing from the store ({})", path.display()))
     }
 
+    /// Deletes a stored module; one already gone is no error.
+    pub fn remove_module(&self, hash: &str) -> anyhow::Result<()> {
+        remove_file(&self.module_path(hash))
+    }
+
     fn module_path(&self, hash: &str) -> PathBuf {
         self.root.join("modules").join(format!("{hash}.wasm"))
     }
@@ -110,5 +115,13 @@ impl Store {
     /// The folder of analysis `id`'s outputs.
     pub fn analysis_dir(&self, id: i64) -> PathBuf {
         self.root.join("analyses").join(id.to_string())
+    }
+}
+
+/// Deletes a file; one already gone is no error.
+pub fn remove_file(path: &Path) -> anyhow::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e).with_context(|| format!("cannot delete {}", path.display())),
+        _ => Ok(()),
     }
 }

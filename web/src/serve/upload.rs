@@ -75,6 +75,9 @@ impl Form {
     }
 }
 
+/// A file as uploaded: its name and bytes.
+pub type NamedFile = (String, Vec<u8>);
+
 /// One file's verdict.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct FileVerdict {
@@ -101,6 +104,9 @@ pub struct UploadReport {
     pub files: Vec<FileVerdict>,
     /// Roster rows accepted.
     pub roster: Vec<RosterRow>,
+    /// Where the roster came from, in words (none given: `None`).
+    #[serde(default)]
+    pub roster_from: Option<String>,
     /// Roster lines rejected, and roster rows without a module.
     pub roster_problems: Vec<String>,
 }
@@ -135,18 +141,26 @@ impl UploadReport {
 
 /// The files of a form: zips are opened (their unsafe entries rejected) and read as a
 /// batch is ([`hand_ins`]), modules and source files taken as they are, anything else
-/// rejected.
-pub fn form_files(files: Vec<(String, Vec<u8>)>) -> (Vec<HandIn>, Vec<FileVerdict>) {
+/// rejected. A `roster.csv` in a zip (at its top or in its one folder) comes back as
+/// `(zip/path, bytes)`, in the order found.
+pub fn form_files(files: Vec<NamedFile>) -> (Vec<HandIn>, Vec<FileVerdict>, Vec<NamedFile>) {
     let mut modules = Vec::new();
     let mut rejected = Vec::new();
+    let mut rosters = Vec::new();
     let mut reject = |file: String, reason: String| rejected.push(FileVerdict { file, student: None, rejected: Some(reason), sha256: None });
     // One budget for every zip of the upload: two bombs are no better than one.
     let mut budget = MAX_ZIP_UNPACKED_BYTES;
     for (name, bytes) in files {
         let bytes = SharedBytes(std::sync::Arc::new(bytes));
         if name.to_ascii_lowercase().ends_with(".zip") {
-            match read_zip(bytes, &mut budget) {
-                Ok(entries) => modules.extend(hand_ins(entries, true).into_iter().map(|h| HandIn { file: format!("{name}/{}", h.file), ..h })),
+            match read_zip(bytes.clone(), &mut budget) {
+                Ok(entries) => {
+                    modules.extend(hand_ins(entries, true).into_iter().map(|h| HandIn { file: format!("{name}/{}", h.file), ..h }));
+                    match zip_rosters(bytes) {
+                        Ok(found) => rosters.extend(found.into_iter().map(|(path, text)| (format!("{name}/{path}"), text))),
+                        Err(error) => reject(name, error),
+                    }
+                }
                 Err(error) => reject(name, format!("not a readable zip: {error:#}")),
             }
         } else if module_id(&name).is_some() || source_id(&name).is_some() {
@@ -155,7 +169,57 @@ pub fn form_files(files: Vec<(String, Vec<u8>)>) -> (Vec<HandIn>, Vec<FileVerdic
             reject(name.clone(), format!("{name}: not a module (.wasm, .wat), a source file (.c, .cpp, .rs) or a zip of them"));
         }
     }
-    (modules, rejected)
+    (modules, rejected, rosters)
+}
+
+/// The most bytes a roster found in a zip may have: 100,000 students of 160 bytes each.
+const MAX_ROSTER_BYTES: u64 = 16 << 20;
+
+/// The `roster.csv` files of a zip (any case), at its top or in one folder, hidden
+/// folders aside.
+fn zip_rosters(bytes: SharedBytes) -> Result<Vec<NamedFile>, String> {
+    use std::io::Read;
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| format!("not a readable zip: {e}"))?;
+    let mut found = Vec::new();
+    for index in 0..zip.len() {
+        let mut entry = zip.by_index(index).map_err(|e| format!("not a readable zip: {e}"))?;
+        let name = entry.name().to_owned();
+        let parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
+        let is_roster = matches!(parts[..], [.., base] if base.eq_ignore_ascii_case("roster.csv"))
+            && parts.len() <= 2
+            && !parts.iter().any(|p| p.starts_with('.') || *p == "__MACOSX");
+        if !is_roster || entry.is_dir() || crate::submissions::is_unsafe_path(&name) {
+            continue;
+        }
+        let mut text = Vec::new();
+        entry.by_ref().take(MAX_ROSTER_BYTES + 1).read_to_end(&mut text).map_err(|e| format!("{name}: {e}"))?;
+        if text.len() as u64 > MAX_ROSTER_BYTES {
+            return Err(format!("{name}: a roster larger than {} MiB", MAX_ROSTER_BYTES >> 20));
+        }
+        found.push((name, text));
+    }
+    Ok(found)
+}
+
+/// The roster of a batch upload: the form's roster file, else the one `roster.csv` found
+/// in its zips. Returns it with the sentence the report gives about where it came from,
+/// and a roster problem when zips hold more than one (none is used then).
+pub fn choose_roster(field: Option<NamedFile>, mut in_zips: Vec<NamedFile>) -> (Option<NamedFile>, Option<String>, Option<String>) {
+    let names = |rosters: &[NamedFile]| rosters.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    match (field, in_zips.len()) {
+        (Some((name, text)), 0) => (Some((name.clone(), text)), Some(format!("`{name}`, the roster file given")), None),
+        (Some((name, text)), _) => {
+            let said = format!("`{name}`, the roster file given ({} in the zip was not used)", names(&in_zips));
+            (Some((name, text)), Some(said), None)
+        }
+        (None, 0) => (None, None, None),
+        (None, 1) => {
+            let (name, text) = in_zips.remove(0);
+            let said = format!("`{name}`, found in the zip");
+            (Some((name, text)), Some(said), None)
+        }
+        (None, _) => (None, None, Some(format!("the zips hold {} rosters ({}): give one as the roster file", in_zips.len(), names(&in_zips)))),
+    }
 }
 
 /// Validates the hand-ins of a batch against each other and the roster (when one is
@@ -170,7 +234,7 @@ pub fn validate(
     languages: &[toolchain::Language],
     files: Vec<HandIn>,
     mut verdicts: Vec<FileVerdict>,
-    roster: Option<(String, Vec<u8>)>,
+    roster: Option<NamedFile>,
     late: bool,
 ) -> Result<UploadReport, AppError> {
     let files = crate::submissions::accept_languages(files, languages);
@@ -211,5 +275,5 @@ pub fn validate(
         }
     }
     verdicts.sort_by(|a, b| natural_cmp(&a.file, &b.file));
-    Ok(UploadReport { name: name.to_owned(), course: String::new(), late, files: verdicts, roster: roster_rows, roster_problems })
+    Ok(UploadReport { name: name.to_owned(), course: String::new(), late, files: verdicts, roster: roster_rows, roster_from: None, roster_problems })
 }

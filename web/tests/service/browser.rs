@@ -79,6 +79,12 @@ impl Browser {
         self.call("POST", &format!("/element/{element}/value"), json!({"text": text}));
     }
 
+    /// Empties a text field.
+    fn clear(&self, css: &str) {
+        let element = self.find(css);
+        self.call("POST", &format!("/element/{element}/clear"), json!({}));
+    }
+
     fn click(&self, css: &str) {
         let element = self.find(css);
         self.call("POST", &format!("/element/{element}/click"), json!({}));
@@ -200,6 +206,36 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     browser.screenshot(&shot);
     println!("screenshot of the analysis page: {}", shot.display());
     assert!(std::fs::metadata(&shot).unwrap().len() > 20_000, "a real page, not a blank one");
+
+    // From the Batches page: a new batch whose zip carries its roster. A course left
+    // blank is refused on a page of the site, with the form again and what was typed.
+    let with_roster = temp.path().join("with-roster.zip");
+    let roster_bytes = std::fs::read(&roster).unwrap();
+    let entries: Vec<(&str, &[u8])> = modules.iter().map(|(n, b)| (n.as_str(), b.as_slice())).chain([("roster.csv", roster_bytes.as_slice())]).collect();
+    std::fs::write(&with_roster, zip(&entries)).unwrap();
+    browser.click_link("Batches");
+    browser.wait_for("New batch", 30);
+    browser.type_into("#new-batch input[name=name]", "Assignment 2");
+    browser.clear("#new-batch input[name=course]");
+    browser.type_into("#new-batch input[name=course]", "   ");
+    browser.type_into("#new-batch input[name=modules]", with_roster.to_str().unwrap());
+    browser.click("#new-batch button[type=submit]");
+    let refused = browser.wait_for("name the course the batch belongs to", 30);
+    assert!(refused.contains("action=\"/batches\"") && refused.contains("value=\"Assignment 2\""), "{refused}");
+    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("refused-upload.png");
+    browser.screenshot(&shot);
+    println!("screenshot of a refused upload: {}", shot.display());
+    browser.clear("#new-batch input[name=course]");
+    browser.type_into("#new-batch input[name=course]", "Course B");
+    browser.type_into("#new-batch input[name=modules]", with_roster.to_str().unwrap());
+    browser.click("#new-batch button[type=submit]");
+    let report = browser.wait_for("Open the batch", 60);
+    assert!(report.contains("found in the zip") && report.contains("19 accepted"), "{report}");
+    browser.click_link("Batches");
+    browser.wait_for("Assignment 2", 30);
+    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("batches-page.png");
+    browser.screenshot(&shot);
+    println!("screenshot of the Batches page: {}", shot.display());
 
     // A class that hands in C sources uses the same form: a zip of `.c` files, one of
     // which does not compile.

@@ -163,11 +163,12 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
         assert!(!reply.body.contains("a02"), "{path}");
     }
     assert_eq!(student.get(&a02).status, 200, "a02's own link works");
-    // Revoked and reissued links: the old one is a plain 404.
+    // Revoked and reissued links: the old one is the 404 of a link that never existed.
     let course = view["batch"]["course_id"].as_i64().unwrap();
     assert_eq!(client.post(&format!("/students/{course}/a01/revoke"), &[]).status, 303);
     let revoked = student.get(&a01);
-    assert_eq!((revoked.status, revoked.body.as_str()), (404, "Not found"));
+    let never = student.get(&format!("/s/{}", "0".repeat(32)));
+    assert_eq!((revoked.status, revoked.body.as_str()), (404, never.body.as_str()));
     assert_eq!(client.post(&format!("/students/{course}/a01/issue"), &[]).status, 303);
     assert_eq!(student.get(&a01).status, 404, "a reissued link is a new link");
     assert_eq!(client.post(&format!("/students/{}/a01/issue", course + 1), &[]).status, 404, "no such course");

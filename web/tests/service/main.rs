@@ -2,6 +2,7 @@
 //! directory, driven over HTTP (and, in `browser`, by headless Chromium).
 
 mod bad_uploads;
+mod batches;
 mod browser;
 mod common;
 mod flow;

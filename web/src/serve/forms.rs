@@ -1,0 +1,144 @@
+//! The instructor's upload and editing forms, each drawn by one function: on its page, and
+//! again under the reason when the service refuses what was sent ([`form_again`]), so
+//! that a refused upload is never a dead end.
+
+use actix_web::HttpRequest;
+use actix_web::ResponseError;
+use maud::{Markup, html};
+
+use super::auth::Instructor;
+use super::db::{BatchRow, ProblemRow};
+use super::html::{csrf_field, page};
+use super::{AppError, Page};
+
+/// The course a new batch goes into unless the instructor names another.
+pub const FIRST_COURSE: &str = "My course";
+/// The longest course or batch name: a name, not a description.
+pub const MAX_NAME_CHARS: usize = 200;
+
+/// A form's refusal as a page of the site: the reason, then the form again (`form`), with
+/// the status of the error. API requests and other errors are left as they are.
+pub fn form_again(req: &HttpRequest, who: &Instructor, title: &str, result: Page, form: impl FnOnce() -> Markup) -> Page {
+    match result {
+        Err(error @ (AppError::BadRequest(_) | AppError::TooLarge(_) | AppError::Csrf)) if !req.path().starts_with("/api/") => {
+            let mut response = page(title, Some(who), html! { p.bad.refused role="alert" { (error) } (form()) });
+            *response.status_mut() = error.status_code();
+            Ok(response)
+        }
+        other => other,
+    }
+}
+
+/// A name typed into a form (a batch's, a course's): one line, not empty, at most
+/// [`MAX_NAME_CHARS`] characters. `what` names it in the refusal.
+pub fn name_field(value: Option<&str>, what: &str) -> Result<String, AppError> {
+    let value = value.map_or("", str::trim);
+    if value.is_empty() || value.chars().count() > MAX_NAME_CHARS || value.chars().any(char::is_control) {
+        return Err(AppError::BadRequest(format!("name the {what} in one line of at most {MAX_NAME_CHARS} characters")));
+    }
+    Ok(value.to_owned())
+}
+
+/// What the batch upload form shows.
+pub struct BatchForm<'a> {
+    /// The problems to choose from; with `problem` set, the form is that problem's.
+    pub problems: &'a [ProblemRow],
+    pub problem: Option<i64>,
+    /// Course names, the most recently used first.
+    pub courses: &'a [String],
+    /// The values sent before, when the form is shown again.
+    pub name: &'a str,
+    pub course: Option<&'a str>,
+}
+
+/// The form that uploads a new batch: on a problem's page, and on the Batches page with a
+/// choice of problem.
+pub fn batch_form(who: &Instructor, form: &BatchForm) -> Markup {
+    let action = match form.problem {
+        Some(problem) => format!("/problems/{problem}/batches"),
+        None => "/batches".to_owned(),
+    };
+    let course = form.course.or(form.courses.first().map(String::as_str)).unwrap_or(FIRST_COURSE);
+    html! {
+        div.card #new-batch {
+            h3 { "Upload a batch of submissions" }
+            p.muted { "Source files (" code { ".c" } ", " code { ".cpp" } ", " code { ".rs" } "), modules (" code { ".wasm" } " or " code { ".wat" } "), named " code { "<student id>.c" } " and so on, or zips of them (in a zip, a folder of sources is one student's, named by the folder), and optionally a roster CSV with the columns "
+                code { "id,cohort" } " (and " code { "manual" } ", " code { "name" } ", " code { "email" } ", " code { "section" } ", " code { "sis_user_id" } ", … for the gradebooks). A " code { "roster.csv" } " inside the zip is read when no roster file is given. Every file is checked and reported; nothing is saved until the whole upload is clean or you confirm the part that is." }
+            form method="post" action=(action) enctype="multipart/form-data" {
+                (csrf_field(who))
+                @if form.problem.is_none() {
+                    p { label { "Problem "
+                        select name="problem" required {
+                            @for p in form.problems { option value=(p.id) { (p.title) } }
+                        } } }
+                }
+                p { label { "Batch name " input name="name" required placeholder="Assignment 1" maxlength=(MAX_NAME_CHARS) value=(form.name); } }
+                p {
+                    label { "Course " input name="course" required list="courses" maxlength=(MAX_NAME_CHARS) value=(course); }
+                    datalist id="courses" { @for c in form.courses { option value=(c) {} } }
+                    br;
+                    span.muted { "A student id names one student of one course: " code { "a01" } " of two batches of the same course gets one private link to both; " code { "a01" } " of another course is another student." }
+                }
+                p { label { "Submissions or zips " input type="file" name="modules" multiple required; } }
+                p { label { "Roster (CSV) " input type="file" name="roster" accept=".csv"; } }
+                button type="submit" { "Upload and check" }
+            }
+        }
+    }
+}
+
+/// The form that uploads a problem bundle to `action` (a new problem, or a replacement).
+pub fn bundle_form(who: &Instructor, action: &str, label: &str) -> Markup {
+    html! {
+        form method="post" action=(action) enctype="multipart/form-data" {
+            (csrf_field(who))
+            input type="file" name="bundle" accept=".zip" required;
+            " "
+            button type="submit" { (label) }
+        }
+    }
+}
+
+/// The form that adds a late submission to a batch.
+pub fn late_form(who: &Instructor, batch: i64) -> Markup {
+    html! {
+        div.card #late {
+            h3 { "Add a late submission" }
+            p.muted { "A module or one source file; it replaces the student's earlier submission (kept in the history); run the analysis again to grade it." }
+            form method="post" action={ "/batches/" (batch) "/late" } enctype="multipart/form-data" {
+                (csrf_field(who))
+                label { "Student id " input name="student" placeholder="from the file name"; }
+                input type="file" name="module" accept=".wasm,.wat,.c,.cpp,.cc,.cxx,.rs" required;
+                " "
+                button type="submit" { "Add" }
+            }
+        }
+    }
+}
+
+/// The form that attaches a roster to a batch, or replaces its roster.
+pub fn roster_form(who: &Instructor, batch: i64, has_roster: bool) -> Markup {
+    html! {
+        div.card #roster {
+            h3 { @if has_roster { "Replace the roster" } @else { "Attach a roster" } }
+            p.muted { "A CSV with the columns " code { "id,cohort" } " and any others (" code { "manual" } ", " code { "name" } ", " code { "email" } ", " code { "sis_user_id" } ", …). Grades do not change: cohorts and the roster's columns are read from it whenever a page, an export or the experiment report is made." }
+            form method="post" action={ "/batches/" (batch) "/roster" } enctype="multipart/form-data" {
+                (csrf_field(who))
+                input type="file" name="roster" accept=".csv" required;
+                " "
+                button type="submit" { @if has_roster { "Replace" } @else { "Attach" } }
+            }
+        }
+    }
+}
+
+/// The form that renames a batch.
+pub fn rename_form(who: &Instructor, batch: &BatchRow, name: &str) -> Markup {
+    html! {
+        form method="post" action={ "/batches/" (batch.id) "/rename" } {
+            (csrf_field(who))
+            label { "Name " input name="name" required maxlength=(MAX_NAME_CHARS) value=(name); }
+            button type="submit" { "Rename" }
+        }
+    }
+}
