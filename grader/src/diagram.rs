@@ -186,7 +186,7 @@ pub fn layout(analysis: &Analysis) -> Layout {
         .zip(&paths)
         .map(|((edge, &(from, to)), path)| {
             let input = analysis.suite.iter().find(|t| t.id == edge.witness).map_or("", |t| t.input.as_str());
-            let mut label = shorten(&format!("{input:?}"));
+            let mut label = one_line(input, LABEL_CHARS);
             if edge.others > 0 {
                 label.push_str(&format!(" (+{})", edge.others));
             }
@@ -235,11 +235,14 @@ fn fit_labels(layout: &mut Layout) {
     layout.width = (layout.width + shift).max(right + MARGIN / 2);
 }
 
-fn shorten(text: &str) -> String {
-    if text.chars().count() <= LABEL_CHARS {
-        return text.to_owned();
+/// `text` on one line, for a label or a terminal column: quoted, with newlines and other
+/// control characters escaped (`"a\nb"`), and cut to `max_chars` characters with `…`.
+pub fn one_line(text: &str, max_chars: usize) -> String {
+    let quoted = format!("{text:?}");
+    if quoted.chars().count() <= max_chars {
+        return quoted;
     }
-    let cut: String = text.chars().take(LABEL_CHARS - 1).collect();
+    let cut: String = quoted.chars().take(max_chars.saturating_sub(1)).collect();
     format!("{cut}…")
 }
 
@@ -288,4 +291,21 @@ fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, layo
         area.draw(&Text::new(node.label[1].clone(), (centre, node.y + 29), text(13, RGBColor(80, 80, 80))))?;
     }
     area.present()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    fn check(text: &str, max_chars: usize, expected: &str) {
+        assert_eq!(one_line(text, max_chars), expected, "{text:?} in {max_chars}");
+    }
+
+    #[test]
+    fn an_input_is_one_quoted_line_cut_to_its_column() {
+        check("member 0 []", 40, "\"member 0 []\"");
+        check("first line\nsecond\tline\n", 40, "\"first line\\nsecond\\tline\\n\"");
+        check("abcdefghij", 8, "\"abcdef…");
+        assert_eq!(one_line(&"x\n".repeat(100), 40).chars().count(), 40);
+    }
 }

@@ -300,10 +300,13 @@ fn cohort_comparison(graded: &Graded) -> Option<ProblemReport> {
 /// columns (`manual` and any others), so that an instructor's extra columns
 /// (names, sections) come back with the scores.
 pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> anyhow::Result<Vec<u8>> {
-    let mut extra: Vec<&str> = roster.iter().flat_map(|r| r.extra.keys().map(String::as_str)).collect();
-    extra.sort_unstable();
-    extra.dedup();
-    let has_manual = roster.iter().any(|r| r.manual.is_some());
+    // The roster's columns in its own order (one header for every row of one roster).
+    let mut columns: Vec<&str> = Vec::new();
+    for (header, _) in roster.iter().flat_map(|r| &r.extra) {
+        if !columns.contains(&header.as_str()) {
+            columns.push(header);
+        }
+    }
     let has_sources = analysis.answers.iter().any(|a| a.build.is_some());
     let mut csv = csv::Writer::from_writer(Vec::new());
     let mut header =
@@ -311,14 +314,14 @@ pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> anyhow::Result<V
     if has_sources {
         header.extend(["language", "compiled"]);
     }
-    header.extend(has_manual.then_some("manual"));
-    header.extend(&extra);
+    header.extend(&columns);
     csv.write_record(&header)?;
     for a in &analysis.answers {
         let row = roster.iter().find(|r| r.id == a.id);
         let mut record = vec![
             a.id.clone(),
-            a.cohort.clone().unwrap_or_default(),
+            // The roster's cohort wins: it may have been attached after the analysis ran.
+            row.map(|r| r.cohort.clone()).or_else(|| a.cohort.clone()).unwrap_or_default(),
             a.passed.to_string(),
             a.failed.len().to_string(),
             analysis.scored_tests().to_string(),
@@ -334,10 +337,7 @@ pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> anyhow::Result<V
             record.push(a.build.as_ref().map_or("module", |b| b.language.as_str()).to_owned());
             record.push(if a.not_built() { "no" } else { "yes" }.to_owned());
         }
-        if has_manual {
-            record.push(row.and_then(|r| r.manual).map(|m| m.to_string()).unwrap_or_default());
-        }
-        record.extend(extra.iter().map(|column| row.and_then(|r| r.extra.get(*column)).cloned().unwrap_or_default()));
+        record.extend(columns.iter().map(|column| row.and_then(|r| r.get(column)).unwrap_or_default().to_owned()));
         csv.write_record(&record)?;
     }
     Ok(csv.into_inner()?)
@@ -348,7 +348,7 @@ pub fn print_ranking(graded: &Graded) {
     println!("{}: {} tests in the suite (one per inferred bug)", analysis.problem, analysis.scored_tests());
     for test in &analysis.suite {
         let only = test.only_for.as_ref().map(|ids| format!("  (added for {})", ids.join(", "))).unwrap_or_default();
-        println!("  {}  {:<40} fails {}{only}", test.id, test.input, test.failing.len());
+        println!("  {}  {:<40} fails {}{only}", test.id, grader::one_line(&test.input, 40), test.failing.len());
     }
     println!();
     println!(

@@ -68,8 +68,45 @@ pub enum Loaded<P> {
 pub struct RosterRow {
     pub id: String,
     pub cohort: String,
+    /// The `manual` column as a number (it is also among `extra`, as written).
     pub manual: Option<f64>,
-    pub extra: BTreeMap<String, String>,
+    /// Every column but `id` and `cohort`, as `(header, value)` in the roster's order
+    /// (exports give them back in that order). Rows kept before the order was kept are read
+    /// with their columns sorted by name.
+    #[serde(deserialize_with = "columns_in_order")]
+    pub extra: Vec<(String, String)>,
+}
+
+impl RosterRow {
+    /// The value of the roster's column `header`, if it has one.
+    pub fn get(&self, header: &str) -> Option<&str> {
+        self.extra.iter().find(|(h, _)| h == header).map(|(_, v)| v.as_str())
+    }
+
+    /// The columns of `extra` as stored (JSON), read back in their order; the older form, a
+    /// map by name without `manual`, is read too (with `manual` first).
+    pub fn columns_from_json(json: &str, manual: Option<f64>) -> Vec<(String, String)> {
+        match serde_json::from_str(json) {
+            Ok(Columns::InOrder(columns)) => columns,
+            Ok(Columns::ByName(columns)) => manual.map(|m| ("manual".to_owned(), m.to_string())).into_iter().chain(columns).collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+}
+
+/// The two forms a row's columns were kept in.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Columns {
+    InOrder(Vec<(String, String)>),
+    ByName(BTreeMap<String, String>),
+}
+
+fn columns_in_order<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<(String, String)>, D::Error> {
+    Ok(match Columns::deserialize(deserializer)? {
+        Columns::InOrder(columns) => columns,
+        Columns::ByName(columns) => columns.into_iter().collect(),
+    })
 }
 
 pub struct Batch<P = Program> {
@@ -537,7 +574,7 @@ pub fn parse_roster(file_name: &str, input: impl Read) -> anyhow::Result<(Vec<Ro
             let extra = headers
                 .iter()
                 .enumerate()
-                .filter(|&(c, _)| c != id_col && c != cohort_col && Some(c) != manual_col)
+                .filter(|&(c, _)| c != id_col && c != cohort_col)
                 .map(|(c, h)| (h.clone(), record[c].to_owned()))
                 .collect();
             rows.push(RosterRow { id, cohort: record[cohort_col].to_owned(), manual, extra });
@@ -549,6 +586,20 @@ pub fn parse_roster(file_name: &str, input: impl Read) -> anyhow::Result<(Vec<Ro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rosters_own_columns_keep_their_order_and_older_stored_rows_are_still_read() {
+        let (rows, rejected) = parse_roster("r.csv", "id,zeta,cohort,manual,alpha\na01,z,A,7,a\n".as_bytes()).unwrap();
+        assert!(rejected.is_empty());
+        let columns: Vec<(&str, &str)> = rows[0].extra.iter().map(|(h, v)| (h.as_str(), v.as_str())).collect();
+        assert_eq!(columns, [("zeta", "z"), ("manual", "7"), ("alpha", "a")]);
+        assert_eq!((rows[0].manual, rows[0].get("alpha"), rows[0].get("cohort")), (Some(7.0), Some("a"), None));
+        let stored = serde_json::to_string(&rows[0].extra).unwrap();
+        assert_eq!(RosterRow::columns_from_json(&stored, Some(7.0)), rows[0].extra);
+        // Kept before the order was: a map by name, without `manual`.
+        let older = RosterRow::columns_from_json(r#"{"zeta":"z","alpha":"a"}"#, Some(7.0));
+        assert_eq!(older, [("manual", "7"), ("alpha", "a"), ("zeta", "z")].map(|(h, v)| (h.to_owned(), v.to_owned())));
+    }
 
     #[test]
     fn ids_sort_with_numbers_by_value() {

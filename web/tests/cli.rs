@@ -67,7 +67,13 @@ fn grade_prints_the_suite_and_ranking_and_writes_its_files() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
     assert!(stdout.starts_with("interval-sets: "), "{stdout}");
-    assert!(stdout.contains("  t01  member 0 []"), "{stdout}");
+    // One line per test, its input on one line (the newline escaped), the columns kept.
+    let analysis: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("analysis.json")).unwrap()).unwrap();
+    let suite: Vec<&str> = stdout.lines().skip(1).take_while(|l| !l.is_empty()).collect();
+    assert_eq!(suite.len(), analysis["suite"].as_array().unwrap().len(), "{stdout}");
+    assert!(suite[0].starts_with("  t01  \"member 0 []\" "), "{stdout}");
+    let fails_at: Vec<usize> = suite.iter().map(|l| l[..l.find(" fails ").expect("each line ends with the failing count")].chars().count()).collect();
+    assert!(fails_at.iter().all(|&at| at == fails_at[0]), "the `fails` column lines up: {stdout}");
     assert!(stdout.lines().any(|l| l.trim_start().starts_with("1  a18 ")), "a18 ranks first: {stdout}");
     for file in ["analysis.json", "scores.csv", "order.dot"] {
         assert!(out.path().join(file).is_file(), "{file} written");

@@ -612,7 +612,7 @@ impl Db {
                     id: r.get(0)?,
                     cohort: r.get(1)?,
                     manual: r.get(2)?,
-                    extra: serde_json::from_str(&extra).unwrap_or_default(),
+                    extra: RosterRow::columns_from_json(&extra, r.get(2)?),
                 })
             })?
             .collect::<DbResult<_>>()?;
@@ -875,7 +875,7 @@ impl Db {
 
 fn insert_roster(tx: &rusqlite::Transaction, batch: i64, roster: &[RosterRow]) -> DbResult<()> {
     for r in roster {
-        let extra = serde_json::to_string(&r.extra).expect("a map of strings serialises");
+        let extra = serde_json::to_string(&r.extra).expect("pairs of strings serialise");
         tx.execute(
             "INSERT INTO roster (batch_id, student, cohort, manual, extra) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![batch, r.id, r.cohort, r.manual, extra],

@@ -65,6 +65,12 @@ pub fn button(who: &Instructor, action: &str, label: &str) -> Markup {
     html! { form method="post" action=(action) style="display:inline" { (csrf_field(who)) button type="submit" { (label) } } }
 }
 
+/// A one-button form posting to `action` once the instructor confirms `question` (asked by
+/// the page script; without scripts the form posts at once).
+pub fn confirm_button(who: &Instructor, action: &str, label: &str, question: &str) -> Markup {
+    html! { form method="post" action=(action) style="display:inline" data-confirm=(question) { (csrf_field(who)) button type="submit" { (label) } } }
+}
+
 /// The page script (`static/app.js`): the only script a page runs, served from the site
 /// so that the Content-Security-Policy can forbid inline scripts.
 pub const APP_JS: &str = include_str!("static/app.js");

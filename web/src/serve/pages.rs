@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::auth::{Instructor, Refused, SESSION_COOKIE, SESSION_SECONDS, check_password, random_token};
 use super::db::{UPLOAD_DISCARDED, UPLOAD_PENDING, UPLOAD_SAVED, AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, StudentRow, SubmissionRow, now};
 use super::forms::{BatchForm, batch_form, bundle_form, form_again, late_form, name_field, rename_form, roster_form};
-use super::html::{bug_list, button, csrf_field, date, markdown, page};
+use super::html::{bug_list, button, confirm_button, csrf_field, date, markdown, page};
 use super::store::sha256_hex;
 use super::upload::{Form, UploadReport, choose_roster, form_files, validate};
 use super::worker::LiveProgress;
@@ -1397,7 +1397,7 @@ async fn students_page(app: AppData, req: HttpRequest, who: Instructor) -> Page 
     respond(&req, Some(&who), "Students", &view, |v| {
         html! {
             p { "Each student has one private link to their own results in one course (of released batches only): the same id in two courses is two students with two links. "
-                a href="/students/links.csv" { "Download all links (CSV, for mail merge)" } ". Revoking a link makes it a plain 404; issuing a new one replaces it." }
+                a href="/students/links.csv" { "Download all links (CSV, for mail merge, with the rosters' " code { "name" } " and " code { "email" } " columns when they have them)" } ". Revoking a link makes it a plain 404; issuing a new one replaces it." }
             @if v.students.is_empty() { p.muted { "No students yet: they come with the batches you upload." } }
             @for course in v.students.chunk_by(|a, b| a.student.course_id == b.student.course_id) {
                 h2 { (course[0].student.course) }
@@ -1409,8 +1409,12 @@ async fn students_page(app: AppData, req: HttpRequest, who: Instructor) -> Page 
                             td { (s.student.student) }
                             td { @match &s.link { Some(link) => a href=(link) { code { (link) } }, None => span.muted { "none" } } }
                             td {
-                                (button(&who, &format!("{action}/issue"), if s.link.is_some() { "Reissue" } else { "Issue" }))
-                                @if s.link.is_some() { " " (button(&who, &format!("{action}/revoke"), "Revoke")) }
+                                @if s.link.is_some() {
+                                    (confirm_button(&who, &format!("{action}/issue"), "Reissue", &format!("Give {} a new link? The link they have now stops working.", s.student.student)))
+                                    " " (confirm_button(&who, &format!("{action}/revoke"), "Revoke", &format!("Revoke {}'s link? It stops working at once, and they see nothing until you issue a new one.", s.student.student)))
+                                } @else {
+                                    (button(&who, &format!("{action}/issue"), "Issue"))
+                                }
                             }
                         }
                     }
@@ -1425,12 +1429,35 @@ async fn links_csv(app: AppData, req: HttpRequest, _who: Instructor) -> Page {
     let info = req.connection_info();
     let base = format!("{}://{}", info.scheme(), info.host());
     let students = app.db.students()?;
+    // Each student's name and email from their course's rosters (the latest batch's wins).
+    let mut contact: HashMap<(i64, String), (String, String)> = HashMap::new();
+    for batch in app.db.batches()? {
+        for row in app.db.roster(batch.id)? {
+            let entry = contact.entry((batch.course_id, row.id.clone())).or_default();
+            for (column, value) in [("name", &mut entry.0), ("email", &mut entry.1)] {
+                if let Some(text) = row.get(column).filter(|t| !t.is_empty()) {
+                    *value = text.to_owned();
+                }
+            }
+        }
+    }
+    let has = |pick: fn(&(String, String)) -> &String| contact.values().any(|c| !pick(c).is_empty());
+    let (names, emails) = (has(|c| &c.0), has(|c| &c.1));
     let write = || -> csv::Result<Vec<u8>> {
-        let mut out = csv::Writer::from_writer(Vec::new());
-        out.write_record(["course", "id", "link"])?;
+        let mut out = exports::excel_csv();
+        let mut header = vec!["course", "id"];
+        header.extend(names.then_some("name"));
+        header.extend(emails.then_some("email"));
+        header.push("link");
+        out.write_record(&header)?;
         for s in students {
             if let Some(token) = s.token {
-                out.write_record([s.course, s.student, format!("{base}/s/{token}")])?;
+                let (name, email) = contact.get(&(s.course_id, s.student.clone())).cloned().unwrap_or_default();
+                let mut record = vec![s.course, s.student];
+                record.extend(names.then_some(name));
+                record.extend(emails.then_some(email));
+                record.push(format!("{base}/s/{token}"));
+                out.write_record(&record)?;
             }
         }
         out.into_inner().map_err(|e| e.into_error().into())

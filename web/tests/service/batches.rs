@@ -2,7 +2,7 @@
 //! inside the zip, a roster attached or replaced later, renamed, deleted; and every refusal
 //! a page of the site with the reason and the form again.
 
-use crate::common::{COURSE, Client, Service, cohort, fixture, run_analysis, upload_problem, zip};
+use crate::common::{COURSE, Client, Service, cohort, fixture, issue_link, run_analysis, upload_problem, zip};
 
 /// The cohort of interval-sets as one zip, with `extra` entries added.
 fn cohort_zip(extra: &[(&str, &[u8])]) -> Vec<u8> {
@@ -82,13 +82,21 @@ fn a_roster_in_the_zip_is_read_and_a_roster_can_be_attached_or_replaced_later() 
     assert_eq!(cohorts(&client, later), with_zip_roster);
 
     // Replaced by one that names a stranger and leaves a student out: said, and kept apart.
-    let partial = b"id,cohort\na01,first\nz99,stranger\n";
+    let partial = "id,cohort,name,email\na01,first,Ada Lovelace,ada@example.org\nz99,stranger,Zed,z@example.org\n".as_bytes();
     let reply = client.upload(&format!("/batches/{later}/roster"), &[], &[("roster", "partial.csv", partial)]);
     assert_eq!(reply.status, 200, "{}", reply.body);
     assert!(reply.body.contains("left out: z99"), "{}", reply.body);
     assert!(reply.body.contains("18 students of the batch have no row"), "{}", reply.body);
     let now = cohorts(&client, later);
     assert_eq!(now.iter().filter(|(_, c)| !c.is_empty()).collect::<Vec<_>>(), [&("a01".to_owned(), "first".to_owned())]);
+    // The links for a mail merge carry the roster's names and emails.
+    issue_link(&client, later, "a01");
+    issue_link(&client, later, "a02");
+    let links = client.get("/students/links.csv").body;
+    let lines: Vec<&str> = links.trim_start_matches('\u{feff}').lines().collect();
+    assert_eq!(lines[0], "course,id,name,email,link");
+    assert!(lines[1].starts_with(&format!("{COURSE},a01,Ada Lovelace,ada@example.org,http")), "{links}");
+    assert!(lines[2].starts_with(&format!("{COURSE},a02,,,http")), "{links}");
 
     // A malformed roster changes nothing, and the page gives the form again.
     let reply = client.upload(&format!("/batches/{later}/roster"), &[], &[("roster", "bad.csv", b"id,cohort\na01,x\na01,y\n")]);

@@ -237,6 +237,17 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     browser.screenshot(&shot);
     println!("screenshot of the Batches page: {}", shot.display());
 
+    // Revoking a student's link asks first; dismissed, the link stays.
+    browser.click_link("Students");
+    browser.wait_for("Private link", 30);
+    browser.click("form[action$='/a01/issue'] button");
+    browser.wait_for("Revoke", 30);
+    browser.click("form[action$='/a01/revoke'] button");
+    let question = browser.call("GET", "/alert/text", Value::Null);
+    assert!(question.as_str().unwrap().starts_with("Revoke a01's link?"), "{question}");
+    browser.call("POST", "/alert/dismiss", json!({}));
+    assert!(browser.source().contains("/a01/revoke"), "the link is still there");
+
     // A class that hands in C sources uses the same form: a zip of `.c` files, one of
     // which does not compile.
     if let Err(missing) = toolchain::Builder::new(None).ready(toolchain::Language::C) {

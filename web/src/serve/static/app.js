@@ -30,3 +30,10 @@
     this.batches.value = Array.from(document.querySelectorAll('input.batch:checked')).map(b => b.value).join(',');
   });
 })();
+
+// Forms that undo something for good (revoking a student's link) ask first.
+document.querySelectorAll('form[data-confirm]').forEach(function (form) {
+  form.addEventListener('submit', function (event) {
+    if (!window.confirm(form.dataset.confirm)) event.preventDefault();
+  });
+});
