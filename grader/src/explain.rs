@@ -45,6 +45,21 @@ pub struct Behaviour {
     pub reason: Option<String>,
 }
 
+impl Behaviour {
+    /// What went wrong, in a few words a student understands: "wrong output" (with "rejected
+    /// by the checker" only when the problem's checker said why), "crashed", ...
+    pub fn summary(&self) -> &'static str {
+        match self.kind {
+            FailureKind::Wrong if self.reason.is_some() => "wrong output (rejected by the checker)",
+            FailureKind::Wrong => "wrong output",
+            FailureKind::Crash => "crashed",
+            FailureKind::Timeout => "took too long",
+            FailureKind::Memory => "ran out of memory",
+            FailureKind::Output => "wrote too much output",
+        }
+    }
+}
+
 /// A passing input close to a failing one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Contrast {
@@ -309,8 +324,10 @@ impl Explainer<'_> {
     }
 
     /// The passing input closest to the failing one among small edits of its choices:
-    /// each choice one up or down or zeroed, or a short span deleted. Closest by edit
-    /// distance between the inputs, then simplest choices.
+    /// each choice one up or down or zeroed, or a short span deleted. Closest means: the
+    /// same first word if one passes (the same command: for `delete 1 [(0,2)]`, `delete 1
+    /// []` before `member 1 [(0,2)]`, which says nothing about deleting), then the least
+    /// edit distance between the inputs, then the simplest choices.
     fn contrast(&self, test: &TestCase, original: &Trial) -> Option<Contrast> {
         let choices = &test.choices.0;
         let mut candidates: Vec<Vec<u64>> = Vec::new();
@@ -335,7 +352,8 @@ impl Explainer<'_> {
                 let candidate = TestCase { size: test.size, choices: ChoiceSequence(choices) };
                 let (trial, source) = self.trial(ChoiceSource::replay(&candidate))?;
                 let passed = trial.failure.is_none() && trial.input != original.input;
-                passed.then(|| (edit_distance(&original.input, &trial.input), source.into_test_case().choices, trial))
+                let other_command = first_word(&trial.input) != first_word(&original.input);
+                passed.then(|| ((other_command, edit_distance(&original.input, &trial.input)), source.into_test_case().choices, trial))
             })
             .min_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)))
             .map(|(_, _, trial)| Contrast { expected: String::from_utf8_lossy(&trial.reference.stdout).into_owned(), input: trial.input })
@@ -380,6 +398,11 @@ fn tokens(text: &str) -> Vec<(usize, usize)> {
 }
 
 /// Levenshtein distance between two strings, by characters.
+/// The first word of an input: its command, in a problem whose inputs start with one.
+fn first_word(input: &str) -> Option<&str> {
+    input.split_whitespace().next()
+}
+
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
@@ -523,6 +546,37 @@ mod tests {
         let text = "insert -12 [(0,3)]";
         let words: Vec<&str> = tokens(text).into_iter().map(|(s, e)| &text[s..e]).collect();
         assert_eq!(words, ["insert", " ", "-12", " ", "[", "(", "0", ",", "3", ")", "]"]);
+    }
+
+    /// Inputs `<command> <n> <list>` from three choices; program 1 fails `delete` on a
+    /// list that is not empty, and every other input it gets right.
+    struct Commands;
+    impl Executor for Commands {
+        fn generate(&self, mut choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+            let command = ["member", "insert", "delete"][choices.choice(2).unwrap_or(0) as usize];
+            let n = choices.choice(9).unwrap_or(0);
+            let list = ["[]", "[(0,2)]"][choices.choice(1).unwrap_or(0) as usize];
+            (Ok(format!("{command} {n} {list}").into_bytes()), choices)
+        }
+        fn run(&self, program: usize, input: &[u8], _fuel: u64) -> Execution {
+            let wrong = program == 1 && input.starts_with(b"delete") && !input.ends_with(b"[]");
+            Execution { outcome: RunOutcome::Success, stdout: if wrong { b"no\n".to_vec() } else { b"ok\n".to_vec() }, fuel_used: 1 }
+        }
+    }
+
+    #[test]
+    fn the_close_passing_input_keeps_the_command_of_the_failing_one() {
+        let problem = Problem::default();
+        let calibration = Calibration::from_costs(vec![(1, 1)]);
+        let explainer = Explainer { problem: &problem, calibration: &calibration, executor: &Commands, program: 1 };
+        let failing = TestCase { size: 0, choices: ChoiceSequence(vec![2, 1, 1]) };
+        let (trial, _) = explainer.trial(ChoiceSource::replay(&failing)).unwrap();
+        assert_eq!(trial.input, "delete 1 [(0,2)]");
+        assert!(trial.failure.is_some());
+        // `member 1 [(0,2)]` and `delete 1 []` are both 5 edits away; the command decides.
+        assert_eq!(edit_distance("delete 1 [(0,2)]", "member 1 [(0,2)]"), edit_distance("delete 1 [(0,2)]", "delete 1 []"));
+        let contrast = explainer.contrast(&failing, &trial).expect("some close input passes");
+        assert_eq!(contrast.input, "delete 1 []");
     }
 
     #[test]

@@ -77,26 +77,38 @@ pub fn bug_list_markdown(list: &BugList) -> String {
         &list.bugs[..]
     };
     for bug in shown {
-        writeln!(md, "## Test {}\n", bug.test).unwrap();
-        writeln!(md, "- Input: `{:?}`", bug.input).unwrap();
-        writeln!(md, "- Expected: `{:?}`", bug.expected).unwrap();
-        let got = match bug.got.kind {
-            FailureKind::Wrong => format!("- Your output: `{:?}`", bug.got.detail),
-            _ => format!("- Your program {}", bug.got.detail),
-        };
-        writeln!(md, "{got}").unwrap();
+        writeln!(md, "## Test {}: {}\n", bug.test, bug.got.summary()).unwrap();
+        writeln!(md, "Input:\n\n{}", text_block(&bug.input)).unwrap();
+        writeln!(md, "Expected output:\n\n{}", text_block(&bug.expected)).unwrap();
+        match bug.got.kind {
+            FailureKind::Wrong => writeln!(md, "Your program's output:\n\n{}", text_block(&bug.got.detail)).unwrap(),
+            FailureKind::Crash => writeln!(md, "Your program crashed:\n\n{}", text_block(&bug.got.detail)).unwrap(),
+            _ => writeln!(md, "Your program {}.\n", bug.got.detail).unwrap(),
+        }
         if let Some(reason) = &bug.got.reason {
-            writeln!(md, "- Why it is wrong: {reason}").unwrap();
+            writeln!(md, "Why it is wrong: {reason}\n").unwrap();
         }
         if let Some(general) = &bug.generalized {
-            writeln!(md, "- It fails whatever stands at {ANY}: `{general:?}`").unwrap();
+            writeln!(md, "It fails whatever stands at {ANY}:\n\n{}", text_block(general)).unwrap();
         }
         if let Some(contrast) = &bug.contrast {
-            writeln!(md, "- It gets this close input right: `{:?}` → `{:?}`", contrast.input, contrast.expected).unwrap();
+            writeln!(md, "It gets this close input right:\n\n{}\nwith the output:\n\n{}", text_block(&contrast.input), text_block(&contrast.expected)).unwrap();
         }
-        md.push('\n');
     }
     md
+}
+
+/// A program's input or output as a Markdown code block. A code block cannot show an
+/// empty text, spaces at either end, carriage returns or tabs for sure, so such a text is
+/// also given exactly, as a quoted string.
+fn text_block(text: &str) -> String {
+    let shown = text.strip_suffix('\n').unwrap_or(text);
+    let unclear = shown.is_empty()
+        || shown.starts_with(char::is_whitespace)
+        || shown.ends_with(char::is_whitespace)
+        || shown.chars().any(|c| c.is_control() && c != '\n');
+    let exactly = if unclear { format!("(exactly: `{text:?}`)\n") } else { String::new() };
+    format!("{}{exactly}", fenced(shown))
 }
 
 /// `text` as a Markdown code block, fenced by more backticks than it holds in a row.
@@ -157,4 +169,41 @@ pub fn analysis_html(analysis: &Analysis, comparison: Option<&ProblemReport>) ->
     }
     html.push_str("</body></html>\n");
     html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::{Behaviour, BugReport, Contrast};
+
+    fn list(input: &str, expected: &str, got: &str) -> BugList {
+        let bug = BugReport {
+            test: "t07".into(),
+            input: input.into(),
+            expected: expected.into(),
+            got: Behaviour { kind: FailureKind::Wrong, detail: got.into(), reason: None },
+            generalized: None,
+            contrast: Some(Contrast { input: "delete 1 []".into(), expected: "[]\n".into() }),
+        };
+        BugList { answer: "a01".into(), passed: 18, suite_size: 19, bugs: vec![bug], build: None }
+    }
+
+    #[test]
+    fn a_bug_list_in_markdown_shows_inputs_and_outputs_as_code_blocks() {
+        let md = bug_list_markdown(&list("delete 1 [(0,2)]", "[]\n", "[(0,2)]\n"));
+        assert!(md.contains("## Test t07: wrong output\n"), "{md}");
+        assert!(md.contains("Input:\n\n```text\ndelete 1 [(0,2)]\n```\n"), "{md}");
+        assert!(md.contains("Expected output:\n\n```text\n[]\n```\n"), "{md}");
+        assert!(md.contains("Your program's output:\n\n```text\n[(0,2)]\n```\n"), "{md}");
+        assert!(md.contains("close input right:\n\n```text\ndelete 1 []\n```\n"), "{md}");
+        assert!(!md.contains("\\n") && !md.contains("exactly"), "no escaped strings where a block says it all: {md}");
+    }
+
+    #[test]
+    fn a_text_a_code_block_cannot_show_for_sure_is_also_given_exactly() {
+        let md = bug_list_markdown(&list(" ", "\r\n", "x\ty"));
+        assert!(md.contains("(exactly: `\" \"`)"), "{md}");
+        assert!(md.contains("(exactly: `\"\\r\\n\"`)"), "{md}");
+        assert!(md.contains("(exactly: `\"x\\ty\"`)"), "{md}");
+    }
 }

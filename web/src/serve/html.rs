@@ -2,23 +2,32 @@
 //! nothing a student or a module name contains can become markup.
 
 use actix_web::HttpResponse;
-use grader::{BugList, FailureKind};
+use grader::BugList;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::auth::Instructor;
 
 const STYLE: &str = "
+:root{color-scheme:light dark}
 body{font-family:system-ui,sans-serif;margin:0;color:#1d232a;background:#fafbfc}
-header{background:#243447;color:#fff;padding:.6em 1.2em;display:flex;gap:1.2em;align-items:center}
+header{background:#243447;color:#fff;padding:.6em 1.2em;display:flex;flex-wrap:wrap;gap:.4em 1.2em;align-items:center}
 header a{color:#fff;text-decoration:none}header .brand{font-weight:700;margin-right:1em}
 header form{margin-left:auto}main{padding:1em 1.5em;max-width:1400px}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #d0d7de;padding:.25em .6em;text-align:left;vertical-align:top}
-th{background:#eef1f4}td.num{text-align:right}code,pre{background:#f0f2f4;padding:0 .2em;white-space:pre-wrap;word-break:break-all}
+th{background:#eef1f4}td.num{text-align:right}code,pre{background:#f0f2f4;padding:0 .2em;white-space:pre-wrap;overflow-wrap:anywhere}
 .ok{color:#1a7f37}.bad{color:#cf222e}.muted{color:#57606a}.card{background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:.8em 1em;margin:.8em 0}
 progress{width:30em;height:1.2em}details{margin:.3em 0}summary{cursor:pointer}
 .diagram{overflow:auto;border:1px solid #d0d7de;background:#fff;max-height:80vh}
 pre.compiler{padding:.6em;overflow:auto;max-height:30em;word-break:normal;overflow-wrap:anywhere}
 button,input[type=submit]{padding:.3em .9em;cursor:pointer}label{margin-right:1em}
+.card table{width:100%}.card td{overflow-wrap:anywhere}
+@media (max-width:600px){main{padding:.6em .7em}td,th{padding:.2em .35em}progress{width:100%}}
+@media (prefers-color-scheme:dark){
+body{background:#0d1117;color:#e6edf3}a{color:#6cb6ff}a:visited{color:#c297ff}
+.card{background:#161b22;border-color:#30363d}td,th{border-color:#30363d}th{background:#21262d}
+code,pre{background:#262c36}.ok{color:#3fb950}.bad{color:#ff7b72}.muted{color:#9198a1}
+.diagram{border-color:#30363d}
+}
 ";
 
 /// A whole HTML page; `who` is the instructor logged in, if any (students get no menu).
@@ -146,14 +155,7 @@ pub fn bug_list(list: &BugList) -> Markup {
         @if alike { p { "It fails every test the same way; here is the first." } }
         @for bug in shown {
             div.card {
-                strong { "Test " (bug.test) } " · " span.bad { (match bug.got.kind {
-                    FailureKind::Wrong if bug.got.reason.is_some() => "wrong output (rejected by the checker)",
-                    FailureKind::Wrong => "wrong output",
-                    FailureKind::Crash => "crashed",
-                    FailureKind::Timeout => "took too long",
-                    FailureKind::Memory => "ran out of memory",
-                    FailureKind::Output => "wrote too much output",
-                }) }
+                strong { "Test " (bug.test) } " · " span.bad { (bug.got.summary()) }
                 table {
                     tr { th { "Input" } td { code { (bug.input) } } }
                     tr { th { "Expected" } td { code { (bug.expected) } } }

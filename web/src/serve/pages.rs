@@ -68,6 +68,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/students/{course}/{id}/revoke", web::post().to(revoke_link));
     page!("/s/{token}", student_page);
     cfg.route("/s/{token}/{analysis}.md", web::get().to(student_markdown));
+    cfg.route("/s/{token}/{analysis}/statement", web::get().to(student_statement));
     cfg.default_service(web::to(|| async { Page::Err(AppError::NotFound) }));
 }
 
@@ -1505,6 +1506,9 @@ struct StudentResult {
     analysis: i64,
     late: Late,
     bugs: BugList,
+    /// The problem's statement as the analysis graded it (none: the problem has none).
+    #[serde(skip)]
+    statement: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -1531,12 +1535,14 @@ fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
             Some(s) if s.late => Late::NotYetGraded(s.uploaded),
             _ => Late::No,
         };
+        let problem_dir = found(app.db.analysis(analysis)?)?.problem_dir;
         results.push(StudentResult {
             batch: batch.name,
             problem: batch.problem,
             analysis,
             late,
             bugs: serde_json::from_str(&list).map_err(anyhow::Error::from)?,
+            statement: std::fs::read_to_string(std::path::Path::new(&problem_dir).join("statement.md")).ok(),
         });
     }
     Ok(StudentView { student, course, results })
@@ -1550,6 +1556,16 @@ async fn student_page(app: AppData, req: HttpRequest, path: web::Path<String>) -
             @if v.results.is_empty() { p { "No results have been released to you yet." } }
             @for r in &v.results {
                 h2 { (r.batch) " · " span.muted { (r.problem) } }
+                p.score {
+                    @let percent = grader::percent(r.bugs.passed, r.bugs.suite_size);
+                    @if r.bugs.compile_error().is_some() {
+                        "Your score: " strong { "0%" } ". Your program did not compile, so it could not be tested; the compiler's message is below."
+                    } @else {
+                        "Your score: " strong { (format!("{percent:.1}%")) } ": your program passes " (r.bugs.passed) " of the " (r.bugs.suite_size)
+                        " tests. Each test stands for a bug found in at least one program of your class, so the score is the share of those bugs yours does not have, not a share of everything that could go wrong."
+                    }
+                }
+                @if r.statement.is_some() { p { a href={ "/s/" (token) "/" (r.analysis) "/statement" } { "The problem statement" } } }
                 @match r.late {
                     Late::Graded => p.muted { "Graded from your late submission." },
                     Late::NotYetGraded(when) => p.muted { "Your late submission of " (date(when)) " is not graded yet: this is the result of your earlier one." },
@@ -1561,6 +1577,19 @@ async fn student_page(app: AppData, req: HttpRequest, path: web::Path<String>) -
             p.muted { "Each test is a small input on which your program and the model solution disagree: one inferred bug. Fix the bugs, not the tests: other inputs show the same bug." }
         }
     })
+}
+
+/// The statement of a problem a student has a released result of, in the version the
+/// result was graded against.
+async fn student_statement(app: AppData, path: web::Path<(String, i64)>) -> Page {
+    let (token, analysis) = path.into_inner();
+    let view = student_view(&app, &token)?;
+    let result = found(view.results.into_iter().find(|r| r.analysis == analysis))?;
+    let statement = found(result.statement)?;
+    Ok(page(&result.problem, None, html! {
+        p { a href={ "/s/" (token) } { "Back to your results" } }
+        div.card { (markdown(&statement)) }
+    }))
 }
 
 async fn student_markdown(app: AppData, path: web::Path<(String, i64)>) -> Page {

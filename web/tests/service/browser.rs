@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use serde_json::{Value, json};
 
-use crate::common::{Service, cohort, fixture, problem_bundle, zip};
+use crate::common::{Service, cohort, fixture, issue_link, problem_bundle, zip};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -247,6 +247,29 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     assert!(question.as_str().unwrap().starts_with("Revoke a01's link?"), "{question}");
     browser.call("POST", "/alert/dismiss", json!({}));
     assert!(browser.source().contains("/a01/revoke"), "the link is still there");
+
+    // A student's page on a 360 px phone in the system's dark scheme: a14 crashes on every
+    // test; the page fits the width (long messages wrap) and is drawn dark.
+    let client = service.instructor();
+    let batch = client.api("/api/batches")["batches"][0]["batch"]["id"].as_i64().unwrap();
+    assert_eq!(client.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
+    let link = issue_link(&client, batch, "a14");
+    browser.call("POST", "/window/rect", json!({"width": 360, "height": 780}));
+    browser.call("POST", "/goog/cdp/execute", json!({"cmd": "Emulation.setEmulatedMedia", "params": {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}}));
+    browser.open(&format!("{}{link}", service.url));
+    let page = browser.wait_for("Your score", 30);
+    assert!(page.contains("crashed") && page.contains("The problem statement"), "{page}");
+    let measured = browser.call("POST", "/execute/sync", json!({"script": "return [document.documentElement.scrollWidth, window.innerWidth, getComputedStyle(document.body).backgroundColor]", "args": []}));
+    let (width, window) = (measured[0].as_u64().unwrap(), measured[1].as_u64().unwrap());
+    assert!(width <= window, "the page is {width} px wide in a {window} px window");
+    assert_eq!(measured[2], "rgb(13, 17, 23)", "the dark scheme is followed");
+    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("student-page-360-dark.png");
+    browser.screenshot(&shot);
+    println!("screenshot of a student's page at 360 px, dark: {}", shot.display());
+    browser.click_link("The problem statement");
+    browser.wait_for("Back to your results", 30);
+    browser.call("POST", "/window/rect", json!({"width": 1400, "height": 1800}));
+    browser.call("POST", "/goog/cdp/execute", json!({"cmd": "Emulation.setEmulatedMedia", "params": {"features": []}}));
 
     // A class that hands in C sources uses the same form: a zip of `.c` files, one of
     // which does not compile.
