@@ -42,6 +42,11 @@ fn the_papers_figure_3_5_scores_give_the_papers_welch_table() {
     let html = std::fs::read_to_string(out.path().join("report.html")).unwrap();
     assert_eq!(html.matches("<svg").count(), 3, "one plot per problem");
     assert!(html.contains("0.2390"));
+
+    // A cohort against itself is refused with the reason.
+    let args: ReportArgs = parse_args(&["report", "--cohorts", "hunit,hunit", "--scores", &scores]);
+    let error = run_report(&args).unwrap_err().to_string();
+    assert!(error.contains("names `hunit` twice"), "{error}");
 }
 
 #[test]

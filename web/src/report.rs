@@ -78,6 +78,9 @@ pub fn read_analysis(path: &Path) -> anyhow::Result<Analysis> {
 
 pub fn run_report(args: &ReportArgs) -> anyhow::Result<Vec<ProblemReport>> {
     let [first, second] = &args.cohorts[..] else { bail!("--cohorts takes two cohort names: --cohorts quickcheck,hunit") };
+    if first == second {
+        bail!("--cohorts names `{first}` twice: compare two different cohorts (a cohort against itself says nothing)");
+    }
     let problems = load_rows(args)?;
     let reports: Vec<ProblemReport> = problems.iter().map(|(p, rows)| compare(p, rows, first, second)).collect();
     for report in &reports {
@@ -95,8 +98,15 @@ pub fn write_report(out: &Path, reports: &[ProblemReport]) -> anyhow::Result<()>
     let json = serde_json::to_string_pretty(&serde_json::json!({ "problems": reports }))? + "\n";
     std::fs::write(out.join("report.json"), json)?;
     std::fs::write(out.join("report.html"), experiment_html(reports))?;
+    std::fs::write(out.join("summary.csv"), summary_csv(reports)?)?;
+    std::fs::write(out.join("manual.csv"), manual_csv(reports)?)?;
+    Ok(())
+}
 
-    let mut summary = csv::Writer::from_path(out.join("summary.csv"))?;
+/// The report's statistics, one row per problem and group (`all`, then each cohort); the
+/// tests' columns are filled on the `all` row.
+pub fn summary_csv(reports: &[ProblemReport]) -> anyhow::Result<Vec<u8>> {
+    let mut summary = csv::Writer::from_writer(Vec::new());
     summary.write_record([
         "problem", "group", "n", "mean", "sd", "t", "df", "p", "p_df_truncated", "ci95_low", "ci95_high", "hedges_g",
         "mann_whitney_u", "mann_whitney_p", "spearman", "kendall",
@@ -127,16 +137,19 @@ pub fn write_report(out: &Path, reports: &[ProblemReport]) -> anyhow::Result<()>
             ])?;
         }
     }
-    summary.flush()?;
-    let mut manual = csv::Writer::from_path(out.join("manual.csv"))?;
+    Ok(summary.into_inner()?)
+}
+
+/// Each answer's automatic and manual grade and ranks, per problem.
+pub fn manual_csv(reports: &[ProblemReport]) -> anyhow::Result<Vec<u8>> {
+    let mut manual = csv::Writer::from_writer(Vec::new());
     manual.write_record(["problem", "id", "auto", "manual", "auto_rank", "manual_rank"])?;
     for r in reports {
         for m in &r.manual {
             manual.write_record([&r.problem, &m.id, &m.auto.to_string(), &m.manual.to_string(), &m.auto_rank.to_string(), &m.manual_rank.to_string()])?;
         }
     }
-    manual.flush()?;
-    Ok(())
+    Ok(manual.into_inner()?)
 }
 
 pub fn report_command(args: &ReportArgs) -> anyhow::Result<()> {

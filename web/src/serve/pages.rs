@@ -62,6 +62,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/analyses/{id}/stability", web::post().to(queue_stability));
     cfg.route("/analyses/{id}/files/{file}", web::get().to(analysis_file));
     page!("/experiment", experiment_page);
+    cfg.route("/experiment/{file}", web::get().to(experiment_file));
     page!("/students", students_page);
     cfg.route("/students/links.csv", web::get().to(links_csv));
     cfg.route("/students/{course}/{id}/issue", web::post().to(issue_link));
@@ -1316,13 +1317,17 @@ struct ExperimentView {
     problem: Option<String>,
 }
 
-async fn experiment_page(app: AppData, req: HttpRequest, who: Instructor, query: web::Query<ExperimentQuery>) -> Page {
+/// The experiment report the query asks for: each chosen batch's latest finished analysis,
+/// two cohorts compared (by default the first batch's two largest).
+fn experiment_view(app: &App, query: &ExperimentQuery) -> Result<ExperimentView, AppError> {
     let mut choices = Vec::new();
     let mut scored = Vec::new();
     for batch in app.db.batches()? {
         if let Some(latest) = app.db.latest_done(batch.id)? {
             let analysis = app.analysis(latest)?;
-            scored.push((batch.id, analysis.problem.clone(), score_rows(&analysis, &app.db.roster(batch.id)?)));
+            // Each column names its batch: two batches of one problem must not look alike.
+            let label = format!("{} (#{}, {})", batch.name, batch.id, analysis.problem);
+            scored.push((batch.id, label, score_rows(&analysis, &app.db.roster(batch.id)?)));
             choices.push(batch);
         }
     }
@@ -1339,25 +1344,47 @@ async fn experiment_page(app: AppData, req: HttpRequest, who: Instructor, query:
     let second = query.second.clone().or_else(|| defaults.as_ref().map(|d| d.1.clone()));
     let mut reports = Vec::new();
     let mut problem = None;
-    if let (Some(first), Some(second)) = (&first, &second) {
-        for (_, name, rows) in &rows {
-            let report = compare(name, rows, first, second);
-            if report.cohorts.iter().any(|c| c.n == 0) {
-                problem = Some(format!("{name}: no answer in cohort `{}`", report.cohorts.iter().find(|c| c.n == 0).map_or("", |c| c.name.as_str())));
-            } else {
-                reports.push(report);
+    match (&first, &second) {
+        (Some(first), Some(second)) if first == second => {
+            problem = Some(format!("choose two different cohorts: `{first}` against itself says nothing"));
+        }
+        (Some(first), Some(second)) => {
+            for (_, name, rows) in &rows {
+                let report = compare(name, rows, first, second);
+                if let Some(empty) = report.cohorts.iter().find(|c| c.n == 0) {
+                    problem = Some(format!("{name}: no answer in cohort `{}`", empty.name));
+                } else {
+                    reports.push(report);
+                }
             }
         }
-    } else if !rows.is_empty() {
-        problem = Some("choose two cohorts to compare".to_owned());
+        _ if !rows.is_empty() => problem = Some("choose two cohorts to compare".to_owned()),
+        _ => {}
     }
-    let view = ExperimentView { choices, chosen, cohorts, first, second, reports, problem };
+    Ok(ExperimentView { choices, chosen, cohorts, first, second, reports, problem })
+}
+
+/// The query string of `view`'s report, for its download links.
+fn experiment_query(v: &ExperimentView) -> String {
+    let batches = v.chosen.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(",");
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    query.append_pair("batches", &batches);
+    for (key, value) in [("first", &v.first), ("second", &v.second)] {
+        if let Some(value) = value {
+            query.append_pair(key, value);
+        }
+    }
+    query.finish()
+}
+
+async fn experiment_page(app: AppData, req: HttpRequest, who: Instructor, query: web::Query<ExperimentQuery>) -> Page {
+    let view = experiment_view(&app, &query)?;
     respond(&req, Some(&who), "Experiment report", &view, |v| {
         html! {
             form method="get" action="/experiment" #experiment {
                 p { "Batches (each batch's latest finished analysis): " }
                 @for b in &v.choices {
-                    label { input type="checkbox" class="batch" value=(b.id) checked[v.chosen.contains(&b.id)]; " " (b.name) }
+                    label { input type="checkbox" class="batch" value=(b.id) checked[v.chosen.contains(&b.id)]; " " (b.name) " (#" (b.id) ", " (b.course) ")" }
                 }
                 input type="hidden" name="batches" value=(v.chosen.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(","));
                 p {
@@ -1366,10 +1393,37 @@ async fn experiment_page(app: AppData, req: HttpRequest, who: Instructor, query:
                     button type="submit" { "Compare" }
                 }
             }
-            @if let Some(problem) = &v.problem { p.bad { (problem) } }
-            @if !v.reports.is_empty() { (PreEscaped(grader::experiment_section(&v.reports))) }
+            @if let Some(problem) = &v.problem { p.bad role="alert" { (problem) } }
+            @if !v.reports.is_empty() {
+                @let query = experiment_query(v);
+                p { "Download: "
+                    a href={ "/experiment/report.html?" (query) } { "this report (HTML, self-contained)" } " · "
+                    a href={ "/experiment/summary.csv?" (query) } { "its statistics (CSV)" } " · "
+                    a href={ "/experiment/manual.csv?" (query) } { "automatic against manual grades (CSV)" } }
+                (PreEscaped(grader::experiment_section(&v.reports)))
+            }
         }
     })
+}
+
+/// The experiment report's downloads: the page on its own, and its tables as CSV (the same
+/// files `bugrank report` writes).
+async fn experiment_file(app: AppData, _who: Instructor, path: web::Path<String>, query: web::Query<ExperimentQuery>) -> Page {
+    let file = path.into_inner();
+    let view = experiment_view(&app, &query)?;
+    if let Some(problem) = view.problem.filter(|_| view.reports.is_empty()) {
+        return Err(AppError::BadRequest(problem));
+    }
+    let (content_type, body) = match file.as_str() {
+        "report.html" => ("text/html", grader::experiment_html(&view.reports).into_bytes()),
+        "summary.csv" => ("text/csv", crate::report::summary_csv(&view.reports)?),
+        "manual.csv" => ("text/csv", crate::report::manual_csv(&view.reports)?),
+        _ => return Err(AppError::NotFound),
+    };
+    Ok(HttpResponse::Ok()
+        .content_type(format!("{content_type}; charset=utf-8"))
+        .insert_header(("Content-Disposition", format!("attachment; filename=\"experiment-{file}\"")))
+        .body(body))
 }
 
 async fn app_js() -> HttpResponse {

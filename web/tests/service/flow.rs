@@ -90,6 +90,18 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     let report = client.api(&format!("/api/experiment?batches={batch}&first=quickcheck&second=hunit"));
     assert_eq!(report["reports"].as_array().unwrap().len(), 1, "{report:#}");
     assert!(report["reports"][0]["welch"]["p"].as_f64().is_some());
+    assert_eq!(report["reports"][0]["problem"], format!("Assignment 1 (#{batch}, interval-sets)"), "the column names its batch");
+    let itself = client.api(&format!("/api/experiment?batches={batch}&first=hunit&second=hunit"));
+    assert!(itself["reports"].as_array().unwrap().is_empty() && itself["problem"].as_str().unwrap().contains("two different cohorts"), "{itself:#}");
+    let page = client.get(&format!("/experiment?batches={batch}&first=quickcheck&second=hunit"));
+    assert!(page.body.contains(&format!("/experiment/summary.csv?batches={batch}&amp;first=quickcheck&amp;second=hunit")), "{}", page.body);
+    let summary = client.get(&format!("/experiment/summary.csv?batches={batch}&first=quickcheck&second=hunit"));
+    assert_eq!((summary.status, summary.content_type.as_str()), (200, "text/csv"));
+    assert!(summary.body.starts_with("problem,group,n,mean,sd,t,df,p,") && summary.body.contains("Assignment 1 (#"), "{}", summary.body);
+    assert_eq!(summary.body.lines().count(), 1 + 3, "all and the two cohorts");
+    let html = client.get(&format!("/experiment/report.html?batches={batch}&first=quickcheck&second=hunit"));
+    assert!(html.body.starts_with("<!DOCTYPE html>") && html.headers["content-disposition"].starts_with("attachment"), "{}", html.body);
+    assert_eq!(client.get(&format!("/experiment/summary.csv?batches={batch}&first=hunit&second=hunit")).status, 400);
 
     // A re-run with another fuel factor lists every grade that changed (none here: no
     // answer of this cohort is slow).
