@@ -74,6 +74,11 @@ pub fn button(who: &Instructor, action: &str, label: &str) -> Markup {
     html! { form method="post" action=(action) style="display:inline" { (csrf_field(who)) button type="submit" { (label) } } }
 }
 
+/// The search field that filters the rows of the sortable table `table` (see app.js).
+pub fn table_filter(table: &str, what: &str) -> Markup {
+    html! { p { label { "Filter " (what) " " input type="search" data-filter=(table) placeholder="any text of a row"; } } }
+}
+
 /// A one-button form posting to `action` once the instructor confirms `question` (asked by
 /// the page script; without scripts the form posts at once).
 pub fn confirm_button(who: &Instructor, action: &str, label: &str, question: &str) -> Markup {

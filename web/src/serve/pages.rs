@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::auth::{Instructor, Refused, SESSION_COOKIE, SESSION_SECONDS, check_password, random_token};
 use super::db::{UPLOAD_DISCARDED, UPLOAD_PENDING, UPLOAD_SAVED, AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, StudentRow, SubmissionRow, now};
 use super::forms::{BatchForm, batch_form, bundle_form, form_again, late_form, name_field, rename_form, roster_form};
-use super::html::{bug_list, button, confirm_button, csrf_field, date, markdown, page};
+use super::html::{bug_list, button, confirm_button, csrf_field, table_filter, date, markdown, page};
 use super::store::sha256_hex;
 use super::upload::{Form, UploadReport, choose_roster, form_files, validate};
 use super::worker::LiveProgress;
@@ -719,7 +719,8 @@ async fn batches_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
             } @else {
                 p { a href="#new-batch" { "New batch" } }
             }
-            table {
+            @if v.batches.len() > 1 { (table_filter("batches", "batches")) }
+            table.sortable #batches {
                 tr { th { "Batch" } th { "Problem" } th { "Submissions" } th { "Latest analysis" } th { "Students see" } }
                 @for b in &v.batches {
                     tr {
@@ -824,7 +825,8 @@ async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::
                 p.muted { "Each student's private link is on the " a href="/students" { "Students" } " page." }
             }
             h2 { "Submissions" }
-            table {
+            (table_filter("submissions", "submissions"))
+            table.sortable #submissions {
                 tr { th { "Student" } th { "Cohort" } th { "File" } th { "Uploaded" } }
                 @for s in &v.submissions {
                     tr {
@@ -1164,7 +1166,8 @@ fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg: Option<St
         }
         (stability_card(who, v))
         h2 { "Ranking" }
-        table {
+        (table_filter("ranking", "students"))
+        table.sortable #ranking {
             tr { th { "Rank" } th { "Student" } th { "Cohort" } th { "Passed" } th { "%" }
                  th title="failed by a wrong output" { "Wrong" } th title="failed by a crash" { "Crash" }
                  th title="failed by taking too long" { "Time" } th title="failed by exceeding the memory or output limit" { "Limit" }
@@ -1456,7 +1459,9 @@ async fn students_page(app: AppData, req: HttpRequest, who: Instructor) -> Page 
             @if v.students.is_empty() { p.muted { "No students yet: they come with the batches you upload." } }
             @for course in v.students.chunk_by(|a, b| a.student.course_id == b.student.course_id) {
                 h2 { (course[0].student.course) }
-                table {
+                @let table = format!("students-{}", course[0].student.course_id);
+                (table_filter(&table, "students"))
+                table.sortable id=(table) {
                     tr { th { "Student" } th { "Private link" } th {} }
                     @for s in course {
                         @let action = format!("/students/{}/{}", s.student.course_id, s.student.student);

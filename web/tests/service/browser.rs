@@ -202,6 +202,32 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     assert!(results.contains("<svg"), "the diagram is inline");
     assert!(results.contains("a18") && results.contains("19/19"), "the correct answer is ranked");
 
+    // The ranking sorts by a click on a heading (again: reversed) and filters by text;
+    // both are kept in the address, so a reload shows the same.
+    let ids = |browser: &Browser| -> Vec<String> {
+        let found = browser.call("POST", "/execute/sync", json!({"script": "return Array.from(document.querySelectorAll('#ranking tr')).slice(1).filter(r => !r.hidden).map(r => r.cells[1].textContent)", "args": []}));
+        found.as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect()
+    };
+    let ranked = ids(&browser);
+    assert_eq!((ranked.len(), ranked[0].as_str()), (19, "a18"), "best first: {ranked:?}");
+    browser.click("#ranking th:nth-child(2)");
+    browser.click("#ranking th:nth-child(2)");
+    let by_name_reversed = ids(&browser);
+    let mut expected = ranked.clone();
+    expected.sort_by(|a, b| b.cmp(a));
+    assert_eq!(by_name_reversed, expected, "sorted by student, reversed");
+    browser.type_into("input[data-filter=ranking]", "a1");
+    let filtered = ids(&browser);
+    assert!(!filtered.is_empty() && filtered.iter().all(|id| id.contains("a1")), "{filtered:?}");
+    assert!(browser.url().contains("ranking-sort=-1") && browser.url().contains("ranking-q=a1"), "{}", browser.url());
+    browser.open(&browser.url());
+    browser.wait_for("Bug lists", 30);
+    assert_eq!(ids(&browser), filtered, "the address keeps the order and the filter");
+    let url = browser.url();
+    browser.open(url.split('?').next().unwrap());
+    browser.wait_for("Bug lists", 30);
+    assert_eq!(ids(&browser), ranked, "without the state in the address, the ranking as served");
+
     let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("analysis-page.png");
     browser.screenshot(&shot);
     println!("screenshot of the analysis page: {}", shot.display());

@@ -37,3 +37,60 @@ document.querySelectorAll('form[data-confirm]').forEach(function (form) {
     if (!window.confirm(form.dataset.confirm)) event.preventDefault();
   });
 });
+
+// Tables marked `sortable`: a click on a heading sorts by that column (numbers as numbers,
+// again to reverse), and the search field naming the table keeps the rows that contain its
+// text. The state lives in the address (`<table>-sort=<column>` with a leading `-` when
+// reversed, `<table>-q=<text>`), so a reload, a bookmark or a shared link shows the same.
+(function () {
+  const params = new URLSearchParams(location.search);
+  const save = function () { history.replaceState(null, '', '?' + params.toString() + location.hash); };
+  const value = function (row, column) {
+    const text = row.cells[column] ? row.cells[column].textContent.trim() : '';
+    const number = parseFloat(text.replace(/^#/, ''));
+    return isNaN(number) ? text.toLowerCase() : number;
+  };
+  document.querySelectorAll('table.sortable[id]').forEach(function (table) {
+    const header = table.rows[0];
+    const body = table.rows[0].parentNode;
+    const rows = Array.from(table.rows).slice(1);
+    const sort = function (spec) {
+      const reversed = spec.startsWith('-');
+      const column = parseInt(reversed ? spec.slice(1) : spec, 10);
+      if (isNaN(column) || !header.cells[column]) return;
+      const sorted = rows.slice().sort(function (a, b) {
+        const x = value(a, column), y = value(b, column);
+        const order = typeof x === typeof y ? (x < y ? -1 : x > y ? 1 : 0) : (typeof x === 'number' ? -1 : 1);
+        return reversed ? -order : order;
+      });
+      sorted.forEach(function (row) { body.appendChild(row); });
+      Array.from(header.cells).forEach(function (th, i) {
+        th.setAttribute('aria-sort', i === column ? (reversed ? 'descending' : 'ascending') : 'none');
+      });
+    };
+    Array.from(header.cells).forEach(function (th, i) {
+      th.style.cursor = 'pointer';
+      th.title = (th.title ? th.title + '; ' : '') + 'click to sort';
+      th.addEventListener('click', function () {
+        const spec = params.get(table.id + '-sort') === String(i) ? '-' + i : String(i);
+        params.set(table.id + '-sort', spec);
+        save();
+        sort(spec);
+      });
+    });
+    const filter = function (text) {
+      const wanted = text.toLowerCase();
+      rows.forEach(function (row) { row.hidden = wanted !== '' && !row.textContent.toLowerCase().includes(wanted); });
+    };
+    document.querySelectorAll('input[data-filter="' + table.id + '"]').forEach(function (input) {
+      input.value = params.get(table.id + '-q') || '';
+      input.addEventListener('input', function () {
+        if (input.value) params.set(table.id + '-q', input.value); else params.delete(table.id + '-q');
+        save();
+        filter(input.value);
+      });
+    });
+    if (params.get(table.id + '-sort')) sort(params.get(table.id + '-sort'));
+    if (params.get(table.id + '-q')) filter(params.get(table.id + '-q'));
+  });
+})();
