@@ -147,6 +147,11 @@ pub struct Progress {
     pub executions: u64,
     /// True while a new test is being shrunk.
     pub shrinking: bool,
+    /// While shrinking: the candidates tried on the test being shrunk (at most
+    /// [`crate::SHRINK_BUDGET`]).
+    pub shrink_candidates: u64,
+    /// Tests shrunk so far, those of the neighbourhood search included.
+    pub tests_shrunk: u64,
 }
 
 /// One test of the final suite: one inferred bug.
@@ -318,6 +323,27 @@ impl std::fmt::Display for Unusable {
     }
 }
 
+impl Progress {
+    /// Where the search is, in words (for a progress bar's label).
+    pub fn describe(&self) -> String {
+        if self.shrinking {
+            format!(
+                "shrinking test {}: {} candidates tried (at most {}); {} tests tried, {} runs",
+                self.suite_size + 1,
+                self.shrink_candidates,
+                crate::SHRINK_BUDGET,
+                self.tests_generated,
+                self.executions
+            )
+        } else {
+            format!(
+                "searching: {} tests tried, suite of {}, {}/{} in a row without a new bug, {} runs",
+                self.tests_generated, self.suite_size, self.stable_run, self.stable_after, self.executions
+            )
+        }
+    }
+}
+
 impl Analysis {
     /// The answers best first; equal ranks keep the answers' own order.
     pub fn ranked(&self) -> Vec<&AnswerResult> {
@@ -427,6 +453,7 @@ impl<'a> Search<'a> {
             executions: 0,
             generator_runs: 0,
             neighbour_tests: 0,
+            tests_shrunk: 0,
         })
     }
 
@@ -445,14 +472,17 @@ impl<'a> Search<'a> {
         let mut unusable = Tally::default();
         let mut next = 0u64;
         let options = search.problem.search;
-        let mut report = |search: &Search, suite_size, tests_generated, stable_run, shrinking| {
+        // `shrinking`: the candidates tried on the test being shrunk.
+        let report = |progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>, search: &Search, suite_size, tests_generated, stable_run, shrinking: Option<u64>| {
             progress(&Progress {
                 tests_generated,
                 suite_size,
                 stable_run,
                 stable_after: options.stable_after,
                 executions: search.executions,
-                shrinking,
+                shrinking: shrinking.is_some(),
+                shrink_candidates: shrinking.unwrap_or(0),
+                tests_shrunk: search.tests_shrunk,
             })
         };
         'search: while stable_run < options.stable_after && next < options.max_tests {
@@ -508,18 +538,18 @@ impl<'a> Search<'a> {
                 // by the suite, so that every generated test ends up redundant.
                 let mut added = Vec::new();
                 while irredundant.is_some() {
-                    if report(search, suite.len(), tests_generated, stable_run, true).is_break() {
-                        return Err(GraderError::Cancelled);
-                    }
-                    let (small, small_input, small_failing) = search.shrink(test.clone(), suite);
+                    let suite_size = suite.len();
+                    let mut tick = |search: &Search, tried| report(progress, search, suite_size, tests_generated, stable_run, Some(tried));
+                    let (small, small_input, small_failing) = search.shrink(test.clone(), suite, &mut tick).ok_or(GraderError::Cancelled)?;
                     added.push(small.clone());
                     suite.add((small, small_input), small_failing);
                     stable_run = 0;
                     irredundant = search.irredundant(&input, suite).expect("the input was usable");
                 }
-                search.explore_neighbours(added, suite);
+                let mut tick = |search: &Search, suite_size, tried| report(progress, search, suite_size, tests_generated, stable_run, Some(tried));
+                search.explore_neighbours(added, suite, &mut tick).ok_or(GraderError::Cancelled)?;
             }
-            if report(search, suite.len(), tests_generated, stable_run, false).is_break() {
+            if report(progress, search, suite.len(), tests_generated, stable_run, None).is_break() {
                 return Err(GraderError::Cancelled);
             }
         }
@@ -689,6 +719,8 @@ pub(crate) struct Search<'a> {
     executions: u64,
     generator_runs: u64,
     neighbour_tests: u64,
+    /// Tests shrunk so far (see [`Progress::tests_shrunk`]).
+    tests_shrunk: u64,
 }
 
 impl Search<'_> {
@@ -873,7 +905,14 @@ impl Search<'_> {
     /// Bugs that only a rare combination of features provokes often sit next to one
     /// already found: exploring there finds them in every run instead of in some, which
     /// keeps suites, and so ranks, stable from seed to seed.
-    fn explore_neighbours(&mut self, start: Vec<TestCase>, suite: &mut Suite<Made>) {
+    /// `tick(search, suite size, candidates tried)` is called as each test is shrunk;
+    /// `None` when it asked to stop.
+    fn explore_neighbours(
+        &mut self,
+        start: Vec<TestCase>,
+        suite: &mut Suite<Made>,
+        tick: &mut dyn FnMut(&Search, usize, u64) -> ControlFlow<()>,
+    ) -> Option<()> {
         let mut frontier: std::collections::VecDeque<TestCase> = start.into();
         while let Some(test) = frontier.pop_front() {
             let ranges = self.ranges.get(&test.choices).cloned().unwrap_or_default();
@@ -885,12 +924,14 @@ impl Search<'_> {
                 self.neighbour_tests += 1;
                 let Some((made, input)) = neighbour else { continue };
                 if let Ok(Some(_)) = self.irredundant(&input, suite) {
-                    let (small, small_input, small_failing) = self.shrink(made, suite);
+                    let suite_size = suite.len();
+                    let (small, small_input, small_failing) = self.shrink(made, suite, &mut |search, tried| tick(search, suite_size, tried))?;
                     frontier.push_back(small.clone());
                     suite.add((small, small_input), small_failing);
                 }
             }
         }
+        Some(())
     }
 
     /// What the generator makes of a shrink candidate (`None`: it failed).
@@ -910,19 +951,31 @@ impl Search<'_> {
     }
 
     /// Shrinks an irredundant test to a simplest test that is still irredundant with
-    /// respect to `suite` (which may fail a different set of answers).
+    /// respect to `suite` (which may fail a different set of answers). `tick(search,
+    /// candidates tried)` is called before each candidate; `None` when it asked to stop.
     fn shrink(
         &mut self,
         test: TestCase,
         suite: &Suite<Made>,
-    ) -> (TestCase, Arc<[u8]>, FailingSet) {
+        tick: &mut dyn FnMut(&Search, u64) -> ControlFlow<()>,
+    ) -> Option<(TestCase, Arc<[u8]>, FailingSet)> {
+        let (mut tried, mut stopped) = (0u64, false);
         let small = shrink(test, SHRINK_BUDGET, |candidate| {
+            stopped = stopped || tick(self, tried).is_break();
+            if stopped {
+                return None;
+            }
+            tried += 1;
             let (made, input) = self.replay(candidate)?;
             self.irredundant(&input, suite).ok()?.map(|_| made)
         });
+        if stopped {
+            return None;
+        }
+        self.tests_shrunk += 1;
         let (made, input) = self.replay(&small).expect("the shrunk test replays");
         let failing = self.failing_set(&input).expect("the shrunk test was evaluated");
-        (made, input, failing)
+        Some((made, input, failing))
     }
 
     /// The [`Analysis`] of the finished search. With `previous`, tests keep their ids

@@ -149,11 +149,7 @@ pub fn run_grade(tools: &Tools, args: &GradeArgs) -> anyhow::Result<Graded> {
     let bar = progress_bar(problem.search.stable_after);
     let mut show = |p: &Progress| {
         bar.set_position(p.stable_run);
-        let phase = if p.shrinking { "shrinking" } else { "searching" };
-        bar.set_message(format!(
-            "{phase}: {} tests, suite {}, {} runs",
-            p.tests_generated, p.suite_size, p.executions
-        ));
+        bar.set_message(p.describe());
         std::ops::ControlFlow::Continue(())
     };
     let previous = match &args.suite_from {

@@ -1124,8 +1124,7 @@ fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Mar
                 progress #bar max="100" value=(v.progress.as_ref().map_or(0.0, |p| p.percent)) {}
                 p #phase { @match &v.progress {
                     None => "waiting for a worker",
-                    Some(p) if p.phase == "compiling" => { "compiling " (p.compiled) "/" (p.answers) },
-                    Some(p) => { (p.phase) ": " (p.tests_generated) " tests tried, suite of " (p.suite_size) },
+                    Some(p) => { (p.text) @if let Some(left) = &p.remaining { " · " (left) } },
                 } }
                 (button(who, &format!("/analyses/{id}/cancel"), "Cancel"))
             }

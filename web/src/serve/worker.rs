@@ -52,6 +52,35 @@ pub struct LiveProgress {
     pub answers: usize,
     /// 0 to 100: the search's share is its stable run; explaining fills the rest.
     pub percent: f64,
+    /// While shrinking: the candidates tried on the test being shrunk.
+    #[serde(default)]
+    pub shrink_candidates: u64,
+    /// Where the analysis is, in words: what the page shows.
+    #[serde(default)]
+    pub text: String,
+    /// How long the rest may take, in words, once there is a rate to go by.
+    #[serde(default)]
+    pub remaining: Option<String>,
+}
+
+/// A duration for people, rounded: "about 40 s", "about 3 min".
+fn about(seconds: f64) -> String {
+    match seconds {
+        s if s < 60.0 => format!("about {} s", (s.ceil() as u64).max(1)),
+        s if s < 5400.0 => format!("about {} min", (s / 60.0).round() as u64),
+        s => format!("about {:.1} h", s / 3600.0),
+    }
+}
+
+/// What the rest of the search may take at the rate so far: the tests still to try before
+/// `stable_after` in a row add nothing (more if a new bug turns up), at the time per test
+/// measured since the search began.
+fn search_remaining(p: &Progress, searching: Duration) -> Option<String> {
+    if p.tests_generated == 0 {
+        return None;
+    }
+    let left = p.stable_after.saturating_sub(p.stable_run) as f64 * searching.as_secs_f64() / p.tests_generated as f64;
+    Some(format!("{} left if no new bug turns up", about(left)))
 }
 
 /// The analyses running in this process: their progress and cancel flags.
@@ -134,7 +163,7 @@ fn work(app: &App, pool: &rayon::ThreadPool) {
 fn run_job(app: &App, pool: &rayon::ThreadPool, row: AnalysisRow) {
     let id = row.id;
     let cancel = Arc::new(AtomicBool::new(false));
-    app.jobs.running.lock().unwrap_or_else(|p| p.into_inner()).insert(id, (LiveProgress { phase: "loading".into(), ..Default::default() }, cancel.clone()));
+    app.jobs.running.lock().unwrap_or_else(|p| p.into_inner()).insert(id, (LiveProgress { phase: "loading".into(), text: "loading the problem".into(), ..Default::default() }, cancel.clone()));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyse_job(app, pool, &row, &cancel)))
         .unwrap_or_else(|panic| {
             let message = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
@@ -200,7 +229,7 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
                     None => Loaded::Program(app.sandbox.load(&a.student, &bytes, Role::Answer)?, None),
                 };
                 let compiled = compiled.fetch_add(1, Ordering::Relaxed) + 1;
-                app.jobs.publish(row.id, LiveProgress { phase: "compiling".into(), compiled, answers: rows.len(), ..Default::default() });
+                app.jobs.publish(row.id, LiveProgress { phase: "compiling".into(), compiled, answers: rows.len(), text: format!("compiling {compiled}/{}", rows.len()), ..Default::default() });
                 Ok(loaded)
             })
             .collect::<anyhow::Result<_>>()
@@ -219,8 +248,12 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
     let executor = SandboxExecutor { cancel: Some(cancel), ..problem_dir.executor(&app.sandbox, distinct) };
 
     let mut last_write = Instant::now();
+    let searching = Instant::now();
     let mut show = |p: &Progress| {
         let live = LiveProgress {
+            shrink_candidates: p.shrink_candidates,
+            text: p.describe(),
+            remaining: search_remaining(p, searching.elapsed()),
             phase: if p.shrinking { "shrinking" } else { "searching" }.to_owned(),
             tests_generated: p.tests_generated,
             suite_size: p.suite_size,
@@ -281,9 +314,13 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
     // Each answer's bug list, computed now so that a student's page costs nothing.
     let explained = std::sync::atomic::AtomicUsize::new(0);
     let base = app.jobs.progress(row.id).unwrap_or_default();
+    let explaining = Instant::now();
     let publish_explained = |n: usize| {
         let percent = 90.0 + 10.0 * n as f64 / answers.len() as f64;
-        app.jobs.publish(row.id, LiveProgress { phase: "explaining".into(), explained: n, percent, ..base.clone() });
+        let text = format!("writing each student's bug list: {n}/{}", answers.len());
+        let per_list = explaining.elapsed().as_secs_f64() / n.max(1) as f64;
+        let remaining = (n > 0).then(|| format!("{} left", about(per_list * (answers.len() - n) as f64)));
+        app.jobs.publish(row.id, LiveProgress { phase: "explaining".into(), explained: n, percent, text, remaining, ..base.clone() });
     };
     publish_explained(0);
     let mut lists: Vec<(String, String)> = pool.install(|| {
@@ -311,7 +348,7 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
         let list = bug_list(&problem, &analysis, &a.id, 1, &nothing).context("every answer is in the analysis")?;
         lists.push((a.id.clone(), serde_json::to_string(&list)?));
     }
-    app.jobs.publish(row.id, LiveProgress { phase: "saving".into(), percent: 100.0, ..base });
+    app.jobs.publish(row.id, LiveProgress { phase: "saving".into(), percent: 100.0, text: "saving the results".into(), remaining: None, ..base });
     write_atomically(&dir.join("order.svg"), order_svg(&analysis).as_bytes())?;
     write_atomically(&dir.join("order.dot"), order_dot(&analysis).as_bytes())?;
     write_analysis()?;

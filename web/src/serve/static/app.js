@@ -12,9 +12,7 @@
       const p = v.progress;
       if (p) {
         document.getElementById('bar').value = p.percent;
-        document.getElementById('phase').textContent = p.phase === 'compiling' ? 'compiling ' + p.compiled + '/' + p.answers :
-          p.phase + ': ' + p.tests_generated + ' tests tried, suite of ' + p.suite_size +
-          (p.phase === 'explaining' ? ', bug lists ' + p.explained + '/' + p.answers : ', ' + p.stable_run + '/' + p.stable_after + ' without news');
+        document.getElementById('phase').textContent = p.text + (p.remaining ? ' · ' + p.remaining : '');
       }
       document.getElementById('status').textContent = v.analysis.status;
       setTimeout(poll, 500);
