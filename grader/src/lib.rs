@@ -67,7 +67,7 @@ pub use budget::{
     Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass, calibrate,
 };
 pub use check::{Check, Cost, Example, MAX_REFERENCE_FAILURES, ProblemCheck, SAMPLES, Sample, check_problem};
-pub use diagram::{Arrow, Layout, NodeBox, layout, one_line, order_svg};
+pub use diagram::{Arrow, Layout, NodeBox, layout, one_line, order_svg, order_table_html, overlaps};
 pub use experiment::{
     CohortSummary, ManualRow, ProblemReport, ScoreRow, cohort_plot_svg, compare, experiment_html, experiment_section, page_head,
 };

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use crate::analysis::Analysis;
-use crate::diagram::order_svg;
+use crate::diagram::{order_svg, order_table_html};
 use crate::experiment::{ProblemReport, experiment_section, page_head};
 use crate::explain::{ANY, BugList};
 use crate::oracle::FailureKind;
@@ -163,6 +163,7 @@ pub fn analysis_html(analysis: &Analysis, comparison: Option<&ProblemReport>) ->
     }
     html.push_str("</table>\n<h2>Correctness order</h2>\n");
     html.push_str(&order_svg(analysis));
+    html.push_str(&order_table_html(analysis));
     if let Some(report) = comparison {
         html.push_str("\n<h2>Cohorts</h2>\n");
         html.push_str(&experiment_section(std::slice::from_ref(report)));

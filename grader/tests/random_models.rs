@@ -195,13 +195,11 @@ fn stability_names_exactly_the_bugs_that_only_some_seeds_found() {
     assert!(varying_seen > 0, "short searches disagree somewhere");
 }
 
-#[test]
-fn a_diagram_of_200_answers_wraps_its_layers_and_no_boxes_overlap() {
-    let mut model = Model::random(5);
-    let mut rng = Rng::for_test(99, 1);
-    // A class whose bugs come from a small pool, as in a real course: each answer has one
-    // or two of ten "contains digit d" bugs or four "longer than n" ones.
-    model.answers = (0..200)
+/// A class of `n` answers whose bugs come from a small pool, as in a real course: each
+/// answer has one or two of ten "contains digit d" bugs or four "longer than n" ones.
+fn course(n: usize, seed: u64) -> Model {
+    let mut rng = Rng::for_test(seed, 1);
+    let answers = (0..n)
         .map(|_| {
             (0..1 + rng.below_or_equal(1))
                 .map(|_| match rng.below_or_equal(13) {
@@ -211,22 +209,50 @@ fn a_diagram_of_200_answers_wraps_its_layers_and_no_boxes_overlap() {
                 .collect()
         })
         .collect();
-    let analysis = analyse_model(&model, 1);
-    let layout = grader::layout(&analysis);
-    let svg = grader::order_svg(&analysis);
-    if let Ok(path) = std::env::var("BUGRANK_DIAGRAM_OUT") {
-        std::fs::write(path, &svg).unwrap(); // to look at it
-    }
-    assert!(layout.width <= 1700, "layers wrap: width {}", layout.width);
-    for (i, a) in layout.nodes.iter().enumerate() {
-        for b in &layout.nodes[i + 1..] {
-            let apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y != b.y;
-            assert!(apart, "{} and {} overlap", a.class, b.class);
+    Model { answers }
+}
+
+/// Whether the segment from `a` to `b` passes through the inside of `rect`.
+fn crosses(a: (i32, i32), b: (i32, i32), rect: (i32, i32, i32, i32)) -> bool {
+    // Sampled every half pixel along the segment: exact enough for boxes tens of pixels wide.
+    let steps = ((b.0 - a.0).abs().max((b.1 - a.1).abs()) * 2).max(1);
+    (0..=steps).any(|i| {
+        let t = i as f64 / steps as f64;
+        let (x, y) = (a.0 as f64 + (b.0 - a.0) as f64 * t, a.1 as f64 + (b.1 - a.1) as f64 * t);
+        x > rect.0 as f64 && x < rect.2 as f64 && y > rect.1 as f64 && y < rect.3 as f64
+    })
+}
+
+#[test]
+fn the_diagram_of_2_19_50_and_200_answers_has_no_overlapping_labels_and_no_arrow_through_a_box() {
+    for n in [2, 19, 50, 200] {
+        let analysis = analyse_model(&course(n, n as u64), 1);
+        let layout = grader::layout(&analysis);
+        if let Ok(dir) = std::env::var("BUGRANK_DIAGRAM_OUT") {
+            std::fs::write(format!("{dir}/diagram-{n}.svg"), grader::order_svg(&analysis)).unwrap(); // to look at it
         }
+        assert!(layout.width <= 1700, "{n} answers: layers wrap, width {}", layout.width);
+        let boxes: Vec<_> = layout.nodes.iter().map(|node| node.rect()).collect();
+        for (i, a) in boxes.iter().enumerate() {
+            assert!(boxes[i + 1..].iter().all(|b| !grader::overlaps(*a, *b)), "{n} answers: boxes overlap");
+        }
+        let labels: Vec<_> = layout.arrows.iter().map(|arrow| arrow.label_box()).collect();
+        for (i, arrow) in layout.arrows.iter().enumerate() {
+            assert!(arrow.label_placed, "{n} answers: label {} found no free place", arrow.label);
+            assert!(labels[i + 1..].iter().all(|other| !grader::overlaps(labels[i], *other)), "{n} answers: label {} overlaps another", arrow.label);
+            assert!(boxes.iter().all(|b| !grader::overlaps(labels[i], *b)), "{n} answers: label {} covers a box", arrow.label);
+            assert!(labels[i].0 >= 0 && labels[i].2 <= layout.width, "{n} answers: label {} is cut off", arrow.label);
+            assert!(arrow.points.windows(2).all(|w| w[0].1 <= w[1].1), "arrows point down");
+        }
+        for (edge, arrow) in analysis.order.edges.iter().zip(&layout.arrows) {
+            let connects = |node: &grader::NodeBox| node.class == edge.from || node.class == edge.to;
+            for node in layout.nodes.iter().filter(|node| !connects(node)) {
+                for w in arrow.points.windows(2) {
+                    assert!(!crosses(w[0], w[1], node.rect()), "{n} answers: the arrow {} -> {} crosses {}'s box", edge.from, edge.to, node.class);
+                }
+            }
+        }
+        let answers_shown: usize = analysis.order.classes.iter().map(|c| c.answers.len()).sum();
+        assert_eq!(answers_shown, n + 1, "every answer and the reference are in some class");
     }
-    for arrow in &layout.arrows {
-        assert!(arrow.points.windows(2).all(|w| w[0].1 < w[1].1), "arrows point down");
-    }
-    let answers_shown: usize = analysis.order.classes.iter().map(|c| c.answers.len()).sum();
-    assert_eq!(answers_shown, 201, "every answer and the reference are in some class");
 }

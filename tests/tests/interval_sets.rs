@@ -163,18 +163,23 @@ fn order_svg_draws_every_class_and_every_covering_edge() {
     let analysis = &run.graded.analysis;
     let layout = grader::layout(analysis);
     assert!(svg.starts_with("<svg "), "an SVG document");
+    // For screen readers: a title and a description, and a title for each class and arrow.
+    assert!(svg.contains("<title id=\"order-title\">Correctness order of interval-sets</title>") && svg.contains("<desc id=\"order-desc\">"));
+    assert_eq!(svg.matches("<g><title>").count(), analysis.order.classes.len() + analysis.order.edges.len());
     assert_eq!(layout.nodes.len(), analysis.order.classes.len());
     for (class, node) in analysis.order.classes.iter().zip(&layout.nodes) {
         assert_eq!(node.class, class.id);
         let rect = format!("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"40\"", node.x, node.y, node.width);
         assert!(svg.contains(&rect), "box of {} missing", class.id);
-        assert!(svg.contains(&format!("\n{}\n</text>", node.label[0])), "answers of {} not written", class.id);
+        assert!(svg.contains(&format!(">{}</text>", node.label[0])), "answers of {} not written", class.id);
         assert!(class.answers.iter().take(grader::ANSWERS_PER_NODE).all(|a| node.label[0].contains(a.as_str())));
+        assert!(svg.contains(&format!("<g><title>{}: {} of", class.answers.join(", "), class.passed)), "{} has no title", class.id);
     }
     assert_eq!(layout.arrows.len(), analysis.order.edges.len());
     for (edge, arrow) in analysis.order.edges.iter().zip(&layout.arrows) {
         let points: String = arrow.points.iter().map(|(x, y)| format!("{x},{y} ")).collect();
         assert!(svg.contains(&format!("points=\"{points}\"")), "edge {} -> {} missing", edge.from, edge.to);
+        assert!(arrow.label.starts_with(&edge.witness), "the arrow's key is its witness test: {}", arrow.label);
         let node = |id: &str| layout.nodes.iter().find(|n| n.class == id).unwrap();
         let ends = (arrow.points[0], *arrow.points.last().unwrap());
         assert_eq!(ends, (node(&edge.from).bottom(), node(&edge.to).top()));
@@ -191,6 +196,10 @@ fn report_html_holds_the_ranking_the_suite_the_diagram_and_the_cohorts() {
         assert!(html.contains(&format!("<tr><td>{}</td>", answer.id)), "{} missing", answer.id);
     }
     assert!(html.contains("<h2>Correctness order</h2>\n<svg"));
+    assert!(html.contains("<caption>The correctness order as a table</caption>"), "the order as a table too");
+    for class in &run.graded.analysis.order.classes {
+        assert!(html.contains(&format!("<tr><td>{}</td><td>{}</td>", class.id, class.answers.join(", "))), "{} missing from the table", class.id);
+    }
     assert!(html.contains("<h2>Cohorts</h2>") && html.contains("Hedges"), "the roster has two cohorts");
     assert!(!html.contains("src=\"http") && !html.contains("href=\"http"), "self-contained");
 }

@@ -1105,8 +1105,10 @@ fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
 async fn analysis_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
     let id = path.into_inner();
     let view = analysis_view(&app, id)?;
-    let svg = match view.analysis.status {
-        Status::Done if !is_api(&req) => std::fs::read_to_string(app.store.analysis_dir(id).join("order.svg")).ok(),
+    // Drawn from the result each time, so that analyses finished before a better drawing
+    // get it too.
+    let svg = match &view.result {
+        Some(result) if !is_api(&req) => Some(grader::order_svg(result)),
         _ => None,
     };
     let title = format!("Analysis #{id} of {}", view.batch.name);
@@ -1180,8 +1182,9 @@ fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg: Option<St
             }
         }
         h2 { "Correctness order" }
-        p.muted { "Each box is a class of answers that pass the same tests; an arrow goes from a class to one that passes strictly fewer." }
+        p.muted { "Each box is a class of answers that pass the same tests; an arrow goes from a class to one that passes strictly fewer, labelled with a test that tells them apart (its input is in the suite below, and shown when you point at the arrow)." }
         @if let Some(svg) = svg { div.diagram { (PreEscaped(svg)) } }
+        details { summary { "The same order as a table" } (PreEscaped(grader::order_table_html(result))) }
         h2 { "The test suite" }
         table {
             tr { th { "Test" } th { "Input" } th { "Expected" } th { "Failed by" } }
@@ -1284,8 +1287,9 @@ async fn analysis_file(app: AppData, _who: Instructor, path: web::Path<(i64, Str
         "scores.csv" => ("text/csv", scores_csv(&analysis, &roster)?),
         "canvas.csv" => ("text/csv", csv_of(exports::canvas_csv(&analysis, &roster, &batch.name))?),
         "moodle.csv" => ("text/csv", csv_of(exports::moodle_csv(&analysis, &roster, &batch.name))?),
-        "analysis.json" | "order.dot" | "order.svg" => {
-            let kind = if file.ends_with("json") { "application/json" } else if file.ends_with("svg") { "image/svg+xml" } else { "text/vnd.graphviz" };
+        "order.svg" => ("image/svg+xml", grader::order_svg(&analysis).into_bytes()),
+        "analysis.json" | "order.dot" => {
+            let kind = if file.ends_with("json") { "application/json" } else { "text/vnd.graphviz" };
             (kind, std::fs::read(app.store.analysis_dir(id).join(&file)).map_err(anyhow::Error::from)?)
         }
         _ => return Err(AppError::NotFound),
