@@ -44,7 +44,6 @@
 mod analysis;
 mod budget;
 mod check;
-mod diagram;
 mod experiment;
 mod explain;
 mod generate;
@@ -52,7 +51,6 @@ mod oracle;
 mod order;
 mod partition;
 mod rank;
-mod report;
 mod rerun;
 mod shrink;
 mod stability;
@@ -67,10 +65,7 @@ pub use budget::{
     Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass, calibrate,
 };
 pub use check::{Check, Cost, Example, MAX_REFERENCE_FAILURES, ProblemCheck, SAMPLES, Sample, check_problem};
-pub use diagram::{Arrow, Layout, NodeBox, layout, one_line, order_svg, order_table_html, overlaps};
-pub use experiment::{
-    CohortSummary, ManualRow, ProblemReport, ScoreRow, cohort_plot_svg, compare, experiment_html, experiment_section, page_head,
-};
+pub use experiment::{CohortSummary, ManualRow, ProblemReport, ScoreRow, compare};
 pub use explain::{ANY, Behaviour, BugList, BugReport, CONTRAST_CANDIDATES, Contrast, REDRAWS, SLOWNESS_PROBE, SLOWNESS_PROBE_FUEL, bug_list};
 pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, TestCase};
 pub use oracle::{CheckerVerdict, Execution, Failure, FailureKind, Oracle, RunOutcome};
@@ -78,7 +73,6 @@ pub use order::{Class, CorrectnessOrder, Edge, correctness_order};
 pub use partition::{BitSet, FailingSet, Suite, is_redundant};
 pub use rank::{percent, ranks};
 pub use rerun::{GradeChange, Rerun, RerunMode, changed_since, grade_changes, rerun};
-pub use report::{ANSWERS_PER_NODE, analysis_html, bug_list_markdown, order_dot};
 pub use shrink::{SHRINK_BUDGET, shrink};
 pub use testing::{InvalidTest, StudentTest, SuiteScore, grade_test_suites};
 pub use stability::{OrderShape, RankSpread, Stability, VaryingBug, order_shape, sample_sd, stability};

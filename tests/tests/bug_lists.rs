@@ -45,7 +45,7 @@ fn no_bug_list_names_another_answer() {
     let run = grade(&[("--stable-after", "1000")]);
     let ids: Vec<String> = run.graded.analysis.answers.iter().map(|a| a.id.clone()).collect();
     for list in bug_lists(&run.files["analysis.json"], None) {
-        let text = serde_json::to_string(&list).unwrap() + &grader::bug_list_markdown(&list);
+        let text = serde_json::to_string(&list).unwrap() + &present::bug_list_markdown(&list);
         for other in ids.iter().filter(|id| **id != list.answer) {
             assert!(!text.contains(other.as_str()), "{}'s bug list mentions {other}", list.answer);
         }

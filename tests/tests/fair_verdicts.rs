@@ -128,7 +128,7 @@ fn a_checkers_reason_for_rejecting_an_output_reaches_the_bug_list() {
         "a09",
     ];
     let lists = run_bugs(tools(), &parse_args::<BugsArgs, _>(&argv)).unwrap();
-    let markdown = grader::bug_list_markdown(&lists[0]);
+    let markdown = present::bug_list_markdown(&lists[0]);
     assert!(markdown.contains("Why it is wrong: malformed output line"), "{markdown}");
     let a09 = written.graded.analysis.answers.iter().find(|a| a.id == "a09").unwrap();
     let reason = a09.failures.values().find_map(|f| f.failure.reason.clone()).expect("a reason is recorded");

@@ -161,7 +161,7 @@ fn order_svg_draws_every_class_and_every_covering_edge() {
     let run = grade(&[("--stable-after", "500")]);
     let svg = &run.files["order.svg"];
     let analysis = &run.graded.analysis;
-    let layout = grader::layout(analysis);
+    let layout = present::layout(analysis);
     assert!(svg.starts_with("<svg "), "an SVG document");
     // For screen readers: a title and a description, and a title for each class and arrow.
     assert!(svg.contains("<title id=\"order-title\">Correctness order of interval-sets</title>") && svg.contains("<desc id=\"order-desc\">"));
@@ -172,7 +172,7 @@ fn order_svg_draws_every_class_and_every_covering_edge() {
         let rect = format!("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"40\"", node.x, node.y, node.width);
         assert!(svg.contains(&rect), "box of {} missing", class.id);
         assert!(svg.contains(&format!(">{}</text>", node.label[0])), "answers of {} not written", class.id);
-        assert!(class.answers.iter().take(grader::ANSWERS_PER_NODE).all(|a| node.label[0].contains(a.as_str())));
+        assert!(class.answers.iter().take(present::ANSWERS_PER_NODE).all(|a| node.label[0].contains(a.as_str())));
         assert!(svg.contains(&format!("<g><title>{}: {} of", class.answers.join(", "), class.passed)), "{} has no title", class.id);
     }
     assert_eq!(layout.arrows.len(), analysis.order.edges.len());

@@ -73,7 +73,7 @@ fn a_class_of_sources_is_graded_as_its_modules_are_and_a_compile_error_ranks_las
     let argv = ["bugs", "--problem", &anonymizer().display().to_string(), "--submissions", &dir.path().display().to_string(),
         "--analysis", &analysis.display().to_string(), "--answer", "broken"];
     let lists = run_bugs(tools(), &parse_args::<BugsArgs, _>(&argv)).unwrap();
-    let markdown = grader::bug_list_markdown(&lists[0]);
+    let markdown = present::bug_list_markdown(&lists[0]);
     assert!(markdown.contains("did not compile, and so fails all") && markdown.contains("```text\nbroken.c:1:"), "{markdown}");
 }
 

@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use grader::{BugList, bug_list, bug_list_markdown};
+use grader::{BugList, bug_list};
+use present::bug_list_markdown;
 use crate::Tools;
 
 use crate::problem::ProblemDir;

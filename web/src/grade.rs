@@ -6,10 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use grader::{
-    Analysis, Answer, Build, ProblemReport, Progress, RerunMode, ScoreRow, analyse, analysis_html, compare, order_dot, order_svg,
-    rerun,
-};
+use grader::{Analysis, Answer, Build, ProblemReport, Progress, RerunMode, ScoreRow, analyse, compare, rerun};
+use present::{analysis_html, order_dot, order_svg};
 use indicatif::{ProgressBar, ProgressStyle};
 use sandbox::Program;
 use serde::Serialize;
@@ -344,7 +342,7 @@ pub fn print_ranking(graded: &Graded) {
     println!("{}: {} tests in the suite (one per inferred bug)", analysis.problem, analysis.scored_tests());
     for test in &analysis.suite {
         let only = test.only_for.as_ref().map(|ids| format!("  (added for {})", ids.join(", "))).unwrap_or_default();
-        println!("  {}  {:<40} fails {}{only}", test.id, grader::one_line(&test.input, 40), test.failing.len());
+        println!("  {}  {:<40} fails {}{only}", test.id, present::one_line(&test.input, 40), test.failing.len());
     }
     println!();
     println!(

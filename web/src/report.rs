@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use grader::{Analysis, ProblemReport, ScoreRow, compare, experiment_html};
+use grader::{Analysis, ProblemReport, ScoreRow, compare};
+use present::experiment_html;
 use serde::Deserialize;
 
 use crate::grade::score_rows;

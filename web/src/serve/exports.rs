@@ -76,7 +76,7 @@ pub fn feedback(analysis: &Analysis, answer: &grader::AnswerResult) -> String {
         return format!("Your program passed all {tests} tests: no bug was found.");
     }
     let shortest = answer.failed.iter().filter_map(|id| analysis.suite.iter().find(|t| &t.id == id)).min_by_key(|t| (t.input.chars().count(), &t.id));
-    let example = shortest.map(|t| format!(" The shortest input it fails on: {}.", grader::one_line(&t.input, 80))).unwrap_or_default();
+    let example = shortest.map(|t| format!(" The shortest input it fails on: {}.", present::one_line(&t.input, 80))).unwrap_or_default();
     format!(
         "Your program passed {} of {tests} tests; each failed test is a different bug found in this class. It gave {}.{example} Your bugrank page shows every failing input with the output expected.",
         answer.passed,

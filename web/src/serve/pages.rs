@@ -1108,7 +1108,7 @@ async fn analysis_page(app: AppData, req: HttpRequest, who: Instructor, path: we
     // Drawn from the result each time, so that analyses finished before a better drawing
     // get it too.
     let svg = match &view.result {
-        Some(result) if !is_api(&req) => Some(grader::order_svg(result)),
+        Some(result) if !is_api(&req) => Some(present::order_svg(result)),
         _ => None,
     };
     let title = format!("Analysis #{id} of {}", view.batch.name);
@@ -1184,7 +1184,7 @@ fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg: Option<St
         h2 { "Correctness order" }
         p.muted { "Each box is a class of answers that pass the same tests; an arrow goes from a class to one that passes strictly fewer, labelled with a test that tells them apart (its input is in the suite below, and shown when you point at the arrow)." }
         @if let Some(svg) = svg { div.diagram { (PreEscaped(svg)) } }
-        details { summary { "The same order as a table" } (PreEscaped(grader::order_table_html(result))) }
+        details { summary { "The same order as a table" } (PreEscaped(present::order_table_html(result))) }
         h2 { "The test suite" }
         table {
             tr { th { "Test" } th { "Input" } th { "Expected" } th { "Failed by" } }
@@ -1287,7 +1287,7 @@ async fn analysis_file(app: AppData, _who: Instructor, path: web::Path<(i64, Str
         "scores.csv" => ("text/csv", scores_csv(&analysis, &roster)?),
         "canvas.csv" => ("text/csv", csv_of(exports::canvas_csv(&analysis, &roster, &batch.name))?),
         "moodle.csv" => ("text/csv", csv_of(exports::moodle_csv(&analysis, &roster, &batch.name))?),
-        "order.svg" => ("image/svg+xml", grader::order_svg(&analysis).into_bytes()),
+        "order.svg" => ("image/svg+xml", present::order_svg(&analysis).into_bytes()),
         "analysis.json" | "order.dot" => {
             let kind = if file.ends_with("json") { "application/json" } else { "text/vnd.graphviz" };
             (kind, std::fs::read(app.store.analysis_dir(id).join(&file)).map_err(anyhow::Error::from)?)
@@ -1406,7 +1406,7 @@ async fn experiment_page(app: AppData, req: HttpRequest, who: Instructor, query:
                     a href={ "/experiment/report.html?" (query) } { "this report (HTML, self-contained)" } " · "
                     a href={ "/experiment/summary.csv?" (query) } { "its statistics (CSV)" } " · "
                     a href={ "/experiment/manual.csv?" (query) } { "automatic against manual grades (CSV)" } }
-                (PreEscaped(grader::experiment_section(&v.reports)))
+                (PreEscaped(present::experiment_section(&v.reports)))
             }
         }
     })
@@ -1421,7 +1421,7 @@ async fn experiment_file(app: AppData, _who: Instructor, path: web::Path<String>
         return Err(AppError::BadRequest(problem));
     }
     let (content_type, body) = match file.as_str() {
-        "report.html" => ("text/html", grader::experiment_html(&view.reports).into_bytes()),
+        "report.html" => ("text/html", present::experiment_html(&view.reports).into_bytes()),
         "summary.csv" => ("text/csv", crate::report::summary_csv(&view.reports)?),
         "manual.csv" => ("text/csv", crate::report::manual_csv(&view.reports)?),
         _ => return Err(AppError::NotFound),
@@ -1661,5 +1661,5 @@ async fn student_markdown(app: AppData, path: web::Path<(String, i64)>) -> Page 
     Ok(HttpResponse::Ok()
         .content_type("text/markdown; charset=utf-8")
         .insert_header(("Content-Disposition", format!("attachment; filename=\"bugs-{analysis}.md\"")))
-        .body(grader::bug_list_markdown(&result.bugs)))
+        .body(present::bug_list_markdown(&result.bugs)))
 }

@@ -11,7 +11,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use grader::{Build, GraderError, Progress, RerunMode, analyse, bug_list, order_dot, order_svg, rerun};
+use grader::{Build, GraderError, Progress, RerunMode, analyse, bug_list, rerun};
+use present::{order_dot, order_svg};
 use rayon::prelude::*;
 use sandbox::{Program, Role};
 use serde::{Deserialize, Serialize};

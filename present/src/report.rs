@@ -3,11 +3,11 @@
 
 use std::fmt::Write;
 
-use crate::analysis::Analysis;
+use grader::{ANY, Analysis, BugList, FailureKind, ProblemReport};
+
 use crate::diagram::{order_svg, order_table_html};
-use crate::experiment::{ProblemReport, experiment_section, page_head};
-use crate::explain::{ANY, BugList};
-use crate::oracle::FailureKind;
+use crate::experiment::experiment_section;
+use crate::html::{escape_html, page_head};
 
 /// Answers listed by name in one node of a diagram; a larger class shows a count of the
 /// rest, so that a class of 200 still fits on a page.
@@ -118,10 +118,6 @@ fn fenced(text: &str) -> String {
     format!("{fence}text\n{}\n{fence}\n", text.trim_end())
 }
 
-pub(crate) fn escape_html(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
 /// One analysis as a self-contained page: the ranking, the suite, the correctness
 /// diagram, and a comparison of two cohorts when there is one.
 pub fn analysis_html(analysis: &Analysis, comparison: Option<&ProblemReport>) -> String {
@@ -175,7 +171,7 @@ pub fn analysis_html(analysis: &Analysis, comparison: Option<&ProblemReport>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explain::{Behaviour, BugReport, Contrast};
+    use grader::{Behaviour, BugReport, Contrast};
 
     fn list(input: &str, expected: &str, got: &str) -> BugList {
         let bug = BugReport {

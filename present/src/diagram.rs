@@ -7,8 +7,10 @@
 
 use std::fmt::Write;
 
-use crate::analysis::Analysis;
-use crate::report::{ANSWERS_PER_NODE, escape_html};
+use grader::Analysis;
+
+use crate::html::escape_html;
+use crate::report::ANSWERS_PER_NODE;
 
 /// Pixels per character of the diagram's text (12 px sans-serif averages under 7).
 const CHAR_WIDTH: i32 = 7;
@@ -438,7 +440,7 @@ pub fn order_svg(analysis: &Analysis) -> String {
 pub fn order_table_html(analysis: &Analysis) -> String {
     let order = &analysis.order;
     let total = analysis.scored_tests();
-    let mut classes: Vec<&crate::order::Class> = order.classes.iter().collect();
+    let mut classes: Vec<&grader::Class> = order.classes.iter().collect();
     classes.sort_by_key(|c| std::cmp::Reverse(c.passed));
     let mut html = String::from(
         "<table class=\"order\"><caption>The correctness order as a table</caption><tr><th>Class</th><th>Answers</th><th>Tests passed</th><th>Classes directly below (a test telling them apart)</th></tr>\n",

@@ -1,0 +1,34 @@
+//! Results drawn for people, one way for every place they are shown: the command line's
+//! files (`report.html`, `order.svg`, `order.dot`, bug lists in Markdown) and the
+//! service's pages use these same functions, so that a fix to a drawing is made once.
+//!
+//! Everything here is a pure function of [`grader`]'s results (an [`grader::Analysis`],
+//! a [`grader::ProblemReport`], a [`grader::BugList`]) to text: no I/O, no running of
+//! programs, no statistics of its own. `grader` does not know this crate.
+//!
+//! ```
+//! use grader::{Behaviour, BugList, BugReport, FailureKind};
+//!
+//! let bug = BugReport {
+//!     test: "t1".into(),
+//!     input: "member 1 [(0,2)]".into(),
+//!     expected: "true\n".into(),
+//!     got: Behaviour { kind: FailureKind::Wrong, detail: "false\n".into(), reason: None },
+//!     generalized: None,
+//!     contrast: None,
+//! };
+//! let list = BugList { answer: "a01".into(), passed: 18, suite_size: 19, bugs: vec![bug], build: None };
+//! let markdown = present::bug_list_markdown(&list);
+//! assert!(markdown.starts_with("# Bug list: a01\n"));
+//! assert!(markdown.contains("Input:\n\n```text\nmember 1 [(0,2)]\n```"));
+//! ```
+
+mod diagram;
+mod experiment;
+mod html;
+mod report;
+
+pub use diagram::{Arrow, Layout, NodeBox, layout, one_line, order_svg, order_table_html, overlaps};
+pub use experiment::{cohort_plot_svg, experiment_html, experiment_section};
+pub use html::{escape_html, page_head};
+pub use report::{ANSWERS_PER_NODE, analysis_html, bug_list_markdown, order_dot};
