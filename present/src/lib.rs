@@ -31,4 +31,4 @@ mod report;
 pub use diagram::{Arrow, Layout, NodeBox, layout, one_line, order_svg, order_table_html, overlaps};
 pub use experiment::{cohort_plot_svg, experiment_html, experiment_section};
 pub use html::{escape_html, page_head};
-pub use report::{ANSWERS_PER_NODE, analysis_html, bug_list_markdown, order_dot};
+pub use report::{ANSWERS_PER_NODE, Ranking, analysis_html, bug_list_markdown, order_dot, ranking_table_html, suite_table_html};

@@ -118,6 +118,76 @@ fn fenced(text: &str) -> String {
     format!("{fence}text\n{}\n{fence}\n", text.trim_end())
 }
 
+/// How the ranking table is shown where it is.
+#[derive(Default)]
+pub struct Ranking<'a> {
+    /// The table's `id`, and sortable by a click on a heading (the service's script).
+    pub sortable_id: Option<&'a str>,
+    /// Each answer's cohort where it differs from the analysis's (a roster attached later).
+    pub cohorts: Option<&'a std::collections::HashMap<String, String>>,
+    /// Each answer's id links to `#bugs-<id>` (a page that has the bug lists).
+    pub bug_links: bool,
+}
+
+/// The ranking, best first: rank, answer, cohort, tests passed, percent, failed tests by
+/// kind, and which tests (or that it did not compile).
+pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
+    let total = analysis.scored_tests();
+    let mut html = match how.sortable_id {
+        Some(id) => format!("<table class=\"sortable\" id=\"{}\">", escape_html(id)),
+        None => "<table><caption>Ranking</caption>".to_owned(),
+    };
+    html.push_str(
+        "<tr><th>Rank</th><th>Student</th><th>Cohort</th><th>Passed</th><th>%</th><th title=\"failed by a wrong output\">Wrong</th>\
+         <th title=\"failed by a crash\">Crash</th><th title=\"failed by taking too long\">Time</th>\
+         <th title=\"failed by exceeding the memory or output limit\">Limit</th><th>Failed tests</th></tr>\n",
+    );
+    for a in analysis.ranked() {
+        let id = escape_html(&a.id);
+        let name = if how.bug_links { format!("<a href=\"#bugs-{id}\">{id}</a>") } else { id };
+        let cohort = how.cohorts.and_then(|c| c.get(&a.id)).map(String::as_str).or(a.cohort.as_deref()).unwrap_or("");
+        let failed = if a.not_built() { "<span class=\"bad\">did not compile</span>".to_owned() } else { escape_html(&a.failed.join(" ")) };
+        writeln!(
+            html,
+            "<tr><td class=\"num\">{}</td><td>{name}</td><td>{}</td><td class=\"num\">{}/{total}</td><td class=\"num\">{:.1}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{failed}</td></tr>",
+            a.rank,
+            escape_html(cohort),
+            a.passed,
+            a.percent,
+            a.counts.wrong,
+            a.counts.crash,
+            a.counts.timeout,
+            a.counts.memory + a.counts.output
+        )
+        .unwrap();
+    }
+    html.push_str("</table>\n");
+    html
+}
+
+/// The suite: each test's id (and whom it was added for, in a frozen re-run), input,
+/// expected output and how many answers fail it.
+pub fn suite_table_html(analysis: &Analysis) -> String {
+    let mut html = String::from("<table><caption>The test suite</caption><tr><th>Test</th><th>Input</th><th>Expected</th><th>Failed by</th></tr>\n");
+    for t in &analysis.suite {
+        let only = t.only_for.as_ref().map_or(String::new(), |ids| {
+            format!(" <span class=\"muted\" title=\"added for a resubmission: counts against it alone\">(for {})</span>", escape_html(&ids.join(", ")))
+        });
+        writeln!(
+            html,
+            "<tr><td>{}{only}</td><td><code>{}</code></td><td><code>{}</code></td><td class=\"num\">{}</td></tr>",
+            escape_html(&t.id),
+            escape_html(&t.input),
+            escape_html(&t.expected),
+            t.failing.len()
+        )
+        .unwrap();
+    }
+    html.push_str("</table>\n");
+    html
+}
+
 /// One analysis as a self-contained page: the ranking, the suite, the correctness
 /// diagram, and a comparison of two cohorts when there is one.
 pub fn analysis_html(analysis: &Analysis, comparison: Option<&ProblemReport>) -> String {
@@ -131,33 +201,9 @@ pub fn analysis_html(analysis: &Analysis, comparison: Option<&ProblemReport>) ->
         analysis.seed, analysis.tests_generated, analysis.executions
     )
     .unwrap();
-    html.push_str("<table><caption>Ranking</caption><tr><th>answer</th><th>cohort</th><th>passed</th><th>bugs</th><th>rank</th><th>%</th></tr>\n");
-    for a in analysis.ranked() {
-        writeln!(
-            html,
-            "<tr><td>{}</td><td>{}</td><td>{}/{total}</td><td>{}</td><td>{}</td><td>{:.1}</td></tr>",
-            escape_html(&a.id),
-            escape_html(a.cohort.as_deref().unwrap_or("")),
-            a.passed,
-            a.failed.len(),
-            a.rank,
-            a.percent
-        )
-        .unwrap();
-    }
-    html.push_str("</table>\n<table><caption>The suite</caption><tr><th>test</th><th>input</th><th>expected</th><th>failed by</th></tr>\n");
-    for t in &analysis.suite {
-        writeln!(
-            html,
-            "<tr><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td></tr>",
-            t.id,
-            escape_html(&format!("{:?}", t.input)),
-            escape_html(&format!("{:?}", t.expected)),
-            t.failing.len()
-        )
-        .unwrap();
-    }
-    html.push_str("</table>\n<h2>Correctness order</h2>\n");
+    html.push_str(&ranking_table_html(analysis, &Ranking::default()));
+    html.push_str(&suite_table_html(analysis));
+    html.push_str("<h2>Correctness order</h2>\n");
     html.push_str(&order_svg(analysis));
     html.push_str(&order_table_html(analysis));
     if let Some(report) = comparison {

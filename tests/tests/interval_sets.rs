@@ -193,7 +193,7 @@ fn report_html_holds_the_ranking_the_suite_the_diagram_and_the_cohorts() {
     let html = &run.files["report.html"];
     assert!(html.starts_with("<!DOCTYPE html>"));
     for answer in &run.graded.analysis.answers {
-        assert!(html.contains(&format!("<tr><td>{}</td>", answer.id)), "{} missing", answer.id);
+        assert!(html.contains(&format!("</td><td>{}</td><td>", answer.id)), "{} missing from the ranking", answer.id);
     }
     assert!(html.contains("<h2>Correctness order</h2>\n<svg"));
     assert!(html.contains("<caption>The correctness order as a table</caption>"), "the order as a table too");

@@ -1168,29 +1168,13 @@ fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg: Option<St
         (stability_card(who, v))
         h2 { "Ranking" }
         (table_filter("ranking", "students"))
-        table.sortable #ranking {
-            tr { th { "Rank" } th { "Student" } th { "Cohort" } th { "Passed" } th { "%" }
-                 th title="failed by a wrong output" { "Wrong" } th title="failed by a crash" { "Crash" }
-                 th title="failed by taking too long" { "Time" } th title="failed by exceeding the memory or output limit" { "Limit" }
-                 th { "Failed tests" } }
-            @for a in result.ranked() {
-                tr { td.num { (a.rank) } td { a href={ "#bugs-" (a.id) } { (a.id) } } td { (v.cohorts.get(&a.id).map(String::as_str).or(a.cohort.as_deref()).unwrap_or("")) }
-                     td.num { (a.passed) "/" (result.scored_tests()) } td.num { (format!("{:.1}", a.percent)) }
-                     td.num { (a.counts.wrong) } td.num { (a.counts.crash) } td.num { (a.counts.timeout) }
-                     td.num { (a.counts.memory + a.counts.output) }
-                     td { @if a.not_built() { span.bad { "did not compile" } } @else { (a.failed.join(" ")) } } }
-            }
-        }
+        (PreEscaped(present::ranking_table_html(result, &present::Ranking { sortable_id: Some("ranking"), cohorts: Some(&v.cohorts), bug_links: true })))
         h2 { "Correctness order" }
         p.muted { "Each box is a class of answers that pass the same tests; an arrow goes from a class to one that passes strictly fewer, labelled with a test that tells them apart (its input is in the suite below, and shown when you point at the arrow)." }
         @if let Some(svg) = svg { div.diagram { (PreEscaped(svg)) } }
         details { summary { "The same order as a table" } (PreEscaped(present::order_table_html(result))) }
         h2 { "The test suite" }
-        table {
-            tr { th { "Test" } th { "Input" } th { "Expected" } th { "Failed by" } }
-            @for t in &result.suite { tr { td { (t.id) @if let Some(ids) = &t.only_for { " " span.muted title="added for a resubmission: counts against it alone" { "(for " (ids.join(", ")) ")" } } }
-                td { code { (t.input) } } td { code { (t.expected) } } td.num { (t.failing.len()) } } }
-        }
+        (PreEscaped(present::suite_table_html(result)))
         h2 { "Bug lists" }
         @for list in &v.bug_lists {
             details id={ "bugs-" (list.answer) } { summary { strong { (list.answer) } " · " (list.headline()) } (bug_list(list)) }
