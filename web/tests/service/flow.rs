@@ -76,6 +76,9 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     assert!(dot.body.starts_with("digraph"), "{}", dot.body);
     let page = client.get(&format!("/analyses/{id}"));
     assert!(page.body.contains("<svg"), "the diagram is inline");
+    // For screen readers: the diagram's title and description, and the order as a table.
+    assert!(page.body.contains("<title id=\"order-title\">Correctness order of interval-sets</title>") && page.body.contains("<desc id=\"order-desc\">"));
+    assert!(page.body.contains("<caption>The correctness order as a table</caption>"));
     // Every page forbids inline scripts, framing, sniffing and Referers.
     let csp = &page.headers["content-security-policy"];
     assert!(csp.contains("script-src 'self'") && !csp.contains("unsafe-eval") && csp.contains("frame-ancestors 'none'"), "{csp}");
@@ -118,6 +121,7 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
         ("interval-sets/problem.toml", toml.as_bytes()),
         ("interval-sets/reference.wasm", &std::fs::read(fixture("interval-sets").join("reference.wasm")).unwrap()),
         ("interval-sets/generator.wasm", &std::fs::read(fixture("interval-sets").join("generator.wasm")).unwrap()),
+        ("interval-sets/statement.md", &std::fs::read(fixture("interval-sets").join("statement.md")).unwrap()),
     ]);
     let replaced = client.upload(&format!("/problems/{problem}/bundle"), &[], &[("bundle", "new.zip", &bundle)]);
     assert_eq!(replaced.status, 303, "{}", replaced.body);
@@ -144,6 +148,14 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     assert_eq!(own_json["results"][0]["analysis"], latest, "the latest analysis is shown");
     let markdown = student.get(&format!("{a01}/{latest}.md"));
     assert_eq!(markdown.status, 200);
+    assert!(markdown.body.contains("Input:\n\n```text\n") && !markdown.body.contains("- Input: `\""), "code blocks, not escaped strings: {}", markdown.body);
+    // The score in plain words, and the statement as graded, with its tables rendered.
+    assert!(own.body.contains("Your score: <strong>") && own.body.contains("the share of those bugs yours does not have"), "{}", own.body);
+    let statement = student.get(&format!("{a01}/{latest}/statement"));
+    assert_eq!(statement.status, 200);
+    assert!(statement.body.contains("<table>") && !statement.body.contains("|---"), "{}", statement.body);
+    assert_eq!(student.get(&format!("{a02}/{latest}/statement")).status, 200);
+    assert_eq!(student.get(&format!("{a01}/{}/statement", latest + 1000)).status, 404, "only a result of one's own");
     // (The page holds a01's token, random hex that may contain `a03`: it is left out.)
     let token = a01.trim_start_matches("/s/");
     let others: Vec<String> = (2..=19).map(|n| format!("a{n:02}")).collect();
