@@ -137,11 +137,16 @@ impl Browser {
         self.wait_for("Bug lists", 300)
     }
 
-    fn screenshot(&self, to: &Path) {
+    /// Saves what the window shows as `file` in the test's temporary folder (to be looked
+    /// at: its path is printed, saying it shows `what`) and returns the path.
+    fn screenshot(&self, file: &str, what: &str) -> PathBuf {
         let png = self.call("GET", "/screenshot", Value::Null);
         let bytes = base64::engine::general_purpose::STANDARD.decode(png.as_str().unwrap()).unwrap();
         assert_eq!(&bytes[1..4], b"PNG");
-        std::fs::write(to, bytes).unwrap();
+        let to = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(file);
+        std::fs::write(&to, bytes).unwrap();
+        println!("screenshot of {what}: {}", to.display());
+        to
     }
 }
 
@@ -228,9 +233,7 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     browser.wait_for("Bug lists", 30);
     assert_eq!(ids(&browser), ranked, "without the state in the address, the ranking as served");
 
-    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("analysis-page.png");
-    browser.screenshot(&shot);
-    println!("screenshot of the analysis page: {}", shot.display());
+    let shot = browser.screenshot("analysis-page.png", "the analysis page");
     assert!(std::fs::metadata(&shot).unwrap().len() > 20_000, "a real page, not a blank one");
 
     // From the Batches page: a new batch whose zip carries its roster. A course left
@@ -248,9 +251,7 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     browser.click("#new-batch button[type=submit]");
     let refused = browser.wait_for("name the course the batch belongs to", 30);
     assert!(refused.contains("action=\"/batches\"") && refused.contains("value=\"Assignment 2\""), "{refused}");
-    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("refused-upload.png");
-    browser.screenshot(&shot);
-    println!("screenshot of a refused upload: {}", shot.display());
+    browser.screenshot("refused-upload.png", "a refused upload");
     browser.clear("#new-batch input[name=course]");
     browser.type_into("#new-batch input[name=course]", "Course B");
     browser.type_into("#new-batch input[name=modules]", with_roster.to_str().unwrap());
@@ -259,9 +260,7 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     assert!(report.contains("found in the zip") && report.contains("19 accepted"), "{report}");
     browser.click_link("Batches");
     browser.wait_for("Assignment 2", 30);
-    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("batches-page.png");
-    browser.screenshot(&shot);
-    println!("screenshot of the Batches page: {}", shot.display());
+    browser.screenshot("batches-page.png", "the Batches page");
 
     // Revoking a student's link asks first; dismissed, the link stays.
     browser.click_link("Students");
@@ -289,9 +288,7 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     let (width, window) = (measured[0].as_u64().unwrap(), measured[1].as_u64().unwrap());
     assert!(width <= window, "the page is {width} px wide in a {window} px window");
     assert_eq!(measured[2], "rgb(13, 17, 23)", "the dark scheme is followed");
-    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("student-page-360-dark.png");
-    browser.screenshot(&shot);
-    println!("screenshot of a student's page at 360 px, dark: {}", shot.display());
+    browser.screenshot("student-page-360-dark.png", "a student's page at 360 px, dark");
     browser.click_link("The problem statement");
     browser.wait_for("Back to your results", 30);
     browser.call("POST", "/window/rect", json!({"width": 1400, "height": 1800}));
