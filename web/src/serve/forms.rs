@@ -142,3 +142,44 @@ pub fn rename_form(who: &Instructor, batch: &BatchRow, name: &str) -> Markup {
         }
     }
 }
+
+/// The most seeds one stability check runs: each costs a whole analysis.
+pub const MAX_STABILITY_SEEDS: u64 = 20;
+
+/// The form that queues an analysis of a batch. Once one has finished (`done`), it asks
+/// how to treat it: keep its suite (the default once `released`) or analyse in full.
+pub fn run_form(who: &Instructor, batch: i64, done: bool, released: bool) -> Markup {
+    html! {
+        div.card #run {
+            h3 { "Run an analysis" }
+            form method="post" action={ "/batches/" (batch) "/analyses" } {
+                (csrf_field(who))
+                label { "Seed " input name="seed" type="number" min="0" value="1" style="width:6em"; }
+                label { "Stop after " input name="stable_after" type="number" min="1" placeholder="problem's default" style="width:10em"; " tests add nothing" }
+                label { "Fuel factor " input name="fuel_factor" type="number" min="1" placeholder="problem's default" style="width:10em"; }
+                @if done {
+                    fieldset {
+                        legend { "Against the latest finished analysis" }
+                        label { input type="radio" name="mode" value="frozen" checked[released];
+                            " Keep its suite: run only the submissions that changed since; no other grade or test id moves" }
+                        br;
+                        label { input type="radio" name="mode" value="full" checked[!released];
+                            " Analyse again in full: the suite may change, and with it other grades (each change is listed)" }
+                    }
+                }
+                button type="submit" { "Run" }
+            }
+        }
+    }
+}
+
+/// The form that checks an analysis's stability with other seeds.
+pub fn stability_form(who: &Instructor, analysis: i64) -> Markup {
+    html! {
+        form method="post" action={ "/analyses/" (analysis) "/stability" } {
+            (csrf_field(who))
+            label { "Other seeds " input name="seeds" type="number" min="2" max=(MAX_STABILITY_SEEDS) value="4" style="width:5em"; }
+            button type="submit" { "Check stability" }
+        }
+    }
+}

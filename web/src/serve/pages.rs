@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::auth::{Instructor, Refused, SESSION_COOKIE, SESSION_SECONDS, check_password, random_token};
 use super::db::{UPLOAD_DISCARDED, UPLOAD_PENDING, UPLOAD_SAVED, AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, StudentRow, SubmissionRow, now};
-use super::forms::{BatchForm, batch_form, bundle_form, form_again, late_form, name_field, rename_form, roster_form};
+use super::forms::{BatchForm, MAX_STABILITY_SEEDS, batch_form, bundle_form, form_again, late_form, name_field, rename_form, roster_form, run_form, stability_form};
 use super::html::{bug_list, button, confirm_button, csrf_field, table_filter, date, markdown, page};
 use super::store::sha256_hex;
 use super::upload::{Form, UploadReport, choose_roster, form_files, validate};
@@ -787,26 +787,7 @@ async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::
                 (rename_form(&who, &v.batch, &v.batch.name))
                 p { a href={ "/batches/" (id) "/delete" } { "Delete this batch…" } " (you are asked to confirm first)" }
             }
-            div.card {
-                h3 { "Run an analysis" }
-                form method="post" action={ "/batches/" (id) "/analyses" } {
-                    (csrf_field(&who))
-                    label { "Seed " input name="seed" type="number" min="0" value="1" style="width:6em"; }
-                    label { "Stop after " input name="stable_after" type="number" min="1" placeholder="problem's default" style="width:10em"; " tests add nothing" }
-                    label { "Fuel factor " input name="fuel_factor" type="number" min="1" placeholder="problem's default" style="width:10em"; }
-                    @if v.analyses.iter().any(|a| a.status == Status::Done) {
-                        fieldset {
-                            legend { "Against the latest finished analysis" }
-                            label { input type="radio" name="mode" value="frozen" checked[v.batch.released];
-                                " Keep its suite: run only the submissions that changed since; no other grade or test id moves" }
-                            br;
-                            label { input type="radio" name="mode" value="full" checked[!v.batch.released];
-                                " Analyse again in full: the suite may change, and with it other grades (each change is listed)" }
-                        }
-                    }
-                    button type="submit" { "Run" }
-                }
-            }
+            (run_form(&who, id, v.analyses.iter().any(|a| a.status == Status::Done), v.batch.released))
             h2 { "Analyses" }
             @if v.analyses.is_empty() { p.muted { "None yet." } }
             ul { @for a in &v.analyses { li { a href={ "/analyses/" (a.id) } { "#" (a.id) } " · " (status_word(a.status)) " · seed " (a.seed) " · " (date(a.created)) } } }
@@ -969,8 +950,16 @@ fn number(field: &Option<String>, name: &str) -> Result<Option<u64>, AppError> {
 }
 
 async fn queue_analysis(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<RunForm>) -> Page {
-    who.check_csrf(&req, form.csrf.as_deref())?;
     let batch = found(app.db.batch(path.into_inner())?)?;
+    let result = queue_run(&app, &req, &who, &batch, &form);
+    form_again(&req, &who, "The analysis was not queued", result, || {
+        let done = app.db.latest_done(batch.id).ok().flatten().is_some();
+        run_form(&who, batch.id, done, batch.released)
+    })
+}
+
+fn queue_run(app: &App, req: &HttpRequest, who: &Instructor, batch: &BatchRow, form: &RunForm) -> Page {
+    who.check_csrf(req, form.csrf.as_deref())?;
     let problem = found(app.db.problem(batch.problem_id)?)?;
     let settings = AnalysisSettings {
         seed: number(&form.seed, "the seed")?.unwrap_or(1),
@@ -1037,8 +1026,6 @@ struct StabilityView {
     percent_range: Vec<(String, f64, f64)>,
 }
 
-/// The most seeds one stability check runs: each costs a whole analysis.
-const MAX_STABILITY_SEEDS: u64 = 20;
 
 fn stability_view(app: &App, current: &Analysis, id: i64) -> Result<Option<StabilityView>, AppError> {
     let runs = app.db.stability_runs(id)?;
@@ -1190,11 +1177,7 @@ fn stability_card(who: &Instructor, v: &AnalysisView) -> Markup {
             @match &v.stability {
                 None => {
                     p { "Does a grade depend on the seed of the random search? Analyse the same submissions with other seeds and compare: each student's spread of scores, and the bugs only some seeds find." }
-                    form method="post" action={ "/analyses/" (id) "/stability" } {
-                        (csrf_field(who))
-                        label { "Other seeds " input name="seeds" type="number" min="2" max=(MAX_STABILITY_SEEDS) value="4" style="width:5em"; }
-                        button type="submit" { "Check stability" }
-                    }
+                    (stability_form(who, id))
                 }
                 Some(check) => @match &check.result {
                     None => p { (check.done) " of " (check.runs) " analyses with other seeds done"
@@ -1231,8 +1214,14 @@ struct StabilityForm {
 }
 
 async fn queue_stability(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<StabilityForm>) -> Page {
-    who.check_csrf(&req, form.csrf.as_deref())?;
     let analysis = found(app.db.analysis(path.into_inner())?)?;
+    let id = analysis.id;
+    let result = queue_seeds(&app, &req, &who, analysis, &form);
+    form_again(&req, &who, "The stability check was not queued", result, || stability_form(&who, id))
+}
+
+fn queue_seeds(app: &App, req: &HttpRequest, who: &Instructor, analysis: AnalysisRow, form: &StabilityForm) -> Page {
+    who.check_csrf(req, form.csrf.as_deref())?;
     if analysis.status != Status::Done || analysis.stability_of.is_some() {
         return Err(AppError::BadRequest(format!("analysis #{} is not a finished analysis of its batch", analysis.id)));
     }

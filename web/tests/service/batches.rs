@@ -128,6 +128,16 @@ fn every_refused_form_is_a_page_with_the_reason_and_the_form_again() {
     let reply = forger.upload(&batches, &[("name", "Forged"), ("course", COURSE)], &[("modules", "a.wat", b"(module)")]);
     check_refused(&reply, 403, "CSRF", &batches);
 
+    // The analysis form, with a seed that is not a number; a stability check of nothing.
+    let a01 = &cohort("interval-sets")[0].1;
+    let reply = client.upload(&batches, &[("name", "One"), ("course", COURSE)], &[("modules", "a01.wasm", a01)]);
+    let batch = client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap();
+    let analyses = format!("/batches/{batch}/analyses");
+    check_refused(&client.post(&analyses, &[("seed", "one")]), 400, "the seed must be a whole number, not `one`", &analyses);
+    let analysis = client.wait_for_analysis(run_analysis(&client, batch, &[]))["analysis"]["id"].as_i64().unwrap();
+    let stability = format!("/analyses/{analysis}/stability");
+    check_refused(&client.post(&stability, &[("seeds", "100")]), 400, "check with 2 to 20 other seeds, not 100", &stability);
+
     // Pages that do not exist are pages of the site too.
     let reply = client.get("/batches/9999");
     assert_eq!(reply.status, 404);
