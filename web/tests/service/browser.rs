@@ -245,17 +245,18 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     browser.click_link("Batches");
     browser.wait_for("New batch", 30);
     browser.type_into("#new-batch input[name=name]", "Assignment 2");
-    browser.clear("#new-batch input[name=course]");
-    browser.type_into("#new-batch input[name=course]", "   ");
-    browser.type_into("#new-batch input[name=modules]", with_roster.to_str().unwrap());
-    browser.click("#new-batch button[type=submit]");
+    // The course typed over what the form proposes, the zip chosen (again), sent.
+    let send = |course: &str| {
+        browser.clear("#new-batch input[name=course]");
+        browser.type_into("#new-batch input[name=course]", course);
+        browser.type_into("#new-batch input[name=modules]", with_roster.to_str().unwrap());
+        browser.click("#new-batch button[type=submit]");
+    };
+    send("   ");
     let refused = browser.wait_for("name the course the batch belongs to", 30);
     assert!(refused.contains("action=\"/batches\"") && refused.contains("value=\"Assignment 2\""), "{refused}");
     browser.screenshot("refused-upload.png", "a refused upload");
-    browser.clear("#new-batch input[name=course]");
-    browser.type_into("#new-batch input[name=course]", "Course B");
-    browser.type_into("#new-batch input[name=modules]", with_roster.to_str().unwrap());
-    browser.click("#new-batch button[type=submit]");
+    send("Course B");
     let report = browser.wait_for("Open the batch", 60);
     assert!(report.contains("found in the zip") && report.contains("19 accepted"), "{report}");
     browser.click_link("Batches");
