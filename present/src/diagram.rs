@@ -450,7 +450,10 @@ pub fn order_table_html(analysis: &Analysis) -> String {
             .edges
             .iter()
             .filter(|e| e.from == class.id)
-            .map(|e| format!("{} ({})", escape_html(&e.to), escape_html(&e.witness)))
+            .map(|e| {
+                let below = order.classes.iter().find(|c| c.id == e.to).map_or(String::new(), |c| answers_text(&c.answers));
+                format!("{} ({}: {})", escape_html(&e.to), escape_html(&below), escape_html(&e.witness))
+            })
             .collect();
         writeln!(
             html,

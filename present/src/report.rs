@@ -134,8 +134,8 @@ pub struct Ranking<'a> {
 pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
     let total = analysis.scored_tests();
     let mut html = match how.sortable_id {
-        Some(id) => format!("<table class=\"sortable\" id=\"{}\">", escape_html(id)),
-        None => "<table><caption>Ranking</caption>".to_owned(),
+        Some(id) => format!("<table class=\"results sortable\" id=\"{}\">", escape_html(id)),
+        None => "<table class=\"results\"><caption>Ranking</caption>".to_owned(),
     };
     html.push_str(
         "<tr><th>Rank</th><th>Student</th><th>Cohort</th><th>Passed</th><th>%</th><th title=\"failed by a wrong output\">Wrong</th>\
@@ -169,7 +169,7 @@ pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
 /// The suite: each test's id (and whom it was added for, in a frozen re-run), input,
 /// expected output and how many answers fail it.
 pub fn suite_table_html(analysis: &Analysis) -> String {
-    let mut html = String::from("<table><caption>The test suite</caption><tr><th>Test</th><th>Input</th><th>Expected</th><th>Failed by</th></tr>\n");
+    let mut html = String::from("<table class=\"results\"><caption>The test suite</caption><tr><th>Test</th><th>Input</th><th>Expected</th><th>Failed by</th></tr>\n");
     for t in &analysis.suite {
         let only = t.only_for.as_ref().map_or(String::new(), |ids| {
             format!(" <span class=\"muted\" title=\"added for a resubmission: counts against it alone\">(for {})</span>", escape_html(&ids.join(", ")))
