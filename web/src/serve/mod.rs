@@ -7,6 +7,7 @@
 
 pub mod auth;
 pub mod db;
+pub mod sql;
 mod demo;
 mod exports;
 mod forms;
@@ -167,8 +168,8 @@ pub enum AppError {
     Internal(#[from] anyhow::Error),
 }
 
-impl From<rusqlite::Error> for AppError {
-    fn from(error: rusqlite::Error) -> AppError {
+impl From<db::DbError> for AppError {
+    fn from(error: db::DbError) -> AppError {
         AppError::Internal(error.into())
     }
 }
