@@ -37,6 +37,11 @@ pub struct ServeArgs {
     /// Where the store, the modules and the analyses' outputs live.
     #[arg(long, default_value = "data")]
     pub data: PathBuf,
+    /// The database: a PostgreSQL URL (`postgres://user@host:port/name`; the password
+    /// from `PGPASSWORD` or the URL) shared by every `bugrank serve` and `bugrank worker`
+    /// of a deployment. Default: SQLite in `--data` (`bugrank.sqlite`), one process.
+    #[arg(long, env = "BUGRANK_DATABASE")]
+    pub database: Option<String>,
     /// Address to listen on; port 0 picks a free port (the URL is printed).
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub bind: String,
@@ -62,6 +67,11 @@ pub struct ServeArgs {
 pub struct UserArgs {
     #[arg(long, default_value = "data")]
     pub data: PathBuf,
+    /// The database: a PostgreSQL URL (`postgres://user@host:port/name`; the password
+    /// from `PGPASSWORD` or the URL) shared by every `bugrank serve` and `bugrank worker`
+    /// of a deployment. Default: SQLite in `--data` (`bugrank.sqlite`), one process.
+    #[arg(long, env = "BUGRANK_DATABASE")]
+    pub database: Option<String>,
     /// The instructor's login name.
     #[arg(long)]
     pub login: String,
@@ -89,9 +99,9 @@ pub struct App {
 }
 
 impl App {
-    pub fn open(data: &std::path::Path, max_upload_bytes: usize) -> anyhow::Result<App> {
+    pub fn open(data: &std::path::Path, database: Option<&str>, max_upload_bytes: usize) -> anyhow::Result<App> {
         let store = Store::open(data)?;
-        let db = Db::open(&store.database_path()).with_context(|| format!("cannot open the store in {}", data.display()))?;
+        let db = open_db(&store, database)?;
         // Compiled modules are kept in the data directory: a restart does not compile a
         // class again.
         let sandbox = Sandbox::new()?.with_disk_cache(data.join("compiled"))?;
@@ -213,6 +223,17 @@ fn error_page(title: &str, reason: &str, status: StatusCode) -> HttpResponse {
 /// A handler's result.
 pub type Page = Result<HttpResponse, AppError>;
 
+/// The store's database: PostgreSQL at `database`, else SQLite in the data directory.
+fn open_db(store: &Store, database: Option<&str>) -> anyhow::Result<Db> {
+    match database {
+        Some(url) => Ok(Db::connect(url)?),
+        None => {
+            let path = store.database_path();
+            Db::open(&path).with_context(|| format!("cannot open the store {}", path.display()))
+        }
+    }
+}
+
 /// The most bytes one upload request may carry by default: a class of 300 modules of a
 /// few hundred KiB each, zipped, fits; a runaway upload does not fill memory or disk.
 pub const MAX_UPLOAD_BYTES: usize = 256 << 20;
@@ -228,7 +249,7 @@ pub struct Running {
 pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
     // First of all, before anything is requeued or written.
     let lock = store::lock_data(&args.data)?;
-    let mut app = App::open(&args.data, args.max_upload_mib << 20)?;
+    let mut app = App::open(&args.data, args.database.as_deref(), args.max_upload_mib << 20)?;
     app.lock = Some(lock);
     let app = Arc::new(app);
     if app.db.instructor_count()? == 0 {
@@ -266,8 +287,7 @@ pub fn serve_command(args: &ServeArgs) -> anyhow::Result<()> {
 }
 
 pub fn user_command(args: &UserArgs) -> anyhow::Result<()> {
-    let store = Store::open(&args.data)?;
-    let db = Db::open(&store.database_path())?;
+    let db = open_db(&Store::open(&args.data)?, args.database.as_deref())?;
     let password = if args.password_stdin {
         let mut line = String::new();
         std::io::stdin().read_line(&mut line)?;

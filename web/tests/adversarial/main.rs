@@ -11,8 +11,15 @@
 use std::panic::AssertUnwindSafe;
 use std::time::Instant;
 
+/// The corpus runs the service on its default store, SQLite.
+fn on_postgres() -> bool {
+    false
+}
+#[path = "../service/postgres.rs"]
 #[allow(dead_code)]
+mod postgres;
 #[path = "../service/common.rs"]
+#[allow(dead_code)]
 mod common;
 #[allow(dead_code)] // CPU times: for the class benchmark
 mod measure;

@@ -24,9 +24,19 @@ pub struct Service {
     pub password: String,
 }
 
+/// `bugrank` with the store of `data`: SQLite in it, or in the PostgreSQL tests the
+/// throwaway server's database of `data` (`BUGRANK_DATABASE`).
+pub fn bugrank(data: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
+    if crate::on_postgres() {
+        command.env("BUGRANK_DATABASE", crate::postgres::Postgres::shared().database_for(data));
+    }
+    command
+}
+
 /// `bugrank serve` on `data`, on a free port, with `args`.
 fn serve_command(data: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
+    let mut command = bugrank(data);
     command.args(["serve", "--bind", "127.0.0.1:0", "--data"]).arg(data).args(args);
     command
 }

@@ -293,7 +293,7 @@ fn a_new_service_started_in_any_directory_shows_the_demo_ranking_at_once() {
 fn an_instructor_added_on_the_command_line_can_log_in() {
     let data = tempfile::tempdir().unwrap();
     let add = |login: &str, password: &str| {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bugrank"))
+        let mut child = crate::common::bugrank(data.path())
             .args(["user", "add", "--login", login, "--password-stdin", "--data"])
             .arg(data.path())
             .stdin(std::process::Stdio::piped())

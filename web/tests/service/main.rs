@@ -8,5 +8,12 @@ mod common;
 mod flow;
 mod hardening;
 mod fairness;
+mod postgres;
 mod restart;
 mod sources;
+
+/// These tests run the service on SQLite, its default store (`service_postgres` runs
+/// them on PostgreSQL).
+fn on_postgres() -> bool {
+    false
+}
