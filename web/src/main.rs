@@ -28,6 +28,9 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Run the web service: instructors upload and grade batches, students see their bugs.
     Serve(serve::ServeArgs),
+    /// Run queued analyses of a shared PostgreSQL database, beside `bugrank serve`
+    /// processes on any machine (which may then serve pages only: `--workers 0`).
+    Worker(serve::WorkerArgs),
     /// List the compilers found for students' sources (C, C++, Rust), with their fixed
     /// flags, or the command that installs each one missing.
     Toolchains,
@@ -57,6 +60,7 @@ fn main() -> anyhow::Result<()> {
         Command::GradeTests(args) => tests_cmd::grade_tests_command(&args),
         Command::Demo(args) => demo::demo_command(&args),
         Command::Serve(args) => serve::serve_command(&args),
+        Command::Worker(args) => serve::worker_command(&args),
         Command::Toolchains => sources::toolchains_command(),
         Command::NewProblem(args) => authoring::new_problem_command(&args),
         Command::CheckProblem(args) => authoring::check_problem_command(&args),

@@ -136,6 +136,11 @@ const SQLITE_MIGRATIONS: &[&str] = &[
     );
     INSERT INTO course_students (course_id, student, token, issued) SELECT 1, id, token, issued FROM students;
     DROP TABLE students;",
+    // 6: a running analysis is held by one process (`holder`: machine and process) until
+    // its lease ends, renewed by its heartbeat; a cancel is asked through the store.
+    "ALTER TABLE analyses ADD COLUMN holder TEXT;
+    ALTER TABLE analyses ADD COLUMN lease_until INTEGER;
+    ALTER TABLE analyses ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;",
 ];
 
 
@@ -247,6 +252,16 @@ const POSTGRES_MIGRATIONS: &[&str] = &[
         list TEXT NOT NULL,
         PRIMARY KEY (analysis_id, student)
     );",
+    // 2: SQLite's 6 (leases, holder, cancel through the store), and the files that SQLite
+    // keeps under `--data` (modules, problem folders, analyses' outputs) as rows, by their
+    // path under the data folder: no process needs another's file system.
+    "ALTER TABLE analyses ADD COLUMN holder TEXT;
+    ALTER TABLE analyses ADD COLUMN lease_until BIGINT;
+    ALTER TABLE analyses ADD COLUMN cancel_requested BOOLEAN NOT NULL DEFAULT FALSE;
+    CREATE TABLE files (
+        path TEXT PRIMARY KEY,
+        bytes BYTEA NOT NULL
+    );",
 ];
 
 /// The key of the advisory lock under which PostgreSQL's migrations run: two processes
@@ -257,6 +272,16 @@ const MIGRATION_LOCK: i64 = 0x6275_6772_616e_6b; // "bugrank"
 /// instead of queued again: an analysis that brings the service down every time (or
 /// never ends) must not keep the queue behind it waiting for ever.
 pub const MAX_ATTEMPTS: i64 = 3;
+
+/// How long a claimed analysis stays its process's without a heartbeat: a worker that
+/// dies (SIGKILL, a lost machine) loses its analysis this long after its last heartbeat,
+/// and another worker takes it. Heartbeats come every few seconds (`worker.rs`), so a
+/// pause of a few seconds (a slow disk, a busy database) does not lose it.
+pub const LEASE_SECONDS: i64 = 15;
+
+/// The error of an analysis given up after [`MAX_ATTEMPTS`] starts.
+const GIVEN_UP: &str =
+    "'the process running this analysis stopped while it ran, ' || attempts || ' times: it is not started again (run it anew to retry)'";
 
 /// Seconds since the epoch: timestamps in the store.
 pub fn now() -> i64 {
@@ -361,6 +386,8 @@ pub struct AnalysisRow {
     pub rerun: Option<RerunMode>,
     /// Set for a stability check's analysis: the analysis it checks.
     pub stability_of: Option<i64>,
+    /// While running: the machine and process that runs it ("host (pid 42)").
+    pub holder: Option<String>,
 }
 
 /// An upload: for a problem, with the batch it made or adds to, its report (JSON) and
@@ -410,7 +437,7 @@ const BATCH_COLUMNS: &str = "b.id, b.problem_id, p.title, b.name, b.released, b.
 /// The tables [`BATCH_COLUMNS`] come from.
 const BATCHES: &str = "batches b JOIN problems p ON p.id = b.problem_id JOIN courses c ON c.id = b.course_id";
 const ANALYSIS_COLUMNS: &str =
-    "id, batch_id, problem_dir, seed, stable_after, fuel_factor, status, error, previous_id, created, finished, rerun, stability_of";
+    "id, batch_id, problem_dir, seed, stable_after, fuel_factor, status, error, previous_id, created, finished, rerun, stability_of, holder";
 
 fn batch_row(row: &Row) -> DbResult<BatchRow> {
     Ok(BatchRow {
@@ -452,6 +479,7 @@ fn analysis_row(row: &Row) -> DbResult<AnalysisRow> {
             _ => None,
         },
         stability_of: row.opt_int(12)?,
+        holder: row.opt_text(13)?,
     })
 }
 
@@ -937,31 +965,77 @@ impl Db {
         Ok(rows)
     }
 
-    /// Takes the oldest queued analysis and marks it running.
-    pub fn claim_next(&self) -> DbResult<Option<AnalysisRow>> {
+    /// Takes the oldest analysis that is queued, or running on a lost lease, for
+    /// `holder` (this machine and process) and marks it running with a new lease. One
+    /// whose lease was lost [`MAX_ATTEMPTS`] times is failed with the reason instead. On
+    /// PostgreSQL, workers claiming at once skip each other's rows: each gets another.
+    pub fn claim_next(&self, holder: &str) -> DbResult<Option<AnalysisRow>> {
         self.0.transaction(|c| {
-            let sql = format!("SELECT {ANALYSIS_COLUMNS} FROM analyses WHERE status = 'queued' ORDER BY id LIMIT 1{}", c.engine().skip_locked());
-            let next = row(c, &sql, &[], analysis_row)?;
-            if let Some(row) = &next {
-                c.execute("UPDATE analyses SET status = 'running', started = ?2, attempts = attempts + 1 WHERE id = ?1", args![row.id, now()])?;
+            let clock = c.engine().now();
+            let sql = format!(
+                "SELECT {ANALYSIS_COLUMNS}, attempts FROM analyses
+                 WHERE status = 'queued' OR (status = 'running' AND lease_until < {clock})
+                 ORDER BY id LIMIT 1{}",
+                c.engine().skip_locked()
+            );
+            loop {
+                let Some(found) = c.query_opt(&sql, &[])? else { return Ok(None) };
+                let (next, attempts) = (analysis_row(&found)?, found.int(14)?);
+                if next.status == Status::Running && attempts >= MAX_ATTEMPTS {
+                    c.execute(
+                        &format!("UPDATE analyses SET status = 'failed', finished = ?2, holder = NULL, error = {GIVEN_UP} WHERE id = ?1"),
+                        args![next.id, now()],
+                    )?;
+                    continue;
+                }
+                c.execute(
+                    &format!(
+                        "UPDATE analyses SET status = 'running', started = ?2, attempts = attempts + 1, holder = ?3,
+                             lease_until = {clock} + ?4, cancel_requested = FALSE WHERE id = ?1"
+                    ),
+                    args![next.id, now(), holder, LEASE_SECONDS],
+                )?;
+                return Ok(Some(AnalysisRow { status: Status::Running, holder: Some(holder.to_owned()), ..next }));
             }
-            Ok(next)
         })
     }
 
-    /// At start-up: analyses left running by the last shutdown are queued again (the
-    /// analysis is deterministic, so running it again gives what it would have given),
-    /// unless they were started [`MAX_ATTEMPTS`] times already; those are failed with the
-    /// reason. Returns how many were queued again.
+    /// Renews `holder`'s lease on a running analysis. `None` when it is no longer
+    /// `holder`'s (its lease was lost and another process took it, or it ended): stop
+    /// working on it. `Some(true)` when a cancel was asked.
+    pub fn heartbeat(&self, id: i64, holder: &str) -> DbResult<Option<bool>> {
+        self.0.run(|c| {
+            let sql = format!(
+                "UPDATE analyses SET lease_until = {} + ?3 WHERE id = ?1 AND holder = ?2 AND status = 'running' RETURNING cancel_requested",
+                c.engine().now()
+            );
+            c.query_opt(&sql, args![id, holder, LEASE_SECONDS])?.map(|r| r.bool(0)).transpose()
+        })
+    }
+
+    /// Asks the process running an analysis to cancel it (it sees it at its next
+    /// heartbeat); false if it is not running.
+    pub fn request_cancel(&self, id: i64) -> DbResult<bool> {
+        let changed = self.0.run(|c| c.execute("UPDATE analyses SET cancel_requested = TRUE WHERE id = ?1 AND status = 'running'", args![id]))?;
+        Ok(changed == 1)
+    }
+
+    /// At start-up, on SQLite only (whose data directory one process holds): analyses
+    /// left running by the last shutdown are queued again (the analysis is deterministic,
+    /// so running it again gives what it would have given), unless they were started
+    /// [`MAX_ATTEMPTS`] times already; those are failed with the reason. Returns how many
+    /// were queued again. On PostgreSQL other processes may be running them: their
+    /// leases say when they are lost instead.
     pub fn requeue_running(&self) -> DbResult<u64> {
+        if self.engine() == Engine::Postgres {
+            return Ok(0);
+        }
         self.0.transaction(|c| {
             c.execute(
-                "UPDATE analyses SET status = 'failed', finished = ?2,
-                     error = 'the service stopped while this analysis ran, ' || attempts || ' times: it is not started again (run it anew to retry)'
-                 WHERE status = 'running' AND attempts >= ?1",
+                &format!("UPDATE analyses SET status = 'failed', finished = ?2, holder = NULL, error = {GIVEN_UP} WHERE status = 'running' AND attempts >= ?1"),
                 args![MAX_ATTEMPTS, now()],
             )?;
-            c.execute("UPDATE analyses SET status = 'queued' WHERE status = 'running'", &[])
+            c.execute("UPDATE analyses SET status = 'queued', holder = NULL WHERE status = 'running'", &[])
         })
     }
 
@@ -982,9 +1056,19 @@ impl Db {
         Ok(changed == 1)
     }
 
-    /// Records how an analysis ended, with its bug lists when it is done.
-    pub fn finish_analysis(&self, id: i64, status: Status, error: Option<&str>, bug_lists: &[(String, String)]) -> DbResult<()> {
+    /// Records how an analysis `holder` ran ended, with its bug lists when it is done.
+    /// False, recording nothing, when it is no longer `holder`'s (another process took it
+    /// over on a lost lease, and records its own end): an analysis ends once.
+    pub fn finish_analysis(&self, id: i64, holder: &str, status: Status, error: Option<&str>, bug_lists: &[(String, String)]) -> DbResult<bool> {
         self.0.transaction(|c| {
+            let ended = c.execute(
+                "UPDATE analyses SET status = ?3, error = ?4, finished = ?5, holder = NULL, lease_until = NULL
+                 WHERE id = ?1 AND holder = ?2 AND status = 'running'",
+                args![id, holder, status.as_str(), error, now()],
+            )?;
+            if ended == 0 {
+                return Ok(false);
+            }
             for (student, list) in bug_lists {
                 c.execute(
                     "INSERT INTO bug_lists (analysis_id, student, list) VALUES (?1, ?2, ?3)
@@ -992,8 +1076,7 @@ impl Db {
                     args![id, student, list],
                 )?;
             }
-            c.execute("UPDATE analyses SET status = ?2, error = ?3, finished = ?4 WHERE id = ?1", args![id, status.as_str(), error, now()])?;
-            Ok(())
+            Ok(true)
         })
     }
 
@@ -1004,6 +1087,40 @@ impl Db {
 
     pub fn bug_list(&self, analysis: i64, student: &str) -> DbResult<Option<String>> {
         self.0.run(|c| row(c, "SELECT list FROM bug_lists WHERE analysis_id = ?1 AND student = ?2", args![analysis, student], first_text))
+    }
+}
+
+impl Db {
+    // --- files, as rows (PostgreSQL only: SQLite's store keeps them under `--data`) ---
+
+    /// Keeps `bytes` as the file at `path` (under the data folder); the same path again
+    /// replaces it.
+    pub fn put_file(&self, path: &str, bytes: &[u8]) -> DbResult<()> {
+        self.0.run(|c| {
+            c.execute("INSERT INTO files (path, bytes) VALUES (?1, ?2) ON CONFLICT (path) DO UPDATE SET bytes = excluded.bytes", args![path, bytes])
+        })?;
+        Ok(())
+    }
+
+    /// The file kept at `path`, if any.
+    pub fn file(&self, path: &str) -> DbResult<Option<Vec<u8>>> {
+        self.0.run(|c| c.query_opt("SELECT bytes FROM files WHERE path = ?1", args![path])?.map(|r| r.bytes(0)).transpose())
+    }
+
+    /// The files whose path starts with `folder` (which ends with `/`), with their paths.
+    pub fn files_under(&self, folder: &str) -> DbResult<Vec<(String, Vec<u8>)>> {
+        self.0.run(|c| {
+            rows(c, "SELECT path, bytes FROM files WHERE substr(path, 1, length(?1)) = ?1 ORDER BY path", args![folder], |r| {
+                Ok((r.text(0)?, r.bytes(1)?))
+            })
+        })
+    }
+
+    /// Deletes the file at `path` and every file under it (as a folder).
+    pub fn delete_files(&self, path: &str) -> DbResult<()> {
+        let folder = format!("{path}/");
+        self.0.run(|c| c.execute("DELETE FROM files WHERE path = ?1 OR substr(path, 1, length(?2)) = ?2", args![path, folder]))?;
+        Ok(())
     }
 }
 

@@ -16,7 +16,9 @@ use crate::submissions::{hand_ins, read_batch_dir};
 /// The demo problem graded before the service opens: the quickest of the three.
 const FIRST_ANALYSED: &str = "interval-sets";
 
-pub fn load(app: &App, problems: &Path) -> anyhow::Result<()> {
+/// Loads the problems under `problems` with their cohorts, and queues the first one's
+/// analysis; with `wait`, returns once it is done (this process runs it).
+pub fn load(app: &App, problems: &Path, wait: bool) -> anyhow::Result<()> {
     let Ok(entries) = std::fs::read_dir(problems) else {
         println!("no demo data: {} does not exist", problems.display());
         return Ok(());
@@ -33,7 +35,8 @@ pub fn load(app: &App, problems: &Path) -> anyhow::Result<()> {
             }
         }
         let problem = ProblemDir::load(&app.sandbox, &app.builder, &stored)?;
-        let problem_id = app.db.add_problem(&name, &problem.toml.title, &stored.display().to_string(), true)?;
+        app.publish(&stored)?;
+        let problem_id = app.db.add_problem(&name, &problem.toml.title, &app.store.relative(&stored), true)?;
 
         let files = hand_ins(read_batch_dir(&dir.join("submissions"))?, false);
         let roster = std::fs::read(dir.join("roster.csv")).ok().map(|bytes| ("roster.csv".to_owned(), bytes));
@@ -51,9 +54,13 @@ pub fn load(app: &App, problems: &Path) -> anyhow::Result<()> {
         app.db.set_student_token(student.course_id, &student.student, Some(&super::auth::random_token()))?;
     }
     if let Some((batch, dir)) = first {
-        println!("demo data loaded; grading the {FIRST_ANALYSED} batch once (a few seconds)...");
-        let id = app.db.queue_analysis(batch, &dir.display().to_string(), AnalysisSettings { seed: 1, ..Default::default() })?;
+        let id = app.db.queue_analysis(batch, &app.store.relative(&dir), AnalysisSettings { seed: 1, ..Default::default() })?;
         app.jobs.notify();
+        if !wait {
+            println!("demo data loaded; the {FIRST_ANALYSED} batch is queued for a worker");
+            return Ok(());
+        }
+        println!("demo data loaded; grading the {FIRST_ANALYSED} batch once (a few seconds)...");
         loop {
             let status = app.db.analysis(id)?.map(|a| a.status);
             match status {

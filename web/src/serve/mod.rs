@@ -52,7 +52,9 @@ pub struct ServeArgs {
     /// Start with an empty store instead of the demo data.
     #[arg(long)]
     pub no_demo: bool,
-    /// Analyses run at the same time (each uses `--threads` threads).
+    /// Analyses run at the same time (each uses `--threads` threads). 0: this process
+    /// serves pages only, and `bugrank worker` processes on the same --database run the
+    /// analyses.
     #[arg(long, default_value_t = 1)]
     pub workers: usize,
     /// Threads per analysis (default: one per core).
@@ -61,6 +63,20 @@ pub struct ServeArgs {
     /// The most MiB one upload may carry (see [`MAX_UPLOAD_BYTES`]).
     #[arg(long, default_value_t = MAX_UPLOAD_BYTES >> 20)]
     pub max_upload_mib: usize,
+}
+
+#[derive(clap::Args)]
+pub struct WorkerArgs {
+    /// The PostgreSQL database the `bugrank serve` processes use (see `serve --database`).
+    #[arg(long, env = "BUGRANK_DATABASE")]
+    pub database: String,
+    /// This worker's own folder: modules, problems and compiled code fetched from the
+    /// database are kept there, so that the next analysis of a batch starts at once.
+    #[arg(long, default_value = "worker-data")]
+    pub data: PathBuf,
+    /// Threads for the analysis (default: one per core). The result does not depend on it.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
 }
 
 #[derive(clap::Args)]
@@ -109,9 +125,92 @@ impl App {
         Ok(App { db, store, sandbox, builder, jobs: Jobs::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), lock: None })
     }
 
+    /// Whether the store keeps files as rows too (PostgreSQL): then another process, on
+    /// another machine, may need them, and finds them there.
+    fn files_shared(&self) -> bool {
+        self.db.engine() == db::Engine::Postgres
+    }
+
+    /// Stores a module (see [`Store::put_module`]) and returns its hash.
+    pub fn put_module(&self, bytes: &[u8]) -> anyhow::Result<String> {
+        let hash = self.store.put_module(bytes)?;
+        if self.files_shared() {
+            self.db.put_file(&Store::module_name(&hash), bytes)?;
+        }
+        Ok(hash)
+    }
+
+    /// A stored module's bytes, fetched from the database (and kept here) if another
+    /// process stored it.
+    pub fn module(&self, hash: &str) -> anyhow::Result<Vec<u8>> {
+        match self.store.module(hash) {
+            Err(missing) if self.files_shared() => {
+                let bytes = self.db.file(&Store::module_name(hash))?.ok_or(missing)?;
+                store::write_atomically(&self.store.resolve(&Store::module_name(hash)), &bytes)?;
+                Ok(bytes)
+            }
+            found => found,
+        }
+    }
+
+    /// Keeps every file under `dir` (a folder under the data folder: a problem's, an
+    /// analysis's outputs) as rows too, when files are shared.
+    pub fn publish(&self, dir: &std::path::Path) -> anyhow::Result<()> {
+        if !self.files_shared() {
+            return Ok(());
+        }
+        let mut pending = vec![dir.to_owned()];
+        while let Some(folder) = pending.pop() {
+            for entry in std::fs::read_dir(&folder).with_context(|| format!("cannot read {}", folder.display()))? {
+                let path = entry?.path();
+                if path.is_dir() {
+                    pending.push(path);
+                } else {
+                    self.db.put_file(&self.store.relative(&path), &std::fs::read(&path)?)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The folder here of what the store names `stored` (see [`Store::resolve`]); when
+    /// files are shared and it is not here yet, it is fetched from the database first
+    /// (into a temporary folder renamed into place: all of it or nothing).
+    pub fn local(&self, stored: &str) -> anyhow::Result<std::path::PathBuf> {
+        let dir = self.store.resolve(stored);
+        if dir.exists() || !self.files_shared() {
+            return Ok(dir);
+        }
+        let name = self.store.relative(&dir);
+        let files = self.db.files_under(&format!("{name}/"))?;
+        anyhow::ensure!(!files.is_empty(), "{name} is neither here nor in the database");
+        let parent = dir.parent().context("a stored folder has a parent")?;
+        std::fs::create_dir_all(parent)?;
+        let temp = tempfile::tempdir_in(parent)?;
+        for (path, bytes) in files {
+            let target = temp.path().join(path.strip_prefix(&format!("{name}/")).unwrap_or(&path));
+            std::fs::create_dir_all(target.parent().unwrap_or(temp.path()))?;
+            std::fs::write(&target, bytes)?;
+        }
+        match std::fs::rename(temp.keep(), &dir) {
+            // Another thread fetched it meanwhile: the same files.
+            Err(_) if dir.exists() => {}
+            renamed => renamed.with_context(|| format!("cannot keep {}", dir.display()))?,
+        }
+        Ok(dir)
+    }
+
+    /// The folder of analysis `id`'s outputs, here.
+    pub fn analysis_dir(&self, id: i64) -> anyhow::Result<std::path::PathBuf> {
+        self.local(&self.store.relative(&self.store.analysis_dir(id)))
+    }
+
     /// Deletes a stored module and what was made of it: a source's build (`builds/`) and
     /// the compiled code (`compiled/`).
     pub fn forget_module(&self, hash: &str) -> anyhow::Result<()> {
+        if self.files_shared() {
+            self.db.delete_files(&Store::module_name(hash))?;
+        }
         if let Ok(bytes) = self.store.module(hash) {
             let module = match toolchain::Source::from_bytes(&bytes) {
                 Some(source) => match self.builder.forget(&source) {
@@ -139,6 +238,9 @@ impl App {
         for id in analyses {
             self.analyses.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
             let dir = self.store.analysis_dir(id);
+            if self.files_shared() {
+                self.db.delete_files(&self.store.relative(&dir))?;
+            }
             if dir.exists() {
                 std::fs::remove_dir_all(&dir).with_context(|| format!("cannot delete {}", dir.display()))?;
             }
@@ -152,7 +254,7 @@ impl App {
         if let Some(found) = self.analyses.lock().unwrap_or_else(|p| p.into_inner()).get(&id) {
             return Ok(found.clone());
         }
-        let path = self.store.analysis_dir(id).join("analysis.json");
+        let path = self.analysis_dir(id)?.join("analysis.json");
         let analysis: Arc<Analysis> = Arc::new(crate::report::read_analysis(&path)?);
         self.analyses.lock().unwrap_or_else(|p| p.into_inner()).insert(id, analysis.clone());
         Ok(analysis)
@@ -258,10 +360,14 @@ pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
         println!("created the first instructor account: log in as `instructor` with password `{password}`");
         println!("(add others with `bugrank user add --data {} --login NAME`)", args.data.display());
     }
-    worker::start(app.clone(), args.workers.max(1), args.threads)?;
+    anyhow::ensure!(
+        args.workers > 0 || app.db.engine() == db::Engine::Postgres,
+        "--workers 0 leaves the analyses to `bugrank worker` processes, which need a shared --database (PostgreSQL); with SQLite in --data this process must run them"
+    );
+    worker::start(app.clone(), args.workers, args.threads)?;
     if !args.no_demo && app.db.problems()?.is_empty() {
         let (problems, _kept) = crate::demo::demo_problems(args.demo.as_deref())?;
-        demo::load(&app, &problems)?;
+        demo::load(&app, &problems, args.workers > 0)?;
     }
     let data = web::Data::new(app);
     let server = actix_web::HttpServer::new(move || {
@@ -284,6 +390,25 @@ pub fn serve_command(args: &ServeArgs) -> anyhow::Result<()> {
         println!("bugrank is listening on http://{}/", running.addr);
         running.server.await.context("the server stopped")
     })
+}
+
+/// `bugrank worker`: runs queued analyses of the shared database, one at a time, for
+/// ever (until killed: an analysis it was running is taken over by another worker when
+/// its lease runs out).
+pub fn worker_command(args: &WorkerArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.database.starts_with("postgres://") || args.database.starts_with("postgresql://") || args.database.contains("host="),
+        "bugrank worker takes analyses from a PostgreSQL database (--database postgres://...); with SQLite, `bugrank serve` runs them itself"
+    );
+    let lock = store::lock_data(&args.data)?;
+    let mut app = App::open(&args.data, Some(&args.database), MAX_UPLOAD_BYTES)?;
+    app.lock = Some(lock);
+    let workers = worker::start(Arc::new(app), 1, args.threads)?;
+    println!("bugrank worker (pid {}) takes analyses from {}", std::process::id(), sql::redacted(&args.database));
+    for worker in workers {
+        worker.join().map_err(|_| anyhow::anyhow!("the worker thread panicked"))?;
+    }
+    Ok(())
 }
 
 pub fn user_command(args: &UserArgs) -> anyhow::Result<()> {

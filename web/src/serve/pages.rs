@@ -299,7 +299,7 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
         }
         Ok(problem)
     });
-    match kept {
+    match kept.and_then(|problem| app.publish(&dir).map(|()| problem).map_err(AppError::Internal)) {
         Ok(problem) => Ok((dir, name, problem.toml.title)),
         Err(error) => {
             // Nothing of a refused bundle stays: not its files, not its numbered folder.
@@ -330,7 +330,7 @@ async fn upload_problem(app: AppData, req: HttpRequest, who: Instructor, payload
         let app2 = app.clone();
         let id = blocking(move || {
             let (dir, name, title) = unpack_bundle(&app2, &file, bytes)?;
-            Ok(app2.db.add_problem(&name, &title, &dir.display().to_string(), false)?)
+            Ok(app2.db.add_problem(&name, &title, &app2.store.relative(&dir), false)?)
         })
         .await?;
         see_other(&format!("/problems/{id}"))
@@ -349,7 +349,7 @@ async fn replace_problem(app: AppData, req: HttpRequest, who: Instructor, path: 
         let app2 = app.clone();
         blocking(move || {
             let (dir, _, title) = unpack_bundle(&app2, &file, bytes)?;
-            Ok(app2.db.replace_problem(id, &title, &dir.display().to_string())?)
+            Ok(app2.db.replace_problem(id, &title, &app2.store.relative(&dir))?)
         })
         .await?;
         see_other(&format!("/problems/{id}"))
@@ -401,13 +401,13 @@ fn compilers(app: &App, accepted: &[toolchain::Language]) -> Vec<CompilerView> {
 
 async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
     let problem = found(app.db.problem(path.into_inner())?)?;
-    let dir = std::path::Path::new(&problem.dir);
+    let dir = app.local(&problem.dir)?;
     let view = ProblemView {
         statement: std::fs::read_to_string(dir.join("statement.md")).ok(),
         settings: std::fs::read_to_string(dir.join("problem.toml")).unwrap_or_default(),
         batches: app.db.batches()?.into_iter().filter(|b| b.problem_id == problem.id).collect(),
         courses: app.db.courses()?,
-        compilers: compilers(&app, &accepted_languages(&problem)?),
+        compilers: compilers(&app, &accepted_languages(&app, &problem)?),
         check: std::fs::read(dir.join(CHECK_REPORT)).ok().and_then(|json| serde_json::from_slice(&json).ok()),
         problem,
     };
@@ -465,8 +465,8 @@ async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web
 
 
 /// The languages `problem` accepts students' sources in (its `problem.toml`).
-fn accepted_languages(problem: &ProblemRow) -> Result<Vec<toolchain::Language>, AppError> {
-    Ok(ProblemToml::read(std::path::Path::new(&problem.dir)).map_err(AppError::Internal)?.languages)
+fn accepted_languages(app: &App, problem: &ProblemRow) -> Result<Vec<toolchain::Language>, AppError> {
+    Ok(ProblemToml::read(&app.local(&problem.dir)?).map_err(AppError::Internal)?.languages)
 }
 
 async fn upload_batch(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
@@ -510,7 +510,7 @@ async fn receive_batch(app: AppData, req: HttpRequest, who: Instructor, payload:
         let id = blocking(move || {
             let (modules, verdicts, in_zips) = form_files(files);
             let (roster, roster_from, roster_problem) = choose_roster(roster, in_zips);
-            let mut report = validate(&app2, &name, &accepted_languages(&problem)?, modules, verdicts, roster, false)?;
+            let mut report = validate(&app2, &name, &accepted_languages(&app2, &problem)?, modules, verdicts, roster, false)?;
             report.course = course;
             report.roster_from = roster_from;
             report.roster_problems.extend(roster_problem);
@@ -657,7 +657,7 @@ async fn upload_late(app: AppData, req: HttpRequest, who: Instructor, path: web:
             };
             let (modules, verdicts, _) = form_files(vec![(file, bytes)]);
             let problem = found(app2.db.problem(batch.problem_id)?)?;
-            let mut report = validate(&app2, &batch.name, &accepted_languages(&problem)?, modules, verdicts, None, true)?;
+            let mut report = validate(&app2, &batch.name, &accepted_languages(&app2, &problem)?, modules, verdicts, None, true)?;
             let roster = app2.db.roster(batch.id)?;
             if !roster.is_empty() {
                 for f in report.files.iter_mut().filter(|f| f.rejected.is_none()) {
@@ -1111,6 +1111,7 @@ fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Mar
         @if matches!(v.analysis.status, Status::Queued | Status::Running) {
             div.card #live data-analysis=(id) {
                 progress #bar max="100" value=(v.progress.as_ref().map_or(0.0, |p| p.percent)) {}
+                p.muted #holder { @if let Some(holder) = &v.analysis.holder { "running on " (holder) } }
                 p #phase { @match &v.progress {
                     None => "waiting for a worker",
                     Some(p) => { (p.text) @if let Some(left) = &p.remaining { " · " (left) } },
@@ -1240,7 +1241,9 @@ fn queue_seeds(app: &App, req: &HttpRequest, who: &Instructor, analysis: Analysi
 async fn cancel_analysis(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<CsrfForm>) -> Page {
     who.check_csrf(&req, form.csrf.as_deref())?;
     let analysis = found(app.db.analysis(path.into_inner())?)?;
-    if !app.db.cancel_queued(analysis.id)? && !app.jobs.cancel(analysis.id) {
+    // Here at once if this process runs it; through the store for any process.
+    let here = app.jobs.cancel(analysis.id);
+    if !app.db.cancel_queued(analysis.id)? && !app.db.request_cancel(analysis.id)? && !here {
         return Err(AppError::BadRequest(format!("analysis #{} is not running (it is {})", analysis.id, status_word(analysis.status))));
     }
     see_other(&format!("/analyses/{}", analysis.id))
@@ -1263,7 +1266,7 @@ async fn analysis_file(app: AppData, _who: Instructor, path: web::Path<(i64, Str
         "order.svg" => ("image/svg+xml", present::order_svg(&analysis).into_bytes()),
         "analysis.json" | "order.dot" => {
             let kind = if file.ends_with("json") { "application/json" } else { "text/vnd.graphviz" };
-            (kind, std::fs::read(app.store.analysis_dir(id).join(&file)).map_err(anyhow::Error::from)?)
+            (kind, std::fs::read(app.analysis_dir(id)?.join(&file)).map_err(anyhow::Error::from)?)
         }
         _ => return Err(AppError::NotFound),
     };
@@ -1577,7 +1580,7 @@ fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
             analysis,
             late,
             bugs: serde_json::from_str(&list).map_err(anyhow::Error::from)?,
-            statement: std::fs::read_to_string(std::path::Path::new(&problem_dir).join("statement.md")).ok(),
+            statement: app.local(&problem_dir).ok().and_then(|dir| std::fs::read_to_string(dir.join("statement.md")).ok()),
         });
     }
     Ok(StudentView { student, course, results })

@@ -27,6 +27,7 @@ pub enum Value {
     Real(f64),
     Text(String),
     Bool(bool),
+    Bytes(Vec<u8>),
 }
 
 impl From<i64> for Value {
@@ -52,6 +53,11 @@ impl From<&String> for Value {
 impl From<String> for Value {
     fn from(v: String) -> Value {
         Value::Text(v)
+    }
+}
+impl From<&[u8]> for Value {
+    fn from(v: &[u8]) -> Value {
+        Value::Bytes(v.to_vec())
     }
 }
 impl From<f64> for Value {
@@ -137,6 +143,13 @@ impl Row<'_> {
         }
     }
 
+    pub fn bytes(&self, column: usize) -> DbResult<Vec<u8>> {
+        match &self.values[column] {
+            Value::Bytes(v) => Ok(v.clone()),
+            _ => Err(self.wrong(column, "bytes")),
+        }
+    }
+
     pub fn opt_real(&self, column: usize) -> DbResult<Option<f64>> {
         match &self.values[column] {
             Value::Null => Ok(None),
@@ -160,6 +173,15 @@ impl Engine {
         match self {
             Engine::Sqlite => format!("instr({haystack}, {needle})"),
             Engine::Postgres => format!("strpos({haystack}, {needle})"),
+        }
+    }
+
+    /// The database's clock in seconds since the epoch: leases are judged by one clock,
+    /// whichever machine asks.
+    pub fn now(self) -> &'static str {
+        match self {
+            Engine::Sqlite => "CAST(strftime('%s', 'now') AS INTEGER)",
+            Engine::Postgres => "CAST(extract(epoch FROM clock_timestamp()) AS BIGINT)",
         }
     }
 
@@ -207,6 +229,7 @@ fn bind_sqlite(value: &Value) -> rusqlite::types::Value {
         Value::Real(v) => V::Real(*v),
         Value::Text(v) => V::Text(v.clone()),
         Value::Bool(v) => V::Integer(*v as i64),
+        Value::Bytes(v) => V::Blob(v.clone()),
     }
 }
 
@@ -216,7 +239,8 @@ fn read_sqlite(value: rusqlite::types::ValueRef) -> Value {
         V::Null => Value::Null,
         V::Integer(v) => Value::Int(v),
         V::Real(v) => Value::Real(v),
-        V::Text(v) | V::Blob(v) => Value::Text(String::from_utf8_lossy(v).into_owned()),
+        V::Text(v) => Value::Text(String::from_utf8_lossy(v).into_owned()),
+        V::Blob(v) => Value::Bytes(v.to_vec()),
     }
 }
 
@@ -273,6 +297,7 @@ impl ToSql for Value {
             Value::Real(v) => v.to_sql(ty, out),
             Value::Text(v) => v.to_sql(ty, out),
             Value::Bool(v) => v.to_sql(ty, out),
+            Value::Bytes(v) => v.as_slice().to_sql(ty, out),
         }
     }
 
@@ -291,6 +316,8 @@ fn read_postgres(row: &tokio_postgres::Row, column: usize) -> DbResult<Value> {
         row.try_get::<_, Option<i32>>(column)?.map(|v| Value::Int(v.into()))
     } else if *ty == Type::BOOL {
         row.try_get::<_, Option<bool>>(column)?.map(Value::Bool)
+    } else if *ty == Type::BYTEA {
+        row.try_get::<_, Option<Vec<u8>>>(column)?.map(Value::Bytes)
     } else if *ty == Type::FLOAT8 {
         row.try_get::<_, Option<f64>>(column)?.map(Value::Real)
     } else {

@@ -12,7 +12,7 @@ pub struct Store {
     root: PathBuf,
 }
 
-/// Takes the data directory for this process: a second `bugrank serve` on the same
+/// Takes the data directory for this process: a second `bugrank serve` (or worker) on the same
 /// directory would requeue the first one's running analyses and write beside it. The lock
 /// (on `<data>/serve.lock`) lasts as long as the returned file is open; the operating
 /// system releases it when the process ends, however it ends.
@@ -24,7 +24,7 @@ pub fn lock_data(root: &Path) -> anyhow::Result<std::fs::File> {
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
-            "another `bugrank serve` is using {} (it holds {}): stop it first, or give another --data",
+            "another bugrank process (serve or worker) is using {} (it holds {}): stop it first, or give another --data",
             root.display(),
             path.display()
         ),
@@ -88,17 +88,18 @@ impl Store {
     }
 
     fn module_path(&self, hash: &str) -> PathBuf {
-        self.root.join("modules").join(format!("{hash}.wasm"))
+        self.root.join(Store::module_name(hash))
     }
 
-    /// A new, empty folder for a problem named `name`: `problems/<n>/<name>`, so that the
-    /// folder's name, which analyses report, stays the problem's.
+    /// A new, empty folder for a problem named `name`: `problems/<random>/<name>`, so that
+    /// the folder's name, which analyses report, stays the problem's, and two processes
+    /// on two machines sharing one database never pick the same folder.
     pub fn new_problem_dir(&self, name: &str) -> anyhow::Result<PathBuf> {
         let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
         // A bundle named `.zip` has no name: its folder still needs one.
         let safe = if safe.is_empty() { "problem".to_owned() } else { safe };
-        for n in 1.. {
-            let parent = self.root.join("problems").join(n.to_string());
+        loop {
+            let parent = self.root.join("problems").join(&super::auth::random_token()[..12]);
             match std::fs::create_dir(&parent) {
                 Ok(()) => {
                     let dir = parent.join(safe);
@@ -109,7 +110,23 @@ impl Store {
                 Err(e) => return Err(e).with_context(|| format!("cannot create {}", parent.display())),
             }
         }
-        unreachable!("some folder name is free")
+    }
+
+    /// How the store names `path` (a file or folder under the data folder): relative to
+    /// it, so that every process finds it under its own `--data`.
+    pub fn relative(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root).unwrap_or(path).to_string_lossy().into_owned()
+    }
+
+    /// The path here of what the store names `stored`: relative to the data folder, or
+    /// absolute (problems stored before names were relative).
+    pub fn resolve(&self, stored: &str) -> PathBuf {
+        self.root.join(stored)
+    }
+
+    /// What the store calls module `hash`'s file.
+    pub fn module_name(hash: &str) -> String {
+        format!("modules/{hash}.wasm")
     }
 
     /// The folder of analysis `id`'s outputs.

@@ -261,7 +261,7 @@ pub fn validate(
         } else {
             let handed = files.iter().find(|h| h.file == file).and_then(|h| h.what.as_ref().ok());
             match handed.expect("a checked hand-in is in the batch").stored() {
-                Ok(bytes) => verdict.sha256 = Some(app.store.put_module(&bytes)?),
+                Ok(bytes) => verdict.sha256 = Some(app.put_module(&bytes)?),
                 Err(reason) => verdict.rejected = Some(reason),
             }
         }

@@ -1,11 +1,16 @@
 //! The analysis queue: worker threads (never the HTTP workers) take queued analyses from
 //! the store, run them on a rayon pool, publish live progress, honour cancellation, and
-//! record the outcome. The queue lives in SQLite, so it survives a restart: analyses that
-//! were running when the service died are queued again at start-up.
+//! record the outcome. The queue lives in the store, so it survives a restart.
+//!
+//! A claimed analysis is its process's while a heartbeat renews its lease (see
+//! [`LEASE_SECONDS`](super::db::LEASE_SECONDS)); the heartbeat also brings a cancel asked
+//! by another process. A worker whose process dies loses the lease, and another worker
+//! (`bugrank worker` on any machine, over PostgreSQL) takes the analysis and runs it again
+//! from the start: analyses are deterministic, so the result is the same. On SQLite one
+//! process holds the data directory, and at start-up it queues again what was running.
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -34,6 +39,18 @@ const PROGRESS_WRITE_INTERVAL: Duration = Duration::from_secs(2);
 /// How long an idle worker sleeps before looking at the queue again, in case a wake-up
 /// was missed (another process cannot wake it).
 const IDLE_POLL: Duration = Duration::from_secs(2);
+
+/// How often a running analysis renews its lease and looks for a cancel asked through the
+/// store: a cancel from another process's page is seen within this time, and a lease of
+/// [`LEASE_SECONDS`](super::db::LEASE_SECONDS) survives many missed beats.
+const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(1);
+
+/// This process, as the holder of the analyses it runs: machine, process and worker
+/// thread, as the analysis page shows them.
+fn holder(worker: usize) -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_owned()).unwrap_or_else(|_| "unknown host".to_owned());
+    format!("{host} (pid {}, worker {worker})", std::process::id())
+}
 
 /// Where a running analysis is: what the progress bar shows.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -130,27 +147,28 @@ impl Jobs {
 }
 
 /// Starts `workers` threads that run queued analyses, each on a rayon pool of `threads`
-/// (0: one per core, rayon's default).
-pub fn start(app: Arc<App>, workers: usize, threads: usize) -> anyhow::Result<()> {
+/// (0: one per core, rayon's default). Returns their handles (they run for ever).
+pub fn start(app: Arc<App>, workers: usize, threads: usize) -> anyhow::Result<Vec<std::thread::JoinHandle<()>>> {
     let requeued = app.db.requeue_running()?;
     if requeued > 0 {
         eprintln!("{requeued} analyses interrupted by the last shutdown are queued again");
     }
-    for n in 0..workers {
-        let app = app.clone();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(move |i| format!("analysis-{n}-{i}"))
-            .build()?;
-        std::thread::Builder::new().name(format!("worker-{n}")).spawn(move || work(&app, &pool))?;
-    }
-    Ok(())
+    (0..workers)
+        .map(|n| {
+            let app = app.clone();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(move |i| format!("analysis-{n}-{i}"))
+                .build()?;
+            Ok(std::thread::Builder::new().name(format!("worker-{n}")).spawn(move || work(&app, &pool, &holder(n)))?)
+        })
+        .collect()
 }
 
-fn work(app: &App, pool: &rayon::ThreadPool) {
+fn work(app: &App, pool: &rayon::ThreadPool, holder: &str) {
     loop {
-        match app.db.claim_next() {
-            Ok(Some(row)) => run_job(app, pool, row),
+        match app.db.claim_next(holder) {
+            Ok(Some(row)) => run_job(app, pool, row, holder),
             Ok(None) => app.jobs.wait(),
             Err(error) => {
                 eprintln!("worker: cannot read the queue: {error}");
@@ -160,25 +178,53 @@ fn work(app: &App, pool: &rayon::ThreadPool) {
     }
 }
 
-/// Runs one analysis and records its end, whatever happens (a panic included).
-fn run_job(app: &App, pool: &rayon::ThreadPool, row: AnalysisRow) {
+/// Runs one analysis and records its end, whatever happens (a panic included), while a
+/// heartbeat keeps its lease and brings cancels. Nothing is recorded if the lease was
+/// lost: the process that took the analysis over records its end.
+fn run_job(app: &App, pool: &rayon::ThreadPool, row: AnalysisRow, holder: &str) {
     let id = row.id;
     let cancel = Arc::new(AtomicBool::new(false));
     app.jobs.running.lock().unwrap_or_else(|p| p.into_inner()).insert(id, (LiveProgress { phase: "loading".into(), text: "loading the problem".into(), ..Default::default() }, cancel.clone()));
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyse_job(app, pool, &row, &cancel)))
-        .unwrap_or_else(|panic| {
-            let message = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
-            Err(anyhow::anyhow!("the analysis stopped on an internal error: {}", message.unwrap_or_default()))
+    let lost = AtomicBool::new(false);
+    let (finished, beating) = std::sync::mpsc::channel::<()>();
+    let result = std::thread::scope(|scope| {
+        let (lost, cancel) = (&lost, &cancel);
+        scope.spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = beating.recv_timeout(HEARTBEAT_INTERVAL) {
+                match app.db.heartbeat(id, holder) {
+                    Ok(Some(false)) => {}
+                    Ok(Some(true)) => cancel.store(true, Ordering::Relaxed),
+                    Ok(None) => {
+                        lost.store(true, Ordering::Relaxed);
+                        cancel.store(true, Ordering::Relaxed);
+                    }
+                    // The store is unreachable for now: the lease lasts many beats.
+                    Err(error) => eprintln!("analysis {id}: heartbeat failed: {error}"),
+                }
+            }
         });
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyse_job(app, pool, &row, cancel)))
+            .unwrap_or_else(|panic| {
+                let message = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
+                Err(anyhow::anyhow!("the analysis stopped on an internal error: {}", message.unwrap_or_default()))
+            });
+        drop(finished);
+        result
+    });
+    if lost.load(Ordering::Relaxed) {
+        eprintln!("analysis {id}: its lease was lost and another process took it over; the work done here is dropped");
+        app.jobs.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+        return;
+    }
     let recorded = match result {
         // A cancel that came after the last progress report still voids the result: runs
         // after it did not really run.
-        _ if cancel.load(Ordering::Relaxed) => app.db.finish_analysis(id, Status::Cancelled, None, &[]),
-        Ok(lists) => app.db.finish_analysis(id, Status::Done, None, &lists),
+        _ if cancel.load(Ordering::Relaxed) => app.db.finish_analysis(id, holder, Status::Cancelled, None, &[]),
+        Ok(lists) => app.db.finish_analysis(id, holder, Status::Done, None, &lists),
         Err(error) if error.downcast_ref::<GraderError>().is_some_and(|e| matches!(e, GraderError::Cancelled)) => {
-            app.db.finish_analysis(id, Status::Cancelled, None, &[])
+            app.db.finish_analysis(id, holder, Status::Cancelled, None, &[])
         }
-        Err(error) => app.db.finish_analysis(id, Status::Failed, Some(&format!("{error:#}")), &[]),
+        Err(error) => app.db.finish_analysis(id, holder, Status::Failed, Some(&format!("{error:#}")), &[]),
     };
     // The end must be recorded, or the analysis shows "running" for good: if it cannot be
     // (a full disk), record it as failed with the reason, retrying until the store takes
@@ -186,7 +232,7 @@ fn run_job(app: &App, pool: &rayon::ThreadPool, row: AnalysisRow) {
     if let Err(error) = recorded {
         eprintln!("analysis {id}: cannot record its end ({error}); recording it as failed, retrying until that works");
         let reason = format!("its result could not be saved: {error}");
-        retry(|| app.db.finish_analysis(id, Status::Failed, Some(&reason), &[]), std::thread::sleep);
+        retry(|| app.db.finish_analysis(id, holder, Status::Failed, Some(&reason), &[]).map(drop), std::thread::sleep);
     }
     app.jobs.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
 }
@@ -207,7 +253,7 @@ fn retry<E: std::fmt::Display>(mut record: impl FnMut() -> Result<(), E>, sleep:
 
 /// The analysis itself: load, search, explain, save. Returns each student's bug list as JSON.
 fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &AtomicBool) -> anyhow::Result<Vec<(String, String)>> {
-    let problem_dir = ProblemDir::load(&app.sandbox, &app.builder, Path::new(&row.problem_dir))?;
+    let problem_dir = ProblemDir::load(&app.sandbox, &app.builder, &app.local(&row.problem_dir)?)?;
     let mut problem = problem_dir.problem();
     if let Some(stable_after) = row.stable_after {
         problem.search.stable_after = stable_after;
@@ -224,7 +270,7 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
         rows.par_iter()
             .map(|a| {
                 anyhow::ensure!(!cancel.load(Ordering::Relaxed), "cancelled while compiling");
-                let bytes = app.store.module(&a.sha256)?;
+                let bytes = app.module(&a.sha256)?;
                 let loaded = match toolchain::Source::from_bytes(&bytes) {
                     Some(source) => sources::build(&app.sandbox, &app.builder, &a.student, &source).map_err(anyhow::Error::msg)?,
                     None => Loaded::Program(app.sandbox.load(&a.student, &bytes, Role::Answer)?, None),
@@ -304,8 +350,12 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
     };
 
     let dir = app.store.analysis_dir(row.id);
-    // Last: its presence means the outputs are complete.
-    let write_analysis = || write_atomically(&dir.join("analysis.json"), (serde_json::to_string_pretty(&analysis)? + "\n").as_bytes());
+    // Last: its presence means the outputs are complete. Then the folder is published
+    // (as rows on PostgreSQL), before the end is recorded.
+    let write_analysis = || {
+        write_atomically(&dir.join("analysis.json"), (serde_json::to_string_pretty(&analysis)? + "\n").as_bytes())?;
+        app.publish(&dir)
+    };
     if row.stability_of.is_some() {
         // Compared with the analysis it checks, never shown to a student: no bug lists.
         write_analysis()?;

@@ -72,7 +72,8 @@ fn an_analysis_interrupted_three_times_is_failed_with_the_reason_instead_of_requ
     let service = Service::start(data.path(), &[]);
     let mut client = Client::new(&service.url);
     assert_eq!(client.login("instructor", &password), 303);
-    let view = client.api(&format!("/api/analyses/{id}"));
+    // At once on SQLite (requeued at start-up); on PostgreSQL when the lease runs out.
+    let view = client.wait_for_analysis(id);
     assert_eq!(view["analysis"]["status"], "failed", "{:#}", view["analysis"]);
     assert!(view["analysis"]["error"].as_str().unwrap().contains("3 times"), "{:#}", view["analysis"]);
 }
@@ -89,7 +90,7 @@ fn a_second_service_on_the_same_data_refuses_to_start_and_touches_nothing() {
         .unwrap();
     assert!(!second.status.success());
     let message = String::from_utf8_lossy(&second.stderr);
-    assert!(message.contains("another `bugrank serve` is using"), "{message}");
+    assert!(message.contains("another bugrank process (serve or worker) is using"), "{message}");
     let view = client.api(&format!("/api/analyses/{running}"));
     assert_eq!(view["analysis"]["status"], "running", "the first service's analysis is left alone");
     assert_eq!(client.post(&format!("/analyses/{running}/cancel"), &[]).status, 303);

@@ -15,6 +15,7 @@
         document.getElementById('phase').textContent = p.text + (p.remaining ? ' · ' + p.remaining : '');
       }
       document.getElementById('status').textContent = v.analysis.status;
+      document.getElementById('holder').textContent = v.analysis.holder ? 'running on ' + v.analysis.holder : '';
       setTimeout(poll, 500);
     }).catch(() => setTimeout(poll, 2000));
   })();
