@@ -38,3 +38,98 @@ fn a_service_on_postgres_keeps_its_store_in_the_database_not_in_the_data_directo
     let api = client.api(&format!("/api/batches/{batch}"));
     assert_eq!(api["submissions"].as_array().unwrap().len(), 19);
 }
+
+/// A `bugrank worker` process on the service's database, killed (SIGKILL) when dropped.
+struct Worker(std::process::Child);
+
+impl Worker {
+    fn start(service_data: &std::path::Path, own: &std::path::Path) -> Worker {
+        let child = common::bugrank(service_data)
+            .args(["worker", "--threads", "1", "--data"])
+            .arg(own)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("bugrank worker starts");
+        Worker(child)
+    }
+
+    /// What the analysis page names as the holder of an analysis this worker runs.
+    fn holds(&self, view: &serde_json::Value) -> bool {
+        view["analysis"]["holder"].as_str().is_some_and(|h| h.contains(&format!("(pid {},", self.0.id())))
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Polls the analysis until `done` holds of its view; the view then.
+fn poll(client: &common::Client, id: i64, what: &str, done: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    loop {
+        let view = client.api(&format!("/api/analyses/{id}"));
+        if done(&view) {
+            return view;
+        }
+        assert!(std::time::Instant::now() < deadline, "analysis {id}: {what}, not after 5 minutes: {:#}", view["analysis"]);
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_worker_killed_mid_analysis_loses_it_to_another_worker_that_finishes_it_the_same() {
+    let temp = tempfile::tempdir().unwrap();
+    let data = temp.path().join("serve");
+    // Pages only: the analyses are the workers'.
+    let service = common::Service::start(&data, &["--workers", "0"]);
+    let client = service.instructor();
+    let problem = common::upload_problem(&client, "interval-sets");
+    let batch = common::upload_cohort(&client, problem, "interval-sets");
+    let uploaded = client.api(&format!("/api/batches/{batch}"));
+    // One long analysis (some 10 s on one thread), two short ones.
+    let runs = [("1", "80000"), ("2", "2000"), ("3", "2000")];
+    let ids: Vec<i64> = runs.iter().map(|(seed, stable)| common::run_analysis(&client, batch, &[("seed", seed), ("stable_after", stable)])).collect();
+
+    let first = Worker::start(&data, &temp.path().join("first"));
+    let running = poll(&client, ids[0], "taken by the first worker", |v| first.holds(v));
+    assert!(running["analysis"]["holder"].as_str().unwrap().contains("worker 0"), "{:#}", running["analysis"]);
+    let page = client.get(&format!("/analyses/{}", ids[0]));
+    assert!(page.body.contains("running on "), "the analysis page says where it runs");
+    let second = Worker::start(&data, &temp.path().join("second"));
+    for &id in &ids[1..] {
+        assert_eq!(client.wait_for_analysis(id)["analysis"]["status"], "done");
+    }
+    let still = client.api(&format!("/api/analyses/{}", ids[0]));
+    assert!(first.holds(&still) && still["analysis"]["status"] == "running", "the long analysis is mid-way: {:#}", still["analysis"]);
+
+    let killed = std::time::Instant::now();
+    drop(first);
+    poll(&client, ids[0], "taken over by the second worker", |v| second.holds(v));
+    let taken_over = killed.elapsed();
+    // The lease (15 s) runs out at most that long after the last heartbeat, and an idle
+    // worker looks at the queue every 2 s.
+    assert!(taken_over < std::time::Duration::from_secs(20), "taken over after {taken_over:?}");
+    let done = client.wait_for_analysis(ids[0]);
+    assert_eq!(done["analysis"]["status"], "done", "{:#}", done["analysis"]);
+
+    // Each as the command line grades it with the same seed, byte for byte.
+    let tools = web::Tools { sandbox: sandbox::Sandbox::new().unwrap(), builder: toolchain::Builder::new(None) };
+    for (&id, (seed, stable)) in ids.iter().zip(runs) {
+        let mut args = web::grade::GradeArgs::new(common::fixture("interval-sets"), common::fixture("interval-sets").join("submissions"));
+        args.roster = Some(common::fixture("interval-sets").join("roster.csv"));
+        args.seed = seed.parse().unwrap();
+        args.stable_after = Some(stable.parse().unwrap());
+        let graded = web::grade::run_grade(&tools, &args).unwrap();
+        let served = client.get(&format!("/analyses/{id}/files/analysis.json"));
+        assert_eq!(served.body, serde_json::to_string_pretty(&graded.analysis).unwrap() + "\n", "analysis {id} (seed {seed})");
+        assert_eq!(client.api(&format!("/api/analyses/{id}"))["bug_lists"].as_array().unwrap().len(), 19);
+    }
+    // Started twice (by each worker), finished once; nothing uploaded is lost.
+    let server = postgres::Postgres::shared();
+    assert_eq!(server.query(&data, &format!("SELECT attempts, holder IS NULL FROM analyses WHERE id = {}", ids[0])), "2|t");
+    let after = client.api(&format!("/api/batches/{batch}"));
+    assert_eq!((&after["submissions"], &after["roster"]), (&uploaded["submissions"], &uploaded["roster"]));
+}
