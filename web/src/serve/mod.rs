@@ -60,6 +60,10 @@ pub struct ServeArgs {
     /// Threads per analysis (default: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Mark the login cookies `Secure` (sent over HTTPS only): set it when a TLS proxy is
+    /// in front, as it must be anywhere but on loopback (see deploy/README.md).
+    #[arg(long, env = "BUGRANK_SECURE_COOKIES")]
+    pub secure_cookies: bool,
     /// The most MiB one upload may carry (see [`MAX_UPLOAD_BYTES`]).
     #[arg(long, default_value_t = MAX_UPLOAD_BYTES >> 20)]
     pub max_upload_mib: usize,
@@ -110,6 +114,8 @@ pub struct App {
     analyses: Mutex<HashMap<i64, Arc<Analysis>>>,
     /// Failed logins and the password checks running.
     pub logins: auth::LoginGuard,
+    /// Whether login cookies are `Secure` (HTTPS only): `serve --secure-cookies`.
+    pub secure_cookies: bool,
     /// The serving process's lock on the data directory, held while the app lives.
     lock: Option<std::fs::File>,
 }
@@ -122,7 +128,7 @@ impl App {
         // class again.
         let sandbox = Sandbox::new()?.with_disk_cache(data.join("compiled"))?;
         let builder = toolchain::Builder::new(Some(data.join("builds")));
-        Ok(App { db, store, sandbox, builder, jobs: Jobs::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), lock: None })
+        Ok(App { db, store, sandbox, builder, jobs: Jobs::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), secure_cookies: false, lock: None })
     }
 
     /// Whether the store keeps files as rows too (PostgreSQL): then another process, on
@@ -353,6 +359,7 @@ pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
     let lock = store::lock_data(&args.data)?;
     let mut app = App::open(&args.data, args.database.as_deref(), args.max_upload_mib << 20)?;
     app.lock = Some(lock);
+    app.secure_cookies = args.secure_cookies;
     let app = Arc::new(app);
     if app.db.instructor_count()? == 0 {
         let password = auth::random_token()[..16].to_owned();

@@ -104,13 +104,13 @@ async fn home(who: Option<Instructor>) -> Page {
 /// The cookie that carries the login form's CSRF token before there is a session.
 const LOGIN_COOKIE: &str = "bugrank_login";
 
-async fn login_form() -> Page {
-    Ok(login_page(None))
+async fn login_form(app: AppData) -> Page {
+    Ok(login_page(&app, None))
 }
 
 /// The login form, with a fresh CSRF token in a cookie and in the form (a forged login
 /// cannot read the cookie, so it cannot send the matching field).
-fn login_page(error: Option<&str>) -> HttpResponse {
+fn login_page(app: &App, error: Option<&str>) -> HttpResponse {
     let token = random_token();
     let mut response = page(
         "Log in",
@@ -126,7 +126,7 @@ fn login_page(error: Option<&str>) -> HttpResponse {
             p.muted { "Instructor accounts are made with " code { "bugrank user add" } "; the first one is printed when the service first starts. Students open the private link their instructor sent them." }
         },
     );
-    let cookie = Cookie::build(LOGIN_COOKIE, token).path("/login").http_only(true).same_site(SameSite::Strict).finish();
+    let cookie = Cookie::build(LOGIN_COOKIE, token).path("/login").http_only(true).same_site(SameSite::Strict).secure(app.secure_cookies).finish();
     response.add_cookie(&cookie).expect("a valid cookie");
     if error.is_some() {
         *response.status_mut() = actix_web::http::StatusCode::UNAUTHORIZED;
@@ -158,7 +158,7 @@ async fn login(app: AppData, req: HttpRequest, form: web::Form<LoginForm>) -> Pa
                 }
                 Refused::Busy => ("Many logins at once: try again in a second.".to_owned(), 1),
             };
-            let mut response = login_page(Some(&message));
+            let mut response = login_page(&app, Some(&message));
             *response.status_mut() = actix_web::http::StatusCode::TOO_MANY_REQUESTS;
             response.headers_mut().insert(
                 actix_web::http::header::RETRY_AFTER,
@@ -177,13 +177,14 @@ async fn login(app: AppData, req: HttpRequest, form: web::Form<LoginForm>) -> Pa
     .await?;
     drop(slot);
     app.logins.record(&login, &address, checked.is_some(), now());
-    let Some(instructor) = checked else { return Ok(login_page(Some("Wrong login or password."))) };
+    let Some(instructor) = checked else { return Ok(login_page(&app, Some("Wrong login or password."))) };
     let token = random_token();
     app.db.add_session(&sha256_hex(token.as_bytes()), instructor, &random_token(), now() + SESSION_SECONDS)?;
     let cookie = Cookie::build(SESSION_COOKIE, token)
         .path("/")
         .http_only(true)
         .same_site(SameSite::Lax)
+        .secure(app.secure_cookies)
         .max_age(actix_web::cookie::time::Duration::seconds(SESSION_SECONDS))
         .finish();
     Ok(HttpResponse::SeeOther().cookie(cookie).insert_header(("Location", "/batches")).finish())
@@ -199,7 +200,7 @@ async fn logout(app: AppData, req: HttpRequest, who: Instructor, form: web::Form
     if let Some(cookie) = req.cookie(SESSION_COOKIE) {
         app.db.end_session(&sha256_hex(cookie.value().as_bytes()))?;
     }
-    let mut gone = Cookie::build(SESSION_COOKIE, "").path("/").finish();
+    let mut gone = Cookie::build(SESSION_COOKIE, "").path("/").secure(app.secure_cookies).finish();
     gone.make_removal();
     Ok(HttpResponse::SeeOther().cookie(gone).insert_header(("Location", "/login")).finish())
 }

@@ -24,3 +24,17 @@ fn failed_logins_beyond_five_must_wait_and_are_told_how_long() {
     assert_eq!(other.login("nobody", "x"), 429, "the address has failed too often");
 }
 
+
+#[test]
+fn behind_tls_the_login_cookies_are_sent_over_https_only() {
+    let set_cookies = |args: &[&str]| -> Vec<String> {
+        let data = tempfile::tempdir().unwrap();
+        let service = Service::start(data.path(), args);
+        let response = ureq::get(&format!("{}/login", service.url)).call().unwrap();
+        response.all("set-cookie").into_iter().map(str::to_owned).collect()
+    };
+    let plain = set_cookies(&[]);
+    assert!(!plain.is_empty() && plain.iter().all(|c| !c.contains("Secure")), "{plain:?}");
+    let secure = set_cookies(&["--secure-cookies"]);
+    assert!(!secure.is_empty() && secure.iter().all(|c| c.contains("Secure") && c.contains("HttpOnly")), "{secure:?}");
+}
