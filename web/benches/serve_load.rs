@@ -6,6 +6,10 @@
 //! analysis runs on the worker pool. Prints requests per second and latency percentiles
 //! for each page and the ratios of the loaded run to the baseline.
 //!
+//! The default run measures it all twice, on SQLite (the default store) and on PostgreSQL
+//! (a throwaway server, as in the tests), and prints the ratios of PostgreSQL's latencies
+//! to SQLite's.
+//!
 //! `cargo bench -p web --bench serve_load -- --class N`: the same at class scale. A class of
 //! N distinct submissions (`support/class_of.rs`) is uploaded as one zip with its roster,
 //! then analysed while the clients load the pages; prints the seconds of the upload
@@ -19,10 +23,11 @@ mod common;
 #[allow(dead_code)]
 mod postgres;
 
-/// The store under the service: SQLite for now (a PostgreSQL row comes with issue 17's
-/// measurements).
+/// The store under the service in the current run: SQLite, then PostgreSQL.
+static ON_POSTGRES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 fn on_postgres() -> bool {
-    false
+    ON_POSTGRES.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 use std::time::{Duration, Instant};
@@ -106,6 +111,32 @@ fn main() {
     if let Some(n) = args.iter().position(|a| a == "--class").and_then(|i| args.get(i + 1)?.parse().ok()) {
         return class(n);
     }
+    let mut runs = Vec::new();
+    for (backend, postgres) in [("SQLite", false), ("PostgreSQL", true)] {
+        ON_POSTGRES.store(postgres, std::sync::atomic::Ordering::Relaxed);
+        println!("== {backend}");
+        runs.push((backend, idle_and_loaded()));
+    }
+    let [(_, (sqlite_idle, sqlite_loaded)), (_, (pg_idle, pg_loaded))] = &runs[..] else { unreachable!() };
+    for (phase, sqlite, pg) in [("idle", sqlite_idle, pg_idle), ("while an analysis runs", sqlite_loaded, pg_loaded)] {
+        for page in 0..2 {
+            let (name, s) = &sqlite.latencies[page];
+            let p = &pg.latencies[page].1;
+            println!(
+                "PostgreSQL/SQLite, {phase}, {name}: p50 {:.2}x ({:.2} / {:.2} ms), p99 {:.2}x ({:.2} / {:.2} ms)",
+                percentile(p, 0.5) / percentile(s, 0.5),
+                percentile(p, 0.5),
+                percentile(s, 0.5),
+                percentile(p, 0.99) / percentile(s, 0.99),
+                percentile(p, 0.99),
+                percentile(s, 0.99)
+            );
+        }
+    }
+}
+
+/// The two phases on the current store: the idle baseline, then with an analysis running.
+fn idle_and_loaded() -> (Measured, Measured) {
     let (_data, service, client, batch) = service_with_cohort("interval-sets");
     let analysis = run_analysis(&client, batch, &[("seed", "1")]);
     assert_eq!(client.wait_for_analysis(analysis)["analysis"]["status"], "done");
@@ -134,6 +165,7 @@ fn main() {
         percentile(&loaded.latencies[1].1, 0.99) / percentile(&idle.latencies[1].1, 0.99),
         still["progress"]["tests_generated"],
     );
+    (idle, loaded)
 }
 
 /// The class-scale run: upload N submissions, analyse them while the pages are loaded.
