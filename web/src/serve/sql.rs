@@ -330,8 +330,28 @@ fn postgres_args(args: &[Value]) -> Vec<&(dyn ToSql + Sync)> {
     args.iter().map(|v| v as &(dyn ToSql + Sync)).collect()
 }
 
-/// A PostgreSQL client or a transaction of one: what the queries run on.
-struct PostgresConn<'c, C: tokio_postgres::GenericClient + Sync>(&'c C);
+/// A PostgreSQL client or a transaction of one, with its connection's prepared
+/// statements: what the queries run on.
+struct PostgresConn<'c, C: tokio_postgres::GenericClient + Sync> {
+    client: &'c C,
+    prepared: &'c mut Prepared,
+}
+
+/// A connection's prepared statements, by their SQL: each query is parsed and planned
+/// once per connection, not on every call (which cost a round trip and the server's
+/// parsing each time).
+type Prepared = std::collections::HashMap<String, tokio_postgres::Statement>;
+
+impl<C: tokio_postgres::GenericClient + Sync> PostgresConn<'_, C> {
+    fn statement(&mut self, sql: &str) -> DbResult<tokio_postgres::Statement> {
+        if let Some(statement) = self.prepared.get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = futures_executor::block_on(self.client.prepare(&postgres_sql(sql)))?;
+        self.prepared.insert(sql.to_owned(), statement.clone());
+        Ok(statement)
+    }
+}
 
 impl<C: tokio_postgres::GenericClient + Sync> Conn for PostgresConn<'_, C> {
     fn engine(&self) -> Engine {
@@ -339,20 +359,20 @@ impl<C: tokio_postgres::GenericClient + Sync> Conn for PostgresConn<'_, C> {
     }
 
     fn execute(&mut self, sql: &str, args: &[Value]) -> DbResult<u64> {
-        let sql = postgres_sql(sql);
-        Ok(futures_executor::block_on(self.0.execute(sql.as_str(), &postgres_args(args)))?)
+        let statement = self.statement(sql)?;
+        Ok(futures_executor::block_on(self.client.execute(&statement, &postgres_args(args)))?)
     }
 
     fn query<'q>(&mut self, sql: &'q str, args: &[Value]) -> DbResult<Vec<Row<'q>>> {
-        let translated = postgres_sql(sql);
-        let rows = futures_executor::block_on(self.0.query(translated.as_str(), &postgres_args(args)))?;
+        let statement = self.statement(sql)?;
+        let rows = futures_executor::block_on(self.client.query(&statement, &postgres_args(args)))?;
         rows.iter()
             .map(|row| Ok(Row { sql, values: (0..row.len()).map(|c| read_postgres(row, c)).collect::<DbResult<_>>()? }))
             .collect()
     }
 
     fn batch(&mut self, sql: &str) -> DbResult<()> {
-        Ok(futures_executor::block_on(self.0.batch_execute(sql))?)
+        Ok(futures_executor::block_on(self.client.batch_execute(sql))?)
     }
 }
 
@@ -365,7 +385,7 @@ pub struct Postgres {
     config: tokio_postgres::Config,
     /// Runs the connections' I/O; the store's queries only send and await messages.
     runtime: tokio::runtime::Runtime,
-    clients: Vec<Mutex<Option<tokio_postgres::Client>>>,
+    clients: Vec<Mutex<Option<(tokio_postgres::Client, Prepared)>>>,
     /// Which connection the next query that finds none free waits for.
     turn: std::sync::atomic::AtomicUsize,
 }
@@ -409,7 +429,7 @@ impl Postgres {
     }
 
     /// A free connection (waiting for one if all are busy), opened again if it was lost.
-    fn client(&self) -> DbResult<MutexGuard<'_, Option<tokio_postgres::Client>>> {
+    fn client(&self) -> DbResult<MutexGuard<'_, Option<(tokio_postgres::Client, Prepared)>>> {
         let free = self.clients.iter().find_map(|c| c.try_lock().ok());
         let mut guard = match free {
             Some(guard) => guard,
@@ -419,8 +439,8 @@ impl Postgres {
                 self.clients[turn % self.clients.len()].lock().unwrap_or_else(|p| p.into_inner())
             }
         };
-        if guard.as_ref().is_none_or(|c| c.is_closed()) {
-            *guard = Some(self.open()?);
+        if guard.as_ref().is_none_or(|(c, _)| c.is_closed()) {
+            *guard = Some((self.open()?, Prepared::new()));
         }
         Ok(guard)
     }
@@ -463,8 +483,9 @@ impl Backend {
             // the statement back.
             Backend::Sqlite(conn) => work(&mut SqliteConn(&conn.lock().unwrap_or_else(|p| p.into_inner()))),
             Backend::Postgres(pool) => {
-                let guard = pool.client()?;
-                work(&mut PostgresConn(guard.as_ref().expect("client() opened it")))
+                let mut guard = pool.client()?;
+                let (client, prepared) = guard.as_mut().expect("client() opened it");
+                work(&mut PostgresConn { client: &*client, prepared })
             }
         }
     }
@@ -481,9 +502,9 @@ impl Backend {
             }
             Backend::Postgres(pool) => {
                 let mut guard = pool.client()?;
-                let client = guard.as_mut().expect("client() opened it");
+                let (client, prepared) = guard.as_mut().expect("client() opened it");
                 let tx = futures_executor::block_on(client.transaction())?;
-                let out = work(&mut PostgresConn(&tx))?;
+                let out = work(&mut PostgresConn { client: &tx, prepared })?;
                 futures_executor::block_on(tx.commit())?;
                 Ok(out)
             }
