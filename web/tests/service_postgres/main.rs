@@ -1,12 +1,14 @@
 //! `bugrank serve` end to end on PostgreSQL: the service's tests (`tests/service`) again,
 //! each service with its own database on a throwaway PostgreSQL server
-//! (`service/postgres.rs`). The browser test is left out: it drives the same pages, and
-//! the store under them is what differs here.
+//! (`service/postgres.rs`), and what only PostgreSQL allows: several processes on one
+//! database.
 
 #[path = "../service/bad_uploads.rs"]
 mod bad_uploads;
 #[path = "../service/batches.rs"]
 mod batches;
+#[path = "../service/browser.rs"]
+mod browser;
 #[path = "../service/common.rs"]
 mod common;
 #[path = "../service/fairness.rs"]
@@ -127,6 +129,17 @@ fn a_worker_killed_mid_analysis_loses_it_to_another_worker_that_finishes_it_the_
         assert_eq!(served.body, serde_json::to_string_pretty(&graded.analysis).unwrap() + "\n", "analysis {id} (seed {seed})");
         assert_eq!(client.api(&format!("/api/analyses/{id}"))["bug_lists"].as_array().unwrap().len(), 19);
     }
+    // A cancel asked on the pages' process reaches the worker that runs the analysis, and
+    // that worker's progress reaches the pages.
+    let long = common::run_analysis(&client, batch, &[("seed", "4"), ("stable_after", "1000000"), ("mode", "full")]);
+    let running = poll(&client, long, "running with progress", |v| second.holds(v) && v["progress"]["tests_generated"].as_u64().is_some_and(|n| n > 0));
+    assert!(running["progress"]["text"].as_str().is_some_and(|t| !t.is_empty()), "{:#}", running["progress"]);
+    let asked = std::time::Instant::now();
+    assert_eq!(client.post(&format!("/analyses/{long}/cancel"), &[]).status, 303);
+    assert_eq!(client.wait_for_analysis(long)["analysis"]["status"], "cancelled");
+    // A heartbeat a second, then the runs in flight.
+    assert!(asked.elapsed() < std::time::Duration::from_secs(5), "cancelled after {:?}", asked.elapsed());
+
     // Started twice (by each worker), finished once; nothing uploaded is lost.
     let server = postgres::Postgres::shared();
     assert_eq!(server.query(&data, &format!("SELECT attempts, holder IS NULL FROM analyses WHERE id = {}", ids[0])), "2|t");
