@@ -265,8 +265,8 @@ const POSTGRES_MIGRATIONS: &[&str] = &[
 ];
 
 /// The key of the advisory lock under which PostgreSQL's migrations run: two processes
-/// starting at once on a new database migrate it once.
-const MIGRATION_LOCK: i64 = 0x6275_6772_616e_6b; // "bugrank"
+/// starting at once on a new database migrate it once. [`Db::exclusively`] takes the next.
+const MIGRATION_LOCK: i64 = 0x0062_7567_7261_6e6b; // "bugrank" in ASCII
 
 /// Starts of one analysis interrupted by the service stopping before it is marked failed
 /// instead of queued again: an analysis that brings the service down every time (or
@@ -531,7 +531,7 @@ impl Db {
     /// Connects to the PostgreSQL database at `url` and applies pending migrations (one
     /// process at a time: others starting at once wait for it).
     pub fn connect(url: &str) -> DbResult<Db> {
-        let db = Db(Backend::Postgres(super::sql::Postgres::connect(url)?));
+        let db = Db(Backend::Postgres(Box::new(super::sql::Postgres::connect(url)?)));
         db.0.transaction(|conn| {
             conn.execute("SELECT pg_advisory_xact_lock(?1)", args![MIGRATION_LOCK])?;
             conn.batch("CREATE TABLE IF NOT EXISTS bugrank_schema (version BIGINT NOT NULL)")?;
@@ -556,6 +556,20 @@ impl Db {
     /// The engine the store runs on.
     pub fn engine(&self) -> Engine {
         self.0.engine()
+    }
+
+    /// Runs `work` (a first start's set-up: the first account, the demo data) while no
+    /// other process does: on PostgreSQL under an advisory lock (other processes starting
+    /// at once wait, then find what it made); on SQLite the data directory's lock already
+    /// makes this process the only one.
+    pub fn exclusively<T, E: From<DbError>>(&self, work: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+        match &self.0 {
+            Backend::Sqlite(_) => work(),
+            Backend::Postgres(pool) => {
+                let _held = pool.lock(MIGRATION_LOCK + 1)?;
+                work()
+            }
+        }
     }
 
     // --- instructors and sessions ---

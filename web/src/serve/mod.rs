@@ -361,21 +361,27 @@ pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
     app.lock = Some(lock);
     app.secure_cookies = args.secure_cookies;
     let app = Arc::new(app);
-    if app.db.instructor_count()? == 0 {
-        let password = auth::random_token()[..16].to_owned();
-        app.db.add_instructor("instructor", &auth::hash_password(&password)?)?;
-        println!("created the first instructor account: log in as `instructor` with password `{password}`");
-        println!("(add others with `bugrank user add --data {} --login NAME`)", args.data.display());
-    }
+    app.db.exclusively(|| -> anyhow::Result<()> {
+        if app.db.instructor_count()? == 0 {
+            let password = auth::random_token()[..16].to_owned();
+            app.db.add_instructor("instructor", &auth::hash_password(&password)?)?;
+            println!("created the first instructor account: log in as `instructor` with password `{password}`");
+            println!("(add others with `bugrank user add --data {} --login NAME`)", args.data.display());
+        }
+        Ok(())
+    })?;
     anyhow::ensure!(
         args.workers > 0 || app.db.engine() == db::Engine::Postgres,
         "--workers 0 leaves the analyses to `bugrank worker` processes, which need a shared --database (PostgreSQL); with SQLite in --data this process must run them"
     );
     worker::start(app.clone(), args.workers, args.threads)?;
-    if !args.no_demo && app.db.problems()?.is_empty() {
-        let (problems, _kept) = crate::demo::demo_problems(args.demo.as_deref())?;
-        demo::load(&app, &problems, args.workers > 0)?;
-    }
+    app.db.exclusively(|| -> anyhow::Result<()> {
+        if !args.no_demo && app.db.problems()?.is_empty() {
+            let (problems, _kept) = crate::demo::demo_problems(args.demo.as_deref())?;
+            demo::load(&app, &problems, args.workers > 0)?;
+        }
+        Ok(())
+    })?;
     let data = web::Data::new(app);
     let server = actix_web::HttpServer::new(move || {
         let headers = html::SECURITY_HEADERS.iter().fold(actix_web::middleware::DefaultHeaders::new(), |h, &header| h.add(header));

@@ -428,6 +428,15 @@ impl Postgres {
         }
     }
 
+    /// Takes the advisory lock `key` on a connection of its own (not one of the pool's,
+    /// which the holder's queries need meanwhile), waiting while another process holds
+    /// it; the lock ends with the returned connection.
+    pub fn lock(&self, key: i64) -> DbResult<tokio_postgres::Client> {
+        let client = self.open()?;
+        futures_executor::block_on(client.execute("SELECT pg_advisory_lock($1)", &[&key]))?;
+        Ok(client)
+    }
+
     /// A free connection (waiting for one if all are busy), opened again if it was lost.
     fn client(&self) -> DbResult<MutexGuard<'_, Option<(tokio_postgres::Client, Prepared)>>> {
         let free = self.clients.iter().find_map(|c| c.try_lock().ok());
@@ -465,7 +474,7 @@ pub fn redacted(url: &str) -> String {
 /// The engine a store runs on, with its connections.
 pub enum Backend {
     Sqlite(Mutex<rusqlite::Connection>),
-    Postgres(Postgres),
+    Postgres(Box<Postgres>),
 }
 
 impl Backend {

@@ -49,10 +49,10 @@ impl Service {
         Service::spawn(command)
     }
 
-    /// Starts the service on `data` with the demo data built into the binary, from `data`
-    /// as its working directory: the README's command, run anywhere.
-    pub fn start_with_demo(data: &Path) -> Service {
-        let mut command = serve_command(data, &[]);
+    /// Starts the service on `data` with `args` and the demo data built into the binary,
+    /// from `data` as its working directory: the README's command, run anywhere.
+    pub fn start_with_demo(data: &Path, args: &[&str]) -> Service {
+        let mut command = serve_command(data, args);
         command.current_dir(data);
         Service::spawn(command)
     }

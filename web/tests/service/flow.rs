@@ -262,7 +262,7 @@ fn a_student_id_names_one_student_of_one_course_with_one_link_to_that_courses_ba
 fn a_new_service_started_in_any_directory_shows_the_demo_ranking_at_once() {
     // The demo problems are built into the binary: no fixtures/ folder is needed.
     let data = tempfile::tempdir().unwrap();
-    let service = Service::start_with_demo(data.path());
+    let service = Service::start_with_demo(data.path(), &[]);
     let client = service.instructor();
     let batches = client.api("/api/batches");
     let batches = batches["batches"].as_array().unwrap();

@@ -8,6 +8,7 @@ mod common;
 mod flow;
 mod hardening;
 mod fairness;
+#[allow(dead_code)] // the PostgreSQL tests' server: only `service_postgres` starts it
 mod postgres;
 mod restart;
 mod sources;

@@ -146,3 +146,23 @@ fn a_worker_killed_mid_analysis_loses_it_to_another_worker_that_finishes_it_the_
     let after = client.api(&format!("/api/batches/{batch}"));
     assert_eq!((&after["submissions"], &after["roster"]), (&uploaded["submissions"], &uploaded["roster"]));
 }
+
+#[test]
+fn two_services_starting_at_once_on_a_new_database_make_one_account_and_one_demo() {
+    let temp = tempfile::tempdir().unwrap();
+    let (first, second) = (temp.path().join("first"), temp.path().join("second"));
+    std::fs::create_dir_all(&first).unwrap();
+    std::fs::create_dir_all(&second).unwrap();
+    let url = postgres::Postgres::shared().database_for(&first);
+    let services = std::thread::scope(|scope| {
+        let starting = [&first, &second].map(|data| scope.spawn(|| common::Service::start_with_demo(data, &["--database", &url])));
+        starting.map(|s| s.join().unwrap())
+    });
+    let printed: Vec<&str> = services.iter().map(|s| s.password.as_str()).filter(|p| !p.is_empty()).collect();
+    assert_eq!(printed.len(), 1, "one process made the first account and printed its password");
+    for service in &services {
+        let mut client = common::Client::new(&service.url);
+        assert_eq!(client.login("instructor", printed[0]), 303, "the printed password works on every process");
+        assert_eq!(client.api("/api/problems")["problems"].as_array().unwrap().len(), 3, "the demo's three problems, once");
+    }
+}
