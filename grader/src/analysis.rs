@@ -916,7 +916,7 @@ impl Search<'_> {
         let mut frontier: std::collections::VecDeque<TestCase> = start.into();
         while let Some(test) = frontier.pop_front() {
             let ranges = self.ranges.get(&test.choices).cloned().unwrap_or_default();
-            let neighbours: Vec<Option<Made>> = neighbours(&test, &ranges).iter().map(|n| self.replay(n)).collect();
+            let neighbours = self.replay_all(&neighbours(&test, &ranges));
             // All of them are evaluated below whatever happens in between: together, each
             // answer runs on all of them in a row (see `evaluate_all`).
             self.evaluate_all(neighbours.iter().flatten().map(|(_, input)| input));
@@ -936,18 +936,30 @@ impl Search<'_> {
 
     /// What the generator makes of a shrink candidate (`None`: it failed).
     fn replay(&mut self, candidate: &TestCase) -> Option<Made> {
-        if let Some(known) = self.replays.get(&candidate.choices) {
-            return known.clone();
+        self.replay_all(std::slice::from_ref(candidate)).pop().flatten()
+    }
+
+    /// What the generator makes of each candidate, the ones not replayed before run in
+    /// parallel (each distinct one once, so `generator_runs` is as if run one by one).
+    fn replay_all(&mut self, candidates: &[TestCase]) -> Vec<Option<Made>> {
+        let mut seen = std::collections::HashSet::new();
+        let fresh: Vec<&TestCase> = candidates
+            .iter()
+            .filter(|candidate| !self.replays.contains_key(&candidate.choices) && seen.insert(&candidate.choices))
+            .collect();
+        let executor = self.executor;
+        let made: Vec<(Result<Vec<u8>, String>, ChoiceSource)> =
+            fresh.par_iter().map(|candidate| executor.generate(ChoiceSource::replay(candidate))).collect();
+        self.generator_runs += fresh.len() as u64;
+        for (candidate, (input, source)) in fresh.into_iter().zip(made) {
+            let ranges = source.maxima().to_vec();
+            let made = input.ok().map(|input| (source.into_test_case(), Arc::from(input)));
+            if let Some((test, _)) = &made {
+                self.ranges.entry(test.choices.clone()).or_insert(ranges);
+            }
+            self.replays.insert(candidate.choices.clone(), made);
         }
-        self.generator_runs += 1;
-        let (input, source) = self.executor.generate(ChoiceSource::replay(candidate));
-        let ranges = source.maxima().to_vec();
-        let made = input.ok().map(|input| (source.into_test_case(), Arc::from(input)));
-        if let Some((test, _)) = &made {
-            self.ranges.entry(test.choices.clone()).or_insert(ranges);
-        }
-        self.replays.insert(candidate.choices.clone(), made.clone());
-        made
+        candidates.iter().map(|candidate| self.replays[&candidate.choices].clone()).collect()
     }
 
     /// Shrinks an irredundant test to a simplest test that is still irredundant with
