@@ -14,7 +14,7 @@ use crate::oracle::{CheckerVerdict, Execution, Failure, FailureKind, Oracle, Run
 use crate::order::{CorrectnessOrder, correctness_order};
 use crate::partition::{BitSet, FailingSet, Suite};
 use crate::rank::{percent, ranks};
-use crate::shrink::{SHRINK_BUDGET, shrink};
+use crate::shrink::{Candidates, SHRINK_BUDGET, shrink};
 
 /// Random tests generated and evaluated together (in parallel) before the sequential
 /// partition step looks at them in order. Fixed, so that the analysis, including its
@@ -557,6 +557,39 @@ impl<'a> Search<'a> {
     }
 }
 
+/// One test being shrunk: a candidate is interesting when it is irredundant with respect
+/// to `suite`. The candidates the shrinker announces are replayed and evaluated together,
+/// so that each answer runs on them in a row and the generator runs in parallel; only the
+/// execution count sees it (`irredundant` finds them evaluated).
+struct Shrinking<'s, 'a, 't> {
+    search: &'s mut Search<'a>,
+    suite: &'t Suite<Made>,
+    /// `tick(search, candidates tried)`, before each candidate; breaks to stop.
+    tick: &'t mut dyn FnMut(&Search, u64) -> ControlFlow<()>,
+    tried: u64,
+    stopped: bool,
+}
+
+impl Candidates for &mut Shrinking<'_, '_, '_> {
+    fn interesting(&mut self, candidate: &TestCase) -> Option<TestCase> {
+        self.stopped = self.stopped || (self.tick)(self.search, self.tried).is_break();
+        if self.stopped {
+            return None;
+        }
+        self.tried += 1;
+        let (made, input) = self.search.replay(candidate)?;
+        self.search.irredundant(&input, self.suite).ok()?.map(|_| made)
+    }
+
+    fn look_ahead(&mut self, candidates: &[TestCase]) {
+        if self.stopped {
+            return;
+        }
+        let made = self.search.replay_all(candidates);
+        self.search.evaluate_all(made.iter().flatten().map(|(_, input)| input));
+    }
+}
+
 /// Unusable inputs met by the random search.
 #[derive(Default)]
 pub(crate) struct Tally {
@@ -971,17 +1004,9 @@ impl Search<'_> {
         suite: &Suite<Made>,
         tick: &mut dyn FnMut(&Search, u64) -> ControlFlow<()>,
     ) -> Option<(TestCase, Arc<[u8]>, FailingSet)> {
-        let (mut tried, mut stopped) = (0u64, false);
-        let small = shrink(test, SHRINK_BUDGET, |candidate| {
-            stopped = stopped || tick(self, tried).is_break();
-            if stopped {
-                return None;
-            }
-            tried += 1;
-            let (made, input) = self.replay(candidate)?;
-            self.irredundant(&input, suite).ok()?.map(|_| made)
-        });
-        if stopped {
+        let mut shrinking = Shrinking { search: self, suite, tick, tried: 0, stopped: false };
+        let small = shrink(test, SHRINK_BUDGET, &mut shrinking);
+        if shrinking.stopped {
             return None;
         }
         self.tests_shrunk += 1;

@@ -19,15 +19,33 @@ pub const SHRINK_BUDGET: usize = 2_000;
 /// many choices the element takes: deleting exactly one element must be a candidate.
 const CHUNK_SIZES: [usize; 8] = [8, 7, 6, 5, 4, 3, 2, 1];
 
-/// Shrinks `test` while `interesting` holds, trying at most `budget` candidates.
-/// `interesting(candidate)` returns `Some(made)`, the test case the generator actually made
-/// from the candidate, when it is still interesting.
-pub fn shrink(
-    test: TestCase,
-    budget: usize,
-    interesting: impl FnMut(&TestCase) -> Option<TestCase>,
-) -> TestCase {
-    let mut shrinker = Shrinker { best: test, interesting, budget };
+/// Candidates announced to [`Candidates::look_ahead`] at a time. The shrinker accepts about
+/// one candidate in twelve (interval-sets fixture: 501 of 5,960), so most of a window is
+/// tried; evaluated together, each answer runs on the window's inputs in a row.
+pub const LOOK_AHEAD: usize = 8;
+
+/// What a shrink asks of the caller.
+pub trait Candidates {
+    /// `Some(made)`, the test case the generator actually made from `candidate`, when it is
+    /// still interesting.
+    fn interesting(&mut self, candidate: &TestCase) -> Option<TestCase>;
+
+    /// The candidates the shrinker will try next, in order, if it rejects them all (at most
+    /// [`LOOK_AHEAD`]). A hint only: the caller may prepare them all at once (run them in
+    /// parallel, say); what `interesting` answers must not depend on it. Default: nothing.
+    fn look_ahead(&mut self, _candidates: &[TestCase]) {}
+}
+
+impl<F: FnMut(&TestCase) -> Option<TestCase>> Candidates for F {
+    fn interesting(&mut self, candidate: &TestCase) -> Option<TestCase> {
+        self(candidate)
+    }
+}
+
+/// Shrinks `test` while `candidates` finds it interesting, trying at most `budget`
+/// candidates. A closure `|candidate| -> Option<made>` is a [`Candidates`].
+pub fn shrink(test: TestCase, budget: usize, interesting: impl Candidates) -> TestCase {
+    let mut shrinker = Shrinker { best: test, interesting, budget, announced: 0 };
     loop {
         let before = shrinker.best.clone();
         shrinker.delete_chunks();
@@ -45,9 +63,12 @@ struct Shrinker<F> {
     best: TestCase,
     interesting: F,
     budget: usize,
+    /// Candidates announced by `look_ahead` and not tried yet (0 after an acceptance, which
+    /// makes the rest stale).
+    announced: usize,
 }
 
-impl<F: FnMut(&TestCase) -> Option<TestCase>> Shrinker<F> {
+impl<F: Candidates> Shrinker<F> {
     fn choices(&self) -> &[u64] {
         &self.best.choices.0
     }
@@ -60,12 +81,33 @@ impl<F: FnMut(&TestCase) -> Option<TestCase>> Shrinker<F> {
             return false;
         }
         self.budget -= 1;
-        match (self.interesting)(&candidate) {
+        self.announced = self.announced.saturating_sub(1);
+        match self.interesting.interesting(&candidate) {
             Some(made) if made.choices.is_simpler_than(&self.best.choices) => {
                 self.best = made;
+                self.announced = 0;
                 true
             }
             _ => false,
+        }
+    }
+
+    /// Announces the next candidates of a pass (`upcoming`: its edits of the best test from
+    /// the current position on, as if each were rejected), unless the last announcement
+    /// still holds. Only candidates `consider` would try count.
+    fn look_ahead(&mut self, upcoming: impl Fn(&Self) -> Vec<Vec<u64>>) {
+        if self.announced > 0 {
+            return;
+        }
+        let window: Vec<TestCase> = upcoming(self)
+            .into_iter()
+            .map(|choices| TestCase { size: self.best.size, choices: ChoiceSequence(choices) })
+            .filter(|candidate| candidate.choices.is_simpler_than(&self.best.choices))
+            .take(LOOK_AHEAD.min(self.budget))
+            .collect();
+        self.announced = window.len();
+        if window.len() > 1 {
+            self.interesting.look_ahead(&window);
         }
     }
 
@@ -81,8 +123,10 @@ impl<F: FnMut(&TestCase) -> Option<TestCase>> Shrinker<F> {
 
     fn delete_chunks(&mut self) {
         for k in CHUNK_SIZES {
+            self.announced = 0;
             let mut i = self.choices().len().checked_sub(k);
             while let Some(start) = i {
+                self.look_ahead(|s| (0..=start).rev().take(LOOK_AHEAD).map(|at| s.with_span(at, k, Vec::clear)).collect());
                 let deleted = self.with_span(start, k, Vec::clear);
                 if !self.consider(deleted) {
                     i = start.checked_sub(1);
@@ -95,9 +139,17 @@ impl<F: FnMut(&TestCase) -> Option<TestCase>> Shrinker<F> {
 
     fn zero_chunks(&mut self) {
         for k in CHUNK_SIZES {
+            self.announced = 0;
             let mut start = 0;
             while start + k <= self.choices().len() {
                 if self.choices()[start..start + k].iter().any(|&v| v != 0) {
+                    self.look_ahead(|s| {
+                        (start..=s.choices().len() - k)
+                            .filter(|&at| s.choices()[at..at + k].iter().any(|&v| v != 0))
+                            .take(LOOK_AHEAD)
+                            .map(|at| s.with_span(at, k, |span| span.fill(0)))
+                            .collect()
+                    });
                     let zeroed = self.with_span(start, k, |span| span.fill(0));
                     self.consider(zeroed);
                 }
@@ -134,8 +186,16 @@ impl<F: FnMut(&TestCase) -> Option<TestCase>> Shrinker<F> {
 
     fn sort_chunks(&mut self) {
         for k in CHUNK_SIZES.into_iter().filter(|&k| k > 1) {
+            self.announced = 0;
             let mut start = 0;
             while start + k <= self.choices().len() {
+                self.look_ahead(|s| {
+                    (start..=s.choices().len() - k)
+                        .map(|at| s.with_span(at, k, |span| span.sort_unstable()))
+                        .filter(|sorted| sorted.as_slice() != s.choices())
+                        .take(LOOK_AHEAD)
+                        .collect()
+                });
                 let sorted = self.with_span(start, k, |span| span.sort_unstable());
                 self.consider(sorted);
                 start += 1;
@@ -186,7 +246,7 @@ mod tests {
     /// Shrinks `start` under a predicate on the raw choices (the "generator" here makes
     /// exactly the choices it is given) and checks the result.
     fn check(start: &[u64], predicate: impl Fn(&[u64]) -> bool, expected: &[u64]) {
-        let shrunk = shrink(test_case(start), SHRINK_BUDGET, |candidate| {
+        let shrunk = shrink(test_case(start), SHRINK_BUDGET, |candidate: &TestCase| {
             predicate(&candidate.choices.0).then(|| candidate.clone())
         });
         assert_eq!(shrunk.choices.0, expected, "shrinking {start:?}");
@@ -220,7 +280,7 @@ mod tests {
     #[test]
     fn what_the_generator_actually_made_replaces_the_candidate() {
         // A "generator" that stops after a 0: trailing choices are not consumed.
-        let shrunk = shrink(test_case(&[3, 2, 1, 0]), SHRINK_BUDGET, |candidate| {
+        let shrunk = shrink(test_case(&[3, 2, 1, 0]), SHRINK_BUDGET, |candidate: &TestCase| {
             let c = &candidate.choices.0;
             let made = c.iter().position(|&v| v == 0).map_or(c.len(), |p| p + 1);
             (made >= 2).then(|| test_case(&c[..made]))
@@ -228,10 +288,53 @@ mod tests {
         assert_eq!(shrunk.choices.0, [1, 0]);
     }
 
+    /// Records what is announced and what is tried.
+    struct Recorder<P> {
+        predicate: P,
+        /// Each window, with the number of candidates tried before it was announced.
+        announced: Vec<(usize, Vec<TestCase>)>,
+        tried: Vec<TestCase>,
+    }
+
+    impl<P: Fn(&[u64]) -> bool> Candidates for &mut Recorder<P> {
+        fn interesting(&mut self, candidate: &TestCase) -> Option<TestCase> {
+            self.tried.push(candidate.clone());
+            (self.predicate)(&candidate.choices.0).then(|| candidate.clone())
+        }
+        fn look_ahead(&mut self, candidates: &[TestCase]) {
+            assert!(candidates.len() <= LOOK_AHEAD);
+            self.announced.push((self.tried.len(), candidates.to_vec()));
+        }
+    }
+
+    #[test]
+    fn announced_candidates_are_the_next_tried_until_one_is_accepted() {
+        let predicate = |c: &[u64]| c.iter().filter(|&&v| v >= 3).count() >= 2;
+        let mut recorder = Recorder { predicate, announced: Vec::new(), tried: Vec::new() };
+        let start = test_case(&[9, 1, 4, 0, 7, 2, 8, 5, 6, 1, 3, 2]);
+        let shrunk = shrink(start.clone(), SHRINK_BUDGET, &mut recorder);
+        // The same result as without looking ahead.
+        assert_eq!(shrunk, shrink(start, SHRINK_BUDGET, |c: &TestCase| predicate(&c.choices.0).then(|| c.clone())));
+        assert_eq!(shrunk.choices.0, [3, 3]);
+        let mut announced_and_tried = 0;
+        for (at, window) in &recorder.announced {
+            // Tried next, in the announced order, up to the first accepted.
+            for (announced, tried) in window.iter().zip(&recorder.tried[*at..]) {
+                assert_eq!(announced, tried);
+                announced_and_tried += 1;
+                if predicate(&tried.choices.0) {
+                    break;
+                }
+            }
+        }
+        // Deleting, zeroing and sorting spans announce; binary searches do not.
+        assert!(announced_and_tried > recorder.announced.len(), "{announced_and_tried} of {} announced", recorder.tried.len());
+    }
+
     #[test]
     fn the_budget_bounds_the_candidates_tried() {
         let mut calls = 0;
-        shrink(test_case(&[100; 50]), 10, |candidate| {
+        shrink(test_case(&[100; 50]), 10, |candidate: &TestCase| {
             calls += 1;
             let c = &candidate.choices.0;
             (c.len() == 50 && c.iter().all(|&v| v > 0)).then(|| candidate.clone())
