@@ -18,6 +18,7 @@ use crate::limits::{
     EPOCH_TICK, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES,
     WALL_CLOCK_LIMIT,
 };
+use crate::process;
 use crate::stdio::{self, OutputFull, Stdio};
 use crate::validate::{self, Role};
 use crate::{Outcome, Run, SandboxError};
@@ -96,10 +97,32 @@ pub struct Sandbox {
 }
 
 pub(crate) struct RunState {
-    wasi: WasiP1Ctx,
+    /// Built on the guest's first call of a WASI function the sandbox does not do itself
+    /// (see `process.rs`); most runs never need one.
+    wasi: Option<WasiP1Ctx>,
+    /// The program's one argument, its name.
+    pub(crate) arg0: String,
     pub(crate) stdio: Stdio,
     memory: MemoryLimit,
     choices: Option<Box<dyn Choices>>,
+}
+
+impl RunState {
+    /// The run's WASI context (clocks frozen, randomness fixed, the name as its one
+    /// argument, no environment), built on first use.
+    fn wasi(&mut self) -> &mut WasiP1Ctx {
+        let arg0 = &self.arg0;
+        self.wasi.get_or_insert_with(|| {
+            WasiCtxBuilder::new()
+                .arg(arg0)
+                .wall_clock(FrozenClock)
+                .monotonic_clock(FrozenClock)
+                .secure_random(Deterministic::new(RANDOM_SEED_BYTES.to_vec()))
+                .insecure_random(Deterministic::new(RANDOM_SEED_BYTES.to_vec()))
+                .insecure_random_seed(0)
+                .build_p1()
+        })
+    }
 }
 
 /// Refuses linear-memory growth beyond the run's limit and remembers that it did.
@@ -194,10 +217,12 @@ impl Sandbox {
             .map_err(|e| SandboxError::Engine(format!("cannot start the epoch thread: {e}")))?;
 
         let mut linker = Linker::new(&engine);
-        wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |state: &mut RunState| &mut state.wasi)
+        wasmtime_wasi::p1::add_to_linker_sync(&mut linker, RunState::wasi)
             .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         // The calls whose work fuel would not see are done by `stdio.rs`, which charges for
-        // that work (and whose `poll_oneoff` never sleeps: the clocks are frozen).
+        // that work (and whose `poll_oneoff` never sleeps: the clocks are frozen); the
+        // arguments, environment and exit by `process.rs`, so that most runs build no WASI
+        // context at all.
         linker.allow_shadowing(true);
         let preview1 = "wasi_snapshot_preview1";
         linker
@@ -205,6 +230,11 @@ impl Sandbox {
             .and_then(|linker| linker.func_wrap(preview1, "fd_write", stdio::fd_write))
             .and_then(|linker| linker.func_wrap(preview1, "random_get", stdio::random_get))
             .and_then(|linker| linker.func_wrap(preview1, "poll_oneoff", stdio::poll_oneoff))
+            .and_then(|linker| linker.func_wrap(preview1, "args_sizes_get", process::args_sizes_get))
+            .and_then(|linker| linker.func_wrap(preview1, "args_get", process::args_get))
+            .and_then(|linker| linker.func_wrap(preview1, "environ_sizes_get", process::environ_sizes_get))
+            .and_then(|linker| linker.func_wrap(preview1, "environ_get", process::environ_get))
+            .and_then(|linker| linker.func_wrap(preview1, "proc_exit", process::proc_exit))
             .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
         linker.allow_shadowing(false);
         linker
@@ -361,16 +391,8 @@ impl Sandbox {
             stderr_limit: STDERR_LIMIT_BYTES,
             random: &RANDOM_SEED_BYTES,
         };
-        let wasi = WasiCtxBuilder::new()
-            .arg(&program.name)
-            .wall_clock(FrozenClock)
-            .monotonic_clock(FrozenClock)
-            .secure_random(Deterministic::new(RANDOM_SEED_BYTES.to_vec()))
-            .insecure_random(Deterministic::new(RANDOM_SEED_BYTES.to_vec()))
-            .insecure_random_seed(0)
-            .build_p1();
         let memory = MemoryLimit { max_bytes: limits.memory_bytes.min(MAX_MEMORY_BYTES), refused: false };
-        let mut store = Store::new(&self.engine, RunState { wasi, stdio, memory, choices });
+        let mut store = Store::new(&self.engine, RunState { wasi: None, arg0: program.name.clone(), stdio, memory, choices });
         store.limiter(|state| &mut state.memory);
         store.set_fuel(limits.fuel).map_err(|e| self.host_error(program, e))?;
         store.set_epoch_deadline((WALL_CLOCK_LIMIT.as_millis() / EPOCH_TICK.as_millis()) as u64);

@@ -37,6 +37,7 @@
 mod compile;
 mod engine;
 mod limits;
+mod process;
 mod stdio;
 mod validate;
 

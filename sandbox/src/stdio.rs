@@ -69,7 +69,7 @@ fn charge(caller: &mut Caller<'_, RunState>, fuel: u64) -> wasmtime::Result<()> 
     caller.set_fuel(left - fuel)
 }
 
-fn memory(caller: &mut Caller<'_, RunState>) -> Option<Memory> {
+pub(crate) fn memory(caller: &mut Caller<'_, RunState>) -> Option<Memory> {
     match caller.get_export("memory") {
         Some(Extern::Memory(memory)) => Some(memory),
         _ => None,

@@ -187,6 +187,60 @@ fn the_clock_is_frozen_and_random_bytes_are_the_same_on_every_run() {
     assert_ne!(first.stdout[8..], [0; 16]);
 }
 
+const ARGS_AND_ENVIRON: &str = r#"
+  (import "wasi_snapshot_preview1" "args_sizes_get" (func $args_sizes_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "args_get" (func $args_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "environ_sizes_get" (func $environ_sizes_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "environ_get" (func $environ_get (param i32 i32) (result i32)))"#;
+
+/// Runs `body` in a program named `name` that may call the argument and environment calls.
+fn run_with_args(name: &str, body: &str) -> sandbox::Run {
+    let program = load(name, &command(ARGS_AND_ENVIRON, body));
+    sandbox().run(&program, b"", &Limits::default()).unwrap()
+}
+
+#[test]
+fn the_one_argument_is_the_programs_name_and_the_environment_is_empty() {
+    // argc and the buffer size at 200, argv at 208 (pointing at 216), the environment's
+    // count and size at 232; all of it written to stdout, with each call's errno.
+    let body = "(i32.store8 (i32.const 240) (call $args_sizes_get (i32.const 200) (i32.const 204)))
+                (i32.store8 (i32.const 241) (call $args_get (i32.const 208) (i32.const 216)))
+                (i32.store8 (i32.const 242) (call $environ_sizes_get (i32.const 232) (i32.const 236)))
+                (i32.store8 (i32.const 243) (call $environ_get (i32.const 300) (i32.const 400)))
+                (call $write (i32.const 1) (i32.const 200) (i32.const 44))";
+    let run = run_with_args("args.wat", body);
+    assert_eq!(run.outcome, Outcome::Exited(0));
+    let mut expected = Vec::new();
+    expected.extend(1u32.to_le_bytes());
+    expected.extend(9u32.to_le_bytes());
+    expected.extend(216u32.to_le_bytes());
+    expected.extend([0; 4]);
+    expected.extend(b"args.wat\0");
+    expected.extend([0; 7]);
+    expected.extend([0; 8]);
+    expected.extend([0; 4]);
+    assert_eq!(run.stdout, expected);
+}
+
+#[test]
+fn a_misaligned_or_outside_result_pointer_ends_the_run_with_a_trap() {
+    for (body, words) in [
+        ("(drop (call $args_sizes_get (i32.const 201) (i32.const 204)))", "misaligned pointer 0xc9"),
+        ("(drop (call $environ_sizes_get (i32.const 200) (i32.const 65536)))", "out-of-bounds pointer 0x10000"),
+        ("(drop (call $args_get (i32.const 208) (i32.const 65530)))", "out-of-bounds pointer 0xfffa"),
+    ] {
+        let run = run_with_args("args.wat", body);
+        let Outcome::Trap(message) = &run.outcome else { panic!("{body}: {:?}", run.outcome) };
+        assert!(message.contains(words), "{body}: {message}");
+    }
+}
+
+#[test]
+fn an_exit_status_outside_wasis_range_is_a_trap() {
+    let run = check("(call $proc_exit (i32.const 126))", "", Outcome::Trap("exit with invalid exit status outside of [0..126)".into()));
+    assert!(run.stdout.is_empty());
+}
+
 #[test]
 fn many_threads_can_run_programs_at_once() {
     let program = load("echo.wat", &command("", ECHO));

@@ -1,0 +1,82 @@
+//! The program's arguments, environment and exit, done by the sandbox itself.
+//!
+//! With these and `stdio.rs`, a run that calls no other WASI function never needs a WASI
+//! context: `RunState::wasi` builds one on the first call that does (creating and dropping
+//! one per run took about 7 % of an analysis's CPU). They answer as wasmtime-wasi's would
+//! for the context the sandbox builds: one argument, the program's name; an empty
+//! environment; an exit status below 126 ends the run with that status. A pointer out of
+//! the guest's memory, or a result pointer not aligned to 4 bytes, ends the run with a
+//! trap, as WASI asks (the stream calls of `stdio.rs` answer `EFAULT` instead, as they
+//! always have).
+
+use wasmtime::Caller;
+use wasmtime_wasi::I32Exit;
+
+use crate::engine::RunState;
+use crate::stdio::memory;
+
+/// Why a host call ended the run: a pointer the guest gave cannot be used.
+fn bad_pointer(what: &str, at: u32) -> wasmtime::Error {
+    wasmtime::Error::msg(format!("{what} pointer {at:#x} passed to a WASI call"))
+}
+
+/// Stores `value` at the guest address `at` (a `u32` result or array slot).
+fn store_u32(data: &mut [u8], at: u32, value: u32) -> wasmtime::Result<()> {
+    if !at.is_multiple_of(4) {
+        return Err(bad_pointer("misaligned", at));
+    }
+    let slot = data.get_mut(at as usize..at as usize + 4).ok_or_else(|| bad_pointer("out-of-bounds", at))?;
+    slot.copy_from_slice(&value.to_le_bytes());
+    Ok(())
+}
+
+/// Runs `write` on the guest's memory (a module without one cannot take results).
+fn with_memory(caller: &mut Caller<'_, RunState>, write: impl FnOnce(&mut [u8], &str) -> wasmtime::Result<()>) -> wasmtime::Result<i32> {
+    let memory = memory(caller).ok_or_else(|| wasmtime::Error::msg("a WASI call needs the module's exported memory"))?;
+    let (data, state) = memory.data_and_store_mut(caller);
+    write(data, &state.arg0)?;
+    Ok(0)
+}
+
+/// `args_sizes_get(argc, argv_buf_size) -> errno`: one argument, the name and its NUL.
+pub(crate) fn args_sizes_get(mut caller: Caller<'_, RunState>, argc: i32, size: i32) -> wasmtime::Result<i32> {
+    with_memory(&mut caller, |data, arg0| {
+        store_u32(data, argc as u32, 1)?;
+        store_u32(data, size as u32, arg0.len() as u32 + 1)
+    })
+}
+
+/// `args_get(argv, argv_buf) -> errno`: `argv[0]` points at the name, written NUL-ended
+/// at `argv_buf`.
+pub(crate) fn args_get(mut caller: Caller<'_, RunState>, argv: i32, buf: i32) -> wasmtime::Result<i32> {
+    with_memory(&mut caller, |data, arg0| {
+        store_u32(data, argv as u32, buf as u32)?;
+        let start = buf as u32 as usize;
+        let end = start + arg0.len() + 1;
+        let text = data.get_mut(start..end).ok_or_else(|| bad_pointer("out-of-bounds", buf as u32))?;
+        text[..arg0.len()].copy_from_slice(arg0.as_bytes());
+        text[arg0.len()] = 0;
+        Ok(())
+    })
+}
+
+/// `environ_sizes_get(count, buf_size) -> errno`: no variables.
+pub(crate) fn environ_sizes_get(mut caller: Caller<'_, RunState>, count: i32, size: i32) -> wasmtime::Result<i32> {
+    with_memory(&mut caller, |data, _| {
+        store_u32(data, count as u32, 0)?;
+        store_u32(data, size as u32, 0)
+    })
+}
+
+/// `environ_get(environ, environ_buf) -> errno`: no variables, so nothing is written.
+pub(crate) fn environ_get(_caller: Caller<'_, RunState>, _environ: i32, _buf: i32) -> wasmtime::Result<i32> {
+    Ok(0)
+}
+
+/// `proc_exit(status)`: ends the run with `status` (WASI allows 0 to 125).
+pub(crate) fn proc_exit(_caller: Caller<'_, RunState>, status: i32) -> wasmtime::Result<()> {
+    if status as u32 >= 126 {
+        return Err(wasmtime::Error::msg("exit with invalid exit status outside of [0..126)"));
+    }
+    Err(I32Exit(status).into())
+}
