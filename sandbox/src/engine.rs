@@ -7,8 +7,8 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 use wasmparser::types::Types;
 use wasmtime::{
-    Caller, Config, Enabled, Engine, InstanceAllocationStrategy, InstancePre, Linker, Module,
-    PoolConcurrencyLimitError, PoolingAllocationConfig, ResourceLimiter, Store, Trap,
+    Caller, Config, Enabled, Engine, Extern, InstanceAllocationStrategy, InstancePre, Linker, Module,
+    ModuleExport, PoolConcurrencyLimitError, PoolingAllocationConfig, ResourceLimiter, Store, Trap,
 };
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{Deterministic, HostMonotonicClock, HostWallClock, I32Exit, WasiCtxBuilder};
@@ -66,6 +66,8 @@ pub struct Program {
     name: String,
     hash: [u8; 32],
     pre: InstancePre<RunState>,
+    /// Where `_start` is among the module's exports, found once (not by name every run).
+    start: ModuleExport,
 }
 
 impl Program {
@@ -326,7 +328,11 @@ impl Sandbox {
             name: name.to_owned(),
             reason: format!("{e:#}"),
         })?;
-        Ok(Program { name: name.to_owned(), hash, pre })
+        let start = module.get_export_index("_start").ok_or_else(|| SandboxError::Invalid {
+            name: name.to_owned(),
+            reason: "it has no `_start` function".to_owned(),
+        })?;
+        Ok(Program { name: name.to_owned(), hash, pre, start })
     }
 
     /// Whether `bytes` would load as a program of `role`, without compiling it: every check
@@ -414,7 +420,9 @@ impl Sandbox {
             }
         };
         let result = instance.and_then(|instance| {
-            instance.get_typed_func::<(), ()>(&mut store, "_start").and_then(|start| start.call(&mut store, ()))
+            let start = instance.get_module_export(&mut store, &program.start).and_then(Extern::into_func);
+            let start = start.ok_or_else(|| wasmtime::Error::msg("`_start` is not a function"))?;
+            start.typed::<(), ()>(&store).and_then(|start| start.call(&mut store, ()))
         });
         let fuel_used = limits.fuel - store.get_fuel().unwrap_or(0);
         let mut outcome = match result {
@@ -422,14 +430,15 @@ impl Sandbox {
             Err(e) => classify(e),
         };
         let state = store.into_data();
-        let (stdout, stderr) = (state.stdio.stdout, state.stdio.stderr);
+        let (mut stdout, mut stderr) = (state.stdio.stdout, state.stdio.stderr);
         if stdout.len() > limits.output_bytes || stderr.len() > STDERR_LIMIT_BYTES {
             outcome = Outcome::OutputLimit;
         } else if state.memory.refused && !outcome.is_success() {
             outcome = Outcome::OutOfMemory;
         }
-        let stdout = stdout[..stdout.len().min(limits.output_bytes)].to_vec();
-        let stderr = stderr[..stderr.len().min(STDERR_LIMIT_BYTES)].to_vec();
+        // (Each holds at most one byte over its limit: see `Stdio`.)
+        stdout.truncate(limits.output_bytes);
+        stderr.truncate(STDERR_LIMIT_BYTES);
         Ok((Run { outcome, stdout, stderr, fuel_used }, state.choices))
     }
 
