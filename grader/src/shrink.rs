@@ -138,20 +138,26 @@ impl<F: Candidates> Shrinker<F> {
     }
 
     fn zero_chunks(&mut self) {
-        for k in CHUNK_SIZES {
+        self.edit_chunks(CHUNK_SIZES.into_iter(), |span| span.iter().any(|&v| v != 0), |span| span.fill(0));
+    }
+
+    /// Tries `edit` on each span of every size in `sizes` that it would change (`changes`),
+    /// left to right.
+    fn edit_chunks(&mut self, sizes: impl Iterator<Item = usize>, changes: fn(&[u64]) -> bool, edit: fn(&mut Vec<u64>)) {
+        for k in sizes {
             self.announced = 0;
             let mut start = 0;
             while start + k <= self.choices().len() {
-                if self.choices()[start..start + k].iter().any(|&v| v != 0) {
+                if changes(&self.choices()[start..start + k]) {
                     self.look_ahead(|s| {
                         (start..=s.choices().len() - k)
-                            .filter(|&at| s.choices()[at..at + k].iter().any(|&v| v != 0))
+                            .filter(|&at| changes(&s.choices()[at..at + k]))
                             .take(LOOK_AHEAD)
-                            .map(|at| s.with_span(at, k, |span| span.fill(0)))
+                            .map(|at| s.with_span(at, k, edit))
                             .collect()
                     });
-                    let zeroed = self.with_span(start, k, |span| span.fill(0));
-                    self.consider(zeroed);
+                    let edited = self.with_span(start, k, edit);
+                    self.consider(edited);
                 }
                 start += 1;
             }
@@ -184,23 +190,9 @@ impl<F: Candidates> Shrinker<F> {
         self.consider(changed)
     }
 
+    /// (A span already sorted is left alone: sorting it changes nothing.)
     fn sort_chunks(&mut self) {
-        for k in CHUNK_SIZES.into_iter().filter(|&k| k > 1) {
-            self.announced = 0;
-            let mut start = 0;
-            while start + k <= self.choices().len() {
-                self.look_ahead(|s| {
-                    (start..=s.choices().len() - k)
-                        .map(|at| s.with_span(at, k, |span| span.sort_unstable()))
-                        .filter(|sorted| sorted.as_slice() != s.choices())
-                        .take(LOOK_AHEAD)
-                        .collect()
-                });
-                let sorted = self.with_span(start, k, |span| span.sort_unstable());
-                self.consider(sorted);
-                start += 1;
-            }
-        }
+        self.edit_chunks(CHUNK_SIZES.into_iter().filter(|&k| k > 1), |span| !span.is_sorted(), |span| span.sort_unstable());
     }
 
     /// Moves value from an earlier choice to a later one (one or two places on): the

@@ -328,10 +328,7 @@ impl Sandbox {
             name: name.to_owned(),
             reason: format!("{e:#}"),
         })?;
-        let start = module.get_export_index("_start").ok_or_else(|| SandboxError::Invalid {
-            name: name.to_owned(),
-            reason: "it has no `_start` function".to_owned(),
-        })?;
+        let start = module.get_export_index("_start").expect("validate::check: a program exports `_start`");
         Ok(Program { name: name.to_owned(), hash, pre, start })
     }
 
@@ -421,7 +418,7 @@ impl Sandbox {
         };
         let result = instance.and_then(|instance| {
             let start = instance.get_module_export(&mut store, &program.start).and_then(Extern::into_func);
-            let start = start.ok_or_else(|| wasmtime::Error::msg("`_start` is not a function"))?;
+            let start = start.expect("validate::check: `_start` is a function");
             start.typed::<(), ()>(&store).and_then(|start| start.call(&mut store, ()))
         });
         let fuel_used = limits.fuel - store.get_fuel().unwrap_or(0);

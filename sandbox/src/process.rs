@@ -13,20 +13,22 @@ use wasmtime::Caller;
 use wasmtime_wasi::I32Exit;
 
 use crate::engine::RunState;
-use crate::stdio::memory;
+use crate::stdio::{self, memory};
 
 /// Why a host call ended the run: a pointer the guest gave cannot be used.
 fn bad_pointer(what: &str, at: u32) -> wasmtime::Error {
     wasmtime::Error::msg(format!("{what} pointer {at:#x} passed to a WASI call"))
 }
 
-/// Stores `value` at the guest address `at` (a `u32` result or array slot).
+/// Stores `value` at the guest address `at` (a `u32` result or array slot, which must be
+/// aligned).
 fn store_u32(data: &mut [u8], at: u32, value: u32) -> wasmtime::Result<()> {
     if !at.is_multiple_of(4) {
         return Err(bad_pointer("misaligned", at));
     }
-    let slot = data.get_mut(at as usize..at as usize + 4).ok_or_else(|| bad_pointer("out-of-bounds", at))?;
-    slot.copy_from_slice(&value.to_le_bytes());
+    if !stdio::store_u32(data, at, value) {
+        return Err(bad_pointer("out-of-bounds", at));
+    }
     Ok(())
 }
 

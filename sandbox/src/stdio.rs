@@ -90,7 +90,8 @@ fn buffers(data: &[u8], at: u32, count: u32) -> Option<Vec<(usize, usize)>> {
         .collect()
 }
 
-fn store_u32(data: &mut [u8], at: u32, value: u32) -> bool {
+/// Stores `value` little-endian at `at`; false when that is outside `data`.
+pub(crate) fn store_u32(data: &mut [u8], at: u32, value: u32) -> bool {
     match data.get_mut(at as usize..(at as usize).saturating_add(4)) {
         Some(slot) => {
             slot.copy_from_slice(&value.to_le_bytes());
