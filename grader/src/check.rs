@@ -14,12 +14,38 @@ use crate::oracle::{CheckerVerdict, Oracle};
 /// makes, few enough to read.
 pub const SAMPLES: usize = 6;
 
-/// Failures of the reference after which it is not run on the remaining inputs: enough to
-/// see that it is broken and how, while a looping reference costs a few runs, not 1,000.
-pub const MAX_REFERENCE_FAILURES: usize = 10;
+/// Failures of one program (the generator, the reference, the checker, an example) after
+/// which it is not run on the remaining inputs: enough to see that it is broken and how,
+/// while a program that loops on every input costs a few runs at its fuel limit, not
+/// 1,000 (a looping generator took 11 minutes of a service's check before this).
+pub const MAX_FAILURES: usize = 10;
 
 /// What a sample shows as the reference's output on an input it was not run on.
 const NOT_RUN: &str = "not run: the check stopped after the reference failed too often";
+
+/// `run` on every item, in parallel, until [`MAX_FAILURES`] results were `failed`; the
+/// items after that are not run (`None`).
+fn until_failures<I: Sync, T: Send>(items: &[I], failed: impl Fn(&T) -> bool + Sync, run: impl Fn(&I) -> T + Sync) -> Vec<Option<T>> {
+    let failures = std::sync::atomic::AtomicUsize::new(0);
+    items
+        .par_iter()
+        .map(|item| {
+            if failures.load(std::sync::atomic::Ordering::Relaxed) >= MAX_FAILURES {
+                return None;
+            }
+            let result = run(item);
+            if failed(&result) {
+                failures.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            Some(result)
+        })
+        .collect()
+}
+
+/// The words that say a check stopped early, when `not_run` runs were skipped.
+fn stopped(not_run: usize) -> String {
+    if not_run > 0 { format!(" (the check stopped there: {not_run} not run)") } else { String::new() }
+}
 
 /// Longest sample input or output shown, in characters (the rest is cut with `…`).
 const SAMPLE_CHARS: usize = 200;
@@ -93,13 +119,13 @@ struct Generated {
 /// measured on), with `examples` as answers. Runs in parallel; the result depends only
 /// on the programs.
 pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Example]) -> ProblemCheck {
-    let generated: Vec<Generated> = (0..CALIBRATION_INPUTS)
-        .into_par_iter()
-        .map(|index| {
-            let (input, choices) = executor.generate(ChoiceSource::for_random_test(CALIBRATION_SEED, index));
-            Generated { test: choices.into_test_case(), input }
-        })
-        .collect();
+    let indices: Vec<u64> = (0..CALIBRATION_INPUTS).collect();
+    let runs = until_failures(&indices, |g: &Generated| g.input.is_err(), |&index| {
+        let (input, choices) = executor.generate(ChoiceSource::for_random_test(CALIBRATION_SEED, index));
+        Generated { test: choices.into_test_case(), input }
+    });
+    let generator_not_run = runs.iter().filter(|g| g.is_none()).count();
+    let generated: Vec<Generated> = runs.into_iter().flatten().collect();
     let mut checks = Vec::new();
 
     let failed: Vec<(&Generated, &String)> = generated.iter().filter_map(|g| Some((g, g.input.as_ref().err()?))).collect();
@@ -108,7 +134,13 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         passed: failed.is_empty(),
         detail: match failed.first() {
             None => format!("{} of {} runs wrote an input", generated.len(), generated.len()),
-            Some((g, reason)) => format!("{} of {} runs failed; with the choices {:?}: {reason}", failed.len(), generated.len(), g.test.choices.0),
+            Some((g, reason)) => format!(
+                "{} of {} runs failed{}; with the choices {:?}: {reason}",
+                failed.len(),
+                generated.len(),
+                stopped(generator_not_run),
+                g.test.choices.0
+            ),
         },
     });
 
@@ -154,23 +186,9 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         },
     });
 
-    // A reference that fails again and again (a loop runs to its fuel on every input) is
+    // A program that fails again and again (a loop runs to its fuel on every input) is
     // not run on the rest: the check's answer is known, and it must not take hours.
-    let failures = std::sync::atomic::AtomicUsize::new(0);
-    // `None`: not run.
-    let runs: Vec<Option<Result<crate::oracle::Execution, String>>> = inputs
-        .par_iter()
-        .map(|input| {
-            if failures.load(std::sync::atomic::Ordering::Relaxed) >= MAX_REFERENCE_FAILURES {
-                return None;
-            }
-            let run = run_reference(problem, executor, input).map_err(|e| e.to_string());
-            if run.is_err() {
-                failures.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            }
-            Some(run)
-        })
-        .collect();
+    let runs = until_failures(&inputs, Result::is_err, |input| run_reference(problem, executor, input).map_err(|e| e.to_string()));
     let not_run = runs.iter().filter(|r| r.is_none()).count();
     let reference_failures: Vec<(usize, &String)> = runs.iter().enumerate().filter_map(|(i, r)| Some((i, r.as_ref()?.as_ref().err()?))).collect();
     checks.push(Check {
@@ -178,49 +196,44 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         passed: reference_failures.is_empty() && not_run == 0 && !inputs.is_empty(),
         detail: match reference_failures.first() {
             None => format!("{} of {} inputs, at most {} fuel of {}", inputs.len(), inputs.len(), runs.iter().flatten().flatten().map(|r| r.fuel_used).max().unwrap_or(0), problem.fuel.reference),
-            Some((i, reason)) => {
-                let stopped = if not_run > 0 { format!(" (the check stopped there: {not_run} inputs not run)") } else { String::new() };
-                format!("{} of {} inputs fail{stopped}; on {}: {reason}", reference_failures.len(), inputs.len(), shown(inputs[*i]))
-            }
+            Some((i, reason)) => format!("{} of {} inputs fail{}; on {}: {reason}", reference_failures.len(), inputs.len(), stopped(not_run), shown(inputs[*i])),
         },
     });
 
     let handled: Vec<(&Vec<u8>, &crate::oracle::Execution)> =
         inputs.iter().zip(&runs).filter_map(|(input, r)| Some((*input, r.as_ref()?.as_ref().ok()?))).collect();
     if problem.oracle == Oracle::Checker {
-        let rejected: Vec<(&Vec<u8>, String)> = handled
-            .par_iter()
-            .filter_map(|(input, reference)| match executor.check(input, &reference.stdout, &reference.stdout) {
-                Ok(CheckerVerdict::Accept) => None,
-                Ok(CheckerVerdict::Reject(reason)) => Some((*input, format!("rejected: {reason}"))),
-                Err(reason) => Some((*input, format!("failed: {reason}"))),
-            })
-            .collect();
+        let verdicts = until_failures(&handled, Option::is_some, |(input, reference)| match executor.check(input, &reference.stdout, &reference.stdout) {
+            Ok(CheckerVerdict::Accept) => None,
+            Ok(CheckerVerdict::Reject(reason)) => Some((*input, format!("rejected: {reason}"))),
+            Err(reason) => Some((*input, format!("failed: {reason}"))),
+        });
+        let not_run = verdicts.iter().filter(|v| v.is_none()).count();
+        let rejected: Vec<(&Vec<u8>, String)> = verdicts.into_iter().flatten().flatten().collect();
         checks.push(Check {
             what: "the checker accepts the reference's outputs".into(),
             passed: rejected.is_empty(),
             detail: match rejected.first() {
                 None => format!("{} of {} outputs accepted", handled.len(), handled.len()),
-                Some((input, why)) => format!("{} of {} outputs not accepted; on {} the checker {why}", rejected.len(), handled.len(), shown(input)),
+                Some((input, why)) => format!("{} of {} outputs not accepted{}; on {} the checker {why}", rejected.len(), handled.len(), stopped(not_run), shown(input)),
             },
         });
     }
 
     let calibration = Calibration::from_costs(handled.iter().map(|(input, r)| (input.len(), r.fuel_used)).collect());
     for example in examples {
-        let failures: Vec<(&Vec<u8>, String)> = handled
-            .par_iter()
-            .filter_map(|(input, reference)| {
-                let fuel = problem.fuel.budget(reference.fuel_used, calibration.class(input.len())).fair;
-                let run = executor.run(example.program, input, fuel);
-                match judge_answer(problem, executor, input, reference, &run) {
-                    Ok(None) => None,
-                    Ok(Some(failure)) => Some((*input, format!("{:?}{}", failure.kind, failure.reason.map(|r| format!(": {r}")).unwrap_or_default()).to_lowercase())),
-                    Err(reason) => Some((*input, format!("the checker failed: {reason}"))),
-                }
-            })
-            .collect();
-        let first = failures.first().map(|(input, why)| format!("; first on {}: {why}", shown(input))).unwrap_or_default();
+        let judged = until_failures(&handled, Option::is_some, |(input, reference)| {
+            let fuel = problem.fuel.budget(reference.fuel_used, calibration.class(input.len())).fair;
+            let run = executor.run(example.program, input, fuel);
+            match judge_answer(problem, executor, input, reference, &run) {
+                Ok(None) => None,
+                Ok(Some(failure)) => Some((*input, format!("{:?}{}", failure.kind, failure.reason.map(|r| format!(": {r}")).unwrap_or_default()).to_lowercase())),
+                Err(reason) => Some((*input, format!("the checker failed: {reason}"))),
+            }
+        });
+        let not_run = judged.iter().filter(|j| j.is_none()).count();
+        let failures: Vec<(&Vec<u8>, String)> = judged.into_iter().flatten().flatten().collect();
+        let first = failures.first().map(|(input, why)| format!("{}; first on {}: {why}", stopped(not_run), shown(input))).unwrap_or_default();
         checks.push(if example.correct {
             Check {
                 what: format!("the correct example `{}` passes every input", example.id),
@@ -262,7 +275,7 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
     let at = |q: f64| fuel.get(((fuel.len().max(1) - 1) as f64 * q).round() as usize).copied().unwrap_or(0);
     let cost = Cost { min: at(0.0), median: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1.0), limit: problem.fuel.reference };
 
-    ProblemCheck { inputs: generated.len() as u64, checks, samples, cost }
+    ProblemCheck { inputs: (generated.len() + generator_not_run) as u64, checks, samples, cost }
 }
 
 /// Bytes as text, cut to [`SAMPLE_CHARS`].
@@ -349,9 +362,34 @@ mod tests {
         let looping = Looping(Default::default());
         let report = check_problem(&Problem::default(), &looping, &[]);
         let runs = looping.0.load(std::sync::atomic::Ordering::Relaxed);
-        assert!(runs < MAX_REFERENCE_FAILURES + 64, "{runs} runs of the reference");
+        assert!(runs < MAX_FAILURES + 64, "{runs} runs of the reference");
         let reference = report.checks.iter().find(|c| c.what.starts_with("the reference handles")).unwrap();
         assert!(!reference.passed && reference.detail.contains("the check stopped there"), "{}", reference.detail);
+    }
+
+    /// A generator stuck in a loop: every run fails.
+    struct LoopingGenerator(std::sync::atomic::AtomicUsize);
+
+    impl Executor for LoopingGenerator {
+        fn generate(&self, choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            (Err("out of fuel".into()), choices)
+        }
+        fn run(&self, _program: usize, _input: &[u8], _fuel: u64) -> Execution {
+            unreachable!("there is no input to run on")
+        }
+    }
+
+    #[test]
+    fn a_generator_that_always_fails_is_run_a_few_times_not_for_every_input() {
+        let looping = LoopingGenerator(Default::default());
+        let report = check_problem(&Problem::default(), &looping, &[]);
+        let runs = looping.0.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(runs < MAX_FAILURES + 64, "{runs} runs of the generator");
+        assert_eq!(report.inputs, CALIBRATION_INPUTS, "the inputs the check was to run on");
+        let generator = &report.checks[0];
+        assert!(!generator.passed && generator.detail.contains("the check stopped there"), "{}", generator.detail);
+        assert!(!report.passed());
     }
 
     #[test]

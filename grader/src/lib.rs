@@ -64,7 +64,7 @@ pub use analysis::{
 pub use budget::{
     Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass, calibrate,
 };
-pub use check::{Check, Cost, Example, MAX_REFERENCE_FAILURES, ProblemCheck, SAMPLES, Sample, check_problem};
+pub use check::{Check, Cost, Example, MAX_FAILURES, ProblemCheck, SAMPLES, Sample, check_problem};
 pub use experiment::{CohortSummary, ManualRow, ProblemReport, ScoreRow, compare};
 pub use explain::{ANY, Behaviour, BugList, BugReport, CONTRAST_CANDIDATES, Contrast, REDRAWS, SLOWNESS_PROBE, SLOWNESS_PROBE_FUEL, bug_list};
 pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, TestCase};

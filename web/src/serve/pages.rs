@@ -231,25 +231,29 @@ async fn problems_page(app: AppData, req: HttpRequest, who: Instructor) -> Page 
     })
 }
 
+/// The longest name a problem's folder may have (the bundle's folder, else the zip's
+/// name): a name people read in lists, and far below what a file system allows.
+const MAX_PROBLEM_NAME_CHARS: usize = 64;
+
 /// Unpacks a problem bundle into a new folder of the store and loads it, so that a broken
 /// bundle is refused with the reason. Returns the folder, the problem's name and title.
+/// Every entry is streamed into its file within one [`Unpacking`] budget: a bundle is
+/// never held unpacked.
 fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::path::PathBuf, String, String), AppError> {
     let bad = |reason: String| AppError::BadRequest(format!("{file_name}: {reason}"));
-    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| bad(format!("not a readable zip: {e}")))?;
-    if zip.len() > crate::submissions::MAX_ZIP_ENTRIES {
-        return Err(bad(format!("more than {} entries", crate::submissions::MAX_ZIP_ENTRIES)));
-    }
-    let mut wanted: Vec<(String, Vec<u8>)> = Vec::new();
-    let mut folder: Option<String> = None;
+    let mut unpacking = crate::submissions::Unpacking::new();
+    let mut zip = unpacking.open(crate::submissions::SharedBytes(std::sync::Arc::new(bytes))).map_err(|e| bad(format!("not a readable zip: {e:#}")))?;
+    // The problem's files, at the top or in one folder, and its examples in `submissions/`
+    // there (the layout `bugrank new-problem` writes): which entry goes to which file.
+    let mut wanted: Vec<(usize, String)> = Vec::new();
+    let mut folders = std::collections::BTreeSet::new();
     for i in 0..zip.len() {
-        let mut entry = zip.by_index(i).map_err(|e| bad(e.to_string()))?;
+        let entry = zip.by_index(i).map_err(|e| bad(e.to_string()))?;
         let name = entry.name().to_owned();
         if crate::submissions::is_unsafe_path(&name) {
             return Err(bad(format!("unsafe path in zip (absolute or with `..`): {name}")));
         }
         let parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
-        // The problem's files, at the top or in one folder, and its examples in
-        // `submissions/` there (the layout `bugrank new-problem` writes).
         let (dir, file) = match parts[..] {
             ["submissions", base] if is_example(base) => (None, format!("submissions/{base}")),
             [dir, "submissions", base] if is_example(base) => (Some(dir.to_owned()), format!("submissions/{base}")),
@@ -260,34 +264,40 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
         if entry.is_dir() {
             continue;
         }
-        if dir.is_some() {
-            folder = dir;
+        if wanted.iter().any(|(_, f)| *f == file) {
+            return Err(bad(format!("it holds `{file}` twice: a bundle is one problem, at its top or in one folder")));
         }
-        let mut bytes = Vec::new();
-        use std::io::Read;
-        entry.by_ref().take(sandbox::MAX_MODULE_BYTES as u64 + 1).read_to_end(&mut bytes).map_err(|e| bad(e.to_string()))?;
-        if bytes.len() > sandbox::MAX_MODULE_BYTES {
-            return Err(bad(format!("{name} is larger than {} bytes", sandbox::MAX_MODULE_BYTES)));
-        }
-        wanted.push((file, bytes));
+        folders.extend(dir);
+        wanted.push((i, file));
     }
-    if !wanted.iter().any(|(n, _)| n == "problem.toml") {
+    if folders.len() > 1 {
+        let names: Vec<String> = folders.iter().map(|f| format!("`{f}`")).collect();
+        return Err(bad(format!("its problem files are in {} folders ({}): a bundle is one problem, at its top or in one folder", folders.len(), names.join(", "))));
+    }
+    if !wanted.iter().any(|(_, n)| n == "problem.toml") {
         return Err(bad("the bundle has no problem.toml (at its top or in one folder)".into()));
     }
     for program in ["reference", "generator"] {
-        if !wanted.iter().any(|(n, _)| n.strip_prefix(program).is_some_and(|rest| rest.starts_with('.'))) {
+        if !wanted.iter().any(|(_, n)| n.strip_prefix(program).is_some_and(|rest| rest.starts_with('.'))) {
             return Err(bad(format!("the bundle has no {program}.wasm, nor a {program}.c, .cpp or .rs (at its top or in one folder)")));
         }
     }
-    let name = folder.unwrap_or_else(|| file_name.trim_end_matches(".zip").to_owned());
+    let name = folders.into_iter().next().unwrap_or_else(|| file_name.trim_end_matches(".zip").to_owned());
+    if name.chars().count() > MAX_PROBLEM_NAME_CHARS {
+        return Err(bad(format!("the problem's name (its folder, or the zip's name) has {} characters, more than {MAX_PROBLEM_NAME_CHARS}", name.chars().count())));
+    }
     let dir = app.store.new_problem_dir(&name)?;
-    let written: anyhow::Result<()> = wanted.iter().try_for_each(|(file, bytes)| {
-        std::fs::create_dir_all(dir.join(file).parent().unwrap_or(&dir))?;
-        super::store::write_atomically(&dir.join(file), bytes)
+    let written: anyhow::Result<()> = wanted.iter().try_for_each(|(index, file)| {
+        let path = dir.join(file);
+        std::fs::create_dir_all(path.parent().unwrap_or(&dir))?;
+        let mut out = std::fs::File::create(&path)?;
+        let size = unpacking.unpack(&mut zip.by_index(*index)?, sandbox::MAX_MODULE_BYTES as u64, &mut out)?;
+        anyhow::ensure!(size <= sandbox::MAX_MODULE_BYTES as u64, "{file} is larger than {} bytes", sandbox::MAX_MODULE_BYTES);
+        Ok(out.sync_all()?)
     });
     // The check builds the problem (sandboxed, as students' sources are) and keeps its
     // report for the problem page.
-    let checked = written.map_err(AppError::Internal).and_then(|()| {
+    let checked = written.map_err(|e| bad(format!("{e:#}"))).and_then(|()| {
         crate::authoring::run_check_problem(&app.sandbox, &app.builder, &dir).map_err(|error| bad(format!("{error:#}")))
     });
     // The modules built from sources are kept beside them: every analysis of the problem
@@ -1484,7 +1494,7 @@ async fn links_csv(app: AppData, req: HttpRequest, _who: Instructor) -> Page {
     let has = |pick: fn(&(String, String)) -> &String| contact.values().any(|c| !pick(c).is_empty());
     let (names, emails) = (has(|c| &c.0), has(|c| &c.1));
     let write = || -> csv::Result<Vec<u8>> {
-        let mut out = exports::excel_csv();
+        let mut out = exports::SpreadsheetCsv::new();
         let mut header = vec!["course", "id"];
         header.extend(names.then_some("name"));
         header.extend(emails.then_some("email"));
@@ -1500,7 +1510,7 @@ async fn links_csv(app: AppData, req: HttpRequest, _who: Instructor) -> Page {
                 out.write_record(&record)?;
             }
         }
-        out.into_inner().map_err(|e| e.into_error().into())
+        out.into_bytes()
     };
     let body = write().map_err(|e| AppError::Internal(e.into()))?;
     Ok(HttpResponse::Ok()

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::db::{SubmissionRow, now};
 use super::{App, AppError};
 use crate::submissions::{
-    Batch, HandIn, MAX_ZIP_UNPACKED_BYTES, ModuleSource, RosterRow, SharedBytes, hand_ins, module_id, natural_cmp, parse_roster, read_zip,
+    Batch, HandIn, ModuleSource, RosterRow, SharedBytes, Unpacking, hand_ins, module_id, natural_cmp, parse_roster, read_zip,
     source_id,
 };
 
@@ -139,29 +139,34 @@ impl UploadReport {
     }
 }
 
+/// A roster found in a zip, still packed: `(zip/path, entry)`. Only the one used is ever
+/// unpacked ([`choose_roster`]).
+pub type ZippedRoster = (String, ModuleSource);
+
 /// The files of a form: zips are opened (their unsafe entries rejected) and read as a
-/// batch is ([`hand_ins`]), modules and source files taken as they are, anything else
-/// rejected. A `roster.csv` in a zip (at its top or in its one folder) comes back as
-/// `(zip/path, bytes)`, in the order found.
-pub fn form_files(files: Vec<NamedFile>) -> (Vec<HandIn>, Vec<FileVerdict>, Vec<NamedFile>) {
+/// batch is ([`hand_ins`]), all of them within one [`Unpacking`] budget, modules and
+/// source files taken as they are, anything else rejected. A `roster.csv` in a zip (at
+/// its top or in its one folder) comes back measured but not unpacked, in the order found.
+pub fn form_files(files: Vec<NamedFile>) -> (Vec<HandIn>, Vec<FileVerdict>, Vec<ZippedRoster>) {
     let mut modules = Vec::new();
     let mut rejected = Vec::new();
     let mut rosters = Vec::new();
     let mut reject = |file: String, reason: String| rejected.push(FileVerdict { file, student: None, rejected: Some(reason), sha256: None });
-    // One budget for every zip of the upload: two bombs are no better than one.
-    let mut budget = MAX_ZIP_UNPACKED_BYTES;
+    // One budget for every entry of every zip of the upload: two bombs are no better than one.
+    let mut unpacking = Unpacking::new();
     for (name, bytes) in files {
         let bytes = SharedBytes(std::sync::Arc::new(bytes));
         if name.to_ascii_lowercase().ends_with(".zip") {
-            match read_zip(bytes.clone(), &mut budget) {
-                Ok(entries) => {
+            let read = unpacking.open(bytes).map_err(|e| format!("not a readable zip: {e:#}")).and_then(|zip| {
+                let entries = read_zip(&zip, &mut unpacking).and_then(|entries| Ok((entries, zip_rosters(&zip, &mut unpacking)?)));
+                entries.map_err(|e| format!("{name}: {e:#}"))
+            });
+            match read {
+                Ok((entries, found)) => {
                     modules.extend(hand_ins(entries, true).into_iter().map(|h| HandIn { file: format!("{name}/{}", h.file), ..h }));
-                    match zip_rosters(bytes) {
-                        Ok(found) => rosters.extend(found.into_iter().map(|(path, text)| (format!("{name}/{path}"), text))),
-                        Err(error) => reject(name, error),
-                    }
+                    rosters.extend(found.into_iter().map(|(path, entry)| (format!("{name}/{path}"), entry)));
                 }
-                Err(error) => reject(name, format!("not a readable zip: {error:#}")),
+                Err(error) => reject(name, error),
             }
         } else if module_id(&name).is_some() || source_id(&name).is_some() {
             modules.extend(hand_ins(vec![(name, Ok(ModuleSource::Bytes(bytes)))], false));
@@ -176,13 +181,12 @@ pub fn form_files(files: Vec<NamedFile>) -> (Vec<HandIn>, Vec<FileVerdict>, Vec<
 const MAX_ROSTER_BYTES: u64 = 16 << 20;
 
 /// The `roster.csv` files of a zip (any case), at its top or in one folder, hidden
-/// folders aside.
-fn zip_rosters(bytes: SharedBytes) -> Result<Vec<NamedFile>, String> {
-    use std::io::Read;
-    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| format!("not a readable zip: {e}"))?;
+/// folders aside: each measured through `unpacking`, none kept unpacked.
+fn zip_rosters(zip: &zip::ZipArchive<std::io::Cursor<SharedBytes>>, unpacking: &mut Unpacking) -> anyhow::Result<Vec<ZippedRoster>> {
+    let mut zip = zip.clone();
     let mut found = Vec::new();
     for index in 0..zip.len() {
-        let mut entry = zip.by_index(index).map_err(|e| format!("not a readable zip: {e}"))?;
+        let mut entry = zip.by_index(index)?;
         let name = entry.name().to_owned();
         let parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
         let is_roster = matches!(parts[..], [.., base] if base.eq_ignore_ascii_case("roster.csv"))
@@ -191,21 +195,20 @@ fn zip_rosters(bytes: SharedBytes) -> Result<Vec<NamedFile>, String> {
         if !is_roster || entry.is_dir() || crate::submissions::is_unsafe_path(&name) {
             continue;
         }
-        let mut text = Vec::new();
-        entry.by_ref().take(MAX_ROSTER_BYTES + 1).read_to_end(&mut text).map_err(|e| format!("{name}: {e}"))?;
-        if text.len() as u64 > MAX_ROSTER_BYTES {
-            return Err(format!("{name}: a roster larger than {} MiB", MAX_ROSTER_BYTES >> 20));
-        }
-        found.push((name, text));
+        let size = unpacking.unpack(&mut entry, MAX_ROSTER_BYTES, &mut std::io::sink())?;
+        anyhow::ensure!(size <= MAX_ROSTER_BYTES, "{name}: a roster larger than {} MiB", MAX_ROSTER_BYTES >> 20);
+        drop(entry);
+        found.push((name, ModuleSource::Zipped { zip: zip.clone(), index }));
     }
     Ok(found)
 }
 
 /// The roster of a batch upload: the form's roster file, else the one `roster.csv` found
-/// in its zips. Returns it with the sentence the report gives about where it came from,
-/// and a roster problem when zips hold more than one (none is used then).
-pub fn choose_roster(field: Option<NamedFile>, mut in_zips: Vec<NamedFile>) -> (Option<NamedFile>, Option<String>, Option<String>) {
-    let names = |rosters: &[NamedFile]| rosters.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+/// in its zips (unpacked now, the only one that is). Returns it with the sentence the
+/// report gives about where it came from, and a roster problem when zips hold more than
+/// one (none is used then).
+pub fn choose_roster(field: Option<NamedFile>, mut in_zips: Vec<ZippedRoster>) -> (Option<NamedFile>, Option<String>, Option<String>) {
+    let names = |rosters: &[ZippedRoster]| rosters.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ");
     match (field, in_zips.len()) {
         (Some((name, text)), 0) => (Some((name.clone(), text)), Some(format!("`{name}`, the roster file given")), None),
         (Some((name, text)), _) => {
@@ -214,9 +217,14 @@ pub fn choose_roster(field: Option<NamedFile>, mut in_zips: Vec<NamedFile>) -> (
         }
         (None, 0) => (None, None, None),
         (None, 1) => {
-            let (name, text) = in_zips.remove(0);
-            let said = format!("`{name}`, found in the zip");
-            (Some((name, text)), Some(said), None)
+            let (name, entry) = in_zips.remove(0);
+            match entry.read() {
+                Ok(text) => {
+                    let said = format!("`{name}`, found in the zip");
+                    (Some((name, text.into_owned())), Some(said), None)
+                }
+                Err(error) => (None, None, Some(format!("`{name}` cannot be read: {error}"))),
+            }
         }
         (None, _) => (None, None, Some(format!("the zips hold {} rosters ({}): give one as the roster file", in_zips.len(), names(&in_zips)))),
     }
@@ -252,10 +260,12 @@ pub fn validate(
     for s in &batch.submissions {
         let file = s.file.clone();
         let mut verdict = FileVerdict { file: file.clone(), student: Some(s.id.clone()), rejected: None, sha256: None };
-        // Student ids go into links and file names.
+        // Student ids go into links, file names and spreadsheets.
         let plain = s.id.len() <= 100 && s.id.chars().all(|c| c.is_ascii_alphanumeric() || "._-@+".contains(c));
         if !plain {
             verdict.rejected = Some(format!("{file}: a student id may only have letters, digits and . _ - @ + (found `{}`)", s.id));
+        } else if !s.id.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+            verdict.rejected = Some(format!("{file}: a student id must start with a letter or a digit (found `{}`, which a spreadsheet would read as a formula)", s.id));
         } else if roster.is_some() && !roster_rows.iter().any(|r| r.id == s.id) {
             verdict.rejected = Some(format!("{file}: no roster row for `{}`", s.id));
         } else {

@@ -45,6 +45,16 @@ const IDLE_POLL: Duration = Duration::from_secs(2);
 /// [`LEASE_SECONDS`](super::db::LEASE_SECONDS) survives many missed beats.
 const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(1);
 
+/// The longest the compile phase of one analysis may take, wall clock: some 30 times what
+/// the largest honest class measured needs (300 Rust sources, 56 s cold on 2 cores), so
+/// that only compile bombs reach it (some 60 of them at the 60 s limit each, two at a
+/// time), and short enough that a batch of them cannot hold a worker for hours. When it
+/// runs out no grade is given: the analysis fails, naming the hand-ins that did not
+/// compile and how many were not reached (a grade that depends on a classmate's compile
+/// time would not be defensible). What compiled is kept (the build and compiled-module
+/// caches), so the next analysis starts from there.
+pub const BATCH_COMPILE_SECONDS: u64 = 30 * 60;
+
 /// This process, as the holder of the analyses it runs: machine, process and worker
 /// thread, as the analysis page shows them.
 fn holder(worker: usize) -> String {
@@ -251,6 +261,25 @@ fn retry<E: std::fmt::Display>(mut record: impl FnMut() -> Result<(), E>, sleep:
     }
 }
 
+/// Every hand-in's program, or, when the batch's compile time ran out before some were
+/// reached, the error that fails the analysis: how many were not reached, and who did
+/// not compile (the compile bombs are among them).
+fn all_compiled<P>(rows: &[AnswerRow], loaded: Vec<Option<Loaded<P>>>) -> anyhow::Result<Vec<Loaded<P>>> {
+    let not_reached = loaded.iter().filter(|l| l.is_none()).count();
+    if not_reached == 0 {
+        return Ok(loaded.into_iter().flatten().collect());
+    }
+    let failed: Vec<&str> = rows.iter().zip(&loaded).filter(|(_, l)| matches!(l, Some(Loaded::NotBuilt(_)))).map(|(a, _)| a.student.as_str()).collect();
+    anyhow::bail!(
+        "compiling this batch took longer than its limit of {} minutes, so nothing was graded: {} of {} hand-ins were compiled, {not_reached} were not reached; {} did not compile ({}). What compiled is kept: analyse the batch again to go on, or replace the hand-ins that do not compile",
+        BATCH_COMPILE_SECONDS / 60,
+        rows.len() - not_reached,
+        rows.len(),
+        failed.len(),
+        if failed.is_empty() { "none".to_owned() } else { failed.join(", ") }
+    )
+}
+
 /// The analysis itself: load, search, explain, save. Returns each student's bug list as JSON.
 fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &AtomicBool) -> anyhow::Result<Vec<(String, String)>> {
     let problem_dir = ProblemDir::load(&app.sandbox, &app.builder, &app.local(&row.problem_dir)?)?;
@@ -266,10 +295,15 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
     // Uploads are checked without compiling: a class of 1,000 compiles here (sources are
     // built first), in minutes of CPU the first time, and the page says how far it got.
     let compiled = AtomicUsize::new(0);
-    let loaded: Vec<Loaded<Program>> = pool.install(|| {
+    let compiling = Instant::now();
+    // `None`: not reached within `BATCH_COMPILE_SECONDS`.
+    let loaded: Vec<Option<Loaded<Program>>> = pool.install(|| {
         rows.par_iter()
             .map(|a| {
                 anyhow::ensure!(!cancel.load(Ordering::Relaxed), "cancelled while compiling");
+                if compiling.elapsed() > Duration::from_secs(BATCH_COMPILE_SECONDS) {
+                    return Ok(None);
+                }
                 let bytes = app.module(&a.sha256)?;
                 let loaded = match toolchain::Source::from_bytes(&bytes) {
                     Some(source) => sources::build(&app.sandbox, &app.builder, &a.student, &source).map_err(anyhow::Error::msg)?,
@@ -277,10 +311,11 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
                 };
                 let compiled = compiled.fetch_add(1, Ordering::Relaxed) + 1;
                 app.jobs.publish(row.id, LiveProgress { phase: "compiling".into(), compiled, answers: rows.len(), text: format!("compiling {compiled}/{}", rows.len()), ..Default::default() });
-                Ok(loaded)
+                Ok(Some(loaded))
             })
             .collect::<anyhow::Result<_>>()
     })?;
+    let loaded = all_compiled(&rows, loaded)?;
     let ran: Vec<(&AnswerRow, &Program, Option<&Build>)> = rows
         .iter()
         .zip(&loaded)
@@ -422,5 +457,15 @@ mod tests {
             |wait| waits.borrow_mut().push(wait.as_secs()),
         );
         assert_eq!(*waits.borrow(), [1, 2, 4, 8, 16, 32, 60]);
+    }
+
+    #[test]
+    fn a_batch_whose_compile_time_ran_out_is_not_graded_and_the_page_says_who_did_not_compile() {
+        let rows: Vec<AnswerRow> = ["a1", "a2", "a3", "a4"].iter().map(|s| AnswerRow { student: s.to_string(), sha256: String::new(), cohort: None }).collect();
+        let not_built = || Loaded::NotBuilt(Build { language: "C".into(), toolchain: "clang".into(), sources: String::new(), warnings: String::new(), error: Some("took more than 60 s".into()) });
+        let error = all_compiled(&rows, vec![Some(Loaded::Program((), None)), Some(not_built()), None, None]).err().unwrap().to_string();
+        assert!(error.contains("took longer than its limit of 30 minutes, so nothing was graded: 2 of 4 hand-ins were compiled, 2 were not reached; 1 did not compile (a2)"), "{error}");
+        let all = all_compiled(&rows[..2], vec![Some(Loaded::Program((), None)), Some(not_built())]).unwrap();
+        assert_eq!(all.len(), 2, "every hand-in reached: graded, those that did not compile among them");
     }
 }

@@ -25,6 +25,7 @@ mod common;
 mod measure;
 mod modules;
 mod service;
+mod uploads;
 
 /// One hostile input and what must happen to it.
 pub struct Case {
@@ -49,7 +50,7 @@ pub struct Measured {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-    let cases: Vec<Case> = modules::cases().into_iter().chain(service::cases()).collect();
+    let cases: Vec<Case> = modules::cases().into_iter().chain(service::cases()).chain(uploads::cases()).collect();
     if args.iter().any(|a| a == "--list") {
         for case in &cases {
             println!("{}: test", case.name);

@@ -11,7 +11,7 @@ use crate::{Case, Measured};
 
 /// A case against a fresh `bugrank serve` started with `args`; `run` does it and says
 /// what happened.
-fn served(name: &'static str, args: &'static [&'static str], run: fn(&Service) -> String, max_seconds: f64, max_peak_mb: u64) -> Case {
+pub fn served(name: &'static str, args: &'static [&'static str], run: fn(&Service) -> String, max_seconds: f64, max_peak_mb: u64) -> Case {
     Case {
         name,
         max_seconds,

