@@ -3,12 +3,14 @@
 //! ([`grader::check_problem`]). The service shows the same check for an uploaded bundle.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, bail};
 use grader::{Check, Example, ProblemCheck};
 use sandbox::Sandbox;
 use toolchain::Builder;
 
+use crate::executor::SandboxExecutor;
 use crate::problem::ProblemDir;
 use crate::submissions::{Batch, HandIn, accept_languages, hand_ins, read_batch_dir};
 
@@ -100,7 +102,10 @@ pub fn example_should_pass(id: &str) -> Option<bool> {
 /// Builds the problem in `dir` and checks it, with the examples of `dir/submissions`
 /// (only `correct…` and `buggy…` are built, in the languages the problem accepts; an
 /// example that does not compile, or in another language, fails its check).
-pub fn run_check_problem(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> anyhow::Result<(ProblemDir, ProblemCheck)> {
+///
+/// Once `stop` is set, no program runs any more (each run ends at once as a timeout), so
+/// that a check past its time ends within the runs in flight.
+pub fn run_check_problem(sandbox: &Sandbox, builder: &Builder, dir: &Path, stop: Option<&AtomicBool>) -> anyhow::Result<(ProblemDir, ProblemCheck)> {
     let problem_dir = ProblemDir::load(sandbox, builder, dir)?;
     let examples_dir = dir.join("submissions");
     let files = if examples_dir.is_dir() { read_batch_dir(&examples_dir)? } else { Vec::new() };
@@ -114,7 +119,7 @@ pub fn run_check_problem(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> an
             examples.push(Example { id: submission.id.clone(), program: programs.len(), correct });
         }
     }
-    let executor = problem_dir.executor(sandbox, programs);
+    let executor = SandboxExecutor { cancel: stop, ..problem_dir.executor(sandbox, programs) };
     let mut report = grader::check_problem(&problem_dir.problem(), &executor, &examples);
     for not_built in &batch.not_built {
         let message = not_built.build.error.clone().unwrap_or_default();
@@ -153,7 +158,7 @@ pub fn check_text(problem: &ProblemDir, report: &ProblemCheck) -> String {
 
 pub fn check_problem_command(args: &CheckProblemArgs) -> anyhow::Result<()> {
     let tools = crate::cli_tools()?;
-    let (problem, report) = run_check_problem(&tools.sandbox, &tools.builder, &args.dir)?;
+    let (problem, report) = run_check_problem(&tools.sandbox, &tools.builder, &args.dir, None)?;
     print!("{}", check_text(&problem, &report));
     if !report.passed() {
         bail!("{} is not ready to grade a class", args.dir.display());

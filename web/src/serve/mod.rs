@@ -6,6 +6,7 @@
 //! modules by hash), `problems/` (problem directories), `analyses/<id>/` (outputs).
 
 pub mod auth;
+mod checks;
 pub mod db;
 pub mod sql;
 mod demo;
@@ -108,6 +109,8 @@ pub struct App {
     /// Builds students' sources (kept in `<data>/builds`: a restart builds nothing again).
     pub builder: toolchain::Builder,
     pub jobs: Jobs,
+    /// Uploaded problem bundles waiting for their check, or being checked (`checks.rs`).
+    pub checks: checks::BundleChecks,
     /// The most bytes one upload may carry.
     pub max_upload_bytes: usize,
     /// Finished analyses read from their `analysis.json`, by id: they never change.
@@ -128,7 +131,7 @@ impl App {
         // class again.
         let sandbox = Sandbox::new()?.with_disk_cache(data.join("compiled"))?;
         let builder = toolchain::Builder::new(Some(data.join("builds")));
-        Ok(App { db, store, sandbox, builder, jobs: Jobs::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), secure_cookies: false, lock: None })
+        Ok(App { db, store, sandbox, builder, jobs: Jobs::default(), checks: checks::BundleChecks::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), secure_cookies: false, lock: None })
     }
 
     /// Whether the store keeps files as rows too (PostgreSQL): then another process, on
@@ -375,6 +378,7 @@ pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
         "--workers 0 leaves the analyses to `bugrank worker` processes, which need a shared --database (PostgreSQL); with SQLite in --data this process must run them"
     );
     worker::start(app.clone(), args.workers, args.threads)?;
+    checks::start(app.clone())?;
     app.db.exclusively(|| -> anyhow::Result<()> {
         if !args.no_demo && app.db.problems()?.is_empty() {
             let (problems, _kept) = crate::demo::demo_problems(args.demo.as_deref())?;

@@ -13,7 +13,8 @@ use maud::{Markup, PreEscaped, html};
 use serde::{Deserialize, Serialize};
 
 use super::auth::{Instructor, Refused, SESSION_COOKIE, SESSION_SECONDS, check_password, random_token};
-use super::db::{UPLOAD_DISCARDED, UPLOAD_PENDING, UPLOAD_SAVED, AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, StudentRow, SubmissionRow, now};
+use super::checks::{self, CHECK_REPORT};
+use super::db::{CheckStatus, UPLOAD_DISCARDED, UPLOAD_PENDING, UPLOAD_SAVED, AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, StudentRow, SubmissionRow, now};
 use super::forms::{BatchForm, MAX_STABILITY_SEEDS, batch_form, bundle_form, form_again, late_form, name_field, rename_form, roster_form, run_form, stability_form};
 use super::html::{bug_list, button, confirm_button, csrf_field, table_filter, date, markdown, page};
 use super::store::sha256_hex;
@@ -41,6 +42,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     page!("/problems", problems_page);
     cfg.route("/problems", web::post().to(upload_problem));
     page!("/problems/{id}", problem_page);
+    page!("/problems/checks/{id}", problem_check_page);
     cfg.route("/problems/{id}/bundle", web::post().to(replace_problem));
     cfg.route("/problems/{id}/batches", web::post().to(upload_batch));
     page!("/uploads/{id}", upload_page);
@@ -235,11 +237,15 @@ async fn problems_page(app: AppData, req: HttpRequest, who: Instructor) -> Page 
 /// name): a name people read in lists, and far below what a file system allows.
 const MAX_PROBLEM_NAME_CHARS: usize = 64;
 
-/// Unpacks a problem bundle into a new folder of the store and loads it, so that a broken
-/// bundle is refused with the reason. Returns the folder, the problem's name and title.
-/// Every entry is streamed into its file within one [`Unpacking`] budget: a bundle is
-/// never held unpacked.
-fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::path::PathBuf, String, String), AppError> {
+/// The most example submissions a bundle may carry: each is built and run on a thousand
+/// inputs in the check; `new-problem` writes two.
+const MAX_EXAMPLES: usize = 20;
+
+/// Unpacks a problem bundle into a new folder of the store and reads its settings, so that
+/// a bundle that is not one (or has bad settings) is refused at once with the reason.
+/// Returns the folder and the problem's name. Every entry is streamed into its file within
+/// one [`Unpacking`] budget: a bundle is never held unpacked.
+fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::path::PathBuf, String), AppError> {
     let bad = |reason: String| AppError::BadRequest(format!("{file_name}: {reason}"));
     let mut unpacking = crate::submissions::Unpacking::new();
     let mut zip = unpacking.open(crate::submissions::SharedBytes(std::sync::Arc::new(bytes))).map_err(|e| bad(format!("not a readable zip: {e:#}")))?;
@@ -274,6 +280,10 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
         let names: Vec<String> = folders.iter().map(|f| format!("`{f}`")).collect();
         return Err(bad(format!("its problem files are in {} folders ({}): a bundle is one problem, at its top or in one folder", folders.len(), names.join(", "))));
     }
+    let examples = wanted.iter().filter(|(_, f)| f.starts_with("submissions/")).count();
+    if examples > MAX_EXAMPLES {
+        return Err(bad(format!("it has {examples} examples in submissions/, more than {MAX_EXAMPLES}")));
+    }
     if !wanted.iter().any(|(_, n)| n == "problem.toml") {
         return Err(bad("the bundle has no problem.toml (at its top or in one folder)".into()));
     }
@@ -295,33 +305,18 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
         anyhow::ensure!(size <= sandbox::MAX_MODULE_BYTES as u64, "{file} is larger than {} bytes", sandbox::MAX_MODULE_BYTES);
         Ok(out.sync_all()?)
     });
-    // The check builds the problem (sandboxed, as students' sources are) and keeps its
-    // report for the problem page.
-    let checked = written.map_err(|e| bad(format!("{e:#}"))).and_then(|()| {
-        crate::authoring::run_check_problem(&app.sandbox, &app.builder, &dir).map_err(|error| bad(format!("{error:#}")))
-    });
-    // The modules built from sources are kept beside them: every analysis of the problem
-    // runs the programs that were checked (a module wins over its source).
-    let kept = checked.and_then(|(problem, report)| {
-        let json = serde_json::to_vec_pretty(&report).map_err(|e| AppError::Internal(e.into()))?;
-        let outputs = problem.built.iter().map(|(file, wasm)| (file.as_str(), wasm.as_slice())).chain([(CHECK_REPORT, json.as_slice())]);
-        for (file, bytes) in outputs {
-            super::store::write_atomically(&dir.join(file), bytes).map_err(AppError::Internal)?;
-        }
-        Ok(problem)
-    });
-    match kept.and_then(|problem| app.publish(&dir).map(|()| problem).map_err(AppError::Internal)) {
-        Ok(problem) => Ok((dir, name, problem.toml.title)),
+    // Its settings are read here, so that a bundle with bad ones is refused at once; the
+    // rest of the check (building, running) is the check thread's (`checks.rs`).
+    let settings = written.and_then(|()| crate::problem::ProblemToml::read(&dir).map(drop));
+    match settings {
+        Ok(()) => Ok((dir, name)),
         Err(error) => {
             // Nothing of a refused bundle stays: not its files, not its numbered folder.
             let _ = std::fs::remove_dir_all(dir.parent().unwrap_or(&dir));
-            Err(error)
+            Err(bad(format!("{error:#}")))
         }
     }
 }
-
-/// The file in a stored problem's folder that keeps its check report (`ProblemCheck`).
-const CHECK_REPORT: &str = "check.json";
 
 /// Whether `file` is an example submission of a problem bundle (`correct…`, `buggy…`).
 fn is_example(file: &str) -> bool {
@@ -338,13 +333,7 @@ async fn upload_problem(app: AppData, req: HttpRequest, who: Instructor, payload
         let form = Form::read(&req, payload, app.max_upload_bytes).await?;
         who.check_csrf(&req, form.field("csrf"))?;
         let (file, bytes) = bundle_of(form)?;
-        let app2 = app.clone();
-        let id = blocking(move || {
-            let (dir, name, title) = unpack_bundle(&app2, &file, bytes)?;
-            Ok(app2.db.add_problem(&name, &title, &app2.store.relative(&dir), false)?)
-        })
-        .await?;
-        see_other(&format!("/problems/{id}"))
+        checked_bundle(&app, file, bytes, None).await
     }
     .await;
     form_again(&req, &who, "The problem was not uploaded", result, || bundle_form(&who, "/problems", "Upload"))
@@ -357,17 +346,62 @@ async fn replace_problem(app: AppData, req: HttpRequest, who: Instructor, path: 
         let form = Form::read(&req, payload, app.max_upload_bytes).await?;
         who.check_csrf(&req, form.field("csrf"))?;
         let (file, bytes) = bundle_of(form)?;
-        let app2 = app.clone();
-        blocking(move || {
-            let (dir, _, title) = unpack_bundle(&app2, &file, bytes)?;
-            Ok(app2.db.replace_problem(id, &title, &app2.store.relative(&dir))?)
-        })
-        .await?;
-        see_other(&format!("/problems/{id}"))
+        checked_bundle(&app, file, bytes, Some(id)).await
     }
     .await;
     let action = format!("/problems/{id}/bundle");
     form_again(&req, &who, "The problem was not replaced", result, || bundle_form(&who, &action, "Replace"))
+}
+
+/// Unpacks a bundle (a new problem, or one that `replaces` a problem) and has it checked
+/// outside the request (`checks.rs`); answers as the check ended when it ends within
+/// [`checks::BUNDLE_CHECK_WAIT`] (the problem's page, or the refusal), else with the
+/// check's page.
+async fn checked_bundle(app: &AppData, file: String, bytes: Vec<u8>, replaces: Option<i64>) -> Page {
+    let app = app.clone();
+    let check = blocking(move || {
+        let (dir, name) = unpack_bundle(&app, &file, bytes)?;
+        let id = app.db.add_problem_check(&file, &name, &app.store.relative(&dir), replaces)?;
+        app.checks.queue(id)?;
+        Ok(checks::wait(&app, id, checks::BUNDLE_CHECK_WAIT)?)
+    })
+    .await?;
+    let check = found(check)?;
+    match (check.status, check.problem_id, check.error) {
+        (CheckStatus::Ready, Some(problem), _) => see_other(&format!("/problems/{problem}")),
+        (CheckStatus::Refused, _, error) => Err(AppError::BadRequest(error.unwrap_or_default())),
+        _ => see_other(&format!("/problems/checks/{}", check.id)),
+    }
+}
+
+/// How often the page of a check still running reloads itself, in seconds.
+const CHECK_PAGE_RELOAD_SECONDS: u32 = 2;
+
+async fn problem_check_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
+    let check = found(app.db.problem_check(path.into_inner())?)?;
+    if !is_api(&req) {
+        if let (CheckStatus::Ready, Some(problem)) = (check.status, check.problem_id) {
+            return see_other(&format!("/problems/{problem}"));
+        }
+    }
+    let action = check.replaces.map_or_else(|| "/problems".to_owned(), |id| format!("/problems/{id}/bundle"));
+    let checking = check.status == CheckStatus::Checking;
+    let mut response = respond(&req, Some(&who), &format!("Checking {}", check.file), &check, |c| {
+        html! {
+            @match c.status {
+                CheckStatus::Checking => p role="status" { "The bundle " code { (c.file) } " is being built and checked: its programs run on a thousand generated inputs. This page reloads itself until the check ends (at most " (checks::BUNDLE_CHECK_SECONDS / 60) " minutes)." },
+                CheckStatus::Ready => p { "Checked: " a href={ "/problems/" (c.problem_id.unwrap_or_default()) } { "the problem's page" } "." },
+                CheckStatus::Refused => {
+                    p.bad.refused role="alert" { (c.error.clone().unwrap_or_default()) }
+                    (bundle_form(&who, &action, if c.replaces.is_some() { "Replace" } else { "Upload" }))
+                }
+            }
+        }
+    })?;
+    if checking && !is_api(&req) {
+        response.headers_mut().insert(actix_web::http::header::REFRESH, actix_web::http::header::HeaderValue::from(CHECK_PAGE_RELOAD_SECONDS));
+    }
+    Ok(response)
 }
 
 #[derive(Serialize)]

@@ -1,0 +1,146 @@
+//! Uploaded problem bundles are checked outside the request that brought them: building
+//! a bundle's sources and running its programs on a thousand inputs may take minutes (a
+//! careless bundle's reference near its fuel limit on every input), and a request must
+//! neither hold an HTTP worker that long nor keep a core busy after its client has left.
+//!
+//! The request unpacks the bundle, records its check (`problem_checks`, `checking`) and
+//! queues it on this process's check thread, which checks one bundle at a time; it then
+//! waits at most [`BUNDLE_CHECK_WAIT`] and answers as before when the check is done by then
+//! (the problem's page, or the refusal with the form again), else with the check's page,
+//! which reloads itself until the check ends. A check ends `ready` (it made or replaced a
+//! problem) or `refused` (the reason kept, nothing of the bundle kept); one that runs past
+//! [`BUNDLE_CHECK_SECONDS`] is stopped and refused. On SQLite, checks a restart
+//! interrupted are queued again at start-up. Pitfall: on PostgreSQL a check belongs to
+//! the process that received the bundle; if that process dies, the check stays
+//! `checking` and the bundle must be uploaded again.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::App;
+use super::db::{CheckStatus, DbResult, Engine, ProblemCheckRow};
+use super::store::write_atomically;
+
+/// How long an upload request waits for its bundle's check before it answers with the
+/// check's page: a bundle of modules checks in about a second, one of sources in some
+/// seconds (each program compiled in the sandbox), so most uploads answer as if checked
+/// in the request.
+pub const BUNDLE_CHECK_WAIT: Duration = Duration::from_secs(20);
+
+/// The longest a bundle's check may run: every program of a sound problem runs on a
+/// thousand inputs within this many times over, while a careless one (a reference near
+/// its fuel limit of some seconds on every input) is stopped and refused instead of
+/// holding the check thread for hours.
+pub const BUNDLE_CHECK_SECONDS: u64 = 10 * 60;
+
+/// The file in a stored problem's folder that keeps its check report (`ProblemCheck`).
+pub const CHECK_REPORT: &str = "check.json";
+
+/// This process's queue of bundle checks (see [`start`]).
+#[derive(Default)]
+pub struct BundleChecks {
+    queue: Mutex<Option<Sender<i64>>>,
+}
+
+impl BundleChecks {
+    /// Queues check `id` on the check thread.
+    pub fn queue(&self, id: i64) -> anyhow::Result<()> {
+        let queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let queue = queue.as_ref().ok_or_else(|| anyhow::anyhow!("this process checks no problem bundles"))?;
+        queue.send(id).map_err(|_| anyhow::anyhow!("the check thread has stopped"))
+    }
+}
+
+/// Starts the check thread of a serving process (and, on SQLite, queues again the checks
+/// a restart interrupted).
+pub fn start(app: Arc<App>) -> anyhow::Result<()> {
+    let (send, receive) = channel::<i64>();
+    *app.checks.queue.lock().unwrap_or_else(|p| p.into_inner()) = Some(send);
+    if app.db.engine() == Engine::Sqlite {
+        for check in app.db.problem_checks_running()? {
+            app.checks.queue(check.id)?;
+        }
+    }
+    std::thread::Builder::new().name("bundle-checks".into()).spawn(move || {
+        for id in receive {
+            run(&app, id);
+        }
+    })?;
+    Ok(())
+}
+
+/// Waits until check `id` has ended or `at_most` has passed; its row then.
+pub fn wait(app: &App, id: i64, at_most: Duration) -> DbResult<Option<ProblemCheckRow>> {
+    let until = Instant::now() + at_most;
+    loop {
+        let row = app.db.problem_check(id)?;
+        if row.as_ref().is_none_or(|r| r.status != CheckStatus::Checking) || Instant::now() >= until {
+            return Ok(row);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Checks bundle `id` and records how it ended; a refused bundle's folder is removed.
+fn run(app: &App, id: i64) {
+    let row = match app.db.problem_check(id) {
+        Ok(Some(row)) if row.status == CheckStatus::Checking => row,
+        Ok(_) => return,
+        Err(error) => return eprintln!("bugrank: cannot read problem check {id}: {error}"),
+    };
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(app, &row)))
+        .unwrap_or_else(|_| Err("the check failed unexpectedly (a bug: the service's log has its trace)".to_owned()));
+    if outcome.is_err() {
+        // Nothing of a refused bundle stays: not its files, not its numbered folder.
+        let dir = app.store.resolve(&row.dir);
+        let _ = std::fs::remove_dir_all(dir.parent().unwrap_or(&dir));
+    }
+    if let Err(error) = app.db.finish_problem_check(id, &outcome) {
+        eprintln!("bugrank: cannot record the end of problem check {id}: {error}");
+    }
+}
+
+/// Builds and checks the bundle (sandboxed, as students' sources are), keeps the modules
+/// built from its sources beside them (every analysis of the problem runs the programs
+/// that were checked) and the report for the problem page, and makes or replaces the
+/// problem. The error is what the instructor is told.
+fn check(app: &App, row: &ProblemCheckRow) -> Result<i64, String> {
+    let dir = app.store.resolve(&row.dir);
+    let stop = AtomicBool::new(false);
+    let checked = std::thread::scope(|scope| {
+        // Dropped when the check ends, however it ends: the timer then ends too.
+        let (done, ended) = channel::<()>();
+        let stop = &stop;
+        scope.spawn(move || {
+            if ended.recv_timeout(Duration::from_secs(BUNDLE_CHECK_SECONDS)) == Err(RecvTimeoutError::Timeout) {
+                stop.store(true, Ordering::Relaxed);
+            }
+        });
+        let checked = crate::authoring::run_check_problem(&app.sandbox, &app.builder, &dir, Some(stop));
+        drop(done);
+        checked
+    });
+    if stop.load(Ordering::Relaxed) {
+        return Err(format!("{}: the check took longer than {} minutes, the most a bundle's check may take: are the reference's and the generator's fuel limits far above what they need?", row.file, BUNDLE_CHECK_SECONDS / 60));
+    }
+    let (problem, report) = checked.map_err(|error| format!("{}: {error:#}", row.file))?;
+    let kept = || -> anyhow::Result<i64> {
+        let json = serde_json::to_vec_pretty(&report)?;
+        let outputs = problem.built.iter().map(|(file, wasm)| (file.as_str(), wasm.as_slice())).chain([(CHECK_REPORT, json.as_slice())]);
+        for (file, bytes) in outputs {
+            write_atomically(&dir.join(file), bytes)?;
+        }
+        app.publish(&dir)?;
+        let stored = app.store.relative(&dir);
+        Ok(match row.replaces {
+            Some(id) => {
+                app.db.replace_problem(id, &problem.toml.title, &stored)?;
+                id
+            }
+            None => app.db.add_problem(&row.name, &problem.toml.title, &stored, false)?,
+        })
+    };
+    kept().map_err(|error| format!("{}: the checked problem cannot be saved: {error:#}", row.file))
+}
