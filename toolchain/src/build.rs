@@ -378,13 +378,19 @@ fn hex(bytes: &[u8]) -> String {
 
 /// The compiler's runs, each its arguments after the program: the flags, the output and
 /// the sources, by their paths in the sandbox (never a bare name: a file named `-o.c` or
-/// `--help.rs` would be an option; the messages name the files as the student did, see
-/// [`clean`]). One run, but two for a Rust generator: first its library crate.
+/// `--help.rs` would be an option). The sandbox's directory is cut from the paths the
+/// module holds (a panic's location, `__FILE__`), so they name the files as the student
+/// did, as [`clean`] does for the messages. One run, but two for a Rust generator: first
+/// its library crate.
 fn compiles(source: &Source, kind: Kind) -> Result<Vec<Vec<String>>, String> {
     let library = (kind == Kind::Generator).then(|| crate::guest::library(source.language).0);
     let in_jail = |name: &str| format!("{SOURCES}/{name}");
+    let unprefix = match source.language {
+        Language::Rust => format!("--remap-path-prefix={SOURCES}/="),
+        Language::C | Language::Cpp => format!("-ffile-prefix-map={SOURCES}/="),
+    };
     let mut args: Vec<String> = source.language.flags().iter().map(|f| f.to_string()).collect();
-    args.extend(["-o".to_owned(), OUTPUT.to_owned()]);
+    args.extend([unprefix.clone(), "-o".to_owned(), OUTPUT.to_owned()]);
     let sources: Vec<&String> = source
         .files
         .iter()
@@ -407,7 +413,7 @@ fn compiles(source: &Source, kind: Kind) -> Result<Vec<Vec<String>>, String> {
                 let mut first: Vec<String> =
                     source.language.flags().iter().filter(|f| !f.starts_with("--crate-")).map(|f| f.to_string()).collect();
                 first.extend(["--crate-type=rlib", "--crate-name=bugrank_gen", "-o", rlib].map(str::to_owned));
-                first.push(in_jail(library));
+                first.extend([unprefix, in_jail(library)]);
                 args.extend(["--extern".to_owned(), format!("bugrank_gen={rlib}")]);
                 return Ok(vec![first, args]);
             }

@@ -286,3 +286,15 @@ fn a_limit_reached_is_not_kept_as_the_sources_verdict() {
     failure(builder.build(&source(Language::C, "a.c", "int main(void) { return nope; }\n")).unwrap());
     assert_eq!(kept(cache.path()).len(), 1);
 }
+
+#[test]
+fn a_module_names_its_source_files_as_the_student_did_not_by_their_sandbox_path() {
+    for (language, name, text) in [
+        (Language::C, "where.c", "#include <stdio.h>\nint main(void) { puts(__FILE__); return 0; }\n"),
+        (Language::Rust, "where.rs", "fn main() { println!(\"{}\", file!()); let v: Vec<u8> = Vec::new(); println!(\"{}\", v[1]); }\n"),
+    ] {
+        let Some(built) = build(language, name, text) else { continue };
+        let wasm = String::from_utf8_lossy(&module(built).0).into_owned();
+        assert!(wasm.contains(name) && !wasm.contains(&format!("/src/{name}")), "{name}");
+    }
+}
