@@ -151,13 +151,18 @@ fn nothing_of_the_hosts_environment_processes_or_paths_reaches_a_module_or_a_mes
         let mut host: Vec<String> = vec![SECRET.1.to_owned(), tmp.clone(), "unshare".to_owned(), "bwrap".to_owned(), "newroot".to_owned()];
         let toolchain = builder.toolchains().get(language).unwrap();
         host.extend(toolchain.mounts.iter().map(|mount| mount.host.display().to_string()));
-        let shown = match builder.build(&source(language, name, text)).unwrap() {
-            Built::Module { wasm, warnings } => [wasm, warnings.into_bytes()].concat(),
-            Built::Failed { message, .. } => message.into_bytes(),
-        };
-        let shown = String::from_utf8_lossy(&shown);
-        for secret in &host {
-            assert!(!shown.contains(secret.as_str()), "{name} shows {secret}: {shown}");
+        // As a student's program, and as a problem's generator (built with the guest
+        // library, a Rust one in two runs).
+        let source = source(language, name, text);
+        for built in [builder.build(&source), builder.build_generator(&source)] {
+            let shown = match built.unwrap() {
+                Built::Module { wasm, warnings } => [wasm, warnings.into_bytes()].concat(),
+                Built::Failed { message, .. } => message.into_bytes(),
+            };
+            let shown = String::from_utf8_lossy(&shown);
+            for secret in &host {
+                assert!(!shown.contains(secret.as_str()), "{name} shows {secret}: {shown}");
+            }
         }
     }
 }
