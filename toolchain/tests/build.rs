@@ -167,6 +167,19 @@ fn nothing_of_the_hosts_environment_processes_or_paths_reaches_a_module_or_a_mes
     }
 }
 
+/// A Rust program including `/dev/zero`: rustc reads it to its end, which never comes.
+const RUST_ZERO: &str = "static ZERO: &[u8] = include_bytes!(\"/dev/zero\");\nfn main() { print!(\"{}\", ZERO.len()); }\n";
+
+/// A C program whose `A40` expands to 2^40 tokens.
+fn macro_bomb() -> String {
+    let mut bomb = String::from("#define A0 +1\n");
+    for i in 1..=40 {
+        bomb.push_str(&format!("#define A{i} A{} A{}\n", i - 1, i - 1));
+    }
+    bomb.push_str("int y = 0 A40;\nint main(void) { return 0; }\n");
+    bomb
+}
+
 #[test]
 fn reading_dev_zero_is_stopped_by_the_memory_limit() {
     let limits = Limits { memory_bytes: 512 << 20, time: Duration::from_secs(30), ..Limits::default() };
@@ -176,26 +189,18 @@ fn reading_dev_zero_is_stopped_by_the_memory_limit() {
         builder.build(&source(Language::C, "zero.c", "#include \"/dev/zero\"\nint main(void) { return 0; }\n")).unwrap();
         assert!(started.elapsed() < Duration::from_secs(30));
     }
-    // rustc reads it to its end, which never comes.
     let Some(builder) = builder(Language::Rust, limits) else { return };
-    let text = "static ZERO: &[u8] = include_bytes!(\"/dev/zero\");\nfn main() { print!(\"{}\", ZERO.len()); }\n";
-    let (kind, message) = failure(builder.build(&source(Language::Rust, "zero.rs", text)).unwrap());
+    let (kind, message) = failure(builder.build(&source(Language::Rust, "zero.rs", RUST_ZERO)).unwrap());
     assert_eq!(kind, Failure::MemoryLimit, "{message}");
     assert!(message.starts_with("the compiler "), "{message}");
 }
 
 #[test]
 fn a_macro_bomb_is_stopped_by_a_limit_in_seconds() {
-    // A40 expands to 2^40 tokens.
-    let mut bomb = String::from("#define A0 +1\n");
-    for i in 1..=40 {
-        bomb.push_str(&format!("#define A{i} A{} A{}\n", i - 1, i - 1));
-    }
-    bomb.push_str("int y = 0 A40;\nint main(void) { return 0; }\n");
     let limits = Limits { time: Duration::from_secs(3), ..Limits::default() };
     let Some(builder) = builder(Language::C, limits) else { return };
     let started = std::time::Instant::now();
-    let (kind, message) = failure(builder.build(&source(Language::C, "bomb.c", &bomb)).unwrap());
+    let (kind, message) = failure(builder.build(&source(Language::C, "bomb.c", &macro_bomb())).unwrap());
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
     assert!(matches!(kind, Failure::TimeLimit | Failure::MemoryLimit), "{kind:?}: {message}");
     assert!(message.starts_with("the compiler "), "{message}");
@@ -274,13 +279,8 @@ fn the_cache_forgets_the_least_recently_used_builds_beyond_its_bytes() {
 fn a_limit_reached_is_not_kept_as_the_sources_verdict() {
     let cache = tempfile::tempdir().unwrap();
     let limits = Limits { time: Duration::from_secs(2), memory_bytes: 512 << 20, ..Limits::default() };
-    let mut bomb = String::from("#define A0 +1\n");
-    for i in 1..=40 {
-        bomb.push_str(&format!("#define A{i} A{} A{}\n", i - 1, i - 1));
-    }
-    bomb.push_str("int y = 0 A40;\nint main(void) { return 0; }\n");
-    let zero = "static ZERO: &[u8] = include_bytes!(\"/dev/zero\");\nfn main() { print!(\"{}\", ZERO.len()); }\n";
-    for (language, name, text) in [(Language::C, "bomb.c", bomb.as_str()), (Language::Rust, "zero.rs", zero)] {
+    let bomb = macro_bomb();
+    for (language, name, text) in [(Language::C, "bomb.c", bomb.as_str()), (Language::Rust, "zero.rs", RUST_ZERO)] {
         let Some(builder) = ready(Builder::new(Some(cache.path().to_owned())).with_limits(limits.clone()), language) else { continue };
         let (kind, message) = failure(builder.build(&source(language, name, text)).unwrap());
         assert!(matches!(kind, Failure::TimeLimit | Failure::MemoryLimit), "{kind:?}: {message}");
