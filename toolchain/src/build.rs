@@ -2,12 +2,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::find::{Toolchain, Toolchains};
-use crate::jail::{Ended, Jail, Limits, Ran};
+use crate::jail::{Ended, Jail, Limits, Ran, SOURCES};
 use crate::language::{Language, OUTPUT};
 use crate::ToolchainError;
 
@@ -15,8 +16,16 @@ use crate::ToolchainError;
 /// ones to fix; the rest is cut with a note saying how much.
 pub const MAX_MESSAGE_CHARS: usize = 8_000;
 
-/// Bumped whenever what a cache entry means changes, so that old entries are not used.
-const CACHE_FORMAT: &str = "bugrank-build-1";
+/// Bumped whenever what a cache entry means changes, so that old entries are not used
+/// (2: built in a sandbox without `/proc`; a build of 1 may hold the host's environment).
+const CACHE_FORMAT: &str = "bugrank-build-2";
+
+/// The most bytes of builds the cache keeps; beyond it the least recently used are deleted
+/// (a build asked for again is compiled again, to the same result). A class of 1,000
+/// students' builds takes about 200 MB (the fixture modules average 70 KB, 200 KB as
+/// JSON), so this keeps a few classes, re-analysed without compiling; one source with a
+/// 40 MB static array made an 84 MB entry, and without a bound such entries stayed.
+pub const BUILD_CACHE_BYTES: u64 = 1 << 30;
 
 /// One submission's sources: file names (plain names, no directories) and bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,6 +120,7 @@ pub struct Builder {
     jail: OnceLock<Result<Jail, ToolchainError>>,
     toolchains: OnceLock<Toolchains>,
     cache: Option<PathBuf>,
+    cache_bytes: u64,
     limits: Limits,
 }
 
@@ -119,7 +129,7 @@ impl Builder {
     /// toolchains are looked for when first needed (a batch of modules never needs them);
     /// without a sandbox, every compile is refused with the reason.
     pub fn new(cache: Option<PathBuf>) -> Builder {
-        Builder { jail: OnceLock::new(), toolchains: OnceLock::new(), cache, limits: Limits::default() }
+        Builder { jail: OnceLock::new(), toolchains: OnceLock::new(), cache, cache_bytes: BUILD_CACHE_BYTES, limits: Limits::default() }
     }
 
     fn jail(&self) -> Result<&Jail, ToolchainError> {
@@ -129,6 +139,13 @@ impl Builder {
     /// The same with other limits (tests use short ones).
     pub fn with_limits(mut self, limits: Limits) -> Builder {
         self.limits = limits;
+        self
+    }
+
+    /// The same with a cache of at most `bytes` instead of [`BUILD_CACHE_BYTES`] (tests
+    /// use small ones).
+    pub fn with_cache_bytes(mut self, bytes: u64) -> Builder {
+        self.cache_bytes = bytes;
         self
     }
 
@@ -203,8 +220,8 @@ impl Builder {
                 let mut warnings = Vec::new();
                 let mut failed = None;
                 for args in steps {
-                    let ran = jail.run(dir.path(), &toolchain.read_only, &toolchain.program, &args, &self.limits)?;
-                    match self.judge(ran, toolchain) {
+                    let ran = jail.run(dir.path(), &toolchain.mounts, &toolchain.env, &toolchain.program_in_jail(), &args, &self.limits)?;
+                    match self.judge(ran, toolchain, dir.path()) {
                         Ok(messages) => warnings.push(messages),
                         Err(failure) => {
                             failed = Some(failure);
@@ -215,18 +232,20 @@ impl Builder {
                 let warnings = warnings.into_iter().filter(|w| !w.is_empty()).collect::<Vec<_>>().join("\n");
                 failed.unwrap_or_else(|| match std::fs::read(dir.path().join(OUTPUT)) {
                     Ok(wasm) => Built::Module { wasm, warnings },
-                    Err(_) => Built::Failed { failure: Failure::CompileError, message: format!("{warnings}\nthe compiler wrote no module").trim().to_owned() },
+                    Err(_) => Built::Failed { failure: Failure::CompileError, message: format!("{warnings}\n{NO_MODULE}").trim().to_owned() },
                 })
             }
         };
-        self.keep(&key, &built);
+        if depends_on_sources_alone(&built) {
+            self.keep(&key, &built);
+        }
         Ok(built)
     }
 
     /// One run of the compiler: its messages (warnings) when it succeeded, else the
     /// student's failure.
-    fn judge(&self, ran: Ran, toolchain: &Toolchain) -> Result<String, Built> {
-        let messages = clean(&String::from_utf8_lossy(&ran.messages), ran.dropped, toolchain);
+    fn judge(&self, ran: Ran, toolchain: &Toolchain, dir: &Path) -> Result<String, Built> {
+        let messages = clean(&String::from_utf8_lossy(&ran.messages), ran.dropped, toolchain, dir);
         let out_of_memory = ["out of memory", "memory allocation of", "std::bad_alloc", "Cannot allocate memory"]
             .iter()
             .any(|sign| messages.contains(sign));
@@ -257,11 +276,17 @@ impl Builder {
         built
     }
 
+    /// The build kept under `key`, marked as used now (its modification time: the cache
+    /// forgets the least recently used first).
     fn cached(&self, key: &str) -> Option<Built> {
-        serde_json::from_slice(&std::fs::read(cache_entry(self.cache.as_ref()?, key)).ok()?).ok()
+        let entry = cache_entry(self.cache.as_ref()?, key);
+        let built = serde_json::from_slice(&std::fs::read(&entry).ok()?).ok()?;
+        let _ = std::fs::File::options().append(true).open(&entry).and_then(|file| file.set_modified(SystemTime::now()));
+        Some(built)
     }
 
-    /// Keeps `built` under `key`; a cache that cannot be written only costs a compile later.
+    /// Keeps `built` under `key`, then forgets the least recently used builds beyond the
+    /// cache's bytes; a cache that cannot be written only costs a compile later.
     fn keep(&self, key: &str, built: &Built) {
         let Some(dir) = &self.cache else { return };
         let Ok(json) = serde_json::to_vec(built) else { return };
@@ -270,6 +295,53 @@ impl Builder {
         if std::fs::write(&temporary, json).is_ok() {
             let _ = std::fs::rename(&temporary, cache_entry(dir, key));
         }
+        forget_beyond(dir, self.cache_bytes);
+    }
+}
+
+/// Deletes the least recently used builds in `dir` until the rest take at most `bytes`.
+/// (Builders of other threads and processes may delete some at the same time: a build
+/// deleted twice is counted once here, so this never deletes more than it must by much.)
+fn forget_beyond(dir: &Path, bytes: u64) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut builds: Vec<(SystemTime, u64, PathBuf)> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let path = entry.path();
+            let metadata = entry.metadata().ok()?;
+            (path.extension()? == "json").then_some((metadata.modified().ok()?, metadata.len(), path))
+        })
+        .collect();
+    let mut total: u64 = builds.iter().map(|(_, size, _)| size).sum();
+    builds.sort();
+    for (_, size, path) in builds {
+        if total <= bytes {
+            break;
+        }
+        let _ = std::fs::remove_file(&path);
+        total -= size;
+    }
+}
+
+/// What a build says when the compiler succeeded but wrote no module.
+const NO_MODULE: &str = "the compiler wrote no module";
+
+/// Signs, in a compiler's messages, that it or a program it ran (the linker) was killed,
+/// by a limit or by the host, though the compiler itself exited.
+const KILLED_SIGNS: [&str; 3] = ["due to signal", "unable to execute command", "failed: signal: "];
+
+/// Whether `built` is a verdict on the sources alone, the same for them at any other time
+/// with this toolchain, and so kept in the cache: a module, or the compiler's refusal. Not
+/// a limit (a busy machine compiles slower, and the limits are the builder's: tests lower
+/// them), a compiler or linker killed, or a module the compiler did not write: those are
+/// compiled again when asked again.
+fn depends_on_sources_alone(built: &Built) -> bool {
+    match built {
+        Built::Module { .. } => true,
+        Built::Failed { failure: Failure::CompileError, message } => {
+            !message.ends_with(NO_MODULE) && !KILLED_SIGNS.iter().any(|sign| message.contains(sign))
+        }
+        Built::Failed { failure: Failure::TimeLimit | Failure::MemoryLimit, .. } => false,
     }
 }
 
@@ -305,12 +377,20 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// The compiler's runs, each its arguments after the program: the flags, the output and
-/// the sources (relative names, so that messages name the student's files as they wrote
-/// them). One run, but two for a Rust generator: first its library crate.
+/// the sources, by their paths in the sandbox (never a bare name: a file named `-o.c` or
+/// `--help.rs` would be an option). The sandbox's directory is cut from the paths the
+/// module holds (a panic's location, `__FILE__`), so they name the files as the student
+/// did, as [`clean`] does for the messages. One run, but two for a Rust generator: first
+/// its library crate.
 fn compiles(source: &Source, kind: Kind) -> Result<Vec<Vec<String>>, String> {
     let library = (kind == Kind::Generator).then(|| crate::guest::library(source.language).0);
+    let in_jail = |name: &str| format!("{SOURCES}/{name}");
+    let unprefix = match source.language {
+        Language::Rust => format!("--remap-path-prefix={SOURCES}/="),
+        Language::C | Language::Cpp => format!("-ffile-prefix-map={SOURCES}/="),
+    };
     let mut args: Vec<String> = source.language.flags().iter().map(|f| f.to_string()).collect();
-    args.extend(["-o".to_owned(), OUTPUT.to_owned()]);
+    args.extend([unprefix.clone(), "-o".to_owned(), OUTPUT.to_owned()]);
     let sources: Vec<&String> = source
         .files
         .iter()
@@ -327,28 +407,30 @@ fn compiles(source: &Source, kind: Kind) -> Result<Vec<Vec<String>>, String> {
                     format!("a Rust submission is one .rs file, or several with main.rs as the crate root (found {})", sources.len())
                 })?,
             };
-            args.push(root.to_string());
+            args.push(in_jail(root));
             if let Some(library) = library {
                 let rlib = "libbugrank_gen.rlib";
                 let mut first: Vec<String> =
                     source.language.flags().iter().filter(|f| !f.starts_with("--crate-")).map(|f| f.to_string()).collect();
-                first.extend(["--crate-type=rlib", "--crate-name=bugrank_gen", "-o", rlib, library].map(str::to_owned));
+                first.extend(["--crate-type=rlib", "--crate-name=bugrank_gen", "-o", rlib].map(str::to_owned));
+                first.extend([unprefix, in_jail(library)]);
                 args.extend(["--extern".to_owned(), format!("bugrank_gen={rlib}")]);
                 return Ok(vec![first, args]);
             }
         }
         _ if sources.is_empty() => return Err(format!("no {} source file", source.language)),
-        _ => args.extend(sources.into_iter().cloned()),
+        _ => args.extend(sources.into_iter().map(|name| in_jail(name))),
     }
     Ok(vec![args])
 }
 
-/// The compiler's messages as a student should read them: no path of the build sandbox or
-/// the toolchain's installation, at most [`MAX_MESSAGE_CHARS`].
-fn clean(messages: &str, dropped: u64, toolchain: &Toolchain) -> String {
-    let mut text = messages.replace("/src/", "");
-    for dir in &toolchain.read_only {
-        text = text.replace(&dir.display().to_string(), "<toolchain>");
+/// The compiler's messages as a student should read them: no path of the sandbox (the
+/// sources' directory, the toolchain's mounts) nor, should one ever show, of the host (the
+/// build directory, the toolchain's directories); at most [`MAX_MESSAGE_CHARS`].
+fn clean(messages: &str, dropped: u64, toolchain: &Toolchain, dir: &Path) -> String {
+    let mut text = messages.replace(&format!("{SOURCES}/"), "").replace(&format!("{}/", dir.display()), "");
+    for mount in &toolchain.mounts {
+        text = text.replace(&mount.host.display().to_string(), "<toolchain>").replace(mount.jail, "<toolchain>");
     }
     let mut text = text.trim().to_owned();
     let mut cut = dropped as usize;

@@ -4,20 +4,38 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::jail::which;
+use crate::jail::{Mount, which};
 use crate::language::Language;
 
 /// A compiler found for one language.
 #[derive(Clone, Debug)]
 pub struct Toolchain {
     pub language: Language,
-    /// The compiler, run inside the sandbox by this path.
+    /// The compiler, on this machine.
     pub program: PathBuf,
     /// The compiler's version line (and the libraries' package versions where known): part
     /// of every cache key, and recorded in `analysis.json`.
     pub version: String,
-    /// Host directories the compiler needs besides `/usr` (Rust's sysroot).
-    pub read_only: Vec<PathBuf>,
+    /// Host directories the compiler needs besides `/usr`, and where the sandbox shows
+    /// them (Rust's sysroot, as [`RUST_SYSROOT`]).
+    pub mounts: Vec<Mount>,
+    /// Environment variables the compiler needs besides [`crate::JAIL_ENV`], named here:
+    /// the sandbox inherits none.
+    pub env: Vec<(&'static str, String)>,
+}
+
+/// Where the sandbox shows Rust's sysroot (the host's is in a home directory, under
+/// rustup).
+pub const RUST_SYSROOT: &str = "/toolchain/rust";
+
+impl Toolchain {
+    /// The compiler's path inside the sandbox.
+    pub fn program_in_jail(&self) -> PathBuf {
+        self.mounts
+            .iter()
+            .find_map(|mount| Some(Path::new(mount.jail).join(self.program.strip_prefix(&mount.host).ok()?)))
+            .unwrap_or_else(|| self.program.clone())
+    }
 }
 
 /// Why a language cannot be compiled here, and what installs it.
@@ -79,7 +97,7 @@ fn find(language: Language) -> Result<Toolchain, Missing> {
                 Language::C => &["wasi-libc"],
                 _ => &["wasi-libc", "libc++-dev-wasm32"],
             };
-            Ok(Toolchain { language, program, version: with_packages(version, packages), read_only: Vec::new() })
+            Ok(Toolchain { language, program, version: with_packages(version, packages), mounts: Vec::new(), env: Vec::new() })
         }
         Language::Rust => {
             let install = "install rustup, then: rustup target add wasm32-wasip1";
@@ -95,7 +113,11 @@ fn find(language: Language) -> Result<Toolchain, Missing> {
             if !has_std {
                 return Err(missing("the wasm32-wasip1 target is not installed".into(), "rustup target add wasm32-wasip1"));
             }
-            Ok(Toolchain { language, program, version, read_only: vec![sysroot] })
+            // Without `/proc` the dynamic loader cannot resolve rustc's `$ORIGIN/../lib`
+            // (it reads `/proc/self/exe`): the library path is named instead. rustc finds
+            // its sysroot from where that library was loaded.
+            let env = vec![("LD_LIBRARY_PATH", format!("{RUST_SYSROOT}/lib"))];
+            Ok(Toolchain { language, program, version, mounts: vec![Mount { host: sysroot, jail: RUST_SYSROOT }], env })
         }
     }
 }

@@ -1,13 +1,21 @@
 //! One compiler run inside a bubblewrap sandbox, within limits.
 //!
-//! Compilers are native programs reading hostile input. Each run gets: no network and
-//! its own process, IPC, UTS and user namespaces (`--unshare-all`); a read-only view of
-//! `/usr` and of the toolchain's own directories, nothing else of the host (no `/etc`, no
-//! home, no data directory, no other student's files); an empty writable `/tmp`; the build
-//! directory holding only this submission's sources, as `/src`; an empty environment. No
-//! student code runs while compiling (a bin crate defines no procedural macros and has no
-//! build script; C and C++ compile and link only), so the limits bound the compiler's
-//! own work: [`Limits`].
+//! Compilers are native programs reading hostile input, and whatever a compiler can read a
+//! source can put in its module or its error messages (`#include "/etc/passwd"`,
+//! `include_bytes!`, `#[path = ...] mod x;`). So a run is shown nothing of the host but
+//! what compiling needs: no network and its own process, IPC, UTS and user namespaces
+//! (`--unshare-all`); a read-only view of `/usr` and of the toolchain's own directories,
+//! each at a fixed path of the sandbox ([`crate::Mount`]: Rust's sysroot is
+//! `/toolchain/rust` whatever the host calls it); an empty writable `/tmp`; bubblewrap's
+//! minimal `/dev`; the build directory holding only this submission's sources, as `/src`.
+//! Nothing else: no `/etc`, no home, no data directory, no other student's files, no
+//! `/sys`, and no `/proc` at all, so no process's environment, command line or mount table
+//! (bubblewrap's own first process, inside the sandbox, holds its whole command line with
+//! the host's paths). The environment is empty, bubblewrap's own included: the compiler
+//! gets [`JAIL_ENV`] and the variables its toolchain names, nothing inherited. No student
+//! code runs while compiling (a bin crate defines no procedural macros and has no build
+//! script; C and C++ compile and link only), so the limits bound the compiler's own work:
+//! [`Limits`].
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -66,6 +74,22 @@ pub(crate) struct Ran {
     pub dropped: u64,
 }
 
+/// The sandbox's whole environment besides what a toolchain names ([`crate::Toolchain::env`]):
+/// what a compiler expects to find, the same on every host.
+pub const JAIL_ENV: [(&str, &str); 4] = [("PATH", "/usr/bin:/bin"), ("HOME", "/tmp"), ("TMPDIR", "/tmp"), ("LANG", "C.UTF-8")];
+
+/// Where the sources are inside the sandbox: the build directory, the compiler's working
+/// directory.
+pub(crate) const SOURCES: &str = "/src";
+
+/// A host directory a toolchain needs, shown read-only inside the sandbox at a fixed path
+/// of its own (so a source cannot learn the host's path, say a home directory).
+#[derive(Clone, Debug)]
+pub struct Mount {
+    pub host: PathBuf,
+    pub jail: &'static str,
+}
+
 /// bubblewrap, found and known to work here.
 #[derive(Clone, Debug)]
 pub struct Jail {
@@ -81,7 +105,7 @@ impl Jail {
         })?;
         let jail = Jail { bwrap };
         let dir = tempfile::tempdir().map_err(|e| ToolchainError::Io(format!("cannot create a build directory: {e}")))?;
-        let ran = jail.run(dir.path(), &[], Path::new("/bin/true"), &[], &Limits { time: Duration::from_secs(10), ..Limits::default() })?;
+        let ran = jail.run(dir.path(), &[], &[], Path::new("/bin/true"), &[], &Limits { time: Duration::from_secs(10), ..Limits::default() })?;
         if ran.ended != Ended::Exited(0) {
             return Err(ToolchainError::NoSandbox(format!(
                 "bubblewrap cannot create its sandbox here ({:?}): {}",
@@ -93,11 +117,20 @@ impl Jail {
     }
 
     /// Runs `program args` in the sandbox with `dir` as its writable `/src` (and working
-    /// directory), `read_only` directories of the host visible at the same paths.
-    pub(crate) fn run(&self, dir: &Path, read_only: &[PathBuf], program: &Path, args: &[String], limits: &Limits) -> Result<Ran, ToolchainError> {
+    /// directory), the `mounts` read-only at their sandbox paths and `env` besides
+    /// [`JAIL_ENV`]; `program` is its path inside the sandbox. `Err` when bubblewrap could
+    /// not make the sandbox (the host's failure, never the sources').
+    pub(crate) fn run(&self, dir: &Path, mounts: &[Mount], env: &[(&str, String)], program: &Path, args: &[String], limits: &Limits) -> Result<Ran, ToolchainError> {
         let mut command = Command::new(&self.bwrap);
+        // bubblewrap's own environment too: its first process inside the sandbox keeps it.
+        command.env_clear();
         command.args(["--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]);
-        command.args(["--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8"]);
+        for (name, value) in JAIL_ENV {
+            command.args(["--setenv", name, value]);
+        }
+        for (name, value) in env {
+            command.args(["--setenv", name]).arg(value);
+        }
         command.args(["--ro-bind", "/usr", "/usr"]);
         // Merged-/usr systems link these into /usr; others have them as directories.
         for top in ["/bin", "/sbin", "/lib", "/lib32", "/lib64"] {
@@ -111,11 +144,12 @@ impl Jail {
                 Err(_) => {}
             }
         }
-        for path in read_only {
-            command.arg("--ro-bind").arg(path).arg(path);
+        for mount in mounts {
+            command.arg("--ro-bind").arg(&mount.host).arg(mount.jail);
         }
-        command.args(["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]);
-        command.arg("--bind").arg(dir).arg("/src").args(["--chdir", "/src", "--"]);
+        // No `--proc`: see the module's documentation.
+        command.args(["--dev", "/dev", "--tmpfs", "/tmp"]);
+        command.arg("--bind").arg(dir).arg(SOURCES).args(["--chdir", SOURCES, "--"]);
         command.arg(program).args(args);
 
         let (mut reader, writer) = std::io::pipe().map_err(|e| ToolchainError::Io(format!("cannot create a pipe: {e}")))?;
@@ -170,6 +204,11 @@ impl Jail {
             }
         };
         let (messages, dropped) = collector.join().map_err(|_| ToolchainError::Io("the message reader failed".into()))?;
+        // bubblewrap's own failures (it exits 1 before running anything) start so; a
+        // compiler's messages never do (they start with a file name or the compiler's).
+        if ended == Ended::Exited(1) && messages.starts_with(b"bwrap: ") {
+            return Err(ToolchainError::NoSandbox(format!("bubblewrap failed: {}", String::from_utf8_lossy(&messages).trim())));
+        }
         Ok(Ran { ended, messages, dropped })
     }
 }

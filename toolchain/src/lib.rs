@@ -2,11 +2,12 @@
 //!
 //! A compile is untrusted work: compilers are native programs reading hostile input. Every
 //! compile runs in a sandbox ([`Jail`]: no network, no host files beyond the toolchain's,
-//! an empty temporary directory holding the sources) within [`Limits`] (time, memory,
-//! messages, files). What the sources do is a [`Built`] value, a module or a failure the
-//! student is shown; [`ToolchainError`] is kept for what the machine cannot do (no
-//! toolchain for the language, no sandbox). Results are cached by the hash of the sources,
-//! the language, the toolchain's version and the flags ([`Builder::key`]).
+//! no `/proc`, an empty environment, a directory holding the sources) within [`Limits`]
+//! (time, memory, messages, files). What the sources do is a [`Built`] value, a module or
+//! a failure the student is shown; [`ToolchainError`] is kept for what the machine cannot do (no
+//! toolchain for the language, no sandbox). Results that depend on the sources alone are
+//! cached by the hash of the sources, the language, the toolchain's version and the flags
+//! ([`Builder::key`]), at most [`BUILD_CACHE_BYTES`] of them.
 //!
 //! ```no_run
 //! use toolchain::{Builder, Built, Language, Source};
@@ -26,9 +27,9 @@ pub mod guest;
 mod jail;
 mod language;
 
-pub use build::{Builder, Built, Failure, MAX_MESSAGE_CHARS, Source, cache_entry};
-pub use find::{Missing, Toolchain, Toolchains};
-pub use jail::{COMPILE_FILE_BYTES, COMPILE_MEMORY_BYTES, COMPILE_MESSAGE_BYTES, COMPILE_SECONDS, Jail, Limits};
+pub use build::{BUILD_CACHE_BYTES, Builder, Built, Failure, MAX_MESSAGE_CHARS, Source, cache_entry};
+pub use find::{Missing, RUST_SYSROOT, Toolchain, Toolchains};
+pub use jail::{COMPILE_FILE_BYTES, COMPILE_MEMORY_BYTES, COMPILE_MESSAGE_BYTES, COMPILE_SECONDS, JAIL_ENV, Jail, Limits, Mount};
 pub use language::Language;
 
 /// What this machine cannot do; never something a submission did.

@@ -35,7 +35,7 @@ pub fn bugrank(data: &Path) -> Command {
 }
 
 /// `bugrank serve` on `data`, on a free port, with `args`.
-fn serve_command(data: &Path, args: &[&str]) -> Command {
+pub fn serve_command(data: &Path, args: &[&str]) -> Command {
     let mut command = bugrank(data);
     command.args(["serve", "--bind", "127.0.0.1:0", "--data"]).arg(data).args(args);
     command
@@ -57,7 +57,7 @@ impl Service {
         Service::spawn(command)
     }
 
-    fn spawn(mut command: Command) -> Service {
+    pub fn spawn(mut command: Command) -> Service {
         let child = command.stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().expect("bugrank starts");
         // Owned by the guard at once, so that the process dies with a failing test.
         let mut service = Service { child, url: String::new(), password: String::new() };

@@ -7,6 +7,7 @@ mod browser;
 mod common;
 mod flow;
 mod hardening;
+mod isolation;
 mod fairness;
 #[allow(dead_code)] // the PostgreSQL tests' server: only `service_postgres` starts it
 mod postgres;

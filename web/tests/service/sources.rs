@@ -5,7 +5,7 @@ use crate::common::{Service, fixture, issue_link, run_analysis, upload_problem, 
 
 /// True when C and Rust can be built here; otherwise says why and returns false, except
 /// under `CI` (where `.ci/run` installs the toolchains), where it fails.
-fn can_build() -> bool {
+pub fn can_build() -> bool {
     let builder = toolchain::Builder::new(None);
     for language in [toolchain::Language::C, toolchain::Language::Rust] {
         if let Err(missing) = builder.ready(language) {
@@ -87,7 +87,7 @@ fn an_uploaded_zip_of_sources_is_built_by_the_analysis_and_a_compile_error_is_sh
 }
 
 /// Every file under `dir`.
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+pub fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
