@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
@@ -187,7 +188,17 @@ impl Builder {
     /// compile (no toolchain for the language, no sandbox, a host failure): never for
     /// anything the sources do.
     pub fn build(&self, source: &Source) -> Result<Built, ToolchainError> {
-        self.build_as(source, Kind::Program)
+        self.build_as(source, Kind::Program, None)
+    }
+
+    /// [`Builder::build`] that gives up once `stop` is set: a compile running then is
+    /// killed within milliseconds and the result is [`ToolchainError::Stopped`] (nothing is
+    /// cached). An analysis cancelled while its batch compiles stops at once.
+    pub fn build_or_stop(&self, source: &Source, stop: &AtomicBool) -> Result<Built, ToolchainError> {
+        if stop.load(Ordering::Relaxed) {
+            return Err(ToolchainError::Stopped);
+        }
+        self.build_as(source, Kind::Program, Some(stop))
     }
 
     /// Compiles a problem's generator: as [`Builder::build`], with the guest library of its
@@ -199,10 +210,10 @@ impl Builder {
         if !source.files.iter().any(|(file, _)| file == name) {
             source.files.push((name.to_owned(), text.as_bytes().to_vec()));
         }
-        self.build_as(&source, Kind::Generator)
+        self.build_as(&source, Kind::Generator, None)
     }
 
-    fn build_as(&self, source: &Source, kind: Kind) -> Result<Built, ToolchainError> {
+    fn build_as(&self, source: &Source, kind: Kind, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
         let toolchain = self.ready(source.language)?;
         let jail = self.jail()?;
         source.check_names()?;
@@ -220,7 +231,10 @@ impl Builder {
                 let mut warnings = Vec::new();
                 let mut failed = None;
                 for args in steps {
-                    let ran = jail.run(dir.path(), &toolchain.mounts, &toolchain.env, &toolchain.program_in_jail(), &args, &self.limits)?;
+                    let ran = jail.run(dir.path(), &toolchain.mounts, &toolchain.env, &toolchain.program_in_jail(), &args, &self.limits, stop)?;
+                    if ran.ended == Ended::Stopped {
+                        return Err(ToolchainError::Stopped);
+                    }
                     match self.judge(ran, toolchain, dir.path()) {
                         Ok(messages) => warnings.push(messages),
                         Err(failure) => {
@@ -255,7 +269,7 @@ impl Builder {
             Err(Built::Failed { failure, message })
         };
         match ran.ended {
-            Ended::TimedOut => limit(Failure::TimeLimit, format!("the compiler took longer than {seconds} s")),
+            Ended::TimedOut | Ended::Stopped => limit(Failure::TimeLimit, format!("the compiler took longer than {seconds} s")),
             Ended::Signalled(_) => limit(
                 Failure::MemoryLimit,
                 format!("the compiler was stopped by a limit (memory, time or file size) of {mib} MiB of memory or {seconds} s"),

@@ -21,6 +21,7 @@ use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::ToolchainError;
@@ -64,6 +65,8 @@ pub(crate) enum Ended {
     /// Killed by a signal: a crash, or a limit the kernel enforces (memory, CPU, file size).
     Signalled(i32),
     TimedOut,
+    /// Killed because the caller asked it to stop.
+    Stopped,
 }
 
 pub(crate) struct Ran {
@@ -105,7 +108,7 @@ impl Jail {
         })?;
         let jail = Jail { bwrap };
         let dir = tempfile::tempdir().map_err(|e| ToolchainError::Io(format!("cannot create a build directory: {e}")))?;
-        let ran = jail.run(dir.path(), &[], &[], Path::new("/bin/true"), &[], &Limits { time: Duration::from_secs(10), ..Limits::default() })?;
+        let ran = jail.run(dir.path(), &[], &[], Path::new("/bin/true"), &[], &Limits { time: Duration::from_secs(10), ..Limits::default() }, None)?;
         if ran.ended != Ended::Exited(0) {
             return Err(ToolchainError::NoSandbox(format!(
                 "bubblewrap cannot create its sandbox here ({:?}): {}",
@@ -120,7 +123,10 @@ impl Jail {
     /// directory), the `mounts` read-only at their sandbox paths and `env` besides
     /// [`JAIL_ENV`]; `program` is its path inside the sandbox. `Err` when bubblewrap could
     /// not make the sandbox (the host's failure, never the sources').
-    pub(crate) fn run(&self, dir: &Path, mounts: &[Mount], env: &[(&str, String)], program: &Path, args: &[String], limits: &Limits) -> Result<Ran, ToolchainError> {
+    /// Once `stop` is set, the compiler is killed within a few milliseconds
+    /// ([`Ended::Stopped`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run(&self, dir: &Path, mounts: &[Mount], env: &[(&str, String)], program: &Path, args: &[String], limits: &Limits, stop: Option<&AtomicBool>) -> Result<Ran, ToolchainError> {
         let mut command = Command::new(&self.bwrap);
         // bubblewrap's own environment too: its first process inside the sandbox keeps it.
         command.env_clear();
@@ -194,11 +200,11 @@ impl Jail {
                         (None, signal) => Ended::Signalled(signal.unwrap_or(0)),
                     };
                 }
-                None if Instant::now() >= deadline => {
+                None if Instant::now() >= deadline || stop.is_some_and(|s| s.load(Ordering::Relaxed)) => {
                     // SAFETY: signals the process group this run created, nothing else.
                     unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
                     let _ = child.wait();
-                    break Ended::TimedOut;
+                    break if Instant::now() >= deadline { Ended::TimedOut } else { Ended::Stopped };
                 }
                 None => std::thread::sleep(Duration::from_millis(5)),
             }

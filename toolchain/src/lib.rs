@@ -43,4 +43,7 @@ pub enum ToolchainError {
     BadFileName(String),
     #[error("{0}")]
     Io(String),
+    /// The caller stopped the compile ([`Builder::build_or_stop`]): the compiler was killed.
+    #[error("the compile was stopped")]
+    Stopped,
 }

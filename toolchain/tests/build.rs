@@ -207,6 +207,26 @@ fn a_macro_bomb_is_stopped_by_a_limit_in_seconds() {
 }
 
 #[test]
+fn a_compile_asked_to_stop_is_killed_at_once_and_not_kept() {
+    let cache = tempfile::tempdir().unwrap();
+    let Some(builder) = ready(Builder::new(Some(cache.path().to_owned())), Language::C) else { return };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let bomb = source(Language::C, "bomb.c", &macro_bomb());
+    let started = std::time::Instant::now();
+    let result = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(500));
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        builder.build_or_stop(&bomb, &stop)
+    });
+    assert!(matches!(result, Err(toolchain::ToolchainError::Stopped)), "{result:?}");
+    assert!(started.elapsed() < Duration::from_secs(3), "stopped after {:?}, not at the 60 s limit", started.elapsed());
+    assert!(kept(cache.path()).is_empty(), "a stopped compile is no verdict on the source");
+    assert!(matches!(builder.build_or_stop(&bomb, &stop), Err(toolchain::ToolchainError::Stopped)), "nothing starts once stopped");
+}
+
+#[test]
 fn a_source_is_compiled_once_and_then_found_in_the_cache() {
     let cache = tempfile::tempdir().unwrap();
     let Some(builder) = ready(Builder::new(Some(cache.path().to_owned())), Language::C) else { return };

@@ -2,6 +2,7 @@
 //! sandbox, and loaded. What the compiler says is the student's result ([`Loaded`]);
 //! only what this machine cannot do (no toolchain, no sandbox) rejects the files.
 
+use std::sync::atomic::AtomicBool;
 use grader::Build;
 use sandbox::{Program, Role, Sandbox};
 use toolchain::{Builder, Built, Language, Source};
@@ -42,7 +43,10 @@ pub fn language(files: &[(String, ModuleSource)]) -> Result<Language, String> {
 /// Builds `source` (handed in as `file`) and loads its module. A compile error, a compile
 /// limit, or a module the sandbox refuses is the student's result: [`Loaded::NotBuilt`].
 /// `Err` only when this machine cannot build the language (no toolchain, no sandbox).
-pub fn build(sandbox: &Sandbox, builder: &Builder, file: &str, source: &Source) -> Result<Loaded<Program>, String> {
+///
+/// Once `stop` is set a compile running is killed and the build ends with an error (the
+/// host's, not the student's).
+pub fn build(sandbox: &Sandbox, builder: &Builder, file: &str, source: &Source, stop: Option<&AtomicBool>) -> Result<Loaded<Program>, String> {
     let toolchain = builder.ready(source.language).map_err(|e| format!("{file}: {e}"))?;
     let record = |warnings: String, error: Option<String>| Build {
         language: source.language.name().to_owned(),
@@ -51,7 +55,11 @@ pub fn build(sandbox: &Sandbox, builder: &Builder, file: &str, source: &Source) 
         warnings,
         error,
     };
-    Ok(match builder.build(source).map_err(|e| format!("{file}: {e}"))? {
+    let built = match stop {
+        Some(stop) => builder.build_or_stop(source, stop),
+        None => builder.build(source),
+    };
+    Ok(match built.map_err(|e| format!("{file}: {e}"))? {
         Built::Module { wasm, warnings } => match sandbox.load(file, &wasm, Role::Answer) {
             Ok(program) => Loaded::Program(program, Some(record(warnings, None))),
             Err(refused) => Loaded::NotBuilt(record(warnings, Some(format!("the compiled program cannot be run: {refused}")))),

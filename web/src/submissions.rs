@@ -307,7 +307,7 @@ impl Batch {
                 let program = sandbox.load(file, &source.read()?, Role::Answer).map_err(|e| e.to_string())?;
                 Ok(Loaded::Program(program, None))
             }
-            Handed::Sources(files) => crate::sources::build(sandbox, builder, file, &crate::sources::read(files)?),
+            Handed::Sources(files) => crate::sources::build(sandbox, builder, file, &crate::sources::read(files)?, None),
         })
     }
 }

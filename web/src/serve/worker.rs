@@ -306,7 +306,7 @@ fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &
                 }
                 let bytes = app.module(&a.sha256)?;
                 let loaded = match toolchain::Source::from_bytes(&bytes) {
-                    Some(source) => sources::build(&app.sandbox, &app.builder, &a.student, &source).map_err(anyhow::Error::msg)?,
+                    Some(source) => sources::build(&app.sandbox, &app.builder, &a.student, &source, Some(cancel)).map_err(anyhow::Error::msg)?,
                     None => Loaded::Program(app.sandbox.load(&a.student, &bytes, Role::Answer)?, None),
                 };
                 let compiled = compiled.fetch_add(1, Ordering::Relaxed) + 1;
