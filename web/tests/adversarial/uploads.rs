@@ -139,6 +139,41 @@ fn formulas_in_gradebook_cells(service: &Service) -> String {
     format!("{cells} cells of canvas, moodle and links: none starts a formula")
 }
 
+/// A C source whose preprocessing never ends within the compile limit: 2^40 tokens.
+fn macro_bomb() -> String {
+    let mut bomb = String::from("#define A0 +1\n");
+    for i in 1..=40 {
+        bomb.push_str(&format!("#define A{i} A{} A{}\n", i - 1, i - 1));
+    }
+    bomb + "int y = 0 A40;\nint main(void) { return 0; }\n"
+}
+
+fn cancelling_a_batch_of_compile_bombs(service: &Service) -> String {
+    let client = service.instructor();
+    let problem = upload_problem(&client, "interval-sets");
+    let bomb = macro_bomb();
+    let files: Vec<(String, Vec<u8>)> = (1..=4).map(|i| (format!("b{i}.c"), bomb.as_bytes().to_vec())).collect();
+    let files: Vec<(&str, &str, &[u8])> = files.iter().map(|(n, b)| ("modules", n.as_str(), b.as_slice())).collect();
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Bombs"), ("course", COURSE)], &files);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let upload = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
+    let batch = upload["batch"].as_i64().unwrap_or_else(|| panic!("saved: {upload:#}"));
+    let analysis = crate::common::run_analysis(&client, batch, &[]);
+    let compiling = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while client.api(&format!("/api/analyses/{analysis}"))["progress"]["phase"] != "compiling" {
+        assert!(std::time::Instant::now() < compiling, "the analysis never started compiling");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let asked = std::time::Instant::now();
+    assert_eq!(client.post(&format!("/analyses/{analysis}/cancel"), &[]).status, 303);
+    let ended = client.wait_for_analysis(analysis);
+    let took = asked.elapsed().as_secs_f64();
+    assert_eq!(ended["analysis"]["status"], "cancelled", "{:#}", ended["analysis"]);
+    assert!(took < 3.0, "cancelled after {took:.2} s");
+    format!("cancelled {took:.2} s after asking, two compiles killed")
+}
+
 pub fn cases() -> Vec<Case> {
     vec![
         served("300 roster.csv entries of 16 MiB in one zip", &[], roster_bombs_in_a_zip, 20.0, 250),
@@ -147,5 +182,6 @@ pub fn cases() -> Vec<Case> {
         served("problem.toml with fuel_floor 10^15", &[], limits_without_bounds, 10.0, 250),
         served("a problem folder named with 300 characters", &[], a_folder_name_of_300_characters, 10.0, 250),
         served("formulas in a roster's names, emails and ids", &[], formulas_in_gradebook_cells, 30.0, 250),
+        served("cancelling an analysis while it compiles 4 macro bombs", &[], cancelling_a_batch_of_compile_bombs, 30.0, 300),
     ]
 }
