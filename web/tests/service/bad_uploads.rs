@@ -162,3 +162,32 @@ fn a_late_submission_is_checked_and_replaces_the_earlier_one() {
     assert_eq!(change["why"][0], "their own submission changed", "{change}");
     assert!(page.body.contains("Changes since analysis #"), "the page shows the changes");
 }
+
+#[test]
+fn a_bundles_check_runs_outside_the_request_and_its_page_says_how_it_ended() {
+    let data = tempfile::tempdir().unwrap();
+    let service = Service::start(data.path(), &[]);
+    let client = service.instructor();
+    let problem = upload_problem(&client, "interval-sets");
+    let check = client.api("/api/problems/checks/1");
+    assert_eq!((check["status"].as_str(), check["problem_id"].as_i64()), (Some("ready"), Some(problem)), "{check:#}");
+    let page = client.get("/problems/checks/1");
+    assert_eq!(page.status, 303, "a ready check's page leads to its problem");
+
+    // A bundle whose reference is no module unpacks, and its check refuses it: the upload
+    // answers with the reason and the form again, and the check's page says the same.
+    let dir = fixture("interval-sets");
+    let files: Vec<(String, Vec<u8>)> = ["problem.toml", "generator.wasm"].iter().map(|f| (format!("p/{f}"), std::fs::read(dir.join(f)).unwrap())).collect();
+    let mut files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    files.push(("p/reference.wasm", b"not a module"));
+    let reply = client.upload("/problems", &[], &[("bundle", "p.zip", &zip(&files))]);
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert!(reply.body.contains("not a valid WebAssembly module") && reply.body.contains("action=\"/problems\""), "{}", reply.body);
+    let check = client.api("/api/problems/checks/2");
+    assert_eq!(check["status"], "refused", "{check:#}");
+    assert!(check["error"].as_str().unwrap().contains("not a valid WebAssembly module"), "{check:#}");
+    let page = client.get("/problems/checks/2");
+    assert!(page.body.contains("not a valid WebAssembly module") && page.body.contains("action=\"/problems\""), "{}", page.body);
+    assert_eq!(client.api("/api/problems")["problems"].as_array().unwrap().len(), 1, "a refused bundle makes no problem");
+    assert_eq!(client.get("/api/problems/checks/3").status, 404);
+}
