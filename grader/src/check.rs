@@ -343,53 +343,52 @@ mod tests {
         assert!(report.checks[5].detail.starts_with("fails ") && report.checks[5].detail.contains("on \"7\""), "{}", report.checks[5].detail);
     }
 
-    /// A reference stuck in a loop: every run times out.
-    struct Looping(std::sync::atomic::AtomicUsize);
+    /// A program stuck in a loop: the generator (every run fails) when `generator`, else
+    /// the reference (every run times out). Counts the looping program's runs.
+    struct Looping {
+        generator: bool,
+        runs: std::sync::atomic::AtomicUsize,
+    }
 
     impl Executor for Looping {
         fn generate(&self, mut choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+            if self.generator {
+                self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                return (Err("out of fuel".into()), choices);
+            }
             let n = choices.choice(99).unwrap();
             (Ok(n.to_string().into_bytes()), choices)
         }
         fn run(&self, _program: usize, _input: &[u8], fuel: u64) -> Execution {
-            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             Execution { outcome: RunOutcome::Timeout, stdout: Vec::new(), fuel_used: fuel }
         }
     }
 
+    /// Checks a problem whose generator or reference loops: the report, and how many runs
+    /// of that program it took (a few, not one per input).
+    fn looping(generator: bool) -> ProblemCheck {
+        let looping = Looping { generator, runs: Default::default() };
+        let report = check_problem(&Problem::default(), &looping, &[]);
+        let runs = looping.runs.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(runs < MAX_FAILURES + 64, "{runs} runs of the looping program");
+        assert!(!report.passed());
+        report
+    }
+
     #[test]
     fn a_reference_that_always_fails_is_run_a_few_times_not_on_every_input() {
-        let looping = Looping(Default::default());
-        let report = check_problem(&Problem::default(), &looping, &[]);
-        let runs = looping.0.load(std::sync::atomic::Ordering::Relaxed);
-        assert!(runs < MAX_FAILURES + 64, "{runs} runs of the reference");
+        let report = looping(false);
         let reference = report.checks.iter().find(|c| c.what.starts_with("the reference handles")).unwrap();
         assert!(!reference.passed && reference.detail.contains("the check stopped there"), "{}", reference.detail);
     }
 
-    /// A generator stuck in a loop: every run fails.
-    struct LoopingGenerator(std::sync::atomic::AtomicUsize);
-
-    impl Executor for LoopingGenerator {
-        fn generate(&self, choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
-            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            (Err("out of fuel".into()), choices)
-        }
-        fn run(&self, _program: usize, _input: &[u8], _fuel: u64) -> Execution {
-            unreachable!("there is no input to run on")
-        }
-    }
-
     #[test]
     fn a_generator_that_always_fails_is_run_a_few_times_not_for_every_input() {
-        let looping = LoopingGenerator(Default::default());
-        let report = check_problem(&Problem::default(), &looping, &[]);
-        let runs = looping.0.load(std::sync::atomic::Ordering::Relaxed);
-        assert!(runs < MAX_FAILURES + 64, "{runs} runs of the generator");
+        let report = looping(true);
         assert_eq!(report.inputs, CALIBRATION_INPUTS, "the inputs the check was to run on");
         let generator = &report.checks[0];
         assert!(!generator.passed && generator.detail.contains("the check stopped there"), "{}", generator.detail);
-        assert!(!report.passed());
     }
 
     #[test]
