@@ -91,3 +91,27 @@ fn a_request_whose_body_trickles_is_cut_after_the_bound() {
     assert_eq!(closed, 1, "a body that does not come is cut within {:?} (waited {:?})", grace + Duration::from_secs(5), started.elapsed());
     assert!(started.elapsed() >= grace - Duration::from_millis(100), "but not before its grace: {:?}", started.elapsed());
 }
+
+#[test]
+fn behind_the_trusted_proxy_clients_are_told_apart_by_x_forwarded_for_and_elsewhere_it_is_ignored() {
+    let data = tempfile::tempdir().unwrap();
+    let proxy = raw::client_address(1);
+    let service = Service::start(data.path(), &["--trusted-proxy", &proxy.to_string()]);
+    let wrong = |source, forwarded: &str| raw::login_forwarded(source, &service.url, Some(forwarded), "instructor", "a guess").unwrap();
+    for _ in 0..5 {
+        assert_eq!(wrong(proxy, "10.0.0.1"), 401);
+    }
+    assert_eq!(wrong(proxy, "10.0.0.1"), 429, "the guesser behind the proxy waits");
+    let owner = raw::login_forwarded(proxy, &service.url, Some("10.0.0.1, 10.0.0.2"), "instructor", &service.password).unwrap();
+    assert_eq!(owner, 303, "another client of the proxy (the last address forwarded) logs in");
+    // From anywhere else the header is the client's own words, and ignored.
+    let direct = raw::client_address(2);
+    for i in 0..5 {
+        assert_eq!(wrong(direct, &format!("10.0.1.{i}")), 401);
+    }
+    assert_eq!(wrong(direct, "10.0.1.99"), 429, "a made-up X-Forwarded-For does not escape the wait");
+    // The proxy holds connections for many clients: they are not bounded per address.
+    let count = web::serve::connections::MAX_CONNECTIONS_PER_ADDRESS + 10;
+    let mut held = raw::stalled_connections(proxy, &service.url, count, raw::Stall::Body);
+    assert_eq!(raw::closed_by_the_service(&mut held, Duration::from_millis(500)), 0);
+}

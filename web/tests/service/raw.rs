@@ -88,14 +88,21 @@ pub fn exchange(source: Ipv4Addr, url: &str, head: &str, body: &[u8]) -> std::io
 /// A login through the form from `source`, as a browser there would: the form's page
 /// first (its CSRF cookie and token), then the post. The post's status (303: logged in).
 pub fn login_from(source: Ipv4Addr, url: &str, login: &str, password: &str) -> std::io::Result<u16> {
-    let form = exchange(source, url, "GET /login HTTP/1.1\r\n", b"")?;
+    login_forwarded(source, url, None, login, password)
+}
+
+/// [`login_from`] as a proxy at `source` sends it for a client: with `X-Forwarded-For:
+/// forwarded_for` on both requests.
+pub fn login_forwarded(source: Ipv4Addr, url: &str, forwarded_for: Option<&str>, login: &str, password: &str) -> std::io::Result<u16> {
+    let forwarded = forwarded_for.map_or_else(String::new, |f| format!("X-Forwarded-For: {f}\r\n"));
+    let form = exchange(source, url, &format!("GET /login HTTP/1.1\r\n{forwarded}"), b"")?;
     let cookie = form.header("set-cookie").and_then(|c| c.split(';').next()).unwrap_or_default().to_owned();
     let token = form.body.split("name=\"csrf\" value=\"").nth(1).and_then(|v| v.split('"').next()).unwrap_or_default().to_owned();
     let encode = |text: &str| -> String {
         text.bytes().map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
     };
     let body = format!("login={}&password={}&csrf={}", encode(login), encode(password), encode(&token));
-    let head = format!("POST /login HTTP/1.1\r\nCookie: {cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\n");
+    let head = format!("POST /login HTTP/1.1\r\n{forwarded}Cookie: {cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\n");
     Ok(exchange(source, url, &head, body.as_bytes())?.status)
 }
 
