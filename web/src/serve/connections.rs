@@ -75,9 +75,9 @@ pub fn connection_budget() -> (u64, usize) {
             // The kernel refuses more than `nr_open` (2^20 by default), infinity included.
             let raised = libc::rlimit { rlim_cur: limit.rlim_max.min(1 << 20), rlim_max: limit.rlim_max };
             if raised.rlim_cur > limit.rlim_cur && libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                raised.rlim_cur as u64
+                raised.rlim_cur
             } else {
-                limit.rlim_cur as u64
+                limit.rlim_cur
             }
         }
     };
