@@ -5,8 +5,8 @@ use std::future::{Ready, ready};
 use std::sync::Arc;
 
 use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use argon2::Argon2;
+use argon2::password_hash::{PasswordHash, PasswordHasher, SaltString};
+use argon2::{Algorithm, Argon2, Block, Params, Version};
 
 use super::{App, AppError};
 use super::store::{hex, sha256_hex};
@@ -33,8 +33,45 @@ pub fn hash_password(password: &str) -> anyhow::Result<String> {
     Ok(Argon2::default().hash_password(password.as_bytes(), &salt).map_err(|e| anyhow::anyhow!("argon2: {e}"))?.to_string())
 }
 
+/// Argon2's working memory (19 MiB with the default parameters) of the checks that ran,
+/// kept for the next ones: at most [`MAX_PASSWORD_CHECKS`] of them. Allocating it afresh
+/// for every check made memory grow with floods of logins and never come back: freed
+/// blocks of 19 MiB stay in glibc's per-thread arenas (up to eight per core: 1.9 GB on a
+/// large machine after 30 floods). Reused, memory stays at most this many blocks.
+static CHECK_MEMORY: std::sync::Mutex<Vec<Vec<Block>>> = std::sync::Mutex::new(Vec::new());
+
+/// Runs `check` with `blocks` blocks of argon2 memory taken from [`CHECK_MEMORY`] (or
+/// allocated, when every kept one is in use), and puts them back.
+fn with_check_memory<R>(blocks: usize, check: impl FnOnce(&mut [Block]) -> R) -> R {
+    let kept = CHECK_MEMORY.lock().unwrap_or_else(|p| p.into_inner()).pop();
+    let mut memory = kept.unwrap_or_default();
+    memory.resize(blocks, Block::default());
+    let result = check(&mut memory[..blocks]);
+    let mut pool = CHECK_MEMORY.lock().unwrap_or_else(|p| p.into_inner());
+    if pool.len() < MAX_PASSWORD_CHECKS {
+        pool.push(memory);
+    }
+    result
+}
+
+/// Whether `password` matches the PHC string `hash` (argon2 with the hash's own
+/// algorithm, version and parameters), computed in reused memory ([`CHECK_MEMORY`]).
 pub fn verify_password(password: &str, hash: &str) -> bool {
-    PasswordHash::new(hash).is_ok_and(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
+    let Ok(parsed) = PasswordHash::new(hash) else { return false };
+    let (Ok(algorithm), Ok(params), Some(salt), Some(expected)) =
+        (Algorithm::try_from(parsed.algorithm), Params::try_from(&parsed), parsed.salt, parsed.hash)
+    else {
+        return false;
+    };
+    let Ok(version) = parsed.version.map_or(Ok(Version::default()), Version::try_from) else { return false };
+    let mut salt_bytes = [0u8; 64];
+    let Ok(salt) = salt.decode_b64(&mut salt_bytes) else { return false };
+    let argon2 = Argon2::new(algorithm, version, params);
+    let mut computed = vec![0u8; expected.len()];
+    let hashed = with_check_memory(argon2.params().block_count(), |memory| {
+        argon2.hash_password_into_with_memory(password.as_bytes(), salt, &mut computed, memory)
+    });
+    hashed.is_ok() && same_bytes(&computed, expected.as_bytes())
 }
 
 /// Password checks (argon2, 19 MiB and some 20 ms each) running at once, at most: a
@@ -42,17 +79,27 @@ pub fn verify_password(password: &str, hash: &str) -> bool {
 /// told to try again in a second.
 pub const MAX_PASSWORD_CHECKS: usize = 4;
 
-/// Failed logins, for one login name or one client address, before each further attempt
-/// must wait: 5 is room for typos, not for guessing.
+/// Failed logins for one account from one client address before each further attempt
+/// there must wait: 5 is room for typos, not for guessing.
 pub const FREE_FAILURES: u32 = 5;
+
+/// Failed logins from one client address, whatever the accounts, before each further
+/// attempt from it must wait: higher than [`FREE_FAILURES`], as a lab or an office behind
+/// one NAT address is many people mistyping; low enough that trying a few passwords on
+/// every account from one address is slowed as much as guessing one.
+pub const ADDRESS_FREE_FAILURES: u32 = 20;
+
+/// Failures older than this are forgotten: a typo last week does not make today's wait.
+pub const FORGET_FAILURES_AFTER_SECONDS: i64 = 24 * 3600;
 
 /// The wait after the first failure beyond [`FREE_FAILURES`], doubled with each further
 /// one, up to [`MAX_LOGIN_WAIT_SECONDS`].
 pub const FIRST_LOGIN_WAIT_SECONDS: i64 = 2;
 pub const MAX_LOGIN_WAIT_SECONDS: i64 = 15 * 60;
 
-/// The most login names and addresses whose failures are remembered: a flood of made-up
-/// names cannot fill memory (the oldest entries are forgotten first).
+/// The most addresses and (login, address) pairs whose failures are remembered: a flood
+/// of made-up names or of addresses cannot fill memory (the oldest entries are forgotten
+/// first).
 pub const MAX_REMEMBERED_FAILURES: usize = 10_000;
 
 /// A hash that no password matches, checked when the login does not exist, so that a
@@ -72,16 +119,27 @@ pub fn check_password(password: &str, hash: Option<&str>) -> bool {
 /// Why a login is refused before its password is even checked.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Refused {
-    /// Too many failures for this login or from this address: try again in this many seconds.
+    /// Too many failures from this address (for this login, or for any): try again in
+    /// this many seconds.
     Wait(i64),
     /// [`MAX_PASSWORD_CHECKS`] checks are running.
     Busy,
 }
 
-/// Failed logins by login name and by client address, and the checks running.
+/// Failed logins by client address and by (login, address), and the checks running.
+///
+/// Failures are counted where they come from, never for an account alone: a count per
+/// account would let anyone who knows an instructor's login keep them out (five wrong
+/// passwords from anywhere, and the right one from the instructor's desk waits). So the
+/// account's owner, from an address that has not failed, is never kept waiting. A guesser
+/// is slowed per address: [`FREE_FAILURES`] tries per account, [`ADDRESS_FREE_FAILURES`]
+/// over all accounts, then waits that double. One spread over many addresses gains those
+/// few free tries per address (an IPv6 /64 counts as one address: one machine is given a
+/// whole /64), and all of them share [`MAX_PASSWORD_CHECKS`] checks at once; against
+/// generated 16-character passwords (64 bits) that is no help.
 #[derive(Default)]
 pub struct LoginGuard {
-    /// Key (`login:NAME` or `addr:IP`) to (failures, time of the last one).
+    /// Key (`addr:NET` or `login:NET:NAME`) to (failures, time of the last one).
     failures: std::sync::Mutex<std::collections::HashMap<String, (u32, i64)>>,
     running: std::sync::atomic::AtomicUsize,
 }
@@ -95,16 +153,31 @@ impl Drop for CheckSlot<'_> {
     }
 }
 
+/// The client a failure is counted against: its IP address, or for IPv6 its /64 network
+/// (an IPv4 address mapped into IPv6 is the IPv4 address).
+pub fn client_network(address: &str) -> String {
+    match address.parse::<std::net::IpAddr>().map(|ip| ip.to_canonical()) {
+        Ok(std::net::IpAddr::V6(ip)) => {
+            let s = ip.segments();
+            format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+        }
+        Ok(ip) => ip.to_string(),
+        Err(_) => address.to_owned(),
+    }
+}
+
 impl LoginGuard {
-    fn keys(login: &str, address: &str) -> [String; 2] {
-        [format!("login:{login}"), format!("addr:{address}")]
+    /// The address's key and the (login, address) key, each with its free failures.
+    fn keys(login: &str, address: &str) -> [(String, u32); 2] {
+        let network = client_network(address);
+        [(format!("addr:{network}"), ADDRESS_FREE_FAILURES), (format!("login:{network}:{login}"), FREE_FAILURES)]
     }
 
-    /// How long `key` must still wait at time `now`.
-    fn wait(entry: Option<&(u32, i64)>, now: i64) -> i64 {
+    /// How long an entry with `free` free failures must still wait at time `now`.
+    fn wait(entry: Option<&(u32, i64)>, free: u32, now: i64) -> i64 {
         match entry {
-            Some(&(failures, last)) if failures >= FREE_FAILURES => {
-                let doublings = (failures - FREE_FAILURES).min(20);
+            Some(&(failures, last)) if failures >= free && now - last < FORGET_FAILURES_AFTER_SECONDS => {
+                let doublings = (failures - free).min(20);
                 let wait = (FIRST_LOGIN_WAIT_SECONDS << doublings).min(MAX_LOGIN_WAIT_SECONDS);
                 (last + wait - now).max(0)
             }
@@ -116,7 +189,7 @@ impl LoginGuard {
     pub fn admit(&self, login: &str, address: &str, now: i64) -> Result<CheckSlot<'_>, Refused> {
         {
             let failures = self.failures.lock().unwrap_or_else(|p| p.into_inner());
-            let wait = Self::keys(login, address).iter().map(|k| Self::wait(failures.get(k), now)).max().unwrap_or(0);
+            let wait = Self::keys(login, address).iter().map(|(k, free)| Self::wait(failures.get(k), *free, now)).max().unwrap_or(0);
             if wait > 0 {
                 return Err(Refused::Wait(wait));
             }
@@ -129,31 +202,41 @@ impl LoginGuard {
         Ok(CheckSlot(self))
     }
 
-    /// Records the outcome of a check: a failure counts against the login and the
-    /// address, a success clears the login's count.
+    /// Records the outcome of a check: a failure counts against the address and the
+    /// (login, address) pair, a success clears the pair's count.
     pub fn record(&self, login: &str, address: &str, succeeded: bool, now: i64) {
         let mut failures = self.failures.lock().unwrap_or_else(|p| p.into_inner());
-        let [by_login, by_address] = Self::keys(login, address);
+        let [(by_address, _), (by_login, _)] = Self::keys(login, address);
         if succeeded {
             failures.remove(&by_login);
             return;
         }
-        if failures.len() >= MAX_REMEMBERED_FAILURES {
-            let oldest = failures.iter().min_by_key(|&(_, &(_, last))| last).map(|(k, _)| k.clone());
-            if let Some(oldest) = oldest {
-                failures.remove(&oldest);
+        for key in [by_address, by_login] {
+            if !failures.contains_key(&key) && failures.len() >= MAX_REMEMBERED_FAILURES {
+                let oldest = failures.iter().min_by_key(|&(_, &(_, last))| last).map(|(k, _)| k.clone());
+                if let Some(oldest) = oldest {
+                    failures.remove(&oldest);
+                }
             }
-        }
-        for key in [by_login, by_address] {
             let entry = failures.entry(key).or_insert((0, now));
-            *entry = (entry.0 + 1, now);
+            let earlier = if now - entry.1 < FORGET_FAILURES_AFTER_SECONDS { entry.0 } else { 0 };
+            *entry = (earlier + 1, now);
         }
+    }
+
+    /// How many addresses and (login, address) pairs are remembered.
+    pub fn remembered(&self) -> usize {
+        self.failures.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
 }
 
 /// Compares secrets in time independent of where they differ.
 pub fn same_secret(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    same_bytes(a.as_bytes(), b.as_bytes())
+}
+
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// A logged-in instructor: taking this as a handler argument is what makes a route
@@ -199,28 +282,83 @@ mod tests {
     use super::*;
 
     #[test]
-    fn five_failures_are_free_then_each_waits_twice_as_long() {
+    fn five_failures_for_an_account_from_an_address_are_free_then_each_waits_twice_as_long() {
         let guard = LoginGuard::default();
         for _ in 0..FREE_FAILURES {
             drop(guard.admit("ann", "10.0.0.1", 100).expect("room for typos"));
             guard.record("ann", "10.0.0.1", false, 100);
         }
-        assert_eq!(guard.admit("ann", "10.0.0.2", 101).err(), Some(Refused::Wait(1)), "the login waits, from anywhere");
-        assert_eq!(guard.admit("bob", "10.0.0.1", 101).err(), Some(Refused::Wait(1)), "the address waits, for any login");
-        assert!(guard.admit("bob", "10.0.0.2", 101).is_ok());
+        assert_eq!(guard.admit("ann", "10.0.0.1", 101).err(), Some(Refused::Wait(1)), "the pair waits");
+        assert!(guard.admit("ann", "10.0.0.2", 101).is_ok(), "the account is not locked from another address");
+        assert!(guard.admit("bob", "10.0.0.1", 101).is_ok(), "the address may still try another account");
         drop(guard.admit("ann", "10.0.0.1", 102).expect("waited"));
         guard.record("ann", "10.0.0.1", false, 102);
-        assert_eq!(guard.admit("ann", "10.0.0.3", 102).err(), Some(Refused::Wait(4)));
+        assert_eq!(guard.admit("ann", "10.0.0.1", 102).err(), Some(Refused::Wait(4)));
     }
 
     #[test]
-    fn a_success_clears_the_logins_failures() {
+    fn an_address_failing_on_many_accounts_waits_for_all() {
+        let guard = LoginGuard::default();
+        for i in 0..ADDRESS_FREE_FAILURES {
+            guard.record(&format!("user{i}"), "10.0.0.1", false, 100);
+        }
+        assert_eq!(guard.admit("someone else", "10.0.0.1", 100).err(), Some(Refused::Wait(2)));
+        assert!(guard.admit("someone else", "10.0.0.2", 100).is_ok());
+    }
+
+    #[test]
+    fn an_ipv6_network_of_64_bits_is_one_address() {
+        assert_eq!(client_network("2001:db8:1:2:aaaa::1"), client_network("2001:db8:1:2:bbbb::2"));
+        assert_ne!(client_network("2001:db8:1:2::1"), client_network("2001:db8:1:3::1"));
+        assert_eq!(client_network("::ffff:10.0.0.1"), "10.0.0.1");
+        let guard = LoginGuard::default();
+        for i in 0..FREE_FAILURES {
+            guard.record("ann", &format!("2001:db8::{i}"), false, 100);
+        }
+        assert!(guard.admit("ann", "2001:db8::99", 100).is_err());
+    }
+
+    #[test]
+    fn failures_of_yesterday_are_forgotten() {
+        let guard = LoginGuard::default();
+        for _ in 0..FREE_FAILURES + 3 {
+            guard.record("ann", "10.0.0.1", false, 100);
+        }
+        assert!(guard.admit("ann", "10.0.0.1", 100 + FORGET_FAILURES_AFTER_SECONDS).is_ok());
+        guard.record("ann", "10.0.0.1", false, 100 + FORGET_FAILURES_AFTER_SECONDS);
+        assert!(guard.admit("ann", "10.0.0.1", 100 + FORGET_FAILURES_AFTER_SECONDS).is_ok(), "counted afresh");
+    }
+
+    #[test]
+    fn a_flood_of_addresses_is_remembered_within_the_bound() {
+        let guard = LoginGuard::default();
+        for i in 0..MAX_REMEMBERED_FAILURES as i64 {
+            guard.record("ann", &format!("10.{}.{}.{}", i >> 16, (i >> 8) & 255, i & 255), false, i);
+        }
+        assert_eq!(guard.remembered(), MAX_REMEMBERED_FAILURES);
+    }
+
+    #[test]
+    fn a_success_clears_the_failures_of_the_login_from_its_address() {
         let guard = LoginGuard::default();
         for _ in 0..FREE_FAILURES {
-            guard.record("ann", "10.0.0.1", false, 100);
+            guard.record("ann", "10.0.0.9", false, 100);
         }
         guard.record("ann", "10.0.0.9", true, 100);
         assert!(guard.admit("ann", "10.0.0.9", 100).is_ok());
+    }
+
+    #[test]
+    fn argon2_memory_is_reused_and_kept_for_at_most_as_many_checks_as_may_run() {
+        let hash = hash_password("right").unwrap();
+        let threads: Vec<_> = (0..3 * MAX_PASSWORD_CHECKS).map(|_| {
+            let hash = hash.clone();
+            std::thread::spawn(move || verify_password("wrong", &hash))
+        }).collect();
+        assert!(threads.into_iter().all(|t| !t.join().unwrap()));
+        assert!(CHECK_MEMORY.lock().unwrap().len() <= MAX_PASSWORD_CHECKS);
+        assert!(verify_password("right", &hash));
+        assert!(!verify_password("right", "not a hash"));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 pub mod auth;
 mod checks;
+pub mod connections;
 pub mod db;
 pub mod sql;
 mod demo;
@@ -68,6 +69,11 @@ pub struct ServeArgs {
     /// The most MiB one upload may carry (see [`MAX_UPLOAD_BYTES`]).
     #[arg(long, default_value_t = MAX_UPLOAD_BYTES >> 20)]
     pub max_upload_mib: usize,
+    /// The TLS proxy's IP address: its connections are not bounded per address, and a
+    /// request from it is counted against the client it names last in `X-Forwarded-For`
+    /// (see [`connections`] and deploy/README.md). Without it, `X-Forwarded-For` is ignored.
+    #[arg(long, env = "BUGRANK_TRUSTED_PROXY")]
+    pub trusted_proxy: Option<std::net::IpAddr>,
 }
 
 #[derive(clap::Args)]
@@ -387,14 +393,27 @@ pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
         Ok(())
     })?;
     let data = web::Data::new(app);
+    let trusted_proxy = args.trusted_proxy.map(|ip| ip.to_canonical());
+    let per_address = connections::PerAddress::new(trusted_proxy);
+    let (_descriptors, most_connections) = connections::connection_budget();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let server = actix_web::HttpServer::new(move || {
         let headers = html::SECURITY_HEADERS.iter().fold(actix_web::middleware::DefaultHeaders::new(), |h, &header| h.add(header));
+        let bounds = actix_web::middleware::from_fn(move |req, next| connections::client_and_body_bounds(trusted_proxy, req, next));
         actix_web::App::new()
             .wrap(headers)
+            .wrap(bounds)
             .app_data(data.clone())
             .app_data(web::FormConfig::default().limit(64 << 10))
             .configure(pages::routes)
     })
+    .on_connect(move |connection, extensions| per_address.on_connect(connection, extensions))
+    .workers(threads)
+    // actix counts connections per worker thread.
+    .max_connections(most_connections.div_ceil(threads))
+    .client_request_timeout(connections::REQUEST_HEAD_TIMEOUT)
+    .client_disconnect_timeout(connections::DISCONNECT_TIMEOUT)
+    .keep_alive(if connections::KEEP_ALIVE { actix_web::http::KeepAlive::default() } else { actix_web::http::KeepAlive::Disabled })
     .bind(&args.bind)
     .with_context(|| format!("cannot listen on {}", args.bind))?;
     let addr = *server.addrs().first().context("the server listens somewhere")?;

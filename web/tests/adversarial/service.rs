@@ -9,6 +9,10 @@ use crate::common::{COURSE, Client, Service, fixture, run_analysis, upload_probl
 use crate::modules::{command, flood, sleep};
 use crate::{Case, Measured};
 
+#[path = "../service/raw.rs"]
+#[allow(dead_code)]
+mod raw;
+
 /// A case against a fresh `bugrank serve` started with `args`; `run` does it and says
 /// what happened.
 pub fn served(name: &'static str, args: &'static [&'static str], run: fn(&Service) -> String, max_seconds: f64, max_peak_mb: u64) -> Case {
@@ -55,17 +59,89 @@ fn zeros_zip(entries: usize, mib: usize) -> Vec<u8> {
     out.finish().unwrap().into_inner()
 }
 
-fn login_flood(service: &Service) -> String {
+/// 128 wrong logins at once, half for the instructor and half for no account, each from
+/// its own loopback address from `client_address(first)` on (all from one address when
+/// `one_address`). Every one is refused: the counts of 401 and 429. From addresses of
+/// their own, a login told to wait (429: the checks are busy) tries again a tenth of a
+/// second later, so that every password is checked (401).
+fn flood_of_wrong_logins(service: &Service, first: u32, one_address: bool) -> (usize, usize) {
     let threads: Vec<_> = (0..128)
         .map(|i| {
             let url = service.url.clone();
-            std::thread::spawn(move || Client::new(&url).login(if i % 2 == 0 { "instructor" } else { "nobody" }, "a wrong password"))
+            let source = raw::client_address(if one_address { first } else { first + i });
+            let login = if i % 2 == 0 { "instructor" } else { "nobody" };
+            std::thread::spawn(move || {
+                let attempt = || raw::login_from(source, &url, login, "a wrong password").unwrap();
+                let mut status = attempt();
+                for _ in 0..600 {
+                    if one_address || status != 429 {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                    status = attempt();
+                }
+                status
+            })
         })
         .collect();
     let statuses: Vec<u16> = threads.into_iter().map(|t| t.join().unwrap()).collect();
     let count = |status| statuses.iter().filter(|&&s| s == status).count();
     assert_eq!(count(401) + count(429), 128, "every wrong login is refused: {statuses:?}");
-    format!("all refused: {} × 401, {} × 429", count(401), count(429))
+    (count(401), count(429))
+}
+
+fn login_flood(service: &Service) -> String {
+    let (wrong, waiting) = flood_of_wrong_logins(service, 0, true);
+    format!("all refused: {wrong} × 401, {waiting} × 429")
+}
+
+/// Memory must stay flat across floods of password checks (argon2's 19 MiB each): 30
+/// floods, each from 128 fresh addresses so that none is throttled by its address, every
+/// password checked.
+fn thirty_login_floods(service: &Service) -> String {
+    const FLOODS: u32 = 30;
+    let mut resident = Vec::new();
+    let mut wrong = 0;
+    for flood in 0..FLOODS {
+        let (checked, _) = flood_of_wrong_logins(service, 1 + flood * 128, false);
+        assert_eq!(checked, 128, "every password of flood {flood} is checked");
+        wrong += checked;
+        resident.push(service.memory_mb("VmRSS"));
+    }
+    let (after_first, last) = (resident[0], resident[resident.len() - 1]);
+    assert!(last <= after_first + 40, "resident memory grows across floods: {resident:?} MB");
+    format!("{wrong} × 401 (each checked); resident {after_first} MB after the first flood, {last} MB after the 30th")
+}
+
+/// `count` connections from one address stall in their request (its head or its body):
+/// the service keeps at most its bound of them, answers another address within a second
+/// meanwhile, and cuts the rest within the time bound of a request.
+fn stalled_flood(service: &Service, count: usize, stall: raw::Stall) -> String {
+    let started = Instant::now();
+    let mut stalled = raw::stalled_connections(raw::client_address(1), &service.url, count, stall);
+    let asked = Instant::now();
+    let answer = raw::exchange(raw::client_address(2), &service.url, "GET /login HTTP/1.1\r\n", b"").expect("another client is answered");
+    let answered = asked.elapsed();
+    assert_eq!(answer.status, 200);
+    assert!(answered < Duration::from_secs(1), "another client waited {answered:?}");
+    let refused_at_once = raw::closed_by_the_service(&mut stalled, Duration::from_secs(1));
+    let most = web::serve::connections::MAX_CONNECTIONS_PER_ADDRESS;
+    assert!(refused_at_once >= count - most, "{refused_at_once} of {count} closed at once, {most} may stay");
+    let all_closed = raw::closed_by_the_service(&mut stalled, Duration::from_secs(60));
+    assert_eq!(all_closed, count, "every stalled connection is cut");
+    format!(
+        "{refused_at_once} closed at once, all within {:.0} s; another address answered in {} ms",
+        started.elapsed().as_secs_f64(),
+        answered.as_millis()
+    )
+}
+
+fn stalled_bodies(service: &Service) -> String {
+    stalled_flood(service, 4_000, raw::Stall::Body)
+}
+
+fn stalled_headers(service: &Service) -> String {
+    stalled_flood(service, 2_000, raw::Stall::Headers)
 }
 
 fn two_zip_bombs(service: &Service) -> String {
@@ -233,6 +309,9 @@ pub fn cases() -> Vec<Case> {
     // Bounds: the service alone uses some 50 MB; each case takes well under 2 s here.
     vec![
         served("128 simultaneous wrong logins", &[], login_flood, 10.0, 300),
+        served("30 floods of 128 simultaneous wrong logins, 3,840 addresses", &[], thirty_login_floods, 300.0, 300),
+        served("4,000 connections from one address stalling in their bodies", &[], stalled_bodies, 40.0, 300),
+        served("2,000 connections from one address stalling in their headers", &[], stalled_headers, 40.0, 300),
         served("two zip bombs in one upload (2 × 63 × 33 MiB)", &[], two_zip_bombs, 20.0, 200),
         served("zips unpacking past 1 GiB in one upload", &[], zips_past_the_unpacked_budget, 20.0, 250),
         served("a zip with ../ and absolute paths", &[], unsafe_zip_paths, 10.0, 200),
