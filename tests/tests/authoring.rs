@@ -12,7 +12,7 @@ use web::problem::ProblemDir;
 
 /// `(what, passed)` of each check of the problem in `dir`.
 fn checks(dir: &Path) -> Vec<(String, bool)> {
-    let (_, report) = run_check_problem(&tools().sandbox, &tools().builder, dir).unwrap();
+    let (_, report) = run_check_problem(&tools().sandbox, &tools().builder, dir, None).unwrap();
     report.checks.iter().map(|c| (c.what.clone(), c.passed)).collect()
 }
 
@@ -30,7 +30,7 @@ fn a_new_problem_in_c_or_rust_is_ready_and_grades_its_buggy_example_on_the_simpl
     for (name, language) in [("largest-c", AuthorLanguage::C), ("largest-rust", AuthorLanguage::Rust)] {
         let dir = root.path().join(name);
         new_problem(&dir, name, language).unwrap();
-        let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &dir).unwrap();
+        let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &dir, None).unwrap();
         let text = check_text(&problem, &report);
         assert!(report.passed(), "{text}");
         assert_eq!(report.checks.len(), 6, "{text}");
@@ -78,7 +78,7 @@ fn check_problem_names_what_is_wrong_with_a_problem() {
     // A generator whose choice 0 is longer than other inputs it makes is pointed out, and
     // one that never makes a negative number leaves the buggy example's bug unseen.
     let root = edited(&[("generator.c", "#include <stdio.h>\n#include \"bugrank_gen.h\"\nint main(void) { unsigned long long r = bg_choice(9); printf(\"%llu\\n\", r == 0 ? 10 : r); return 0; }\n")]);
-    let (_, report) = run_check_problem(&tools().sandbox, &tools().builder, &root.path().join("p")).unwrap();
+    let (_, report) = run_check_problem(&tools().sandbox, &tools().builder, &root.path().join("p"), None).unwrap();
     let zero = report.checks.iter().find(|c| c.what.starts_with("all-zero choices")).unwrap();
     assert!(zero.passed && zero.detail.contains("Shorter inputs are generated too, such as \""), "{}", zero.detail);
     assert_eq!(failed(&root.path().join("p")), ["the buggy example `buggy` fails some input"]);
@@ -94,25 +94,25 @@ fn check_problem_names_what_is_wrong_with_a_problem() {
     // A reference that crashes on some inputs.
     let crashing = "#include <stdio.h>\n#include <stdlib.h>\nint main(void) { long long x, m = 0; int any = 0;\n while (scanf(\"%lld\", &x) == 1) { if (x == 2147483647) abort(); if (!any || x > m) m = x; any = 1; }\n if (any) printf(\"%lld\\n\", m); else printf(\"empty\\n\"); return 0; }\n";
     let root = edited(&[("reference.c", crashing)]);
-    let (_, report) = run_check_problem(&tools().sandbox, &tools().builder, &root.path().join("p")).unwrap();
+    let (_, report) = run_check_problem(&tools().sandbox, &tools().builder, &root.path().join("p"), None).unwrap();
     let reference = report.checks.iter().find(|c| c.what.starts_with("the reference handles")).unwrap();
     assert!(!reference.passed && reference.detail.contains(" inputs fail") && reference.detail.contains("2147483647"), "{}", reference.detail);
 
     // A reference that does not compile cannot be checked: the error names the file and line.
     let root = edited(&[("reference.c", "int main(void) { return 0 }\n")]);
-    let error = format!("{:#}", run_check_problem(&tools().sandbox, &tools().builder, &root.path().join("p")).err().unwrap());
+    let error = format!("{:#}", run_check_problem(&tools().sandbox, &tools().builder, &root.path().join("p"), None).err().unwrap());
     assert!(error.contains("reference.c does not compile") && error.contains("reference.c:1:"), "{error}");
 
     // Two sources of one program are ambiguous.
     let root = edited(&[("reference.rs", "fn main() {}\n")]);
-    let error = format!("{:#}", run_check_problem(&tools().sandbox, &tools().builder, &root.path().join("p")).err().unwrap());
+    let error = format!("{:#}", run_check_problem(&tools().sandbox, &tools().builder, &root.path().join("p"), None).err().unwrap());
     assert!(error.contains("reference.c and reference.rs: keep one source of reference"), "{error}");
 }
 
 #[test]
 fn the_cryptarithm_problem_is_ready_and_its_checker_accepts_the_references_outputs() {
     let dir = end_to_end::root().join("fixtures/problems/cryptarithm");
-    let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &dir).unwrap();
+    let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &dir, None).unwrap();
     let text = check_text(&problem, &report);
     assert!(report.passed(), "{text}");
     assert!(text.contains("ok    the checker accepts the reference's outputs: 1000 of 1000 outputs accepted"), "{text}");
