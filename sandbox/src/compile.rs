@@ -3,7 +3,8 @@
 //! One compile is bounded by the module's shape, checked before compiling (see
 //! `validate.rs`): the largest module of any shape that passes compiles in about 10 s and
 //! under 700 MB on a 2-core machine (the adversarial corpus in `web/tests/adversarial`
-//! keeps that true). This file bounds the total: [`CompileGate`] lets at most
+//! keeps that true), and the caller's wait for one by [`MAX_COMPILE_WAIT`]. This file
+//! bounds the total: [`CompileGate`] lets at most
 //! [`COMPILE_BYTES_AT_ONCE`] bytes of modules compile at the same time, and [`ModuleCache`]
 //! forgets the least recently loaded modules beyond [`MODULE_CACHE_BYTES`] of code.
 //!
@@ -13,7 +14,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use wasmtime::Module;
 
@@ -25,6 +26,15 @@ use crate::limits::MAX_MODULE_BYTES;
 /// uploads arrive together (two million-function modules compiled in parallel once took
 /// 10.8 GB).
 pub const COMPILE_BYTES_AT_ONCE: usize = 2 * MAX_MODULE_BYTES;
+
+/// The longest [`crate::Sandbox::load`] waits for one module to compile; a module still
+/// compiling then is refused ("it takes longer than 120 s to compile"). A backstop behind
+/// the shape limits of `validate.rs`, which keep every shape we know of far below it (the
+/// slowest, 99,999 small functions, compiles in about 20 s here): it bounds the caller's
+/// wait for a shape nobody has found yet. Cranelift cannot be stopped midway, so such a
+/// compile runs on in the background to its end, still counted by [`CompileGate`], and
+/// its result is dropped (never cached: the refusal depends on the machine's speed).
+pub const MAX_COMPILE_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// The most compiled code the cache keeps for modules no program holds any more. A cached
 /// module spares a recompile when the same bytes are loaded again (a re-run, a late
@@ -104,26 +114,27 @@ pub(crate) struct CompileGate {
     freed: Condvar,
 }
 
-/// A compile's admission: its bytes count against the gate until this is dropped.
-pub(crate) struct Admitted<'a> {
-    gate: &'a CompileGate,
+/// A compile's admission: its bytes count against the gate until this is dropped (by the
+/// thread that compiles, which may outlive the caller's wait: see [`MAX_COMPILE_WAIT`]).
+pub(crate) struct Admitted {
+    gate: Arc<CompileGate>,
     bytes: usize,
 }
 
 impl CompileGate {
     /// Waits until `bytes` more may be compiled. A module alone is always admitted
     /// (none is larger than [`MAX_MODULE_BYTES`]), so no compile waits for ever.
-    pub(crate) fn admit(&self, bytes: usize) -> Admitted<'_> {
+    pub(crate) fn admit(self: &Arc<Self>, bytes: usize) -> Admitted {
         let mut in_flight = self.in_flight.lock().expect("compile gate poisoned");
         while *in_flight > 0 && *in_flight + bytes > COMPILE_BYTES_AT_ONCE {
             in_flight = self.freed.wait(in_flight).expect("compile gate poisoned");
         }
         *in_flight += bytes;
-        Admitted { gate: self, bytes }
+        Admitted { gate: self.clone(), bytes }
     }
 }
 
-impl Drop for Admitted<'_> {
+impl Drop for Admitted {
     fn drop(&mut self) {
         let mut in_flight = self.gate.in_flight.lock().expect("compile gate poisoned");
         *in_flight -= self.bytes;
@@ -266,7 +277,7 @@ mod tests {
 
     #[test]
     fn compiles_beyond_the_gate_wait_until_earlier_ones_end() {
-        let gate = std::sync::Arc::new(CompileGate::default());
+        let gate = Arc::new(CompileGate::default());
         let first = gate.admit(MAX_MODULE_BYTES);
         let second = gate.admit(MAX_MODULE_BYTES);
         let (sender, admitted) = std::sync::mpsc::channel();

@@ -1,7 +1,7 @@
 //! One wasmtime engine, a cache of compiled modules, and a fresh store per run.
 
 use std::borrow::Cow;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
@@ -13,7 +13,7 @@ use wasmtime::{
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{Deterministic, HostMonotonicClock, HostWallClock, I32Exit, WasiCtxBuilder};
 
-use crate::compile::{CompileGate, FUNCTION_CACHE_BYTES, FunctionCache, MODULE_CACHE_BYTES, ModuleCache};
+use crate::compile::{CompileGate, FUNCTION_CACHE_BYTES, FunctionCache, MAX_COMPILE_WAIT, MODULE_CACHE_BYTES, ModuleCache};
 use crate::limits::{
     EPOCH_TICK, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES,
     WALL_CLOCK_LIMIT,
@@ -92,7 +92,14 @@ pub struct Sandbox {
     engine: Engine,
     linker: Linker<RunState>,
     modules: Mutex<ModuleCache>,
-    compiling: CompileGate,
+    compiling: Arc<CompileGate>,
+    /// The threads that compile, wasmtime's parallel compilation included. Not rayon's
+    /// global pool: a caller waiting for a compile may be a worker of that pool (an
+    /// analysis loads its batch in parallel), and a compile whose parallel work is queued
+    /// behind waiting workers would never run.
+    compile_pool: rayon::ThreadPool,
+    /// How long [`Sandbox::load`] waits for a compile: [`MAX_COMPILE_WAIT`] but in tests.
+    compile_wait: Duration,
     /// Where compiled modules are also kept on disk, if anywhere (see
     /// [`Sandbox::with_disk_cache`]).
     disk_cache: Option<std::path::PathBuf>,
@@ -262,7 +269,12 @@ impl Sandbox {
             engine,
             linker,
             modules: Mutex::new(ModuleCache::new(MODULE_CACHE_BYTES)),
-            compiling: CompileGate::default(),
+            compiling: Arc::default(),
+            compile_pool: rayon::ThreadPoolBuilder::new()
+                .thread_name(|i| format!("compile {i}"))
+                .build()
+                .map_err(|e| SandboxError::Engine(format!("cannot start the compile threads: {e}")))?,
+            compile_wait: MAX_COMPILE_WAIT,
             disk_cache: None,
         })
     }
@@ -314,8 +326,7 @@ impl Sandbox {
             Some(module) => module,
             None => {
                 let (binary, _) = self.checked_binary(name, bytes, role)?;
-                let _admitted = self.compiling.admit(binary.len());
-                let module = Module::new(&self.engine, &binary).map_err(|e| invalid(name, e))?;
+                let module = self.compile(name, binary.into_owned())?;
                 if let Some(path) = &on_disk {
                     save_compiled(path, &module);
                 }
@@ -341,6 +352,35 @@ impl Sandbox {
         check_size_and_format(name, bytes)?;
         let (binary, types) = self.checked_binary(name, bytes, role)?;
         validate::check_uncompiled(name, &binary, types)
+    }
+
+    /// Refuses modules that take longer than `wait` to compile, instead of
+    /// [`MAX_COMPILE_WAIT`]: for tests of that refusal, which would otherwise need a module
+    /// that takes minutes.
+    pub fn with_compile_wait(mut self, wait: Duration) -> Sandbox {
+        self.compile_wait = wait;
+        self
+    }
+
+    /// Compiles `binary` once the gate admits it, in the compile pool, waiting at most
+    /// `compile_wait` for it (see [`MAX_COMPILE_WAIT`]).
+    fn compile(&self, name: &str, binary: Vec<u8>) -> Result<Module, SandboxError> {
+        let admitted = self.compiling.admit(binary.len());
+        let engine = self.engine.clone();
+        let (sender, compiled) = std::sync::mpsc::sync_channel(1);
+        self.compile_pool.spawn(move || {
+            let module = Module::new(&engine, &binary);
+            drop(admitted);
+            // The caller may have stopped waiting.
+            let _ = sender.send(module);
+        });
+        match compiled.recv_timeout(self.compile_wait) {
+            Ok(module) => module.map_err(|e| invalid(name, e)),
+            Err(_) => Err(SandboxError::Invalid {
+                name: name.to_owned(),
+                reason: format!("it takes longer than {} s to compile", self.compile_wait.as_secs_f64()),
+            }),
+        }
     }
 
     /// The binary of a module (text is turned into binary), checked before compiling: its
@@ -397,6 +437,7 @@ impl Sandbox {
         let memory = MemoryLimit { max_bytes: limits.memory_bytes.min(MAX_MEMORY_BYTES), refused: false };
         let mut store = Store::new(&self.engine, RunState { wasi: None, arg0: program.name.clone(), stdio, memory, choices });
         store.limiter(|state| &mut state.memory);
+        store.call_hook(stdio::charge_host_call);
         store.set_fuel(limits.fuel).map_err(|e| self.host_error(program, e))?;
         store.set_epoch_deadline((WALL_CLOCK_LIMIT.as_millis() / EPOCH_TICK.as_millis()) as u64);
         store.epoch_deadline_trap();

@@ -549,3 +549,82 @@ fn a_new_sandbox_loads_a_module_compiled_before_from_the_disk_cache_and_recompil
     assert_eq!((cached("hello"), cached("ello")), ("hello".to_owned(), "ello".to_owned()));
     assert!(files.iter().all(|f| std::fs::read(f).unwrap() != b"not a compiled module"), "the cache is repaired");
 }
+
+/// Every import a program may call but `proc_exit`, with arguments for a call that returns
+/// (stdout 1 for a descriptor, the monotonic clock 1, 64 for an address of zeros).
+const IMPORT_CALLS: &[(&str, &str, &str)] = &[
+    ("wasi_snapshot_preview1", "args_get", "(i32.const 64) (i32.const 128)"),
+    ("wasi_snapshot_preview1", "args_sizes_get", "(i32.const 64) (i32.const 128)"),
+    ("wasi_snapshot_preview1", "clock_res_get", "(i32.const 1) (i32.const 64)"),
+    ("wasi_snapshot_preview1", "clock_time_get", "(i32.const 1) (i64.const 0) (i32.const 64)"),
+    ("wasi_snapshot_preview1", "environ_get", "(i32.const 64) (i32.const 128)"),
+    ("wasi_snapshot_preview1", "environ_sizes_get", "(i32.const 64) (i32.const 128)"),
+    ("wasi_snapshot_preview1", "fd_advise", "(i32.const 1) (i64.const 0) (i64.const 0) (i32.const 0)"),
+    ("wasi_snapshot_preview1", "fd_close", "(i32.const 8)"),
+    ("wasi_snapshot_preview1", "fd_datasync", "(i32.const 1)"),
+    ("wasi_snapshot_preview1", "fd_fdstat_get", "(i32.const 1) (i32.const 64)"),
+    ("wasi_snapshot_preview1", "fd_fdstat_set_flags", "(i32.const 1) (i32.const 0)"),
+    ("wasi_snapshot_preview1", "fd_filestat_get", "(i32.const 1) (i32.const 64)"),
+    ("wasi_snapshot_preview1", "fd_prestat_dir_name", "(i32.const 3) (i32.const 64) (i32.const 8)"),
+    ("wasi_snapshot_preview1", "fd_prestat_get", "(i32.const 3) (i32.const 64)"),
+    ("wasi_snapshot_preview1", "fd_read", "(i32.const 0) (i32.const 64) (i32.const 1) (i32.const 128)"),
+    ("wasi_snapshot_preview1", "fd_seek", "(i32.const 1) (i64.const 0) (i32.const 0) (i32.const 64)"),
+    ("wasi_snapshot_preview1", "fd_sync", "(i32.const 1)"),
+    ("wasi_snapshot_preview1", "fd_tell", "(i32.const 1) (i32.const 64)"),
+    ("wasi_snapshot_preview1", "fd_write", "(i32.const 1) (i32.const 64) (i32.const 1) (i32.const 128)"),
+    ("wasi_snapshot_preview1", "poll_oneoff", "(i32.const 64) (i32.const 1024) (i32.const 1) (i32.const 128)"),
+    ("wasi_snapshot_preview1", "random_get", "(i32.const 64) (i32.const 8)"),
+    ("wasi_snapshot_preview1", "sched_yield", ""),
+    ("bugrank", "choice", "(i64.const 1)"),
+    ("bugrank", "size", ""),
+];
+
+/// A generator that calls `module.name(args)` `times` times, dropping the result.
+fn calling(module: &str, name: &str, args: &str, times: u32) -> String {
+    let params: Vec<&str> = args.split(['(', ' ']).filter(|word| word.ends_with(".const")).map(|word| &word[..3]).collect();
+    let result = if name == "choice" { "i64" } else { "i32" };
+    format!(
+        r#"(module
+  (import "{module}" "{name}" (func $f (param {}) (result {result})))
+  (memory (export "memory") 1)
+  (func (export "_start") (local $n i32)
+    (local.set $n (i32.const {times}))
+    (block $done (loop $again
+      (br_if $done (i32.eqz (local.get $n)))
+      (drop (call $f {args}))
+      (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+      (br $again)))))"#,
+        params.join(" ")
+    )
+}
+
+#[test]
+fn every_import_a_program_may_call_costs_at_least_a_host_calls_fuel_per_call() {
+    let measured: Vec<&str> = IMPORT_CALLS.iter().filter(|(module, ..)| *module == "wasi_snapshot_preview1").map(|(_, name, _)| *name).collect();
+    let allowed: Vec<&str> = sandbox::ALLOWED_WASI_IMPORTS.iter().copied().filter(|name| *name != "proc_exit").collect();
+    assert_eq!(measured, allowed, "every allowed import but proc_exit (which ends the run) is measured");
+    let fuel = |module: &str, name: &str, args: &str, times: u32| {
+        let generator = sandbox().load("calls.wat", calling(module, name, args, times).as_bytes(), Role::Generator).unwrap();
+        let (run, _) = sandbox().generate(&generator, Fixed { values: vec![0; 2000], asked: vec![] }, &Limits::default()).unwrap();
+        assert_eq!(run.outcome, Outcome::Exited(0), "{module}.{name}");
+        run.fuel_used
+    };
+    for (module, name, args) in IMPORT_CALLS {
+        let per_call = (fuel(module, name, args, 1000) - fuel(module, name, args, 0)) / 1000;
+        assert!(per_call >= sandbox::HOST_CALL_FUEL, "{module}.{name} costs {per_call} fuel a call");
+    }
+}
+
+#[test]
+fn a_module_that_compiles_for_longer_than_the_wait_is_refused_when_the_wait_ends() {
+    let functions = "(func (param i32) (result i32) (i32.mul (i32.add (local.get 0) (i32.const 7)) (local.get 0)))".repeat(20_000);
+    let wat = format!(r#"(module (memory (export "memory") 1) {functions} (func (export "_start")))"#);
+    let impatient = Sandbox::new().unwrap().with_compile_wait(std::time::Duration::from_millis(10));
+    for _ in 0..2 {
+        let started = std::time::Instant::now();
+        let error = impatient.load("slow.wat", wat.as_bytes(), Role::Answer).unwrap_err();
+        assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
+        assert!(error.to_string().contains("slow.wat") && error.to_string().contains("takes longer than 0.01 s to compile"), "{error}");
+    }
+    assert!(sandbox().load("slow.wat", wat.as_bytes(), Role::Answer).is_ok(), "within the usual wait it compiles");
+}

@@ -91,6 +91,11 @@ const FD_READ: &str = r#"(import "wasi_snapshot_preview1" "fd_read" (func $fd_re
 const RANDOM_GET: &str = r#"(import "wasi_snapshot_preview1" "random_get" (func $random_get (param i32 i32) (result i32)))"#;
 const POLL_ONEOFF: &str = r#"(import "wasi_snapshot_preview1" "poll_oneoff" (func $poll_oneoff (param i32 i32 i32 i32) (result i32)))"#;
 const PROC_EXIT: &str = r#"(import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))"#;
+const SCHED_YIELD: &str = r#"(import "wasi_snapshot_preview1" "sched_yield" (func $sched_yield (result i32)))"#;
+const FD_FDSTAT_GET: &str = r#"(import "wasi_snapshot_preview1" "fd_fdstat_get" (func $fd_fdstat_get (param i32 i32) (result i32)))"#;
+const FD_PRESTAT_GET: &str = r#"(import "wasi_snapshot_preview1" "fd_prestat_get" (func $fd_prestat_get (param i32 i32) (result i32)))"#;
+const CLOCK_TIME_GET: &str = r#"(import "wasi_snapshot_preview1" "clock_time_get" (func $clock_time_get (param i32 i64 i32) (result i32)))"#;
+const ARGS_SIZES_GET: &str = r#"(import "wasi_snapshot_preview1" "args_sizes_get" (func $args_sizes_get (param i32 i32) (result i32)))"#;
 const PATH_OPEN: &str = r#"(import "wasi_snapshot_preview1" "path_open" (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))"#;
 
 /// A command in text: `imports`, `pages` of memory, and `_start` doing `body`.
@@ -106,6 +111,11 @@ pub fn flood(fd: u32, length: u32) -> Vec<u8> {
         &format!("(i32.store (i32.const 0) (i32.const 16)) (i32.store (i32.const 4) (i32.const {length}))
                   (loop (drop (call $fd_write (i32.const {fd}) (i32.const 0) (i32.const 1) (i32.const 8))) (br 0))"),
     )
+}
+
+/// `_start` making the host call `call` (of `import`) for ever, dropping its result.
+pub fn calling_for_ever(import: &str, call: &str) -> Vec<u8> {
+    command(import, 1, &format!("(loop (drop {call}) (br 0))"))
 }
 
 /// `_start` sleeping `nanoseconds` (a relative clock subscription), once or for ever.
@@ -181,6 +191,13 @@ fn loaded_and_summed(depth: u32) -> Function {
     body
 }
 
+/// A function that declares `count` `i64` locals and does nothing.
+fn with_locals(count: u32) -> Function {
+    let mut body = Function::new([(count, wasm_encoder::ValType::I64)]);
+    body.instructions().end();
+    body
+}
+
 fn nested_blocks(depth: u32) -> Function {
     let mut body = Function::new([]);
     let mut sink = body.instructions();
@@ -252,6 +269,12 @@ pub fn cases() -> Vec<Case> {
             Fails("timeout"),
             QUICK,
         ),
+        // Host calls that do no work cost a host call's fuel each, like the rest.
+        graded("sched_yield for ever", "x.wat", || calling_for_ever(SCHED_YIELD, "(call $sched_yield)"), Fails("timeout"), QUICK),
+        graded("fd_fdstat_get(1, 8) for ever", "x.wat", || calling_for_ever(FD_FDSTAT_GET, "(call $fd_fdstat_get (i32.const 1) (i32.const 8))"), Fails("timeout"), QUICK),
+        graded("fd_prestat_get for ever", "x.wat", || calling_for_ever(FD_PRESTAT_GET, "(call $fd_prestat_get (i32.const 3) (i32.const 8))"), Fails("timeout"), QUICK),
+        graded("clock_time_get for ever", "x.wat", || calling_for_ever(CLOCK_TIME_GET, "(call $clock_time_get (i32.const 1) (i64.const 0) (i32.const 8))"), Fails("timeout"), QUICK),
+        graded("args_sizes_get for ever", "x.wat", || calling_for_ever(ARGS_SIZES_GET, "(call $args_sizes_get (i32.const 8) (i32.const 16))"), Fails("timeout"), QUICK),
         graded(
             "proc_exit in a start section",
             "x.wat",
@@ -270,10 +293,12 @@ pub fn cases() -> Vec<Case> {
         graded("an operand stack 300,000 deep", "x.wasm", || binary(1, &pushed_and_dropped(300_000), false), Rejected("operand stack gets deeper than 10000"), QUICK),
         graded("four functions 2.5 million values deep", "x.wasm", || binary(4, &pushed_and_dropped(2_500_000), false), Rejected("bytes of code, more than 1048576"), QUICK),
         graded("blocks nested 300,000 deep", "x.wasm", || binary(1, &nested_blocks(300_000), false), Rejected("nests blocks deeper than 10000"), QUICK),
-        graded("a function with 60,000 locals", "x.wasm", || { let mut f = Function::new([(60_000, wasm_encoder::ValType::I64)]); f.instructions().end(); binary(1, &f, false) }, Rejected("more than 50000 locals"), QUICK),
+        graded("a function with 60,000 locals", "x.wasm", || binary(1, &with_locals(60_000), false), Rejected("more than 50000 locals"), QUICK),
+        graded("99,999 functions of 50,000 i64 locals (1.3 MB)", "x.wasm", || binary(99_999, &with_locals(50_000), false), Rejected("declare more than 10000000 locals in all"), QUICK),
         // The largest modules that pass, of the shapes that cost the compiler most: they
         // compile within the bounds (and `_start` returns at once, without an answer).
         graded("99,999 small functions (30 MB, accepted)", "x.wasm", largest_small_functions, Fails("wrong"), LARGEST_COMPILE),
+        graded("200 functions of 50,000 i64 locals (10 million, accepted)", "x.wasm", || binary(200, &with_locals(50_000), false), Fails("wrong"), LARGEST_COMPILE),
         graded("400 functions with 9,800 live values (31 MB, accepted)", "x.wasm", || binary(400, &loaded_and_summed(9_800), false), Fails("wrong"), LARGEST_COMPILE),
     ]
 }
