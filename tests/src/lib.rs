@@ -55,7 +55,7 @@ pub fn parse_args<A: clap::Args, S: AsRef<str>>(argv: &[S]) -> A {
 /// What a `bugrank grade` run wrote, file name to contents.
 pub struct Written {
     pub files: BTreeMap<String, String>,
-    pub graded: web::grade::Graded,
+    pub graded: course::Graded,
 }
 
 /// Runs `bugrank grade` on the fixture cohort (problem, submissions and roster unless

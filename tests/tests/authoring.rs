@@ -8,7 +8,7 @@ use end_to_end::{can_build, grade_without_roster, tools};
 use grader::{ChoiceSource, Executor};
 use toolchain::Language;
 use web::authoring::{AuthorLanguage, check_text, new_problem, run_check_problem};
-use web::problem::ProblemDir;
+use course::problem::ProblemDir;
 
 /// `(what, passed)` of each check of the problem in `dir`.
 fn checks(dir: &Path) -> Vec<(String, bool)> {

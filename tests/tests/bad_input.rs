@@ -88,7 +88,7 @@ fn a_roster_without_an_id_column_is_an_error_that_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let roster = dir.path().join("roster.csv");
     std::fs::write(&roster, "student,group\na01,hunit\n").unwrap();
-    let error = web::submissions::read_roster(&roster).unwrap_err();
+    let error = course::submissions::read_roster(&roster).unwrap_err();
     assert!(error.to_string().ends_with("the header must name the columns `id` and `cohort` (found: student,group)"), "{error}");
 }
 

@@ -4,7 +4,7 @@
 
 use end_to_end::{root, sandbox, tools};
 use grader::{CheckerVerdict, Executor, RunOutcome};
-use web::problem::ProblemDir;
+use course::problem::ProblemDir;
 
 fn problem(name: &str) -> ProblemDir {
     ProblemDir::load(sandbox(), &end_to_end::tools().builder, &root().join("fixtures/problems").join(name)).unwrap()

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use grader::{ChoiceSource, Executor};
 use sandbox::{Limits, Sandbox};
 use web::grade::{GradeArgs, run_grade};
-use web::problem::ProblemDir;
+use course::problem::ProblemDir;
 
 /// Each throughput figure is measured over at least this long.
 const MEASURE_FOR: Duration = Duration::from_secs(3);

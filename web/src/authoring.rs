@@ -10,9 +10,9 @@ use grader::{Check, Example, ProblemCheck};
 use sandbox::Sandbox;
 use toolchain::Builder;
 
-use crate::executor::SandboxExecutor;
-use crate::problem::ProblemDir;
-use crate::submissions::{Batch, HandIn, accept_languages, hand_ins, read_batch_dir};
+use course::executor::SandboxExecutor;
+use course::problem::ProblemDir;
+use course::submissions::{Batch, HandIn, accept_languages, hand_ins, read_batch_dir};
 
 #[derive(clap::Args)]
 pub struct NewProblemArgs {

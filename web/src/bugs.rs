@@ -7,9 +7,9 @@ use grader::{BugList, bug_list};
 use present::bug_list_markdown;
 use crate::Tools;
 
-use crate::problem::ProblemDir;
+use course::problem::ProblemDir;
 use crate::report::read_analysis;
-use crate::submissions::Batch;
+use course::submissions::Batch;
 
 #[derive(clap::Args)]
 pub struct BugsArgs {

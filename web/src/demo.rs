@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use grader::{ProblemReport, compare};
 
-use crate::grade::{GradeArgs, main_cohorts, print_ranking, run_grade, score_rows, write_outputs};
+use crate::grade::{GradeArgs, print_ranking, run_grade, write_outputs};
+use course::outputs::{main_cohorts, score_rows};
 use crate::report::write_report;
 
 #[derive(clap::Args)]

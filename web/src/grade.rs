@@ -1,20 +1,18 @@
 //! `bugrank grade`: one problem, one batch, one analysis, written to a directory.
 
-use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::Context;
-use grader::{Analysis, Answer, Build, ProblemReport, Progress, RerunMode, ScoreRow, analyse, compare, rerun};
-use present::{analysis_html, order_dot, order_svg};
+use course::problem::ProblemDir;
+use course::submissions::{read_hand_ins, read_roster};
+use course::{Class, Graded, Previous, Settings, Stage, grade_batch};
+use grader::RerunMode;
 use indicatif::{ProgressBar, ProgressStyle};
-use sandbox::Program;
-use serde::Serialize;
 
 use crate::Tools;
-use crate::problem::ProblemDir;
-use crate::submissions::{Batch, Rejected, RosterRow, natural_cmp, read_roster};
 
 #[derive(clap::Args)]
 pub struct GradeArgs {
@@ -70,23 +68,6 @@ impl GradeArgs {
     }
 }
 
-/// `analysis.json`: the grader's analysis and what the batch could not use.
-#[derive(Serialize)]
-struct AnalysisFile<'a> {
-    #[serde(flatten)]
-    analysis: &'a Analysis,
-    rejected: &'a [Rejected],
-    warnings: &'a [String],
-}
-
-/// A graded batch, before it is written anywhere.
-pub struct Graded {
-    pub analysis: Analysis,
-    pub rejected: Vec<Rejected>,
-    pub warnings: Vec<String>,
-    pub roster: Vec<RosterRow>,
-}
-
 pub fn grade(args: &GradeArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let tools = crate::cli_tools()?;
@@ -103,122 +84,41 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Loads the problem, batch and roster and runs the analysis.
+/// Reads the problem, the batch and the roster `args` name, and grades them through
+/// [`course::grade_batch`], with a progress bar on a terminal.
 pub fn run_grade(tools: &Tools, args: &GradeArgs) -> anyhow::Result<Graded> {
-    let sandbox = &tools.sandbox;
-    let problem_dir = ProblemDir::load(sandbox, &tools.builder, &args.problem)?;
-    let mut problem = problem_dir.problem();
-    if let Some(stable_after) = args.stable_after {
-        problem.search.stable_after = stable_after;
-    }
-    let batch = Batch::load(sandbox, &tools.builder, &problem_dir.toml.languages, &args.submissions)?;
-    let mut rejected = batch.rejected;
-    let (roster, roster_rejected) = match &args.roster {
-        Some(path) => read_roster(path)?,
-        None => (Vec::new(), Vec::new()),
-    };
-    rejected.extend(roster_rejected);
-
-    let mut warnings = Vec::new();
-    let ids: Vec<&str> = batch.submissions.iter().map(|s| s.id.as_str()).chain(batch.not_built.iter().map(|n| n.id.as_str())).collect();
-    if args.roster.is_some() {
-        for id in &ids {
-            if !roster.iter().any(|r| r.id == *id) {
-                warnings.push(format!("submission `{id}` has no roster row: graded without a cohort"));
-            }
+    let problem_dir = ProblemDir::load(&tools.sandbox, &tools.builder, &args.problem)?;
+    let hand_ins = read_hand_ins(&args.submissions, &problem_dir.toml.languages)?;
+    let (roster, rejected) = match &args.roster {
+        Some(path) => {
+            let (roster, rejected) = read_roster(path)?;
+            (Some(roster), rejected)
         }
-        for row in &roster {
-            if !ids.contains(&row.id.as_str()) && !rejected.iter().any(|r| r.id.as_ref() == Some(&row.id)) {
-                warnings.push(format!("roster row `{}` has no submission", row.id));
-            }
-        }
-    }
-    let cohort_of = |id: &str| roster.iter().find(|r| r.id == id).map(|r| r.cohort.clone());
-
-    let (programs, answers) = answers_of(batch.submissions.iter().map(|s| (s.id.as_str(), &s.program, cohort_of(&s.id))));
-    anyhow::ensure!(
-        !answers.is_empty(),
-        "no submission in {} could be loaded{}",
-        args.submissions.display(),
-        if batch.not_built.is_empty() { String::new() } else { format!(" ({} did not compile)", batch.not_built.len()) }
-    );
-
-    let executor = problem_dir.executor(sandbox, programs);
-    let bar = progress_bar(problem.search.stable_after);
-    let mut show = |p: &Progress| {
-        bar.set_position(p.stable_run);
-        bar.set_message(p.describe());
-        std::ops::ControlFlow::Continue(())
+        None => (None, Vec::new()),
     };
     let previous = match &args.suite_from {
-        Some(path) => Some(crate::report::read_analysis(path)?),
+        Some(path) => Some(Previous {
+            analysis: crate::report::read_analysis(path)?,
+            mode: if args.full { RerunMode::Full } else { RerunMode::Frozen },
+            bug_lists: Default::default(),
+        }),
         None => None,
     };
+    let settings = Settings { stable_after: args.stable_after, previous, ..Settings::seed(args.seed) };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
-    let mut analysis = pool.install(|| match &previous {
-        None => analyse(&problem, &answers, &executor, args.seed, &mut show)
-            .with_context(|| format!("the problem {} is broken", args.problem.display())),
-        Some(previous) => {
-            let mode = if args.full { RerunMode::Full } else { RerunMode::Frozen };
-            rerun(&problem, &answers, &executor, args.seed, previous, mode, &mut show)
-                .context("cannot grade against the previous analysis")
+    let bar = progress_bar(settings.stable_after.unwrap_or(problem_dir.toml.search.stable_after));
+    let show = |stage: Stage<'_>| match stage {
+        Stage::Compiling { compiled, total } => bar.set_message(format!("compiling {compiled}/{total}")),
+        Stage::Searching(p) => {
+            bar.set_position(p.stable_run);
+            bar.set_message(p.describe());
         }
-    })?;
+        Stage::Explaining { .. } => {}
+    };
+    let class = Class { hand_ins, rejected, roster };
+    let graded = grade_batch(tools, &problem_dir, class, &settings, &pool, &AtomicBool::new(false), &show);
     bar.finish_and_clear();
-    add_builds(
-        &mut analysis,
-        batch.submissions.iter().filter_map(|s| Some((s.id.as_str(), s.build.as_ref()?))),
-        batch.not_built.iter().map(|n| (n.id.clone(), cohort_of(&n.id), n.build.clone())),
-    );
-    let set_aside = analysis.reference_failures + analysis.checker_failures;
-    if set_aside > 0 {
-        warnings.push(format!(
-            "{set_aside} generated tests were set aside because the problem's own programs failed on them \
-             (reference: {}, checker: {}); see problem_errors in analysis.json",
-            analysis.reference_failures, analysis.checker_failures
-        ));
-    }
-    Ok(Graded { analysis, rejected, warnings, roster })
-}
-
-/// The grader's answers for `(id, program, cohort)` triples, and the programs they run:
-/// identical modules run once, so answers with the same hash share a program number.
-pub fn answers_of<'a>(submissions: impl IntoIterator<Item = (&'a str, &'a Program, Option<String>)>) -> (Vec<&'a Program>, Vec<Answer>) {
-    let mut programs: Vec<&Program> = Vec::new();
-    let mut by_hash: HashMap<[u8; 32], usize> = HashMap::new();
-    let answers = submissions
-        .into_iter()
-        .map(|(id, program, cohort)| {
-            let number = *by_hash.entry(program.hash()).or_insert_with(|| {
-                programs.push(program);
-                programs.len()
-            });
-            Answer { id: id.to_owned(), cohort, program: number, version: crate::serve::store::hex(&program.hash()) }
-        })
-        .collect();
-    (programs, answers)
-}
-
-/// Records how each answer that ran was built (`built`: id and build), and adds the
-/// answers whose sources did not compile ([`Analysis::add_not_built`]: id, cohort, build),
-/// keeping the answers in id order.
-pub fn add_builds<'a>(
-    analysis: &mut Analysis,
-    built: impl IntoIterator<Item = (&'a str, &'a Build)>,
-    not_built: impl IntoIterator<Item = (String, Option<String>, Build)>,
-) {
-    for (id, build) in built {
-        if let Some(row) = analysis.answers.iter_mut().find(|a| a.id == id) {
-            row.build = Some(build.clone());
-        }
-    }
-    let before = analysis.answers.len();
-    for (id, cohort, build) in not_built {
-        analysis.add_not_built(id, cohort, build);
-    }
-    if analysis.answers.len() > before {
-        analysis.answers.sort_by(|a, b| natural_cmp(&a.id, &b.id));
-    }
+    Ok(graded.with_context(|| format!("cannot grade {} on {}", args.submissions.display(), args.problem.display()))?)
 }
 
 fn progress_bar(stable_after: u64) -> ProgressBar {
@@ -234,107 +134,14 @@ fn progress_bar(stable_after: u64) -> ProgressBar {
     bar
 }
 
+/// Writes every file of `graded` ([`Graded::files`]) into `out`.
 pub fn write_outputs(out: &Path, graded: &Graded) -> anyhow::Result<()> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    let write = |name: &str, contents: &[u8]| {
+    for (name, contents) in graded.files()? {
         let path = out.join(name);
-        std::fs::write(&path, contents).with_context(|| format!("cannot write {}", path.display()))
-    };
-    let file = AnalysisFile { analysis: &graded.analysis, rejected: &graded.rejected, warnings: &graded.warnings };
-    let mut json = serde_json::to_string_pretty(&file)?;
-    json.push('\n');
-    write("analysis.json", json.as_bytes())?;
-    write("scores.csv", &scores_csv(&graded.analysis, &graded.roster)?)?;
-    write("order.dot", order_dot(&graded.analysis).as_bytes())?;
-    write("order.svg", order_svg(&graded.analysis).as_bytes())?;
-    write("report.html", analysis_html(&graded.analysis, cohort_comparison(graded).as_ref()).as_bytes())
-}
-
-/// Each answer's score with its cohort and manual grade: the roster's, or else the cohort
-/// recorded in the analysis. Answers without a cohort are left out.
-pub fn score_rows(analysis: &Analysis, roster: &[RosterRow]) -> Vec<ScoreRow> {
-    analysis
-        .answers
-        .iter()
-        .filter_map(|a| {
-            let listed = roster.iter().find(|r| r.id == a.id);
-            let cohort = listed.map(|r| r.cohort.clone()).or_else(|| a.cohort.clone())?;
-            Some(ScoreRow { id: a.id.clone(), cohort, score: a.passed as f64, manual: listed.and_then(|r| r.manual) })
-        })
-        .collect()
-}
-
-/// The two largest cohorts (ties by name), when answers come in two or more.
-pub fn main_cohorts(rows: &[ScoreRow]) -> Option<(String, String)> {
-    let mut sizes: Vec<(usize, &str)> = Vec::new();
-    for row in rows {
-        match sizes.iter_mut().find(|(_, name)| *name == row.cohort) {
-            Some((n, _)) => *n += 1,
-            None => sizes.push((1, &row.cohort)),
-        }
+        std::fs::write(&path, contents).with_context(|| format!("cannot write {}", path.display()))?;
     }
-    sizes.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
-    match &sizes[..] {
-        [(_, first), (_, second), ..] => Some((first.to_string(), second.to_string())),
-        _ => None,
-    }
-}
-
-/// The two largest cohorts compared, when there are two.
-fn cohort_comparison(graded: &Graded) -> Option<ProblemReport> {
-    let rows = score_rows(&graded.analysis, &graded.roster);
-    let (first, second) = main_cohorts(&rows)?;
-    Some(compare(&graded.analysis.problem, &rows, &first, &second))
-}
-
-/// `id,cohort,passed,failed,suite_size,percent,rank`, then the failed tests by kind
-/// (`wrong,crash,timeout,memory,output`), one row per answer; when any answer was built
-/// from sources, `language` (`module` for one handed in as a module) and `compiled`
-/// (`yes`/`no`: a `no` failed every test without running); then the roster's own
-/// columns (`manual` and any others), so that an instructor's extra columns
-/// (names, sections) come back with the scores.
-pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> anyhow::Result<Vec<u8>> {
-    // The roster's columns in its own order (one header for every row of one roster).
-    let mut columns: Vec<&str> = Vec::new();
-    for (header, _) in roster.iter().flat_map(|r| &r.extra) {
-        if !columns.contains(&header.as_str()) {
-            columns.push(header);
-        }
-    }
-    let has_sources = analysis.answers.iter().any(|a| a.build.is_some());
-    let mut csv = csv::Writer::from_writer(Vec::new());
-    let mut header =
-        vec!["id", "cohort", "passed", "failed", "suite_size", "percent", "rank", "wrong", "crash", "timeout", "memory", "output"];
-    if has_sources {
-        header.extend(["language", "compiled"]);
-    }
-    header.extend(&columns);
-    csv.write_record(&header)?;
-    for a in &analysis.answers {
-        let row = roster.iter().find(|r| r.id == a.id);
-        let mut record = vec![
-            a.id.clone(),
-            // The roster's cohort wins: it may have been attached after the analysis ran.
-            row.map(|r| r.cohort.clone()).or_else(|| a.cohort.clone()).unwrap_or_default(),
-            a.passed.to_string(),
-            a.failed.len().to_string(),
-            analysis.scored_tests().to_string(),
-            format!("{:.1}", a.percent),
-            a.rank.to_string(),
-            a.counts.wrong.to_string(),
-            a.counts.crash.to_string(),
-            a.counts.timeout.to_string(),
-            a.counts.memory.to_string(),
-            a.counts.output.to_string(),
-        ];
-        if has_sources {
-            record.push(a.build.as_ref().map_or("module", |b| b.language.as_str()).to_owned());
-            record.push(if a.not_built() { "no" } else { "yes" }.to_owned());
-        }
-        record.extend(columns.iter().map(|column| row.and_then(|r| r.get(column)).unwrap_or_default().to_owned()));
-        csv.write_record(&record)?;
-    }
-    Ok(csv.into_inner()?)
+    Ok(())
 }
 
 pub fn print_ranking(graded: &Graded) {

@@ -1,32 +1,25 @@
 //! The `bugrank` program: its command line and its web service. This library holds
 //! everything the binary does, so that end-to-end tests can drive it in-process.
 //!
-//! This crate is the edge of the system: it reads problem directories, batches and rosters,
-//! runs programs through the sandbox, and writes results. The method itself is `grader`'s.
+//! This crate is the edge of the system: it turns arguments and requests into calls of
+//! `course` (which grades a batch, the same for both) and prints, stores or serves what
+//! comes back. The method itself is `grader`'s.
 
 pub mod authoring;
 pub mod bugs;
 pub mod demo;
-pub mod executor;
 pub mod grade;
-pub mod problem;
 pub mod report;
 pub mod serve;
-pub mod sources;
 pub mod stability;
-pub mod submissions;
 pub mod tests_cmd;
+pub mod toolchains;
 
 use std::path::PathBuf;
 
+pub use course::Tools;
 use sandbox::Sandbox;
 use toolchain::Builder;
-
-/// What a command runs programs with: the sandbox, and the builder of sources.
-pub struct Tools {
-    pub sandbox: Sandbox,
-    pub builder: Builder,
-}
 
 /// The tools of a command-line run, keeping compiled modules and built sources on disk so
 /// that grading the same class again compiles nothing (a class of 1,000 takes minutes of

@@ -2,7 +2,7 @@
 //! sources) by the bugs they contain.
 
 use clap::{Parser, Subcommand};
-use web::{authoring, bugs, demo, grade, report, serve, sources, stability, tests_cmd};
+use web::{authoring, bugs, demo, grade, report, serve, stability, tests_cmd, toolchains};
 
 #[derive(Parser)]
 #[command(name = "bugrank", version, about = "Ranks programs by the bugs black-box testing infers in them")]
@@ -61,7 +61,7 @@ fn main() -> anyhow::Result<()> {
         Command::Demo(args) => demo::demo_command(&args),
         Command::Serve(args) => serve::serve_command(&args),
         Command::Worker(args) => serve::worker_command(&args),
-        Command::Toolchains => sources::toolchains_command(),
+        Command::Toolchains => toolchains::toolchains_command(),
         Command::NewProblem(args) => authoring::new_problem_command(&args),
         Command::CheckProblem(args) => authoring::check_problem_command(&args),
         Command::User(UserCommand::Add(args)) => serve::user_command(&args),

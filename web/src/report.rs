@@ -7,8 +7,8 @@ use grader::{Analysis, ProblemReport, ScoreRow, compare};
 use present::experiment_html;
 use serde::Deserialize;
 
-use crate::grade::score_rows;
-use crate::submissions::read_roster;
+use course::outputs::score_rows;
+use course::submissions::read_roster;
 
 #[derive(clap::Args)]
 pub struct ReportArgs {

@@ -6,8 +6,8 @@ use anyhow::Context;
 use grader::{StudentTest, SuiteScore, calibrate, grade_test_suites};
 use crate::Tools;
 
-use crate::problem::ProblemDir;
-use crate::submissions::Batch;
+use course::problem::ProblemDir;
+use course::submissions::Batch;
 
 #[derive(clap::Args)]
 pub struct GradeTestsArgs {

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::sql::{Backend, Conn, Row, args};
 pub use super::sql::{DbError, DbResult, Engine};
-use crate::submissions::RosterRow;
+use course::submissions::RosterRow;
 
 /// SQLite's schema, one migration per entry; `PRAGMA user_version` counts those applied.
 /// Never edit an entry once released: add a new one.
@@ -913,7 +913,7 @@ impl Db {
                 |r| Ok(SubmissionRow { student: r.text(0)?, file: r.text(1)?, sha256: r.text(2)?, late: r.bool(3)?, uploaded: r.int(4)? }),
             )
         })?;
-        rows.sort_by(|a, b| crate::submissions::natural_cmp(&a.student, &b.student));
+        rows.sort_by(|a, b| course::submissions::natural_cmp(&a.student, &b.student));
         Ok(rows)
     }
 
@@ -924,7 +924,7 @@ impl Db {
                 Ok(RosterRow { id: r.text(0)?, cohort: r.text(1)?, manual, extra: RosterRow::columns_from_json(&r.text(3)?, manual) })
             })
         })?;
-        rows.sort_by(|a, b| crate::submissions::natural_cmp(&a.id, &b.id));
+        rows.sort_by(|a, b| course::submissions::natural_cmp(&a.id, &b.id));
         Ok(rows)
     }
 
@@ -959,7 +959,7 @@ impl Db {
     /// then by id.
     pub fn students(&self) -> DbResult<Vec<StudentRow>> {
         let mut rows = self.0.run(|c| rows(c, &format!("SELECT {STUDENT_COLUMNS} FROM {STUDENTS}"), &[], student_row))?;
-        rows.sort_by(|a, b| a.course.cmp(&b.course).then_with(|| crate::submissions::natural_cmp(&a.student, &b.student)));
+        rows.sort_by(|a, b| a.course.cmp(&b.course).then_with(|| course::submissions::natural_cmp(&a.student, &b.student)));
         Ok(rows)
     }
 
@@ -1101,7 +1101,7 @@ impl Db {
                 Ok(AnswerRow { student: r.text(0)?, sha256: r.text(1)?, cohort: r.opt_text(2)? })
             })
         })?;
-        rows.sort_by(|a, b| crate::submissions::natural_cmp(&a.student, &b.student));
+        rows.sort_by(|a, b| course::submissions::natural_cmp(&a.student, &b.student));
         Ok(rows)
     }
 

@@ -10,8 +10,8 @@ use anyhow::Context;
 use super::App;
 use super::db::{AnalysisSettings, Status};
 use super::upload::validate;
-use crate::problem::{PROBLEM_FILES, ProblemDir};
-use crate::submissions::{hand_ins, read_batch_dir};
+use course::problem::{PROBLEM_FILES, ProblemDir};
+use course::submissions::{hand_ins, read_batch_dir};
 
 /// The demo problem graded before the service opens: the quickest of the three.
 const FIRST_ANALYSED: &str = "interval-sets";
@@ -34,7 +34,7 @@ pub fn load(app: &App, problems: &Path, wait: bool) -> anyhow::Result<()> {
                 std::fs::copy(dir.join(file), stored.join(file)).with_context(|| format!("cannot copy {}", dir.join(file).display()))?;
             }
         }
-        let problem = ProblemDir::load(&app.sandbox, &app.builder, &stored)?;
+        let problem = ProblemDir::load(&app.tools.sandbox, &app.tools.builder, &stored)?;
         app.publish(&stored)?;
         let problem_id = app.db.add_problem(&name, &problem.toml.title, &app.store.relative(&stored), true)?;
 

@@ -11,7 +11,6 @@ pub mod connections;
 pub mod db;
 pub mod sql;
 mod demo;
-mod exports;
 mod forms;
 mod html;
 mod pages;
@@ -111,9 +110,9 @@ pub struct UserArgs {
 pub struct App {
     pub db: Db,
     pub store: Store,
-    pub sandbox: Sandbox,
-    /// Builds students' sources (kept in `<data>/builds`: a restart builds nothing again).
-    pub builder: toolchain::Builder,
+    /// The sandbox, and the builder of students' sources (kept in `<data>/builds`: a
+    /// restart builds nothing again).
+    pub tools: course::Tools,
     pub jobs: Jobs,
     /// Uploaded problem bundles waiting for their check, or being checked (`checks.rs`).
     pub checks: checks::BundleChecks,
@@ -137,7 +136,7 @@ impl App {
         // class again.
         let sandbox = Sandbox::new()?.with_disk_cache(data.join("compiled"))?;
         let builder = toolchain::Builder::new(Some(data.join("builds")));
-        Ok(App { db, store, sandbox, builder, jobs: Jobs::default(), checks: checks::BundleChecks::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), secure_cookies: false, lock: None })
+        Ok(App { db, store, tools: course::Tools { sandbox, builder }, jobs: Jobs::default(), checks: checks::BundleChecks::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), secure_cookies: false, lock: None })
     }
 
     /// Whether the store keeps files as rows too (PostgreSQL): then another process, on
@@ -228,14 +227,14 @@ impl App {
         }
         if let Ok(bytes) = self.store.module(hash) {
             let module = match toolchain::Source::from_bytes(&bytes) {
-                Some(source) => match self.builder.forget(&source) {
+                Some(source) => match self.tools.builder.forget(&source) {
                     Some(toolchain::Built::Module { wasm, .. }) => Some(wasm),
                     _ => None,
                 },
                 None => Some(bytes),
             };
             if let Some(module) = module {
-                self.sandbox.forget(&module).context("cannot delete a compiled module")?;
+                self.tools.sandbox.forget(&module).context("cannot delete a compiled module")?;
             }
         }
         self.store.remove_module(hash)
@@ -293,6 +292,12 @@ pub enum AppError {
     TooLarge(String),
     #[error("internal error")]
     Internal(#[from] anyhow::Error),
+}
+
+impl From<course::CourseError> for AppError {
+    fn from(error: course::CourseError) -> AppError {
+        AppError::Internal(error.into())
+    }
 }
 
 impl From<db::DbError> for AppError {

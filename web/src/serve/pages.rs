@@ -20,10 +20,12 @@ use super::html::{bug_list, button, confirm_button, csrf_field, table_filter, da
 use super::store::sha256_hex;
 use super::upload::{Form, UploadReport, choose_roster, form_files, validate};
 use super::worker::LiveProgress;
-use super::{App, AppError, Page, exports};
-use crate::grade::{list_or_none, main_cohorts, score_rows, scores_csv};
-use crate::problem::{PROBLEM_FILES, ProblemToml};
-use crate::submissions::RosterRow;
+use super::{App, AppError, Page};
+use course::exports;
+use crate::grade::list_or_none;
+use course::outputs::{main_cohorts, score_rows, scores_csv};
+use course::problem::{PROBLEM_FILES, ProblemToml};
+use course::submissions::RosterRow;
 
 type AppData = web::Data<Arc<App>>;
 
@@ -247,8 +249,8 @@ const MAX_EXAMPLES: usize = 20;
 /// one [`Unpacking`] budget: a bundle is never held unpacked.
 fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::path::PathBuf, String), AppError> {
     let bad = |reason: String| AppError::BadRequest(format!("{file_name}: {reason}"));
-    let mut unpacking = crate::submissions::Unpacking::new();
-    let mut zip = unpacking.open(crate::submissions::SharedBytes(std::sync::Arc::new(bytes))).map_err(|e| bad(format!("not a readable zip: {e:#}")))?;
+    let mut unpacking = course::submissions::Unpacking::new();
+    let mut zip = unpacking.open(course::submissions::SharedBytes(std::sync::Arc::new(bytes))).map_err(|e| bad(format!("not a readable zip: {e:#}")))?;
     // The problem's files, at the top or in one folder, and its examples in `submissions/`
     // there (the layout `bugrank new-problem` writes): which entry goes to which file.
     let mut wanted: Vec<(usize, String)> = Vec::new();
@@ -256,7 +258,7 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
     for i in 0..zip.len() {
         let entry = zip.by_index(i).map_err(|e| bad(e.to_string()))?;
         let name = entry.name().to_owned();
-        if crate::submissions::is_unsafe_path(&name) {
+        if course::submissions::is_unsafe_path(&name) {
             return Err(bad(format!("unsafe path in zip (absolute or with `..`): {name}")));
         }
         let parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
@@ -307,7 +309,7 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
     });
     // Its settings are read here, so that a bundle with bad ones is refused at once; the
     // rest of the check (building, running) is the check thread's (`checks.rs`).
-    let settings = written.and_then(|()| crate::problem::ProblemToml::read(&dir).map(drop));
+    let settings = written.and_then(|()| course::problem::ProblemToml::read(&dir).map(drop).map_err(anyhow::Error::from));
     match settings {
         Ok(()) => Ok((dir, name)),
         Err(error) => {
@@ -320,7 +322,7 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
 
 /// Whether `file` is an example submission of a problem bundle (`correct…`, `buggy…`).
 fn is_example(file: &str) -> bool {
-    crate::authoring::example_should_pass(file).is_some() && crate::submissions::is_batch_file(file)
+    crate::authoring::example_should_pass(file).is_some() && course::submissions::is_batch_file(file)
 }
 
 /// The one bundle of a form.
@@ -438,7 +440,7 @@ fn compilers(app: &App, accepted: &[toolchain::Language]) -> Vec<CompilerView> {
         .map(|language| CompilerView {
             accepted: accepted.contains(&language),
             language: language.name(),
-            version: app.builder.ready(language).map(|t| t.version.clone()).map_err(|missing| missing.to_string()),
+            version: app.tools.builder.ready(language).map(|t| t.version.clone()).map_err(|missing| missing.to_string()),
             flags: language.flags().join(" "),
         })
         .collect()
@@ -511,7 +513,7 @@ async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web
 
 /// The languages `problem` accepts students' sources in (its `problem.toml`).
 fn accepted_languages(app: &App, problem: &ProblemRow) -> Result<Vec<toolchain::Language>, AppError> {
-    Ok(ProblemToml::read(&app.local(&problem.dir)?).map_err(AppError::Internal)?.languages)
+    Ok(ProblemToml::read(&app.local(&problem.dir)?).map_err(|e| AppError::Internal(e.into()))?.languages)
 }
 
 async fn upload_batch(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
@@ -946,7 +948,7 @@ async fn attach_roster(app: AppData, req: HttpRequest, who: Instructor, path: we
             .find(|(field, _, _)| field == "roster")
             .map(|(_, file, text)| (file, text))
             .ok_or_else(|| AppError::BadRequest("choose the roster file (CSV) to attach".into()))?;
-        let (rows, rejected) = crate::submissions::parse_roster(&file, text.as_slice()).map_err(|e| AppError::BadRequest(format!("{e:#}")))?;
+        let (rows, rejected) = course::submissions::parse_roster(&file, text.as_slice()).map_err(|e| AppError::BadRequest(format!("{e:#}")))?;
         if !rejected.is_empty() {
             let reasons: Vec<String> = rejected.into_iter().map(|r| r.reason).collect();
             return Err(AppError::BadRequest(format!("{file}: nothing was changed, because: {}", reasons.join("; "))));

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::db::{SubmissionRow, now};
 use super::{App, AppError};
-use crate::submissions::{
+use course::submissions::{
     Batch, HandIn, ModuleSource, RosterRow, SharedBytes, Unpacking, hand_ins, module_id, natural_cmp, parse_roster, read_zip,
     source_id,
 };
@@ -158,7 +158,7 @@ pub fn form_files(files: Vec<NamedFile>) -> (Vec<HandIn>, Vec<FileVerdict>, Vec<
         let bytes = SharedBytes(std::sync::Arc::new(bytes));
         if name.to_ascii_lowercase().ends_with(".zip") {
             let read = unpacking.open(bytes).map_err(|e| format!("not a readable zip: {e:#}")).and_then(|zip| {
-                let entries = read_zip(&zip, &mut unpacking).and_then(|entries| Ok((entries, zip_rosters(&zip, &mut unpacking)?)));
+                let entries = read_zip(&zip, &mut unpacking).map_err(anyhow::Error::from).and_then(|entries| Ok((entries, zip_rosters(&zip, &mut unpacking)?)));
                 entries.map_err(|e| format!("{name}: {e:#}"))
             });
             match read {
@@ -192,7 +192,7 @@ fn zip_rosters(zip: &zip::ZipArchive<std::io::Cursor<SharedBytes>>, unpacking: &
         let is_roster = matches!(parts[..], [.., base] if base.eq_ignore_ascii_case("roster.csv"))
             && parts.len() <= 2
             && !parts.iter().any(|p| p.starts_with('.') || *p == "__MACOSX");
-        if !is_roster || entry.is_dir() || crate::submissions::is_unsafe_path(&name) {
+        if !is_roster || entry.is_dir() || course::submissions::is_unsafe_path(&name) {
             continue;
         }
         let size = unpacking.unpack(&mut entry, MAX_ROSTER_BYTES, &mut std::io::sink())?;
@@ -245,8 +245,8 @@ pub fn validate(
     roster: Option<NamedFile>,
     late: bool,
 ) -> Result<UploadReport, AppError> {
-    let files = crate::submissions::accept_languages(files, languages);
-    let batch = Batch::checked(&app.sandbox, &app.builder, &files);
+    let files = course::submissions::accept_languages(files, languages);
+    let batch = Batch::checked(&app.tools.sandbox, &app.tools.builder, &files);
     for r in batch.rejected {
         verdicts.push(FileVerdict { file: r.file, student: r.id, rejected: Some(r.reason), sha256: None });
     }

@@ -10,26 +10,19 @@
 //! process holds the data directory, and at start-up it queues again what was running.
 
 use std::collections::HashMap;
-use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use grader::{Build, GraderError, Progress, RerunMode, analyse, bug_list, rerun};
-use present::{order_dot, order_svg};
-use rayon::prelude::*;
-use sandbox::{Program, Role};
+use course::problem::ProblemDir;
+use course::submissions::{HandIn, Handed, ModuleSource};
+use course::{Class, Previous, Settings, Stage, grade_batch};
+use grader::{Analysis, GraderError, Progress, RerunMode};
 use serde::{Deserialize, Serialize};
 
 use super::App;
-use super::db::{AnalysisRow, AnswerRow, Status};
+use super::db::{AnalysisRow, Status};
 use super::store::write_atomically;
-use crate::executor::SandboxExecutor;
-use crate::grade::{add_builds, answers_of};
-use crate::sources;
-use crate::submissions::Loaded;
-use crate::problem::ProblemDir;
 
 /// How often a running analysis writes its progress to the store (live readers get it
 /// from memory at once): often enough that a restart shows recent progress, rarely
@@ -44,16 +37,6 @@ const IDLE_POLL: Duration = Duration::from_secs(2);
 /// store: a cancel from another process's page is seen within this time, and a lease of
 /// [`LEASE_SECONDS`](super::db::LEASE_SECONDS) survives many missed beats.
 const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(1);
-
-/// The longest the compile phase of one analysis may take, wall clock: some 30 times what
-/// the largest honest class measured needs (300 Rust sources, 56 s cold on 2 cores), so
-/// that only compile bombs reach it (some 60 of them at the 60 s limit each, two at a
-/// time), and short enough that a batch of them cannot hold a worker for hours. When it
-/// runs out no grade is given: the analysis fails, naming the hand-ins that did not
-/// compile and how many were not reached (a grade that depends on a classmate's compile
-/// time would not be defensible). What compiled is kept (the build and compiled-module
-/// caches), so the next analysis starts from there.
-pub const BATCH_COMPILE_SECONDS: u64 = 30 * 60;
 
 /// This process, as the holder of the analyses it runs: machine, process and worker
 /// thread, as the analysis page shows them.
@@ -175,7 +158,7 @@ pub fn start(app: Arc<App>, workers: usize, threads: usize) -> anyhow::Result<Ve
         .collect()
 }
 
-fn work(app: &App, pool: &rayon::ThreadPool, holder: &str) {
+fn work(app: &Arc<App>, pool: &rayon::ThreadPool, holder: &str) {
     loop {
         match app.db.claim_next(holder) {
             Ok(Some(row)) => run_job(app, pool, row, holder),
@@ -191,7 +174,7 @@ fn work(app: &App, pool: &rayon::ThreadPool, holder: &str) {
 /// Runs one analysis and records its end, whatever happens (a panic included), while a
 /// heartbeat keeps its lease and brings cancels. Nothing is recorded if the lease was
 /// lost: the process that took the analysis over records its end.
-fn run_job(app: &App, pool: &rayon::ThreadPool, row: AnalysisRow, holder: &str) {
+fn run_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: AnalysisRow, holder: &str) {
     let id = row.id;
     let cancel = Arc::new(AtomicBool::new(false));
     app.jobs.running.lock().unwrap_or_else(|p| p.into_inner()).insert(id, (LiveProgress { phase: "loading".into(), text: "loading the problem".into(), ..Default::default() }, cancel.clone()));
@@ -261,184 +244,104 @@ fn retry<E: std::fmt::Display>(mut record: impl FnMut() -> Result<(), E>, sleep:
     }
 }
 
-/// Every hand-in's program, or, when the batch's compile time ran out before some were
-/// reached, the error that fails the analysis: how many were not reached, and who did
-/// not compile (the compile bombs are among them).
-fn all_compiled<P>(rows: &[AnswerRow], loaded: Vec<Option<Loaded<P>>>) -> anyhow::Result<Vec<Loaded<P>>> {
-    let not_reached = loaded.iter().filter(|l| l.is_none()).count();
-    if not_reached == 0 {
-        return Ok(loaded.into_iter().flatten().collect());
-    }
-    let failed: Vec<&str> = rows.iter().zip(&loaded).filter(|(_, l)| matches!(l, Some(Loaded::NotBuilt(_)))).map(|(a, _)| a.student.as_str()).collect();
-    anyhow::bail!(
-        "compiling this batch took longer than its limit of {} minutes, so nothing was graded: {} of {} hand-ins were compiled, {not_reached} were not reached; {} did not compile ({}). What compiled is kept: analyse the batch again to go on, or replace the hand-ins that do not compile",
-        BATCH_COMPILE_SECONDS / 60,
-        rows.len() - not_reached,
-        rows.len(),
-        failed.len(),
-        if failed.is_empty() { "none".to_owned() } else { failed.join(", ") }
-    )
-}
-
-/// The analysis itself: load, search, explain, save. Returns each student's bug list as JSON.
-fn analyse_job(app: &App, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &AtomicBool) -> anyhow::Result<Vec<(String, String)>> {
-    let problem_dir = ProblemDir::load(&app.sandbox, &app.builder, &app.local(&row.problem_dir)?)?;
-    let mut problem = problem_dir.problem();
-    if let Some(stable_after) = row.stable_after {
-        problem.search.stable_after = stable_after;
-    }
-    if let Some(factor) = row.fuel_factor {
-        problem.fuel.factor = factor;
-    }
+/// The analysis itself, through [`course::grade_batch`]: the batch's hand-ins as they
+/// were queued, its roster, and the analysis's settings; then its files are written and
+/// published. Returns each student's bug list as JSON (none for a stability check's
+/// analysis, which no student sees).
+fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &AtomicBool) -> anyhow::Result<Vec<(String, String)>> {
+    let problem_dir = ProblemDir::load(&app.tools.sandbox, &app.tools.builder, &app.local(&row.problem_dir)?)?;
     let rows = app.db.analysis_answers(row.id)?;
     anyhow::ensure!(!rows.is_empty(), "the batch has no submissions");
-    // Uploads are checked without compiling: a class of 1,000 compiles here (sources are
-    // built first), in minutes of CPU the first time, and the page says how far it got.
-    let compiled = AtomicUsize::new(0);
-    let compiling = Instant::now();
-    // `None`: not reached within `BATCH_COMPILE_SECONDS`.
-    let loaded: Vec<Option<Loaded<Program>>> = pool.install(|| {
-        rows.par_iter()
-            .map(|a| {
-                anyhow::ensure!(!cancel.load(Ordering::Relaxed), "cancelled while compiling");
-                if compiling.elapsed() > Duration::from_secs(BATCH_COMPILE_SECONDS) {
-                    return Ok(None);
-                }
-                let bytes = app.module(&a.sha256)?;
-                let loaded = match toolchain::Source::from_bytes(&bytes) {
-                    Some(source) => sources::build(&app.sandbox, &app.builder, &a.student, &source, Some(cancel)).map_err(anyhow::Error::msg)?,
-                    None => Loaded::Program(app.sandbox.load(&a.student, &bytes, Role::Answer)?, None),
-                };
-                let compiled = compiled.fetch_add(1, Ordering::Relaxed) + 1;
-                app.jobs.publish(row.id, LiveProgress { phase: "compiling".into(), compiled, answers: rows.len(), text: format!("compiling {compiled}/{}", rows.len()), ..Default::default() });
-                Ok(Some(loaded))
-            })
-            .collect::<anyhow::Result<_>>()
-    })?;
-    let loaded = all_compiled(&rows, loaded)?;
-    let ran: Vec<(&AnswerRow, &Program, Option<&Build>)> = rows
+    let roster = app.db.roster(row.batch_id)?;
+    let hand_ins = rows
         .iter()
-        .zip(&loaded)
-        .filter_map(|(a, loaded)| match loaded {
-            Loaded::Program(program, build) => Some((a, program, build.as_ref())),
-            Loaded::NotBuilt(_) => None,
+        .map(|a| {
+            let (app, sha256) = (Arc::clone(app), a.sha256.clone());
+            let fetch = move || app.module(&sha256).map_err(|e| format!("{e:#}"));
+            HandIn { id: Some(a.student.clone()), file: a.student.clone(), what: Ok(Handed::Module(ModuleSource::Fetched(Arc::new(fetch)))) }
         })
         .collect();
-    anyhow::ensure!(!ran.is_empty(), "no submission of the batch compiled");
-    let programs: Vec<&Program> = ran.iter().map(|(_, program, _)| *program).collect();
-    let (distinct, answers) = answers_of(ran.iter().map(|(a, p, _)| (a.student.as_str(), *p, a.cohort.clone())));
-    let executor = SandboxExecutor { cancel: Some(cancel), ..problem_dir.executor(&app.sandbox, distinct) };
-
-    let mut last_write = Instant::now();
-    let searching = Instant::now();
-    let mut show = |p: &Progress| {
-        let live = LiveProgress {
-            shrink_candidates: p.shrink_candidates,
-            text: p.describe(),
-            remaining: search_remaining(p, searching.elapsed()),
-            phase: if p.shrinking { "shrinking" } else { "searching" }.to_owned(),
-            tests_generated: p.tests_generated,
-            suite_size: p.suite_size,
-            stable_run: p.stable_run,
-            stable_after: p.stable_after,
-            executions: p.executions,
-            explained: 0,
-            compiled: rows.len(),
-            answers: answers.len(),
-            percent: 90.0 * p.stable_run as f64 / p.stable_after.max(1) as f64,
-        };
-        if last_write.elapsed() >= PROGRESS_WRITE_INTERVAL {
-            last_write = Instant::now();
-            let _ = app.db.set_progress(row.id, &serde_json::to_string(&live).expect("progress serialises"));
-        }
-        app.jobs.publish(row.id, live);
-        if cancel.load(Ordering::Relaxed) { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
-    };
+    let class = Class { hand_ins, rejected: Vec::new(), roster: (!roster.is_empty()).then_some(roster) };
     let previous = match (row.rerun, row.previous_id) {
-        (Some(mode), Some(previous)) => Some((mode, previous, app.analysis(previous)?)),
+        (Some(mode), Some(previous)) => {
+            let bug_lists = match mode {
+                RerunMode::Frozen => app.db.bug_lists(previous)?.into_iter().collect(),
+                RerunMode::Full => Default::default(),
+            };
+            Some(Previous { analysis: Analysis::clone(&*app.analysis(previous)?), mode, bug_lists })
+        }
         _ => None,
     };
-    let mut analysis = pool.install(|| match &previous {
-        None => analyse(&problem, &answers, &executor, row.seed, &mut show),
-        Some((mode, _, before)) => rerun(&problem, &answers, &executor, row.seed, before, *mode, &mut show),
-    })?;
-    add_builds(
-        &mut analysis,
-        ran.iter().filter_map(|(a, _, build)| Some((a.student.as_str(), (*build)?))),
-        rows.iter().zip(&loaded).filter_map(|(a, loaded)| match loaded {
-            Loaded::NotBuilt(build) => Some((a.student.clone(), a.cohort.clone(), build.clone())),
-            Loaded::Program(..) => None,
-        }),
-    );
-    // A frozen re-run keeps an unchanged answer's result, and so its bug list.
-    let kept: HashMap<String, String> = match (&previous, &analysis.rerun) {
-        (Some((RerunMode::Frozen, before, _)), Some(rerun)) => {
-            let mut kept = HashMap::new();
-            for answer in answers.iter().filter(|a| !rerun.changed.contains(&a.id)) {
-                if let Some(list) = app.db.bug_list(*before, &answer.id)? {
-                    kept.insert(answer.id.clone(), list);
+    let settings = Settings {
+        stable_after: row.stable_after,
+        fuel_factor: row.fuel_factor,
+        previous,
+        bug_lists: row.stability_of.is_none(),
+        ..Settings::seed(row.seed)
+    };
+    let (total, explaining) = (rows.len(), Mutex::new(None::<Instant>));
+    let (last_write, searching) = (Mutex::new(Instant::now()), Mutex::new(None::<Instant>));
+    let report = |stage: Stage<'_>| {
+        let live = match stage {
+            Stage::Compiling { compiled, total } => {
+                LiveProgress { phase: "compiling".into(), compiled, answers: total, text: format!("compiling {compiled}/{total}"), ..Default::default() }
+            }
+            Stage::Searching(p) => {
+                let started = *lock(&searching).get_or_insert_with(Instant::now);
+                LiveProgress {
+                    shrink_candidates: p.shrink_candidates,
+                    text: p.describe(),
+                    remaining: search_remaining(p, started.elapsed()),
+                    phase: if p.shrinking { "shrinking" } else { "searching" }.to_owned(),
+                    tests_generated: p.tests_generated,
+                    suite_size: p.suite_size,
+                    stable_run: p.stable_run,
+                    stable_after: p.stable_after,
+                    executions: p.executions,
+                    explained: 0,
+                    compiled: total,
+                    answers: total,
+                    percent: 90.0 * p.stable_run as f64 / p.stable_after.max(1) as f64,
                 }
             }
-            kept
+            Stage::Explaining { explained, total } => {
+                let started = *lock(&explaining).get_or_insert_with(Instant::now);
+                let per_list = started.elapsed().as_secs_f64() / explained.max(1) as f64;
+                LiveProgress {
+                    phase: "explaining".into(),
+                    explained,
+                    percent: 90.0 + 10.0 * explained as f64 / total.max(1) as f64,
+                    text: format!("writing each student's bug list: {explained}/{total}"),
+                    remaining: (explained > 0).then(|| format!("{} left", about(per_list * (total - explained) as f64))),
+                    ..app.jobs.progress(row.id).unwrap_or_default()
+                }
+            }
+        };
+        if matches!(stage, Stage::Searching(_)) {
+            let mut last_write = lock(&last_write);
+            if last_write.elapsed() >= PROGRESS_WRITE_INTERVAL {
+                *last_write = Instant::now();
+                let _ = app.db.set_progress(row.id, &serde_json::to_string(&live).expect("progress serialises"));
+            }
         }
-        _ => HashMap::new(),
+        app.jobs.publish(row.id, live);
     };
-
-    let dir = app.store.analysis_dir(row.id);
-    // Last: its presence means the outputs are complete. Then the folder is published
-    // (as rows on PostgreSQL), before the end is recorded.
-    let write_analysis = || {
-        write_atomically(&dir.join("analysis.json"), (serde_json::to_string_pretty(&analysis)? + "\n").as_bytes())?;
-        app.publish(&dir)
-    };
-    if row.stability_of.is_some() {
-        // Compared with the analysis it checks, never shown to a student: no bug lists.
-        write_analysis()?;
-        return Ok(Vec::new());
-    }
-
-    // Each answer's bug list, computed now so that a student's page costs nothing.
-    let explained = std::sync::atomic::AtomicUsize::new(0);
+    let graded = grade_batch(&app.tools, &problem_dir, class, &settings, pool, cancel, &report)?;
     let base = app.jobs.progress(row.id).unwrap_or_default();
-    let explaining = Instant::now();
-    let publish_explained = |n: usize| {
-        let percent = 90.0 + 10.0 * n as f64 / answers.len() as f64;
-        let text = format!("writing each student's bug list: {n}/{}", answers.len());
-        let per_list = explaining.elapsed().as_secs_f64() / n.max(1) as f64;
-        let remaining = (n > 0).then(|| format!("{} left", about(per_list * (answers.len() - n) as f64)));
-        app.jobs.publish(row.id, LiveProgress { phase: "explaining".into(), explained: n, percent, text, remaining, ..base.clone() });
-    };
-    publish_explained(0);
-    let mut lists: Vec<(String, String)> = pool.install(|| {
-        answers
-            .par_iter()
-            .zip(&programs)
-            .map(|(answer, program)| {
-                if cancel.load(Ordering::Relaxed) {
-                    return Err(GraderError::Cancelled.into());
-                }
-                if let Some(list) = kept.get(&answer.id) {
-                    publish_explained(explained.fetch_add(1, Ordering::Relaxed) + 1);
-                    return Ok((answer.id.clone(), list.clone()));
-                }
-                let executor = problem_dir.executor(&app.sandbox, [*program]);
-                let list = bug_list(&problem, &analysis, &answer.id, 1, &executor).context("every answer is in the analysis")?;
-                publish_explained(explained.fetch_add(1, Ordering::Relaxed) + 1);
-                Ok((answer.id.clone(), serde_json::to_string(&list)?))
-            })
-            .collect::<anyhow::Result<_>>()
-    })?;
-    // Those whose sources did not compile: their list is the compiler's message.
-    let nothing = problem_dir.executor(&app.sandbox, []);
-    for a in analysis.answers.iter().filter(|a| a.not_built()) {
-        let list = bug_list(&problem, &analysis, &a.id, 1, &nothing).context("every answer is in the analysis")?;
-        lists.push((a.id.clone(), serde_json::to_string(&list)?));
-    }
     app.jobs.publish(row.id, LiveProgress { phase: "saving".into(), percent: 100.0, text: "saving the results".into(), remaining: None, ..base });
-    write_atomically(&dir.join("order.svg"), order_svg(&analysis).as_bytes())?;
-    write_atomically(&dir.join("order.dot"), order_dot(&analysis).as_bytes())?;
-    write_analysis()?;
-    Ok(lists)
+    // `analysis.json` comes last: its presence means the outputs are complete. Then the
+    // folder is published (as rows on PostgreSQL), before the end is recorded.
+    let dir = app.store.analysis_dir(row.id);
+    for (name, contents) in graded.files()? {
+        write_atomically(&dir.join(name), &contents)?;
+    }
+    app.publish(&dir)?;
+    Ok(graded.bug_lists)
+}
+
+/// The value behind `mutex`, even if a thread panicked holding it (progress only).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]
@@ -457,15 +360,5 @@ mod tests {
             |wait| waits.borrow_mut().push(wait.as_secs()),
         );
         assert_eq!(*waits.borrow(), [1, 2, 4, 8, 16, 32, 60]);
-    }
-
-    #[test]
-    fn a_batch_whose_compile_time_ran_out_is_not_graded_and_the_page_says_who_did_not_compile() {
-        let rows: Vec<AnswerRow> = ["a1", "a2", "a3", "a4"].iter().map(|s| AnswerRow { student: s.to_string(), sha256: String::new(), cohort: None }).collect();
-        let not_built = || Loaded::NotBuilt(Build { language: "C".into(), toolchain: "clang".into(), sources: String::new(), warnings: String::new(), error: Some("took more than 60 s".into()) });
-        let error = all_compiled(&rows, vec![Some(Loaded::Program((), None)), Some(not_built()), None, None]).err().unwrap().to_string();
-        assert!(error.contains("took longer than its limit of 30 minutes, so nothing was graded: 2 of 4 hand-ins were compiled, 2 were not reached; 1 did not compile (a2)"), "{error}");
-        let all = all_compiled(&rows[..2], vec![Some(Loaded::Program((), None)), Some(not_built())]).unwrap();
-        assert_eq!(all.len(), 2, "every hand-in reached: graded, those that did not compile among them");
     }
 }

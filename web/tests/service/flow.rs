@@ -40,13 +40,26 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     assert_eq!(top, ["reference", "a18"]);
     assert_eq!(done["bug_lists"].as_array().unwrap().len(), 19, "every answer has its bug list");
 
-    // Same inputs and seed as the command line: the same analysis, byte for byte.
+    // Same batch, roster and seed as `bugrank grade`: the same analysis.json, byte for
+    // byte (both write what `course::grade_batch` returns).
     let served = client.get(&format!("/analyses/{id}/files/analysis.json"));
-    let tools = web::Tools { sandbox: sandbox::Sandbox::new().unwrap(), builder: toolchain::Builder::new(None) };
-    let mut args = web::grade::GradeArgs::new(fixture("interval-sets"), fixture("interval-sets").join("submissions"));
-    args.roster = Some(fixture("interval-sets").join("roster.csv"));
-    let graded = web::grade::run_grade(&tools, &args).unwrap();
-    assert_eq!(served.body, serde_json::to_string_pretty(&graded.analysis).unwrap() + "\n");
+    let out = tempfile::tempdir().unwrap();
+    let graded = std::process::Command::new(env!("CARGO_BIN_EXE_bugrank"))
+        .args(["grade", "--seed", "1", "--problem"])
+        .arg(fixture("interval-sets"))
+        .arg("--submissions")
+        .arg(fixture("interval-sets").join("submissions"))
+        .arg("--roster")
+        .arg(fixture("interval-sets").join("roster.csv"))
+        .arg("--out")
+        .arg(out.path())
+        .env("BUGRANK_CACHE", "off")
+        .output()
+        .unwrap();
+    assert!(graded.status.success(), "{}", String::from_utf8_lossy(&graded.stderr));
+    let written = std::fs::read_to_string(out.path().join("analysis.json")).unwrap();
+    assert!(written.contains("\"rejected\": []") && written.contains("\"warnings\": []"), "what the batch could not use is said in both");
+    assert_eq!(served.body, written);
 
     // Downloads, with the columns gradebooks expect.
     let scores = client.get(&format!("/analyses/{id}/files/scores.csv"));

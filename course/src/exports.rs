@@ -1,5 +1,5 @@
 //! Gradebook exports of an analysis: Canvas and Moodle import files. (`scores.csv` is the
-//! command line's, [`crate::grade::scores_csv`].)
+//! command line's and the service's, [`crate::outputs::scores_csv`].)
 //!
 //! The roster's own columns fill the gradebooks' identity columns when present:
 //! `name`, `canvas_id`, `sis_user_id`, `sis_login_id`, `section` for Canvas and

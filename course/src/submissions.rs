@@ -11,12 +11,13 @@ use std::io::{Cursor, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::Context;
 use rayon::prelude::*;
 use grader::Build;
 use sandbox::{MAX_MODULE_BYTES, Program, Role, Sandbox};
 use serde::{Deserialize, Serialize};
 use toolchain::{Builder, Language};
+
+use crate::error::{CourseError, CourseResult};
 
 /// The most entries the zips of one request may have together: a class of 1,000 with a
 /// few files each is far below.
@@ -51,19 +52,18 @@ impl Unpacking {
     }
 
     /// Opens a zip held in memory, its entries counted against the request's.
-    pub fn open(&mut self, bytes: SharedBytes) -> anyhow::Result<zip::ZipArchive<Cursor<SharedBytes>>> {
-        let zip = zip::ZipArchive::new(Cursor::new(bytes))?;
-        self.entries_left = self
-            .entries_left
-            .checked_sub(zip.len())
-            .with_context(|| format!("it has {} entries, more than the {MAX_ZIP_ENTRIES} the zips of one upload may have together", zip.len()))?;
+    pub fn open(&mut self, bytes: SharedBytes) -> CourseResult<zip::ZipArchive<Cursor<SharedBytes>>> {
+        let zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| CourseError::Batch(e.to_string()))?;
+        self.entries_left = self.entries_left.checked_sub(zip.len()).ok_or_else(|| {
+            CourseError::Batch(format!("it has {} entries, more than the {MAX_ZIP_ENTRIES} the zips of one upload may have together", zip.len()))
+        })?;
         Ok(zip)
     }
 
     /// Streams `entry` into `to`, writing at most `limit` bytes, and returns its size; a
     /// size over `limit` means the entry is larger (reading stopped one byte past it).
     /// Every byte read is taken from the budget; past it, an error.
-    pub fn unpack(&mut self, entry: &mut impl Read, limit: u64, to: &mut impl std::io::Write) -> anyhow::Result<u64> {
+    pub fn unpack(&mut self, entry: &mut impl Read, limit: u64, to: &mut impl std::io::Write) -> CourseResult<u64> {
         let mut entry = entry.take(limit.saturating_add(1));
         let mut buffer = vec![0u8; 64 << 10];
         let mut size = 0u64;
@@ -72,12 +72,14 @@ impl Unpacking {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(CourseError::Io { what: "cannot unpack a zip entry".to_owned(), error: e }),
             };
             let kept = limit.saturating_sub(size).min(n as u64) as usize;
-            to.write_all(&buffer[..kept])?;
+            to.write_all(&buffer[..kept]).map_err(CourseError::io("cannot write an unpacked zip entry"))?;
             size += n as u64;
-            anyhow::ensure!(size <= self.bytes_left, "the zips of this upload unpack to more than {MAX_ZIP_UNPACKED_BYTES} bytes");
+            if size > self.bytes_left {
+                return Err(CourseError::Batch(format!("the zips of this upload unpack to more than {MAX_ZIP_UNPACKED_BYTES} bytes")));
+            }
         }
         self.bytes_left -= size;
         Ok(size)
@@ -172,6 +174,9 @@ pub struct Batch<P = Program> {
     /// Sorted by id.
     pub not_built: Vec<NotBuilt>,
     pub rejected: Vec<Rejected>,
+    /// The files of hand-ins not loaded at all: the batch's compile time ran out, or
+    /// grading was cancelled, before they were reached. Empty unless grading stops early.
+    pub not_reached: Vec<String>,
 }
 
 /// A file of the batch by name, with where its bytes are or why they cannot be used.
@@ -206,6 +211,9 @@ pub enum ModuleSource {
     /// An entry of a zip held in memory, still compressed. Its unpacked size was checked
     /// when the zip was read ([`read_zip`]).
     Zipped { zip: zip::ZipArchive<Cursor<SharedBytes>>, index: usize },
+    /// Bytes its owner fetches when the module is loaded (the service's store), or why
+    /// they cannot be.
+    Fetched(Arc<dyn Fn() -> Result<Vec<u8>, String> + Send + Sync>),
 }
 
 impl std::fmt::Debug for ModuleSource {
@@ -214,6 +222,7 @@ impl std::fmt::Debug for ModuleSource {
             ModuleSource::File(path) => write!(f, "File({})", path.display()),
             ModuleSource::Bytes(bytes) => write!(f, "Bytes({} bytes)", bytes.0.len()),
             ModuleSource::Zipped { index, .. } => write!(f, "Zipped(entry {index})"),
+            ModuleSource::Fetched(_) => write!(f, "Fetched"),
         }
     }
 }
@@ -242,6 +251,7 @@ impl ModuleSource {
                 entry.by_ref().take(MAX_MODULE_BYTES as u64).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", entry.name()))?;
                 Ok(bytes.into())
             }
+            ModuleSource::Fetched(fetch) => fetch().map(Into::into),
         }
     }
 }
@@ -280,35 +290,34 @@ fn is_hidden(part: &str) -> bool {
     part.starts_with('.') || part == "__MACOSX"
 }
 
+/// The hand-ins of a directory or a zip of submissions (see [`hand_ins`]), with the
+/// sources in a language the problem does not accept (`languages`) rejected.
+pub fn read_hand_ins(path: &Path, languages: &[Language]) -> CourseResult<Vec<HandIn>> {
+    let hand_ins = if path.is_dir() {
+        hand_ins(read_batch_dir(path)?, false)
+    } else {
+        let bytes = std::fs::read(path).map_err(CourseError::io(format!("cannot open {}", path.display())))?;
+        let mut unpacking = Unpacking::new();
+        let files = unpacking
+            .open(SharedBytes(Arc::new(bytes)))
+            .and_then(|zip| read_zip(&zip, &mut unpacking))
+            .map_err(|e| CourseError::Batch(format!("{} is not a readable zip: {e}", path.display())))?;
+        hand_ins(files, true)
+    };
+    Ok(accept_languages(hand_ins, languages))
+}
+
 impl Batch {
-    /// Loads every module and source of a directory or a zip (see [`hand_ins`]), compiling
-    /// the sources with `builder`.
-    /// Sources in a language the problem does not accept (`languages`) are rejected.
-    pub fn load(sandbox: &Sandbox, builder: &Builder, languages: &[Language], path: &Path) -> anyhow::Result<Batch> {
-        let hand_ins = if path.is_dir() {
-            hand_ins(read_batch_dir(path)?, false)
-        } else {
-            let bytes = std::fs::read(path).with_context(|| format!("cannot open {}", path.display()))?;
-            let mut unpacking = Unpacking::new();
-            let files = unpacking
-                .open(SharedBytes(Arc::new(bytes)))
-                .and_then(|zip| read_zip(&zip, &mut unpacking))
-                .with_context(|| format!("{} is not a readable zip", path.display()))?;
-            hand_ins(files, true)
-        };
-        Ok(Batch::from_hand_ins(sandbox, builder, &accept_languages(hand_ins, languages)))
+    /// Loads every module and source of a directory or a zip ([`read_hand_ins`]),
+    /// compiling the sources with `builder`.
+    pub fn load(sandbox: &Sandbox, builder: &Builder, languages: &[Language], path: &Path) -> CourseResult<Batch> {
+        Ok(Batch::from_hand_ins(sandbox, builder, &read_hand_ins(path, languages)?))
     }
 
-    /// Compiles (or builds, then compiles) each hand-in. Of two giving the same id, the
-    /// first by file name is taken.
+    /// Compiles (or builds, then compiles) each hand-in ([`crate::grade::load`]). Of two
+    /// giving the same id, the first by file name is taken.
     pub fn from_hand_ins(sandbox: &Sandbox, builder: &Builder, hand_ins: &[HandIn]) -> Batch {
-        Batch::of(hand_ins, |file, handed| match handed {
-            Handed::Module(source) => {
-                let program = sandbox.load(file, &source.read()?, Role::Answer).map_err(|e| e.to_string())?;
-                Ok(Loaded::Program(program, None))
-            }
-            Handed::Sources(files) => crate::sources::build(sandbox, builder, file, &crate::sources::read(files)?, None),
-        })
+        Batch::of(hand_ins, |file, handed| Some(crate::grade::load(sandbox, builder, file, handed, None)))
     }
 }
 
@@ -318,33 +327,44 @@ impl Batch<()> {
     /// rejected, in milliseconds per module (an upload of 1,000 is checked in seconds; the
     /// analysis compiles them).
     pub fn checked(sandbox: &Sandbox, builder: &Builder, hand_ins: &[HandIn]) -> Batch<()> {
-        Batch::of(hand_ins, |file, handed| match handed {
-            Handed::Module(source) => {
-                sandbox.check(file, &source.read()?, Role::Answer).map_err(|e| e.to_string())?;
-                Ok(Loaded::Program((), None))
+        let check = |file: &str, handed: &Handed| -> Result<Loaded<()>, String> {
+            match handed {
+                Handed::Module(source) => sandbox.check(file, &source.read()?, Role::Answer).map_err(|e| e.to_string())?,
+                Handed::Sources(files) => {
+                    let source = crate::sources::read(files)?;
+                    builder.ready(source.language).map_err(|e| format!("{file}: {e}"))?;
+                }
             }
-            Handed::Sources(files) => {
-                let source = crate::sources::read(files)?;
-                builder.ready(source.language).map_err(|e| format!("{file}: {e}"))?;
-                Ok(Loaded::Program((), None))
-            }
-        })
+            Ok(Loaded::Program((), None))
+        };
+        Batch::of(hand_ins, |file, handed| Some(check(file, handed)))
     }
 }
 
 impl<P: Send> Batch<P> {
-    fn of(hand_ins: &[HandIn], load: impl Fn(&str, &Handed) -> Result<Loaded<P>, String> + Sync) -> Batch<P> {
+    /// Loads each hand-in with `load`, in parallel (compiling is the slow part), and sorts
+    /// out what came of them. `load` gives `None` for a hand-in it did not reach (the
+    /// batch's compile time ran out, or grading was cancelled): see [`Batch::not_reached`].
+    pub(crate) fn of(hand_ins: &[HandIn], load: impl Fn(&str, &Handed) -> Option<Result<Loaded<P>, String>> + Sync) -> Batch<P> {
         let mut hand_ins: Vec<&HandIn> = hand_ins.iter().collect();
         hand_ins.sort_by(|a, b| a.file.cmp(&b.file));
-
-        // Compiling is the slow part of loading: modules compile in parallel.
-        let loaded: Vec<(&HandIn, Result<Loaded<P>, String>)> = hand_ins
+        let loaded: Vec<(&HandIn, Option<Result<Loaded<P>, String>>)> = hand_ins
             .into_par_iter()
-            .map(|hand_in| (hand_in, hand_in.what.as_ref().map_err(Clone::clone).and_then(|handed| load(&hand_in.file, handed))))
+            .map(|hand_in| {
+                let loaded = match &hand_in.what {
+                    Ok(handed) => load(&hand_in.file, handed),
+                    Err(reason) => Some(Err(reason.clone())),
+                };
+                (hand_in, loaded)
+            })
             .collect();
-        let mut batch = Batch { submissions: Vec::new(), not_built: Vec::new(), rejected: Vec::new() };
+        let mut batch = Batch { submissions: Vec::new(), not_built: Vec::new(), rejected: Vec::new(), not_reached: Vec::new() };
         for (hand_in, loaded) in loaded {
             let file = hand_in.file.clone();
+            let Some(loaded) = loaded else {
+                batch.not_reached.push(file);
+                continue;
+            };
             let Some(id) = hand_in.id.clone() else {
                 if let Err(reason) = loaded {
                     batch.rejected.push(Rejected { file, reason, id: None });
@@ -386,27 +406,29 @@ pub fn accept_languages(mut hand_ins: Vec<HandIn>, accepted: &[Language]) -> Vec
 /// The files of a directory a batch is made of (read when loaded): its modules and source
 /// files, and the sources and headers directly inside each of its folders (a student's
 /// folder). A symbolic link is listed with why it is not read.
-pub fn read_batch_dir(path: &Path) -> anyhow::Result<Vec<BatchFile>> {
+pub fn read_batch_dir(path: &Path) -> CourseResult<Vec<BatchFile>> {
+    let cannot_read = |path: &Path| CourseError::io(format!("cannot read {}", path.display()));
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(path).with_context(|| format!("cannot read {}", path.display()))? {
-        let entry = entry?;
+    for entry in std::fs::read_dir(path).map_err(cannot_read(path))? {
+        let entry = entry.map_err(cannot_read(path))?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        let kind = entry.file_type()?;
+        let kind = entry.file_type().map_err(cannot_read(&entry.path()))?;
         if is_hidden(&name) {
             continue;
         }
         if kind.is_dir() && module_id(&name).is_some() {
             files.push((name.clone(), Err(format!("{name} is a folder, not a module"))));
         } else if kind.is_dir() {
-            for inner in std::fs::read_dir(entry.path()).with_context(|| format!("cannot read {}", entry.path().display()))? {
-                let inner = inner?;
+            for inner in std::fs::read_dir(entry.path()).map_err(cannot_read(&entry.path()))? {
+                let inner = inner.map_err(cannot_read(&entry.path()))?;
                 let inner_name = inner.file_name().to_string_lossy().into_owned();
                 if is_batch_file(&inner_name) && !is_hidden(&inner_name) {
-                    files.push((format!("{name}/{inner_name}"), dir_file(&inner)?));
+                    files.push((format!("{name}/{inner_name}"), dir_file(&inner).map_err(cannot_read(&inner.path()))?));
                 }
             }
         } else if is_batch_file(&name) {
-            files.push((name, dir_file(&entry)?));
+            let file = dir_file(&entry).map_err(cannot_read(&entry.path()))?;
+            files.push((name, file));
         }
     }
     Ok(files)
@@ -545,11 +567,11 @@ pub fn base_name(path: &str) -> &str {
 /// files over the module size limit, come back as errors to report; directories and other
 /// files are skipped. Each entry kept is unpacked once here, into nothing, to measure it,
 /// through the request's `unpacking`; past its budget the whole zip is an error.
-pub fn read_zip(zip: &zip::ZipArchive<Cursor<SharedBytes>>, unpacking: &mut Unpacking) -> anyhow::Result<Vec<BatchFile>> {
+pub fn read_zip(zip: &zip::ZipArchive<Cursor<SharedBytes>>, unpacking: &mut Unpacking) -> CourseResult<Vec<BatchFile>> {
     let mut zip = zip.clone();
     let mut files = Vec::new();
     for index in 0..zip.len() {
-        let mut entry = zip.by_index(index)?;
+        let mut entry = zip.by_index(index).map_err(|e| CourseError::Batch(e.to_string()))?;
         let name = entry.name().to_owned();
         if entry.is_dir() {
             continue;
@@ -579,25 +601,25 @@ pub fn is_unsafe_path(name: &str) -> bool {
 }
 
 /// Reads a roster file. Lines that cannot be used are returned as rejections naming the line.
-pub fn read_roster(path: &Path) -> anyhow::Result<(Vec<RosterRow>, Vec<Rejected>)> {
-    let file = std::fs::File::open(path).with_context(|| format!("cannot read roster {}", path.display()))?;
+pub fn read_roster(path: &Path) -> CourseResult<(Vec<RosterRow>, Vec<Rejected>)> {
+    let file = std::fs::File::open(path).map_err(CourseError::io(format!("cannot read roster {}", path.display())))?;
     parse_roster(&path.display().to_string(), file)
 }
 
 /// Reads a roster named `file_name` (for messages) from `input`.
-pub fn parse_roster(file_name: &str, input: impl Read) -> anyhow::Result<(Vec<RosterRow>, Vec<Rejected>)> {
+pub fn parse_roster(file_name: &str, input: impl Read) -> CourseResult<(Vec<RosterRow>, Vec<Rejected>)> {
+    let not_csv = |e: csv::Error| CourseError::Batch(format!("{file_name} cannot be read as CSV: {e}"));
     let mut reader = csv::ReaderBuilder::new().flexible(true).trim(csv::Trim::All).from_reader(input);
-    let headers: Vec<String> =
-        reader.headers().with_context(|| format!("{file_name} cannot be read as CSV"))?.iter().map(str::to_owned).collect();
+    let headers: Vec<String> = reader.headers().map_err(not_csv)?.iter().map(str::to_owned).collect();
     let column = |name: &str| headers.iter().position(|h| h == name);
     let (Some(id_col), Some(cohort_col)) = (column("id"), column("cohort")) else {
-        anyhow::bail!("{file_name}: the header must name the columns `id` and `cohort` (found: {})", headers.join(","));
+        return Err(CourseError::Batch(format!("{file_name}: the header must name the columns `id` and `cohort` (found: {})", headers.join(","))));
     };
     let manual_col = column("manual");
     let mut rows: Vec<RosterRow> = Vec::new();
     let mut rejected = Vec::new();
     for record in reader.records() {
-        let record = record.with_context(|| format!("{file_name} cannot be read as CSV"))?;
+        let record = record.map_err(not_csv)?;
         let line = record.position().map_or(0, |p| p.line());
         let reject = |reason: String| Rejected { file: format!("{file_name}:{line}"), reason, id: None };
         if record.len() != headers.len() {
@@ -746,7 +768,7 @@ mod tests {
         Unpacking { bytes_left: bytes, entries_left: entries }
     }
 
-    fn read(zip: &[u8], unpacking: &mut Unpacking) -> anyhow::Result<Vec<BatchFile>> {
+    fn read(zip: &[u8], unpacking: &mut Unpacking) -> CourseResult<Vec<BatchFile>> {
         let zip = unpacking.open(shared(zip))?;
         read_zip(&zip, unpacking)
     }

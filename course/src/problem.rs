@@ -5,12 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail};
 use grader::{FuelPolicy, Oracle, SearchOptions};
 use sandbox::{Limits, MAX_MEMORY_BYTES, Program, Role, Sandbox};
 use serde::Deserialize;
 use toolchain::{Builder, Built, Language, Source};
 
+use crate::error::{CourseError, CourseResult};
 use crate::executor::SandboxExecutor;
 
 /// The largest `limits.reference_fuel` a problem may set: some 30 s of the reference on
@@ -83,10 +83,10 @@ fn all_languages() -> Vec<Language> {
 
 impl ProblemToml {
     /// Reads and checks `dir/problem.toml`.
-    pub fn read(dir: &Path) -> anyhow::Result<ProblemToml> {
+    pub fn read(dir: &Path) -> CourseResult<ProblemToml> {
         let toml_path = dir.join("problem.toml");
-        let text = std::fs::read_to_string(&toml_path).with_context(|| format!("cannot read {}", toml_path.display()))?;
-        let toml: ProblemToml = toml::from_str(&text).with_context(|| format!("{} is not valid", toml_path.display()))?;
+        let text = std::fs::read_to_string(&toml_path).map_err(CourseError::io(format!("cannot read {}", toml_path.display())))?;
+        let toml: ProblemToml = toml::from_str(&text).map_err(|e| CourseError::Problem(format!("{} is not valid: {e}", toml_path.display())))?;
         let (limits, search) = (&toml.limits, &toml.search);
         // Every number of `problem.toml`, with the range it must be in.
         let bounded: [(&str, u64, u64); 8] = [
@@ -101,11 +101,11 @@ impl ProblemToml {
         ];
         for (field, value, max) in bounded {
             if value == 0 || value > max {
-                bail!("{}: {field} must be between 1 and {max} (it is {value})", toml_path.display());
+                return Err(CourseError::Problem(format!("{}: {field} must be between 1 and {max} (it is {value})", toml_path.display())));
             }
         }
         if toml.languages.is_empty() {
-            bail!("{}: languages must name at least one of \"c\", \"cpp\", \"rust\"", toml_path.display());
+            return Err(CourseError::Problem(format!("{}: languages must name at least one of \"c\", \"cpp\", \"rust\"", toml_path.display())));
         }
         Ok(toml)
     }
@@ -176,12 +176,12 @@ impl ProblemDir {
     /// Reads `dir` and loads its programs, building those given as sources with `builder`
     /// (cached as students' sources are). Pitfall: a module wins over sources beside it, as
     /// in a batch: after editing `reference.c`, delete a stale `reference.wasm`.
-    pub fn load(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> anyhow::Result<ProblemDir> {
+    pub fn load(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> CourseResult<ProblemDir> {
         let toml = ProblemToml::read(dir)?;
         let mut built = Vec::new();
-        let mut load = |stem: &str, role| -> anyhow::Result<Program> {
+        let mut load = |stem: &str, role| -> CourseResult<Program> {
             let (path, language) = program_file(dir, stem)?;
-            let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            let bytes = std::fs::read(&path).map_err(CourseError::io(format!("cannot read {}", path.display())))?;
             let bytes = match language {
                 None => bytes,
                 Some(language) => {
@@ -194,15 +194,15 @@ impl ProblemDir {
                         match std::fs::read(dir.join(library)) {
                             Ok(copy) => source.files.push((library.to_owned(), copy)),
                             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                            Err(e) => bail!("cannot read {}: {e}", dir.join(library).display()),
+                            Err(e) => return Err(CourseError::Io { what: format!("cannot read {}", dir.join(library).display()), error: e }),
                         }
                         builder.build_generator(&source)
                     } else {
                         builder.build(&source)
                     };
-                    match result.with_context(|| format!("cannot build {}", path.display()))? {
+                    match result.map_err(|e| CourseError::Problem(format!("cannot build {}: {e}", path.display())))? {
                         Built::Module { wasm, .. } => wasm,
-                        Built::Failed { message, .. } => bail!("{} does not compile:\n{message}", path.display()),
+                        Built::Failed { message, .. } => return Err(CourseError::Problem(format!("{} does not compile:\n{message}", path.display()))),
                     }
                 }
             };
@@ -265,7 +265,7 @@ impl ProblemDir {
 
 /// The file of program `stem` in `dir`: its module (language `None`), else its one source
 /// file and the source's language.
-fn program_file(dir: &Path, stem: &str) -> anyhow::Result<(PathBuf, Option<Language>)> {
+fn program_file(dir: &Path, stem: &str) -> CourseResult<(PathBuf, Option<Language>)> {
     let module = dir.join(format!("{stem}.wasm"));
     if module.is_file() {
         return Ok((module, None));
@@ -277,10 +277,10 @@ fn program_file(dir: &Path, stem: &str) -> anyhow::Result<(PathBuf, Option<Langu
         .collect();
     match &sources[..] {
         [(path, language)] => Ok((path.clone(), Some(*language))),
-        [] => bail!("{} has no {stem}.wasm, nor a {stem}.c, {stem}.cpp or {stem}.rs to build it from", dir.display()),
+        [] => Err(CourseError::Problem(format!("{} has no {stem}.wasm, nor a {stem}.c, {stem}.cpp or {stem}.rs to build it from", dir.display()))),
         _ => {
             let names: Vec<String> = sources.iter().map(|(p, _)| p.file_name().unwrap_or_default().to_string_lossy().into_owned()).collect();
-            bail!("{} has {}: keep one source of {stem}", dir.display(), names.join(" and "))
+            Err(CourseError::Problem(format!("{} has {}: keep one source of {stem}", dir.display(), names.join(" and "))))
         }
     }
 }

@@ -1,0 +1,378 @@
+//! The one grading pipeline: a problem, the hand-ins of a batch and its roster in, every
+//! result out. `bugrank grade` and the service's worker both call [`grade_batch`] and only
+//! present or store what it returns, so the two write the same `analysis.json`, byte for
+//! byte, for the same batch, roster and seed.
+//!
+//! The stages, each reported through [`Stage`]: compile the hand-ins (sources are built
+//! first; at most [`BATCH_COMPILE_SECONDS`] for the batch), search for the suite
+//! ([`grader::analyse`], or [`grader::rerun`] against a previous analysis), record how each
+//! hand-in was built, and, when asked, explain each student's bugs ([`grader::bug_list`]).
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use grader::{Analysis, Answer, Build, GraderError, Progress, RerunMode, analyse, bug_list, rerun};
+use rayon::prelude::*;
+use sandbox::{Program, Role, Sandbox};
+use toolchain::Builder;
+
+use crate::error::{CourseError, CourseResult};
+use crate::problem::ProblemDir;
+use crate::submissions::{Batch, HandIn, Handed, Loaded, Rejected, RosterRow, natural_cmp};
+
+/// The longest the compile phase of one batch may take, wall clock: some 30 times what
+/// the largest honest class measured needs (300 Rust sources, 56 s cold on 2 cores), so
+/// that only compile bombs reach it (some 60 of them at the 60 s limit each, two at a
+/// time), and short enough that a batch of them cannot hold a worker for hours. When it
+/// runs out no grade is given: grading fails, naming the hand-ins that did not compile
+/// and how many were not reached (a grade that depends on a classmate's compile time
+/// would not be defensible). What compiled is kept (the build and compiled-module
+/// caches), so the next analysis starts from there.
+pub const BATCH_COMPILE_SECONDS: u64 = 30 * 60;
+
+/// What programs run with: the sandbox, and the builder of sources.
+pub struct Tools {
+    pub sandbox: Sandbox,
+    pub builder: Builder,
+}
+
+/// What is graded: the hand-ins of a batch, what of it was already refused (files that
+/// are not hand-ins, roster rows that cannot be read), and the roster, if there is one.
+#[derive(Clone, Debug, Default)]
+pub struct Class {
+    pub hand_ins: Vec<HandIn>,
+    pub rejected: Vec<Rejected>,
+    /// `None`: no roster was given (hand-ins are graded without cohorts, and nothing is
+    /// said of ids missing from it).
+    pub roster: Option<Vec<RosterRow>>,
+}
+
+/// How a batch is graded, beyond its problem's own settings.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The seed of the random search: the same seed gives the same analysis.
+    pub seed: u64,
+    /// Instead of `problem.toml`'s `search.stable_after`.
+    pub stable_after: Option<u64>,
+    /// Instead of `problem.toml`'s `limits.fuel_factor`.
+    pub fuel_factor: Option<u64>,
+    /// A previous analysis of the batch to grade against ([`grader::rerun`]).
+    pub previous: Option<Previous>,
+    /// Whether to write each student's bug list too (the service shows them at once;
+    /// `bugrank bugs` writes them from a finished analysis). Default false.
+    pub bug_lists: bool,
+}
+
+impl Settings {
+    /// Seed `seed`, the problem's own search and fuel, no previous analysis, no bug lists.
+    pub fn seed(seed: u64) -> Settings {
+        Settings { seed, stable_after: None, fuel_factor: None, previous: None, bug_lists: false }
+    }
+}
+
+/// A previous analysis to grade against, and the bug lists it gave (a frozen re-run keeps
+/// an unchanged hand-in's result, and so its bug list).
+#[derive(Clone, Debug)]
+pub struct Previous {
+    pub analysis: Analysis,
+    pub mode: RerunMode,
+    /// Bug lists (JSON) by student id; may be empty.
+    pub bug_lists: HashMap<String, String>,
+}
+
+/// Where grading is, as it goes.
+#[derive(Clone, Copy, Debug)]
+pub enum Stage<'a> {
+    /// `compiled` of `total` hand-ins compiled (or found compiled).
+    Compiling { compiled: usize, total: usize },
+    /// The search, as the grader reports it.
+    Searching(&'a Progress),
+    /// `explained` of `total` bug lists written.
+    Explaining { explained: usize, total: usize },
+}
+
+/// A graded batch, before it is written anywhere.
+#[derive(Debug)]
+pub struct Graded {
+    pub analysis: Analysis,
+    /// What of the batch was not graded, and why.
+    pub rejected: Vec<Rejected>,
+    /// What the instructor should know: roster rows without hand-ins, hand-ins without
+    /// roster rows, tests set aside because the problem's own programs failed.
+    pub warnings: Vec<String>,
+    pub roster: Vec<RosterRow>,
+    /// `(student id, bug list as JSON)` in answer order, when [`Settings::bug_lists`].
+    pub bug_lists: Vec<(String, String)>,
+}
+
+/// Grades `class` on `problem`: compiles the hand-ins, searches for the suite, ranks, and
+/// explains each student's bugs if `settings` asks. Runs on `pool` (the analysis does not
+/// depend on its size); `cancel` stops it within a run's time (the result is then
+/// [`GraderError::Cancelled`]); `report` hears each stage, from the pool's threads.
+pub fn grade_batch(
+    tools: &Tools,
+    problem_dir: &ProblemDir,
+    class: Class,
+    settings: &Settings,
+    pool: &rayon::ThreadPool,
+    cancel: &AtomicBool,
+    report: &(dyn Fn(Stage<'_>) + Sync),
+) -> CourseResult<Graded> {
+    let mut problem = problem_dir.problem();
+    if let Some(stable_after) = settings.stable_after {
+        problem.search.stable_after = stable_after;
+    }
+    if let Some(factor) = settings.fuel_factor {
+        problem.fuel.factor = factor;
+    }
+    let batch = pool.install(|| compile(tools, &class.hand_ins, cancel, report));
+    if cancel.load(Ordering::Relaxed) {
+        return Err(GraderError::Cancelled.into());
+    }
+    if !batch.not_reached.is_empty() {
+        return Err(compile_time_ran_out(&batch, class.hand_ins.len()));
+    }
+    let mut rejected = batch.rejected.clone();
+    rejected.extend(class.rejected);
+    let mut warnings = roster_warnings(&batch, class.roster.as_deref(), &rejected);
+    let roster = class.roster.unwrap_or_default();
+    let cohort_of = |id: &str| roster.iter().find(|r| r.id == id).map(|r| r.cohort.clone());
+
+    let (programs, answers) = answers_of(batch.submissions.iter().map(|s| (s.id.as_str(), &s.program, cohort_of(&s.id))));
+    if answers.is_empty() {
+        let not_built = batch.not_built.len();
+        let why = if not_built == 0 { String::new() } else { format!(" ({not_built} did not compile)") };
+        return Err(CourseError::NothingGraded(format!("no submission of the batch could be loaded{why}")));
+    }
+    let executor = crate::executor::SandboxExecutor { cancel: Some(cancel), ..problem_dir.executor(&tools.sandbox, programs.iter().copied()) };
+    let mut show = |p: &Progress| {
+        report(Stage::Searching(p));
+        if cancel.load(Ordering::Relaxed) { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+    };
+    let mut analysis = pool.install(|| match &settings.previous {
+        None => analyse(&problem, &answers, &executor, settings.seed, &mut show),
+        Some(previous) => rerun(&problem, &answers, &executor, settings.seed, &previous.analysis, previous.mode, &mut show),
+    })?;
+    add_builds(
+        &mut analysis,
+        batch.submissions.iter().filter_map(|s| Some((s.id.as_str(), s.build.as_ref()?))),
+        batch.not_built.iter().map(|n| (n.id.clone(), cohort_of(&n.id), n.build.clone())),
+    );
+    let set_aside = analysis.reference_failures + analysis.checker_failures;
+    if set_aside > 0 {
+        warnings.push(format!(
+            "{set_aside} generated tests were set aside because the problem's own programs failed on them \
+             (reference: {}, checker: {}); see problem_errors in analysis.json",
+            analysis.reference_failures, analysis.checker_failures
+        ));
+    }
+    let bug_lists = match settings.bug_lists {
+        false => Vec::new(),
+        true => {
+            let programs: Vec<&Program> = answers.iter().map(|a| programs[a.program - 1]).collect();
+            pool.install(|| explain(tools, problem_dir, &problem, &analysis, &answers, &programs, settings.previous.as_ref(), cancel, report))?
+        }
+    };
+    Ok(Graded { analysis, rejected, warnings, roster, bug_lists })
+}
+
+/// Loads every hand-in in parallel (sources are built first), until the batch's compile
+/// time runs out or `cancel` is set: those not reached then are in `not_reached`.
+fn compile(tools: &Tools, hand_ins: &[HandIn], cancel: &AtomicBool, report: &(dyn Fn(Stage<'_>) + Sync)) -> Batch {
+    let compiled = AtomicUsize::new(0);
+    let started = Instant::now();
+    let total = hand_ins.len();
+    Batch::of(hand_ins, |file, handed| {
+        if cancel.load(Ordering::Relaxed) || started.elapsed() > Duration::from_secs(BATCH_COMPILE_SECONDS) {
+            return None;
+        }
+        let loaded = load(&tools.sandbox, &tools.builder, file, handed, Some(cancel));
+        report(Stage::Compiling { compiled: compiled.fetch_add(1, Ordering::Relaxed) + 1, total });
+        Some(loaded)
+    })
+}
+
+/// One hand-in's program: a module compiled, or sources built then compiled (a module that
+/// is a bundle of sources, as the service stores them, is built too). `stop` stops a
+/// compile of sources midway.
+pub fn load(sandbox: &Sandbox, builder: &Builder, file: &str, handed: &Handed, stop: Option<&AtomicBool>) -> Result<Loaded<Program>, String> {
+    match handed {
+        Handed::Module(source) => {
+            let bytes = source.read()?;
+            match toolchain::Source::from_bytes(&bytes) {
+                Some(sources) => crate::sources::build(sandbox, builder, file, &sources, stop),
+                None => Ok(Loaded::Program(sandbox.load(file, &bytes, Role::Answer).map_err(|e| e.to_string())?, None)),
+            }
+        }
+        Handed::Sources(files) => crate::sources::build(sandbox, builder, file, &crate::sources::read(files)?, stop),
+    }
+}
+
+/// The error of a batch whose compile time ran out: how many were not reached, and who
+/// did not compile (the compile bombs are among them).
+fn compile_time_ran_out<P>(batch: &Batch<P>, total: usize) -> CourseError {
+    let not_reached = batch.not_reached.len();
+    let failed: Vec<&str> = batch.not_built.iter().map(|n| n.id.as_str()).collect();
+    CourseError::NothingGraded(format!(
+        "compiling this batch took longer than its limit of {} minutes, so nothing was graded: {} of {total} hand-ins were compiled, {not_reached} were not reached; {} did not compile ({}). What compiled is kept: analyse the batch again to go on, or replace the hand-ins that do not compile",
+        BATCH_COMPILE_SECONDS / 60,
+        total - not_reached,
+        failed.len(),
+        if failed.is_empty() { "none".to_owned() } else { failed.join(", ") }
+    ))
+}
+
+/// Hand-ins without a roster row, and roster rows without a hand-in (nor a rejected file
+/// of theirs), when there is a roster.
+fn roster_warnings<P>(batch: &Batch<P>, roster: Option<&[RosterRow]>, rejected: &[Rejected]) -> Vec<String> {
+    let Some(roster) = roster else { return Vec::new() };
+    let ids: Vec<&str> = batch.submissions.iter().map(|s| s.id.as_str()).chain(batch.not_built.iter().map(|n| n.id.as_str())).collect();
+    let mut warnings = Vec::new();
+    for id in &ids {
+        if !roster.iter().any(|r| r.id == *id) {
+            warnings.push(format!("submission `{id}` has no roster row: graded without a cohort"));
+        }
+    }
+    for row in roster {
+        if !ids.contains(&row.id.as_str()) && !rejected.iter().any(|r| r.id.as_ref() == Some(&row.id)) {
+            warnings.push(format!("roster row `{}` has no submission", row.id));
+        }
+    }
+    warnings
+}
+
+/// The grader's answers for `(id, program, cohort)` triples, and the programs they run:
+/// identical modules run once, so answers with the same hash share a program number.
+pub fn answers_of<'a>(submissions: impl IntoIterator<Item = (&'a str, &'a Program, Option<String>)>) -> (Vec<&'a Program>, Vec<Answer>) {
+    let mut programs: Vec<&Program> = Vec::new();
+    let mut by_hash: HashMap<[u8; 32], usize> = HashMap::new();
+    let answers = submissions
+        .into_iter()
+        .map(|(id, program, cohort)| {
+            let number = *by_hash.entry(program.hash()).or_insert_with(|| {
+                programs.push(program);
+                programs.len()
+            });
+            Answer { id: id.to_owned(), cohort, program: number, version: hex(&program.hash()) }
+        })
+        .collect();
+    (programs, answers)
+}
+
+/// Lower-case hexadecimal of `bytes` (a module's SHA-256, as stored and shown).
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Records how each answer that ran was built (`built`: id and build), and adds the
+/// answers whose sources did not compile ([`Analysis::add_not_built`]: id, cohort, build),
+/// keeping the answers in id order.
+pub fn add_builds<'a>(
+    analysis: &mut Analysis,
+    built: impl IntoIterator<Item = (&'a str, &'a Build)>,
+    not_built: impl IntoIterator<Item = (String, Option<String>, Build)>,
+) {
+    for (id, build) in built {
+        if let Some(row) = analysis.answers.iter_mut().find(|a| a.id == id) {
+            row.build = Some(build.clone());
+        }
+    }
+    let before = analysis.answers.len();
+    for (id, cohort, build) in not_built {
+        analysis.add_not_built(id, cohort, build);
+    }
+    if analysis.answers.len() > before {
+        analysis.answers.sort_by(|a, b| natural_cmp(&a.id, &b.id));
+    }
+}
+
+/// Each answer's bug list as JSON (`answers` run `programs`, one each), computed now so
+/// that a student's page costs nothing; then those whose sources did not compile (their
+/// list is the compiler's message). A frozen re-run keeps an unchanged answer's list.
+#[allow(clippy::too_many_arguments)]
+fn explain(
+    tools: &Tools,
+    problem_dir: &ProblemDir,
+    problem: &grader::Problem,
+    analysis: &Analysis,
+    answers: &[Answer],
+    programs: &[&Program],
+    previous: Option<&Previous>,
+    cancel: &AtomicBool,
+    report: &(dyn Fn(Stage<'_>) + Sync),
+) -> CourseResult<Vec<(String, String)>> {
+    let unchanged = |id: &str| match (previous, &analysis.rerun) {
+        (Some(previous), Some(rerun)) if previous.mode == RerunMode::Frozen && !rerun.changed.iter().any(|c| c == id) => previous.bug_lists.get(id),
+        _ => None,
+    };
+    let total = answers.len();
+    let explained = AtomicUsize::new(0);
+    report(Stage::Explaining { explained: 0, total });
+    let mut lists: Vec<(String, String)> = answers
+        .par_iter()
+        .zip(programs)
+        .map(|(answer, program)| {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(GraderError::Cancelled.into());
+            }
+            let list = match unchanged(&answer.id) {
+                Some(list) => list.clone(),
+                None => {
+                    let executor = problem_dir.executor(&tools.sandbox, [*program]);
+                    json(&bug_list(problem, analysis, &answer.id, 1, &executor).expect("every answer is in the analysis"))?
+                }
+            };
+            report(Stage::Explaining { explained: explained.fetch_add(1, Ordering::Relaxed) + 1, total });
+            Ok((answer.id.clone(), list))
+        })
+        .collect::<CourseResult<_>>()?;
+    let nothing = problem_dir.executor(&tools.sandbox, []);
+    for a in analysis.answers.iter().filter(|a| a.not_built()) {
+        lists.push((a.id.clone(), json(&bug_list(problem, analysis, &a.id, 1, &nothing).expect("every answer is in the analysis"))?));
+    }
+    Ok(lists)
+}
+
+fn json(list: &grader::BugList) -> CourseResult<String> {
+    serde_json::to_string(list).map_err(|e| CourseError::Output { file: "bug list", reason: e.to_string() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::submissions::{NotBuilt, Submission};
+
+    /// A batch of `loaded` hand-ins, `not_built` ones and `not_reached` ones, by id.
+    fn batch(loaded: &[&str], not_built: &[&str], not_reached: &[&str]) -> Batch<()> {
+        let build = Build { language: "C".into(), toolchain: "clang".into(), sources: String::new(), warnings: String::new(), error: Some("took more than 60 s".into()) };
+        Batch {
+            submissions: loaded.iter().map(|id| Submission { id: id.to_string(), file: id.to_string(), program: (), build: None }).collect(),
+            not_built: not_built.iter().map(|id| NotBuilt { id: id.to_string(), file: id.to_string(), build: build.clone() }).collect(),
+            rejected: Vec::new(),
+            not_reached: not_reached.iter().map(|id| id.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_batch_whose_compile_time_ran_out_is_not_graded_and_the_error_says_who_did_not_compile() {
+        let error = compile_time_ran_out(&batch(&["a1"], &["a2"], &["a3", "a4"]), 4).to_string();
+        assert!(error.contains("took longer than its limit of 30 minutes, so nothing was graded: 2 of 4 hand-ins were compiled, 2 were not reached; 1 did not compile (a2)"), "{error}");
+    }
+
+    fn roster(ids: &[&str]) -> Vec<RosterRow> {
+        ids.iter().map(|id| RosterRow { id: id.to_string(), cohort: "A".into(), manual: None, extra: Vec::new() }).collect()
+    }
+
+    #[test]
+    fn the_roster_and_the_hand_ins_are_matched_both_ways_when_there_is_a_roster() {
+        let graded = batch(&["a1", "a2"], &["a3"], &[]);
+        let refused = [Rejected { file: "a5.wasm".into(), reason: "broken".into(), id: Some("a5".into()) }];
+        assert_eq!(
+            roster_warnings(&graded, Some(&roster(&["a1", "a3", "a4", "a5"])), &refused),
+            ["submission `a2` has no roster row: graded without a cohort", "roster row `a4` has no submission"]
+        );
+        assert!(roster_warnings(&graded, None, &refused).is_empty(), "no roster, nothing to say");
+    }
+}

@@ -1,0 +1,125 @@
+//! The files a graded batch is written as, the same under the command line and the
+//! service: `analysis.json` (the grader's analysis with what the batch could not use),
+//! `scores.csv`, `order.dot`, `order.svg` and `report.html`.
+
+use grader::{Analysis, ProblemReport, ScoreRow, compare};
+use present::{analysis_html, order_dot, order_svg};
+use serde::Serialize;
+
+use crate::error::{CourseError, CourseResult};
+use crate::grade::Graded;
+use crate::submissions::{Rejected, RosterRow};
+
+/// `analysis.json`: the grader's analysis and what the batch could not use.
+#[derive(Serialize)]
+struct AnalysisFile<'a> {
+    #[serde(flatten)]
+    analysis: &'a Analysis,
+    rejected: &'a [Rejected],
+    warnings: &'a [String],
+}
+
+impl Graded {
+    /// Every file of the graded batch as `(name, contents)`, `analysis.json` last (a
+    /// writer that writes them in order can take its presence to mean the rest is there).
+    pub fn files(&self) -> CourseResult<Vec<(&'static str, Vec<u8>)>> {
+        let file = AnalysisFile { analysis: &self.analysis, rejected: &self.rejected, warnings: &self.warnings };
+        let mut json = serde_json::to_string_pretty(&file).map_err(|e| CourseError::Output { file: "analysis.json", reason: e.to_string() })?;
+        json.push('\n');
+        Ok(vec![
+            ("scores.csv", scores_csv(&self.analysis, &self.roster)?),
+            ("order.dot", order_dot(&self.analysis).into_bytes()),
+            ("order.svg", order_svg(&self.analysis).into_bytes()),
+            ("report.html", analysis_html(&self.analysis, self.cohort_comparison().as_ref()).into_bytes()),
+            ("analysis.json", json.into_bytes()),
+        ])
+    }
+
+    /// The two largest cohorts compared, when there are two.
+    fn cohort_comparison(&self) -> Option<ProblemReport> {
+        let rows = score_rows(&self.analysis, &self.roster);
+        let (first, second) = main_cohorts(&rows)?;
+        Some(compare(&self.analysis.problem, &rows, &first, &second))
+    }
+}
+
+/// Each answer's score with its cohort and manual grade: the roster's, or else the cohort
+/// recorded in the analysis. Answers without a cohort are left out.
+pub fn score_rows(analysis: &Analysis, roster: &[RosterRow]) -> Vec<ScoreRow> {
+    analysis
+        .answers
+        .iter()
+        .filter_map(|a| {
+            let listed = roster.iter().find(|r| r.id == a.id);
+            let cohort = listed.map(|r| r.cohort.clone()).or_else(|| a.cohort.clone())?;
+            Some(ScoreRow { id: a.id.clone(), cohort, score: a.passed as f64, manual: listed.and_then(|r| r.manual) })
+        })
+        .collect()
+}
+
+/// The two largest cohorts (ties by name), when answers come in two or more.
+pub fn main_cohorts(rows: &[ScoreRow]) -> Option<(String, String)> {
+    let mut sizes: Vec<(usize, &str)> = Vec::new();
+    for row in rows {
+        match sizes.iter_mut().find(|(_, name)| *name == row.cohort) {
+            Some((n, _)) => *n += 1,
+            None => sizes.push((1, &row.cohort)),
+        }
+    }
+    sizes.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+    match &sizes[..] {
+        [(_, first), (_, second), ..] => Some((first.to_string(), second.to_string())),
+        _ => None,
+    }
+}
+
+/// `id,cohort,passed,failed,suite_size,percent,rank`, then the failed tests by kind
+/// (`wrong,crash,timeout,memory,output`), one row per answer; when any answer was built
+/// from sources, `language` (`module` for one handed in as a module) and `compiled`
+/// (`yes`/`no`: a `no` failed every test without running); then the roster's own
+/// columns (`manual` and any others), so that an instructor's extra columns
+/// (names, sections) come back with the scores.
+pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> CourseResult<Vec<u8>> {
+    let failed = |e: csv::Error| CourseError::Output { file: "scores.csv", reason: e.to_string() };
+    // The roster's columns in its own order (one header for every row of one roster).
+    let mut columns: Vec<&str> = Vec::new();
+    for (header, _) in roster.iter().flat_map(|r| &r.extra) {
+        if !columns.contains(&header.as_str()) {
+            columns.push(header);
+        }
+    }
+    let has_sources = analysis.answers.iter().any(|a| a.build.is_some());
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    let mut header =
+        vec!["id", "cohort", "passed", "failed", "suite_size", "percent", "rank", "wrong", "crash", "timeout", "memory", "output"];
+    if has_sources {
+        header.extend(["language", "compiled"]);
+    }
+    header.extend(&columns);
+    csv.write_record(&header).map_err(failed)?;
+    for a in &analysis.answers {
+        let row = roster.iter().find(|r| r.id == a.id);
+        let mut record = vec![
+            a.id.clone(),
+            // The roster's cohort wins: it may have been attached after the analysis ran.
+            row.map(|r| r.cohort.clone()).or_else(|| a.cohort.clone()).unwrap_or_default(),
+            a.passed.to_string(),
+            a.failed.len().to_string(),
+            analysis.scored_tests().to_string(),
+            format!("{:.1}", a.percent),
+            a.rank.to_string(),
+            a.counts.wrong.to_string(),
+            a.counts.crash.to_string(),
+            a.counts.timeout.to_string(),
+            a.counts.memory.to_string(),
+            a.counts.output.to_string(),
+        ];
+        if has_sources {
+            record.push(a.build.as_ref().map_or("module", |b| b.language.as_str()).to_owned());
+            record.push(if a.not_built() { "no" } else { "yes" }.to_owned());
+        }
+        record.extend(columns.iter().map(|column| row.and_then(|r| r.get(column)).unwrap_or_default().to_owned()));
+        csv.write_record(&record).map_err(failed)?;
+    }
+    csv.into_inner().map_err(|e| CourseError::Output { file: "scores.csv", reason: e.to_string() })
+}
