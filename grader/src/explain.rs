@@ -421,7 +421,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::FuelPolicy;
+    use crate::budget::FuelPolicy;
 
     fn list_failing(passed: usize, got: &[(FailureKind, &str)]) -> BugList {
         let bugs = got

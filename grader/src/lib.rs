@@ -58,11 +58,11 @@ pub mod stats;
 mod testing;
 
 pub use analysis::{
-    Analysis, Answer, AnswerResult, Build, Executor, FailureCounts, FailureDetail, FuelPolicy, MAX_PROBLEM_ERRORS, Problem,
+    Analysis, Answer, AnswerResult, Build, Executor, FailureCounts, FailureDetail, MAX_PROBLEM_ERRORS, Problem,
     ProblemError, Progress, REFERENCE_ID, SearchOptions, SuiteTest, analyse,
 };
 pub use budget::{
-    Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass, calibrate,
+    Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, FuelPolicy, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass, calibrate,
 };
 pub use check::{Check, Cost, Example, MAX_FAILURES, ProblemCheck, SAMPLES, Sample, check_problem};
 pub use experiment::{CohortSummary, ManualRow, ProblemReport, ScoreRow, compare};
