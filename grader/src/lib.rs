@@ -52,15 +52,13 @@ mod order;
 mod partition;
 mod rank;
 mod rerun;
+mod result;
 mod shrink;
 mod stability;
 pub mod stats;
 mod testing;
 
-pub use analysis::{
-    Analysis, Answer, AnswerResult, Build, Executor, FailureCounts, FailureDetail, MAX_PROBLEM_ERRORS, Problem,
-    ProblemError, Progress, REFERENCE_ID, SearchOptions, SuiteTest, analyse,
-};
+pub use analysis::{Answer, Executor, Problem, Progress, SearchOptions, analyse};
 pub use budget::{
     Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, FuelPolicy, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass, calibrate,
 };
@@ -72,7 +70,11 @@ pub use oracle::{CheckerVerdict, Execution, Failure, FailureKind, Oracle, RunOut
 pub use order::{Class, CorrectnessOrder, Edge, correctness_order};
 pub use partition::{BitSet, FailingSet, Suite, is_redundant};
 pub use rank::{percent, ranks};
-pub use rerun::{GradeChange, Rerun, RerunMode, changed_since, grade_changes, rerun};
+pub use rerun::{changed_since, grade_changes, rerun};
+pub use result::{
+    Analysis, AnswerResult, Build, FailureCounts, FailureDetail, GradeChange, MAX_PROBLEM_ERRORS, ProblemError,
+    REFERENCE_ID, Rerun, RerunMode, SuiteTest,
+};
 pub use shrink::{SHRINK_BUDGET, shrink};
 pub use testing::{InvalidTest, StudentTest, SuiteScore, grade_test_suites};
 pub use stability::{OrderShape, RankSpread, Stability, VaryingBug, order_shape, sample_sd, stability};
