@@ -24,8 +24,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{Executor, Problem, run_reference};
+use crate::analysis::run_reference;
 use crate::generate::ChoiceSource;
+use crate::problem::{Executor, Problem};
 
 /// Generated inputs the reference is measured on. A thousand runs of the reference cost
 /// a second or two even for a problem with expensive inputs, and give each of the

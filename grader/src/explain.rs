@@ -8,10 +8,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{Executor, Problem, budget, judge_answer, run_answer, run_reference};
+use crate::analysis::{budget, judge_answer, run_answer, run_reference};
 use crate::budget::{Budget, Calibration};
 use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
 use crate::oracle::{Execution, Failure, FailureKind, RunOutcome};
+use crate::problem::{Executor, Problem};
 use crate::result::{Analysis, Build};
 
 /// Random redraws of one choice while the rest stay fixed. A part is shown as "any value"

@@ -50,6 +50,7 @@ mod generate;
 mod oracle;
 mod order;
 mod partition;
+mod problem;
 mod rank;
 mod rerun;
 mod result;
@@ -58,7 +59,7 @@ mod stability;
 pub mod stats;
 mod testing;
 
-pub use analysis::{Answer, Executor, Problem, Progress, SearchOptions, analyse};
+pub use analysis::analyse;
 pub use budget::{
     Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, FuelPolicy, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass, calibrate,
 };
@@ -69,6 +70,7 @@ pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, Tes
 pub use oracle::{CheckerVerdict, Execution, Failure, FailureKind, Oracle, RunOutcome};
 pub use order::{Class, CorrectnessOrder, Edge, correctness_order};
 pub use partition::{BitSet, FailingSet, Suite, is_redundant};
+pub use problem::{Answer, Executor, Problem, Progress, SearchOptions};
 pub use rank::{percent, ranks};
 pub use rerun::{changed_since, grade_changes, rerun};
 pub use result::{

@@ -24,9 +24,10 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::GraderError;
-use crate::analysis::{Answer, Executor, Made, Problem, Progress, Search, analyse_with_ids, run_reference};
+use crate::analysis::{Made, Search, analyse_with_ids, run_reference};
 use crate::generate::{ChoiceSource, TestCase};
 use crate::partition::Suite;
+use crate::problem::{Answer, Executor, Problem, Progress};
 use crate::result::{Analysis, AnswerResult, GradeChange, Rerun, RerunMode};
 
 /// Analyses `answers` again after `previous` (see the module docs); `seed` drives the
