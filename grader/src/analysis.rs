@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::GraderError;
-use crate::budget::{Budget, Calibration, calibrate};
+use crate::budget::{Budget, Calibration};
 use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
 use crate::oracle::{Execution, Failure, FailureKind, RunOutcome};
 use crate::order::correctness_order;
@@ -17,6 +17,7 @@ use crate::rank::{percent, ranks};
 use crate::result::{
     Analysis, AnswerResult, FailureCounts, FailureDetail, MAX_PROBLEM_ERRORS, ProblemError, REFERENCE_ID, SuiteTest,
 };
+use crate::run::{Unusable, budget, calibrate, run_answer, run_reference};
 use crate::shrink::{Candidates, SHRINK_BUDGET, shrink};
 
 /// Random tests generated and evaluated together (in parallel) before the sequential
@@ -35,22 +36,6 @@ const MUTANT_KEY: u64 = 0x3C6E_F372_FE94_F82B;
 /// this many generated inputs in a row are unusable from the start, so is the reference
 /// or the checker.
 const FAILURES_TOLERATED: u64 = 100;
-
-/// Why a generated input cannot be used.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Unusable {
-    Reference(String),
-    Checker(String),
-}
-
-impl std::fmt::Display for Unusable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Unusable::Reference(reason) => write!(f, "the reference {reason}"),
-            Unusable::Checker(reason) => write!(f, "the checker failed: {reason}"),
-        }
-    }
-}
 
 /// A test case and the input its generator made of it.
 pub(crate) type Made = (TestCase, Arc<[u8]>);
@@ -305,51 +290,6 @@ impl Tally {
             self.examples.push(ProblemError { input, reason: why.to_string() });
         }
     }
-}
-
-/// Runs the reference on `input`: its execution, or why the input cannot be used.
-pub(crate) fn run_reference(problem: &Problem, executor: &dyn Executor, input: &[u8]) -> Result<Execution, Unusable> {
-    let reference = executor.run(0, input, problem.fuel.reference);
-    let reason = match &reference.outcome {
-        RunOutcome::Success => return Ok(reference),
-        RunOutcome::Crash(message) => format!("crashed: {message}"),
-        RunOutcome::Timeout => "ran out of fuel".to_owned(),
-        RunOutcome::Memory => "ran out of memory".to_owned(),
-        RunOutcome::Output => "exceeded the output limit".to_owned(),
-    };
-    Err(Unusable::Reference(reason))
-}
-
-/// The budget of every answer on `input`, on which the reference's run was `reference`.
-pub(crate) fn budget(problem: &Problem, calibration: &Calibration, input: &[u8], reference: &Execution) -> Budget {
-    problem.fuel.budget(reference.fuel_used, calibration.class(input.len()))
-}
-
-/// Runs answer program `program` on `input` with `fuel` and judges it: `Ok(None)` for a
-/// pass, `Err` when the checker failed.
-pub(crate) fn run_answer(
-    problem: &Problem,
-    executor: &dyn Executor,
-    input: &[u8],
-    reference: &Execution,
-    program: usize,
-    fuel: u64,
-) -> (Execution, Result<Option<Failure>, String>) {
-    let execution = executor.run(program, input, fuel);
-    let verdict = judge_answer(problem, executor, input, reference, &execution);
-    (execution, verdict)
-}
-
-/// Judges an answer's `execution` on `input` against the reference's run, by the
-/// problem's oracle: `Ok(None)` for a pass, `Err` when the checker failed.
-pub(crate) fn judge_answer(
-    problem: &Problem,
-    executor: &dyn Executor,
-    input: &[u8],
-    reference: &Execution,
-    execution: &Execution,
-) -> Result<Option<Failure>, String> {
-    problem.oracle.judge(&reference.stdout, execution, |actual| executor.check(input, &reference.stdout, actual))
 }
 
 /// A choice whose range has at most this many values more is tried with each of them

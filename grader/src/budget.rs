@@ -24,10 +24,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::run_reference;
-use crate::generate::ChoiceSource;
-use crate::problem::{Executor, Problem};
-
 /// Generated inputs the reference is measured on. A thousand runs of the reference cost
 /// a second or two even for a problem with expensive inputs, and give each of the
 /// [`SIZE_CLASSES`] some 125 inputs, enough for a stable [`HARDEST_QUANTILE`].
@@ -111,21 +107,6 @@ impl Calibration {
     pub fn class(&self, len: usize) -> &SizeClass {
         self.classes.iter().find(|c| len <= c.up_to_bytes).unwrap_or_else(|| self.classes.last().expect("never empty"))
     }
-}
-
-/// Measures the reference on [`CALIBRATION_INPUTS`] generated inputs, in parallel.
-pub fn calibrate(problem: &Problem, executor: &dyn Executor) -> Calibration {
-    use rayon::prelude::*;
-    let costs: Vec<(usize, u64)> = (0..CALIBRATION_INPUTS)
-        .into_par_iter()
-        .filter_map(|index| {
-            let (input, _) = executor.generate(ChoiceSource::for_random_test(CALIBRATION_SEED, index));
-            let input = input.ok()?;
-            let reference = run_reference(problem, executor, &input).ok()?;
-            Some((input.len(), reference.fuel_used))
-        })
-        .collect();
-    Calibration::from_costs(costs)
 }
 
 /// The fuel an answer gets on one input (see the module's documentation).

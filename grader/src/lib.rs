@@ -54,6 +54,7 @@ mod problem;
 mod rank;
 mod rerun;
 mod result;
+mod run;
 mod shrink;
 mod stability;
 pub mod stats;
@@ -61,7 +62,7 @@ mod testing;
 
 pub use analysis::analyse;
 pub use budget::{
-    Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, FuelPolicy, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass, calibrate,
+    Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, FuelPolicy, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass,
 };
 pub use check::{Check, Cost, Example, MAX_FAILURES, ProblemCheck, SAMPLES, Sample, check_problem};
 pub use experiment::{CohortSummary, ManualRow, ProblemReport, ScoreRow, compare};
@@ -77,6 +78,7 @@ pub use result::{
     Analysis, AnswerResult, Build, FailureCounts, FailureDetail, GradeChange, MAX_PROBLEM_ERRORS, ProblemError,
     REFERENCE_ID, Rerun, RerunMode, SuiteTest,
 };
+pub use run::calibrate;
 pub use shrink::{SHRINK_BUDGET, shrink};
 pub use testing::{InvalidTest, StudentTest, SuiteScore, grade_test_suites};
 pub use stability::{OrderShape, RankSpread, Stability, VaryingBug, order_shape, sample_sd, stability};

@@ -24,11 +24,12 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::GraderError;
-use crate::analysis::{Made, Search, analyse_with_ids, run_reference};
+use crate::analysis::{Made, Search, analyse_with_ids};
 use crate::generate::{ChoiceSource, TestCase};
 use crate::partition::Suite;
 use crate::problem::{Answer, Executor, Problem, Progress};
 use crate::result::{Analysis, AnswerResult, GradeChange, Rerun, RerunMode};
+use crate::run::run_reference;
 
 /// Analyses `answers` again after `previous` (see the module docs); `seed` drives the
 /// search for new tests. Errors as [`crate::analyse`] does, and in frozen mode with
