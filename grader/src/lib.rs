@@ -41,7 +41,6 @@
 //! assert_eq!(analysis.order.classes[0].answers, ["reference"]);
 //! ```
 
-mod analysis;
 mod budget;
 mod check;
 mod experiment;
@@ -55,12 +54,12 @@ mod rank;
 mod rerun;
 mod result;
 mod run;
+mod search;
 mod shrink;
 mod stability;
 pub mod stats;
 mod testing;
 
-pub use analysis::analyse;
 pub use budget::{
     Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, FuelPolicy, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass,
 };
@@ -79,6 +78,7 @@ pub use result::{
     REFERENCE_ID, Rerun, RerunMode, SuiteTest,
 };
 pub use run::calibrate;
+pub use search::analyse;
 pub use shrink::{SHRINK_BUDGET, shrink};
 pub use testing::{InvalidTest, StudentTest, SuiteScore, grade_test_suites};
 pub use stability::{OrderShape, RankSpread, Stability, VaryingBug, order_shape, sample_sd, stability};

@@ -24,12 +24,12 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::GraderError;
-use crate::analysis::{Made, Search, analyse_with_ids};
 use crate::generate::{ChoiceSource, TestCase};
 use crate::partition::Suite;
 use crate::problem::{Answer, Executor, Problem, Progress};
 use crate::result::{Analysis, AnswerResult, GradeChange, Rerun, RerunMode};
 use crate::run::run_reference;
+use crate::search::{Made, Search, analyse_with_ids};
 
 /// Analyses `answers` again after `previous` (see the module docs); `seed` drives the
 /// search for new tests. Errors as [`crate::analyse`] does, and in frozen mode with
@@ -117,7 +117,7 @@ fn frozen(
     let mut suite: Suite<Made> = Suite::pinned(tests);
     let searched_run = if searched.is_empty() {
         // No one to look for new bugs in.
-        crate::analysis::Searched::default()
+        crate::search::Searched::default()
     } else {
         search.run(&mut suite, seed, progress)?
     };

@@ -1,4 +1,6 @@
-//! The analysis of Paper III, section 3: generate, partition, shrink, rank, order.
+//! The analysis of Paper III, section 3: generate, partition, shrink, rank, order. The
+//! search for the suite, and the [`Analysis`] made of it at the end: what it is given is
+//! in `problem.rs`, what it makes is the format of `analysis.json` in `result.rs`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
