@@ -46,6 +46,7 @@ mod check;
 mod experiment;
 mod explain;
 mod generate;
+mod neighbours;
 mod oracle;
 mod order;
 mod partition;
