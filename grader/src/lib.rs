@@ -6,6 +6,26 @@
 //! The grader does no I/O: it is handed an [`Executor`] that runs the generator and the
 //! programs. In the `bugrank` binary that is the wasmtime sandbox; here it is a closure.
 //!
+//! The files, by role (everything public is re-exported here, at the crate root):
+//!
+//! - What a caller supplies to an analysis: `problem.rs` ([`Executor`], [`Problem`],
+//!   [`Answer`], [`SearchOptions`], and the [`Progress`] it is told of).
+//! - What an analysis gives: `result.rs`, the format of `analysis.json` ([`Analysis`] and
+//!   the types it is made of, [`Rerun`] included).
+//! - The method: `generate.rs` (test cases as choice sequences, and "simpler"),
+//!   `shrink.rs` (the shrinker), `partition.rs` (failing sets, redundancy, the suite),
+//!   `oracle.rs` (runs' outcomes and the judging of an output), `budget.rs` (the fuel a
+//!   run gets: [`Budget`], [`FuelPolicy`], [`Calibration`]), `run.rs` (one run of the
+//!   reference or of an answer, judged, shared by every role below; [`calibrate`]),
+//!   `search.rs` ([`analyse`]: the search for the suite and the [`Analysis`] made of it),
+//!   `neighbours.rs` (the edits of a suite test tried near it), `rank.rs` (scores and
+//!   ranks), `order.rs` (the correctness order).
+//! - Around an analysis: `rerun.rs` ([`rerun()`] after a batch changed, [`grade_changes`]),
+//!   `explain.rs` (a student's [`BugList`]), `stability.rs` (analyses with several
+//!   seeds), `experiment.rs` and [`stats`] (cohorts compared), `check.rs`
+//!   ([`check_problem`]: is a problem ready to grade a class?), `testing.rs`
+//!   ([`grade_test_suites`]: the students' own test suites).
+//!
 //! ```
 //! use grader::{analyse, Answer, ChoiceSource, Execution, Executor, Problem, RunOutcome};
 //!
