@@ -88,7 +88,7 @@ pub fn analyse(
 }
 
 /// Analyses `answers` afresh, like [`analyse`], but a test whose input `previous`'s suite
-/// had keeps its id there (see [`crate::rerun`]).
+/// had keeps its id there (see [`crate::rerun()`]).
 pub(crate) fn analyse_with_ids(
     problem: &Problem,
     answers: &[Answer],
