@@ -20,12 +20,9 @@
 //!
 //! Loops stay cheap: a run first gets the *quick* budget (floor and per-input factor); only
 //! a run that times out there and whose verdict can change the search is run again with
-//! the allowance (see `analysis.rs`), and every verdict that reaches a grade has had it.
+//! the allowance (see `search.rs`), and every verdict that reaches a grade has had it.
 
 use serde::{Deserialize, Serialize};
-
-use crate::analysis::{Executor, Problem, run_reference};
-use crate::generate::ChoiceSource;
 
 /// Generated inputs the reference is measured on. A thousand runs of the reference cost
 /// a second or two even for a problem with expensive inputs, and give each of the
@@ -112,21 +109,6 @@ impl Calibration {
     }
 }
 
-/// Measures the reference on [`CALIBRATION_INPUTS`] generated inputs, in parallel.
-pub fn calibrate(problem: &Problem, executor: &dyn Executor) -> Calibration {
-    use rayon::prelude::*;
-    let costs: Vec<(usize, u64)> = (0..CALIBRATION_INPUTS)
-        .into_par_iter()
-        .filter_map(|index| {
-            let (input, _) = executor.generate(ChoiceSource::for_random_test(CALIBRATION_SEED, index));
-            let input = input.ok()?;
-            let reference = run_reference(problem, executor, &input).ok()?;
-            Some((input.len(), reference.fuel_used))
-        })
-        .collect();
-    Calibration::from_costs(costs)
-}
-
 /// The fuel an answer gets on one input (see the module's documentation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Budget {
@@ -138,4 +120,45 @@ pub struct Budget {
     pub fair: u64,
     /// The reference's fuel on the hardest inputs of this size (the allowance's basis).
     pub hardest: u64,
+}
+
+/// How much fuel an answer gets on an input (see the module's documentation for why this is fair):
+/// the largest of `floor`, `factor` times the reference's fuel on the same input, and
+/// `hardest_factor` times the reference's fuel on the hardest inputs of the same size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FuelPolicy {
+    /// Default 20: a large input that the reference itself finds hard leaves a program
+    /// that is slower by a constant factor (another language, a clumsier data structure)
+    /// room to finish.
+    pub factor: u64,
+    /// Default 500,000. A Rust program's start-up and the parsing of a small input cost
+    /// some 10,000-25,000 fuel (the interval-sets reference uses about 23,000 on a typical
+    /// input), so the floor leaves a slower language or a clumsier parser 20 times that,
+    /// while an answer stuck in a loop costs well under a millisecond per test.
+    pub floor: u64,
+    /// Default 10: the allowance of an input is this many times the reference's fuel on
+    /// the hardest inputs of its size ([`crate::budget::HARDEST_QUANTILE`] of its size
+    /// class). A correct search that prunes differently from the reference may be slower
+    /// on some inputs and faster on others; judged against the hardest inputs of a size
+    /// rather than against this one input, it passes unless it is ten times slower than
+    /// the reference is where the reference is slowest.
+    pub hardest_factor: u64,
+    /// Fuel for the reference itself. Default 1,000,000,000 (a few seconds): a reference
+    /// that needs more on a generated input is a problem error.
+    pub reference: u64,
+}
+
+impl Default for FuelPolicy {
+    fn default() -> Self {
+        FuelPolicy { factor: 20, floor: 500_000, hardest_factor: 10, reference: 1_000_000_000 }
+    }
+}
+
+impl FuelPolicy {
+    /// The budget on an input on which the reference used `reference_fuel`, in `class`.
+    pub fn budget(&self, reference_fuel: u64, class: &SizeClass) -> Budget {
+        let quick = reference_fuel.saturating_mul(self.factor).max(self.floor);
+        let fair = class.hardest.saturating_mul(self.hardest_factor).max(quick);
+        Budget { quick, fair, hardest: class.hardest }
+    }
 }

@@ -5,10 +5,11 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{Executor, Problem, judge_answer, run_reference};
 use crate::budget::{CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration};
 use crate::generate::{ChoiceSource, TestCase};
 use crate::oracle::{CheckerVerdict, Oracle};
+use crate::problem::{Executor, Problem};
+use crate::run::{judge_answer, run_reference};
 
 /// Sample inputs shown with the reference's outputs: enough to see what the generator
 /// makes, few enough to read.

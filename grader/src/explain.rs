@@ -8,10 +8,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{Analysis, Build, Executor, Problem, budget, judge_answer, run_answer, run_reference};
 use crate::budget::{Budget, Calibration};
 use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
 use crate::oracle::{Execution, Failure, FailureKind, RunOutcome};
+use crate::problem::{Executor, Problem};
+use crate::result::{Analysis, Build};
+use crate::run::{budget, judge_answer, run_answer, run_reference};
 
 /// Random redraws of one choice while the rest stay fixed. A part is shown as "any value"
 /// only when every redraw still fails; 20 agreeing redraws make a coincidence unlikely.
@@ -421,7 +423,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::FuelPolicy;
+    use crate::budget::FuelPolicy;
 
     fn list_failing(passed: usize, got: &[(FailureKind, &str)]) -> BugList {
         let bugs = got

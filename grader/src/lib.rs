@@ -6,6 +6,26 @@
 //! The grader does no I/O: it is handed an [`Executor`] that runs the generator and the
 //! programs. In the `bugrank` binary that is the wasmtime sandbox; here it is a closure.
 //!
+//! The files, by role (everything public is re-exported here, at the crate root):
+//!
+//! - What a caller supplies to an analysis: `problem.rs` ([`Executor`], [`Problem`],
+//!   [`Answer`], [`SearchOptions`], and the [`Progress`] it is told of).
+//! - What an analysis gives: `result.rs`, the format of `analysis.json` ([`Analysis`] and
+//!   the types it is made of, [`Rerun`] included).
+//! - The method: `generate.rs` (test cases as choice sequences, and "simpler"),
+//!   `shrink.rs` (the shrinker), `partition.rs` (failing sets, redundancy, the suite),
+//!   `oracle.rs` (runs' outcomes and the judging of an output), `budget.rs` (the fuel a
+//!   run gets: [`Budget`], [`FuelPolicy`], [`Calibration`]), `run.rs` (one run of the
+//!   reference or of an answer, judged, shared by every role below; [`calibrate`]),
+//!   `search.rs` ([`analyse`]: the search for the suite and the [`Analysis`] made of it),
+//!   `neighbours.rs` (the edits of a suite test tried near it), `rank.rs` (scores and
+//!   ranks), `order.rs` (the correctness order).
+//! - Around an analysis: `rerun.rs` ([`rerun()`] after a batch changed, [`grade_changes`]),
+//!   `explain.rs` (a student's [`BugList`]), `stability.rs` (analyses with several
+//!   seeds), `experiment.rs` and [`stats`] (cohorts compared), `check.rs`
+//!   ([`check_problem`]: is a problem ready to grade a class?), `testing.rs`
+//!   ([`grade_test_suites`]: the students' own test suites).
+//!
 //! ```
 //! use grader::{analyse, Answer, ChoiceSource, Execution, Executor, Problem, RunOutcome};
 //!
@@ -41,28 +61,28 @@
 //! assert_eq!(analysis.order.classes[0].answers, ["reference"]);
 //! ```
 
-mod analysis;
 mod budget;
 mod check;
 mod experiment;
 mod explain;
 mod generate;
+mod neighbours;
 mod oracle;
 mod order;
 mod partition;
+mod problem;
 mod rank;
 mod rerun;
+mod result;
+mod run;
+mod search;
 mod shrink;
 mod stability;
 pub mod stats;
 mod testing;
 
-pub use analysis::{
-    Analysis, Answer, AnswerResult, Build, Executor, FailureCounts, FailureDetail, FuelPolicy, MAX_PROBLEM_ERRORS, Problem,
-    ProblemError, Progress, REFERENCE_ID, SearchOptions, SuiteTest, analyse,
-};
 pub use budget::{
-    Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass, calibrate,
+    Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, FuelPolicy, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass,
 };
 pub use check::{Check, Cost, Example, MAX_FAILURES, ProblemCheck, SAMPLES, Sample, check_problem};
 pub use experiment::{CohortSummary, ManualRow, ProblemReport, ScoreRow, compare};
@@ -71,8 +91,15 @@ pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, Tes
 pub use oracle::{CheckerVerdict, Execution, Failure, FailureKind, Oracle, RunOutcome};
 pub use order::{Class, CorrectnessOrder, Edge, correctness_order};
 pub use partition::{BitSet, FailingSet, Suite, is_redundant};
+pub use problem::{Answer, Executor, Problem, Progress, SearchOptions};
 pub use rank::{percent, ranks};
-pub use rerun::{GradeChange, Rerun, RerunMode, changed_since, grade_changes, rerun};
+pub use rerun::{changed_since, grade_changes, rerun};
+pub use result::{
+    Analysis, AnswerResult, Build, FailureCounts, FailureDetail, GradeChange, MAX_PROBLEM_ERRORS, ProblemError,
+    REFERENCE_ID, Rerun, RerunMode, SuiteTest,
+};
+pub use run::calibrate;
+pub use search::analyse;
 pub use shrink::{SHRINK_BUDGET, shrink};
 pub use testing::{InvalidTest, StudentTest, SuiteScore, grade_test_suites};
 pub use stability::{OrderShape, RankSpread, Stability, VaryingBug, order_shape, sample_sd, stability};

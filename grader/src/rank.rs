@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::analysis::{Analysis, AnswerResult, Build, FailureCounts};
+use crate::result::{Analysis, AnswerResult, Build, FailureCounts};
 
 /// Standard competition ranking ("1224"): an answer's rank is one more than the number
 /// of answers with a strictly higher score, so equal scores share a rank.

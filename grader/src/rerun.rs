@@ -23,48 +23,13 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
 use crate::GraderError;
-use crate::analysis::{
-    Analysis, Answer, AnswerResult, Executor, Made, Problem, Progress, Search, analyse_with_ids, run_reference,
-};
 use crate::generate::{ChoiceSource, TestCase};
 use crate::partition::Suite;
-
-/// How a batch is analysed again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RerunMode {
-    /// Keep the previous suite; run only the answers that changed (see the module docs).
-    Frozen,
-    /// Analyse again from scratch; tests keep their ids where their input is kept.
-    Full,
-}
-
-/// What a re-run was, for the pages that show it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Rerun {
-    pub mode: RerunMode,
-    /// The seed of the analysis re-run.
-    pub previous_seed: u64,
-    /// Answers new or with another version since (in the order of the answers).
-    pub changed: Vec<String>,
-    /// Every answer whose percentage changed, with why.
-    pub grade_changes: Vec<GradeChange>,
-}
-
-/// One answer's grade before and after a re-run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GradeChange {
-    pub id: String,
-    /// `None`: not in that analysis.
-    pub before: Option<f64>,
-    pub after: Option<f64>,
-    /// Plain sentences: the answer's own module changed, a test it fails was added or
-    /// dropped, the suite grew or shrank.
-    pub why: Vec<String>,
-}
+use crate::problem::{Answer, Executor, Problem, Progress};
+use crate::result::{Analysis, AnswerResult, GradeChange, Rerun, RerunMode};
+use crate::run::run_reference;
+use crate::search::{Made, Search, analyse_with_ids};
 
 /// Analyses `answers` again after `previous` (see the module docs); `seed` drives the
 /// search for new tests. Errors as [`crate::analyse`] does, and in frozen mode with
@@ -152,7 +117,7 @@ fn frozen(
     let mut suite: Suite<Made> = Suite::pinned(tests);
     let searched_run = if searched.is_empty() {
         // No one to look for new bugs in.
-        crate::analysis::Searched::default()
+        crate::search::Searched::default()
     } else {
         search.run(&mut suite, seed, progress)?
     };
@@ -206,12 +171,4 @@ pub fn grade_changes(before: &Analysis, after: &Analysis, changed: &[String]) ->
             Some(GradeChange { id: id.clone(), before: b, after: a, why })
         })
         .collect()
-}
-
-impl Analysis {
-    /// The tests every answer is scored over: the suite but for tests added for
-    /// resubmissions ([`crate::SuiteTest::only_for`]).
-    pub fn scored_tests(&self) -> usize {
-        self.suite.iter().filter(|t| t.only_for.is_none()).count()
-    }
 }

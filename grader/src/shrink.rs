@@ -43,7 +43,7 @@ impl<F: FnMut(&TestCase) -> Option<TestCase>> Candidates for F {
 }
 
 /// Shrinks `test` while `candidates` finds it interesting, trying at most `budget`
-/// candidates. A closure `|candidate| -> Option<made>` is a [`Candidates`].
+/// candidates. A closure `|candidate| -> Option<made>` is a `Candidates`.
 pub fn shrink(test: TestCase, budget: usize, interesting: impl Candidates) -> TestCase {
     let mut shrinker = Shrinker { best: test, interesting, budget, announced: 0 };
     loop {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::analysis::Analysis;
+use crate::result::Analysis;
 
 /// The paper's stability table for one problem, over several analyses of the same answers.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -4,9 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{Executor, Problem, budget, run_answer, run_reference};
 use crate::budget::Calibration;
 use crate::oracle::Execution;
+use crate::problem::{Executor, Problem};
+use crate::run::{budget, run_answer, run_reference};
 
 /// One test a student wrote: an input, and optionally the output they expect.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,19 +1,26 @@
-//! The analysis of Paper III, section 3: generate, partition, shrink, rank, order.
+//! The analysis of Paper III, section 3: generate, partition, shrink, rank, order. The
+//! search for the suite, and the [`Analysis`] made of it at the end: what it is given is
+//! in `problem.rs`, what it makes is the format of `analysis.json` in `result.rs`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use crate::GraderError;
-use crate::budget::{Budget, Calibration, SizeClass, calibrate};
+use crate::budget::{Budget, Calibration};
 use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
-use crate::oracle::{CheckerVerdict, Execution, Failure, FailureKind, Oracle, RunOutcome};
-use crate::order::{CorrectnessOrder, correctness_order};
+use crate::oracle::{Execution, Failure, FailureKind, RunOutcome};
+use crate::neighbours::neighbours;
+use crate::order::correctness_order;
 use crate::partition::{BitSet, FailingSet, Suite};
+use crate::problem::{Answer, Executor, Problem, Progress};
 use crate::rank::{percent, ranks};
+use crate::result::{
+    Analysis, AnswerResult, FailureCounts, FailureDetail, MAX_PROBLEM_ERRORS, ProblemError, REFERENCE_ID, SuiteTest,
+};
+use crate::run::{Unusable, budget, calibrate, run_answer, run_reference};
 use crate::shrink::{Candidates, SHRINK_BUDGET, shrink};
 
 /// Random tests generated and evaluated together (in parallel) before the sequential
@@ -33,334 +40,11 @@ const MUTANT_KEY: u64 = 0x3C6E_F372_FE94_F82B;
 /// or the checker.
 const FAILURES_TOLERATED: u64 = 100;
 
-/// Problem errors kept as examples in the analysis (their total is counted).
-pub const MAX_PROBLEM_ERRORS: usize = 10;
-
-/// What the grader needs from the outside world: a way to run the generator and the
-/// programs. The grader does no I/O of its own; the sandbox provides this in the
-/// `bugrank` binary, plain closures provide it in tests.
-pub trait Executor: Sync {
-    /// Runs the generator with `choices` as its source of randomness. Returns the input it
-    /// wrote, or the reason it failed, and the choices back (they record what was chosen).
-    fn generate(&self, choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource);
-
-    /// Runs program `program` on `input` with `fuel`. Program 0 is the reference; the
-    /// answers' programs are numbered from 1 (see [`Answer::program`]).
-    fn run(&self, program: usize, input: &[u8], fuel: u64) -> Execution;
-
-    /// Runs the problem's checker on an answer's output `actual` for `input`, given the
-    /// reference's output `expected`. `Err` means the checker itself failed. Only called
-    /// for problems whose oracle is [`Oracle::Checker`].
-    fn check(&self, _input: &[u8], _expected: &[u8], _actual: &[u8]) -> Result<CheckerVerdict, String> {
-        Err("this problem has no checker".to_owned())
-    }
-}
-
-/// How much fuel an answer gets on an input (see [`crate::budget`] for why this is fair):
-/// the largest of `floor`, `factor` times the reference's fuel on the same input, and
-/// `hardest_factor` times the reference's fuel on the hardest inputs of the same size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FuelPolicy {
-    /// Default 20: a large input that the reference itself finds hard leaves a program
-    /// that is slower by a constant factor (another language, a clumsier data structure)
-    /// room to finish.
-    pub factor: u64,
-    /// Default 500,000. A Rust program's start-up and the parsing of a small input cost
-    /// some 10,000-25,000 fuel (the interval-sets reference uses about 23,000 on a typical
-    /// input), so the floor leaves a slower language or a clumsier parser 20 times that,
-    /// while an answer stuck in a loop costs well under a millisecond per test.
-    pub floor: u64,
-    /// Default 10: the allowance of an input is this many times the reference's fuel on
-    /// the hardest inputs of its size ([`crate::budget::HARDEST_QUANTILE`] of its size
-    /// class). A correct search that prunes differently from the reference may be slower
-    /// on some inputs and faster on others; judged against the hardest inputs of a size
-    /// rather than against this one input, it passes unless it is ten times slower than
-    /// the reference is where the reference is slowest.
-    pub hardest_factor: u64,
-    /// Fuel for the reference itself. Default 1,000,000,000 (a few seconds): a reference
-    /// that needs more on a generated input is a problem error.
-    pub reference: u64,
-}
-
-impl Default for FuelPolicy {
-    fn default() -> Self {
-        FuelPolicy { factor: 20, floor: 500_000, hardest_factor: 10, reference: 1_000_000_000 }
-    }
-}
-
-impl FuelPolicy {
-    /// The budget on an input on which the reference used `reference_fuel`, in `class`.
-    pub fn budget(&self, reference_fuel: u64, class: &SizeClass) -> Budget {
-        let quick = reference_fuel.saturating_mul(self.factor).max(self.floor);
-        let fair = class.hardest.saturating_mul(self.hardest_factor).max(quick);
-        Budget { quick, fair, hardest: class.hardest }
-    }
-}
-
-/// When the search for new bugs stops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SearchOptions {
-    /// Stop after this many consecutive tests (random ones and mutants) add nothing.
-    /// Default 10,000, as in the paper; lower it for quick runs, at the price of missing
-    /// rare bugs.
-    pub stable_after: u64,
-    /// Stop after this many tests (random ones and mutants) in any case. Default 1,000,000.
-    pub max_tests: u64,
-}
-
-impl Default for SearchOptions {
-    fn default() -> Self {
-        SearchOptions { stable_after: 10_000, max_tests: 1_000_000 }
-    }
-}
-
-/// What is being graded, and how.
-#[derive(Clone, Debug, Default)]
-pub struct Problem {
-    pub name: String,
-    pub oracle: Oracle,
-    pub fuel: FuelPolicy,
-    pub search: SearchOptions,
-}
-
-/// One submission. Several answers may share a program (identical modules run once).
-#[derive(Clone, Debug)]
-pub struct Answer {
-    pub id: String,
-    pub cohort: Option<String>,
-    /// The [`Executor`] program that runs this answer; 1 or more.
-    pub program: usize,
-    /// What was submitted, as a fingerprint (the module's SHA-256, say): a re-run against
-    /// a released suite copies the result of an answer whose version has not changed.
-    /// Empty when unknown, which counts as changed.
-    pub version: String,
-}
-
-/// Where the analysis is, for a progress bar.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Progress {
-    pub tests_generated: u64,
-    pub suite_size: usize,
-    /// Consecutive tests that added nothing; the search stops at `stable_after`.
-    pub stable_run: u64,
-    pub stable_after: u64,
-    pub executions: u64,
-    /// True while a new test is being shrunk.
-    pub shrinking: bool,
-    /// While shrinking: the candidates tried on the test being shrunk (at most
-    /// [`crate::SHRINK_BUDGET`]).
-    pub shrink_candidates: u64,
-    /// Tests shrunk so far, those of the neighbourhood search included.
-    pub tests_shrunk: u64,
-}
-
-/// One test of the final suite: one inferred bug.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SuiteTest {
-    pub id: String,
-    pub input: String,
-    pub expected: String,
-    /// The answers that fail it.
-    pub failing: Vec<String>,
-    /// The generator's size hint and choices: replaying them gives `input` again.
-    pub size: u32,
-    pub choices: ChoiceSequence,
-    /// The reference's fuel on this input (0 in analyses older than the fair budget).
-    #[serde(default)]
-    pub reference_fuel: u64,
-    /// The fuel every answer had on this input: a run that needs more than `budget.fair`
-    /// failed for time.
-    #[serde(default)]
-    pub budget: Budget,
-    /// `None`: every answer was run on this test. Otherwise the test was added by a
-    /// re-run against a released suite, for the answers listed (the ones resubmitted
-    /// since): only they were run on it, and it counts against them alone.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub only_for: Option<Vec<String>>,
-}
-
-/// One answer's result.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AnswerResult {
-    pub id: String,
-    pub cohort: Option<String>,
-    /// The [`Answer::version`] graded.
-    #[serde(default)]
-    pub version: String,
-    /// Suite tests passed: the score.
-    pub passed: usize,
-    /// Suite tests failed: the answer's bugs.
-    pub failed: Vec<String>,
-    /// How each failed test was failed.
-    pub outcomes: BTreeMap<String, FailureKind>,
-    /// Each failed test's failure in detail: its kind, the checker's reason or the crash
-    /// message, and the fuel the run used (its budget is the suite test's).
-    #[serde(default)]
-    pub failures: BTreeMap<String, FailureDetail>,
-    /// Failed tests by kind: who is slow and who is wrong, at a glance.
-    #[serde(default)]
-    pub counts: FailureCounts,
-    /// 1 for the best score; equal scores share a rank.
-    pub rank: usize,
-    pub percent: f64,
-    /// How the answer's program was built from sources, when it was: `None` for a module
-    /// handed in as it is. An answer whose build failed ([`Build::error`]) never ran: see
-    /// [`Analysis::add_not_built`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub build: Option<Build>,
-}
-
-/// Where an answer's program came from when it was built from sources: enough to trace a
-/// grade to the exact sources and compiler. The grader does not build anything; it keeps
-/// this record with the answer's result.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Build {
-    /// The source language, as people name it ("C", "C++", "Rust").
-    pub language: String,
-    /// The compiler's version (and its libraries' versions, where known).
-    pub toolchain: String,
-    /// The SHA-256 of the sources (file names and bytes), in hex.
-    pub sources: String,
-    /// The compiler's warnings, as the student is shown them (empty: none).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub warnings: String,
-    /// Why no program was built, in the compiler's words (trimmed, without the build
-    /// sandbox's paths). `None`: the build gave a program.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-/// One failed run of an answer on a suite test.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FailureDetail {
-    #[serde(flatten)]
-    pub failure: Failure,
-    pub fuel_used: u64,
-}
-
-/// An answer's failed tests counted by [`FailureKind`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FailureCounts {
-    /// Ran normally, but the output is not correct.
-    pub wrong: usize,
-    pub crash: usize,
-    /// Needed more than the fair budget.
-    pub timeout: usize,
-    pub memory: usize,
-    pub output: usize,
-}
-
-impl FailureCounts {
-    pub fn of<'a>(kinds: impl IntoIterator<Item = &'a FailureKind>) -> FailureCounts {
-        let mut counts = FailureCounts::default();
-        for kind in kinds {
-            *match kind {
-                FailureKind::Wrong => &mut counts.wrong,
-                FailureKind::Crash => &mut counts.crash,
-                FailureKind::Timeout => &mut counts.timeout,
-                FailureKind::Memory => &mut counts.memory,
-                FailureKind::Output => &mut counts.output,
-            } += 1;
-        }
-        counts
-    }
-}
-
-/// The whole result: the contract of `analysis.json`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Analysis {
-    pub problem: String,
-    pub seed: u64,
-    pub tests_generated: u64,
-    /// Runs of the reference and the answers (generator runs not included).
-    pub executions: u64,
-    pub generator_runs: u64,
-    /// Edits of suite tests tried near them (not counted in `tests_generated`).
-    pub neighbour_tests: u64,
-    /// Generated tests thrown away because the generator failed.
-    pub generator_failures: u64,
-    /// Generated tests thrown away because the reference failed on them.
-    pub reference_failures: u64,
-    /// Generated tests thrown away because the checker failed on an answer's output.
-    pub checker_failures: u64,
-    /// Examples (at most [`MAX_PROBLEM_ERRORS`]) of the failures above, for the
-    /// instructor: they are faults of the problem, never counted against an answer.
-    pub problem_errors: Vec<ProblemError>,
-    pub stable_after: u64,
-    /// The fuel policy, and the reference's cost by input size that its allowance uses.
-    #[serde(default)]
-    pub fuel: FuelPolicy,
-    #[serde(default)]
-    pub calibration: Calibration,
-    pub suite: Vec<SuiteTest>,
-    pub answers: Vec<AnswerResult>,
-    pub order: CorrectnessOrder,
-    /// Set when this analysis re-ran a previous one: how, and what changed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rerun: Option<crate::rerun::Rerun>,
-}
-
-/// A generated input the problem's own programs could not handle.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProblemError {
-    pub input: String,
-    pub reason: String,
-}
-
-/// Why a generated input cannot be used.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Unusable {
-    Reference(String),
-    Checker(String),
-}
-
-impl std::fmt::Display for Unusable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Unusable::Reference(reason) => write!(f, "the reference {reason}"),
-            Unusable::Checker(reason) => write!(f, "the checker failed: {reason}"),
-        }
-    }
-}
-
-impl Progress {
-    /// Where the search is, in words (for a progress bar's label).
-    pub fn describe(&self) -> String {
-        if self.shrinking {
-            format!(
-                "shrinking test {}: {} candidates tried (at most {}); {} tests tried, {} runs",
-                self.suite_size + 1,
-                self.shrink_candidates,
-                crate::SHRINK_BUDGET,
-                self.tests_generated,
-                self.executions
-            )
-        } else {
-            format!(
-                "searching: {} tests tried, suite of {}, {}/{} in a row without a new bug, {} runs",
-                self.tests_generated, self.suite_size, self.stable_run, self.stable_after, self.executions
-            )
-        }
-    }
-}
-
-impl Analysis {
-    /// The answers best first; equal ranks keep the answers' own order.
-    pub fn ranked(&self) -> Vec<&AnswerResult> {
-        let mut ranked: Vec<&AnswerResult> = self.answers.iter().collect();
-        ranked.sort_by_key(|a| a.rank);
-        ranked
-    }
-}
-
 /// A test case and the input its generator made of it.
 pub(crate) type Made = (TestCase, Arc<[u8]>);
 
 /// A random test case and its input, or why the generator failed on it.
 type Generated = (TestCase, Result<Arc<[u8]>, String>);
-
-/// The id under which the reference appears in the correctness order.
-pub const REFERENCE_ID: &str = "reference";
 
 /// What running every program on one input showed.
 struct Evaluation {
@@ -404,7 +88,7 @@ pub fn analyse(
 }
 
 /// Analyses `answers` afresh, like [`analyse`], but a test whose input `previous`'s suite
-/// had keeps its id there (see [`crate::rerun`]).
+/// had keeps its id there (see [`crate::rerun()`]).
 pub(crate) fn analyse_with_ids(
     problem: &Problem,
     answers: &[Answer],
@@ -609,128 +293,6 @@ impl Tally {
             self.examples.push(ProblemError { input, reason: why.to_string() });
         }
     }
-}
-
-/// Runs the reference on `input`: its execution, or why the input cannot be used.
-pub(crate) fn run_reference(problem: &Problem, executor: &dyn Executor, input: &[u8]) -> Result<Execution, Unusable> {
-    let reference = executor.run(0, input, problem.fuel.reference);
-    let reason = match &reference.outcome {
-        RunOutcome::Success => return Ok(reference),
-        RunOutcome::Crash(message) => format!("crashed: {message}"),
-        RunOutcome::Timeout => "ran out of fuel".to_owned(),
-        RunOutcome::Memory => "ran out of memory".to_owned(),
-        RunOutcome::Output => "exceeded the output limit".to_owned(),
-    };
-    Err(Unusable::Reference(reason))
-}
-
-/// The budget of every answer on `input`, on which the reference's run was `reference`.
-pub(crate) fn budget(problem: &Problem, calibration: &Calibration, input: &[u8], reference: &Execution) -> Budget {
-    problem.fuel.budget(reference.fuel_used, calibration.class(input.len()))
-}
-
-/// Runs answer program `program` on `input` with `fuel` and judges it: `Ok(None)` for a
-/// pass, `Err` when the checker failed.
-pub(crate) fn run_answer(
-    problem: &Problem,
-    executor: &dyn Executor,
-    input: &[u8],
-    reference: &Execution,
-    program: usize,
-    fuel: u64,
-) -> (Execution, Result<Option<Failure>, String>) {
-    let execution = executor.run(program, input, fuel);
-    let verdict = judge_answer(problem, executor, input, reference, &execution);
-    (execution, verdict)
-}
-
-/// Judges an answer's `execution` on `input` against the reference's run, by the
-/// problem's oracle: `Ok(None)` for a pass, `Err` when the checker failed.
-pub(crate) fn judge_answer(
-    problem: &Problem,
-    executor: &dyn Executor,
-    input: &[u8],
-    reference: &Execution,
-    execution: &Execution,
-) -> Result<Option<Failure>, String> {
-    problem.oracle.judge(&reference.stdout, execution, |actual| executor.check(input, &reference.stdout, actual))
-}
-
-/// A choice whose range has at most this many values more is tried with each of them
-/// near a suite test; a wider one (a number, say) with one more, one less and zero.
-const NEIGHBOUR_VALUES: u64 = 64;
-
-/// The longest span of choices copied elsewhere near a test: a collection element of a
-/// generator drawing a "continue?" flag and one to three choices per element.
-const MAX_SPAN: usize = 4;
-
-/// The values a choice is set to near a test, given the largest it can take (`u64::MAX`
-/// when unknown): every value of a small range, else one up, one down and zero.
-fn other_values(value: u64, max: u64) -> Vec<u64> {
-    let mut values: Vec<u64> = if max <= NEIGHBOUR_VALUES {
-        (0..=max).collect()
-    } else {
-        vec![0, value.saturating_sub(1), value.saturating_add(1)]
-    };
-    values.retain(|&v| v != value);
-    values.sort_unstable();
-    values.dedup();
-    values
-}
-
-/// The edits of a test case tried near it, in a fixed order: each choice set to another
-/// value (see [`other_values`]; `ranges` gives each choice's largest value, when known),
-/// or deleted; a span of up to [`MAX_SPAN`] choices copied to any place; and each value
-/// that occurs more than once in choices of one range replaced by another everywhere, or
-/// everywhere but at one place. The last finds inputs where one bug hides another unless
-/// the same character recurs (an anonymizer segment that starts with `_`, the blank,
-/// hides a bug in blanking first characters).
-fn neighbours(test: &TestCase, ranges: &[u64]) -> Vec<TestCase> {
-    let choices = &test.choices.0;
-    let range = |i: usize| ranges.get(i).copied().unwrap_or(u64::MAX);
-    let mut edits = Vec::new();
-    for i in 0..choices.len() {
-        for value in other_values(choices[i], range(i)) {
-            let mut edited = choices.clone();
-            edited[i] = value;
-            edits.push(edited);
-        }
-        let mut deleted = choices.clone();
-        deleted.remove(i);
-        edits.push(deleted);
-        // A span copied to any place: a collection element doubled or moved to the front,
-        // whatever its encoding.
-        for k in 1..=MAX_SPAN.min(choices.len() - i) {
-            for at in 0..=choices.len() {
-                let mut copied = choices.clone();
-                copied.splice(at..at, choices[i..i + k].iter().copied());
-                edits.push(copied);
-            }
-        }
-    }
-    // One value replaced everywhere: the same character (say) changed at every place. A
-    // value counts as the same only among choices of the same range (the same kind of
-    // choice: a character, not a "continue?" flag that happens to hold the same number).
-    let mut present: Vec<(u64, u64)> = (0..choices.len()).map(|i| (choices[i], range(i))).collect();
-    present.sort_unstable();
-    present.dedup();
-    for &(from, max) in &present {
-        let places: Vec<usize> = (0..choices.len()).filter(|&i| (choices[i], range(i)) == (from, max)).collect();
-        if places.len() < 2 {
-            continue;
-        }
-        for to in other_values(from, max) {
-            // Everywhere, and everywhere but at one place.
-            for kept in std::iter::once(None).chain(places.iter().copied().map(Some)) {
-                let mut edited = choices.clone();
-                for &i in places.iter().filter(|&&i| Some(i) != kept) {
-                    edited[i] = to;
-                }
-                edits.push(edited);
-            }
-        }
-    }
-    edits.into_iter().map(|c| TestCase { size: test.size, choices: ChoiceSequence(c) }).collect()
 }
 
 pub(crate) struct Search<'a> {

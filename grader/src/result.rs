@@ -1,0 +1,228 @@
+//! The format of `analysis.json`: the result of an analysis (or a re-run) and every type
+//! it is made of, serialised as they are declared here. Changing a field, its name, its
+//! type, its order or its serde attributes, changes the file users download, and decides
+//! whether the `analysis.json` files already stored can still be read (a new field needs
+//! `#[serde(default)]`). The file also holds types defined elsewhere, whose fields are
+//! part of it just the same: `Budget`, `Calibration`, `SizeClass` and `FuelPolicy`
+//! (`budget.rs`), `Failure` and `FailureKind` (`oracle.rs`), `CorrectnessOrder`
+//! with its `Class` and `Edge` (`order.rs`) and `ChoiceSequence` (`generate.rs`).
+//!
+//! Nothing here searches or runs a program: the search fills these in; `rank.rs` and
+//! `rerun.rs` add to them.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::budget::{Budget, Calibration, FuelPolicy};
+use crate::generate::ChoiceSequence;
+use crate::oracle::{Failure, FailureKind};
+use crate::order::CorrectnessOrder;
+
+/// Problem errors kept as examples in the analysis (their total is counted).
+pub const MAX_PROBLEM_ERRORS: usize = 10;
+
+/// One test of the final suite: one inferred bug.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteTest {
+    pub id: String,
+    pub input: String,
+    pub expected: String,
+    /// The answers that fail it.
+    pub failing: Vec<String>,
+    /// The generator's size hint and choices: replaying them gives `input` again.
+    pub size: u32,
+    pub choices: ChoiceSequence,
+    /// The reference's fuel on this input (0 in analyses older than the fair budget).
+    #[serde(default)]
+    pub reference_fuel: u64,
+    /// The fuel every answer had on this input: a run that needs more than `budget.fair`
+    /// failed for time.
+    #[serde(default)]
+    pub budget: Budget,
+    /// `None`: every answer was run on this test. Otherwise the test was added by a
+    /// re-run against a released suite, for the answers listed (the ones resubmitted
+    /// since): only they were run on it, and it counts against them alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only_for: Option<Vec<String>>,
+}
+
+/// One answer's result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AnswerResult {
+    pub id: String,
+    pub cohort: Option<String>,
+    /// The [`Answer::version`](crate::Answer::version) graded.
+    #[serde(default)]
+    pub version: String,
+    /// Suite tests passed: the score.
+    pub passed: usize,
+    /// Suite tests failed: the answer's bugs.
+    pub failed: Vec<String>,
+    /// How each failed test was failed.
+    pub outcomes: BTreeMap<String, FailureKind>,
+    /// Each failed test's failure in detail: its kind, the checker's reason or the crash
+    /// message, and the fuel the run used (its budget is the suite test's).
+    #[serde(default)]
+    pub failures: BTreeMap<String, FailureDetail>,
+    /// Failed tests by kind: who is slow and who is wrong, at a glance.
+    #[serde(default)]
+    pub counts: FailureCounts,
+    /// 1 for the best score; equal scores share a rank.
+    pub rank: usize,
+    pub percent: f64,
+    /// How the answer's program was built from sources, when it was: `None` for a module
+    /// handed in as it is. An answer whose build failed ([`Build::error`]) never ran: see
+    /// [`Analysis::add_not_built`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<Build>,
+}
+
+/// Where an answer's program came from when it was built from sources: enough to trace a
+/// grade to the exact sources and compiler. The grader does not build anything; it keeps
+/// this record with the answer's result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Build {
+    /// The source language, as people name it ("C", "C++", "Rust").
+    pub language: String,
+    /// The compiler's version (and its libraries' versions, where known).
+    pub toolchain: String,
+    /// The SHA-256 of the sources (file names and bytes), in hex.
+    pub sources: String,
+    /// The compiler's warnings, as the student is shown them (empty: none).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub warnings: String,
+    /// Why no program was built, in the compiler's words (trimmed, without the build
+    /// sandbox's paths). `None`: the build gave a program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// One failed run of an answer on a suite test.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailureDetail {
+    #[serde(flatten)]
+    pub failure: Failure,
+    pub fuel_used: u64,
+}
+
+/// An answer's failed tests counted by [`FailureKind`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailureCounts {
+    /// Ran normally, but the output is not correct.
+    pub wrong: usize,
+    pub crash: usize,
+    /// Needed more than the fair budget.
+    pub timeout: usize,
+    pub memory: usize,
+    pub output: usize,
+}
+
+impl FailureCounts {
+    pub fn of<'a>(kinds: impl IntoIterator<Item = &'a FailureKind>) -> FailureCounts {
+        let mut counts = FailureCounts::default();
+        for kind in kinds {
+            *match kind {
+                FailureKind::Wrong => &mut counts.wrong,
+                FailureKind::Crash => &mut counts.crash,
+                FailureKind::Timeout => &mut counts.timeout,
+                FailureKind::Memory => &mut counts.memory,
+                FailureKind::Output => &mut counts.output,
+            } += 1;
+        }
+        counts
+    }
+}
+
+/// The whole result: the contract of `analysis.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    pub problem: String,
+    pub seed: u64,
+    pub tests_generated: u64,
+    /// Runs of the reference and the answers (generator runs not included).
+    pub executions: u64,
+    pub generator_runs: u64,
+    /// Edits of suite tests tried near them (not counted in `tests_generated`).
+    pub neighbour_tests: u64,
+    /// Generated tests thrown away because the generator failed.
+    pub generator_failures: u64,
+    /// Generated tests thrown away because the reference failed on them.
+    pub reference_failures: u64,
+    /// Generated tests thrown away because the checker failed on an answer's output.
+    pub checker_failures: u64,
+    /// Examples (at most [`MAX_PROBLEM_ERRORS`]) of the failures above, for the
+    /// instructor: they are faults of the problem, never counted against an answer.
+    pub problem_errors: Vec<ProblemError>,
+    pub stable_after: u64,
+    /// The fuel policy, and the reference's cost by input size that its allowance uses.
+    #[serde(default)]
+    pub fuel: FuelPolicy,
+    #[serde(default)]
+    pub calibration: Calibration,
+    pub suite: Vec<SuiteTest>,
+    pub answers: Vec<AnswerResult>,
+    pub order: CorrectnessOrder,
+    /// Set when this analysis re-ran a previous one: how, and what changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rerun: Option<Rerun>,
+}
+
+/// A generated input the problem's own programs could not handle.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProblemError {
+    pub input: String,
+    pub reason: String,
+}
+
+impl Analysis {
+    /// The answers best first; equal ranks keep the answers' own order.
+    pub fn ranked(&self) -> Vec<&AnswerResult> {
+        let mut ranked: Vec<&AnswerResult> = self.answers.iter().collect();
+        ranked.sort_by_key(|a| a.rank);
+        ranked
+    }
+
+    /// The tests every answer is scored over: the suite but for tests added for
+    /// resubmissions ([`crate::SuiteTest::only_for`]).
+    pub fn scored_tests(&self) -> usize {
+        self.suite.iter().filter(|t| t.only_for.is_none()).count()
+    }
+}
+
+/// The id under which the reference appears in the correctness order.
+pub const REFERENCE_ID: &str = "reference";
+
+/// How a batch is analysed again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RerunMode {
+    /// Keep the previous suite; run only the answers that changed (see `rerun.rs`).
+    Frozen,
+    /// Analyse again from scratch; tests keep their ids where their input is kept.
+    Full,
+}
+
+/// What a re-run was, for the pages that show it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rerun {
+    pub mode: RerunMode,
+    /// The seed of the analysis re-run.
+    pub previous_seed: u64,
+    /// Answers new or with another version since (in the order of the answers).
+    pub changed: Vec<String>,
+    /// Every answer whose percentage changed, with why.
+    pub grade_changes: Vec<GradeChange>,
+}
+
+/// One answer's grade before and after a re-run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GradeChange {
+    pub id: String,
+    /// `None`: not in that analysis.
+    pub before: Option<f64>,
+    pub after: Option<f64>,
+    /// Plain sentences: the answer's own module changed, a test it fails was added or
+    /// dropped, the suite grew or shrank.
+    pub why: Vec<String>,
+}

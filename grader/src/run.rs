@@ -1,0 +1,86 @@
+//! One run of the problem's programs, judged: the reference's run on an input (or why the
+//! input cannot be used), an answer's budget there, an answer's run and its verdict by the
+//! problem's oracle; and [`calibrate`], the reference measured before a search. Shared by
+//! every role that judges a run: the search, the re-run, a problem's check, bug lists and
+//! the grading of students' test suites.
+
+use crate::budget::{Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration};
+use crate::generate::ChoiceSource;
+use crate::oracle::{Execution, Failure, RunOutcome};
+use crate::problem::{Executor, Problem};
+
+/// Why a generated input cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Unusable {
+    Reference(String),
+    Checker(String),
+}
+
+impl std::fmt::Display for Unusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unusable::Reference(reason) => write!(f, "the reference {reason}"),
+            Unusable::Checker(reason) => write!(f, "the checker failed: {reason}"),
+        }
+    }
+}
+
+/// Runs the reference on `input`: its execution, or why the input cannot be used.
+pub(crate) fn run_reference(problem: &Problem, executor: &dyn Executor, input: &[u8]) -> Result<Execution, Unusable> {
+    let reference = executor.run(0, input, problem.fuel.reference);
+    let reason = match &reference.outcome {
+        RunOutcome::Success => return Ok(reference),
+        RunOutcome::Crash(message) => format!("crashed: {message}"),
+        RunOutcome::Timeout => "ran out of fuel".to_owned(),
+        RunOutcome::Memory => "ran out of memory".to_owned(),
+        RunOutcome::Output => "exceeded the output limit".to_owned(),
+    };
+    Err(Unusable::Reference(reason))
+}
+
+/// The budget of every answer on `input`, on which the reference's run was `reference`.
+pub(crate) fn budget(problem: &Problem, calibration: &Calibration, input: &[u8], reference: &Execution) -> Budget {
+    problem.fuel.budget(reference.fuel_used, calibration.class(input.len()))
+}
+
+/// Runs answer program `program` on `input` with `fuel` and judges it: `Ok(None)` for a
+/// pass, `Err` when the checker failed.
+pub(crate) fn run_answer(
+    problem: &Problem,
+    executor: &dyn Executor,
+    input: &[u8],
+    reference: &Execution,
+    program: usize,
+    fuel: u64,
+) -> (Execution, Result<Option<Failure>, String>) {
+    let execution = executor.run(program, input, fuel);
+    let verdict = judge_answer(problem, executor, input, reference, &execution);
+    (execution, verdict)
+}
+
+/// Judges an answer's `execution` on `input` against the reference's run, by the
+/// problem's oracle: `Ok(None)` for a pass, `Err` when the checker failed.
+pub(crate) fn judge_answer(
+    problem: &Problem,
+    executor: &dyn Executor,
+    input: &[u8],
+    reference: &Execution,
+    execution: &Execution,
+) -> Result<Option<Failure>, String> {
+    problem.oracle.judge(&reference.stdout, execution, |actual| executor.check(input, &reference.stdout, actual))
+}
+
+/// Measures the reference on [`CALIBRATION_INPUTS`] generated inputs, in parallel.
+pub fn calibrate(problem: &Problem, executor: &dyn Executor) -> Calibration {
+    use rayon::prelude::*;
+    let costs: Vec<(usize, u64)> = (0..CALIBRATION_INPUTS)
+        .into_par_iter()
+        .filter_map(|index| {
+            let (input, _) = executor.generate(ChoiceSource::for_random_test(CALIBRATION_SEED, index));
+            let input = input.ok()?;
+            let reference = run_reference(problem, executor, &input).ok()?;
+            Some((input.len(), reference.fuel_used))
+        })
+        .collect();
+    Calibration::from_costs(costs)
+}
