@@ -10,7 +10,6 @@ use std::fmt::Write;
 use grader::Analysis;
 
 use crate::html::escape_html;
-use crate::report::ANSWERS_PER_NODE;
 
 /// Pixels per character of the diagram's text (12 px sans-serif averages under 7).
 const CHAR_WIDTH: i32 = 7;
@@ -209,8 +208,12 @@ pub fn layout(analysis: &Analysis) -> Layout {
     }
 }
 
+/// Answers listed by name in one node of a diagram; a larger class shows a count of the
+/// rest, so that a class of 200 still fits on a page.
+pub const ANSWERS_PER_NODE: usize = 6;
+
 /// A class's answers as a box shows them: the first [`ANSWERS_PER_NODE`], then "+n more".
-fn answers_text(answers: &[String]) -> String {
+pub(crate) fn answers_text(answers: &[String]) -> String {
     let mut names: Vec<&str> = answers.iter().take(ANSWERS_PER_NODE).map(String::as_str).collect();
     let more = format!("+{} more", answers.len().saturating_sub(ANSWERS_PER_NODE));
     if answers.len() > ANSWERS_PER_NODE {

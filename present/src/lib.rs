@@ -28,7 +28,7 @@ mod experiment;
 mod html;
 mod report;
 
-pub use diagram::{Arrow, Layout, NodeBox, layout, one_line, order_svg, order_table_html, overlaps};
+pub use diagram::{ANSWERS_PER_NODE, Arrow, Layout, NodeBox, layout, one_line, order_svg, order_table_html, overlaps};
 pub use experiment::{cohort_plot_svg, experiment_html, experiment_section};
 pub use html::{escape_html, page_head};
-pub use report::{ANSWERS_PER_NODE, Ranking, analysis_html, bug_list_markdown, order_dot, ranking_table_html, suite_table_html};
+pub use report::{Ranking, analysis_html, bug_list_markdown, order_dot, ranking_table_html, suite_table_html};

@@ -5,13 +5,9 @@ use std::fmt::Write;
 
 use grader::{ANY, Analysis, BugList, FailureKind, ProblemReport};
 
-use crate::diagram::{order_svg, order_table_html};
+use crate::diagram::{answers_text, order_svg, order_table_html};
 use crate::experiment::experiment_section;
 use crate::html::{escape_html, page_head};
-
-/// Answers listed by name in one node of a diagram; a larger class shows a count of the
-/// rest, so that a class of 200 still fits on a page.
-pub const ANSWERS_PER_NODE: usize = 6;
 
 /// The correctness order in Graphviz's DOT language: one box per class (its answers and
 /// tests passed), better classes higher, each covering arrow labelled with its witness
@@ -23,20 +19,7 @@ pub fn order_dot(analysis: &Analysis) -> String {
     writeln!(dot, "  label=\"{}: correctness order over {total} tests\";", escape(&analysis.problem)).unwrap();
     writeln!(dot, "  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];").unwrap();
     for class in &analysis.order.classes {
-        let mut names: Vec<&str> = class.answers.iter().take(ANSWERS_PER_NODE).map(String::as_str).collect();
-        let more = class.answers.len().saturating_sub(ANSWERS_PER_NODE);
-        let more_text = format!("… +{more} more");
-        if more > 0 {
-            names.push(&more_text);
-        }
-        writeln!(
-            dot,
-            "  {} [label=\"{}\\n{}/{total} passed\"];",
-            class.id,
-            escape(&names.join(", ")),
-            class.passed
-        )
-        .unwrap();
+        writeln!(dot, "  {} [label=\"{}\\n{}/{total} passed\"];", class.id, escape(&answers_text(&class.answers)), class.passed).unwrap();
     }
     for edge in &analysis.order.edges {
         let input = analysis.suite.iter().find(|t| t.id == edge.witness).map_or("", |t| t.input.as_str());
