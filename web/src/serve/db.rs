@@ -26,6 +26,7 @@ const SQLITE_MIGRATIONS: &[&str] = &[
     include_str!("migrations/sqlite/0005_courses.sql"),
     include_str!("migrations/sqlite/0006_analysis_leases.sql"),
     include_str!("migrations/sqlite/0007_problem_checks.sql"),
+    include_str!("migrations/sqlite/0008_indexes_by_module_queue_and_batch.sql"),
 ];
 
 /// PostgreSQL's schema, one migration per file of `migrations/postgres/`, in the order of
