@@ -148,12 +148,13 @@ impl CheckStatus {
             CheckStatus::Refused => "refused",
         }
     }
+    /// The state `problem_checks.status` holds; an error for one this bugrank does not know.
     fn parse(text: &str) -> DbResult<CheckStatus> {
         match text {
             "checking" => Ok(CheckStatus::Checking),
             "ready" => Ok(CheckStatus::Ready),
             "refused" => Ok(CheckStatus::Refused),
-            other => Err(DbError::Invalid(format!("a problem check's status `{other}`"))),
+            other => Err(unknown_state("problem_checks.status", other)),
         }
     }
 }
@@ -199,15 +200,40 @@ impl Status {
             Status::Cancelled => "cancelled",
         }
     }
-    fn parse(text: &str) -> Status {
+    /// The state `analyses.status` holds; an error for one this bugrank does not know.
+    fn parse(text: &str) -> DbResult<Status> {
         match text {
-            "queued" => Status::Queued,
-            "running" => Status::Running,
-            "done" => Status::Done,
-            "cancelled" => Status::Cancelled,
-            _ => Status::Failed,
+            "queued" => Ok(Status::Queued),
+            "running" => Ok(Status::Running),
+            "done" => Ok(Status::Done),
+            "failed" => Ok(Status::Failed),
+            "cancelled" => Ok(Status::Cancelled),
+            other => Err(unknown_state("analyses.status", other)),
         }
     }
+}
+
+/// How `analyses.rerun` holds a [`RerunMode`].
+fn rerun_text(mode: RerunMode) -> &'static str {
+    match mode {
+        RerunMode::Frozen => "frozen",
+        RerunMode::Full => "full",
+    }
+}
+
+/// The [`RerunMode`] `analyses.rerun` holds (NULL: afresh); an error for one this bugrank
+/// does not know.
+fn parse_rerun(text: Option<&str>) -> DbResult<Option<RerunMode>> {
+    match text {
+        None => Ok(None),
+        Some("frozen") => Ok(Some(RerunMode::Frozen)),
+        Some("full") => Ok(Some(RerunMode::Full)),
+        Some(other) => Err(unknown_state("analyses.rerun", other)),
+    }
+}
+
+fn unknown_state(column: &'static str, value: &str) -> DbError {
+    DbError::UnknownState { column, value: value.to_owned() }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -274,6 +300,15 @@ pub const UPLOAD_SAVED: &str = "saved";
 pub const UPLOAD_PENDING: &str = "pending";
 pub const UPLOAD_DISCARDED: &str = "discarded";
 
+/// The state `uploads.status` holds, one of the three above; an error for one this
+/// bugrank does not know.
+fn upload_status(text: String) -> DbResult<String> {
+    match text.as_str() {
+        UPLOAD_SAVED | UPLOAD_PENDING | UPLOAD_DISCARDED => Ok(text),
+        other => Err(unknown_state("uploads.status", other)),
+    }
+}
+
 
 const BATCH_COLUMNS: &str = "b.id, b.problem_id, p.title, b.name, b.released, b.created, b.course_id, c.name";
 /// The tables [`BATCH_COLUMNS`] come from.
@@ -310,16 +345,12 @@ fn analysis_row(row: &Row) -> DbResult<AnalysisRow> {
         seed: row.int(3)? as u64,
         stable_after: row.opt_int(4)?.map(|v| v as u64),
         fuel_factor: row.opt_int(5)?.map(|v| v as u64),
-        status: Status::parse(&row.text(6)?),
+        status: Status::parse(&row.text(6)?)?,
         error: row.opt_text(7)?,
         previous_id: row.opt_int(8)?,
         created: row.int(9)?,
         finished: row.opt_int(10)?,
-        rerun: match row.opt_text(11)?.as_deref() {
-            Some("frozen") => Some(RerunMode::Frozen),
-            Some("full") => Some(RerunMode::Full),
-            _ => None,
-        },
+        rerun: parse_rerun(row.opt_text(11)?.as_deref())?,
         stability_of: row.opt_int(12)?,
         holder: row.opt_text(13)?,
     })
@@ -691,7 +722,7 @@ impl Db {
     pub fn upload(&self, id: i64) -> DbResult<Option<UploadRow>> {
         self.0.run(|c| {
             row(c, "SELECT problem_id, batch_id, report, status FROM uploads WHERE id = ?1", args![id], |r| {
-                Ok(UploadRow { problem: r.int(0)?, batch: r.opt_int(1)?, report: r.text(2)?, status: r.text(3)? })
+                Ok(UploadRow { problem: r.int(0)?, batch: r.opt_int(1)?, report: r.text(2)?, status: upload_status(r.text(3)?)? })
             })
         })
     }
@@ -754,10 +785,7 @@ impl Db {
             let previous = c
                 .query_one("SELECT max(id) FROM analyses WHERE batch_id = ?1 AND status = 'done' AND stability_of IS NULL", args![batch])?
                 .opt_int(0)?;
-            let rerun = previous.and(settings.rerun).map(|mode| match mode {
-                RerunMode::Frozen => "frozen",
-                RerunMode::Full => "full",
-            });
+            let rerun = previous.and(settings.rerun).map(rerun_text);
             let id = c
                 .query_one(
                     "INSERT INTO analyses (batch_id, problem_dir, seed, stable_after, fuel_factor, status, previous_id, created, rerun)
@@ -1039,6 +1067,45 @@ fn insert_submission(c: &mut dyn Conn, batch: i64, s: &SubmissionRow) -> DbResul
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_state_this_bugrank_does_not_know_is_refused_naming_the_value_and_its_column() {
+        for status in [Status::Queued, Status::Running, Status::Done, Status::Failed, Status::Cancelled] {
+            assert_eq!(Status::parse(status.as_str()).unwrap(), status);
+        }
+        for status in [CheckStatus::Checking, CheckStatus::Ready, CheckStatus::Refused] {
+            assert_eq!(CheckStatus::parse(status.as_str()).unwrap(), status);
+        }
+        for mode in [RerunMode::Frozen, RerunMode::Full] {
+            assert_eq!(parse_rerun(Some(rerun_text(mode))).unwrap(), Some(mode));
+        }
+        let message = |e: DbError| e.to_string();
+        assert_eq!(message(Status::parse("paused").unwrap_err()), "the store's analyses.status holds `paused`, which this bugrank does not know");
+        assert_eq!(message(CheckStatus::parse("waiting").unwrap_err()), "the store's problem_checks.status holds `waiting`, which this bugrank does not know");
+
+        // Rows a newer bugrank might write: reading them fails, saying what and where.
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("bugrank.sqlite")).unwrap();
+        let problem = db.add_problem("p", "P", "/p", false).unwrap();
+        let batch = db.add_batch(problem, "Course", "One", &[], &[]).unwrap();
+        let analysis = db.queue_analysis(batch, "/p", AnalysisSettings::default()).unwrap();
+        let check = db.add_problem_check("p.zip", "p", "/checks/1", None).unwrap();
+        let upload = db.add_upload(problem, Some(batch), "{}", UPLOAD_PENDING).unwrap();
+        let write = |sql: &str, id: i64| db.0.run(|c| c.execute(sql, args![id])).unwrap();
+        write("UPDATE analyses SET status = 'paused' WHERE id = ?1", analysis);
+        let refused = message(db.analysis(analysis).unwrap_err());
+        assert!(refused.contains("analyses.status holds `paused`"), "{refused}");
+        assert!(db.analyses_of(batch).is_err(), "no list shows it as another state either");
+        write("UPDATE analyses SET status = 'queued', rerun = 'partial' WHERE id = ?1", analysis);
+        let refused = message(db.analysis(analysis).unwrap_err());
+        assert!(refused.contains("analyses.rerun holds `partial`"), "{refused}");
+        write("UPDATE problem_checks SET status = 'waiting' WHERE id = ?1", check);
+        let refused = message(db.problem_check(check).unwrap_err());
+        assert!(refused.contains("problem_checks.status holds `waiting`"), "{refused}");
+        write("UPDATE uploads SET status = 'archived' WHERE id = ?1", upload);
+        let refused = message(db.upload(upload).unwrap_err());
+        assert!(refused.contains("uploads.status holds `archived`"), "{refused}");
+    }
 
     #[test]
     fn the_migrations_are_the_files_of_each_engines_folder_in_the_order_of_their_numbers() {
