@@ -15,281 +15,29 @@ use super::sql::{Backend, Conn, Row, args};
 pub use super::sql::{DbError, DbResult, Engine};
 use course::submissions::RosterRow;
 
-/// SQLite's schema, one migration per entry; `PRAGMA user_version` counts those applied.
-/// Never edit an entry once released: add a new one.
+/// SQLite's schema, one migration per file of `migrations/sqlite/`, in the order of their
+/// numbers; `PRAGMA user_version` counts those applied. Never edit a file once released:
+/// add a new one.
 const SQLITE_MIGRATIONS: &[&str] = &[
-    // 1: the first schema.
-    "CREATE TABLE instructors (
-        id INTEGER PRIMARY KEY,
-        login TEXT NOT NULL UNIQUE,
-        password_hash TEXT NOT NULL,
-        created INTEGER NOT NULL
-    );
-    CREATE TABLE sessions (
-        token_hash TEXT PRIMARY KEY,
-        instructor_id INTEGER NOT NULL REFERENCES instructors(id),
-        csrf TEXT NOT NULL,
-        expires INTEGER NOT NULL
-    );
-    CREATE TABLE problems (
-        id INTEGER PRIMARY KEY,
-        name TEXT NOT NULL,
-        title TEXT NOT NULL,
-        dir TEXT NOT NULL,
-        builtin INTEGER NOT NULL,
-        created INTEGER NOT NULL
-    );
-    CREATE TABLE batches (
-        id INTEGER PRIMARY KEY,
-        problem_id INTEGER NOT NULL REFERENCES problems(id),
-        name TEXT NOT NULL,
-        released INTEGER NOT NULL DEFAULT 0,
-        created INTEGER NOT NULL
-    );
-    CREATE TABLE submissions (
-        id INTEGER PRIMARY KEY,
-        batch_id INTEGER NOT NULL REFERENCES batches(id),
-        student TEXT NOT NULL,
-        file TEXT NOT NULL,
-        sha256 TEXT NOT NULL,
-        late INTEGER NOT NULL,
-        superseded INTEGER NOT NULL DEFAULT 0,
-        uploaded INTEGER NOT NULL
-    );
-    CREATE UNIQUE INDEX one_current_submission ON submissions(batch_id, student) WHERE superseded = 0;
-    CREATE TABLE roster (
-        batch_id INTEGER NOT NULL REFERENCES batches(id),
-        student TEXT NOT NULL,
-        cohort TEXT NOT NULL,
-        manual REAL,
-        extra TEXT NOT NULL,
-        PRIMARY KEY (batch_id, student)
-    );
-    CREATE TABLE students (
-        id TEXT PRIMARY KEY,
-        token TEXT UNIQUE,
-        issued INTEGER
-    );
-    CREATE TABLE uploads (
-        id INTEGER PRIMARY KEY,
-        problem_id INTEGER NOT NULL REFERENCES problems(id),
-        batch_id INTEGER REFERENCES batches(id),
-        report TEXT NOT NULL,
-        status TEXT NOT NULL,
-        created INTEGER NOT NULL
-    );
-    CREATE TABLE analyses (
-        id INTEGER PRIMARY KEY,
-        batch_id INTEGER NOT NULL REFERENCES batches(id),
-        problem_dir TEXT NOT NULL,
-        seed INTEGER NOT NULL,
-        stable_after INTEGER,
-        fuel_factor INTEGER,
-        status TEXT NOT NULL,
-        progress TEXT,
-        error TEXT,
-        previous_id INTEGER REFERENCES analyses(id),
-        created INTEGER NOT NULL,
-        started INTEGER,
-        finished INTEGER
-    );
-    CREATE TABLE analysis_answers (
-        analysis_id INTEGER NOT NULL REFERENCES analyses(id),
-        student TEXT NOT NULL,
-        sha256 TEXT NOT NULL,
-        cohort TEXT,
-        PRIMARY KEY (analysis_id, student)
-    );
-    CREATE TABLE bug_lists (
-        analysis_id INTEGER NOT NULL REFERENCES analyses(id),
-        student TEXT NOT NULL,
-        list TEXT NOT NULL,
-        PRIMARY KEY (analysis_id, student)
-    );",
-    // 2: an analysis may re-run its batch's previous one, frozen or in full (NULL: afresh).
-    "ALTER TABLE analyses ADD COLUMN rerun TEXT;",
-    // 3: the analyses of a stability check: the same answers with other seeds, never
-    // shown to students nor taken as a batch's latest.
-    "ALTER TABLE analyses ADD COLUMN stability_of INTEGER REFERENCES analyses(id);",
-    // 4: how many times an analysis was started, to give up on one that never ends.
-    "ALTER TABLE analyses ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;",
-    // 5: a student id means one student of one course. Every batch belongs to a course,
-    // and a student's private link to one course's released batches only: `a01` of two
-    // courses are two students with two links. Batches and links from before courses
-    // existed are kept together in one course, so every issued link still shows the same.
-    "CREATE TABLE courses (
-        id INTEGER PRIMARY KEY,
-        name TEXT NOT NULL UNIQUE,
-        created INTEGER NOT NULL
-    );
-    INSERT INTO courses (id, name, created)
-        SELECT 1, 'Course', CAST(strftime('%s', 'now') AS INTEGER)
-        WHERE EXISTS (SELECT 1 FROM batches) OR EXISTS (SELECT 1 FROM students);
-    ALTER TABLE batches ADD COLUMN course_id INTEGER REFERENCES courses(id);
-    UPDATE batches SET course_id = 1;
-    CREATE TABLE course_students (
-        course_id INTEGER NOT NULL REFERENCES courses(id),
-        student TEXT NOT NULL,
-        token TEXT UNIQUE,
-        issued INTEGER,
-        PRIMARY KEY (course_id, student)
-    );
-    INSERT INTO course_students (course_id, student, token, issued) SELECT 1, id, token, issued FROM students;
-    DROP TABLE students;",
-    // 6: a running analysis is held by one process (`holder`: machine and process) until
-    // its lease ends, renewed by its heartbeat; a cancel is asked through the store.
-    "ALTER TABLE analyses ADD COLUMN holder TEXT;
-    ALTER TABLE analyses ADD COLUMN lease_until INTEGER;
-    ALTER TABLE analyses ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;",
-    // 7: an uploaded problem bundle is checked outside the request that brought it
-    // (building and running its programs may take minutes): its check, until it makes
-    // (or replaces) a problem or is refused.
-    "CREATE TABLE problem_checks (
-        id INTEGER PRIMARY KEY,
-        file TEXT NOT NULL,
-        name TEXT NOT NULL,
-        dir TEXT NOT NULL,
-        replaces INTEGER REFERENCES problems(id),
-        status TEXT NOT NULL,
-        error TEXT,
-        problem_id INTEGER REFERENCES problems(id),
-        created INTEGER NOT NULL
-    );
-    CREATE INDEX problem_checks_checking ON problem_checks(status);",
+    include_str!("migrations/sqlite/0001_first_schema.sql"),
+    include_str!("migrations/sqlite/0002_analysis_reruns.sql"),
+    include_str!("migrations/sqlite/0003_stability_checks.sql"),
+    include_str!("migrations/sqlite/0004_analysis_attempts.sql"),
+    include_str!("migrations/sqlite/0005_courses.sql"),
+    include_str!("migrations/sqlite/0006_analysis_leases.sql"),
+    include_str!("migrations/sqlite/0007_problem_checks.sql"),
+    include_str!("migrations/sqlite/0008_indexes_by_module_queue_and_batch.sql"),
 ];
 
-
-/// PostgreSQL's schema, one migration per entry; the `bugrank_schema` table counts those
-/// applied. Never edit an entry once released: add a new one. The first is SQLite's
-/// schema after its fifth migration; from there both grow together. Flags are booleans
-/// (SQLite keeps them as 0 and 1: the queries write TRUE and FALSE, which both read).
+/// PostgreSQL's schema, one migration per file of `migrations/postgres/`, in the order of
+/// their numbers; the `bugrank_schema` table counts those applied. Never edit a file once
+/// released: add a new one. The first is SQLite's schema after its fifth migration; from
+/// there both grow together. Flags are booleans (SQLite keeps them as 0 and 1: the
+/// queries write TRUE and FALSE, which both read).
 const POSTGRES_MIGRATIONS: &[&str] = &[
-    // 1: the schema of SQLite's migrations 1 to 5.
-    "CREATE TABLE instructors (
-        id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-        login TEXT NOT NULL UNIQUE,
-        password_hash TEXT NOT NULL,
-        created BIGINT NOT NULL
-    );
-    CREATE TABLE sessions (
-        token_hash TEXT PRIMARY KEY,
-        instructor_id BIGINT NOT NULL REFERENCES instructors(id),
-        csrf TEXT NOT NULL,
-        expires BIGINT NOT NULL
-    );
-    CREATE TABLE problems (
-        id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-        name TEXT NOT NULL,
-        title TEXT NOT NULL,
-        dir TEXT NOT NULL,
-        builtin BOOLEAN NOT NULL,
-        created BIGINT NOT NULL
-    );
-    CREATE TABLE courses (
-        id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-        name TEXT NOT NULL UNIQUE,
-        created BIGINT NOT NULL
-    );
-    CREATE TABLE batches (
-        id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-        problem_id BIGINT NOT NULL REFERENCES problems(id),
-        name TEXT NOT NULL,
-        released BOOLEAN NOT NULL DEFAULT FALSE,
-        created BIGINT NOT NULL,
-        course_id BIGINT REFERENCES courses(id)
-    );
-    CREATE TABLE submissions (
-        id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-        batch_id BIGINT NOT NULL REFERENCES batches(id),
-        student TEXT NOT NULL,
-        file TEXT NOT NULL,
-        sha256 TEXT NOT NULL,
-        late BOOLEAN NOT NULL,
-        superseded BOOLEAN NOT NULL DEFAULT FALSE,
-        uploaded BIGINT NOT NULL
-    );
-    CREATE UNIQUE INDEX one_current_submission ON submissions(batch_id, student) WHERE NOT superseded;
-    CREATE INDEX submissions_by_module ON submissions(sha256);
-    CREATE TABLE roster (
-        batch_id BIGINT NOT NULL REFERENCES batches(id),
-        student TEXT NOT NULL,
-        cohort TEXT NOT NULL,
-        manual DOUBLE PRECISION,
-        extra TEXT NOT NULL,
-        PRIMARY KEY (batch_id, student)
-    );
-    CREATE TABLE course_students (
-        course_id BIGINT NOT NULL REFERENCES courses(id),
-        student TEXT NOT NULL,
-        token TEXT UNIQUE,
-        issued BIGINT,
-        PRIMARY KEY (course_id, student)
-    );
-    CREATE TABLE uploads (
-        id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-        problem_id BIGINT NOT NULL REFERENCES problems(id),
-        batch_id BIGINT REFERENCES batches(id),
-        report TEXT NOT NULL,
-        status TEXT NOT NULL,
-        created BIGINT NOT NULL
-    );
-    CREATE TABLE analyses (
-        id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-        batch_id BIGINT NOT NULL REFERENCES batches(id),
-        problem_dir TEXT NOT NULL,
-        seed BIGINT NOT NULL,
-        stable_after BIGINT,
-        fuel_factor BIGINT,
-        status TEXT NOT NULL,
-        progress TEXT,
-        error TEXT,
-        previous_id BIGINT REFERENCES analyses(id),
-        created BIGINT NOT NULL,
-        started BIGINT,
-        finished BIGINT,
-        rerun TEXT,
-        stability_of BIGINT REFERENCES analyses(id),
-        attempts BIGINT NOT NULL DEFAULT 0
-    );
-    CREATE INDEX analyses_queue ON analyses(status, id);
-    CREATE INDEX analyses_of_batch ON analyses(batch_id);
-    CREATE TABLE analysis_answers (
-        analysis_id BIGINT NOT NULL REFERENCES analyses(id),
-        student TEXT NOT NULL,
-        sha256 TEXT NOT NULL,
-        cohort TEXT,
-        PRIMARY KEY (analysis_id, student)
-    );
-    CREATE INDEX analysis_answers_by_module ON analysis_answers(sha256);
-    CREATE TABLE bug_lists (
-        analysis_id BIGINT NOT NULL REFERENCES analyses(id),
-        student TEXT NOT NULL,
-        list TEXT NOT NULL,
-        PRIMARY KEY (analysis_id, student)
-    );",
-    // 2: SQLite's 6 (leases, holder, cancel through the store), and the files that SQLite
-    // keeps under `--data` (modules, problem folders, analyses' outputs) as rows, by their
-    // path under the data folder: no process needs another's file system.
-    "ALTER TABLE analyses ADD COLUMN holder TEXT;
-    ALTER TABLE analyses ADD COLUMN lease_until BIGINT;
-    ALTER TABLE analyses ADD COLUMN cancel_requested BOOLEAN NOT NULL DEFAULT FALSE;
-    CREATE TABLE files (
-        path TEXT PRIMARY KEY,
-        bytes BYTEA NOT NULL
-    );",
-    // 3: SQLite's 7 (problem bundles checked outside the request).
-    "CREATE TABLE problem_checks (
-        id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-        file TEXT NOT NULL,
-        name TEXT NOT NULL,
-        dir TEXT NOT NULL,
-        replaces BIGINT REFERENCES problems(id),
-        status TEXT NOT NULL,
-        error TEXT,
-        problem_id BIGINT REFERENCES problems(id),
-        created BIGINT NOT NULL
-    );
-    CREATE INDEX problem_checks_checking ON problem_checks(status);",
+    include_str!("migrations/postgres/0001_schema_of_sqlite_1_to_5.sql"),
+    include_str!("migrations/postgres/0002_leases_and_files.sql"),
+    include_str!("migrations/postgres/0003_problem_checks.sql"),
 ];
 
 /// The key of the advisory lock under which PostgreSQL's migrations run: two processes
@@ -400,12 +148,13 @@ impl CheckStatus {
             CheckStatus::Refused => "refused",
         }
     }
+    /// The state `problem_checks.status` holds; an error for one this bugrank does not know.
     fn parse(text: &str) -> DbResult<CheckStatus> {
         match text {
             "checking" => Ok(CheckStatus::Checking),
             "ready" => Ok(CheckStatus::Ready),
             "refused" => Ok(CheckStatus::Refused),
-            other => Err(DbError::Invalid(format!("a problem check's status `{other}`"))),
+            other => Err(unknown_state("problem_checks.status", other)),
         }
     }
 }
@@ -451,15 +200,40 @@ impl Status {
             Status::Cancelled => "cancelled",
         }
     }
-    fn parse(text: &str) -> Status {
+    /// The state `analyses.status` holds; an error for one this bugrank does not know.
+    fn parse(text: &str) -> DbResult<Status> {
         match text {
-            "queued" => Status::Queued,
-            "running" => Status::Running,
-            "done" => Status::Done,
-            "cancelled" => Status::Cancelled,
-            _ => Status::Failed,
+            "queued" => Ok(Status::Queued),
+            "running" => Ok(Status::Running),
+            "done" => Ok(Status::Done),
+            "failed" => Ok(Status::Failed),
+            "cancelled" => Ok(Status::Cancelled),
+            other => Err(unknown_state("analyses.status", other)),
         }
     }
+}
+
+/// How `analyses.rerun` holds a [`RerunMode`].
+fn rerun_text(mode: RerunMode) -> &'static str {
+    match mode {
+        RerunMode::Frozen => "frozen",
+        RerunMode::Full => "full",
+    }
+}
+
+/// The [`RerunMode`] `analyses.rerun` holds (NULL: afresh); an error for one this bugrank
+/// does not know.
+fn parse_rerun(text: Option<&str>) -> DbResult<Option<RerunMode>> {
+    match text {
+        None => Ok(None),
+        Some("frozen") => Ok(Some(RerunMode::Frozen)),
+        Some("full") => Ok(Some(RerunMode::Full)),
+        Some(other) => Err(unknown_state("analyses.rerun", other)),
+    }
+}
+
+fn unknown_state(column: &'static str, value: &str) -> DbError {
+    DbError::UnknownState { column, value: value.to_owned() }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -526,6 +300,15 @@ pub const UPLOAD_SAVED: &str = "saved";
 pub const UPLOAD_PENDING: &str = "pending";
 pub const UPLOAD_DISCARDED: &str = "discarded";
 
+/// The state `uploads.status` holds, one of the three above; an error for one this
+/// bugrank does not know.
+fn upload_status(text: String) -> DbResult<String> {
+    match text.as_str() {
+        UPLOAD_SAVED | UPLOAD_PENDING | UPLOAD_DISCARDED => Ok(text),
+        other => Err(unknown_state("uploads.status", other)),
+    }
+}
+
 
 const BATCH_COLUMNS: &str = "b.id, b.problem_id, p.title, b.name, b.released, b.created, b.course_id, c.name";
 /// The tables [`BATCH_COLUMNS`] come from.
@@ -562,16 +345,12 @@ fn analysis_row(row: &Row) -> DbResult<AnalysisRow> {
         seed: row.int(3)? as u64,
         stable_after: row.opt_int(4)?.map(|v| v as u64),
         fuel_factor: row.opt_int(5)?.map(|v| v as u64),
-        status: Status::parse(&row.text(6)?),
+        status: Status::parse(&row.text(6)?)?,
         error: row.opt_text(7)?,
         previous_id: row.opt_int(8)?,
         created: row.int(9)?,
         finished: row.opt_int(10)?,
-        rerun: match row.opt_text(11)?.as_deref() {
-            Some("frozen") => Some(RerunMode::Frozen),
-            Some("full") => Some(RerunMode::Full),
-            _ => None,
-        },
+        rerun: parse_rerun(row.opt_text(11)?.as_deref())?,
         stability_of: row.opt_int(12)?,
         holder: row.opt_text(13)?,
     })
@@ -943,7 +722,7 @@ impl Db {
     pub fn upload(&self, id: i64) -> DbResult<Option<UploadRow>> {
         self.0.run(|c| {
             row(c, "SELECT problem_id, batch_id, report, status FROM uploads WHERE id = ?1", args![id], |r| {
-                Ok(UploadRow { problem: r.int(0)?, batch: r.opt_int(1)?, report: r.text(2)?, status: r.text(3)? })
+                Ok(UploadRow { problem: r.int(0)?, batch: r.opt_int(1)?, report: r.text(2)?, status: upload_status(r.text(3)?)? })
             })
         })
     }
@@ -1006,10 +785,7 @@ impl Db {
             let previous = c
                 .query_one("SELECT max(id) FROM analyses WHERE batch_id = ?1 AND status = 'done' AND stability_of IS NULL", args![batch])?
                 .opt_int(0)?;
-            let rerun = previous.and(settings.rerun).map(|mode| match mode {
-                RerunMode::Frozen => "frozen",
-                RerunMode::Full => "full",
-            });
+            let rerun = previous.and(settings.rerun).map(rerun_text);
             let id = c
                 .query_one(
                     "INSERT INTO analyses (batch_id, problem_dir, seed, stable_after, fuel_factor, status, previous_id, created, rerun)
@@ -1291,6 +1067,59 @@ fn insert_submission(c: &mut dyn Conn, batch: i64, s: &SubmissionRow) -> DbResul
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_state_this_bugrank_does_not_know_is_refused_naming_the_value_and_its_column() {
+        for status in [Status::Queued, Status::Running, Status::Done, Status::Failed, Status::Cancelled] {
+            assert_eq!(Status::parse(status.as_str()).unwrap(), status);
+        }
+        for status in [CheckStatus::Checking, CheckStatus::Ready, CheckStatus::Refused] {
+            assert_eq!(CheckStatus::parse(status.as_str()).unwrap(), status);
+        }
+        for mode in [RerunMode::Frozen, RerunMode::Full] {
+            assert_eq!(parse_rerun(Some(rerun_text(mode))).unwrap(), Some(mode));
+        }
+        let message = |e: DbError| e.to_string();
+        assert_eq!(message(Status::parse("paused").unwrap_err()), "the store's analyses.status holds `paused`, which this bugrank does not know");
+        assert_eq!(message(CheckStatus::parse("waiting").unwrap_err()), "the store's problem_checks.status holds `waiting`, which this bugrank does not know");
+
+        // Rows a newer bugrank might write: reading them fails, saying what and where.
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("bugrank.sqlite")).unwrap();
+        let problem = db.add_problem("p", "P", "/p", false).unwrap();
+        let batch = db.add_batch(problem, "Course", "One", &[], &[]).unwrap();
+        let analysis = db.queue_analysis(batch, "/p", AnalysisSettings::default()).unwrap();
+        let check = db.add_problem_check("p.zip", "p", "/checks/1", None).unwrap();
+        let upload = db.add_upload(problem, Some(batch), "{}", UPLOAD_PENDING).unwrap();
+        let write = |sql: &str, id: i64| db.0.run(|c| c.execute(sql, args![id])).unwrap();
+        write("UPDATE analyses SET status = 'paused' WHERE id = ?1", analysis);
+        let refused = message(db.analysis(analysis).unwrap_err());
+        assert!(refused.contains("analyses.status holds `paused`"), "{refused}");
+        assert!(db.analyses_of(batch).is_err(), "no list shows it as another state either");
+        write("UPDATE analyses SET status = 'queued', rerun = 'partial' WHERE id = ?1", analysis);
+        let refused = message(db.analysis(analysis).unwrap_err());
+        assert!(refused.contains("analyses.rerun holds `partial`"), "{refused}");
+        write("UPDATE problem_checks SET status = 'waiting' WHERE id = ?1", check);
+        let refused = message(db.problem_check(check).unwrap_err());
+        assert!(refused.contains("problem_checks.status holds `waiting`"), "{refused}");
+        write("UPDATE uploads SET status = 'archived' WHERE id = ?1", upload);
+        let refused = message(db.upload(upload).unwrap_err());
+        assert!(refused.contains("uploads.status holds `archived`"), "{refused}");
+    }
+
+    #[test]
+    fn the_migrations_are_the_files_of_each_engines_folder_in_the_order_of_their_numbers() {
+        for (engine, embedded) in [("sqlite", SQLITE_MIGRATIONS), ("postgres", POSTGRES_MIGRATIONS)] {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/serve/migrations").join(engine);
+            let mut files: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+            files.sort();
+            for (i, file) in files.iter().enumerate() {
+                assert!(file.starts_with(&format!("{:04}_", i + 1)) && file.ends_with(".sql"), "{engine}: {file} is not numbered {:04}", i + 1);
+            }
+            let texts: Vec<String> = files.iter().map(|f| std::fs::read_to_string(dir.join(f)).unwrap()).collect();
+            assert_eq!(texts, embedded, "{engine}: every file of {} is embedded, in order", dir.display());
+        }
+    }
 
     #[test]
     fn batches_and_links_from_before_courses_are_kept_together_in_one_course() {

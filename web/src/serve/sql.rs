@@ -90,9 +90,10 @@ pub enum DbError {
     Type { sql: String, column: usize, found: Value, wanted: &'static str },
     #[error("cannot connect to PostgreSQL at {url}: {reason}")]
     Connect { url: String, reason: String },
-    /// A value this bugrank does not know (a state written by a newer one, or a bug).
-    #[error("the store holds {0}, which this bugrank does not know")]
-    Invalid(String),
+    /// A state this bugrank does not know in a column that holds one (written by a newer
+    /// bugrank, or a bug): refused, not taken for another.
+    #[error("the store's {column} holds `{value}`, which this bugrank does not know")]
+    UnknownState { column: &'static str, value: String },
     /// The database was migrated by a newer bugrank than this one.
     #[error("the database's schema is version {found}, newer than this bugrank's ({known}): upgrade bugrank")]
     Newer { found: i64, known: i64 },

@@ -1,7 +1,7 @@
 //! `bugrank serve` end to end on PostgreSQL: the service's tests (`tests/service`) again,
 //! each service with its own database on a throwaway PostgreSQL server
 //! (`service/postgres.rs`), and what only PostgreSQL allows: several processes on one
-//! database.
+//! database. `schemas.rs` compares a new database's schema with a new SQLite store's.
 
 #[path = "../service/bad_uploads.rs"]
 mod bad_uploads;
@@ -21,6 +21,7 @@ mod hardening;
 mod postgres;
 #[path = "../service/restart.rs"]
 mod restart;
+mod schemas;
 #[path = "../service/sources.rs"]
 mod sources;
 
