@@ -11,7 +11,7 @@
 //! ```
 //! use std::sync::atomic::AtomicBool;
 //! use course::{Class, Settings, Stage, Tools, grade_batch};
-//! use course::problem::ProblemDir;
+//! use course::problem_dir::ProblemDir;
 //! use course::submissions::{hand_ins, read_batch_dir};
 //!
 //! let tools = Tools { sandbox: sandbox::Sandbox::new()?, builder: toolchain::Builder::new(None) };
@@ -35,11 +35,12 @@
 pub mod error;
 pub mod executor;
 pub mod exports;
-pub mod grade;
+pub mod grade_batch;
 pub mod outputs;
-pub mod problem;
+pub mod problem_check;
+pub mod problem_dir;
 pub mod sources;
 pub mod submissions;
 
 pub use error::{CourseError, CourseResult};
-pub use grade::{BATCH_COMPILE_SECONDS, Class, Graded, Previous, Settings, Stage, Tools, grade_batch};
+pub use grade_batch::{BATCH_COMPILE_SECONDS, Class, Graded, Previous, Settings, Stage, Tools, grade_batch};

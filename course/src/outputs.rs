@@ -1,13 +1,15 @@
 //! The files a graded batch is written as, the same under the command line and the
 //! service: `analysis.json` (the grader's analysis with what the batch could not use),
-//! `scores.csv`, `order.dot`, `order.svg` and `report.html`.
+//! `scores.csv`, `order.dot`, `order.svg` and `report.html`; and the experiment report's
+//! (`bugrank report` and the service's experiment page): `report.json`, `report.html`,
+//! `summary.csv` and `manual.csv`.
 
 use grader::{Analysis, ProblemReport, ScoreRow, compare};
-use present::{analysis_html, order_dot, order_svg};
+use present::{analysis_html, experiment_html, order_dot, order_svg};
 use serde::Serialize;
 
 use crate::error::{CourseError, CourseResult};
-use crate::grade::Graded;
+use crate::grade_batch::Graded;
 use crate::submissions::{Rejected, RosterRow};
 
 /// `analysis.json`: the grader's analysis and what the batch could not use.
@@ -122,4 +124,73 @@ pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> CourseResult<Vec
         csv.write_record(&record).map_err(failed)?;
     }
     csv.into_inner().map_err(|e| CourseError::Output { file: "scores.csv", reason: e.to_string() })
+}
+
+/// An `analysis.json` as written by [`Graded::files`] (its extra fields are ignored).
+pub fn read_analysis(path: &std::path::Path) -> CourseResult<Analysis> {
+    let text = std::fs::read_to_string(path).map_err(CourseError::io(format!("cannot read {}", path.display())))?;
+    serde_json::from_str(&text).map_err(|e| CourseError::Problem(format!("{} is not an analysis.json: {e}", path.display())))
+}
+
+/// The experiment report's files as `(name, contents)`: `report.json`, `report.html`
+/// (the page with its plots), `summary.csv` (the statistics) and `manual.csv` (automatic
+/// against manual grades).
+pub fn experiment_files(reports: &[ProblemReport]) -> CourseResult<Vec<(&'static str, Vec<u8>)>> {
+    let output = |file: &'static str| move |e: csv::Error| CourseError::Output { file, reason: e.to_string() };
+    let json = serde_json::to_string_pretty(&serde_json::json!({ "problems": reports })).map_err(|e| CourseError::Output { file: "report.json", reason: e.to_string() })? + "\n";
+    Ok(vec![
+        ("report.json", json.into_bytes()),
+        ("report.html", experiment_html(reports).into_bytes()),
+        ("summary.csv", summary_csv(reports).map_err(output("summary.csv"))?),
+        ("manual.csv", manual_csv(reports).map_err(output("manual.csv"))?),
+    ])
+}
+
+/// The report's statistics, one row per problem and group (`all`, then each cohort); the
+/// tests' columns are filled on the `all` row.
+fn summary_csv(reports: &[ProblemReport]) -> Result<Vec<u8>, csv::Error> {
+    let mut summary = csv::Writer::from_writer(Vec::new());
+    summary.write_record([
+        "problem", "group", "n", "mean", "sd", "t", "df", "p", "p_df_truncated", "ci95_low", "ci95_high", "hedges_g",
+        "mann_whitney_u", "mann_whitney_p", "spearman", "kendall",
+    ])?;
+    let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    for r in reports {
+        let groups = std::iter::once(("all".to_owned(), r.all.n, r.all.mean, r.all.sd))
+            .chain(r.cohorts.iter().map(|c| (c.name.clone(), c.n, c.mean, c.sd)));
+        for (i, (group, n, mean, sd)) in groups.enumerate() {
+            let tests = |v: Option<f64>| if i == 0 { opt(v) } else { String::new() };
+            summary.write_record([
+                r.problem.clone(),
+                group,
+                n.to_string(),
+                mean.to_string(),
+                sd.to_string(),
+                tests(r.welch.map(|w| w.t)),
+                tests(r.welch.map(|w| w.df)),
+                tests(r.welch.map(|w| w.p)),
+                tests(r.welch.map(|w| w.p_df_truncated)),
+                tests(r.mean_diff_ci95.map(|c| c[0])),
+                tests(r.mean_diff_ci95.map(|c| c[1])),
+                tests(r.hedges_g),
+                tests(r.mann_whitney.map(|m| m.u)),
+                tests(r.mann_whitney.map(|m| m.p)),
+                tests(r.spearman),
+                tests(r.kendall),
+            ])?;
+        }
+    }
+    summary.into_inner().map_err(|e| e.into_error().into())
+}
+
+/// Each answer's automatic and manual grade and ranks, per problem.
+fn manual_csv(reports: &[ProblemReport]) -> Result<Vec<u8>, csv::Error> {
+    let mut manual = csv::Writer::from_writer(Vec::new());
+    manual.write_record(["problem", "id", "auto", "manual", "auto_rank", "manual_rank"])?;
+    for r in reports {
+        for m in &r.manual {
+            manual.write_record([&r.problem, &m.id, &m.auto.to_string(), &m.manual.to_string(), &m.auto_rank.to_string(), &m.manual_rank.to_string()])?;
+        }
+    }
+    manual.into_inner().map_err(|e| e.into_error().into())
 }

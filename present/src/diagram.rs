@@ -3,7 +3,8 @@
 //! Classes are boxes, one layer per number of tests passed, better layers higher; within
 //! a layer, boxes are ordered to reduce crossings (barycentre sweeps). Covering arrows go
 //! from a box's bottom to a lower box's top, labelled with the witness test's input and
-//! "(+n)". [`layout`] computes positions; [`order_svg`] draws them with plotters.
+//! "(+n)". [`layout`] computes positions; [`order_svg`] draws them with plotters,
+//! [`order_dot`] writes the same order for Graphviz.
 
 use std::fmt::Write;
 
@@ -213,7 +214,7 @@ pub fn layout(analysis: &Analysis) -> Layout {
 pub const ANSWERS_PER_NODE: usize = 6;
 
 /// A class's answers as a box shows them: the first [`ANSWERS_PER_NODE`], then "+n more".
-pub(crate) fn answers_text(answers: &[String]) -> String {
+fn answers_text(answers: &[String]) -> String {
     let mut names: Vec<&str> = answers.iter().take(ANSWERS_PER_NODE).map(String::as_str).collect();
     let more = format!("+{} more", answers.len().saturating_sub(ANSWERS_PER_NODE));
     if answers.len() > ANSWERS_PER_NODE {
@@ -487,4 +488,30 @@ mod tests {
         check("abcdefghij", 8, "\"abcdef…");
         assert_eq!(one_line(&"x\n".repeat(100), 40).chars().count(), 40);
     }
+}
+
+/// The correctness order in Graphviz's DOT language: one box per class (its answers and
+/// tests passed), better classes higher, each covering arrow labelled with its witness
+/// test's input and "(+n)" for the other distinguishing tests.
+pub fn order_dot(analysis: &Analysis) -> String {
+    let mut dot = String::new();
+    let total = analysis.scored_tests();
+    writeln!(dot, "digraph correctness {{").unwrap();
+    writeln!(dot, "  label=\"{}: correctness order over {total} tests\";", dot_escape(&analysis.problem)).unwrap();
+    writeln!(dot, "  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];").unwrap();
+    for class in &analysis.order.classes {
+        writeln!(dot, "  {} [label=\"{}\\n{}/{total} passed\"];", class.id, dot_escape(&answers_text(&class.answers)), class.passed).unwrap();
+    }
+    for edge in &analysis.order.edges {
+        let input = analysis.suite.iter().find(|t| t.id == edge.witness).map_or("", |t| t.input.as_str());
+        let others = if edge.others > 0 { format!(" (+{})", edge.others) } else { String::new() };
+        writeln!(dot, "  {} -> {} [label=\"{}{}\"];", edge.from, edge.to, dot_escape(input), others).unwrap();
+    }
+    dot.push_str("}\n");
+    dot
+}
+
+/// `text` inside a DOT string.
+fn dot_escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
 }

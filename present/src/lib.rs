@@ -23,12 +23,14 @@
 //! assert!(markdown.contains("Input:\n\n```text\nmember 1 [(0,2)]\n```"));
 //! ```
 
+mod analysis_page;
+mod bug_list;
 mod diagram;
-mod experiment;
+mod experiment_page;
 mod html;
-mod report;
 
-pub use diagram::{ANSWERS_PER_NODE, Arrow, Layout, NodeBox, layout, one_line, order_svg, order_table_html, overlaps};
-pub use experiment::{cohort_plot_svg, experiment_html, experiment_section};
+pub use analysis_page::{Ranking, analysis_html, list_or_none, ranking_table_html, suite_table_html};
+pub use bug_list::bug_list_markdown;
+pub use diagram::{ANSWERS_PER_NODE, Arrow, Layout, NodeBox, layout, one_line, order_dot, order_svg, order_table_html, overlaps};
+pub use experiment_page::{cohort_plot_svg, experiment_html, experiment_section};
 pub use html::{escape_html, page_head};
-pub use report::{Ranking, analysis_html, bug_list_markdown, order_dot, ranking_table_html, suite_table_html};

@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 
 use clap::Parser;
 use sandbox::Sandbox;
-use web::Tools;
-use web::grade::{GradeArgs, run_grade, write_outputs};
+use course::Tools;
+use web::cli::grade::{GradeArgs, run_grade, write_outputs};
 
 /// The interval-sets fixture problem.
 pub struct Fixture {

@@ -7,8 +7,10 @@ use std::path::Path;
 use end_to_end::{can_build, grade_without_roster, tools};
 use grader::{ChoiceSource, Executor};
 use toolchain::Language;
-use web::authoring::{AuthorLanguage, check_text, new_problem, run_check_problem};
-use course::problem::ProblemDir;
+use course::problem_check::run_check_problem;
+use web::cli::check_problem::check_text;
+use web::cli::new_problem::{AuthorLanguage, new_problem};
+use course::problem_dir::ProblemDir;
 
 /// `(what, passed)` of each check of the problem in `dir`.
 fn checks(dir: &Path) -> Vec<(String, bool)> {

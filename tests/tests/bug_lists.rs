@@ -2,7 +2,7 @@
 
 use end_to_end::{grade, parse_args, problem_dir, tools};
 use grader::ANY;
-use web::bugs::{BugsArgs, run_bugs};
+use web::cli::bugs::{BugsArgs, run_bugs};
 
 fn bug_lists(analysis_json: &str, answer: Option<&str>) -> Vec<grader::BugList> {
     let dir = tempfile::tempdir().unwrap();

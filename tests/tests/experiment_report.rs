@@ -2,7 +2,7 @@
 //! fresh analyses.
 
 use end_to_end::{grade, parse_args, problem_dir, root};
-use web::report::{ReportArgs, run_report, write_report};
+use web::cli::report::{ReportArgs, run_report, write_report};
 
 fn report(argv: &[&str]) -> (tempfile::TempDir, serde_json::Value) {
     let out = tempfile::tempdir().unwrap();

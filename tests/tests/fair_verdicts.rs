@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use end_to_end::{Written, grade_without_roster, parse_args, root, sandbox, tools};
 use grader::FailureKind;
-use web::bugs::{BugsArgs, run_bugs};
+use web::cli::bugs::{BugsArgs, run_bugs};
 
 fn problem() -> PathBuf {
     root().join("fixtures/problems/cryptarithm")
@@ -71,7 +71,7 @@ fn the_brute_force_over_every_assignment_fails_only_for_time() {
 /// How `module` of the solvers does on `puzzle` with the fair budget there.
 fn fair_run(module: &str, puzzle: &str) -> grader::RunOutcome {
     let sandbox = sandbox();
-    let dir = course::problem::ProblemDir::load(sandbox, &end_to_end::tools().builder, &problem()).unwrap();
+    let dir = course::problem_dir::ProblemDir::load(sandbox, &end_to_end::tools().builder, &problem()).unwrap();
     let path = root().join("fixtures/experiments/cryptarithm-solvers").join(module);
     let program = sandbox.load(module, &std::fs::read(path).unwrap(), sandbox::Role::Answer).unwrap();
     let problem = dir.problem();

@@ -4,7 +4,7 @@
 
 use end_to_end::{root, sandbox, tools};
 use grader::{CheckerVerdict, Executor, RunOutcome};
-use course::problem::ProblemDir;
+use course::problem_dir::ProblemDir;
 
 fn problem(name: &str) -> ProblemDir {
     ProblemDir::load(sandbox(), &end_to_end::tools().builder, &root().join("fixtures/problems").join(name)).unwrap()
@@ -133,14 +133,14 @@ fn a_reference_output_that_is_no_solution_is_a_problem_error_not_a_verdict() {
 #[test]
 fn the_anonymizer_cohort_gets_the_same_suite_and_ranks_for_ten_seeds() {
     let dir = root().join("fixtures/problems/anonymizer");
-    let args = web::stability::StabilityArgs {
+    let args = web::cli::stability::StabilityArgs {
         problem: dir.clone(),
         submissions: dir.join("submissions"),
         runs: 10,
         first_seed: 1,
         stable_after: None,
     };
-    let s = web::stability::run_stability(tools(), &args).unwrap();
+    let s = web::cli::stability::run_stability(tools(), &args).unwrap();
     assert!(s.order_unchanged);
     assert_eq!(s.suite_sizes.len(), 1, "suite sizes {:?}", s.suite_sizes);
     assert!(s.maximum_deviation <= 0.15, "ranks vary between seeds: {:?}", s.ranks);

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use end_to_end::{Written, can_build, grade_without_roster, parse_args, root, tools};
 use toolchain::Language;
-use web::bugs::{BugsArgs, run_bugs};
+use web::cli::bugs::{BugsArgs, run_bugs};
 
 fn anonymizer() -> std::path::PathBuf {
     root().join("fixtures/problems/anonymizer")

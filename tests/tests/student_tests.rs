@@ -1,7 +1,7 @@
 //! `bugrank grade-tests`: students' own test suites, one point per submission they catch.
 
 use end_to_end::{parse_args, problem_dir, tools};
-use web::tests_cmd::{GradeTestsArgs, run_grade_tests};
+use web::cli::grade_tests::{GradeTestsArgs, run_grade_tests};
 
 #[test]
 fn each_suite_scores_a_point_per_submission_it_finds_a_bug_in() {

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use grader::{ChoiceSource, Executor};
 use sandbox::{Limits, Sandbox};
-use web::grade::{GradeArgs, run_grade};
-use course::problem::ProblemDir;
+use web::cli::grade::{GradeArgs, run_grade};
+use course::problem_dir::ProblemDir;
 
 /// Each throughput figure is measured over at least this long.
 const MEASURE_FOR: Duration = Duration::from_secs(3);
@@ -71,7 +71,7 @@ fn main() {
 
     let native = native_per_input(&inputs);
 
-    let analyse = |tools: &web::Tools| {
+    let analyse = |tools: &course::Tools| {
         let args = GradeArgs {
             roster: Some(fixtures().join("roster.csv")),
             ..GradeArgs::new(fixtures(), fixtures().join("submissions"))
@@ -88,7 +88,7 @@ fn main() {
         elapsed
     };
     // Cold: a new sandbox compiles all 21 modules first, as `bugrank grade` does.
-    let tools = |sandbox: Sandbox| web::Tools { sandbox, builder: toolchain::Builder::new(None) };
+    let tools = |sandbox: Sandbox| course::Tools { sandbox, builder: toolchain::Builder::new(None) };
     let cold = analyse(&tools(Sandbox::new().unwrap()));
     let warm = tools(sandbox);
     let mut times: Vec<f64> = (0..3).map(|_| analyse(&warm)).collect();

@@ -1,8 +1,8 @@
 //! `bugrank`: grade a batch of submissions (WebAssembly modules, or C, C++ and Rust
-//! sources) by the bugs they contain.
+//! sources) by the bugs they contain. Each command is a file of [`web::cli`].
 
 use clap::{Parser, Subcommand};
-use web::{authoring, bugs, demo, grade, report, serve, stability, tests_cmd, toolchains};
+use web::cli::{bugs, check_problem, demo, grade, grade_tests, new_problem, report, serve, stability, toolchains, user, worker};
 
 #[derive(Parser)]
 #[command(name = "bugrank", version, about = "Ranks programs by the bugs black-box testing infers in them")]
@@ -23,23 +23,23 @@ enum Command {
     /// Compare two cohorts' scores per problem: Welch's t-test, effect size, correlations.
     Report(report::ReportArgs),
     /// Grade the students' own test suites: one point per submission they find a bug in.
-    GradeTests(tests_cmd::GradeTestsArgs),
+    GradeTests(grade_tests::GradeTestsArgs),
     /// Grade every fixture problem with its cohort and write the experiment report.
     Demo(demo::DemoArgs),
     /// Run the web service: instructors upload and grade batches, students see their bugs.
-    Serve(serve::ServeArgs),
+    Serve(web::serve::ServeArgs),
     /// Run queued analyses of a shared PostgreSQL database, beside `bugrank serve`
     /// processes on any machine (which may then serve pages only: `--workers 0`).
-    Worker(serve::WorkerArgs),
+    Worker(worker::WorkerArgs),
     /// List the compilers found for students' sources (C, C++, Rust), with their fixed
     /// flags, or the command that installs each one missing.
     Toolchains,
     /// Write a working problem into ./NAME to start from: statement, reference, generator,
     /// problem.toml, and a correct and a buggy example submission.
-    NewProblem(authoring::NewProblemArgs),
+    NewProblem(new_problem::NewProblemArgs),
     /// Build a problem and check that it is ready for a class: the generator replays, the
     /// reference handles 1,000 inputs, the checker accepts it, the examples do as named.
-    CheckProblem(authoring::CheckProblemArgs),
+    CheckProblem(check_problem::CheckProblemArgs),
     /// Manage instructor accounts of the web service.
     #[command(subcommand)]
     User(UserCommand),
@@ -48,7 +48,7 @@ enum Command {
 #[derive(Subcommand)]
 enum UserCommand {
     /// Add an instructor (or set the password of an existing one).
-    Add(serve::UserArgs),
+    Add(user::UserArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -57,13 +57,13 @@ fn main() -> anyhow::Result<()> {
         Command::Stability(args) => stability::stability_command(&args),
         Command::Bugs(args) => bugs::bugs_command(&args),
         Command::Report(args) => report::report_command(&args),
-        Command::GradeTests(args) => tests_cmd::grade_tests_command(&args),
+        Command::GradeTests(args) => grade_tests::grade_tests_command(&args),
         Command::Demo(args) => demo::demo_command(&args),
         Command::Serve(args) => serve::serve_command(&args),
-        Command::Worker(args) => serve::worker_command(&args),
+        Command::Worker(args) => worker::worker_command(&args),
         Command::Toolchains => toolchains::toolchains_command(),
-        Command::NewProblem(args) => authoring::new_problem_command(&args),
-        Command::CheckProblem(args) => authoring::check_problem_command(&args),
-        Command::User(UserCommand::Add(args)) => serve::user_command(&args),
+        Command::NewProblem(args) => new_problem::new_problem_command(&args),
+        Command::CheckProblem(args) => check_problem::check_problem_command(&args),
+        Command::User(UserCommand::Add(args)) => user::user_command(&args),
     }
 }

@@ -118,7 +118,7 @@ fn check(app: &App, row: &ProblemCheckRow) -> Result<i64, String> {
                 stop.store(true, Ordering::Relaxed);
             }
         });
-        let checked = crate::authoring::run_check_problem(&app.tools.sandbox, &app.tools.builder, &dir, Some(stop));
+        let checked = course::problem_check::run_check_problem(&app.tools.sandbox, &app.tools.builder, &dir, Some(stop));
         drop(done);
         checked
     });

@@ -10,7 +10,7 @@ mod checks;
 pub mod connections;
 pub mod db;
 pub mod sql;
-mod demo;
+mod first_start;
 mod forms;
 mod html;
 mod pages;
@@ -75,37 +75,6 @@ pub struct ServeArgs {
     pub trusted_proxy: Option<std::net::IpAddr>,
 }
 
-#[derive(clap::Args)]
-pub struct WorkerArgs {
-    /// The PostgreSQL database the `bugrank serve` processes use (see `serve --database`).
-    #[arg(long, env = "BUGRANK_DATABASE")]
-    pub database: String,
-    /// This worker's own folder: modules, problems and compiled code fetched from the
-    /// database are kept there, so that the next analysis of a batch starts at once.
-    #[arg(long, default_value = "worker-data")]
-    pub data: PathBuf,
-    /// Threads for the analysis (default: one per core). The result does not depend on it.
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
-}
-
-#[derive(clap::Args)]
-pub struct UserArgs {
-    #[arg(long, default_value = "data")]
-    pub data: PathBuf,
-    /// The database: a PostgreSQL URL (`postgres://user@host:port/name`; the password
-    /// from `PGPASSWORD` or the URL) shared by every `bugrank serve` and `bugrank worker`
-    /// of a deployment. Default: SQLite in `--data` (`bugrank.sqlite`), one process.
-    #[arg(long, env = "BUGRANK_DATABASE")]
-    pub database: Option<String>,
-    /// The instructor's login name.
-    #[arg(long)]
-    pub login: String,
-    /// Read the password from the first line of stdin (default: generate and print one).
-    #[arg(long)]
-    pub password_stdin: bool,
-}
-
 /// Everything the handlers and workers share.
 pub struct App {
     pub db: Db,
@@ -125,7 +94,7 @@ pub struct App {
     /// Whether login cookies are `Secure` (HTTPS only): `serve --secure-cookies`.
     pub secure_cookies: bool,
     /// The serving process's lock on the data directory, held while the app lives.
-    lock: Option<std::fs::File>,
+    pub(crate) lock: Option<std::fs::File>,
 }
 
 impl App {
@@ -269,7 +238,7 @@ impl App {
             return Ok(found.clone());
         }
         let path = self.analysis_dir(id)?.join("analysis.json");
-        let analysis: Arc<Analysis> = Arc::new(crate::report::read_analysis(&path)?);
+        let analysis: Arc<Analysis> = Arc::new(course::outputs::read_analysis(&path)?);
         self.analyses.lock().unwrap_or_else(|p| p.into_inner()).insert(id, analysis.clone());
         Ok(analysis)
     }
@@ -346,7 +315,7 @@ fn error_page(title: &str, reason: &str, status: StatusCode) -> HttpResponse {
 pub type Page = Result<HttpResponse, AppError>;
 
 /// The store's database: PostgreSQL at `database`, else SQLite in the data directory.
-fn open_db(store: &Store, database: Option<&str>) -> anyhow::Result<Db> {
+pub(crate) fn open_db(store: &Store, database: Option<&str>) -> anyhow::Result<Db> {
     match database {
         Some(url) => Ok(Db::connect(url)?),
         None => {
@@ -392,8 +361,8 @@ pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
     checks::start(app.clone())?;
     app.db.exclusively(|| -> anyhow::Result<()> {
         if !args.no_demo && app.db.problems()?.is_empty() {
-            let (problems, _kept) = crate::demo::demo_problems(args.demo.as_deref())?;
-            demo::load(&app, &problems, args.workers > 0)?;
+            let (problems, _kept) = crate::demo_data::demo_problems(args.demo.as_deref())?;
+            first_start::load(&app, &problems, args.workers > 0)?;
         }
         Ok(())
     })?;
@@ -423,51 +392,4 @@ pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
     .with_context(|| format!("cannot listen on {}", args.bind))?;
     let addr = *server.addrs().first().context("the server listens somewhere")?;
     Ok(Running { addr, server: server.run() })
-}
-
-pub fn serve_command(args: &ServeArgs) -> anyhow::Result<()> {
-    actix_web::rt::System::new().block_on(async {
-        let running = start(args)?;
-        println!("bugrank is listening on http://{}/", running.addr);
-        running.server.await.context("the server stopped")
-    })
-}
-
-/// `bugrank worker`: runs queued analyses of the shared database, one at a time, for
-/// ever (until killed: an analysis it was running is taken over by another worker when
-/// its lease runs out).
-pub fn worker_command(args: &WorkerArgs) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        args.database.starts_with("postgres://") || args.database.starts_with("postgresql://") || args.database.contains("host="),
-        "bugrank worker takes analyses from a PostgreSQL database (--database postgres://...); with SQLite, `bugrank serve` runs them itself"
-    );
-    let lock = store::lock_data(&args.data)?;
-    let mut app = App::open(&args.data, Some(&args.database), MAX_UPLOAD_BYTES)?;
-    app.lock = Some(lock);
-    let workers = worker::start(Arc::new(app), 1, args.threads)?;
-    println!("bugrank worker (pid {}) takes analyses from {}", std::process::id(), sql::redacted(&args.database));
-    for worker in workers {
-        worker.join().map_err(|_| anyhow::anyhow!("the worker thread panicked"))?;
-    }
-    Ok(())
-}
-
-pub fn user_command(args: &UserArgs) -> anyhow::Result<()> {
-    let db = open_db(&Store::open(&args.data)?, args.database.as_deref())?;
-    let password = if args.password_stdin {
-        let mut line = String::new();
-        std::io::stdin().read_line(&mut line)?;
-        let line = line.trim_end_matches(['\r', '\n']).to_owned();
-        anyhow::ensure!(line.len() >= 8, "the password must have at least 8 characters");
-        line
-    } else {
-        auth::random_token()[..16].to_owned()
-    };
-    db.add_instructor(&args.login, &auth::hash_password(&password)?)?;
-    if args.password_stdin {
-        println!("instructor `{}` can log in", args.login);
-    } else {
-        println!("instructor `{}` can log in with password `{password}`", args.login);
-    }
-    Ok(())
 }

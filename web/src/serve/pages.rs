@@ -22,9 +22,9 @@ use super::upload::{Form, UploadReport, choose_roster, form_files, validate};
 use super::worker::LiveProgress;
 use super::{App, AppError, Page};
 use course::exports;
-use crate::grade::list_or_none;
+use present::list_or_none;
 use course::outputs::{main_cohorts, score_rows, scores_csv};
-use course::problem::{PROBLEM_FILES, ProblemToml};
+use course::problem_dir::{PROBLEM_FILES, ProblemToml};
 use course::submissions::RosterRow;
 
 type AppData = web::Data<Arc<App>>;
@@ -309,7 +309,7 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
     });
     // Its settings are read here, so that a bundle with bad ones is refused at once; the
     // rest of the check (building, running) is the check thread's (`checks.rs`).
-    let settings = written.and_then(|()| course::problem::ProblemToml::read(&dir).map(drop).map_err(anyhow::Error::from));
+    let settings = written.and_then(|()| course::problem_dir::ProblemToml::read(&dir).map(drop).map_err(anyhow::Error::from));
     match settings {
         Ok(()) => Ok((dir, name)),
         Err(error) => {
@@ -322,7 +322,7 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
 
 /// Whether `file` is an example submission of a problem bundle (`correct…`, `buggy…`).
 fn is_example(file: &str) -> bool {
-    crate::authoring::example_should_pass(file).is_some() && course::submissions::is_batch_file(file)
+    course::problem_check::example_should_pass(file).is_some() && course::submissions::is_batch_file(file)
 }
 
 /// The one bundle of a form.
@@ -1443,11 +1443,13 @@ async fn experiment_file(app: AppData, _who: Instructor, path: web::Path<String>
     if let Some(problem) = view.problem.filter(|_| view.reports.is_empty()) {
         return Err(AppError::BadRequest(problem));
     }
-    let (content_type, body) = match file.as_str() {
-        "report.html" => ("text/html", present::experiment_html(&view.reports).into_bytes()),
-        "summary.csv" => ("text/csv", crate::report::summary_csv(&view.reports)?),
-        "manual.csv" => ("text/csv", crate::report::manual_csv(&view.reports)?),
-        _ => return Err(AppError::NotFound),
+    let Some((_, body)) = course::outputs::experiment_files(&view.reports)?.into_iter().find(|(name, _)| *name == file) else {
+        return Err(AppError::NotFound);
+    };
+    let content_type = match file.rsplit('.').next() {
+        Some("html") => "text/html",
+        Some("csv") => "text/csv",
+        _ => "application/json",
     };
     Ok(HttpResponse::Ok()
         .content_type(format!("{content_type}; charset=utf-8"))

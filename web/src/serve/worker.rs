@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use course::problem::ProblemDir;
+use course::problem_dir::ProblemDir;
 use course::submissions::{HandIn, Handed, ModuleSource};
 use course::{Class, Previous, Settings, Stage, grade_batch};
 use grader::{Analysis, GraderError, Progress, RerunMode};

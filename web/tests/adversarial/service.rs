@@ -226,7 +226,7 @@ fn script_links_in_a_statement(service: &Service) -> String {
     let client = service.instructor();
     let dir = fixture("interval-sets");
     let statement = "[a](javascript:alert(1)) <javascript:alert(2)> [b][r] [c](data:text/html,<script>alert(3)</script>) [d](https://example.org/)\n\n[r]: javascript:alert(4)\n";
-    let mut files: Vec<(String, Vec<u8>)> = course::problem::PROBLEM_FILES
+    let mut files: Vec<(String, Vec<u8>)> = course::problem_dir::PROBLEM_FILES
         .iter()
         .filter(|f| **f != "statement.md")
         .filter_map(|f| Some((format!("p/{f}"), std::fs::read(dir.join(f)).ok()?)))

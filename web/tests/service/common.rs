@@ -304,7 +304,7 @@ pub fn zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
 /// The problem directory's bundle: the files of `problem` a bundle carries, in a folder.
 pub fn problem_bundle(problem: &str) -> Vec<u8> {
     let dir = fixture(problem);
-    let files: Vec<(String, Vec<u8>)> = course::problem::PROBLEM_FILES
+    let files: Vec<(String, Vec<u8>)> = course::problem_dir::PROBLEM_FILES
         .iter()
         .filter_map(|f| Some((format!("{problem}/{f}"), std::fs::read(dir.join(f)).ok()?)))
         .collect();

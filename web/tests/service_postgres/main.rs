@@ -119,13 +119,13 @@ fn a_worker_killed_mid_analysis_loses_it_to_another_worker_that_finishes_it_the_
     assert_eq!(done["analysis"]["status"], "done", "{:#}", done["analysis"]);
 
     // Each as the command line grades it with the same seed, byte for byte.
-    let tools = web::Tools { sandbox: sandbox::Sandbox::new().unwrap(), builder: toolchain::Builder::new(None) };
+    let tools = course::Tools { sandbox: sandbox::Sandbox::new().unwrap(), builder: toolchain::Builder::new(None) };
     for (&id, (seed, stable)) in ids.iter().zip(runs) {
-        let mut args = web::grade::GradeArgs::new(common::fixture("interval-sets"), common::fixture("interval-sets").join("submissions"));
+        let mut args = web::cli::grade::GradeArgs::new(common::fixture("interval-sets"), common::fixture("interval-sets").join("submissions"));
         args.roster = Some(common::fixture("interval-sets").join("roster.csv"));
         args.seed = seed.parse().unwrap();
         args.stable_after = Some(stable.parse().unwrap());
-        let graded = web::grade::run_grade(&tools, &args).unwrap();
+        let graded = web::cli::grade::run_grade(&tools, &args).unwrap();
         let served = client.get(&format!("/analyses/{id}/files/analysis.json"));
         let (_, written) = graded.files().unwrap().into_iter().find(|(name, _)| *name == "analysis.json").unwrap();
         assert_eq!(served.body.as_bytes(), written, "analysis {id} (seed {seed})");

@@ -10,7 +10,7 @@ use anyhow::Context;
 use super::App;
 use super::db::{AnalysisSettings, Status};
 use super::upload::validate;
-use course::problem::{PROBLEM_FILES, ProblemDir};
+use course::problem_dir::{PROBLEM_FILES, ProblemDir};
 use course::submissions::{hand_ins, read_batch_dir};
 
 /// The demo problem graded before the service opens: the quickest of the three.

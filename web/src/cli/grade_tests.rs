@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use grader::{StudentTest, SuiteScore, calibrate, grade_test_suites};
-use crate::Tools;
+use course::Tools;
 
-use course::problem::ProblemDir;
+use course::problem_dir::ProblemDir;
 use course::submissions::Batch;
 
 #[derive(clap::Args)]
@@ -67,7 +67,7 @@ pub fn run_grade_tests(tools: &Tools, args: &GradeTestsArgs) -> anyhow::Result<V
 }
 
 pub fn grade_tests_command(args: &GradeTestsArgs) -> anyhow::Result<()> {
-    let tools = crate::cli_tools()?;
+    let tools = super::cli_tools()?;
     let scores = run_grade_tests(&tools, args)?;
     println!("{:<16} {:>5} {:>7} {:>5}  bugs found in", "student", "tests", "invalid", "score");
     for s in &scores {

@@ -3,11 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use grader::{Analysis, ProblemReport, ScoreRow, compare};
-use present::experiment_html;
+use grader::{ProblemReport, ScoreRow, compare};
 use serde::Deserialize;
 
-use course::outputs::score_rows;
+use course::outputs::{experiment_files, read_analysis, score_rows};
 use course::submissions::read_roster;
 
 #[derive(clap::Args)]
@@ -72,11 +71,6 @@ fn load_rows(args: &ReportArgs) -> anyhow::Result<Vec<(String, Vec<ScoreRow>)>> 
     Ok(problems)
 }
 
-pub fn read_analysis(path: &Path) -> anyhow::Result<Analysis> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("{} is not an analysis.json", path.display()))
-}
-
 pub fn run_report(args: &ReportArgs) -> anyhow::Result<Vec<ProblemReport>> {
     let [first, second] = &args.cohorts[..] else { bail!("--cohorts takes two cohort names: --cohorts quickcheck,hunit") };
     if first == second {
@@ -96,61 +90,11 @@ pub fn run_report(args: &ReportArgs) -> anyhow::Result<Vec<ProblemReport>> {
 
 pub fn write_report(out: &Path, reports: &[ProblemReport]) -> anyhow::Result<()> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    let json = serde_json::to_string_pretty(&serde_json::json!({ "problems": reports }))? + "\n";
-    std::fs::write(out.join("report.json"), json)?;
-    std::fs::write(out.join("report.html"), experiment_html(reports))?;
-    std::fs::write(out.join("summary.csv"), summary_csv(reports)?)?;
-    std::fs::write(out.join("manual.csv"), manual_csv(reports)?)?;
+    for (name, contents) in experiment_files(reports)? {
+        let path = out.join(name);
+        std::fs::write(&path, contents).with_context(|| format!("cannot write {}", path.display()))?;
+    }
     Ok(())
-}
-
-/// The report's statistics, one row per problem and group (`all`, then each cohort); the
-/// tests' columns are filled on the `all` row.
-pub fn summary_csv(reports: &[ProblemReport]) -> anyhow::Result<Vec<u8>> {
-    let mut summary = csv::Writer::from_writer(Vec::new());
-    summary.write_record([
-        "problem", "group", "n", "mean", "sd", "t", "df", "p", "p_df_truncated", "ci95_low", "ci95_high", "hedges_g",
-        "mann_whitney_u", "mann_whitney_p", "spearman", "kendall",
-    ])?;
-    let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
-    for r in reports {
-        let groups = std::iter::once(("all".to_owned(), r.all.n, r.all.mean, r.all.sd))
-            .chain(r.cohorts.iter().map(|c| (c.name.clone(), c.n, c.mean, c.sd)));
-        for (i, (group, n, mean, sd)) in groups.enumerate() {
-            let tests = |v: Option<f64>| if i == 0 { opt(v) } else { String::new() };
-            summary.write_record([
-                r.problem.clone(),
-                group,
-                n.to_string(),
-                mean.to_string(),
-                sd.to_string(),
-                tests(r.welch.map(|w| w.t)),
-                tests(r.welch.map(|w| w.df)),
-                tests(r.welch.map(|w| w.p)),
-                tests(r.welch.map(|w| w.p_df_truncated)),
-                tests(r.mean_diff_ci95.map(|c| c[0])),
-                tests(r.mean_diff_ci95.map(|c| c[1])),
-                tests(r.hedges_g),
-                tests(r.mann_whitney.map(|m| m.u)),
-                tests(r.mann_whitney.map(|m| m.p)),
-                tests(r.spearman),
-                tests(r.kendall),
-            ])?;
-        }
-    }
-    Ok(summary.into_inner()?)
-}
-
-/// Each answer's automatic and manual grade and ranks, per problem.
-pub fn manual_csv(reports: &[ProblemReport]) -> anyhow::Result<Vec<u8>> {
-    let mut manual = csv::Writer::from_writer(Vec::new());
-    manual.write_record(["problem", "id", "auto", "manual", "auto_rank", "manual_rank"])?;
-    for r in reports {
-        for m in &r.manual {
-            manual.write_record([&r.problem, &m.id, &m.auto.to_string(), &m.manual.to_string(), &m.auto_rank.to_string(), &m.manual_rank.to_string()])?;
-        }
-    }
-    Ok(manual.into_inner()?)
 }
 
 pub fn report_command(args: &ReportArgs) -> anyhow::Result<()> {

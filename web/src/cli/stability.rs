@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 
 use grader::{Stability, stability};
-use crate::Tools;
+use course::Tools;
 
-use crate::grade::{GradeArgs, run_grade};
+use super::grade::{GradeArgs, run_grade};
 
 #[derive(clap::Args)]
 pub struct StabilityArgs {
@@ -42,7 +42,7 @@ pub fn run_stability(tools: &Tools, args: &StabilityArgs) -> anyhow::Result<Stab
 }
 
 pub fn stability_command(args: &StabilityArgs) -> anyhow::Result<()> {
-    let tools = crate::cli_tools()?;
+    let tools = super::cli_tools()?;
     let s = run_stability(&tools, args)?;
     let sizes: Vec<String> = s.suite_sizes.iter().map(usize::to_string).collect();
     println!("{:<32} {}", "Number of tests (stable after)", s.stable_after);

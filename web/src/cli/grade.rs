@@ -6,13 +6,13 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::Context;
-use course::problem::ProblemDir;
+use course::problem_dir::ProblemDir;
 use course::submissions::{read_hand_ins, read_roster};
 use course::{Class, Graded, Previous, Settings, Stage, grade_batch};
 use grader::RerunMode;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::Tools;
+use course::Tools;
 
 #[derive(clap::Args)]
 pub struct GradeArgs {
@@ -70,7 +70,7 @@ impl GradeArgs {
 
 pub fn grade(args: &GradeArgs) -> anyhow::Result<()> {
     let started = Instant::now();
-    let tools = crate::cli_tools()?;
+    let tools = super::cli_tools()?;
     let graded = run_grade(&tools, args)?;
     write_outputs(&args.out, &graded)?;
     print_ranking(&graded);
@@ -98,7 +98,7 @@ pub fn run_grade(tools: &Tools, args: &GradeArgs) -> anyhow::Result<Graded> {
     };
     let previous = match &args.suite_from {
         Some(path) => Some(Previous {
-            analysis: crate::report::read_analysis(path)?,
+            analysis: course::outputs::read_analysis(path)?,
             mode: if args.full { RerunMode::Full } else { RerunMode::Frozen },
             bug_lists: Default::default(),
         }),
@@ -178,7 +178,7 @@ pub fn print_ranking(graded: &Graded) {
             RerunMode::Frozen => "against the previous suite",
             RerunMode::Full => "in full",
         };
-        println!("re-run {how} (previous seed {}); changed: {}", rerun.previous_seed, list_or_none(&rerun.changed));
+        println!("re-run {how} (previous seed {}); changed: {}", rerun.previous_seed, present::list_or_none(&rerun.changed));
         for change in &rerun.grade_changes {
             let percent = |p: Option<f64>| p.map_or("-".to_owned(), |p| format!("{p:.1}%"));
             println!("  {}: {} -> {}: {}", change.id, percent(change.before), percent(change.after), change.why.join("; "));
@@ -190,8 +190,4 @@ pub fn print_ranking(graded: &Graded) {
     for w in &graded.warnings {
         println!("warning: {w}");
     }
-}
-
-pub fn list_or_none(ids: &[String]) -> String {
-    if ids.is_empty() { "none".to_owned() } else { ids.join(", ") }
 }

@@ -19,7 +19,7 @@ use sandbox::{Program, Role, Sandbox};
 use toolchain::Builder;
 
 use crate::error::{CourseError, CourseResult};
-use crate::problem::ProblemDir;
+use crate::problem_dir::ProblemDir;
 use crate::submissions::{Batch, HandIn, Handed, Loaded, Rejected, RosterRow, natural_cmp};
 
 /// The longest the compile phase of one batch may take, wall clock: some 30 times what

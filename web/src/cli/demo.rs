@@ -1,14 +1,14 @@
 //! `bugrank demo`: every fixture problem graded with its cohort, and the experiment report
 //! over all of them, the way the paper's section 4 presents its three problems.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Context;
 use grader::{ProblemReport, compare};
 
-use crate::grade::{GradeArgs, print_ranking, run_grade, write_outputs};
+use super::grade::{GradeArgs, print_ranking, run_grade, write_outputs};
 use course::outputs::{main_cohorts, score_rows};
-use crate::report::write_report;
+use super::report::write_report;
 
 #[derive(clap::Args)]
 pub struct DemoArgs {
@@ -23,26 +23,9 @@ pub struct DemoArgs {
     pub out: PathBuf,
 }
 
-include!(concat!(env!("OUT_DIR"), "/demo_files.rs"));
-
-/// The folder of demo problems: `given`, or the problems built into the binary
-/// ([`DEMO_FILES`]) written into a temporary folder, kept while the returned guard lives.
-pub fn demo_problems(given: Option<&Path>) -> anyhow::Result<(PathBuf, Option<tempfile::TempDir>)> {
-    if let Some(dir) = given {
-        return Ok((dir.to_owned(), None));
-    }
-    let temporary = tempfile::tempdir().context("cannot create a folder for the demo problems")?;
-    for (name, bytes) in DEMO_FILES {
-        let path = temporary.path().join(name);
-        std::fs::create_dir_all(path.parent().expect("a file of a problem"))?;
-        std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    Ok((temporary.path().to_owned(), Some(temporary)))
-}
-
 pub fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
-    let tools = crate::cli_tools()?;
-    let (folder, _kept) = demo_problems(args.problems.as_deref())?;
+    let tools = super::cli_tools()?;
+    let (folder, _kept) = crate::demo_data::demo_problems(args.problems.as_deref())?;
     let mut problems: Vec<PathBuf> = std::fs::read_dir(&folder)
         .with_context(|| format!("cannot read {}", folder.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))

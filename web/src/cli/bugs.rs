@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use anyhow::Context;
 use grader::{BugList, bug_list};
 use present::bug_list_markdown;
-use crate::Tools;
+use course::Tools;
 
-use course::problem::ProblemDir;
-use crate::report::read_analysis;
+use course::problem_dir::ProblemDir;
+use course::outputs::read_analysis;
 use course::submissions::Batch;
 
 #[derive(clap::Args)]
@@ -54,7 +54,7 @@ pub fn run_bugs(tools: &Tools, args: &BugsArgs) -> anyhow::Result<Vec<BugList>> 
 }
 
 pub fn bugs_command(args: &BugsArgs) -> anyhow::Result<()> {
-    let tools = crate::cli_tools()?;
+    let tools = super::cli_tools()?;
     let lists = run_bugs(&tools, args)?;
     if let Some(out) = &args.out {
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;

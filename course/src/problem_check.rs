@@ -1,0 +1,58 @@
+//! Whether a problem is ready for a class: its parts build, and its examples
+//! (`submissions/correct…` must pass every input, `submissions/buggy…` fail some) behave
+//! as their names say ([`grader::check_problem`]). `bugrank check-problem` prints it; the
+//! service checks an uploaded bundle with it before it becomes a problem.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use grader::{Check, Example, ProblemCheck};
+use sandbox::Sandbox;
+use toolchain::Builder;
+
+use crate::CourseResult;
+use crate::executor::SandboxExecutor;
+use crate::problem_dir::ProblemDir;
+use crate::submissions::{Batch, HandIn, accept_languages, hand_ins, read_batch_dir};
+
+/// Whether a problem's example submission `id` must pass every input (`correct…`) or
+/// fail some (`buggy…`); `None` for any other id, which is not an example.
+pub fn example_should_pass(id: &str) -> Option<bool> {
+    match id {
+        _ if id.starts_with("correct") => Some(true),
+        _ if id.starts_with("buggy") => Some(false),
+        _ => None,
+    }
+}
+
+/// Builds the problem in `dir` and checks it, with the examples of `dir/submissions`
+/// (only `correct…` and `buggy…` are built, in the languages the problem accepts; an
+/// example that does not compile, or in another language, fails its check).
+///
+/// Once `stop` is set, no program runs any more (each run ends at once as a timeout), so
+/// that a check past its time ends within the runs in flight.
+pub fn run_check_problem(sandbox: &Sandbox, builder: &Builder, dir: &Path, stop: Option<&AtomicBool>) -> CourseResult<(ProblemDir, ProblemCheck)> {
+    let problem_dir = ProblemDir::load(sandbox, builder, dir)?;
+    let examples_dir = dir.join("submissions");
+    let files = if examples_dir.is_dir() { read_batch_dir(&examples_dir)? } else { Vec::new() };
+    let examples: Vec<HandIn> = hand_ins(files, false).into_iter().filter(|h| h.id.as_deref().and_then(example_should_pass).is_some()).collect();
+    let batch = Batch::from_hand_ins(sandbox, builder, &accept_languages(examples, &problem_dir.toml.languages));
+    let mut programs = Vec::new();
+    let mut examples = Vec::new();
+    for submission in &batch.submissions {
+        if let Some(correct) = example_should_pass(&submission.id) {
+            programs.push(&submission.program);
+            examples.push(Example { id: submission.id.clone(), program: programs.len(), correct });
+        }
+    }
+    let executor = SandboxExecutor { cancel: stop, ..problem_dir.executor(sandbox, programs) };
+    let mut report = grader::check_problem(&problem_dir.problem(), &executor, &examples);
+    for not_built in &batch.not_built {
+        let message = not_built.build.error.clone().unwrap_or_default();
+        report.checks.push(Check { what: format!("the example `{}` compiles", not_built.id), passed: false, detail: message });
+    }
+    for rejected in &batch.rejected {
+        report.checks.push(Check { what: format!("the example {} can be graded", rejected.file), passed: false, detail: rejected.reason.clone() });
+    }
+    Ok((problem_dir, report))
+}

@@ -1,0 +1,111 @@
+//! One analysis as a self-contained HTML page (`report.html`), and the tables the
+//! service's analysis page shares with it: the ranking and the suite.
+
+use std::fmt::Write;
+
+use grader::{Analysis, ProblemReport};
+
+use crate::diagram::{order_svg, order_table_html};
+use crate::experiment_page::experiment_section;
+use crate::html::{escape_html, page_head};
+
+/// How the ranking table is shown where it is.
+#[derive(Default)]
+pub struct Ranking<'a> {
+    /// The table's `id`, and sortable by a click on a heading (the service's script).
+    pub sortable_id: Option<&'a str>,
+    /// Each answer's cohort where it differs from the analysis's (a roster attached later).
+    pub cohorts: Option<&'a std::collections::HashMap<String, String>>,
+    /// Each answer's id links to `#bugs-<id>` (a page that has the bug lists).
+    pub bug_links: bool,
+}
+
+/// The ranking, best first: rank, answer, cohort, tests passed, percent, failed tests by
+/// kind, and which tests (or that it did not compile).
+pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
+    let total = analysis.scored_tests();
+    let mut html = match how.sortable_id {
+        Some(id) => format!("<table class=\"results sortable\" id=\"{}\">", escape_html(id)),
+        None => "<table class=\"results\"><caption>Ranking</caption>".to_owned(),
+    };
+    html.push_str(
+        "<tr><th>Rank</th><th>Student</th><th>Cohort</th><th>Passed</th><th>%</th><th title=\"failed by a wrong output\">Wrong</th>\
+         <th title=\"failed by a crash\">Crash</th><th title=\"failed by taking too long\">Time</th>\
+         <th title=\"failed by exceeding the memory or output limit\">Limit</th><th>Failed tests</th></tr>\n",
+    );
+    for a in analysis.ranked() {
+        let id = escape_html(&a.id);
+        let name = if how.bug_links { format!("<a href=\"#bugs-{id}\">{id}</a>") } else { id };
+        let cohort = how.cohorts.and_then(|c| c.get(&a.id)).map(String::as_str).or(a.cohort.as_deref()).unwrap_or("");
+        let failed = if a.not_built() { "<span class=\"bad\">did not compile</span>".to_owned() } else { escape_html(&a.failed.join(" ")) };
+        writeln!(
+            html,
+            "<tr><td class=\"num\">{}</td><td>{name}</td><td>{}</td><td class=\"num\">{}/{total}</td><td class=\"num\">{:.1}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{failed}</td></tr>",
+            a.rank,
+            escape_html(cohort),
+            a.passed,
+            a.percent,
+            a.counts.wrong,
+            a.counts.crash,
+            a.counts.timeout,
+            a.counts.memory + a.counts.output
+        )
+        .unwrap();
+    }
+    html.push_str("</table>\n");
+    html
+}
+
+/// The suite: each test's id (and whom it was added for, in a frozen re-run), input,
+/// expected output and how many answers fail it.
+pub fn suite_table_html(analysis: &Analysis) -> String {
+    let mut html = String::from("<table class=\"results\"><caption>The test suite</caption><tr><th>Test</th><th>Input</th><th>Expected</th><th>Failed by</th></tr>\n");
+    for t in &analysis.suite {
+        let only = t.only_for.as_ref().map_or(String::new(), |ids| {
+            format!(" <span class=\"muted\" title=\"added for a resubmission: counts against it alone\">(for {})</span>", escape_html(&ids.join(", ")))
+        });
+        writeln!(
+            html,
+            "<tr><td>{}{only}</td><td><code>{}</code></td><td><code>{}</code></td><td class=\"num\">{}</td></tr>",
+            escape_html(&t.id),
+            escape_html(&t.input),
+            escape_html(&t.expected),
+            t.failing.len()
+        )
+        .unwrap();
+    }
+    html.push_str("</table>\n");
+    html
+}
+
+/// One analysis as a self-contained page: the ranking, the suite, the correctness
+/// diagram, and a comparison of two cohorts when there is one.
+pub fn analysis_html(analysis: &Analysis, comparison: Option<&ProblemReport>) -> String {
+    let mut html = page_head(&format!("bugrank: {}", analysis.problem));
+    let total = analysis.scored_tests();
+    writeln!(html, "<h1>{}</h1>", escape_html(&analysis.problem)).unwrap();
+    writeln!(
+        html,
+        "<p class=\"note\">Seed {}: {} random tests generated, {} runs; the suite has {total} tests, one per inferred bug. \
+         An answer's score is the number of suite tests it passes.</p>",
+        analysis.seed, analysis.tests_generated, analysis.executions
+    )
+    .unwrap();
+    html.push_str(&ranking_table_html(analysis, &Ranking::default()));
+    html.push_str(&suite_table_html(analysis));
+    html.push_str("<h2>Correctness order</h2>\n");
+    html.push_str(&order_svg(analysis));
+    html.push_str(&order_table_html(analysis));
+    if let Some(report) = comparison {
+        html.push_str("\n<h2>Cohorts</h2>\n");
+        html.push_str(&experiment_section(std::slice::from_ref(report)));
+    }
+    html.push_str("</body></html>\n");
+    html
+}
+
+/// The ids a re-run changed (or any list of ids) as text: "a01, a07", or "none".
+pub fn list_or_none(ids: &[String]) -> String {
+    if ids.is_empty() { "none".to_owned() } else { ids.join(", ") }
+}

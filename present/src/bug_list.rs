@@ -1,0 +1,109 @@
+//! A student's bug list as Markdown: the page a student reads, and the file they download.
+
+use std::fmt::Write;
+
+use grader::{ANY, BugList, FailureKind};
+
+/// A student's bug list as Markdown. Inputs and outputs are shown quoted, with escapes,
+/// so that white space and newlines are visible.
+pub fn bug_list_markdown(list: &BugList) -> String {
+    let mut md = String::new();
+    writeln!(md, "# Bug list: {}\n", list.answer).unwrap();
+    if let Some(error) = list.compile_error() {
+        writeln!(md, "Your program {}. The compiler said:\n\n{}", list.headline(), fenced(error)).unwrap();
+        return md;
+    }
+    writeln!(
+        md,
+        "Your program {}. Each test stands for one bug found among the class's programs; \
+         several failed tests may have one cause in yours.\n",
+        list.headline()
+    )
+    .unwrap();
+    if let Some(build) = list.build.as_ref().filter(|b| !b.warnings.is_empty()) {
+        writeln!(md, "The compiler warned:\n\n{}", fenced(&build.warnings)).unwrap();
+    }
+    let shown = if list.fails_all_alike() {
+        writeln!(md, "It fails every test the same way; here is the first.\n").unwrap();
+        &list.bugs[..1]
+    } else {
+        &list.bugs[..]
+    };
+    for bug in shown {
+        writeln!(md, "## Test {}: {}\n", bug.test, bug.got.summary()).unwrap();
+        writeln!(md, "Input:\n\n{}", text_block(&bug.input)).unwrap();
+        writeln!(md, "Expected output:\n\n{}", text_block(&bug.expected)).unwrap();
+        match bug.got.kind {
+            FailureKind::Wrong => writeln!(md, "Your program's output:\n\n{}", text_block(&bug.got.detail)).unwrap(),
+            FailureKind::Crash => writeln!(md, "Your program crashed:\n\n{}", text_block(&bug.got.detail)).unwrap(),
+            _ => writeln!(md, "Your program {}.\n", bug.got.detail).unwrap(),
+        }
+        if let Some(reason) = &bug.got.reason {
+            writeln!(md, "Why it is wrong: {reason}\n").unwrap();
+        }
+        if let Some(general) = &bug.generalized {
+            writeln!(md, "It fails whatever stands at {ANY}:\n\n{}", text_block(general)).unwrap();
+        }
+        if let Some(contrast) = &bug.contrast {
+            writeln!(md, "It gets this close input right:\n\n{}\nwith the output:\n\n{}", text_block(&contrast.input), text_block(&contrast.expected)).unwrap();
+        }
+    }
+    md
+}
+
+/// A program's input or output as a Markdown code block. A code block cannot show an
+/// empty text, spaces at either end, carriage returns or tabs for sure, so such a text is
+/// also given exactly, as a quoted string.
+fn text_block(text: &str) -> String {
+    let shown = text.strip_suffix('\n').unwrap_or(text);
+    let unclear = shown.is_empty()
+        || shown.starts_with(char::is_whitespace)
+        || shown.ends_with(char::is_whitespace)
+        || shown.chars().any(|c| c.is_control() && c != '\n');
+    let exactly = if unclear { format!("(exactly: `{text:?}`)\n") } else { String::new() };
+    format!("{}{exactly}", fenced(shown))
+}
+
+/// `text` as a Markdown code block, fenced by more backticks than it holds in a row.
+fn fenced(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}text\n{}\n{fence}\n", text.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use grader::{Behaviour, BugReport, Contrast};
+
+    fn list(input: &str, expected: &str, got: &str) -> BugList {
+        let bug = BugReport {
+            test: "t07".into(),
+            input: input.into(),
+            expected: expected.into(),
+            got: Behaviour { kind: FailureKind::Wrong, detail: got.into(), reason: None },
+            generalized: None,
+            contrast: Some(Contrast { input: "delete 1 []".into(), expected: "[]\n".into() }),
+        };
+        BugList { answer: "a01".into(), passed: 18, suite_size: 19, bugs: vec![bug], build: None }
+    }
+
+    #[test]
+    fn a_bug_list_in_markdown_shows_inputs_and_outputs_as_code_blocks() {
+        let md = bug_list_markdown(&list("delete 1 [(0,2)]", "[]\n", "[(0,2)]\n"));
+        assert!(md.contains("## Test t07: wrong output\n"), "{md}");
+        assert!(md.contains("Input:\n\n```text\ndelete 1 [(0,2)]\n```\n"), "{md}");
+        assert!(md.contains("Expected output:\n\n```text\n[]\n```\n"), "{md}");
+        assert!(md.contains("Your program's output:\n\n```text\n[(0,2)]\n```\n"), "{md}");
+        assert!(md.contains("close input right:\n\n```text\ndelete 1 []\n```\n"), "{md}");
+        assert!(!md.contains("\\n") && !md.contains("exactly"), "no escaped strings where a block says it all: {md}");
+    }
+
+    #[test]
+    fn a_text_a_code_block_cannot_show_for_sure_is_also_given_exactly() {
+        let md = bug_list_markdown(&list(" ", "\r\n", "x\ty"));
+        assert!(md.contains("(exactly: `\" \"`)"), "{md}");
+        assert!(md.contains("(exactly: `\"\\r\\n\"`)"), "{md}");
+        assert!(md.contains("(exactly: `\"x\\ty\"`)"), "{md}");
+    }
+}

@@ -1,0 +1,74 @@
+//! `bugrank new-problem`: writes a working problem to start from (statement, reference,
+//! generator, problem.toml, a correct and a buggy example), in C or Rust.
+
+use std::path::Path;
+
+use anyhow::{Context, bail};
+
+#[derive(clap::Args)]
+pub struct NewProblemArgs {
+    /// The problem's name: the folder written (`./NAME`) and its title.
+    pub name: String,
+    /// The language of the reference, the generator and the example submissions.
+    #[arg(long, value_enum, default_value = "c")]
+    pub lang: AuthorLanguage,
+}
+
+/// The languages a problem can be written in with `new-problem`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum AuthorLanguage {
+    C,
+    Rust,
+}
+
+/// The files of a new problem, by language: (path in the problem, text with `{{TITLE}}`).
+fn template(language: AuthorLanguage) -> Vec<(&'static str, &'static str)> {
+    let mut files = vec![
+        ("statement.md", include_str!("../../templates/new-problem/statement.md")),
+        ("problem.toml", include_str!("../../templates/new-problem/problem.toml")),
+    ];
+    files.extend(match language {
+        AuthorLanguage::C => [
+            ("reference.c", include_str!("../../templates/new-problem/reference.c")),
+            ("generator.c", include_str!("../../templates/new-problem/generator.c")),
+            ("bugrank_gen.h", toolchain::guest::C_HEADER),
+            ("submissions/correct.c", include_str!("../../templates/new-problem/submissions/correct.c")),
+            ("submissions/buggy.c", include_str!("../../templates/new-problem/submissions/buggy.c")),
+        ],
+        AuthorLanguage::Rust => [
+            ("reference.rs", include_str!("../../templates/new-problem/reference.rs")),
+            ("generator.rs", include_str!("../../templates/new-problem/generator.rs")),
+            ("bugrank_gen.rs", toolchain::guest::RUST_CRATE),
+            ("submissions/correct.rs", include_str!("../../templates/new-problem/submissions/correct.rs")),
+            ("submissions/buggy.rs", include_str!("../../templates/new-problem/submissions/buggy.rs")),
+        ],
+    });
+    files
+}
+
+/// Writes a working problem into `dir` (which must not exist yet), titled `title`.
+pub fn new_problem(dir: &Path, title: &str, language: AuthorLanguage) -> anyhow::Result<()> {
+    if dir.exists() {
+        bail!("{} already exists: choose another name, or delete it first", dir.display());
+    }
+    // The title goes into a TOML string and a Markdown heading.
+    if title.is_empty() || title.chars().any(|c| c.is_control() || c == '"' || c == '\\') {
+        bail!("`{title}`: a problem's name is one line without quotes or backslashes");
+    }
+    for (path, text) in template(language) {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().expect("a file in the problem")).with_context(|| format!("cannot create {}", dir.display()))?;
+        std::fs::write(&path, text.replace("{{TITLE}}", title)).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+pub fn new_problem_command(args: &NewProblemArgs) -> anyhow::Result<()> {
+    let dir = Path::new(&args.name);
+    new_problem(dir, &args.name, args.lang)?;
+    println!("wrote the problem {} (a working example: the largest of a list of integers)", dir.display());
+    println!("next: edit statement.md, the reference, the generator and the examples in submissions/, then");
+    println!("  bugrank check-problem {}", dir.display());
+    println!("  bugrank grade --problem {0} --submissions {0}/submissions --out {0}/results", dir.display());
+    Ok(())
+}

@@ -1,0 +1,40 @@
+//! `bugrank worker`: a process that only runs analyses, beside `bugrank serve` processes
+//! that share its PostgreSQL database.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::serve::{App, MAX_UPLOAD_BYTES, sql, store, worker};
+
+#[derive(clap::Args)]
+pub struct WorkerArgs {
+    /// The PostgreSQL database the `bugrank serve` processes use (see `serve --database`).
+    #[arg(long, env = "BUGRANK_DATABASE")]
+    pub database: String,
+    /// This worker's own folder: modules, problems and compiled code fetched from the
+    /// database are kept there, so that the next analysis of a batch starts at once.
+    #[arg(long, default_value = "worker-data")]
+    pub data: PathBuf,
+    /// Threads for the analysis (default: one per core). The result does not depend on it.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+}
+
+/// `bugrank worker`: runs queued analyses of the shared database, one at a time, for
+/// ever (until killed: an analysis it was running is taken over by another worker when
+/// its lease runs out).
+pub fn worker_command(args: &WorkerArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.database.starts_with("postgres://") || args.database.starts_with("postgresql://") || args.database.contains("host="),
+        "bugrank worker takes analyses from a PostgreSQL database (--database postgres://...); with SQLite, `bugrank serve` runs them itself"
+    );
+    let lock = store::lock_data(&args.data)?;
+    let mut app = App::open(&args.data, Some(&args.database), MAX_UPLOAD_BYTES)?;
+    app.lock = Some(lock);
+    let workers = worker::start(Arc::new(app), 1, args.threads)?;
+    println!("bugrank worker (pid {}) takes analyses from {}", std::process::id(), sql::redacted(&args.database));
+    for worker in workers {
+        worker.join().map_err(|_| anyhow::anyhow!("the worker thread panicked"))?;
+    }
+    Ok(())
+}
