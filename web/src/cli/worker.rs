@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::serve::{App, MAX_UPLOAD_BYTES, sql, store, worker};
+use crate::serve::db::sql;
+use crate::serve::{App, MAX_UPLOAD_BYTES, store, worker};
 
 #[derive(clap::Args)]
 pub struct WorkerArgs {

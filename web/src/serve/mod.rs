@@ -9,7 +9,7 @@ pub mod auth;
 mod checks;
 pub mod connections;
 pub mod db;
-pub mod sql;
+
 mod first_start;
 mod forms;
 mod html;

@@ -73,7 +73,7 @@ impl<T: Into<Value>> From<Option<T>> for Value {
 
 /// `[Value]` from a list of anything that converts: `args![batch, name, None::<i64>]`.
 macro_rules! args {
-    ($($value:expr),* $(,)?) => { &[$($crate::serve::sql::Value::from($value)),*] as &[$crate::serve::sql::Value] };
+    ($($value:expr),* $(,)?) => { &[$($crate::serve::db::sql::Value::from($value)),*] as &[$crate::serve::db::sql::Value] };
 }
 pub(crate) use args;
 

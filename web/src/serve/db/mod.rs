@@ -1,63 +1,21 @@
-//! The service's store: schema migrations and the queries the pages and the workers need,
-//! each written once for both engines ([`sql`](super::sql): SQLite by default, PostgreSQL
-//! with `--database`).
+//! The service's store: the queries the pages and the workers need, each written once for
+//! both engines ([`sql`]: SQLite by default, PostgreSQL with `--database`). The analyses'
+//! queue (claims, leases, heartbeats, cancels, the end of an analysis) is [`queue`]'s;
+//! opening a store and migrating its schema is [`schema`]'s.
 //!
 //! Every multi-row change is one transaction. SQLite runs in WAL mode, so a crash (even
 //! SIGKILL) loses at most the transaction in flight; PostgreSQL is PostgreSQL.
 
-use std::path::Path;
-use std::sync::Mutex;
-
-use grader::RerunMode;
 use serde::Serialize;
 
-use super::sql::{Backend, Conn, Row, args};
-pub use super::sql::{DbError, DbResult, Engine};
+pub mod sql;
+mod queue;
+mod schema;
+
 use course::submissions::RosterRow;
-
-/// SQLite's schema, one migration per file of `migrations/sqlite/`, in the order of their
-/// numbers; `PRAGMA user_version` counts those applied. Never edit a file once released:
-/// add a new one.
-const SQLITE_MIGRATIONS: &[&str] = &[
-    include_str!("migrations/sqlite/0001_first_schema.sql"),
-    include_str!("migrations/sqlite/0002_analysis_reruns.sql"),
-    include_str!("migrations/sqlite/0003_stability_checks.sql"),
-    include_str!("migrations/sqlite/0004_analysis_attempts.sql"),
-    include_str!("migrations/sqlite/0005_courses.sql"),
-    include_str!("migrations/sqlite/0006_analysis_leases.sql"),
-    include_str!("migrations/sqlite/0007_problem_checks.sql"),
-    include_str!("migrations/sqlite/0008_indexes_by_module_queue_and_batch.sql"),
-];
-
-/// PostgreSQL's schema, one migration per file of `migrations/postgres/`, in the order of
-/// their numbers; the `bugrank_schema` table counts those applied. Never edit a file once
-/// released: add a new one. The first is SQLite's schema after its fifth migration; from
-/// there both grow together. Flags are booleans (SQLite keeps them as 0 and 1: the
-/// queries write TRUE and FALSE, which both read).
-const POSTGRES_MIGRATIONS: &[&str] = &[
-    include_str!("migrations/postgres/0001_schema_of_sqlite_1_to_5.sql"),
-    include_str!("migrations/postgres/0002_leases_and_files.sql"),
-    include_str!("migrations/postgres/0003_problem_checks.sql"),
-];
-
-/// The key of the advisory lock under which PostgreSQL's migrations run: two processes
-/// starting at once on a new database migrate it once. [`Db::exclusively`] takes the next.
-const MIGRATION_LOCK: i64 = 0x0062_7567_7261_6e6b; // "bugrank" in ASCII
-
-/// Starts of one analysis interrupted by the service stopping before it is marked failed
-/// instead of queued again: an analysis that brings the service down every time (or
-/// never ends) must not keep the queue behind it waiting for ever.
-pub const MAX_ATTEMPTS: i64 = 3;
-
-/// How long a claimed analysis stays its process's without a heartbeat: a worker that
-/// dies (SIGKILL, a lost machine) loses its analysis this long after its last heartbeat,
-/// and another worker takes it. Heartbeats come every few seconds (`worker.rs`), so a
-/// pause of a few seconds (a slow disk, a busy database) does not lose it.
-pub const LEASE_SECONDS: i64 = 15;
-
-/// The error of an analysis given up after [`MAX_ATTEMPTS`] starts.
-const GIVEN_UP: &str =
-    "'the process running this analysis stopped while it ran, ' || attempts || ' times: it is not started again (run it anew to retry)'";
+use sql::{Backend, Conn, Row, args};
+pub use queue::{AnalysisRow, AnalysisSettings, AnswerRow, LEASE_SECONDS, MAX_ATTEMPTS, Status};
+pub use sql::{DbError, DbResult, Engine};
 
 /// Seconds since the epoch: timestamps in the store.
 pub fn now() -> i64 {
@@ -179,83 +137,8 @@ pub struct ProblemCheckRow {
     pub created: i64,
 }
 
-/// An analysis's place in the queue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Queued,
-    Running,
-    Done,
-    Failed,
-    Cancelled,
-}
-
-impl Status {
-    fn as_str(self) -> &'static str {
-        match self {
-            Status::Queued => "queued",
-            Status::Running => "running",
-            Status::Done => "done",
-            Status::Failed => "failed",
-            Status::Cancelled => "cancelled",
-        }
-    }
-    /// The state `analyses.status` holds; an error for one this bugrank does not know.
-    fn parse(text: &str) -> DbResult<Status> {
-        match text {
-            "queued" => Ok(Status::Queued),
-            "running" => Ok(Status::Running),
-            "done" => Ok(Status::Done),
-            "failed" => Ok(Status::Failed),
-            "cancelled" => Ok(Status::Cancelled),
-            other => Err(unknown_state("analyses.status", other)),
-        }
-    }
-}
-
-/// How `analyses.rerun` holds a [`RerunMode`].
-fn rerun_text(mode: RerunMode) -> &'static str {
-    match mode {
-        RerunMode::Frozen => "frozen",
-        RerunMode::Full => "full",
-    }
-}
-
-/// The [`RerunMode`] `analyses.rerun` holds (NULL: afresh); an error for one this bugrank
-/// does not know.
-fn parse_rerun(text: Option<&str>) -> DbResult<Option<RerunMode>> {
-    match text {
-        None => Ok(None),
-        Some("frozen") => Ok(Some(RerunMode::Frozen)),
-        Some("full") => Ok(Some(RerunMode::Full)),
-        Some(other) => Err(unknown_state("analyses.rerun", other)),
-    }
-}
-
 fn unknown_state(column: &'static str, value: &str) -> DbError {
     DbError::UnknownState { column, value: value.to_owned() }
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct AnalysisRow {
-    pub id: i64,
-    pub batch_id: i64,
-    #[serde(skip)]
-    pub problem_dir: String,
-    pub seed: u64,
-    pub stable_after: Option<u64>,
-    pub fuel_factor: Option<u64>,
-    pub status: Status,
-    pub error: Option<String>,
-    pub previous_id: Option<i64>,
-    pub created: i64,
-    pub finished: Option<i64>,
-    /// How it re-runs `previous_id` (`None`: afresh, or there was none).
-    pub rerun: Option<RerunMode>,
-    /// Set for a stability check's analysis: the analysis it checks.
-    pub stability_of: Option<i64>,
-    /// While running: the machine and process that runs it ("host (pid 42)").
-    pub holder: Option<String>,
 }
 
 /// An upload: for a problem, with the batch it made or adds to, its report (JSON) and
@@ -266,24 +149,6 @@ pub struct UploadRow {
     pub batch: Option<i64>,
     pub report: String,
     pub status: String,
-}
-
-/// One answer an analysis grades, fixed when it is queued.
-#[derive(Clone, Debug)]
-pub struct AnswerRow {
-    pub student: String,
-    pub sha256: String,
-    pub cohort: Option<String>,
-}
-
-/// What a new analysis asks for beyond the problem's defaults.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct AnalysisSettings {
-    pub seed: u64,
-    pub stable_after: Option<u64>,
-    pub fuel_factor: Option<u64>,
-    /// Re-run the batch's latest finished analysis this way, if there is one.
-    pub rerun: Option<RerunMode>,
 }
 
 /// What [`Db::delete_batch`] did.
@@ -313,9 +178,6 @@ fn upload_status(text: String) -> DbResult<String> {
 const BATCH_COLUMNS: &str = "b.id, b.problem_id, p.title, b.name, b.released, b.created, b.course_id, c.name";
 /// The tables [`BATCH_COLUMNS`] come from.
 const BATCHES: &str = "batches b JOIN problems p ON p.id = b.problem_id JOIN courses c ON c.id = b.course_id";
-const ANALYSIS_COLUMNS: &str =
-    "id, batch_id, problem_dir, seed, stable_after, fuel_factor, status, error, previous_id, created, finished, rerun, stability_of, holder";
-
 fn batch_row(row: &Row) -> DbResult<BatchRow> {
     Ok(BatchRow {
         id: row.int(0)?,
@@ -337,36 +199,17 @@ fn student_row(row: &Row) -> DbResult<StudentRow> {
     Ok(StudentRow { course_id: row.int(0)?, course: row.text(1)?, student: row.text(2)?, token: row.opt_text(3)? })
 }
 
-fn analysis_row(row: &Row) -> DbResult<AnalysisRow> {
-    Ok(AnalysisRow {
-        id: row.int(0)?,
-        batch_id: row.int(1)?,
-        problem_dir: row.text(2)?,
-        seed: row.int(3)? as u64,
-        stable_after: row.opt_int(4)?.map(|v| v as u64),
-        fuel_factor: row.opt_int(5)?.map(|v| v as u64),
-        status: Status::parse(&row.text(6)?)?,
-        error: row.opt_text(7)?,
-        previous_id: row.opt_int(8)?,
-        created: row.int(9)?,
-        finished: row.opt_int(10)?,
-        rerun: parse_rerun(row.opt_text(11)?.as_deref())?,
-        stability_of: row.opt_int(12)?,
-        holder: row.opt_text(13)?,
-    })
-}
-
 fn problem_row(row: &Row) -> DbResult<ProblemRow> {
     Ok(ProblemRow { id: row.int(0)?, name: row.text(1)?, title: row.text(2)?, dir: row.text(3)?, builtin: row.bool(4)? })
 }
 
 /// Every row of a query, read with `read`.
-fn rows<T>(conn: &mut dyn Conn, sql: &str, args: &[super::sql::Value], read: fn(&Row) -> DbResult<T>) -> DbResult<Vec<T>> {
+fn rows<T>(conn: &mut dyn Conn, sql: &str, args: &[sql::Value], read: fn(&Row) -> DbResult<T>) -> DbResult<Vec<T>> {
     conn.query(sql, args)?.iter().map(read).collect()
 }
 
 /// The first row of a query, read with `read`.
-fn row<T>(conn: &mut dyn Conn, sql: &str, args: &[super::sql::Value], read: fn(&Row) -> DbResult<T>) -> DbResult<Option<T>> {
+fn row<T>(conn: &mut dyn Conn, sql: &str, args: &[sql::Value], read: fn(&Row) -> DbResult<T>) -> DbResult<Option<T>> {
     conn.query_opt(sql, args)?.as_ref().map(read).transpose()
 }
 
@@ -383,49 +226,6 @@ fn text_pair(row: &Row) -> DbResult<(String, String)> {
 }
 
 impl Db {
-    /// Opens (creating if needed) the SQLite store at `path` and applies pending
-    /// migrations.
-    pub fn open(path: &Path) -> DbResult<Db> {
-        let mut conn = rusqlite::Connection::open(path)?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        let applied: usize = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-        for (i, migration) in SQLITE_MIGRATIONS.iter().enumerate().skip(applied) {
-            let tx = conn.transaction()?;
-            tx.execute_batch(migration)?;
-            tx.pragma_update(None, "user_version", i + 1)?;
-            tx.commit()?;
-        }
-        Ok(Db(Backend::Sqlite(Mutex::new(conn))))
-    }
-
-    /// Connects to the PostgreSQL database at `url` and applies pending migrations (one
-    /// process at a time: others starting at once wait for it).
-    pub fn connect(url: &str) -> DbResult<Db> {
-        let db = Db(Backend::Postgres(Box::new(super::sql::Postgres::connect(url)?)));
-        db.0.transaction(|conn| {
-            conn.execute("SELECT pg_advisory_xact_lock(?1)", args![MIGRATION_LOCK])?;
-            conn.batch("CREATE TABLE IF NOT EXISTS bugrank_schema (version BIGINT NOT NULL)")?;
-            let applied = conn.query_opt("SELECT version FROM bugrank_schema", &[])?.map(|r| r.int(0)).transpose()?;
-            if applied.is_none() {
-                conn.execute("INSERT INTO bugrank_schema (version) VALUES (0)", &[])?;
-            }
-            let applied = applied.unwrap_or(0);
-            let known = POSTGRES_MIGRATIONS.len() as i64;
-            if applied > known {
-                return Err(DbError::Newer { found: applied, known });
-            }
-            for migration in &POSTGRES_MIGRATIONS[applied as usize..] {
-                conn.batch(migration)?;
-            }
-            conn.execute("UPDATE bugrank_schema SET version = ?1", args![known])?;
-            Ok(())
-        })?;
-        Ok(db)
-    }
-
     /// The engine the store runs on.
     pub fn engine(&self) -> Engine {
         self.0.engine()
@@ -439,7 +239,7 @@ impl Db {
         match &self.0 {
             Backend::Sqlite(_) => work(),
             Backend::Postgres(pool) => {
-                let _held = pool.lock(MIGRATION_LOCK + 1)?;
+                let _held = pool.lock(schema::MIGRATION_LOCK + 1)?;
                 work()
             }
         }
@@ -777,233 +577,7 @@ impl Db {
         Ok(found.into_iter().filter_map(|(batch, analysis)| analysis.map(|a| (batch, a))).collect())
     }
 
-    // --- analyses ---
 
-    /// Queues an analysis of the batch's current submissions.
-    pub fn queue_analysis(&self, batch: i64, problem_dir: &str, settings: AnalysisSettings) -> DbResult<i64> {
-        self.0.transaction(|c| {
-            let previous = c
-                .query_one("SELECT max(id) FROM analyses WHERE batch_id = ?1 AND status = 'done' AND stability_of IS NULL", args![batch])?
-                .opt_int(0)?;
-            let rerun = previous.and(settings.rerun).map(rerun_text);
-            let id = c
-                .query_one(
-                    "INSERT INTO analyses (batch_id, problem_dir, seed, stable_after, fuel_factor, status, previous_id, created, rerun)
-                     VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7, ?8) RETURNING id",
-                    args![
-                        batch,
-                        problem_dir,
-                        settings.seed as i64,
-                        settings.stable_after.map(|v| v as i64),
-                        settings.fuel_factor.map(|v| v as i64),
-                        previous,
-                        now(),
-                        rerun,
-                    ],
-                )?
-                .int(0)?;
-            c.execute(
-                "INSERT INTO analysis_answers (analysis_id, student, sha256, cohort)
-                 SELECT CAST(?1 AS BIGINT), s.student, s.sha256, r.cohort FROM submissions s
-                 LEFT JOIN roster r ON r.batch_id = s.batch_id AND r.student = s.student
-                 WHERE s.batch_id = ?2 AND s.superseded = FALSE",
-                args![id, batch],
-            )?;
-            Ok(id)
-        })
-    }
-
-    /// Queues a stability check of `of`: `seeds` analyses of the same answers with the same
-    /// settings and the seeds after its own.
-    pub fn queue_stability(&self, of: &AnalysisRow, seeds: u64) -> DbResult<()> {
-        self.0.transaction(|c| {
-            for seed in of.seed + 1..=of.seed + seeds {
-                let id = c
-                    .query_one(
-                        "INSERT INTO analyses (batch_id, problem_dir, seed, stable_after, fuel_factor, status, created, stability_of)
-                         VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7) RETURNING id",
-                        args![
-                            of.batch_id,
-                            &of.problem_dir,
-                            seed as i64,
-                            of.stable_after.map(|v| v as i64),
-                            of.fuel_factor.map(|v| v as i64),
-                            now(),
-                            of.id
-                        ],
-                    )?
-                    .int(0)?;
-                c.execute(
-                    "INSERT INTO analysis_answers (analysis_id, student, sha256, cohort)
-                     SELECT CAST(?1 AS BIGINT), student, sha256, cohort FROM analysis_answers WHERE analysis_id = ?2",
-                    args![id, of.id],
-                )?;
-            }
-            Ok(())
-        })
-    }
-
-    /// The analyses of the stability check of `of`, by seed.
-    pub fn stability_runs(&self, of: i64) -> DbResult<Vec<AnalysisRow>> {
-        self.0.run(|c| rows(c, &format!("SELECT {ANALYSIS_COLUMNS} FROM analyses WHERE stability_of = ?1 ORDER BY seed"), args![of], analysis_row))
-    }
-
-    pub fn analysis(&self, id: i64) -> DbResult<Option<AnalysisRow>> {
-        self.0.run(|c| row(c, &format!("SELECT {ANALYSIS_COLUMNS} FROM analyses WHERE id = ?1"), args![id], analysis_row))
-    }
-
-    pub fn analyses_of(&self, batch: i64) -> DbResult<Vec<AnalysisRow>> {
-        self.0.run(|c| {
-            rows(
-                c,
-                &format!("SELECT {ANALYSIS_COLUMNS} FROM analyses WHERE batch_id = ?1 AND stability_of IS NULL ORDER BY id DESC"),
-                args![batch],
-                analysis_row,
-            )
-        })
-    }
-
-    /// The latest finished analysis of a batch.
-    pub fn latest_done(&self, batch: i64) -> DbResult<Option<i64>> {
-        self.0.run(|c| {
-            c.query_one("SELECT max(id) FROM analyses WHERE batch_id = ?1 AND status = 'done' AND stability_of IS NULL", args![batch])?
-                .opt_int(0)
-        })
-    }
-
-    pub fn analysis_answers(&self, id: i64) -> DbResult<Vec<AnswerRow>> {
-        let mut rows = self.0.run(|c| {
-            rows(c, "SELECT student, sha256, cohort FROM analysis_answers WHERE analysis_id = ?1", args![id], |r| {
-                Ok(AnswerRow { student: r.text(0)?, sha256: r.text(1)?, cohort: r.opt_text(2)? })
-            })
-        })?;
-        rows.sort_by(|a, b| course::submissions::natural_cmp(&a.student, &b.student));
-        Ok(rows)
-    }
-
-    /// Takes the oldest analysis that is queued, or running on a lost lease, for
-    /// `holder` (this machine and process) and marks it running with a new lease. One
-    /// whose lease was lost [`MAX_ATTEMPTS`] times is failed with the reason instead. On
-    /// PostgreSQL, workers claiming at once skip each other's rows: each gets another.
-    pub fn claim_next(&self, holder: &str) -> DbResult<Option<AnalysisRow>> {
-        self.0.transaction(|c| {
-            let clock = c.engine().now();
-            let sql = format!(
-                "SELECT {ANALYSIS_COLUMNS}, attempts FROM analyses
-                 WHERE status = 'queued' OR (status = 'running' AND lease_until < {clock})
-                 ORDER BY id LIMIT 1{}",
-                c.engine().skip_locked()
-            );
-            loop {
-                let Some(found) = c.query_opt(&sql, &[])? else { return Ok(None) };
-                let (next, attempts) = (analysis_row(&found)?, found.int(14)?);
-                if next.status == Status::Running && attempts >= MAX_ATTEMPTS {
-                    c.execute(
-                        &format!("UPDATE analyses SET status = 'failed', finished = ?2, holder = NULL, error = {GIVEN_UP} WHERE id = ?1"),
-                        args![next.id, now()],
-                    )?;
-                    continue;
-                }
-                c.execute(
-                    &format!(
-                        "UPDATE analyses SET status = 'running', started = ?2, attempts = attempts + 1, holder = ?3,
-                             lease_until = {clock} + ?4, cancel_requested = FALSE WHERE id = ?1"
-                    ),
-                    args![next.id, now(), holder, LEASE_SECONDS],
-                )?;
-                return Ok(Some(AnalysisRow { status: Status::Running, holder: Some(holder.to_owned()), ..next }));
-            }
-        })
-    }
-
-    /// Renews `holder`'s lease on a running analysis. `None` when it is no longer
-    /// `holder`'s (its lease was lost and another process took it, or it ended): stop
-    /// working on it. `Some(true)` when a cancel was asked.
-    pub fn heartbeat(&self, id: i64, holder: &str) -> DbResult<Option<bool>> {
-        self.0.run(|c| {
-            let sql = format!(
-                "UPDATE analyses SET lease_until = {} + ?3 WHERE id = ?1 AND holder = ?2 AND status = 'running' RETURNING cancel_requested",
-                c.engine().now()
-            );
-            c.query_opt(&sql, args![id, holder, LEASE_SECONDS])?.map(|r| r.bool(0)).transpose()
-        })
-    }
-
-    /// Asks the process running an analysis to cancel it (it sees it at its next
-    /// heartbeat); false if it is not running.
-    pub fn request_cancel(&self, id: i64) -> DbResult<bool> {
-        let changed = self.0.run(|c| c.execute("UPDATE analyses SET cancel_requested = TRUE WHERE id = ?1 AND status = 'running'", args![id]))?;
-        Ok(changed == 1)
-    }
-
-    /// At start-up, on SQLite only (whose data directory one process holds): analyses
-    /// left running by the last shutdown are queued again (the analysis is deterministic,
-    /// so running it again gives what it would have given), unless they were started
-    /// [`MAX_ATTEMPTS`] times already; those are failed with the reason. Returns how many
-    /// were queued again. On PostgreSQL other processes may be running them: their
-    /// leases say when they are lost instead.
-    pub fn requeue_running(&self) -> DbResult<u64> {
-        if self.engine() == Engine::Postgres {
-            return Ok(0);
-        }
-        self.0.transaction(|c| {
-            c.execute(
-                &format!("UPDATE analyses SET status = 'failed', finished = ?2, holder = NULL, error = {GIVEN_UP} WHERE status = 'running' AND attempts >= ?1"),
-                args![MAX_ATTEMPTS, now()],
-            )?;
-            c.execute("UPDATE analyses SET status = 'queued', holder = NULL WHERE status = 'running'", &[])
-        })
-    }
-
-    pub fn set_progress(&self, id: i64, progress: &str) -> DbResult<()> {
-        self.0.run(|c| c.execute("UPDATE analyses SET progress = ?2 WHERE id = ?1", args![id, progress]))?;
-        Ok(())
-    }
-
-    pub fn progress(&self, id: i64) -> DbResult<Option<String>> {
-        self.0.run(|c| Ok(c.query_opt("SELECT progress FROM analyses WHERE id = ?1", args![id])?.map(|r| r.opt_text(0)).transpose()?.flatten()))
-    }
-
-    /// Cancels a queued analysis at once; true if it was queued.
-    pub fn cancel_queued(&self, id: i64) -> DbResult<bool> {
-        let changed = self.0.run(|c| {
-            c.execute("UPDATE analyses SET status = 'cancelled', finished = ?2 WHERE id = ?1 AND status = 'queued'", args![id, now()])
-        })?;
-        Ok(changed == 1)
-    }
-
-    /// Records how an analysis `holder` ran ended, with its bug lists when it is done.
-    /// False, recording nothing, when it is no longer `holder`'s (another process took it
-    /// over on a lost lease, and records its own end): an analysis ends once.
-    pub fn finish_analysis(&self, id: i64, holder: &str, status: Status, error: Option<&str>, bug_lists: &[(String, String)]) -> DbResult<bool> {
-        self.0.transaction(|c| {
-            let ended = c.execute(
-                "UPDATE analyses SET status = ?3, error = ?4, finished = ?5, holder = NULL, lease_until = NULL
-                 WHERE id = ?1 AND holder = ?2 AND status = 'running'",
-                args![id, holder, status.as_str(), error, now()],
-            )?;
-            if ended == 0 {
-                return Ok(false);
-            }
-            for (student, list) in bug_lists {
-                c.execute(
-                    "INSERT INTO bug_lists (analysis_id, student, list) VALUES (?1, ?2, ?3)
-                     ON CONFLICT (analysis_id, student) DO UPDATE SET list = excluded.list",
-                    args![id, student, list],
-                )?;
-            }
-            Ok(true)
-        })
-    }
-
-    /// Every student's bug list (JSON) of an analysis.
-    pub fn bug_lists(&self, analysis: i64) -> DbResult<Vec<(String, String)>> {
-        self.0.run(|c| rows(c, "SELECT student, list FROM bug_lists WHERE analysis_id = ?1", args![analysis], text_pair))
-    }
-
-    pub fn bug_list(&self, analysis: i64, student: &str) -> DbResult<Option<String>> {
-        self.0.run(|c| row(c, "SELECT list FROM bug_lists WHERE analysis_id = ?1 AND student = ?2", args![analysis, student], first_text))
-    }
 }
 
 impl Db {
@@ -1066,6 +640,10 @@ fn insert_submission(c: &mut dyn Conn, batch: i64, s: &SubmissionRow) -> DbResul
 
 #[cfg(test)]
 mod tests {
+    use grader::RerunMode;
+
+    use super::queue::{parse_rerun, rerun_text};
+    use super::schema::SQLITE_MIGRATIONS;
     use super::*;
 
     #[test]
@@ -1105,20 +683,6 @@ mod tests {
         write("UPDATE uploads SET status = 'archived' WHERE id = ?1", upload);
         let refused = message(db.upload(upload).unwrap_err());
         assert!(refused.contains("uploads.status holds `archived`"), "{refused}");
-    }
-
-    #[test]
-    fn the_migrations_are_the_files_of_each_engines_folder_in_the_order_of_their_numbers() {
-        for (engine, embedded) in [("sqlite", SQLITE_MIGRATIONS), ("postgres", POSTGRES_MIGRATIONS)] {
-            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/serve/migrations").join(engine);
-            let mut files: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
-            files.sort();
-            for (i, file) in files.iter().enumerate() {
-                assert!(file.starts_with(&format!("{:04}_", i + 1)) && file.ends_with(".sql"), "{engine}: {file} is not numbered {:04}", i + 1);
-            }
-            let texts: Vec<String> = files.iter().map(|f| std::fs::read_to_string(dir.join(f)).unwrap()).collect();
-            assert_eq!(texts, embedded, "{engine}: every file of {} is embedded, in order", dir.display());
-        }
     }
 
     #[test]
