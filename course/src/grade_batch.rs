@@ -15,12 +15,13 @@ use std::time::{Duration, Instant};
 
 use grader::{Analysis, Answer, Build, GraderError, Progress, RerunMode, analyse, bug_list, rerun};
 use rayon::prelude::*;
-use sandbox::{Program, Role, Sandbox};
+use sandbox::{Program, Sandbox};
 use toolchain::Builder;
 
 use crate::error::{CourseError, CourseResult};
 use crate::problem_dir::ProblemDir;
-use crate::submissions::{Batch, HandIn, Handed, Loaded, Rejected, RosterRow, natural_cmp};
+use crate::hand_in::HandIn;
+use crate::submissions::{Batch, Rejected, RosterRow, natural_cmp};
 
 /// The longest the compile phase of one batch may take, wall clock: some 30 times what
 /// the largest honest class measured needs (300 Rust sources, 56 s cold on 2 cores), so
@@ -188,26 +189,10 @@ fn compile(tools: &Tools, hand_ins: &[HandIn], cancel: &AtomicBool, report: &(dy
         if cancel.load(Ordering::Relaxed) || started.elapsed() > Duration::from_secs(BATCH_COMPILE_SECONDS) {
             return None;
         }
-        let loaded = load(&tools.sandbox, &tools.builder, file, handed, Some(cancel));
+        let loaded = crate::load::load(&tools.sandbox, &tools.builder, file, handed, Some(cancel));
         report(Stage::Compiling { compiled: compiled.fetch_add(1, Ordering::Relaxed) + 1, total });
         Some(loaded)
     })
-}
-
-/// One hand-in's program: a module compiled, or sources built then compiled (a module that
-/// is a bundle of sources, as the service stores them, is built too). `stop` stops a
-/// compile of sources midway.
-pub fn load(sandbox: &Sandbox, builder: &Builder, file: &str, handed: &Handed, stop: Option<&AtomicBool>) -> Result<Loaded<Program>, String> {
-    match handed {
-        Handed::Module(source) => {
-            let bytes = source.read()?;
-            match toolchain::Source::from_bytes(&bytes) {
-                Some(sources) => crate::sources::build(sandbox, builder, file, &sources, stop),
-                None => Ok(Loaded::Program(sandbox.load(file, &bytes, Role::Answer).map_err(|e| e.to_string())?, None)),
-            }
-        }
-        Handed::Sources(files) => crate::sources::build(sandbox, builder, file, &crate::sources::read(files)?, stop),
-    }
 }
 
 /// The error of a batch whose compile time ran out: how many were not reached, and who
@@ -255,16 +240,12 @@ pub fn answers_of<'a>(submissions: impl IntoIterator<Item = (&'a str, &'a Progra
                 programs.push(program);
                 programs.len()
             });
-            Answer { id: id.to_owned(), cohort, program: number, version: hex(&program.hash()) }
+            Answer { id: id.to_owned(), cohort, program: number, version: crate::hand_in::hex(&program.hash()) }
         })
         .collect();
     (programs, answers)
 }
 
-/// Lower-case hexadecimal of `bytes` (a module's SHA-256, as stored and shown).
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 /// Records how each answer that ran was built (`built`: id and build), and adds the
 /// answers whose sources did not compile ([`Analysis::add_not_built`]: id, cohort, build),

@@ -36,10 +36,11 @@ pub mod error;
 pub mod executor;
 pub mod exports;
 pub mod grade_batch;
+pub mod hand_in;
+pub mod load;
 pub mod outputs;
 pub mod problem_check;
 pub mod problem_dir;
-pub mod sources;
 pub mod submissions;
 
 pub use error::{CourseError, CourseResult};

@@ -13,7 +13,8 @@ use toolchain::Builder;
 use crate::CourseResult;
 use crate::executor::SandboxExecutor;
 use crate::problem_dir::ProblemDir;
-use crate::submissions::{Batch, HandIn, accept_languages, hand_ins, read_batch_dir};
+use crate::hand_in::HandIn;
+use crate::submissions::{Batch, accept_languages, hand_ins, read_batch_dir};
 
 /// Whether a problem's example submission `id` must pass every input (`correct…`) or
 /// fail some (`buggy…`); `None` for any other id, which is not an example.

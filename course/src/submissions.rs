@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{Cursor, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use toolchain::{Builder, Language};
 
 use crate::error::{CourseError, CourseResult};
+use crate::hand_in::{HandIn, Handed, Loaded, ModuleSource, SharedBytes};
 
 /// The most entries the zips of one request may have together: a class of 1,000 with a
 /// few files each is far below.
@@ -116,12 +117,6 @@ pub struct NotBuilt {
     pub build: Build,
 }
 
-/// What loading one hand-in gave.
-pub enum Loaded<P> {
-    Program(P, Option<Build>),
-    NotBuilt(Build),
-}
-
 /// A row of the roster: `id,cohort` and optionally `manual`; other columns are kept.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RosterRow {
@@ -182,91 +177,6 @@ pub struct Batch<P = Program> {
 /// A file of the batch by name, with where its bytes are or why they cannot be used.
 pub type BatchFile = (String, Result<ModuleSource, String>);
 
-/// What one student handed in, found in a batch and not yet loaded.
-#[derive(Clone, Debug)]
-pub struct HandIn {
-    /// The student, when known (a file with an unsafe path has none).
-    pub id: Option<String>,
-    /// The file (a path, inside a zip), or the folder followed by `/`.
-    pub file: String,
-    pub what: Result<Handed, String>,
-}
-
-/// A module, or the files of one student's sources (plain names: headers included).
-#[derive(Clone, Debug)]
-pub enum Handed {
-    Module(ModuleSource),
-    Sources(Vec<(String, ModuleSource)>),
-}
-
-/// Where a module's bytes are. They are read only when the module is loaded, a few at a
-/// time, so that a batch (a class of 1,000, or zips near [`MAX_ZIP_UNPACKED_BYTES`]) is
-/// never held unpacked all at once.
-#[derive(Clone)]
-pub enum ModuleSource {
-    /// A file of a directory of submissions.
-    File(PathBuf),
-    /// Bytes given as they are (an uploaded module).
-    Bytes(SharedBytes),
-    /// An entry of a zip held in memory, still compressed. Its unpacked size was checked
-    /// when the zip was read ([`read_zip`]).
-    Zipped { zip: zip::ZipArchive<Cursor<SharedBytes>>, index: usize },
-    /// Bytes its owner fetches when the module is loaded (the service's store), or why
-    /// they cannot be.
-    Fetched(Arc<dyn Fn() -> Result<Vec<u8>, String> + Send + Sync>),
-}
-
-impl std::fmt::Debug for ModuleSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ModuleSource::File(path) => write!(f, "File({})", path.display()),
-            ModuleSource::Bytes(bytes) => write!(f, "Bytes({} bytes)", bytes.0.len()),
-            ModuleSource::Zipped { index, .. } => write!(f, "Zipped(entry {index})"),
-            ModuleSource::Fetched(_) => write!(f, "Fetched"),
-        }
-    }
-}
-
-/// Bytes shared without copying: an uploaded file, or a zip whose entries are read later.
-#[derive(Clone)]
-pub struct SharedBytes(pub Arc<Vec<u8>>);
-
-impl AsRef<[u8]> for SharedBytes {
-    fn as_ref(&self) -> &[u8] {
-        &self.0
-    }
-}
-
-impl ModuleSource {
-    /// The module's bytes (uploaded ones are not copied); the error says why they cannot
-    /// be read.
-    pub fn read(&self) -> Result<std::borrow::Cow<'_, [u8]>, String> {
-        match self {
-            ModuleSource::File(path) => std::fs::read(path).map(Into::into).map_err(|e| format!("cannot read {}: {e}", path.display())),
-            ModuleSource::Bytes(bytes) => Ok(bytes.0.as_slice().into()),
-            ModuleSource::Zipped { zip, index } => {
-                let mut zip = zip.clone();
-                let mut entry = zip.by_index(*index).map_err(|e| e.to_string())?;
-                let mut bytes = Vec::with_capacity(entry.size().min(MAX_MODULE_BYTES as u64) as usize);
-                entry.by_ref().take(MAX_MODULE_BYTES as u64).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", entry.name()))?;
-                Ok(bytes.into())
-            }
-            ModuleSource::Fetched(fetch) => fetch().map(Into::into),
-        }
-    }
-}
-
-impl Handed {
-    /// The bytes the service keeps for this hand-in: the module, or the sources as one
-    /// bundle ([`toolchain::Source::to_bytes`]).
-    pub fn stored(&self) -> Result<Vec<u8>, String> {
-        match self {
-            Handed::Module(source) => Ok(source.read()?.into_owned()),
-            Handed::Sources(files) => Ok(crate::sources::read(files)?.to_bytes()),
-        }
-    }
-}
-
 /// True for the file names that are modules: `.wasm` binaries and `.wat` text.
 pub fn module_id(file_name: &str) -> Option<&str> {
     file_name.strip_suffix(".wasm").or_else(|| file_name.strip_suffix(".wat")).filter(|id| !id.is_empty())
@@ -317,7 +227,7 @@ impl Batch {
     /// Compiles (or builds, then compiles) each hand-in ([`crate::grade_batch::load`]). Of two
     /// giving the same id, the first by file name is taken.
     pub fn from_hand_ins(sandbox: &Sandbox, builder: &Builder, hand_ins: &[HandIn]) -> Batch {
-        Batch::of(hand_ins, |file, handed| Some(crate::grade_batch::load(sandbox, builder, file, handed, None)))
+        Batch::of(hand_ins, |file, handed| Some(crate::load::load(sandbox, builder, file, handed, None)))
     }
 }
 
@@ -331,7 +241,7 @@ impl Batch<()> {
             match handed {
                 Handed::Module(source) => sandbox.check(file, &source.read()?, Role::Answer).map_err(|e| e.to_string())?,
                 Handed::Sources(files) => {
-                    let source = crate::sources::read(files)?;
+                    let source = crate::load::read(files)?;
                     builder.ready(source.language).map_err(|e| format!("{file}: {e}"))?;
                 }
             }
@@ -394,7 +304,7 @@ impl<P: Send> Batch<P> {
 pub fn accept_languages(mut hand_ins: Vec<HandIn>, accepted: &[Language]) -> Vec<HandIn> {
     for hand_in in &mut hand_ins {
         let Ok(Handed::Sources(files)) = &hand_in.what else { continue };
-        let Ok(language) = crate::sources::language(files) else { continue };
+        let Ok(language) = crate::load::language(files) else { continue };
         if !accepted.contains(&language) {
             let names: Vec<&str> = accepted.iter().map(|l| l.name()).collect();
             hand_in.what = Err(format!("{}: this problem accepts sources in {} (or modules), not {language}", hand_in.file, names.join(", ")));

@@ -250,7 +250,7 @@ const MAX_EXAMPLES: usize = 20;
 fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::path::PathBuf, String), AppError> {
     let bad = |reason: String| AppError::BadRequest(format!("{file_name}: {reason}"));
     let mut unpacking = course::submissions::Unpacking::new();
-    let mut zip = unpacking.open(course::submissions::SharedBytes(std::sync::Arc::new(bytes))).map_err(|e| bad(format!("not a readable zip: {e:#}")))?;
+    let mut zip = unpacking.open(course::hand_in::SharedBytes(std::sync::Arc::new(bytes))).map_err(|e| bad(format!("not a readable zip: {e:#}")))?;
     // The problem's files, at the top or in one folder, and its examples in `submissions/`
     // there (the layout `bugrank new-problem` writes): which entry goes to which file.
     let mut wanted: Vec<(usize, String)> = Vec::new();

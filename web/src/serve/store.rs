@@ -6,7 +6,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use sha2::{Digest, Sha256};
 
 pub struct Store {
     root: PathBuf,
@@ -32,15 +31,7 @@ pub fn lock_data(root: &Path) -> anyhow::Result<std::fs::File> {
     }
 }
 
-/// `bytes` in lower-case hexadecimal.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The hex SHA-256 of `bytes`: a module's name in the store.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
+pub use course::hand_in::{hex, sha256_hex};
 
 /// Writes `bytes` to `path` through a temporary file in the same folder, synced to disk
 /// before it takes the name.
@@ -98,18 +89,12 @@ impl Store {
         let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
         // A bundle named `.zip` has no name: its folder still needs one.
         let safe = if safe.is_empty() { "problem".to_owned() } else { safe };
-        loop {
-            let parent = self.root.join("problems").join(&super::auth::random_token()[..12]);
-            match std::fs::create_dir(&parent) {
-                Ok(()) => {
-                    let dir = parent.join(safe);
-                    std::fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-                    return Ok(dir);
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e).with_context(|| format!("cannot create {}", parent.display())),
-            }
-        }
+        let problems = self.root.join("problems");
+        // A new folder of a random name (tempfile retries one that exists), kept.
+        let parent = tempfile::Builder::new().prefix("").rand_bytes(12).tempdir_in(&problems).with_context(|| format!("cannot create a folder in {}", problems.display()))?.keep();
+        let dir = parent.join(safe);
+        std::fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(dir)
     }
 
     /// How the store names `path` (a file or folder under the data folder): relative to

@@ -12,10 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use super::db::{SubmissionRow, now};
 use super::{App, AppError};
-use course::submissions::{
-    Batch, HandIn, ModuleSource, RosterRow, SharedBytes, Unpacking, hand_ins, module_id, natural_cmp, parse_roster, read_zip,
-    source_id,
-};
+use course::hand_in::{HandIn, ModuleSource, SharedBytes};
+use course::submissions::{Batch, RosterRow, Unpacking, hand_ins, module_id, natural_cmp, parse_roster, read_zip, source_id};
 
 /// A multipart form read into memory: its text fields and its files.
 #[derive(Default)]

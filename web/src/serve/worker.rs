@@ -15,7 +15,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use course::problem_dir::ProblemDir;
-use course::submissions::{HandIn, Handed, ModuleSource};
+use course::hand_in::{HandIn, Handed, ModuleSource};
 use course::{Class, Previous, Settings, Stage, grade_batch};
 use grader::{Analysis, GraderError, Progress, RerunMode};
 use serde::{Deserialize, Serialize};

@@ -1,13 +1,14 @@
-//! Students' sources: read from a batch, checked, built to a module in the toolchain's
-//! sandbox, and loaded. What the compiler says is the student's result ([`Loaded`]);
-//! only what this machine cannot do (no toolchain, no sandbox) rejects the files.
+//! A hand-in's program: a module compiled, or a student's sources read, checked, built
+//! to a module in the toolchain's sandbox, and compiled. What the compiler says is the
+//! student's result ([`Loaded`]); only what this machine cannot do (no toolchain, no
+//! sandbox) rejects the files.
 
 use std::sync::atomic::AtomicBool;
 use grader::Build;
 use sandbox::{Program, Role, Sandbox};
 use toolchain::{Builder, Built, Language, Source};
 
-use crate::submissions::{Loaded, ModuleSource};
+use crate::hand_in::{Handed, Loaded, ModuleSource};
 
 /// Reads one student's source files (plain names: headers included) into a [`Source`] in
 /// one language. Headers go with C and C++ sources; other files are left out.
@@ -66,4 +67,31 @@ pub fn build(sandbox: &Sandbox, builder: &Builder, file: &str, source: &Source, 
         },
         Built::Failed { message, .. } => Loaded::NotBuilt(record(String::new(), Some(message))),
     })
+}
+
+/// One hand-in's program: a module compiled, or sources built then compiled (a module that
+/// is a bundle of sources, as the service stores them, is built too). `stop` stops a
+/// compile of sources midway.
+pub fn load(sandbox: &Sandbox, builder: &Builder, file: &str, handed: &Handed, stop: Option<&AtomicBool>) -> Result<Loaded<Program>, String> {
+    match handed {
+        Handed::Module(source) => {
+            let bytes = source.read()?;
+            match toolchain::Source::from_bytes(&bytes) {
+                Some(sources) => build(sandbox, builder, file, &sources, stop),
+                None => Ok(Loaded::Program(sandbox.load(file, &bytes, Role::Answer).map_err(|e| e.to_string())?, None)),
+            }
+        }
+        Handed::Sources(files) => build(sandbox, builder, file, &read(files)?, stop),
+    }
+}
+
+impl Handed {
+    /// The bytes the service keeps for this hand-in: the module, or the sources as one
+    /// bundle ([`toolchain::Source::to_bytes`]).
+    pub fn stored(&self) -> Result<Vec<u8>, String> {
+        match self {
+            Handed::Module(source) => Ok(source.read()?.into_owned()),
+            Handed::Sources(files) => Ok(read(files)?.to_bytes()),
+        }
+    }
 }
