@@ -14,7 +14,7 @@
 //! the experiment's `summary.csv` and `manual.csv`) have neither: they are the command
 //! line's, byte for byte, and keep every value verbatim.
 
-use grader::Analysis;
+use grader::{Analysis, AnswerResult, FailureKind};
 
 use crate::submissions::RosterRow;
 
@@ -64,13 +64,24 @@ fn extra<'a>(row: Option<&'a RosterRow>, column: &str) -> Option<&'a str> {
     row.and_then(|r| r.get(column)).filter(|v| !v.is_empty())
 }
 
+/// The points a gradebook gets for `answer`, and the most possible: points on the fixed
+/// scale ([`grader::Points`]), or, in an analysis made before points existed, the suite
+/// tests passed of the suite's size.
+pub fn gradebook_points(analysis: &Analysis, answer: &AnswerResult) -> (f64, f64) {
+    match &answer.points {
+        Some(points) => (points.points, points.max),
+        None => (answer.passed as f64, analysis.scored_tests() as f64),
+    }
+}
+
 /// Canvas's gradebook import, as Canvas exports it: `Student,ID,SIS User ID,SIS Login
-/// ID,Section,<assignment>`, then a `Points Possible` row giving the suite's size, then
-/// each student's points: the suite tests passed.
+/// ID,Section,<assignment>`, then a `Points Possible` row giving the maximum
+/// (`grading.max_points`), then each student's points ([`gradebook_points`]).
 pub fn canvas_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str) -> csv::Result<Vec<u8>> {
     let mut out = SpreadsheetCsv::new();
     out.write_record(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment])?;
-    out.write_record(["Points Possible", "", "", "", "", &analysis.scored_tests().to_string()])?;
+    let possible = analysis.answers.first().map_or(analysis.grading.max_points, |a| gradebook_points(analysis, a).1);
+    out.write_record(["Points Possible", "", "", "", "", &possible.to_string()])?;
     for a in &analysis.answers {
         let row = roster.iter().find(|r| r.id == a.id);
         out.write_record([
@@ -79,54 +90,79 @@ pub fn canvas_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str) -
             extra(row, "sis_user_id").unwrap_or(""),
             extra(row, "sis_login_id").unwrap_or(""),
             extra(row, "section").unwrap_or(""),
-            &a.passed.to_string(),
+            &gradebook_points(analysis, a).0.to_string(),
         ])?;
     }
     out.into_bytes()
+}
+
+/// A failure's kind in words, as the feedback says it.
+fn kind_in_words(kind: FailureKind) -> &'static str {
+    match kind {
+        FailureKind::Wrong => "a wrong output",
+        FailureKind::Crash => "a crash",
+        FailureKind::Timeout => "too slow (far slower than the model answer)",
+        FailureKind::Memory | FailureKind::Output => "over the memory or output limit",
+    }
 }
 
 /// How many runs of a kind, in words: "a wrong output on 3 inputs".
 fn kinds_in_words(counts: &grader::FailureCounts) -> Vec<String> {
     let inputs = |n: usize| if n == 1 { "1 input".to_owned() } else { format!("{n} inputs") };
     [
-        (counts.wrong, "a wrong output"),
-        (counts.crash, "a crash"),
-        (counts.timeout, "too slow (far slower than the model answer)"),
-        (counts.memory + counts.output, "over the memory or output limit"),
+        (counts.wrong, FailureKind::Wrong),
+        (counts.crash, FailureKind::Crash),
+        (counts.timeout, FailureKind::Timeout),
+        (counts.memory + counts.output, FailureKind::Memory),
     ]
     .into_iter()
     .filter(|&(n, _)| n > 0)
-    .map(|(n, what)| format!("{what} on {}", inputs(n)))
+    .map(|(n, kind)| format!("{} on {}", kind_in_words(kind), inputs(n)))
     .collect()
 }
 
-/// The feedback a student reads in Moodle: what failed, in words, with the shortest input
-/// that shows a bug, and where the rest is.
-pub fn feedback(analysis: &Analysis, answer: &grader::AnswerResult) -> String {
+/// How a program's points were found, in words: "87.3 of 100 points: wrong on 30 of the
+/// 1000 generated inputs it was graded on (a wrong output on 30 inputs)."
+pub fn points_in_words(points: &grader::Points) -> String {
+    let earned = format!("{} of {} points", points.points, points.max);
+    if points.failed == 0 {
+        return format!("{earned}: right on all {} generated inputs it was graded on.", points.judged);
+    }
+    if let Some(kind) = points.every_input {
+        let how = kind_in_words(kind);
+        return format!("{earned}: it failed every one of the {} generated inputs it was graded on the same way ({how}): one failure, on every input.", points.judged);
+    }
+    format!("{earned}: wrong on {} of the {} generated inputs it was graded on ({}).", points.failed, points.judged, kinds_in_words(&points.counts).join(", "))
+}
+
+/// The feedback a student reads in Moodle: the points and why, what the class's tests
+/// found, in words, with the shortest input that shows a bug, and where the rest is.
+pub fn feedback(analysis: &Analysis, answer: &AnswerResult) -> String {
     let tests = analysis.scored_tests();
+    let earned = answer.points.as_ref().map(|p| format!("{} ", points_in_words(p))).unwrap_or_default();
     if answer.not_built() {
-        return format!("Your program did not compile, so it failed all {tests} tests. Your bugrank page shows the compiler's message.");
+        return format!("{earned}Your program did not compile, so it failed all {tests} tests. Your bugrank page shows the compiler's message.");
     }
     if answer.failed.is_empty() {
-        return format!("Your program passed all {tests} tests: no bug was found.");
+        return format!("{earned}Your program passed all {tests} tests: no bug was found.");
     }
     let shortest = answer.failed.iter().filter_map(|id| analysis.suite.iter().find(|t| &t.id == id)).min_by_key(|t| (t.input.chars().count(), &t.id));
     let example = shortest.map(|t| format!(" The shortest input it fails on: {}.", present::one_line(&t.input, 80))).unwrap_or_default();
     format!(
-        "Your program passed {} of {tests} tests; each failed test is a different bug found in this class. It gave {}.{example} Your bugrank page shows every failing input with the output expected.",
+        "{earned}Your program passed {} of {tests} tests; each failed test is a different bug found in this class. It gave {}.{example} Your bugrank page shows every failing input with the output expected.",
         answer.passed,
         kinds_in_words(&answer.counts).join(", ")
     )
 }
 
-/// Moodle's grade import: an identity column (`ID number`), the grade (percent of the
-/// suite passed, one decimal) and the feedback.
+/// Moodle's grade import: an identity column (`ID number`), the grade (the points,
+/// [`gradebook_points`]) and the feedback.
 pub fn moodle_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str) -> csv::Result<Vec<u8>> {
     let mut out = SpreadsheetCsv::new();
     out.write_record(["ID number", assignment, &format!("{assignment} (feedback)")])?;
     for a in &analysis.answers {
         let row = roster.iter().find(|r| r.id == a.id);
-        out.write_record([extra(row, "idnumber").unwrap_or(&a.id), &format!("{:.1}", a.percent), &feedback(analysis, a)])?;
+        out.write_record([extra(row, "idnumber").unwrap_or(&a.id), &gradebook_points(analysis, a).0.to_string(), &feedback(analysis, a)])?;
     }
     out.into_bytes()
 }

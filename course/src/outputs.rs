@@ -75,7 +75,10 @@ pub fn main_cohorts(rows: &[ScoreRow]) -> Option<(String, String)> {
     }
 }
 
-/// `id,cohort,passed,failed,suite_size,percent,rank`, then the failed tests by kind
+/// `id,cohort,passed,failed,suite_size,percent,rank` (the paper's measures, against the
+/// class's suite), `points,max_points` (on the fixed scale, the same whoever else is
+/// graded: [`grader::Points`]; empty for an analysis made before points), then the failed
+/// tests by kind
 /// (`wrong,crash,timeout,memory,output`), one row per answer; when any answer was built
 /// from sources, `language` (`module` for one handed in as a module) and `compiled`
 /// (`yes`/`no`: a `no` failed every test without running); then the roster's own
@@ -93,7 +96,7 @@ pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> CourseResult<Vec
     let has_sources = analysis.answers.iter().any(|a| a.build.is_some());
     let mut csv = csv::Writer::from_writer(Vec::new());
     let mut header =
-        vec!["id", "cohort", "passed", "failed", "suite_size", "percent", "rank", "wrong", "crash", "timeout", "memory", "output"];
+        vec!["id", "cohort", "passed", "failed", "suite_size", "percent", "rank", "points", "max_points", "wrong", "crash", "timeout", "memory", "output"];
     if has_sources {
         header.extend(["language", "compiled"]);
     }
@@ -110,6 +113,8 @@ pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> CourseResult<Vec
             analysis.scored_tests().to_string(),
             format!("{:.1}", a.percent),
             a.rank.to_string(),
+            a.points.as_ref().map(|p| p.points.to_string()).unwrap_or_default(),
+            a.points.as_ref().map(|p| p.max.to_string()).unwrap_or_default(),
             a.counts.wrong.to_string(),
             a.counts.crash.to_string(),
             a.counts.timeout.to_string(),

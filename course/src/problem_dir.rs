@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use grader::{FuelPolicy, Oracle, SearchOptions};
+use grader::{FuelPolicy, GradingPolicy, Oracle, SearchOptions};
 use sandbox::{Limits, MAX_MEMORY_BYTES, Program, Role, Sandbox};
 use serde::Deserialize;
 use toolchain::{Builder, Built, Language, Source};
@@ -36,6 +36,10 @@ pub const MAX_STABLE_AFTER: u64 = 1_000_000;
 
 /// The largest `search.max_tests`: ten times the default, some hours of a large class.
 pub const MAX_TESTS: u64 = 10_000_000;
+
+/// The largest `grading.max_points`: a gradebook's scale is 1 to a few hundred points;
+/// 10,000 leaves room for any, and keeps points readable with two decimals.
+pub const MAX_POINTS: f64 = 10_000.0;
 
 /// The files of a problem directory (a bundle's other files are ignored): the settings and
 /// statement, each program as a module or a source file, and the generator's guest library
@@ -71,6 +75,10 @@ pub struct ProblemToml {
     pub limits: LimitsToml,
     #[serde(default)]
     pub search: SearchToml,
+    /// How points on the fixed scale are given (`max_points`, default 100;
+    /// `failure_deduction`, default 0.1): see [`grader::GradingPolicy`].
+    #[serde(default)]
+    pub grading: GradingPolicy,
     /// The languages students' sources may be in (`["c", "cpp", "rust"]`, the default:
     /// all). Modules are always accepted.
     #[serde(default = "all_languages")]
@@ -103,6 +111,17 @@ impl ProblemToml {
             if value == 0 || value > max {
                 return Err(CourseError::Problem(format!("{}: {field} must be between 1 and {max} (it is {value})", toml_path.display())));
             }
+        }
+        let grading = &toml.grading;
+        if !(grading.max_points > 0.0 && grading.max_points <= MAX_POINTS) {
+            return Err(CourseError::Problem(format!("{}: grading.max_points must be more than 0 and at most {MAX_POINTS} (it is {})", toml_path.display(), grading.max_points)));
+        }
+        if !(0.0..=1.0).contains(&grading.failure_deduction) {
+            return Err(CourseError::Problem(format!(
+                "{}: grading.failure_deduction is the share of the points any failure costs, from 0 to 1 (it is {})",
+                toml_path.display(),
+                grading.failure_deduction
+            )));
         }
         if toml.languages.is_empty() {
             return Err(CourseError::Problem(format!("{}: languages must name at least one of \"c\", \"cpp\", \"rust\"", toml_path.display())));
@@ -238,6 +257,7 @@ impl ProblemDir {
                 reference: limits.reference_fuel,
             },
             search: SearchOptions { stable_after: self.toml.search.stable_after, max_tests: self.toml.search.max_tests },
+            grading: self.toml.grading,
         }
     }
 
@@ -317,5 +337,10 @@ mod tests {
         check("[limits]\noutput_bytes = 16_777_217", Some("limits.output_bytes must be between 1 and 16777216"));
         check("[search]\nstable_after = 1_000_001", Some("search.stable_after must be between 1 and 1000000"));
         check("[search]\nmax_tests = 0", Some("search.max_tests must be between 1 and 10000000"));
+        check("[grading]\nmax_points = 20", None);
+        check("[grading]\nmax_points = 0", Some("grading.max_points must be more than 0 and at most 10000 (it is 0)"));
+        check("[grading]\nmax_points = 1e9", Some("grading.max_points must be more than 0 and at most 10000"));
+        check("[grading]\nfailure_deduction = 1.5", Some("grading.failure_deduction is the share of the points any failure costs, from 0 to 1 (it is 1.5)"));
+        check("[grading]\nmax_point = 20", Some("unknown field `max_point`"));
     }
 }

@@ -70,6 +70,7 @@ mod neighbours;
 mod oracle;
 mod order;
 mod partition;
+mod points;
 mod problem;
 mod rank;
 mod rerun;
@@ -91,6 +92,7 @@ pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, Tes
 pub use oracle::{CheckerVerdict, Execution, Failure, FailureKind, Oracle, RunOutcome};
 pub use order::{Class, CorrectnessOrder, Edge, correctness_order};
 pub use partition::{BitSet, FailingSet, Suite, is_redundant};
+pub use points::{GRADING_SAMPLE_INPUTS, GRADING_SEED, GradingPolicy, Points};
 pub use problem::{Answer, Executor, Problem, Progress, SearchOptions};
 pub use rank::{percent, ranks};
 pub use rerun::{changed_since, grade_changes, rerun};

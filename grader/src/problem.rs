@@ -2,6 +2,7 @@
 //! search options), the [`Answer`]s, and the [`Executor`] that runs the generator and the
 //! programs; and the [`Progress`] it is told of while the analysis runs.
 
+use crate::points::GradingPolicy;
 use serde::{Deserialize, Serialize};
 
 use crate::budget::FuelPolicy;
@@ -52,6 +53,8 @@ pub struct Problem {
     pub oracle: Oracle,
     pub fuel: FuelPolicy,
     pub search: SearchOptions,
+    /// How points are given on the fixed scale ([`crate::points`]).
+    pub grading: GradingPolicy,
 }
 
 /// One submission. Several answers may share a program (identical modules run once).

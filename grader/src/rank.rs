@@ -1,6 +1,7 @@
 //! Scores and ranks. An answer's score is the number of suite tests it passes; its bugs
 //! are the suite tests it fails (Paper III, section 4.1).
 
+use crate::points::Points;
 use std::collections::BTreeMap;
 
 use crate::result::{Analysis, AnswerResult, Build, FailureCounts};
@@ -51,6 +52,7 @@ impl Analysis {
             rank: ran + 1,
             percent: 0.0,
             build: Some(build),
+            points: Some(Points::not_built(&self.grading)),
         });
     }
 }

@@ -10,6 +10,7 @@
 //! Nothing here searches or runs a program: the search fills these in; `rank.rs` and
 //! `rerun.rs` add to them.
 
+use crate::points::{GradingPolicy, Points};
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -76,6 +77,10 @@ pub struct AnswerResult {
     /// [`Analysis::add_not_built`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<Build>,
+    /// Points on the fixed scale, from the grading sample ([`crate::points`]): the same
+    /// whoever else is graded. Absent in analyses made before points existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<Points>,
 }
 
 /// Where an answer's program came from when it was built from sources: enough to trace a
@@ -160,6 +165,9 @@ pub struct Analysis {
     pub fuel: FuelPolicy,
     #[serde(default)]
     pub calibration: Calibration,
+    /// How points were given (the maximum and the deduction for any failure).
+    #[serde(default)]
+    pub grading: GradingPolicy,
     pub suite: Vec<SuiteTest>,
     pub answers: Vec<AnswerResult>,
     pub order: CorrectnessOrder,

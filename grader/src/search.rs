@@ -2,6 +2,7 @@
 //! search for the suite, and the [`Analysis`] made of it at the end: what it is given is
 //! in `problem.rs`, what it makes is the format of `analysis.json` in `result.rs`.
 
+use crate::points::{Points, sample_failures};
 use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -629,7 +630,15 @@ impl Search<'_> {
                 ((t, program), FailureDetail { failure, fuel_used: run.fuel_used })
             })
             .collect();
-        let executions = self.executions + failed_runs.len() as u64;
+        // Points, for the answers searched: each distinct program on the grading sample.
+        let programs: Vec<usize> = {
+            let mut programs: Vec<usize> = self.answers.iter().filter(|a| !copied.contains_key(&a.id)).map(|a| a.program).collect();
+            programs.sort_unstable();
+            programs.dedup();
+            programs
+        };
+        let (sampled, sample_runs) = sample_failures(self.problem, self.executor, &self.calibration, &programs);
+        let executions = self.executions + failed_runs.len() as u64 + sample_runs;
 
         let mut rows: Vec<AnswerResult> = everyone
             .iter()
@@ -655,6 +664,7 @@ impl Search<'_> {
                     rank: 0,
                     percent: 0.0,
                     build: None,
+                    points: sampled.get(&answer.program).map(|&(judged, counts)| Points::of(&self.problem.grading, judged, counts)),
                 }
             })
             .collect();
@@ -720,6 +730,7 @@ impl Search<'_> {
             stable_after: self.problem.search.stable_after,
             fuel: self.problem.fuel,
             calibration: self.calibration,
+            grading: self.problem.grading,
             suite,
             answers: rows,
             order: correctness_order(&in_order, &test_ids),

@@ -6,8 +6,8 @@
 //! suite the analysis builds must satisfy Paper III's definitions.
 
 use grader::{
-    Analysis, Answer, ChoiceSource, Execution, Executor, FailingSet, Problem, Rng, RunOutcome,
-    analyse, is_redundant,
+    Analysis, Answer, ChoiceSource, Execution, Executor, FailingSet, FailureCounts, GRADING_SAMPLE_INPUTS, GRADING_SEED,
+    GradingPolicy, Points, Problem, Rng, RunOutcome, analyse, is_redundant,
 };
 
 #[derive(Clone, Copy, Debug)]
@@ -193,4 +193,33 @@ fn stability_names_exactly_the_bugs_that_only_some_seeds_found() {
         assert!(same.varying_bugs.is_empty() && same.order_unchanged && same.maximum_deviation == 0.0);
     }
     assert!(varying_seen > 0, "short searches disagree somewhere");
+}
+
+/// Points on the fixed scale depend on the program alone: the same for an answer graded
+/// with its class, alone, or with the search's seed changed; and they are its failures on
+/// the grading sample, counted by the formula of `grader::points`.
+#[test]
+fn an_answers_points_are_the_same_graded_alone_or_with_any_class_and_whatever_the_seed() {
+    for seed in 0..12 {
+        let model = Model::random(seed);
+        let class = analyse_model(&model, seed);
+        for (i, bugs) in model.answers.iter().enumerate() {
+            let in_class = class.answers[i].points.clone().expect("an answer that ran has points");
+            let alone = analyse_model(&Model { answers: vec![bugs.clone()] }, seed + 100);
+            assert_eq!(alone.answers[0].points.as_ref(), Some(&in_class), "model {seed}, answer {i}: alone, with another seed");
+
+            let failed = (0..GRADING_SAMPLE_INPUTS)
+                .filter(|&index| {
+                    let (input, _) = model.generate(ChoiceSource::for_random_test(GRADING_SEED, index));
+                    let input = input.unwrap();
+                    bugs.iter().any(|b| b.fires(&digits(&input)))
+                })
+                .count();
+            let expected = Points::of(&GradingPolicy::default(), GRADING_SAMPLE_INPUTS, FailureCounts { wrong: failed, ..Default::default() });
+            assert_eq!(in_class, expected, "model {seed}, answer {i}: {bugs:?}");
+            if bugs.is_empty() {
+                assert_eq!(in_class.points, 100.0, "no bug, no failure: full points");
+            }
+        }
+    }
 }

@@ -92,9 +92,10 @@ fn only_the_changed_answer_is_run_in_a_frozen_rerun() {
     assert_eq!(change.len(), 1);
     assert_eq!((change[0].id.as_str(), change[0].before, change[0].after), ("a1", Some(50.0), Some(100.0)));
     assert_eq!(change[0].why, ["their own submission changed", "now passes t1"]);
-    // Each of the 100 possible inputs run at most once by the reference and by a1: a2
-    // and a3 are not run at all.
-    assert!(after.executions <= 2 * 100, "{} executions", after.executions);
+    // Each of the 100 possible inputs run at most once by the reference and by a1, and
+    // the grading sample by both for a1's points: a2 and a3 are not run at all.
+    assert!(after.executions <= 2 * 100 + 2 * grader::GRADING_SAMPLE_INPUTS, "{} executions", after.executions);
+    assert_eq!(row(&after, "a2").points, row(&before, "a2").points, "an unchanged answer keeps its points");
 }
 
 #[test]

@@ -126,15 +126,16 @@ fn scores_csv_has_the_contract_columns_and_a_row_per_answer() {
     // The contract's columns, then the roster's own: its manual grade and its note.
     assert_eq!(
         lines.next(),
-        Some("id,cohort,passed,failed,suite_size,percent,rank,wrong,crash,timeout,memory,output,manual,note")
+        Some("id,cohort,passed,failed,suite_size,percent,rank,points,max_points,wrong,crash,timeout,memory,output,manual,note")
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), FIXTURE.answers);
     let a14 = rows.iter().find(|r| r[0] == "a14").unwrap();
     assert_eq!((a14[1], a14[2], a14[5]), ("hunit", "0", "0.0"));
-    assert_eq!(a14[8], a14[3], "a14 fails every test by a crash");
-    assert_eq!(a14[12], "0", "a14's manual grade from the roster");
-    assert!(a14[13].contains("crashes on every input"), "the roster's note is kept: {a14:?}");
+    assert_eq!((a14[7], a14[8]), ("0", "100"), "a14 crashes on every input: no points of 100");
+    assert_eq!(a14[10], a14[3], "a14 fails every test by a crash");
+    assert_eq!(a14[14], "0", "a14's manual grade from the roster");
+    assert!(a14[15].contains("crashes on every input"), "the roster's note is kept: {a14:?}");
     for row in &rows {
         let passed: usize = row[2].parse().unwrap();
         let failed: usize = row[3].parse().unwrap();
@@ -234,4 +235,29 @@ fn grading_against_a_previous_suite_moves_only_the_resubmitted_answers_grade() {
     let a01 = second.answers.iter().find(|a| a.id == "a01").unwrap();
     assert_eq!(a01.percent, 100.0);
     assert_eq!(second.rerun.as_ref().unwrap().changed, ["a01"]);
+}
+
+/// Points on the fixed scale are the program's alone: each of these hand-ins, graded with
+/// just one classmate (and another seed, and a short search), keeps the points it has in
+/// the class of 19. The suite's score moves (the class makes the suite); the points may not.
+#[test]
+fn a_hand_in_graded_with_one_classmate_keeps_the_points_it_has_in_the_whole_class() {
+    let class = seed_1();
+    let points = |analysis: &Analysis, id: &str| analysis.answers.iter().find(|a| a.id == id).unwrap().points.clone().unwrap();
+    // The correct one, one that crashes on everything, and three with one bug each.
+    for (id, classmate) in [("a18", "a14"), ("a01", "a18"), ("a05", "a06"), ("a16", "a02")] {
+        let pair = tempfile::tempdir().unwrap();
+        for file in [id, classmate] {
+            let name = format!("{file}.wasm");
+            std::fs::copy(end_to_end::problem_dir().join("submissions").join(&name), pair.path().join(&name)).unwrap();
+        }
+        let run = end_to_end::grade_without_roster(&[("--submissions", &pair.path().display().to_string()), ("--seed", "7"), ("--stable-after", "300")]);
+        let alone = points(&run.graded.analysis, id);
+        assert_eq!(alone, points(class, id), "{id} with {classmate} alone");
+    }
+    let (correct, crashes) = (points(class, "a18"), points(class, "a14"));
+    assert_eq!((correct.points, correct.failed), (100.0, 0), "no failure: full points");
+    assert_eq!((crashes.points, crashes.every_input), (0.0, Some(grader::FailureKind::Crash)), "fails every input one way");
+    let one_bug = points(class, "a01");
+    assert!(one_bug.points > 0.0 && one_bug.points <= 90.0, "a bug costs at least a tenth: {one_bug:?}");
 }

@@ -65,8 +65,8 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     let scores = client.get(&format!("/analyses/{id}/files/scores.csv"));
     assert_eq!((scores.status, scores.content_type.as_str()), (200, "text/csv"));
     let (header, rows) = csv_shape(&scores.body);
-    assert_eq!(header[..7], ["id", "cohort", "passed", "failed", "suite_size", "percent", "rank"]);
-    assert_eq!(header[12..], ["manual", "note"], "the roster's columns come back in its order");
+    assert_eq!(header[..9], ["id", "cohort", "passed", "failed", "suite_size", "percent", "rank", "points", "max_points"]);
+    assert_eq!(header[14..], ["manual", "note"], "the roster's columns come back in its order");
     assert_eq!(rows, 19);
     assert!(!scores.body.starts_with('\u{feff}'), "scores.csv is the command line's, without a byte-order mark");
     // The gradebook files open in Excel as UTF-8: they start with a byte-order mark.
@@ -75,14 +75,17 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     let (header, rows) = csv_shape(&canvas.body);
     assert_eq!(header, ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Assignment 1"]);
     assert_eq!(rows, 20, "a Points Possible row, then one per student");
-    // Points: tests passed of the suite's; no SIS data in this roster, so none is made up.
-    assert!(canvas.body.contains("\nPoints Possible,,,,,19\n") && canvas.body.contains("\na18,,,,,19\n"), "{}", canvas.body);
+    // Points on the fixed scale (of 100 by default); no SIS data in this roster, so none
+    // is made up.
+    assert!(canvas.body.contains("\nPoints Possible,,,,,100\n") && canvas.body.contains("\na18,,,,,100\n"), "{}", canvas.body);
     let moodle = client.get(&format!("/analyses/{id}/files/moodle.csv"));
     assert!(moodle.body.starts_with('\u{feff}'));
     let (header, rows) = csv_shape(&moodle.body);
     assert_eq!(header, ["ID number", "Assignment 1", "Assignment 1 (feedback)"]);
     assert_eq!(rows, 19);
     let a14 = moodle.body.lines().find(|l| l.starts_with("a14,")).unwrap();
+    assert!(a14.starts_with("a14,0,"), "no points for a program that crashes on every input: {a14}");
+    assert!(a14.contains("the same way (a crash): one failure, on every input."), "{a14}");
     assert!(a14.contains("Your program passed 0 of 19 tests") && a14.contains("It gave a crash on 19 inputs. The shortest input it fails on: "), "{a14}");
     assert!(!a14.contains(" t0") && !a14.contains(" t1"), "no test ids, words: {a14}");
     let dot = client.get(&format!("/analyses/{id}/files/order.dot"));

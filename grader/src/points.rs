@@ -1,0 +1,168 @@
+//! Points on a fixed scale (beyond the paper): what a program earns, out of a maximum the
+//! instructor sets, from its runs on a *grading sample* that is the same whoever else is
+//! graded.
+//!
+//! The paper's score (suite tests passed) and rank say how a program compares with its
+//! class: the suite is made of the class's bugs, so one more classmate can add a test and
+//! move everyone's score. Points may not move so. They come from [`GRADING_SAMPLE_INPUTS`]
+//! inputs the problem's generator draws with the fixed [`GRADING_SEED`] (not the
+//! analysis's seed, nor anything of the class), each judged with the fair budget the
+//! search gives it:
+//!
+//! - no failure on the sample: the maximum;
+//! - else `max × (1 − failure_deduction) × (share of the sample passed)`: any failure
+//!   costs `failure_deduction` of the maximum (default 10%, so that a bug on one input in a
+//!   thousand still costs something), and the rest goes by how often the program is wrong
+//!   on inputs drawn as the problem draws them. A program that fails every input the same
+//!   way (it does not start, or loops on everything) gets 0: one failure, on every input.
+//!
+//! Pitfall: a bug rarer than the sample can show (below one input in a thousand) costs no
+//! points even when the search found it: it shows in the bug list, the score and the rank,
+//! and the instructor may adjust the points.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::budget::Calibration;
+use crate::generate::ChoiceSource;
+use crate::oracle::FailureKind;
+use crate::problem::{Executor, Problem};
+use crate::result::FailureCounts;
+use crate::run::{budget, run_answer, run_reference};
+
+/// The seed of the grading sample: fixed, so that points depend on the problem and the
+/// program alone (not on the analysis's seed, which only steers the search).
+pub const GRADING_SEED: u64 = 0x6752_4144_4553_0001;
+
+/// Inputs in the grading sample: a failure on one input in a thousand is found, and the
+/// sample costs 1,000 runs per distinct program (some 2% of a fixture analysis's runs).
+pub const GRADING_SAMPLE_INPUTS: u64 = 1_000;
+
+/// How points are given: `[grading]` of `problem.toml`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GradingPolicy {
+    /// The points of a program with no failure on the sample. Default 100.
+    pub max_points: f64,
+    /// The share of `max_points` that any failure costs, from 0 to 1. Default 0.1.
+    pub failure_deduction: f64,
+}
+
+impl Default for GradingPolicy {
+    fn default() -> Self {
+        GradingPolicy { max_points: 100.0, failure_deduction: 0.1 }
+    }
+}
+
+/// A program's points and how they were found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Points {
+    /// Out of `max`, rounded to two decimals.
+    pub points: f64,
+    pub max: f64,
+    /// Sample inputs the program was judged on (inputs the reference or the checker could
+    /// not handle are left out, for everyone).
+    pub judged: u64,
+    /// Of those, the ones it failed, by kind.
+    pub failed: u64,
+    pub counts: FailureCounts,
+    /// Set when it failed every input judged, all in this one way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every_input: Option<FailureKind>,
+}
+
+impl Points {
+    /// The points of a program that failed `counts` of `judged` sample inputs.
+    pub fn of(policy: &GradingPolicy, judged: u64, counts: FailureCounts) -> Points {
+        let failed = (counts.wrong + counts.crash + counts.timeout + counts.memory + counts.output) as u64;
+        let passed_share = if judged == 0 { 1.0 } else { (judged - failed) as f64 / judged as f64 };
+        let earned = if failed == 0 { policy.max_points } else { policy.max_points * (1.0 - policy.failure_deduction) * passed_share };
+        let kinds = [
+            (counts.wrong, FailureKind::Wrong),
+            (counts.crash, FailureKind::Crash),
+            (counts.timeout, FailureKind::Timeout),
+            (counts.memory, FailureKind::Memory),
+            (counts.output, FailureKind::Output),
+        ];
+        let every_input = kinds.iter().find(|(n, _)| judged > 0 && *n as u64 == judged).map(|(_, kind)| *kind);
+        Points { points: (earned * 100.0).round() / 100.0, max: policy.max_points, judged, failed, counts, every_input }
+    }
+
+    /// The points of a program that never ran (its sources did not compile): none.
+    pub fn not_built(policy: &GradingPolicy) -> Points {
+        Points { points: 0.0, max: policy.max_points, judged: 0, failed: 0, counts: FailureCounts::default(), every_input: None }
+    }
+}
+
+/// Runs `programs` (executor program numbers, each once) on the grading sample and counts
+/// each one's failures: `(program, judged, counts)` in the order given, and the runs made.
+/// Deterministic whatever the thread count.
+pub(crate) fn sample_failures(
+    problem: &Problem,
+    executor: &dyn Executor,
+    calibration: &Calibration,
+    programs: &[usize],
+) -> (HashMap<usize, (u64, FailureCounts)>, u64) {
+    // The sample's usable inputs, the reference's run and the fair budget on each.
+    let sample: Vec<_> = (0..GRADING_SAMPLE_INPUTS)
+        .into_par_iter()
+        .filter_map(|index| {
+            let (input, _) = executor.generate(ChoiceSource::for_random_test(GRADING_SEED, index));
+            let input = input.ok()?;
+            let reference = run_reference(problem, executor, &input).ok()?;
+            let fuel = budget(problem, calibration, &input, &reference).fair;
+            Some((input, reference, fuel))
+        })
+        .collect();
+    // Each program runs on the whole sample in a row (its instance slot stays warm).
+    let counted: HashMap<usize, (u64, FailureCounts)> = programs
+        .par_iter()
+        .map(|&program| {
+            let mut kinds = Vec::new();
+            let mut judged = 0;
+            for (input, reference, fuel) in &sample {
+                match run_answer(problem, executor, input, reference, program, *fuel).1 {
+                    // The checker failed on this output: the input says nothing of the program.
+                    Err(_) => continue,
+                    Ok(verdict) => {
+                        judged += 1;
+                        kinds.extend(verdict.map(|failure| failure.kind));
+                    }
+                }
+            }
+            (program, (judged, FailureCounts::of(&kinds)))
+        })
+        .collect();
+    let runs = sample.len() as u64 * (1 + programs.len() as u64);
+    (counted, runs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(judged: u64, counts: FailureCounts, expected: f64) {
+        assert_eq!(Points::of(&GradingPolicy::default(), judged, counts).points, expected, "{counts:?} of {judged}");
+    }
+
+    #[test]
+    fn no_failure_gets_the_maximum_any_failure_costs_a_tenth_and_the_rest_goes_by_how_often() {
+        check(1000, FailureCounts::default(), 100.0);
+        check(1000, FailureCounts { wrong: 1, ..Default::default() }, 89.91);
+        check(1000, FailureCounts { wrong: 250, crash: 250, ..Default::default() }, 45.0);
+        check(1000, FailureCounts { timeout: 1000, ..Default::default() }, 0.0);
+    }
+
+    #[test]
+    fn a_program_failing_every_input_one_way_is_said_to_and_one_failing_in_two_ways_is_not() {
+        let policy = GradingPolicy { max_points: 20.0, failure_deduction: 0.25 };
+        let loops = Points::of(&policy, 800, FailureCounts { timeout: 800, ..Default::default() });
+        assert_eq!((loops.points, loops.every_input), (0.0, Some(FailureKind::Timeout)));
+        let mixed = Points::of(&policy, 800, FailureCounts { timeout: 400, crash: 400, ..Default::default() });
+        assert_eq!((mixed.points, mixed.every_input), (0.0, None));
+        let one = Points::of(&policy, 800, FailureCounts { crash: 8, ..Default::default() });
+        assert_eq!((one.points, one.max, one.failed), (14.85, 20.0, 8));
+    }
+}
