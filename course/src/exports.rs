@@ -66,12 +66,15 @@ fn extra<'a>(row: Option<&'a RosterRow>, column: &str) -> Option<&'a str> {
 
 /// The points a gradebook gets for `answer`, and the most possible: points on the fixed
 /// scale ([`grader::Points`]), or, in an analysis made before points existed, the suite
-/// tests passed of the suite's size.
-pub fn gradebook_points(analysis: &Analysis, answer: &AnswerResult) -> (f64, f64) {
-    match &answer.points {
+/// tests passed of the suite's size; then the instructor's adjustment from the student's
+/// roster row, if any, kept between 0 and the maximum.
+pub fn gradebook_points(analysis: &Analysis, answer: &AnswerResult, row: Option<&RosterRow>) -> (f64, f64) {
+    let (points, max) = match &answer.points {
         Some(points) => (points.points, points.max),
         None => (answer.passed as f64, analysis.scored_tests() as f64),
-    }
+    };
+    let adjusted = points + row.and_then(RosterRow::adjustment).map_or(0.0, |a| a.points);
+    ((adjusted.clamp(0.0, max) * 100.0).round() / 100.0, max)
 }
 
 /// Canvas's gradebook import, as Canvas exports it: `Student,ID,SIS User ID,SIS Login
@@ -80,7 +83,7 @@ pub fn gradebook_points(analysis: &Analysis, answer: &AnswerResult) -> (f64, f64
 pub fn canvas_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str) -> csv::Result<Vec<u8>> {
     let mut out = SpreadsheetCsv::new();
     out.write_record(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment])?;
-    let possible = analysis.answers.first().map_or(analysis.grading.max_points, |a| gradebook_points(analysis, a).1);
+    let possible = analysis.answers.first().map_or(analysis.grading.max_points, |a| gradebook_points(analysis, a, None).1);
     out.write_record(["Points Possible", "", "", "", "", &possible.to_string()])?;
     for a in &analysis.answers {
         let row = roster.iter().find(|r| r.id == a.id);
@@ -90,10 +93,16 @@ pub fn canvas_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str) -
             extra(row, "sis_user_id").unwrap_or(""),
             extra(row, "sis_login_id").unwrap_or(""),
             extra(row, "section").unwrap_or(""),
-            &gradebook_points(analysis, a).0.to_string(),
+            &gradebook_points(analysis, a, row).0.to_string(),
         ])?;
     }
     out.into_bytes()
+}
+
+/// `text` ending as a sentence does ("too strict." stays, "too strict" gains its full stop).
+fn sentence(text: &str) -> String {
+    let text = text.trim();
+    if text.ends_with(['.', '!', '?']) { text.to_owned() } else { format!("{text}.") }
 }
 
 /// A failure's kind in words, as the feedback says it.
@@ -135,11 +144,16 @@ pub fn points_in_words(points: &grader::Points) -> String {
     format!("{earned}: wrong on {} of the {} generated inputs it was graded on ({}).", points.failed, points.judged, kinds_in_words(&points.counts).join(", "))
 }
 
-/// The feedback a student reads in Moodle: the points and why, what the class's tests
-/// found, in words, with the shortest input that shows a bug, and where the rest is.
-pub fn feedback(analysis: &Analysis, answer: &AnswerResult) -> String {
+/// The feedback a student reads in Moodle: the points and why (and the instructor's
+/// adjustment, from the student's roster row), what the class's tests found, in words,
+/// with the shortest input that shows a bug, and where the rest is.
+pub fn feedback(analysis: &Analysis, answer: &AnswerResult, row: Option<&RosterRow>) -> String {
     let tests = analysis.scored_tests();
-    let earned = answer.points.as_ref().map(|p| format!("{} ", points_in_words(p))).unwrap_or_default();
+    let mut earned = answer.points.as_ref().map(|p| format!("{} ", points_in_words(p))).unwrap_or_default();
+    if let Some(adjustment) = row.and_then(RosterRow::adjustment) {
+        let (points, max) = gradebook_points(analysis, answer, row);
+        earned.push_str(&format!("The instructor adjusted your points by {:+}: {} That makes {points} of {max}. ", adjustment.points, sentence(&adjustment.reason)));
+    }
     if answer.not_built() {
         return format!("{earned}Your program did not compile, so it failed all {tests} tests. Your bugrank page shows the compiler's message.");
     }
@@ -162,7 +176,7 @@ pub fn moodle_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str) -
     out.write_record(["ID number", assignment, &format!("{assignment} (feedback)")])?;
     for a in &analysis.answers {
         let row = roster.iter().find(|r| r.id == a.id);
-        out.write_record([extra(row, "idnumber").unwrap_or(&a.id), &gradebook_points(analysis, a).0.to_string(), &feedback(analysis, a)])?;
+        out.write_record([extra(row, "idnumber").unwrap_or(&a.id), &gradebook_points(analysis, a, row).0.to_string(), &feedback(analysis, a, row)])?;
     }
     out.into_bytes()
 }

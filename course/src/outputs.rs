@@ -9,6 +9,7 @@ use present::{analysis_html, experiment_html, order_dot, order_svg};
 use serde::Serialize;
 
 use crate::error::{CourseError, CourseResult};
+use crate::exports::gradebook_points;
 use crate::grade_batch::Graded;
 use crate::submissions::{Rejected, RosterRow};
 
@@ -77,7 +78,8 @@ pub fn main_cohorts(rows: &[ScoreRow]) -> Option<(String, String)> {
 
 /// `id,cohort,passed,failed,suite_size,percent,rank` (the paper's measures, against the
 /// class's suite), `points,max_points` (on the fixed scale, the same whoever else is
-/// graded: [`grader::Points`]; empty for an analysis made before points), then the failed
+/// graded: [`grader::Points`], with the roster's `adjustment`; empty for an analysis made
+/// before points), then the failed
 /// tests by kind
 /// (`wrong,crash,timeout,memory,output`), one row per answer; when any answer was built
 /// from sources, `language` (`module` for one handed in as a module) and `compiled`
@@ -113,7 +115,7 @@ pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> CourseResult<Vec
             analysis.scored_tests().to_string(),
             format!("{:.1}", a.percent),
             a.rank.to_string(),
-            a.points.as_ref().map(|p| p.points.to_string()).unwrap_or_default(),
+            a.points.as_ref().map(|_| gradebook_points(analysis, a, row).0.to_string()).unwrap_or_default(),
             a.points.as_ref().map(|p| p.max.to_string()).unwrap_or_default(),
             a.counts.wrong.to_string(),
             a.counts.crash.to_string(),

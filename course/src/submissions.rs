@@ -131,10 +131,32 @@ pub struct RosterRow {
     pub extra: Vec<(String, String)>,
 }
 
+/// The roster's column of an instructor's change to a student's points: a number of
+/// points, added (or, negative, taken away) after the points are computed.
+pub const ADJUSTMENT_COLUMN: &str = "adjustment";
+
+/// The roster's column of the reason for an adjustment, which the student reads.
+pub const ADJUSTMENT_REASON_COLUMN: &str = "adjustment_reason";
+
+/// An instructor's change to one student's points, with its reason. It belongs to the
+/// batch's roster, so every analysis of the batch (a re-run included) keeps it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Adjustment {
+    pub points: f64,
+    pub reason: String,
+}
+
 impl RosterRow {
     /// The value of the roster's column `header`, if it has one.
     pub fn get(&self, header: &str) -> Option<&str> {
         self.extra.iter().find(|(h, _)| h == header).map(|(_, v)| v.as_str())
+    }
+
+    /// The instructor's adjustment of this student's points, if the roster gives one
+    /// ([`ADJUSTMENT_COLUMN`], [`ADJUSTMENT_REASON_COLUMN`]; checked by [`parse_roster`]).
+    pub fn adjustment(&self) -> Option<Adjustment> {
+        let points = self.get(ADJUSTMENT_COLUMN).filter(|p| !p.is_empty())?.parse::<f64>().ok().filter(|p| p.is_finite())?;
+        Some(Adjustment { points, reason: self.get(ADJUSTMENT_REASON_COLUMN).unwrap_or_default().to_owned() })
     }
 
     /// The columns of `extra` as stored (JSON), read back in their order; the older form, a
@@ -552,6 +574,18 @@ pub fn parse_roster(file_name: &str, input: impl Read) -> CourseResult<(Vec<Rost
                 }
             },
         };
+        let adjustment = column(ADJUSTMENT_COLUMN).map(|c| &record[c]).filter(|a| !a.is_empty());
+        let reason = column(ADJUSTMENT_REASON_COLUMN).map(|c| &record[c]).filter(|r| !r.is_empty());
+        if let Some(text) = adjustment {
+            if !text.parse::<f64>().is_ok_and(f64::is_finite) {
+                rejected.push(reject(format!("{file_name} line {line}: the adjustment `{text}` is not a number of points (such as 5 or -2.5)")));
+                continue;
+            }
+            if reason.is_none() {
+                rejected.push(reject(format!("{file_name} line {line}: the adjustment {text} has no reason: the student reads it, in the column `{ADJUSTMENT_REASON_COLUMN}`")));
+                continue;
+            }
+        }
         if id.is_empty() {
             rejected.push(reject(format!("{file_name} line {line}: the id is empty")));
         } else if rows.iter().any(|r| r.id == id) {
@@ -585,6 +619,28 @@ mod tests {
         // Kept before the order was: a map by name, without `manual`.
         let older = RosterRow::columns_from_json(r#"{"zeta":"z","alpha":"a"}"#, Some(7.0));
         assert_eq!(older, [("manual", "7"), ("alpha", "a"), ("zeta", "z")].map(|(h, v)| (h.to_owned(), v.to_owned())));
+    }
+
+    #[test]
+    fn an_adjustment_is_a_number_of_points_with_a_reason_and_a_row_without_one_is_refused_alone() {
+        let roster = "id,cohort,adjustment,adjustment_reason\n\
+                      a01,A,5,the output format was ambiguous\n\
+                      a02,A,-2.5,late\n\
+                      a03,A,five,typo\n\
+                      a04,A,3,\n\
+                      a05,A,,\n";
+        let (rows, rejected) = parse_roster("r.csv", roster.as_bytes()).unwrap();
+        let adjustments: Vec<(&str, Option<Adjustment>)> = rows.iter().map(|r| (r.id.as_str(), r.adjustment())).collect();
+        let adjusted = |points: f64, reason: &str| Some(Adjustment { points, reason: reason.to_owned() });
+        assert_eq!(adjustments, [("a01", adjusted(5.0, "the output format was ambiguous")), ("a02", adjusted(-2.5, "late")), ("a05", None)]);
+        let reasons: Vec<&str> = rejected.iter().map(|r| r.reason.as_str()).collect();
+        assert_eq!(
+            reasons,
+            [
+                "r.csv line 4: the adjustment `five` is not a number of points (such as 5 or -2.5)",
+                "r.csv line 5: the adjustment 3 has no reason: the student reads it, in the column `adjustment_reason`",
+            ]
+        );
     }
 
     #[test]

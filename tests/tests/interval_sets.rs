@@ -261,3 +261,32 @@ fn a_hand_in_graded_with_one_classmate_keeps_the_points_it_has_in_the_whole_clas
     let one_bug = points(class, "a01");
     assert!(one_bug.points > 0.0 && one_bug.points <= 90.0, "a bug costs at least a tenth: {one_bug:?}");
 }
+
+/// An instructor's adjustment (the roster's `adjustment` and `adjustment_reason`) moves
+/// the student's points in scores.csv and the gradebooks, kept between 0 and the maximum,
+/// and the student reads the reason in the feedback; the analysis itself keeps the points
+/// the program earned.
+#[test]
+fn an_adjustment_in_the_roster_moves_the_points_within_the_scale_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let roster = dir.path().join("roster.csv");
+    std::fs::write(
+        &roster,
+        "id,cohort,adjustment,adjustment_reason\na01,quickcheck,5,the statement did not say intervals may touch\na14,hunit,-3,copied\na18,quickcheck,10,bonus\n",
+    )
+    .unwrap();
+    let run = grade(&[("--roster", &roster.display().to_string()), ("--stable-after", "300")]);
+    let earned = |id: &str| run.graded.analysis.answers.iter().find(|a| a.id == id).unwrap().points.clone().unwrap().points;
+    let scores: BTreeMap<String, String> = run.files["scores.csv"].lines().skip(1).map(|l| {
+        let cells: Vec<&str> = l.split(',').collect();
+        (cells[0].to_owned(), cells[7].to_owned())
+    }).collect();
+    let expected_a01 = ((earned("a01") + 5.0) * 100.0).round() / 100.0;
+    assert_eq!(scores["a01"], expected_a01.to_string());
+    assert_eq!((scores["a14"].as_str(), scores["a18"].as_str()), ("0", "100"), "kept within 0 and 100");
+    assert_eq!(scores["a02"], earned("a02").to_string(), "no adjustment, the points earned");
+    let moodle = String::from_utf8(course::exports::moodle_csv(&run.graded.analysis, &run.graded.roster, "A1").unwrap()).unwrap();
+    let a01 = moodle.lines().find(|l| l.starts_with("a01,")).unwrap();
+    assert!(a01.starts_with(&format!("a01,{expected_a01},")), "{a01}");
+    assert!(a01.contains("The instructor adjusted your points by +5: the statement did not say intervals may touch. That makes"), "{a01}");
+}
