@@ -14,7 +14,8 @@
 //! the experiment's `summary.csv` and `manual.csv`) have neither: they are the command
 //! line's, byte for byte, and keep every value verbatim.
 
-use grader::{Analysis, AnswerResult, FailureKind};
+use grader::{Analysis, AnswerResult};
+use present::{kinds_in_words, points_in_words};
 
 use crate::submissions::RosterRow;
 
@@ -105,44 +106,6 @@ fn sentence(text: &str) -> String {
     if text.ends_with(['.', '!', '?']) { text.to_owned() } else { format!("{text}.") }
 }
 
-/// A failure's kind in words, as the feedback says it.
-fn kind_in_words(kind: FailureKind) -> &'static str {
-    match kind {
-        FailureKind::Wrong => "a wrong output",
-        FailureKind::Crash => "a crash",
-        FailureKind::Timeout => "too slow (far slower than the model answer)",
-        FailureKind::Memory | FailureKind::Output => "over the memory or output limit",
-    }
-}
-
-/// How many runs of a kind, in words: "a wrong output on 3 inputs".
-fn kinds_in_words(counts: &grader::FailureCounts) -> Vec<String> {
-    let inputs = |n: usize| if n == 1 { "1 input".to_owned() } else { format!("{n} inputs") };
-    [
-        (counts.wrong, FailureKind::Wrong),
-        (counts.crash, FailureKind::Crash),
-        (counts.timeout, FailureKind::Timeout),
-        (counts.memory + counts.output, FailureKind::Memory),
-    ]
-    .into_iter()
-    .filter(|&(n, _)| n > 0)
-    .map(|(n, kind)| format!("{} on {}", kind_in_words(kind), inputs(n)))
-    .collect()
-}
-
-/// How a program's points were found, in words: "87.3 of 100 points: wrong on 30 of the
-/// 1000 generated inputs it was graded on (a wrong output on 30 inputs)."
-pub fn points_in_words(points: &grader::Points) -> String {
-    let earned = format!("{} of {} points", points.points, points.max);
-    if points.failed == 0 {
-        return format!("{earned}: right on all {} generated inputs it was graded on.", points.judged);
-    }
-    if let Some(kind) = points.every_input {
-        let how = kind_in_words(kind);
-        return format!("{earned}: it failed every one of the {} generated inputs it was graded on the same way ({how}): one failure, on every input.", points.judged);
-    }
-    format!("{earned}: wrong on {} of the {} generated inputs it was graded on ({}).", points.failed, points.judged, kinds_in_words(&points.counts).join(", "))
-}
 
 /// The feedback a student reads in Moodle: the points and why (and the instructor's
 /// adjustment, from the student's roster row), what the class's tests found, in words,

@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::points::Points;
 use crate::budget::{Budget, Calibration};
 use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
 use crate::oracle::{Execution, Failure, FailureKind, RunOutcome};
@@ -92,6 +93,9 @@ pub struct BugList {
     /// compiler's warnings, or why it did not compile (then `bugs` is empty: nothing ran).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<Build>,
+    /// The program's points on the fixed scale ([`crate::AnswerResult::points`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<Points>,
 }
 
 impl BugList {
@@ -134,7 +138,14 @@ pub fn bug_list(
     executor: &dyn Executor,
 ) -> Option<BugList> {
     let answer = analysis.answers.iter().find(|a| a.id == answer_id)?;
-    let list = |bugs| BugList { answer: answer.id.clone(), passed: answer.passed, suite_size: analysis.scored_tests(), bugs, build: answer.build.clone() };
+    let list = |bugs| BugList {
+        answer: answer.id.clone(),
+        passed: answer.passed,
+        suite_size: analysis.scored_tests(),
+        bugs,
+        build: answer.build.clone(),
+        points: answer.points.clone(),
+    };
     if answer.not_built() {
         // Nothing to run: the compiler's message is the whole story.
         return Some(list(Vec::new()));
@@ -438,7 +449,7 @@ mod tests {
                 contrast: None,
             })
             .collect();
-        BugList { answer: "a1".into(), passed, suite_size: passed + got.len(), bugs, build: None }
+        BugList { answer: "a1".into(), passed, suite_size: passed + got.len(), bugs, build: None, points: None }
     }
 
     #[test]

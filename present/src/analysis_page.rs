@@ -20,8 +20,9 @@ pub struct Ranking<'a> {
     pub bug_links: bool,
 }
 
-/// The ranking, best first: rank, answer, cohort, tests passed, percent, failed tests by
-/// kind, and which tests (or that it did not compile).
+/// The ranking, best first: rank, answer, cohort, points earned (on the fixed scale,
+/// before any adjustment), tests passed, percent, failed tests by kind, and which tests
+/// (or that it did not compile).
 pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
     let total = analysis.scored_tests();
     let mut html = match how.sortable_id {
@@ -29,7 +30,7 @@ pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
         None => "<table class=\"results\"><caption>Ranking</caption>".to_owned(),
     };
     html.push_str(
-        "<tr><th>Rank</th><th>Student</th><th>Cohort</th><th>Passed</th><th>%</th><th title=\"failed by a wrong output\">Wrong</th>\
+        "<tr><th>Rank</th><th>Student</th><th>Cohort</th><th title=\"earned by the program on the grading sample, before any adjustment\">Points</th><th>Passed</th><th>%</th><th title=\"failed by a wrong output\">Wrong</th>\
          <th title=\"failed by a crash\">Crash</th><th title=\"failed by taking too long\">Time</th>\
          <th title=\"failed by exceeding the memory or output limit\">Limit</th><th>Failed tests</th></tr>\n",
     );
@@ -37,10 +38,11 @@ pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
         let id = escape_html(&a.id);
         let name = if how.bug_links { format!("<a href=\"#bugs-{id}\">{id}</a>") } else { id };
         let cohort = how.cohorts.and_then(|c| c.get(&a.id)).map(String::as_str).or(a.cohort.as_deref()).unwrap_or("");
+        let points = a.points.as_ref().map_or("–".to_owned(), |p| format!("<span title=\"of {}\">{}</span>", p.max, p.points));
         let failed = if a.not_built() { "<span class=\"bad\">did not compile</span>".to_owned() } else { escape_html(&a.failed.join(" ")) };
         writeln!(
             html,
-            "<tr><td class=\"num\">{}</td><td>{name}</td><td>{}</td><td class=\"num\">{}/{total}</td><td class=\"num\">{:.1}</td>\
+            "<tr><td class=\"num\">{}</td><td>{name}</td><td>{}</td><td class=\"num\">{points}</td><td class=\"num\">{}/{total}</td><td class=\"num\">{:.1}</td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{failed}</td></tr>",
             a.rank,
             escape_html(cohort),

@@ -4,11 +4,16 @@ use std::fmt::Write;
 
 use grader::{ANY, BugList, FailureKind};
 
+use crate::in_words::points_in_words;
+
 /// A student's bug list as Markdown. Inputs and outputs are shown quoted, with escapes,
 /// so that white space and newlines are visible.
 pub fn bug_list_markdown(list: &BugList) -> String {
     let mut md = String::new();
     writeln!(md, "# Bug list: {}\n", list.answer).unwrap();
+    if let Some(points) = &list.points {
+        writeln!(md, "Points: {}\n", points_in_words(points)).unwrap();
+    }
     if let Some(error) = list.compile_error() {
         writeln!(md, "Your program {}. The compiler said:\n\n{}", list.headline(), fenced(error)).unwrap();
         return md;
@@ -85,7 +90,7 @@ mod tests {
             generalized: None,
             contrast: Some(Contrast { input: "delete 1 []".into(), expected: "[]\n".into() }),
         };
-        BugList { answer: "a01".into(), passed: 18, suite_size: 19, bugs: vec![bug], build: None }
+        BugList { answer: "a01".into(), passed: 18, suite_size: 19, bugs: vec![bug], build: None, points: None }
     }
 
     #[test]
@@ -105,5 +110,14 @@ mod tests {
         assert!(md.contains("(exactly: `\" \"`)"), "{md}");
         assert!(md.contains("(exactly: `\"\\r\\n\"`)"), "{md}");
         assert!(md.contains("(exactly: `\"x\\ty\"`)"), "{md}");
+    }
+
+    #[test]
+    fn a_bug_list_starts_with_the_points_and_how_they_were_found() {
+        let mut with_points = list("delete 1 [(0,2)]", "[]\n", "[(0,2)]\n");
+        let counts = grader::FailureCounts { wrong: 12, ..Default::default() };
+        with_points.points = Some(grader::Points::of(&grader::GradingPolicy::default(), 1000, counts));
+        let md = bug_list_markdown(&with_points);
+        assert!(md.starts_with("# Bug list: a01\n\nPoints: 88.92 of 100 points: it failed 12 of the 1000 generated inputs it was graded on (a wrong output on 12 inputs).\n\n"), "{md}");
     }
 }

@@ -153,15 +153,16 @@ pub fn print_ranking(graded: &Graded) {
     }
     println!();
     println!(
-        "{:>4}  {:<16} {:<12} {:>7} {:>6} {:>5} {:>5} {:>5} {:>5}  failed tests",
-        "rank", "answer", "cohort", "passed", "%", "wrong", "crash", "time", "limit"
+        "{:>4}  {:<16} {:<12} {:>7} {:>7} {:>6} {:>5} {:>5} {:>5} {:>5}  failed tests",
+        "rank", "answer", "cohort", "points", "passed", "%", "wrong", "crash", "time", "limit"
     );
     for a in analysis.ranked() {
         println!(
-            "{:>4}  {:<16} {:<12} {:>3}/{:<3} {:>6.1} {:>5} {:>5} {:>5} {:>5}  {}",
+            "{:>4}  {:<16} {:<12} {:>7} {:>3}/{:<3} {:>6.1} {:>5} {:>5} {:>5} {:>5}  {}",
             a.rank,
             a.id,
             a.cohort.as_deref().unwrap_or("-"),
+            a.points.as_ref().map_or("-".to_owned(), |p| p.points.to_string()),
             a.passed,
             analysis.scored_tests(),
             a.percent,
