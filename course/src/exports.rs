@@ -65,6 +65,29 @@ fn extra<'a>(row: Option<&'a RosterRow>, column: &str) -> Option<&'a str> {
     row.and_then(|r| r.get(column)).filter(|v| !v.is_empty())
 }
 
+/// The first of `columns` the student's roster row fills: a platform's own column name
+/// (a roster that is its export) before bugrank's (`canvas_id`, `idnumber`, ...).
+fn first_of<'a>(row: Option<&'a RosterRow>, columns: &[&str]) -> Option<&'a str> {
+    columns.iter().find_map(|column| extra(row, column))
+}
+
+/// A student's name as Canvas writes it, "Last, First": the export's own `Student`, or
+/// the roster's `name` turned around at its last space ("Ada King Lovelace" is "Lovelace,
+/// Ada King"); the id when there is neither.
+fn canvas_name(row: Option<&RosterRow>, id: &str) -> String {
+    if let Some(student) = extra(row, "Student") {
+        return student.to_owned();
+    }
+    match extra(row, "name") {
+        Some(name) if !name.contains(',') => match name.trim().rsplit_once(' ') {
+            Some((first, last)) => format!("{last}, {first}"),
+            None => name.to_owned(),
+        },
+        Some(name) => name.to_owned(),
+        None => id.to_owned(),
+    }
+}
+
 /// The points a gradebook gets for `answer`, and the most possible: points on the fixed
 /// scale ([`grader::Points`]), or, in an analysis made before points existed, the suite
 /// tests passed of the suite's size; then the instructor's adjustment from the student's
@@ -89,11 +112,11 @@ pub fn canvas_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str) -
     for a in &analysis.answers {
         let row = roster.iter().find(|r| r.id == a.id);
         out.write_record([
-            extra(row, "name").unwrap_or(&a.id),
-            extra(row, "canvas_id").unwrap_or(""),
-            extra(row, "sis_user_id").unwrap_or(""),
-            extra(row, "sis_login_id").unwrap_or(""),
-            extra(row, "section").unwrap_or(""),
+            &canvas_name(row, &a.id),
+            first_of(row, &["ID", "canvas_id"]).unwrap_or(""),
+            first_of(row, &["SIS User ID", "sis_user_id"]).unwrap_or(""),
+            first_of(row, &["SIS Login ID", "sis_login_id"]).unwrap_or(""),
+            first_of(row, &["Section", "section"]).unwrap_or(""),
             &gradebook_points(analysis, a, row).0.to_string(),
         ])?;
     }
@@ -132,14 +155,20 @@ pub fn feedback(analysis: &Analysis, answer: &AnswerResult, row: Option<&RosterR
     )
 }
 
-/// Moodle's grade import: an identity column (`ID number`), the grade (the points,
-/// [`gradebook_points`]) and the feedback.
+/// Moodle's grade import: two identity columns Moodle can map to its users (`ID number`,
+/// from the roster's `ID number` or `idnumber`, else the id; and `Email address`), the
+/// grade (the points, [`gradebook_points`]) and the feedback.
 pub fn moodle_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str) -> csv::Result<Vec<u8>> {
     let mut out = SpreadsheetCsv::new();
-    out.write_record(["ID number", assignment, &format!("{assignment} (feedback)")])?;
+    out.write_record(["ID number", "Email address", assignment, &format!("{assignment} (feedback)")])?;
     for a in &analysis.answers {
         let row = roster.iter().find(|r| r.id == a.id);
-        out.write_record([extra(row, "idnumber").unwrap_or(&a.id), &gradebook_points(analysis, a, row).0.to_string(), &feedback(analysis, a, row)])?;
+        out.write_record([
+            first_of(row, &["ID number", "idnumber"]).unwrap_or(&a.id),
+            first_of(row, &["Email address", "email"]).unwrap_or(""),
+            &gradebook_points(analysis, a, row).0.to_string(),
+            &feedback(analysis, a, row),
+        ])?;
     }
     out.into_bytes()
 }

@@ -393,6 +393,7 @@ fn dir_file(entry: &std::fs::DirEntry) -> std::io::Result<Result<ModuleSource, S
 /// holding one student's folder alone thus reads as that folder's files, one submission
 /// each; zip the folder together with the others, or upload its source file.
 pub fn hand_ins(files: Vec<BatchFile>, strip_folder: bool) -> Vec<HandIn> {
+    let files = from_canvas_download(files);
     let mut hand_ins: Vec<HandIn> = Vec::new();
     let mut sources: Vec<(Vec<&str>, &str, &Result<ModuleSource, String>)> = Vec::new();
     for (name, source) in &files {
@@ -464,6 +465,47 @@ pub fn hand_ins(files: Vec<BatchFile>, strip_folder: bool) -> Vec<HandIn> {
     hand_ins
 }
 
+/// A file name as Canvas names a submission's file in its "Download Submissions" zip,
+/// `<sortable name>[_LATE]_<Canvas user id>_<submission id>_<the student's file name>`
+/// (`lovelaceada_LATE_1001_55501_sumlist.c`): the Canvas user id and the file's own name.
+fn canvas_file_name(name: &str) -> Option<(&str, &str)> {
+    let mut parts = name.splitn(2, '_');
+    let sortable = parts.next()?;
+    let mut rest = parts.next()?;
+    if !sortable.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()) || sortable.is_empty() {
+        return None;
+    }
+    if let Some(after) = rest.strip_prefix("LATE_").or_else(|| rest.strip_prefix("late_")) {
+        rest = after;
+    }
+    let number = |text: &str| !text.is_empty() && text.chars().all(|c| c.is_ascii_digit());
+    let mut fields = rest.splitn(3, '_');
+    let (user, submission, file) = (fields.next()?, fields.next()?, fields.next()?);
+    (number(user) && number(submission) && !file.is_empty()).then_some((user, file))
+}
+
+/// A batch downloaded from Canvas ("Download Submissions": every file at the top, each
+/// named as [`canvas_file_name`] reads) as one folder per student named by Canvas user id,
+/// so that its students are matched to a Canvas roster by id, late ones too; a module
+/// becomes `<id>.wasm`. Any other batch is returned as it is: one file not named so (a
+/// folder, a roster, a stray file) and the names are the students' own.
+fn from_canvas_download(files: Vec<BatchFile>) -> Vec<BatchFile> {
+    let handed: Vec<&str> =
+        files.iter().map(|(name, _)| name.as_str()).filter(|name| is_batch_file(base_name(name)) && !name.split('/').any(is_hidden)).collect();
+    let canvas = !handed.is_empty() && handed.iter().all(|name| !name.contains('/') && canvas_file_name(name).is_some());
+    if !canvas {
+        return files;
+    }
+    files
+        .into_iter()
+        .map(|(name, source)| match canvas_file_name(&name) {
+            Some((user, file)) if module_id(file).is_some() => (format!("{user}.{}", file.rsplit('.').next().unwrap_or("wasm")), source),
+            Some((user, file)) => (format!("{user}/{file}"), source),
+            None => (name, source),
+        })
+        .collect()
+}
+
 /// Orders ids as people do: digit runs by their value, so `A2` comes before `A10`.
 pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     fn chunks(s: &str) -> Vec<(bool, &str)> {
@@ -532,6 +574,50 @@ pub fn is_unsafe_path(name: &str) -> bool {
     name.starts_with('/') || name.starts_with('\\') || name.contains(':') || name.split(['/', '\\']).any(|part| part == "..")
 }
 
+/// The shape of a roster: bugrank's own (`id,cohort[,manual],...`), or a learning
+/// platform's export read as it is, so that identities come from the platform and go back
+/// to it (the gradebook files name students as it does).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RosterFormat {
+    Own,
+    /// Canvas's gradebook export: `Student,ID,SIS User ID,SIS Login ID,Section,...` and a
+    /// `Points Possible` row. The id is Canvas's user id (`ID`), the one its "Download
+    /// Submissions" zip names files by; the cohort is the `Section` (or a `cohort` column).
+    Canvas,
+    /// Moodle's participants export: `First name,Last name,ID number,Email address,...`.
+    /// The id is the `ID number`, the one Moodle's grade import matches; the cohort is the
+    /// `Groups` column when there is one.
+    Moodle,
+}
+
+impl RosterFormat {
+    fn of(headers: &[String]) -> RosterFormat {
+        let has = |name: &str| headers.iter().any(|h| h == name);
+        match () {
+            _ if has("id") => RosterFormat::Own,
+            _ if has("Student") && has("ID") && has("SIS User ID") => RosterFormat::Canvas,
+            _ if has("First name") && has("Last name") && has("ID number") => RosterFormat::Moodle,
+            _ => RosterFormat::Own,
+        }
+    }
+
+    fn id_column(self) -> &'static str {
+        match self {
+            RosterFormat::Own => "id",
+            RosterFormat::Canvas => "ID",
+            RosterFormat::Moodle => "ID number",
+        }
+    }
+
+    fn cohort_column(self) -> Option<&'static str> {
+        match self {
+            RosterFormat::Own => None,
+            RosterFormat::Canvas => Some("Section"),
+            RosterFormat::Moodle => Some("Groups"),
+        }
+    }
+}
+
 /// Reads a roster file. Lines that cannot be used are returned as rejections naming the line.
 pub fn read_roster(path: &Path) -> CourseResult<(Vec<RosterRow>, Vec<Rejected>)> {
     let file = std::fs::File::open(path).map_err(CourseError::io(format!("cannot read roster {}", path.display())))?;
@@ -542,10 +628,18 @@ pub fn read_roster(path: &Path) -> CourseResult<(Vec<RosterRow>, Vec<Rejected>)>
 pub fn parse_roster(file_name: &str, input: impl Read) -> CourseResult<(Vec<RosterRow>, Vec<Rejected>)> {
     let not_csv = |e: csv::Error| CourseError::Batch(format!("{file_name} cannot be read as CSV: {e}"));
     let mut reader = csv::ReaderBuilder::new().flexible(true).trim(csv::Trim::All).from_reader(input);
-    let headers: Vec<String> = reader.headers().map_err(not_csv)?.iter().map(str::to_owned).collect();
+    // A byte-order mark (Excel's, and bugrank's gradebook files') is not part of the first name.
+    let headers: Vec<String> = reader.headers().map_err(not_csv)?.iter().map(|h| h.trim_start_matches('\u{feff}').to_owned()).collect();
     let column = |name: &str| headers.iter().position(|h| h == name);
-    let (Some(id_col), Some(cohort_col)) = (column("id"), column("cohort")) else {
-        return Err(CourseError::Batch(format!("{file_name}: the header must name the columns `id` and `cohort` (found: {})", headers.join(","))));
+    let format = RosterFormat::of(&headers);
+    let (Some(id_col), cohort_col) = (column(format.id_column()), column("cohort").or_else(|| format.cohort_column().and_then(column))) else {
+        return Err(CourseError::Batch(format!(
+            "{file_name}: the header must name the columns `id` and `cohort`, or be Canvas's gradebook export (`Student,ID,SIS User ID,...`) or Moodle's participants (`First name,Last name,ID number,...`) (found: {})",
+            headers.join(",")
+        )));
+    };
+    let Some(cohort_col) = cohort_col.or((format != RosterFormat::Own).then_some(usize::MAX)) else {
+        return Err(CourseError::Batch(format!("{file_name}: the header names `id` but not `cohort` (found: {})", headers.join(","))));
     };
     let manual_col = column("manual");
     let mut rows: Vec<RosterRow> = Vec::new();
@@ -553,6 +647,10 @@ pub fn parse_roster(file_name: &str, input: impl Read) -> CourseResult<(Vec<Rost
     for record in reader.records() {
         let record = record.map_err(not_csv)?;
         let line = record.position().map_or(0, |p| p.line());
+        // Canvas's export has a row of each assignment's points possible.
+        if format == RosterFormat::Canvas && record.get(0).is_some_and(|student| student.trim() == "Points Possible") {
+            continue;
+        }
         let reject = |reason: String| Rejected { file: format!("{file_name}:{line}"), reason, id: None };
         if record.len() != headers.len() {
             rejected.push(reject(format!(
@@ -591,13 +689,11 @@ pub fn parse_roster(file_name: &str, input: impl Read) -> CourseResult<(Vec<Rost
         } else if rows.iter().any(|r| r.id == id) {
             rejected.push(reject(format!("{file_name} line {line}: `{id}` is listed twice")));
         } else {
-            let extra = headers
-                .iter()
-                .enumerate()
-                .filter(|&(c, _)| c != id_col && c != cohort_col)
-                .map(|(c, h)| (h.clone(), record[c].to_owned()))
-                .collect();
-            rows.push(RosterRow { id, cohort: record[cohort_col].to_owned(), manual, extra });
+            // A platform's own columns are all kept, so that its files name students as it does.
+            let own = |c: usize| format == RosterFormat::Own && (c == id_col || c == cohort_col);
+            let extra = headers.iter().enumerate().filter(|&(c, _)| !own(c)).map(|(c, h)| (h.clone(), record[c].to_owned())).collect();
+            let cohort = record.get(cohort_col).unwrap_or_default().to_owned();
+            rows.push(RosterRow { id, cohort, manual, extra });
         }
     }
     Ok((rows, rejected))
@@ -641,6 +737,30 @@ mod tests {
                 "r.csv line 5: the adjustment 3 has no reason: the student reads it, in the column `adjustment_reason`",
             ]
         );
+    }
+
+    #[test]
+    fn a_canvas_gradebook_export_is_a_roster_by_canvas_user_id_with_its_sections_as_cohorts() {
+        let export = "Student,ID,SIS User ID,SIS Login ID,Section,Assignment 1 (5501)\n\
+                      \"    Points Possible\",,,,,100\n\
+                      \"Lovelace, Ada\",1001,s1001,ada,Section A,\n\
+                      \"Turing, Alan\",1002,s1002,alan,Section B,87\n";
+        let (rows, rejected) = parse_roster("gradebook.csv", export.as_bytes()).unwrap();
+        assert!(rejected.is_empty(), "{rejected:?}");
+        let read: Vec<(&str, &str, Option<&str>, Option<&str>)> =
+            rows.iter().map(|r| (r.id.as_str(), r.cohort.as_str(), r.get("Student"), r.get("SIS User ID"))).collect();
+        assert_eq!(read, [("1001", "Section A", Some("Lovelace, Ada"), Some("s1001")), ("1002", "Section B", Some("Turing, Alan"), Some("s1002"))]);
+    }
+
+    #[test]
+    fn a_moodle_participants_export_is_a_roster_by_id_number() {
+        let export = "First name,Last name,ID number,Email address,Groups\nAda,Lovelace,s1001,ada@uni.example,Lab 1\nAlan,Turing,s1002,alan@uni.example,\n";
+        let (rows, rejected) = parse_roster("participants.csv", export.as_bytes()).unwrap();
+        assert!(rejected.is_empty(), "{rejected:?}");
+        let read: Vec<(&str, &str, Option<&str>)> = rows.iter().map(|r| (r.id.as_str(), r.cohort.as_str(), r.get("Email address"))).collect();
+        assert_eq!(read, [("s1001", "Lab 1", Some("ada@uni.example")), ("s1002", "", Some("alan@uni.example"))]);
+        let refused = parse_roster("r.csv", "name,email\nAda,a@x\n".as_bytes()).unwrap_err().to_string();
+        assert!(refused.contains("or be Canvas's gradebook export"), "{refused}");
     }
 
     #[test]
@@ -714,6 +834,20 @@ mod tests {
         ]);
         // A directory is read as it is: `class` is a student's folder there.
         check(&["class/a01.c", "class/a02.c"], false, &[("class", "class/", "a01.c a02.c")]);
+    }
+
+    #[test]
+    fn a_canvas_download_is_read_as_one_student_per_canvas_user_id_late_ones_too() {
+        check(
+            &["lovelaceada_1001_55501_sumlist.c", "lovelaceada_1001_55502_sumlist.h", "turingalan_LATE_1002_55510_sumlist-1.c", "hopper_1003_55520_sum.wasm", "roster.csv"],
+            true,
+            &[("1001", "1001/", "sumlist.c sumlist.h"), ("1002", "1002/", "sumlist-1.c"), ("1003", "1003.wasm", "module")],
+        );
+        // One file not named by Canvas: the names are the students' own.
+        check(&["lovelaceada_1001_55501_sumlist.c", "a02.c"], true, &[
+            ("lovelaceada_1001_55501_sumlist", "lovelaceada_1001_55501_sumlist.c", "lovelaceada_1001_55501_sumlist.c"),
+            ("a02", "a02.c", "a02.c"),
+        ]);
     }
 
     #[test]
