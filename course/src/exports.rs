@@ -15,7 +15,7 @@
 //! line's, byte for byte, and keep every value verbatim.
 
 use grader::{Analysis, AnswerResult};
-use present::{kinds_in_words, points_in_words};
+use present::{input_in_words, kinds_in_words, points_in_words};
 
 use crate::submissions::RosterRow;
 
@@ -147,9 +147,9 @@ pub fn feedback(analysis: &Analysis, answer: &AnswerResult, row: Option<&RosterR
         return format!("{earned}Your program passed all {tests} tests: no bug was found.");
     }
     let shortest = answer.failed.iter().filter_map(|id| analysis.suite.iter().find(|t| &t.id == id)).min_by_key(|t| (t.input.chars().count(), &t.id));
-    let example = shortest.map(|t| format!(" The shortest input it fails on: {}.", present::one_line(&t.input, 80))).unwrap_or_default();
+    let example = shortest.map(|t| format!(" The shortest input it fails on: {}.", input_in_words(&t.input, 80))).unwrap_or_default();
     format!(
-        "{earned}Your program passed {} of {tests} tests; each failed test is a different bug found in this class. It gave {}.{example} Your bugrank page shows every failing input with the output expected.",
+        "{earned}Your program passed {} of {tests} tests; each failed test is a different bug found in this class. How it failed: {}.{example} Your bugrank page shows every failing input with the output expected.",
         answer.passed,
         kinds_in_words(&answer.counts).join(", ")
     )

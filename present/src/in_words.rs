@@ -29,6 +29,23 @@ pub fn kinds_in_words(counts: &FailureCounts) -> Vec<String> {
     .collect()
 }
 
+/// A program's input as plain text for a sentence a student reads: its lines joined by
+/// " / " (an empty input is "an empty input", white space at either end is named), cut to
+/// `max_chars` characters with "…"; no escape codes or quotes.
+pub fn input_in_words(input: &str, max_chars: usize) -> String {
+    let text = input.strip_suffix('\n').unwrap_or(input);
+    if text.trim().is_empty() {
+        return if text.is_empty() { "an empty input".to_owned() } else { "an input of only spaces".to_owned() };
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let joined = lines.join(" / ");
+    let shown = if joined.chars().count() <= max_chars { joined } else { format!("{}…", joined.chars().take(max_chars.saturating_sub(1)).collect::<String>()) };
+    match lines.len() {
+        1 => shown,
+        n => format!("{shown} ({n} lines)"),
+    }
+}
+
 /// How a program's points were found, in words: "87.3 of 100 points: it failed 30 of the
 /// 1000 generated inputs it was graded on (a wrong output on 30 inputs)."
 pub fn points_in_words(points: &Points) -> String {
@@ -41,4 +58,23 @@ pub fn points_in_words(points: &Points) -> String {
         return format!("{earned}: it failed every one of the {} generated inputs it was graded on the same way ({how}): one failure, on every input.", points.judged);
     }
     format!("{earned}: it failed {} of the {} generated inputs it was graded on ({}).", points.failed, points.judged, kinds_in_words(&points.counts).join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(input: &str, expected: &str) {
+        assert_eq!(input_in_words(input, 30), expected, "{input:?}");
+    }
+
+    #[test]
+    fn an_input_in_words_has_no_escape_codes_and_says_what_cannot_be_seen() {
+        check("member 1 [(0,2)]\n", "member 1 [(0,2)]");
+        check("3\n1 2 3\n", "3 / 1 2 3 (2 lines)");
+        check("", "an empty input");
+        check("\n", "an empty input");
+        check("  \n", "an input of only spaces");
+        check(&"x".repeat(40), &format!("{}…", "x".repeat(29)));
+    }
 }
