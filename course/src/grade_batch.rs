@@ -13,7 +13,7 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use grader::{Analysis, Answer, Build, GraderError, Progress, RerunMode, analyse, bug_list, rerun};
+use grader::{Analysis, Answer, Build, GraderError, Progress, RerunMode, analyse, bug_list, grade_changes, rerun};
 use rayon::prelude::*;
 use sandbox::{Program, Sandbox};
 use toolchain::Builder;
@@ -161,6 +161,20 @@ pub fn grade_batch(
         batch.submissions.iter().filter_map(|s| Some((s.id.as_str(), s.build.as_ref()?))),
         batch.not_built.iter().map(|n| (n.id.clone(), cohort_of(&n.id), n.build.clone())),
     );
+    // The grader's re-run knew only the hand-ins that ran: its changes are said again of
+    // the whole class, so that one that did not compile, before and now, is not "not in
+    // this analysis" (and one whose sources changed is among the changed).
+    if let (Some(previous), Some(mut rerun)) = (&settings.previous, analysis.rerun.take()) {
+        for not_built in &batch.not_built {
+            let before = previous.analysis.answers.iter().find(|a| a.id == not_built.id);
+            if before.is_none_or(|a| a.version != not_built.build.sources) && !rerun.changed.contains(&not_built.id) {
+                rerun.changed.push(not_built.id.clone());
+            }
+        }
+        rerun.changed.sort_by(|a, b| natural_cmp(a, b));
+        rerun.grade_changes = grade_changes(&previous.analysis, &analysis, &rerun.changed);
+        analysis.rerun = Some(rerun);
+    }
     let set_aside = analysis.reference_failures + analysis.checker_failures;
     if set_aside > 0 {
         warnings.push(format!(

@@ -89,7 +89,7 @@ pub use check::{Check, Cost, Example, MAX_FAILURES, ProblemCheck, SAMPLES, Sampl
 pub use experiment::{CohortSummary, ManualRow, ProblemReport, ScoreRow, compare};
 pub use explain::{ANY, Behaviour, BugList, BugReport, CONTRAST_CANDIDATES, Contrast, REDRAWS, SLOWNESS_PROBE, SLOWNESS_PROBE_FUEL, bug_list};
 pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, TestCase};
-pub use oracle::{CheckerVerdict, Execution, Failure, FailureKind, Oracle, RunOutcome};
+pub use oracle::{CheckerVerdict, Execution, Failure, FailureCounts, FailureKind, Oracle, RunOutcome};
 pub use order::{Class, CorrectnessOrder, Edge, correctness_order};
 pub use partition::{BitSet, FailingSet, Suite, is_redundant};
 pub use points::{GRADING_SAMPLE_INPUTS, GRADING_SEED, GradingPolicy, Points};
@@ -97,7 +97,7 @@ pub use problem::{Answer, Executor, Problem, Progress, SearchOptions};
 pub use rank::{percent, ranks};
 pub use rerun::{changed_since, grade_changes, rerun};
 pub use result::{
-    Analysis, AnswerResult, Build, FailureCounts, FailureDetail, GradeChange, MAX_PROBLEM_ERRORS, ProblemError,
+    Analysis, AnswerResult, Build, FailureDetail, GradeChange, MAX_PROBLEM_ERRORS, ProblemError,
     REFERENCE_ID, Rerun, RerunMode, SuiteTest,
 };
 pub use run::calibrate;

@@ -116,6 +116,34 @@ fn trim_end(bytes: &[u8]) -> &[u8] {
     &bytes[..end]
 }
 
+/// An answer's failed tests counted by [`FailureKind`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailureCounts {
+    /// Ran normally, but the output is not correct.
+    pub wrong: usize,
+    pub crash: usize,
+    /// Needed more than the fair budget.
+    pub timeout: usize,
+    pub memory: usize,
+    pub output: usize,
+}
+
+impl FailureCounts {
+    pub fn of<'a>(kinds: impl IntoIterator<Item = &'a FailureKind>) -> FailureCounts {
+        let mut counts = FailureCounts::default();
+        for kind in kinds {
+            *match kind {
+                FailureKind::Wrong => &mut counts.wrong,
+                FailureKind::Crash => &mut counts.crash,
+                FailureKind::Timeout => &mut counts.timeout,
+                FailureKind::Memory => &mut counts.memory,
+                FailureKind::Output => &mut counts.output,
+            } += 1;
+        }
+        counts
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,6 @@
 //! Points on a fixed scale (beyond the paper): what a program earns, out of a maximum the
 //! instructor sets, from its runs on a *grading sample* that is the same whoever else is
-//! graded.
+//! graded (run by [`crate::run::sample_failures`]).
 //!
 //! The paper's score (suite tests passed) and rank say how a program compares with its
 //! class: the suite is made of the class's bugs, so one more classmate can add a test and
@@ -20,17 +20,9 @@
 //! points even when the search found it: it shows in the bug list, the score and the rank,
 //! and the instructor may adjust the points.
 
-use std::collections::HashMap;
-
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::budget::Calibration;
-use crate::generate::ChoiceSource;
-use crate::oracle::FailureKind;
-use crate::problem::{Executor, Problem};
-use crate::result::FailureCounts;
-use crate::run::{budget, run_answer, run_reference};
+use crate::oracle::{FailureCounts, FailureKind};
 
 /// The seed of the grading sample: fixed, so that points depend on the problem and the
 /// program alone (not on the analysis's seed, which only steers the search).
@@ -94,49 +86,6 @@ impl Points {
     pub fn not_built(policy: &GradingPolicy) -> Points {
         Points { points: 0.0, max: policy.max_points, judged: 0, failed: 0, counts: FailureCounts::default(), every_input: None }
     }
-}
-
-/// Runs `programs` (executor program numbers, each once) on the grading sample and counts
-/// each one's failures: `(program, judged, counts)` in the order given, and the runs made.
-/// Deterministic whatever the thread count.
-pub(crate) fn sample_failures(
-    problem: &Problem,
-    executor: &dyn Executor,
-    calibration: &Calibration,
-    programs: &[usize],
-) -> (HashMap<usize, (u64, FailureCounts)>, u64) {
-    // The sample's usable inputs, the reference's run and the fair budget on each.
-    let sample: Vec<_> = (0..GRADING_SAMPLE_INPUTS)
-        .into_par_iter()
-        .filter_map(|index| {
-            let (input, _) = executor.generate(ChoiceSource::for_random_test(GRADING_SEED, index));
-            let input = input.ok()?;
-            let reference = run_reference(problem, executor, &input).ok()?;
-            let fuel = budget(problem, calibration, &input, &reference).fair;
-            Some((input, reference, fuel))
-        })
-        .collect();
-    // Each program runs on the whole sample in a row (its instance slot stays warm).
-    let counted: HashMap<usize, (u64, FailureCounts)> = programs
-        .par_iter()
-        .map(|&program| {
-            let mut kinds = Vec::new();
-            let mut judged = 0;
-            for (input, reference, fuel) in &sample {
-                match run_answer(problem, executor, input, reference, program, *fuel).1 {
-                    // The checker failed on this output: the input says nothing of the program.
-                    Err(_) => continue,
-                    Ok(verdict) => {
-                        judged += 1;
-                        kinds.extend(verdict.map(|failure| failure.kind));
-                    }
-                }
-            }
-            (program, (judged, FailureCounts::of(&kinds)))
-        })
-        .collect();
-    let runs = sample.len() as u64 * (1 + programs.len() as u64);
-    (counted, runs)
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 use crate::points::Points;
 use std::collections::BTreeMap;
 
-use crate::result::{Analysis, AnswerResult, Build, FailureCounts};
+use crate::oracle::FailureCounts;
+use crate::result::{Analysis, AnswerResult, Build};
 
 /// Standard competition ranking ("1224"): an answer's rank is one more than the number
 /// of answers with a strictly higher score, so equal scores share a rank.

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::budget::{Budget, Calibration, FuelPolicy};
 use crate::generate::ChoiceSequence;
-use crate::oracle::{Failure, FailureKind};
+use crate::oracle::{Failure, FailureCounts, FailureKind};
 use crate::order::CorrectnessOrder;
 
 /// Problem errors kept as examples in the analysis (their total is counted).
@@ -111,33 +111,6 @@ pub struct FailureDetail {
     pub fuel_used: u64,
 }
 
-/// An answer's failed tests counted by [`FailureKind`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FailureCounts {
-    /// Ran normally, but the output is not correct.
-    pub wrong: usize,
-    pub crash: usize,
-    /// Needed more than the fair budget.
-    pub timeout: usize,
-    pub memory: usize,
-    pub output: usize,
-}
-
-impl FailureCounts {
-    pub fn of<'a>(kinds: impl IntoIterator<Item = &'a FailureKind>) -> FailureCounts {
-        let mut counts = FailureCounts::default();
-        for kind in kinds {
-            *match kind {
-                FailureKind::Wrong => &mut counts.wrong,
-                FailureKind::Crash => &mut counts.crash,
-                FailureKind::Timeout => &mut counts.timeout,
-                FailureKind::Memory => &mut counts.memory,
-                FailureKind::Output => &mut counts.output,
-            } += 1;
-        }
-        counts
-    }
-}
 
 /// The whole result: the contract of `analysis.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,12 +1,18 @@
 //! One run of the problem's programs, judged: the reference's run on an input (or why the
 //! input cannot be used), an answer's budget there, an answer's run and its verdict by the
-//! problem's oracle; and [`calibrate`], the reference measured before a search. Shared by
+//! problem's oracle; [`calibrate`], the reference measured before a search; and the runs
+//! of the grading sample that points come from. Shared by
 //! every role that judges a run: the search, the re-run, a problem's check, bug lists and
 //! the grading of students' test suites.
 
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
 use crate::budget::{Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration};
 use crate::generate::ChoiceSource;
-use crate::oracle::{Execution, Failure, RunOutcome};
+use crate::oracle::{Execution, Failure, FailureCounts, RunOutcome};
+use crate::points::{GRADING_SAMPLE_INPUTS, GRADING_SEED};
 use crate::problem::{Executor, Problem};
 
 /// Why a generated input cannot be used.
@@ -83,4 +89,47 @@ pub fn calibrate(problem: &Problem, executor: &dyn Executor) -> Calibration {
         })
         .collect();
     Calibration::from_costs(costs)
+}
+
+/// Runs `programs` (executor program numbers, each once) on the grading sample and counts
+/// each one's failures: `(program, judged, counts)` in the order given, and the runs made.
+/// Deterministic whatever the thread count.
+pub(crate) fn sample_failures(
+    problem: &Problem,
+    executor: &dyn Executor,
+    calibration: &Calibration,
+    programs: &[usize],
+) -> (HashMap<usize, (u64, FailureCounts)>, u64) {
+    // The sample's usable inputs, the reference's run and the fair budget on each.
+    let sample: Vec<_> = (0..GRADING_SAMPLE_INPUTS)
+        .into_par_iter()
+        .filter_map(|index| {
+            let (input, _) = executor.generate(ChoiceSource::for_random_test(GRADING_SEED, index));
+            let input = input.ok()?;
+            let reference = run_reference(problem, executor, &input).ok()?;
+            let fuel = budget(problem, calibration, &input, &reference).fair;
+            Some((input, reference, fuel))
+        })
+        .collect();
+    // Each program runs on the whole sample in a row (its instance slot stays warm).
+    let counted: HashMap<usize, (u64, FailureCounts)> = programs
+        .par_iter()
+        .map(|&program| {
+            let mut kinds = Vec::new();
+            let mut judged = 0;
+            for (input, reference, fuel) in &sample {
+                match run_answer(problem, executor, input, reference, program, *fuel).1 {
+                    // The checker failed on this output: the input says nothing of the program.
+                    Err(_) => continue,
+                    Ok(verdict) => {
+                        judged += 1;
+                        kinds.extend(verdict.map(|failure| failure.kind));
+                    }
+                }
+            }
+            (program, (judged, FailureCounts::of(&kinds)))
+        })
+        .collect();
+    let runs = sample.len() as u64 * (1 + programs.len() as u64);
+    (counted, runs)
 }

@@ -2,7 +2,7 @@
 //! search for the suite, and the [`Analysis`] made of it at the end: what it is given is
 //! in `problem.rs`, what it makes is the format of `analysis.json` in `result.rs`.
 
-use crate::points::{Points, sample_failures};
+use crate::points::Points;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -12,16 +12,16 @@ use rayon::prelude::*;
 use crate::GraderError;
 use crate::budget::{Budget, Calibration};
 use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
-use crate::oracle::{Execution, Failure, FailureKind, RunOutcome};
+use crate::oracle::{Execution, Failure, FailureCounts, FailureKind, RunOutcome};
 use crate::neighbours::neighbours;
 use crate::order::correctness_order;
 use crate::partition::{BitSet, FailingSet, Suite};
 use crate::problem::{Answer, Executor, Problem, Progress};
 use crate::rank::{percent, ranks};
 use crate::result::{
-    Analysis, AnswerResult, FailureCounts, FailureDetail, MAX_PROBLEM_ERRORS, ProblemError, REFERENCE_ID, SuiteTest,
+    Analysis, AnswerResult, FailureDetail, MAX_PROBLEM_ERRORS, ProblemError, REFERENCE_ID, SuiteTest,
 };
-use crate::run::{Unusable, budget, calibrate, run_answer, run_reference};
+use crate::run::{Unusable, budget, calibrate, run_answer, run_reference, sample_failures};
 use crate::shrink::{Candidates, SHRINK_BUDGET, shrink};
 
 /// Random tests generated and evaluated together (in parallel) before the sequential

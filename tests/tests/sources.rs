@@ -67,6 +67,16 @@ fn a_class_of_sources_is_graded_as_its_modules_are_and_a_compile_error_ranks_las
     assert!(scores.lines().any(|l| l.starts_with("broken,") && l.ends_with(",C,no")), "{scores}");
     assert!(scores.lines().any(|l| l.starts_with("a01,") && l.ends_with(",Rust,yes")), "{scores}");
 
+    // Graded again against its own suite, nothing changed: no grade change is reported,
+    // not even for the hand-in that did not compile (then and now).
+    let previous = dir.path().join("previous.json");
+    std::fs::write(&previous, &sources.files["analysis.json"]).unwrap();
+    let (problem, batch) = (anonymizer().display().to_string(), dir.path().display().to_string());
+    let again = grade_without_roster(&[("--problem", &problem), ("--submissions", &batch), ("--stable-after", "2000"), ("--suite-from", &previous.display().to_string())]);
+    let rerun = again.graded.analysis.rerun.as_ref().unwrap();
+    assert_eq!((rerun.changed.len(), rerun.grade_changes.len()), (0, 0), "{rerun:?}");
+    assert_eq!(row(&again, "broken").rank, broken.rank);
+
     // The student's bug list is the compiler's message.
     let analysis = dir.path().join("analysis.json");
     std::fs::write(&analysis, &sources.files["analysis.json"]).unwrap();
