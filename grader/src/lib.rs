@@ -63,6 +63,7 @@
 
 mod budget;
 mod check;
+mod completeness;
 mod experiment;
 mod explain;
 mod generate;
@@ -85,6 +86,7 @@ mod testing;
 pub use budget::{
     Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, FuelPolicy, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass,
 };
+pub use completeness::Completeness;
 pub use check::{Check, Cost, Example, MAX_FAILURES, ProblemCheck, SAMPLES, Sample, check_problem};
 pub use experiment::{CohortSummary, ManualRow, ProblemReport, ScoreRow, compare};
 pub use explain::{ANY, Behaviour, BugList, BugReport, CONTRAST_CANDIDATES, Contrast, REDRAWS, SLOWNESS_PROBE, SLOWNESS_PROBE_FUEL, bug_list};

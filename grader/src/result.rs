@@ -10,6 +10,7 @@
 //! Nothing here searches or runs a program: the search fills these in; `rank.rs` and
 //! `rerun.rs` add to them.
 
+use crate::completeness::Completeness;
 use crate::points::{GradingPolicy, Points};
 use std::collections::BTreeMap;
 
@@ -141,6 +142,10 @@ pub struct Analysis {
     /// How points were given (the maximum and the deduction for any failure).
     #[serde(default)]
     pub grading: GradingPolicy,
+    /// What the search may have missed, estimated from its random tests
+    /// ([`crate::completeness`]). Absent in analyses made before it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completeness: Option<Completeness>,
     pub suite: Vec<SuiteTest>,
     pub answers: Vec<AnswerResult>,
     pub order: CorrectnessOrder,

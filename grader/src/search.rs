@@ -2,6 +2,7 @@
 //! search for the suite, and the [`Analysis`] made of it at the end: what it is given is
 //! in `problem.rs`, what it makes is the format of `analysis.json` in `result.rs`.
 
+use crate::completeness::Completeness;
 use crate::points::Points;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
@@ -110,6 +111,8 @@ pub(crate) struct Searched {
     pub(crate) tests_generated: u64,
     pub(crate) generator_failures: u64,
     pub(crate) unusable: Tally,
+    /// How complete the search is, from the random tests' failing sets.
+    pub(crate) completeness: Option<Completeness>,
 }
 
 impl<'a> Search<'a> {
@@ -156,6 +159,8 @@ impl<'a> Search<'a> {
         let mut generator_failures = 0u64;
         let mut unusable = Tally::default();
         let mut next = 0u64;
+        // Usable random tests, and how many fell in each non-empty failing set.
+        let (mut random_tests, mut set_counts) = (0u64, HashMap::<FailingSet, u64>::new());
         let options = search.problem.search;
         // `shrinking`: the candidates tried on the test being shrunk.
         let report = |progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>, search: &Search, suite_size, tests_generated, stable_run, shrinking: Option<u64>| {
@@ -171,6 +176,7 @@ impl<'a> Search<'a> {
             })
         };
         'search: while stable_run < options.stable_after && next < options.max_tests {
+            let (first, mutants) = (next, !suite.tests().is_empty());
             let batch: Vec<Generated> = (next..(next + BATCH).min(options.max_tests))
                 .into_par_iter()
                 .map(|index| {
@@ -190,10 +196,11 @@ impl<'a> Search<'a> {
             search.generator_runs += batch.len() as u64;
             search.evaluate_all(batch.iter().filter_map(|(_, input)| input.as_ref().ok()));
 
-            for (test, input) in batch {
+            for (index, (test, input)) in (first..).zip(batch) {
                 if stable_run >= options.stable_after {
                     break 'search;
                 }
+                let random = !(mutants && index % MUTANT_EVERY == MUTANT_EVERY - 1);
                 tests_generated += 1;
                 stable_run += 1;
                 let input = match input {
@@ -218,6 +225,13 @@ impl<'a> Search<'a> {
                         continue;
                     }
                 };
+                if random {
+                    random_tests += 1;
+                    let failing = search.known_failing(&input);
+                    if !failing.is_empty() {
+                        *set_counts.entry(failing).or_default() += 1;
+                    }
+                }
                 // Beyond the paper: the shrunk test may fail fewer answers than `test`, which
                 // can leave `test` itself irredundant. Shrink it again until it is explained
                 // by the suite, so that every generated test ends up redundant.
@@ -238,7 +252,7 @@ impl<'a> Search<'a> {
                 return Err(GraderError::Cancelled);
             }
         }
-        Ok(Searched { tests_generated, generator_failures, unusable })
+        Ok(Searched { tests_generated, generator_failures, unusable, completeness: Some(Completeness::estimate(&set_counts, random_tests)) })
     }
 }
 
@@ -415,6 +429,14 @@ impl Search<'_> {
 
     /// `AnswersFailing(input)`, or why the input is unusable; pending timeouts count as
     /// failures.
+    /// The answers a usable, evaluated `input` is known to fail: a timeout still pending
+    /// (not yet given the fair budget) is not counted, so that a set is never a guess.
+    fn known_failing(&self, input: &Arc<[u8]>) -> FailingSet {
+        let evaluation = &self.evaluations[input];
+        let failing = self.answers.iter().enumerate().filter(|(_, a)| evaluation.verdicts[a.program].is_some() && !evaluation.pending.contains(&a.program));
+        FailingSet::of(self.answers.len(), failing.map(|(i, _)| i))
+    }
+
     fn failing_set(&mut self, input: &Arc<[u8]>) -> Result<FailingSet, Unusable> {
         self.evaluate_all(std::iter::once(input));
         let evaluation = &self.evaluations[input];
@@ -731,6 +753,7 @@ impl Search<'_> {
             fuel: self.problem.fuel,
             calibration: self.calibration,
             grading: self.problem.grading,
+            completeness: searched.completeness,
             suite,
             answers: rows,
             order: correctness_order(&in_order, &test_ids),

@@ -223,3 +223,19 @@ fn an_answers_points_are_the_same_graded_alone_or_with_any_class_and_whatever_th
         }
     }
 }
+
+/// The search records what it may have missed: its random tests (mutants left out) and
+/// the failing sets they fell in, each set a failing set of the model.
+#[test]
+fn the_search_records_its_random_tests_and_the_failing_sets_they_fell_in() {
+    for seed in 0..8 {
+        let model = Model::random(seed);
+        let analysis = analyse_model(&model, seed);
+        let completeness = analysis.completeness.clone().expect("a search estimates its completeness");
+        assert!(completeness.random_tests > 0 && completeness.random_tests <= analysis.tests_generated, "model {seed}: {completeness:?}");
+        let any_bug = model.answers.iter().any(|bugs| !bugs.is_empty());
+        assert_eq!(completeness.failing_sets_seen > 0, any_bug, "model {seed}: {completeness:?}");
+        assert!(completeness.seen_once + completeness.seen_twice <= completeness.failing_sets_seen);
+        assert_eq!(completeness.chance_of_new_set, completeness.seen_once as f64 / completeness.random_tests as f64);
+    }
+}

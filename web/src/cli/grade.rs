@@ -173,6 +173,10 @@ pub fn print_ranking(graded: &Graded) {
             if a.not_built() { "did not compile: fails every test".to_owned() } else { a.failed.join(" ") }
         );
     }
+    if let Some(completeness) = &analysis.completeness {
+        println!();
+        println!("how complete the search is: {}", completeness.in_words());
+    }
     if let Some(rerun) = &analysis.rerun {
         println!();
         let how = match rerun.mode {
