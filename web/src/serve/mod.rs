@@ -11,8 +11,6 @@ pub mod connections;
 pub mod db;
 
 mod first_start;
-mod forms;
-mod html;
 mod pages;
 pub mod store;
 mod upload;
@@ -301,9 +299,9 @@ impl ResponseError for AppError {
 }
 
 /// An error as a page of the site: the reason and the way back. (Refused forms are shown
-/// again under the reason instead, by their handlers: see [`forms::form_again`].)
+/// again under the reason instead, by their handlers: see [`pages::forms::form_again`](pages).)
 fn error_page(title: &str, reason: &str, status: StatusCode) -> HttpResponse {
-    let mut response = html::page(title, None, maud::html! {
+    let mut response = pages::layout::page(title, None, maud::html! {
         p.bad role="alert" { (reason) }
         p { a href="/" { "Back to bugrank" } }
     });
@@ -372,7 +370,7 @@ pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
     let (_descriptors, most_connections) = connections::connection_budget();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let server = actix_web::HttpServer::new(move || {
-        let headers = html::SECURITY_HEADERS.iter().fold(actix_web::middleware::DefaultHeaders::new(), |h, &header| h.add(header));
+        let headers = pages::layout::SECURITY_HEADERS.iter().fold(actix_web::middleware::DefaultHeaders::new(), |h, &header| h.add(header));
         let bounds = actix_web::middleware::from_fn(move |req, next| connections::client_and_body_bounds(trusted_proxy, req, next));
         actix_web::App::new()
             .wrap(headers)

@@ -6,10 +6,10 @@ use actix_web::HttpRequest;
 use actix_web::ResponseError;
 use maud::{Markup, html};
 
-use super::auth::Instructor;
-use super::db::{BatchRow, ProblemRow};
-use super::html::{csrf_field, page};
-use super::{AppError, Page};
+use super::super::auth::Instructor;
+use super::super::db::{BatchRow, ProblemRow};
+use super::layout::{csrf_field, page};
+use super::super::{AppError, Page};
 
 /// The course a new batch goes into unless the instructor names another.
 pub const FIRST_COURSE: &str = "My course";

@@ -5,7 +5,7 @@ use actix_web::HttpResponse;
 use grader::BugList;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
-use super::auth::Instructor;
+use super::super::auth::Instructor;
 
 const STYLE: &str = "
 :root{color-scheme:light dark}

@@ -1,0 +1,300 @@
+//! An analysis: its page (progress, ranking, diagram, suite, bug lists, grade changes,
+//! stability), its files, cancelling it, a stability check.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use grader::{Analysis, BugList, GradeChange, RerunMode, Stability, changed_since, grade_changes, stability};
+use maud::{Markup, PreEscaped, html};
+use serde::{Deserialize, Serialize};
+
+use super::super::auth::Instructor;
+use super::super::db::{AnalysisRow, BatchRow, Status};
+use super::forms::{MAX_STABILITY_SEEDS, form_again, stability_form};
+use super::layout::{bug_list, button, table_filter};
+use super::super::worker::LiveProgress;
+use super::super::{App, AppError, Page};
+use course::exports;
+use present::list_or_none;
+use course::outputs::scores_csv;
+
+use super::{AppData, CsrfForm, found, is_api, number, respond, see_other, status_word};
+#[derive(Serialize)]
+pub(super) struct AnalysisView {
+    analysis: AnalysisRow,
+    batch: BatchRow,
+    progress: Option<LiveProgress>,
+    result: Option<Arc<Analysis>>,
+    bug_lists: Vec<BugList>,
+    /// Every grade that differs from the previous finished analysis of the batch, with why.
+    changes: Vec<GradeChange>,
+    /// The stability check of this analysis, once asked for.
+    stability: Option<StabilityView>,
+    /// Each student's cohort in the batch's roster now (it may have been attached or
+    /// replaced since the analysis ran; it wins over the cohort the analysis recorded).
+    cohorts: HashMap<String, String>,
+}
+
+/// A stability check: this analysis and others of the same answers with other seeds.
+#[derive(Serialize)]
+struct StabilityView {
+    /// The other seeds' analyses, and how many of them are done.
+    runs: usize,
+    done: usize,
+    failed: usize,
+    /// Once every run is done: the comparison over this analysis and them.
+    result: Option<Stability>,
+    /// Per answer, its lowest and highest percentage over the analyses compared.
+    percent_range: Vec<(String, f64, f64)>,
+}
+
+
+fn stability_view(app: &App, current: &Analysis, id: i64) -> Result<Option<StabilityView>, AppError> {
+    let runs = app.db.stability_runs(id)?;
+    if runs.is_empty() {
+        return Ok(None);
+    }
+    let done: Vec<&AnalysisRow> = runs.iter().filter(|r| r.status == Status::Done).collect();
+    let failed = runs.iter().filter(|r| matches!(r.status, Status::Failed | Status::Cancelled)).count();
+    let (mut result, mut percent_range) = (None, Vec::new());
+    if done.len() == runs.len() {
+        let mut analyses = vec![current.clone()];
+        for run in &done {
+            analyses.push((*app.analysis(run.id)?).clone());
+        }
+        percent_range = current
+            .answers
+            .iter()
+            .map(|answer| {
+                let percents = analyses.iter().filter_map(|a| a.answers.iter().find(|x| x.id == answer.id)).map(|x| x.percent);
+                let (low, high) = percents.fold((f64::MAX, f64::MIN), |(l, h), p| (l.min(p), h.max(p)));
+                (answer.id.clone(), low, high)
+            })
+            .collect();
+        result = Some(stability(&analyses));
+    }
+    Ok(Some(StabilityView { runs: runs.len(), done: done.len(), failed, result, percent_range }))
+}
+
+fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
+    let analysis = found(app.db.analysis(id)?)?;
+    let batch = found(app.db.batch(analysis.batch_id)?)?;
+    let progress = match analysis.status {
+        Status::Running => app.jobs.progress(id).or_else(|| app.db.progress(id).ok().flatten().and_then(|p| serde_json::from_str(&p).ok())),
+        _ => None,
+    };
+    let (mut result, mut bug_lists, mut changes, mut stability) = (None, Vec::new(), Vec::new(), None);
+    if analysis.status == Status::Done {
+        let current = app.analysis(id)?;
+        // One query for the whole class, in the analysis's answer order.
+        let mut lists: HashMap<String, String> = app.db.bug_lists(id)?.into_iter().collect();
+        for a in &current.answers {
+            if let Some(list) = lists.remove(&a.id) {
+                bug_lists.push(serde_json::from_str(&list).map_err(anyhow::Error::from)?);
+            }
+        }
+        // A re-run recorded its changes against its previous analysis; only an analysis
+        // older than re-runs needs them worked out here.
+        changes = match (&current.rerun, analysis.previous_id) {
+            (Some(rerun), _) => rerun.grade_changes.clone(),
+            (None, Some(previous)) => {
+                let previous = app.analysis(previous)?;
+                let versions = current.answers.iter().map(|a| (a.id.as_str(), a.version.as_str()));
+                grade_changes(&previous, &current, &changed_since(&previous, versions))
+            }
+            (None, None) => Vec::new(),
+        };
+        stability = stability_view(app, &current, id)?;
+        result = Some(current);
+    }
+    let cohorts = app.db.roster(batch.id)?.into_iter().map(|r| (r.id, r.cohort)).collect();
+    Ok(AnalysisView { analysis, batch, progress, result, bug_lists, changes, stability, cohorts })
+}
+
+pub(super) async fn analysis_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
+    let id = path.into_inner();
+    let view = analysis_view(&app, id)?;
+    // Drawn from the result each time, so that analyses finished before a better drawing
+    // get it too.
+    let svg = match &view.result {
+        Some(result) if !is_api(&req) => Some(present::order_svg(result)),
+        _ => None,
+    };
+    let title = format!("Analysis #{id} of {}", view.batch.name);
+    respond(&req, Some(&who), &title, &view, |v| analysis_body(&who, v, svg))
+}
+
+fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Markup {
+    let id = v.analysis.id;
+    html! {
+        p { "Batch " a href={ "/batches/" (v.batch.id) } { (v.batch.name) } " · problem " (v.batch.problem) " · seed " (v.analysis.seed)
+            @if let Some(n) = v.analysis.stable_after { " · stop after " (n) } @if let Some(f) = v.analysis.fuel_factor { " · fuel factor " (f) }
+            " · " strong #status { (status_word(v.analysis.status)) } }
+        @if matches!(v.analysis.status, Status::Queued | Status::Running) {
+            div.card #live data-analysis=(id) {
+                progress #bar max="100" value=(v.progress.as_ref().map_or(0.0, |p| p.percent)) {}
+                p.muted #holder { @if let Some(holder) = &v.analysis.holder { "running on " (holder) } }
+                p #phase { @match &v.progress {
+                    None => "waiting for a worker",
+                    Some(p) => { (p.text) @if let Some(left) = &p.remaining { " · " (left) } },
+                } }
+                (button(who, &format!("/analyses/{id}/cancel"), "Cancel"))
+            }
+        }
+        @if let Some(error) = &v.analysis.error { p.bad { "The analysis failed: " (error) } }
+        @if let Some(result) = &v.result { (results(who, v, result, svg)) }
+    }
+}
+
+fn percent_text(p: Option<f64>) -> String {
+    p.map_or("–".to_owned(), |p| format!("{p:.1}%"))
+}
+
+pub(super) fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg: Option<String>) -> Markup {
+    let id = v.analysis.id;
+    html! {
+        p { (result.tests_generated) " tests generated, " (result.executions) " runs; the suite has " strong { (result.scored_tests()) " tests" } ", one per inferred bug." }
+        p { "Download: "
+            @for (i, (file, label)) in [("scores.csv", "scores.csv"), ("canvas.csv", "Canvas gradebook"), ("moodle.csv", "Moodle import"), ("analysis.json", "analysis.json"), ("order.dot", "order.dot"), ("order.svg", "order.svg")].into_iter().enumerate() {
+                @if i > 0 { " · " } a href={ "/analyses/" (id) "/files/" (file) } { (label) }
+            }
+        }
+        @if result.reference_failures + result.checker_failures > 0 {
+            div.card.bad { "The problem's own programs failed on " (result.reference_failures + result.checker_failures) " generated tests (set aside, never counted against a student)." }
+        }
+        @if let Some(previous) = v.analysis.previous_id {
+            h2 { "Changes since analysis #" (previous) }
+            @match result.rerun.as_ref().map(|r| r.mode) {
+                Some(RerunMode::Frozen) => p { "Graded against the suite of analysis #" (previous) ", kept as it was: only the submissions that changed since were run ("
+                    (list_or_none(result.rerun.as_ref().map_or(&[][..], |r| &r.changed[..]))) "). Every other student keeps their score and test ids; a test added for a resubmission counts against it alone." },
+                Some(RerunMode::Full) => p { "Analysed again in full: the suite was built afresh (tests whose input was kept keep their id), so a grade can move with the suite as well as with a student's own program. Every change is listed with why." },
+                None => {},
+            }
+            @if v.changes.is_empty() { p { "No score changed." } } @else {
+                table { tr { th { "Student" } th { "Before" } th { "After" } th { "Why" } }
+                    @for c in &v.changes { tr { td { (c.id) } td.num { (percent_text(c.before)) } td.num { (percent_text(c.after)) } td { (c.why.join("; ")) } } } }
+            }
+        }
+        (stability_card(who, v))
+        h2 { "Ranking" }
+        (table_filter("ranking", "students"))
+        (PreEscaped(present::ranking_table_html(result, &present::Ranking { sortable_id: Some("ranking"), cohorts: Some(&v.cohorts), bug_links: true })))
+        h2 { "Correctness order" }
+        p.muted { "Each box is a class of answers that pass the same tests; an arrow goes from a class to one that passes strictly fewer, labelled with a test that tells them apart (its input is in the suite below, and shown when you point at the arrow)." }
+        @if let Some(svg) = svg { div.diagram { (PreEscaped(svg)) } }
+        details { summary { "The same order as a table" } (PreEscaped(present::order_table_html(result))) }
+        h2 { "The test suite" }
+        (PreEscaped(present::suite_table_html(result)))
+        h2 { "Bug lists" }
+        @for list in &v.bug_lists {
+            details id={ "bugs-" (list.answer) } { summary { strong { (list.answer) } " · " (list.headline()) } (bug_list(list)) }
+        }
+    }
+}
+
+fn stability_card(who: &Instructor, v: &AnalysisView) -> Markup {
+    let id = v.analysis.id;
+    html! {
+        div.card #stability {
+            h3 { "Stability check" }
+            @match &v.stability {
+                None => {
+                    p { "Does a grade depend on the seed of the random search? Analyse the same submissions with other seeds and compare: each student's spread of scores, and the bugs only some seeds find." }
+                    (stability_form(who, id))
+                }
+                Some(check) => @match &check.result {
+                    None => p { (check.done) " of " (check.runs) " analyses with other seeds done"
+                        @if check.failed > 0 { " (" span.bad { (check.failed) " failed or cancelled" } ")" } "; reload to see the comparison." },
+                    Some(s) => {
+                        p { "Over seeds " (v.analysis.seed) " to " (v.analysis.seed + check.runs as u64) ": the correctness order "
+                            @if s.order_unchanged { strong.ok { "is the same" } } @else { strong.bad { "changes" } }
+                            "; suites of " (s.suite_sizes.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")) " tests; "
+                            "failed tests vary by a standard deviation of " (format!("{:.2}", s.average_deviation)) " on average, "
+                            (format!("{:.2}", s.maximum_deviation)) " at most (Paper III asks at most 0.15)." }
+                        @let varying: Vec<_> = s.ranks.iter().filter(|r| r.deviation > 0.0).collect();
+                        @if varying.is_empty() { p.ok { "Every student fails the same number of tests whatever the seed." } } @else {
+                            table { tr { th { "Student" } th { "Failed tests per seed" } th { "Std dev" } th { "Score range" } }
+                                @for r in &varying { tr { td { (r.answer) } td { (r.failed.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")) }
+                                    td.num { (format!("{:.2}", r.deviation)) }
+                                    td { @if let Some((_, low, high)) = check.percent_range.iter().find(|(a, _, _)| *a == r.answer) { (format!("{low:.1}% to {high:.1}%")) } } } } }
+                        }
+                        @if !s.varying_bugs.is_empty() {
+                            p { "Bugs only some seeds find (why the scores above vary):" }
+                            table { tr { th { "Found by" } th { "Students failing it" } th { "Example input" } }
+                                @for b in &s.varying_bugs { tr { td.num { (b.runs) "/" (check.runs + 1) } td { (b.failing.join(" ")) } td { code { (b.example) } } } } }
+                        }
+                    }
+                },
+            }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub(super) struct StabilityForm {
+    csrf: Option<String>,
+    seeds: Option<String>,
+}
+
+pub(super) async fn queue_stability(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<StabilityForm>) -> Page {
+    let analysis = found(app.db.analysis(path.into_inner())?)?;
+    let id = analysis.id;
+    let result = queue_seeds(&app, &req, &who, analysis, &form);
+    form_again(&req, &who, "The stability check was not queued", result, || stability_form(&who, id))
+}
+
+fn queue_seeds(app: &App, req: &HttpRequest, who: &Instructor, analysis: AnalysisRow, form: &StabilityForm) -> Page {
+    who.check_csrf(req, form.csrf.as_deref())?;
+    if analysis.status != Status::Done || analysis.stability_of.is_some() {
+        return Err(AppError::BadRequest(format!("analysis #{} is not a finished analysis of its batch", analysis.id)));
+    }
+    if !app.db.stability_runs(analysis.id)?.is_empty() {
+        return Err(AppError::BadRequest(format!("analysis #{} already has a stability check", analysis.id)));
+    }
+    let seeds = number(&form.seeds, "the number of seeds")?.unwrap_or(4);
+    if !(2..=MAX_STABILITY_SEEDS).contains(&seeds) {
+        return Err(AppError::BadRequest(format!("check with 2 to {MAX_STABILITY_SEEDS} other seeds, not {seeds}")));
+    }
+    app.db.queue_stability(&analysis, seeds)?;
+    app.jobs.notify();
+    see_other(&format!("/analyses/{}#stability", analysis.id))
+}
+
+pub(super) async fn cancel_analysis(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<CsrfForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    let analysis = found(app.db.analysis(path.into_inner())?)?;
+    // Here at once if this process runs it; through the store for any process.
+    let here = app.jobs.cancel(analysis.id);
+    if !app.db.cancel_queued(analysis.id)? && !app.db.request_cancel(analysis.id)? && !here {
+        return Err(AppError::BadRequest(format!("analysis #{} is not running (it is {})", analysis.id, status_word(analysis.status))));
+    }
+    see_other(&format!("/analyses/{}", analysis.id))
+}
+
+pub(super) async fn analysis_file(app: AppData, _who: Instructor, path: web::Path<(i64, String)>) -> Page {
+    let (id, file) = path.into_inner();
+    let row = found(app.db.analysis(id)?)?;
+    if row.status != Status::Done {
+        return Err(AppError::NotFound);
+    }
+    let batch = found(app.db.batch(row.batch_id)?)?;
+    let analysis = app.analysis(id)?;
+    let roster = app.db.roster(batch.id)?;
+    let csv_of = |bytes: csv::Result<Vec<u8>>| bytes.map_err(|e| AppError::Internal(e.into()));
+    let (content_type, body) = match file.as_str() {
+        "scores.csv" => ("text/csv", scores_csv(&analysis, &roster)?),
+        "canvas.csv" => ("text/csv", csv_of(exports::canvas_csv(&analysis, &roster, &batch.name))?),
+        "moodle.csv" => ("text/csv", csv_of(exports::moodle_csv(&analysis, &roster, &batch.name))?),
+        "order.svg" => ("image/svg+xml", present::order_svg(&analysis).into_bytes()),
+        "analysis.json" | "order.dot" => {
+            let kind = if file.ends_with("json") { "application/json" } else { "text/vnd.graphviz" };
+            (kind, std::fs::read(app.analysis_dir(id)?.join(&file)).map_err(anyhow::Error::from)?)
+        }
+        _ => return Err(AppError::NotFound),
+    };
+    Ok(HttpResponse::Ok()
+        .content_type(format!("{content_type}; charset=utf-8"))
+        .insert_header(("Content-Disposition", format!("attachment; filename=\"analysis-{id}-{file}\"")))
+        .body(body))
+}

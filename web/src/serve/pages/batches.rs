@@ -1,0 +1,318 @@
+//! Batches: the list, a batch's page, renaming, deleting, attaching a roster, queueing an
+//! analysis, releasing to students.
+
+
+use actix_multipart::Multipart;
+use actix_web::{HttpRequest, web};
+use grader::RerunMode;
+use maud::{Markup, html};
+use serde::{Deserialize, Serialize};
+
+use super::super::auth::Instructor;
+use super::super::db::{AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, SubmissionRow};
+use super::forms::{BatchForm, batch_form, form_again, late_form, name_field, rename_form, roster_form, run_form};
+use super::layout::{csrf_field, table_filter, date};
+use super::super::upload::Form;
+use super::super::{App, AppError, Page};
+use course::submissions::RosterRow;
+
+use super::{AppData, CsrfForm, blocking, found, number, respond, see_other, status_word};
+#[derive(Serialize)]
+struct BatchSummary {
+    batch: BatchRow,
+    submissions: usize,
+    latest: Option<AnalysisRow>,
+    /// The analysis students see: the latest finished one of a released batch.
+    shown: Option<i64>,
+}
+
+#[derive(Serialize)]
+struct BatchesView {
+    batches: Vec<BatchSummary>,
+    /// For the new batch form.
+    problems: Vec<ProblemRow>,
+    courses: Vec<String>,
+}
+
+pub(super) async fn batches_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
+    let batches = app
+        .db
+        .batches()?
+        .into_iter()
+        .map(|batch| {
+            Ok(BatchSummary {
+                submissions: app.db.submissions(batch.id)?.len(),
+                latest: app.db.analyses_of(batch.id)?.into_iter().next(),
+                shown: if batch.released { app.db.latest_done(batch.id)? } else { None },
+                batch,
+            })
+        })
+        .collect::<Result<Vec<_>, AppError>>()?;
+    let view = BatchesView { batches, problems: app.db.problems()?, courses: app.db.courses()? };
+    respond(&req, Some(&who), "Batches", &view, |v| {
+        let form = BatchForm { problems: &v.problems, problem: None, courses: &v.courses, name: "", course: None };
+        html! {
+            @if v.batches.is_empty() {
+                p { "No batch yet: upload one below." }
+                (batch_form(&who, &form))
+            } @else {
+                p { a href="#new-batch" { "New batch" } }
+            }
+            @if v.batches.len() > 1 { (table_filter("batches", "batches")) }
+            table.sortable #batches {
+                tr { th { "Batch" } th { "Problem" } th { "Submissions" } th { "Latest analysis" } th { "Students see" } }
+                @for b in &v.batches {
+                    tr {
+                        td { a href={ "/batches/" (b.batch.id) } { (b.batch.name) } }
+                        td { a href={ "/problems/" (b.batch.problem_id) } { (b.batch.problem) } }
+                        td.num { (b.submissions) }
+                        td { @if let Some(a) = &b.latest { a href={ "/analyses/" (a.id) } { "#" (a.id) " " (status_word(a.status)) } } @else { span.muted { "none" } } }
+                        td { (students_see(b.batch.released, b.shown)) }
+                    }
+                }
+            }
+            @if !v.batches.is_empty() { (batch_form(&who, &form)) }
+        }
+    })
+}
+
+/// What the students of a batch see now, in a few words.
+fn students_see(released: bool, shown: Option<i64>) -> Markup {
+    html! {
+        @match (released, shown) {
+            (true, Some(analysis)) => { "their results of " a href={ "/analyses/" (analysis) } { "#" (analysis) } }
+            (true, None) => span.muted { "nothing yet: released, but no analysis has finished" }
+            (false, _) => span.muted { "nothing: not released" }
+        }
+    }
+}
+
+
+#[derive(Serialize)]
+struct BatchView {
+    batch: BatchRow,
+    submissions: Vec<SubmissionRow>,
+    roster: Vec<RosterRow>,
+    analyses: Vec<AnalysisRow>,
+    /// The analysis students see: the latest finished one, once the batch is released.
+    shown: Option<i64>,
+}
+
+pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let view = BatchView {
+        submissions: app.db.submissions(batch.id)?,
+        roster: app.db.roster(batch.id)?,
+        analyses: app.db.analyses_of(batch.id)?,
+        shown: if batch.released { app.db.latest_done(batch.id)? } else { None },
+        batch,
+    };
+    respond(&req, Some(&who), &view.batch.name.clone(), &view, |v| {
+        let id = v.batch.id;
+        html! {
+            p { "Problem: " a href={ "/problems/" (v.batch.problem_id) } { (v.batch.problem) } ". Course: " (v.batch.course) ". " (v.submissions.len()) " submissions"
+                @if v.roster.is_empty() { ", no roster." } @else { ", a roster of " (v.roster.len()) " rows." } }
+            details {
+                summary { "Rename or delete this batch" }
+                (rename_form(&who, &v.batch, &v.batch.name))
+                p { a href={ "/batches/" (id) "/delete" } { "Delete this batch…" } " (you are asked to confirm first)" }
+            }
+            (run_form(&who, id, v.analyses.iter().any(|a| a.status == Status::Done), v.batch.released))
+            h2 { "Analyses" }
+            @if v.analyses.is_empty() { p.muted { "None yet." } }
+            ul { @for a in &v.analyses { li { a href={ "/analyses/" (a.id) } { "#" (a.id) } " · " (status_word(a.status)) " · seed " (a.seed) " · " (date(a.created)) } } }
+            div.card {
+                h3 { "Students' access" }
+                @if v.batch.released {
+                    @match v.shown {
+                        Some(analysis) => p.ok { "Students see their bug lists and scores of " a href={ "/analyses/" (analysis) } { "analysis #" (analysis) } ", the latest finished." }
+                        None => p { "Released, but no analysis has finished: students see nothing of this batch yet. Run one above." }
+                    }
+                    form method="post" action={ "/batches/" (id) "/release" } { (csrf_field(&who)) input type="hidden" name="released" value="0"; button type="submit" { "Hide from students" } }
+                } @else {
+                    p { "Hidden from students until you release it." }
+                    form method="post" action={ "/batches/" (id) "/release" } { (csrf_field(&who)) input type="hidden" name="released" value="1"; button type="submit" { "Release to students" } }
+                }
+                p.muted { "Each student's private link is on the " a href="/students" { "Students" } " page." }
+            }
+            h2 { "Submissions" }
+            (table_filter("submissions", "submissions"))
+            table.sortable #submissions {
+                tr { th { "Student" } th { "Cohort" } th { "File" } th { "Uploaded" } }
+                @for s in &v.submissions {
+                    tr {
+                        td { (s.student) }
+                        td { (v.roster.iter().find(|r| r.id == s.student).map(|r| r.cohort.as_str()).unwrap_or("")) }
+                        td { code { (s.file) } }
+                        td { (date(s.uploaded)) @if s.late { " " strong.bad { "late" } } }
+                    }
+                }
+            }
+            (late_form(&who, id))
+            (roster_form(&who, id, !v.roster.is_empty()))
+        }
+    })
+}
+
+#[derive(Deserialize)]
+pub(super) struct RenameForm {
+    csrf: Option<String>,
+    name: Option<String>,
+}
+
+pub(super) async fn rename_batch(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<RenameForm>) -> Page {
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let result = async {
+        who.check_csrf(&req, form.csrf.as_deref())?;
+        let name = name_field(form.name.as_deref(), "batch")?;
+        app.db.rename_batch(batch.id, &name)?;
+        see_other(&format!("/batches/{}", batch.id))
+    }
+    .await;
+    form_again(&req, &who, "The batch was not renamed", result, || rename_form(&who, &batch, form.name.as_deref().unwrap_or(&batch.name)))
+}
+
+/// What deleting a batch takes with it, for the confirmation page.
+#[derive(Serialize)]
+struct DeleteView {
+    batch: BatchRow,
+    submissions: usize,
+    analyses: Vec<AnalysisRow>,
+}
+
+pub(super) async fn delete_batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let view = DeleteView { submissions: app.db.submissions(batch.id)?.len(), analyses: app.db.analyses_of(batch.id)?, batch };
+    respond(&req, Some(&who), &format!("Delete {}?", view.batch.name), &view, |v| {
+        let busy = v.analyses.iter().find(|a| matches!(a.status, Status::Queued | Status::Running));
+        html! {
+            div.card {
+                p { "Deleting " strong { (v.batch.name) } " (" (v.batch.course) ", " (v.batch.problem) ") deletes, for good:" }
+                ul {
+                    li { (v.submissions) " submissions, with their earlier versions, and the modules and builds no other batch uses" }
+                    li { (v.analyses.len()) " analyses with their results, bug lists and downloads" }
+                    li { "its roster and its upload reports" }
+                    li { "the private links of students who have no other batch in " (v.batch.course) }
+                }
+                p { "Other batches, their analyses and the problem are kept." }
+                @match busy {
+                    Some(a) => p.bad { "Analysis " a href={ "/analyses/" (a.id) } { "#" (a.id) } " is " (status_word(a.status)) ": cancel it first." },
+                    None => form method="post" action={ "/batches/" (v.batch.id) "/delete" } {
+                        (csrf_field(&who))
+                        button type="submit" { "Delete " (v.batch.name) " for good" }
+                        " " a href={ "/batches/" (v.batch.id) } { "Keep it" }
+                    },
+                }
+            }
+        }
+    })
+}
+
+pub(super) async fn delete_batch(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<CsrfForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let app2 = app.clone();
+    match blocking(move || app2.delete_batch(batch.id).map_err(AppError::Internal)).await? {
+        Some(analysis) => Err(AppError::BadRequest(format!("analysis #{analysis} of this batch is queued or running: cancel it first; nothing was deleted"))),
+        None => see_other("/batches"),
+    }
+}
+
+/// Attaches a roster to a batch, or replaces its roster. Rows of students the batch does
+/// not have are left out, and said so; students without a row are named.
+pub(super) async fn attach_roster(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let result = async {
+        let form = Form::read(&req, payload, app.max_upload_bytes).await?;
+        who.check_csrf(&req, form.field("csrf"))?;
+        let (file, text) = form
+            .files
+            .into_iter()
+            .find(|(field, _, _)| field == "roster")
+            .map(|(_, file, text)| (file, text))
+            .ok_or_else(|| AppError::BadRequest("choose the roster file (CSV) to attach".into()))?;
+        let (rows, rejected) = course::submissions::parse_roster(&file, text.as_slice()).map_err(|e| AppError::BadRequest(format!("{e:#}")))?;
+        if !rejected.is_empty() {
+            let reasons: Vec<String> = rejected.into_iter().map(|r| r.reason).collect();
+            return Err(AppError::BadRequest(format!("{file}: nothing was changed, because: {}", reasons.join("; "))));
+        }
+        let students: Vec<String> = app.db.submissions(batch.id)?.into_iter().map(|s| s.student).collect();
+        let (kept, left_out): (Vec<RosterRow>, Vec<RosterRow>) = rows.into_iter().partition(|r| students.contains(&r.id));
+        if kept.is_empty() {
+            return Err(AppError::BadRequest(format!("{file}: no row names a student of this batch: nothing was changed")));
+        }
+        app.db.replace_roster(batch.id, &kept)?;
+        let missing: Vec<&String> = students.iter().filter(|s| !kept.iter().any(|r| &r.id == *s)).collect();
+        let view = serde_json::json!({ "batch": batch.id, "rows": kept.len(), "left_out": left_out.iter().map(|r| &r.id).collect::<Vec<_>>(), "without_row": missing });
+        respond(&req, Some(&who), "Roster attached", &view, |_| {
+            html! {
+                p.ok { "The roster of " a href={ "/batches/" (batch.id) } { (batch.name) } " is now " code { (file) } ": " (kept.len()) " rows." }
+                @if !left_out.is_empty() {
+                    p { (left_out.len()) " rows name no student of this batch and were left out: " (left_out.iter().map(|r| r.id.as_str()).collect::<Vec<_>>().join(", ")) "." }
+                }
+                @if !missing.is_empty() {
+                    p.bad { (missing.len()) " students of the batch have no row (graded without a cohort): " (missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")) "." }
+                }
+                p { "Grades did not change; the analyses' pages, exports and the experiment report use the new cohorts and columns now. " a href={ "/batches/" (batch.id) } { "Back to the batch" } }
+            }
+        })
+    }
+    .await;
+    form_again(&req, &who, "The roster was not attached", result, || roster_form(&who, batch.id, !app.db.roster(batch.id).unwrap_or_default().is_empty()))
+}
+
+#[derive(Deserialize)]
+pub(super) struct RunForm {
+    csrf: Option<String>,
+    seed: Option<String>,
+    stable_after: Option<String>,
+    fuel_factor: Option<String>,
+    /// `frozen` or `full`; by default frozen once the batch is released.
+    mode: Option<String>,
+}
+
+
+pub(super) async fn queue_analysis(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<RunForm>) -> Page {
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let result = queue_run(&app, &req, &who, &batch, &form);
+    form_again(&req, &who, "The analysis was not queued", result, || {
+        let done = app.db.latest_done(batch.id).ok().flatten().is_some();
+        run_form(&who, batch.id, done, batch.released)
+    })
+}
+
+fn queue_run(app: &App, req: &HttpRequest, who: &Instructor, batch: &BatchRow, form: &RunForm) -> Page {
+    who.check_csrf(req, form.csrf.as_deref())?;
+    let problem = found(app.db.problem(batch.problem_id)?)?;
+    let settings = AnalysisSettings {
+        seed: number(&form.seed, "the seed")?.unwrap_or(1),
+        stable_after: number(&form.stable_after, "stop after")?.filter(|&n| n > 0),
+        fuel_factor: number(&form.fuel_factor, "the fuel factor")?.filter(|&n| n > 0),
+        rerun: Some(match form.mode.as_deref() {
+            Some("frozen") => RerunMode::Frozen,
+            Some("full") => RerunMode::Full,
+            None if batch.released => RerunMode::Frozen,
+            None => RerunMode::Full,
+            Some(other) => return Err(AppError::BadRequest(format!("the mode must be `frozen` or `full`, not `{other}`"))),
+        }),
+    };
+    if app.db.submissions(batch.id)?.is_empty() {
+        return Err(AppError::BadRequest("the batch has no submissions to analyse".into()));
+    }
+    let id = app.db.queue_analysis(batch.id, &problem.dir, settings)?;
+    app.jobs.notify();
+    see_other(&format!("/analyses/{id}"))
+}
+
+#[derive(Deserialize)]
+pub(super) struct ReleaseForm {
+    csrf: Option<String>,
+    released: String,
+}
+
+pub(super) async fn release(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<ReleaseForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    app.db.set_released(batch.id, form.released == "1")?;
+    see_other(&format!("/batches/{}", batch.id))
+}

@@ -1,0 +1,129 @@
+//! The routes. Each page handler builds its data once and serves it as HTML at its path
+//! and as JSON under `/api` + path, with the same authorization: an [`Instructor`]
+//! argument for instructor pages, a live student token for `/s/<token>`.
+
+use std::sync::Arc;
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use maud::Markup;
+use serde::{Deserialize, Serialize};
+
+use super::auth::Instructor;
+use super::db::{ProblemRow, Status};
+use layout::page;
+use super::{App, AppError, Page};
+use course::problem_dir::ProblemToml;
+
+mod analyses;
+mod batches;
+mod cohorts;
+pub(super) mod forms;
+pub(super) mod layout;
+mod login;
+mod problems;
+mod students;
+mod uploads;
+
+type AppData = web::Data<Arc<App>>;
+
+/// Registers every route; pages twice, as HTML and as JSON under `/api`.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    macro_rules! page {
+        ($path:literal, $handler:expr) => {
+            cfg.route($path, web::get().to($handler));
+            cfg.route(concat!("/api", $path), web::get().to($handler));
+        };
+    }
+    cfg.route("/", web::get().to(login::home));
+    cfg.route("/login", web::get().to(login::login_form));
+    cfg.route("/login", web::post().to(login::login));
+    cfg.route("/logout", web::post().to(login::logout));
+    page!("/problems", problems::problems_page);
+    cfg.route("/problems", web::post().to(problems::upload_problem));
+    page!("/problems/{id}", problems::problem_page);
+    page!("/problems/checks/{id}", problems::problem_check_page);
+    cfg.route("/problems/{id}/bundle", web::post().to(problems::replace_problem));
+    cfg.route("/problems/{id}/batches", web::post().to(uploads::upload_batch));
+    page!("/uploads/{id}", uploads::upload_page);
+    cfg.route("/uploads/{id}/save", web::post().to(uploads::save_upload));
+    cfg.route("/uploads/{id}/discard", web::post().to(uploads::discard_upload));
+    cfg.route("/static/app.js", web::get().to(app_js));
+    page!("/batches", batches::batches_page);
+    cfg.route("/batches", web::post().to(uploads::new_batch));
+    page!("/batches/{id}", batches::batch_page);
+    cfg.route("/batches/{id}/rename", web::post().to(batches::rename_batch));
+    cfg.route("/batches/{id}/roster", web::post().to(batches::attach_roster));
+    page!("/batches/{id}/delete", batches::delete_batch_page);
+    cfg.route("/batches/{id}/delete", web::post().to(batches::delete_batch));
+    cfg.route("/batches/{id}/late", web::post().to(uploads::upload_late));
+    cfg.route("/batches/{id}/analyses", web::post().to(batches::queue_analysis));
+    cfg.route("/batches/{id}/release", web::post().to(batches::release));
+    page!("/analyses/{id}", analyses::analysis_page);
+    cfg.route("/analyses/{id}/cancel", web::post().to(analyses::cancel_analysis));
+    cfg.route("/analyses/{id}/stability", web::post().to(analyses::queue_stability));
+    cfg.route("/analyses/{id}/files/{file}", web::get().to(analyses::analysis_file));
+    page!("/experiment", cohorts::experiment_page);
+    cfg.route("/experiment/{file}", web::get().to(cohorts::experiment_file));
+    page!("/students", students::students_page);
+    cfg.route("/students/links.csv", web::get().to(students::links_csv));
+    cfg.route("/students/{course}/{id}/issue", web::post().to(students::issue_link));
+    cfg.route("/students/{course}/{id}/revoke", web::post().to(students::revoke_link));
+    page!("/s/{token}", students::student_page);
+    cfg.route("/s/{token}/{analysis}.md", web::get().to(students::student_markdown));
+    cfg.route("/s/{token}/{analysis}/statement", web::get().to(students::student_statement));
+    cfg.default_service(web::to(|| async { Page::Err(AppError::NotFound) }));
+}
+
+fn is_api(req: &HttpRequest) -> bool {
+    req.path().starts_with("/api/")
+}
+
+/// Serves `data` as JSON under `/api`, else as the HTML page `body` makes of it.
+fn respond<T: Serialize>(req: &HttpRequest, who: Option<&Instructor>, title: &str, data: &T, body: impl FnOnce(&T) -> Markup) -> Page {
+    if is_api(req) { Ok(HttpResponse::Ok().json(data)) } else { Ok(page(title, who, body(data))) }
+}
+
+fn see_other(location: &str) -> Page {
+    Ok(HttpResponse::SeeOther().insert_header(("Location", location)).finish())
+}
+
+/// Runs blocking work (compiling modules, hashing passwords) off the HTTP workers.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, AppError> + Send + 'static) -> Result<T, AppError> {
+    web::block(work).await.map_err(|e| AppError::Internal(anyhow::anyhow!("blocking task: {e}")))?
+}
+
+fn found<T>(value: Option<T>) -> Result<T, AppError> {
+    value.ok_or(AppError::NotFound)
+}
+
+#[derive(Deserialize)]
+struct CsrfForm {
+    csrf: Option<String>,
+}
+
+async fn app_js() -> HttpResponse {
+    HttpResponse::Ok().content_type("text/javascript; charset=utf-8").body(layout::APP_JS)
+}
+
+fn status_word(status: Status) -> &'static str {
+    match status {
+        Status::Queued => "queued",
+        Status::Running => "running",
+        Status::Done => "done",
+        Status::Failed => "failed",
+        Status::Cancelled => "cancelled",
+    }
+}
+
+/// An optional positive number from a form field; empty means the default.
+fn number(field: &Option<String>, name: &str) -> Result<Option<u64>, AppError> {
+    match field.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(text) => text.parse().map(Some).map_err(|_| AppError::BadRequest(format!("{name} must be a whole number, not `{text}`"))),
+    }
+}
+
+/// The languages `problem` accepts students' sources in (its `problem.toml`).
+fn accepted_languages(app: &App, problem: &ProblemRow) -> Result<Vec<toolchain::Language>, AppError> {
+    Ok(ProblemToml::read(&app.local(&problem.dir)?).map_err(|e| AppError::Internal(e.into()))?.languages)
+}

@@ -1,0 +1,315 @@
+//! Problems: the list, a problem's page (statement, settings, compilers, its check),
+//! uploading a bundle and following its check.
+
+
+use actix_multipart::Multipart;
+use actix_web::{HttpRequest, web};
+use maud::html;
+use serde::Serialize;
+
+use super::super::auth::Instructor;
+use super::super::checks::{self, CHECK_REPORT};
+use super::super::db::{CheckStatus, BatchRow, ProblemRow};
+use super::forms::{BatchForm, batch_form, bundle_form, form_again};
+use super::layout::markdown;
+use super::super::upload::Form;
+use super::super::{App, AppError, Page};
+use course::problem_dir::PROBLEM_FILES;
+
+use super::{AppData, accepted_languages, blocking, found, is_api, respond, see_other};
+#[derive(Serialize)]
+struct ProblemsView {
+    problems: Vec<ProblemRow>,
+}
+
+pub(super) async fn problems_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
+    let view = ProblemsView { problems: app.db.problems()? };
+    respond(&req, Some(&who), "Problems", &view, |v| {
+        html! {
+            table {
+                tr { th { "Problem" } th { "Directory name" } th { "Source" } }
+                @for p in &v.problems {
+                    tr { td { a href={ "/problems/" (p.id) } { (p.title) } } td { code { (p.name) } } td { @if p.builtin { "built in" } @else { "uploaded" } } }
+                }
+            }
+            div.card {
+                h3 { "Upload a problem" }
+                p.muted { "A zip of a problem directory: " code { "problem.toml" } ", the reference, the generator, and a checker when several outputs can be right, each as a module (" code { "reference.wasm" } ") or a source built here in the sandbox (" code { "reference.c" } ", " code { ".cpp" } " or " code { ".rs" } "; a generator gets the library " code { "bugrank_gen" } "); " code { "statement.md" } " is shown to instructors; examples in " code { "submissions/" } " named " code { "correct…" } " and " code { "buggy…" } " are checked (as " code { "bugrank new-problem" } " writes them). The problem is checked when uploaded, and the report is on its page. Other files are ignored." }
+                (bundle_form(&who, "/problems", "Upload"))
+            }
+        }
+    })
+}
+
+/// The longest name a problem's folder may have (the bundle's folder, else the zip's
+/// name): a name people read in lists, and far below what a file system allows.
+const MAX_PROBLEM_NAME_CHARS: usize = 64;
+
+/// The most example submissions a bundle may carry: each is built and run on a thousand
+/// inputs in the check; `new-problem` writes two.
+const MAX_EXAMPLES: usize = 20;
+
+/// Unpacks a problem bundle into a new folder of the store and reads its settings, so that
+/// a bundle that is not one (or has bad settings) is refused at once with the reason.
+/// Returns the folder and the problem's name. Every entry is streamed into its file within
+/// one [`Unpacking`] budget: a bundle is never held unpacked.
+fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::path::PathBuf, String), AppError> {
+    let bad = |reason: String| AppError::BadRequest(format!("{file_name}: {reason}"));
+    let mut unpacking = course::submissions::Unpacking::new();
+    let mut zip = unpacking.open(course::hand_in::SharedBytes(std::sync::Arc::new(bytes))).map_err(|e| bad(format!("not a readable zip: {e:#}")))?;
+    // The problem's files, at the top or in one folder, and its examples in `submissions/`
+    // there (the layout `bugrank new-problem` writes): which entry goes to which file.
+    let mut wanted: Vec<(usize, String)> = Vec::new();
+    let mut folders = std::collections::BTreeSet::new();
+    for i in 0..zip.len() {
+        let entry = zip.by_index(i).map_err(|e| bad(e.to_string()))?;
+        let name = entry.name().to_owned();
+        if course::submissions::is_unsafe_path(&name) {
+            return Err(bad(format!("unsafe path in zip (absolute or with `..`): {name}")));
+        }
+        let parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
+        let (dir, file) = match parts[..] {
+            ["submissions", base] if is_example(base) => (None, format!("submissions/{base}")),
+            [dir, "submissions", base] if is_example(base) => (Some(dir.to_owned()), format!("submissions/{base}")),
+            [base] if PROBLEM_FILES.contains(&base) => (None, base.to_owned()),
+            [dir, base] if PROBLEM_FILES.contains(&base) => (Some(dir.to_owned()), base.to_owned()),
+            _ => continue,
+        };
+        if entry.is_dir() {
+            continue;
+        }
+        if wanted.iter().any(|(_, f)| *f == file) {
+            return Err(bad(format!("it holds `{file}` twice: a bundle is one problem, at its top or in one folder")));
+        }
+        folders.extend(dir);
+        wanted.push((i, file));
+    }
+    if folders.len() > 1 {
+        let names: Vec<String> = folders.iter().map(|f| format!("`{f}`")).collect();
+        return Err(bad(format!("its problem files are in {} folders ({}): a bundle is one problem, at its top or in one folder", folders.len(), names.join(", "))));
+    }
+    let examples = wanted.iter().filter(|(_, f)| f.starts_with("submissions/")).count();
+    if examples > MAX_EXAMPLES {
+        return Err(bad(format!("it has {examples} examples in submissions/, more than {MAX_EXAMPLES}")));
+    }
+    if !wanted.iter().any(|(_, n)| n == "problem.toml") {
+        return Err(bad("the bundle has no problem.toml (at its top or in one folder)".into()));
+    }
+    for program in ["reference", "generator"] {
+        if !wanted.iter().any(|(_, n)| n.strip_prefix(program).is_some_and(|rest| rest.starts_with('.'))) {
+            return Err(bad(format!("the bundle has no {program}.wasm, nor a {program}.c, .cpp or .rs (at its top or in one folder)")));
+        }
+    }
+    let name = folders.into_iter().next().unwrap_or_else(|| file_name.trim_end_matches(".zip").to_owned());
+    if name.chars().count() > MAX_PROBLEM_NAME_CHARS {
+        return Err(bad(format!("the problem's name (its folder, or the zip's name) has {} characters, more than {MAX_PROBLEM_NAME_CHARS}", name.chars().count())));
+    }
+    let dir = app.store.new_problem_dir(&name)?;
+    let written: anyhow::Result<()> = wanted.iter().try_for_each(|(index, file)| {
+        let path = dir.join(file);
+        std::fs::create_dir_all(path.parent().unwrap_or(&dir))?;
+        let mut out = std::fs::File::create(&path)?;
+        let size = unpacking.unpack(&mut zip.by_index(*index)?, sandbox::MAX_MODULE_BYTES as u64, &mut out)?;
+        anyhow::ensure!(size <= sandbox::MAX_MODULE_BYTES as u64, "{file} is larger than {} bytes", sandbox::MAX_MODULE_BYTES);
+        Ok(out.sync_all()?)
+    });
+    // Its settings are read here, so that a bundle with bad ones is refused at once; the
+    // rest of the check (building, running) is the check thread's (`checks.rs`).
+    let settings = written.and_then(|()| course::problem_dir::ProblemToml::read(&dir).map(drop).map_err(anyhow::Error::from));
+    match settings {
+        Ok(()) => Ok((dir, name)),
+        Err(error) => {
+            // Nothing of a refused bundle stays: not its files, not its numbered folder.
+            let _ = std::fs::remove_dir_all(dir.parent().unwrap_or(&dir));
+            Err(bad(format!("{error:#}")))
+        }
+    }
+}
+
+/// Whether `file` is an example submission of a problem bundle (`correct…`, `buggy…`).
+fn is_example(file: &str) -> bool {
+    course::problem_check::example_should_pass(file).is_some() && course::submissions::is_batch_file(file)
+}
+
+/// The one bundle of a form.
+fn bundle_of(form: Form) -> Result<(String, Vec<u8>), AppError> {
+    form.files.into_iter().find(|(field, _, _)| field == "bundle").map(|(_, name, bytes)| (name, bytes)).ok_or_else(|| AppError::BadRequest("choose a problem bundle (.zip) to upload".into()))
+}
+
+pub(super) async fn upload_problem(app: AppData, req: HttpRequest, who: Instructor, payload: Multipart) -> Page {
+    let result = async {
+        let form = Form::read(&req, payload, app.max_upload_bytes).await?;
+        who.check_csrf(&req, form.field("csrf"))?;
+        let (file, bytes) = bundle_of(form)?;
+        checked_bundle(&app, file, bytes, None).await
+    }
+    .await;
+    form_again(&req, &who, "The problem was not uploaded", result, || bundle_form(&who, "/problems", "Upload"))
+}
+
+pub(super) async fn replace_problem(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
+    let id = path.into_inner();
+    found(app.db.problem(id)?)?;
+    let result = async {
+        let form = Form::read(&req, payload, app.max_upload_bytes).await?;
+        who.check_csrf(&req, form.field("csrf"))?;
+        let (file, bytes) = bundle_of(form)?;
+        checked_bundle(&app, file, bytes, Some(id)).await
+    }
+    .await;
+    let action = format!("/problems/{id}/bundle");
+    form_again(&req, &who, "The problem was not replaced", result, || bundle_form(&who, &action, "Replace"))
+}
+
+/// Unpacks a bundle (a new problem, or one that `replaces` a problem) and has it checked
+/// outside the request (`checks.rs`); answers as the check ended when it ends within
+/// [`checks::BUNDLE_CHECK_WAIT`] (the problem's page, or the refusal), else with the
+/// check's page.
+async fn checked_bundle(app: &AppData, file: String, bytes: Vec<u8>, replaces: Option<i64>) -> Page {
+    let app = app.clone();
+    let check = blocking(move || {
+        let (dir, name) = unpack_bundle(&app, &file, bytes)?;
+        let id = app.db.add_problem_check(&file, &name, &app.store.relative(&dir), replaces)?;
+        app.checks.queue(id)?;
+        Ok(checks::wait(&app, id, checks::BUNDLE_CHECK_WAIT)?)
+    })
+    .await?;
+    let check = found(check)?;
+    match (check.status, check.problem_id, check.error) {
+        (CheckStatus::Ready, Some(problem), _) => see_other(&format!("/problems/{problem}")),
+        (CheckStatus::Refused, _, error) => Err(AppError::BadRequest(error.unwrap_or_default())),
+        _ => see_other(&format!("/problems/checks/{}", check.id)),
+    }
+}
+
+/// How often the page of a check still running reloads itself, in seconds.
+const CHECK_PAGE_RELOAD_SECONDS: u32 = 2;
+
+pub(super) async fn problem_check_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
+    let check = found(app.db.problem_check(path.into_inner())?)?;
+    if !is_api(&req) {
+        if let (CheckStatus::Ready, Some(problem)) = (check.status, check.problem_id) {
+            return see_other(&format!("/problems/{problem}"));
+        }
+    }
+    let action = check.replaces.map_or_else(|| "/problems".to_owned(), |id| format!("/problems/{id}/bundle"));
+    let checking = check.status == CheckStatus::Checking;
+    let mut response = respond(&req, Some(&who), &format!("Checking {}", check.file), &check, |c| {
+        html! {
+            @match c.status {
+                CheckStatus::Checking => p role="status" { "The bundle " code { (c.file) } " is being built and checked: its programs run on a thousand generated inputs. This page reloads itself until the check ends (at most " (checks::BUNDLE_CHECK_SECONDS / 60) " minutes)." },
+                CheckStatus::Ready => p { "Checked: " a href={ "/problems/" (c.problem_id.unwrap_or_default()) } { "the problem's page" } "." },
+                CheckStatus::Refused => {
+                    p.bad.refused role="alert" { (c.error.clone().unwrap_or_default()) }
+                    (bundle_form(&who, &action, if c.replaces.is_some() { "Replace" } else { "Upload" }))
+                }
+            }
+        }
+    })?;
+    if checking && !is_api(&req) {
+        response.headers_mut().insert(actix_web::http::header::REFRESH, actix_web::http::header::HeaderValue::from(CHECK_PAGE_RELOAD_SECONDS));
+    }
+    Ok(response)
+}
+
+#[derive(Serialize)]
+struct ProblemView {
+    problem: ProblemRow,
+    statement: Option<String>,
+    /// `problem.toml` as written.
+    settings: String,
+    batches: Vec<BatchRow>,
+    /// Course names for the upload form, the most recently used first.
+    courses: Vec<String>,
+    /// How each language's sources are compiled here, the same for every student.
+    compilers: Vec<CompilerView>,
+    /// The check of the problem made when its bundle was uploaded (`bugrank
+    /// check-problem`'s report); none for the demo problems.
+    check: Option<grader::ProblemCheck>,
+}
+
+/// One language's compiler on this machine, or what installs it.
+#[derive(Serialize)]
+struct CompilerView {
+    language: &'static str,
+    /// The compiler's version, or why there is none.
+    version: Result<String, String>,
+    /// The compiler's fixed flags (the sources and `-o main.wasm` follow).
+    flags: String,
+    /// Whether the problem accepts sources in this language (its `languages`).
+    accepted: bool,
+}
+
+fn compilers(app: &App, accepted: &[toolchain::Language]) -> Vec<CompilerView> {
+    toolchain::Language::ALL
+        .into_iter()
+        .map(|language| CompilerView {
+            accepted: accepted.contains(&language),
+            language: language.name(),
+            version: app.tools.builder.ready(language).map(|t| t.version.clone()).map_err(|missing| missing.to_string()),
+            flags: language.flags().join(" "),
+        })
+        .collect()
+}
+
+pub(super) async fn problem_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
+    let problem = found(app.db.problem(path.into_inner())?)?;
+    let dir = app.local(&problem.dir)?;
+    let view = ProblemView {
+        statement: std::fs::read_to_string(dir.join("statement.md")).ok(),
+        settings: std::fs::read_to_string(dir.join("problem.toml")).unwrap_or_default(),
+        batches: app.db.batches()?.into_iter().filter(|b| b.problem_id == problem.id).collect(),
+        courses: app.db.courses()?,
+        compilers: compilers(&app, &accepted_languages(&app, &problem)?),
+        check: std::fs::read(dir.join(CHECK_REPORT)).ok().and_then(|json| serde_json::from_slice(&json).ok()),
+        problem,
+    };
+    respond(&req, Some(&who), &view.problem.title.clone(), &view, |v| {
+        html! {
+            (batch_form(&who, &BatchForm { problems: &[], problem: Some(v.problem.id), courses: &v.courses, name: "", course: None }))
+            h2 { "Batches" }
+            @if v.batches.is_empty() { p.muted { "None yet." } }
+            ul { @for b in &v.batches { li { a href={ "/batches/" (b.id) } { (b.name) } } } }
+            h2 { "Statement" }
+            @match &v.statement { Some(s) => div.card { (markdown(s)) }, None => p.muted { "This problem has no statement.md." } }
+            h2 { "Settings" }
+            pre { (v.settings) }
+            @if let Some(check) = &v.check {
+                h2 { "Problem check" }
+                p.muted { "Made when the bundle was uploaded, on the " (check.inputs) " generated inputs the time budget is measured on (the same as " code { "bugrank check-problem" } "). Examples in the bundle's " code { "submissions/" } " folder named " code { "correct…" } " must pass every input, those named " code { "buggy…" } " fail some." }
+                p { @if check.passed() { span.ok { "Ready: every check passed." } } @else { span.bad { (check.checks.iter().filter(|c| !c.passed).count()) " of " (check.checks.len()) " checks failed: fix the problem before grading a class with it." } } }
+                table {
+                    tr { th { "Check" } th { "Result" } th { "Evidence" } }
+                    @for c in &check.checks {
+                        tr { td { (c.what) } td { @if c.passed { span.ok { "ok" } } @else { span.bad { "failed" } } } td { (c.detail) } }
+                    }
+                }
+                details {
+                    summary { "Sample inputs and the reference's outputs; the reference's cost" }
+                    table {
+                        tr { th { "Input" } th { "Reference's output" } }
+                        @for sample in &check.samples { tr { td { pre { (sample.input) } } td { pre { (sample.output) } } } }
+                    }
+                    p { "The reference's fuel per input: min " (check.cost.min) ", median " (check.cost.median) ", 90% " (check.cost.p90) ", 99% " (check.cost.p99) ", max " (check.cost.max) " (its limit: " (check.cost.limit) ")." }
+                }
+            }
+            h2 { "How sources are compiled" }
+            p.muted { "Every student's sources are compiled the same way, in a sandbox (no network, no files but the compiler's), within "
+                (toolchain::COMPILE_SECONDS) " s and " (toolchain::COMPILE_MEMORY_BYTES >> 30) " GiB. A compile error is the student's result: they rank below everyone whose program compiled, and their page shows the compiler's message." }
+            table {
+                tr { th { "Language" } th { "Accepted" } th { "Compiler" } th { "Flags" } }
+                @for c in &v.compilers {
+                    tr { td { (c.language) }
+                         td { @if c.accepted { "yes" } @else { span.muted { "no (not in this problem's " code { "languages" } ")" } } }
+                         td { @match &c.version { Ok(version) => (version), Err(missing) => span.bad { (missing) } } }
+                         td { code { (c.flags) } } }
+                }
+            }
+            details {
+                summary { "Replace the reference, generator, checker or limits" }
+                p.muted { "Upload a new bundle for this problem. Earlier analyses keep the version they used; run the analysis again to see how each score changes." }
+                (bundle_form(&who, &format!("/problems/{}/bundle", v.problem.id), "Replace"))
+            }
+        }
+    })
+}

@@ -1,0 +1,242 @@
+//! Students: the instructor's list of links (issue, revoke, `links.csv`), and each
+//! student's own pages behind their link.
+
+use std::collections::HashMap;
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use grader::BugList;
+use maud::html;
+use serde::Serialize;
+
+use super::super::auth::{Instructor, random_token};
+use super::super::db::StudentRow;
+use super::layout::{bug_list, button, confirm_button, table_filter, date, markdown, page};
+use super::super::{App, AppError, Page};
+use course::exports;
+
+use super::{AppData, CsrfForm, found, respond, see_other};
+#[derive(Serialize)]
+struct StudentLink {
+    #[serde(flatten)]
+    student: StudentRow,
+    /// The private link's path, while one is live.
+    link: Option<String>,
+}
+
+#[derive(Serialize)]
+struct StudentsView {
+    /// By course, then by id.
+    students: Vec<StudentLink>,
+}
+
+pub(super) async fn students_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
+    let students = app.db.students()?.into_iter().map(|student| StudentLink { link: student.token.as_ref().map(|t| format!("/s/{t}")), student }).collect();
+    let view = StudentsView { students };
+    respond(&req, Some(&who), "Students", &view, |v| {
+        html! {
+            p { "Each student has one private link to their own results in one course (of released batches only): the same id in two courses is two students with two links. "
+                a href="/students/links.csv" { "Download all links (CSV, for mail merge, with the rosters' " code { "name" } " and " code { "email" } " columns when they have them)" } ". Revoking a link makes it a plain 404; issuing a new one replaces it." }
+            @if v.students.is_empty() { p.muted { "No students yet: they come with the batches you upload." } }
+            @for course in v.students.chunk_by(|a, b| a.student.course_id == b.student.course_id) {
+                h2 { (course[0].student.course) }
+                @let table = format!("students-{}", course[0].student.course_id);
+                (table_filter(&table, "students"))
+                table.sortable id=(table) {
+                    tr { th { "Student" } th { "Private link" } th {} }
+                    @for s in course {
+                        @let action = format!("/students/{}/{}", s.student.course_id, s.student.student);
+                        tr {
+                            td { (s.student.student) }
+                            td { @match &s.link { Some(link) => a href=(link) { code { (link) } }, None => span.muted { "none" } } }
+                            td {
+                                @if s.link.is_some() {
+                                    (confirm_button(&who, &format!("{action}/issue"), "Reissue", &format!("Give {} a new link? The link they have now stops working.", s.student.student)))
+                                    " " (confirm_button(&who, &format!("{action}/revoke"), "Revoke", &format!("Revoke {}'s link? It stops working at once, and they see nothing until you issue a new one.", s.student.student)))
+                                } @else {
+                                    (button(&who, &format!("{action}/issue"), "Issue"))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    })
+}
+
+pub(super) async fn links_csv(app: AppData, req: HttpRequest, _who: Instructor) -> Page {
+    // The base URL students reach the service at, as the instructor's browser did.
+    let info = req.connection_info();
+    let base = format!("{}://{}", info.scheme(), info.host());
+    let students = app.db.students()?;
+    // Each student's name and email from their course's rosters (the latest batch's wins).
+    let mut contact: HashMap<(i64, String), (String, String)> = HashMap::new();
+    for batch in app.db.batches()? {
+        for row in app.db.roster(batch.id)? {
+            let entry = contact.entry((batch.course_id, row.id.clone())).or_default();
+            for (column, value) in [("name", &mut entry.0), ("email", &mut entry.1)] {
+                if let Some(text) = row.get(column).filter(|t| !t.is_empty()) {
+                    *value = text.to_owned();
+                }
+            }
+        }
+    }
+    let has = |pick: fn(&(String, String)) -> &String| contact.values().any(|c| !pick(c).is_empty());
+    let (names, emails) = (has(|c| &c.0), has(|c| &c.1));
+    let write = || -> csv::Result<Vec<u8>> {
+        let mut out = exports::SpreadsheetCsv::new();
+        let mut header = vec!["course", "id"];
+        header.extend(names.then_some("name"));
+        header.extend(emails.then_some("email"));
+        header.push("link");
+        out.write_record(&header)?;
+        for s in students {
+            if let Some(token) = s.token {
+                let (name, email) = contact.get(&(s.course_id, s.student.clone())).cloned().unwrap_or_default();
+                let mut record = vec![s.course, s.student];
+                record.extend(names.then_some(name));
+                record.extend(emails.then_some(email));
+                record.push(format!("{base}/s/{token}"));
+                out.write_record(&record)?;
+            }
+        }
+        out.into_bytes()
+    };
+    let body = write().map_err(|e| AppError::Internal(e.into()))?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header(("Content-Disposition", "attachment; filename=\"student-links.csv\""))
+        .body(body))
+}
+
+/// Issues a new link to a student of a course (`None`: revokes it).
+fn set_link(app: &App, req: &HttpRequest, who: &Instructor, form: &CsrfForm, (course, student): (i64, String), token: Option<String>) -> Page {
+    who.check_csrf(req, form.csrf.as_deref())?;
+    if !app.db.set_student_token(course, &student, token.as_deref())? {
+        return Err(AppError::NotFound);
+    }
+    see_other("/students")
+}
+
+pub(super) async fn issue_link(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<(i64, String)>, form: web::Form<CsrfForm>) -> Page {
+    set_link(&app, &req, &who, &form, path.into_inner(), Some(random_token()))
+}
+
+pub(super) async fn revoke_link(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<(i64, String)>, form: web::Form<CsrfForm>) -> Page {
+    set_link(&app, &req, &who, &form, path.into_inner(), None)
+}
+
+/// Whether a student's result is that of their late submission.
+#[derive(Clone, Copy, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum Late {
+    No,
+    /// The result shown graded the late module.
+    Graded,
+    /// A late module (uploaded then) is saved but not graded yet: the result is older.
+    NotYetGraded(i64),
+}
+
+/// One released result of a student.
+#[derive(Serialize)]
+struct StudentResult {
+    batch: String,
+    problem: String,
+    analysis: i64,
+    late: Late,
+    bugs: BugList,
+    /// The problem's statement as the analysis graded it (none: the problem has none).
+    #[serde(skip)]
+    statement: Option<String>,
+}
+
+#[derive(Serialize)]
+struct StudentView {
+    student: String,
+    course: String,
+    results: Vec<StudentResult>,
+}
+
+fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
+    // The student a live token belongs to; anything else is a plain 404.
+    if token.len() != 64 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(AppError::NotFound);
+    }
+    let StudentRow { course_id, course, student, .. } = found(app.db.student_by_token(token)?)?;
+    let mut results = Vec::new();
+    for (batch, analysis) in app.db.released_analyses_of(course_id, &student)? {
+        let Some(list) = app.db.bug_list(analysis, &student)? else { continue };
+        // The claim is true exactly when this result graded the late module.
+        let graded = app.db.analysis_answers(analysis)?.into_iter().find(|a| a.student == student).map(|a| a.sha256);
+        let current = app.db.submissions(batch.id)?.into_iter().find(|s| s.student == student);
+        let late = match current {
+            Some(s) if s.late && graded.as_deref() == Some(s.sha256.as_str()) => Late::Graded,
+            Some(s) if s.late => Late::NotYetGraded(s.uploaded),
+            _ => Late::No,
+        };
+        let problem_dir = found(app.db.analysis(analysis)?)?.problem_dir;
+        results.push(StudentResult {
+            batch: batch.name,
+            problem: batch.problem,
+            analysis,
+            late,
+            bugs: serde_json::from_str(&list).map_err(anyhow::Error::from)?,
+            statement: app.local(&problem_dir).ok().and_then(|dir| std::fs::read_to_string(dir.join("statement.md")).ok()),
+        });
+    }
+    Ok(StudentView { student, course, results })
+}
+
+pub(super) async fn student_page(app: AppData, req: HttpRequest, path: web::Path<String>) -> Page {
+    let token = path.into_inner();
+    let view = student_view(&app, &token)?;
+    respond(&req, None, &format!("Results of {} · {}", view.student, view.course), &view, |v| {
+        html! {
+            @if v.results.is_empty() { p { "No results have been released to you yet." } }
+            @for r in &v.results {
+                h2 { (r.batch) " · " span.muted { (r.problem) } }
+                p.score {
+                    @let percent = grader::percent(r.bugs.passed, r.bugs.suite_size);
+                    @if r.bugs.compile_error().is_some() {
+                        "Your score: " strong { "0%" } ". Your program did not compile, so it could not be tested; the compiler's message is below."
+                    } @else {
+                        "Your score: " strong { (format!("{percent:.1}%")) } ": your program passes " (r.bugs.passed) " of the " (r.bugs.suite_size)
+                        " tests. Each test stands for a bug found in at least one program of your class, so the score is the share of those bugs yours does not have, not a share of everything that could go wrong."
+                    }
+                }
+                @if r.statement.is_some() { p { a href={ "/s/" (token) "/" (r.analysis) "/statement" } { "The problem statement" } } }
+                @match r.late {
+                    Late::Graded => p.muted { "Graded from your late submission." },
+                    Late::NotYetGraded(when) => p.muted { "Your late submission of " (date(when)) " is not graded yet: this is the result of your earlier one." },
+                    Late::No => {},
+                }
+                p { a href={ "/s/" (token) "/" (r.analysis) ".md" } { "Download this bug list (Markdown)" } }
+                (bug_list(&r.bugs))
+            }
+            p.muted { "Each test is a small input on which your program and the model solution disagree: one inferred bug. Fix the bugs, not the tests: other inputs show the same bug." }
+        }
+    })
+}
+
+/// The statement of a problem a student has a released result of, in the version the
+/// result was graded against.
+pub(super) async fn student_statement(app: AppData, path: web::Path<(String, i64)>) -> Page {
+    let (token, analysis) = path.into_inner();
+    let view = student_view(&app, &token)?;
+    let result = found(view.results.into_iter().find(|r| r.analysis == analysis))?;
+    let statement = found(result.statement)?;
+    Ok(page(&result.problem, None, html! {
+        p { a href={ "/s/" (token) } { "Back to your results" } }
+        div.card { (markdown(&statement)) }
+    }))
+}
+
+pub(super) async fn student_markdown(app: AppData, path: web::Path<(String, i64)>) -> Page {
+    let (token, analysis) = path.into_inner();
+    let view = student_view(&app, &token)?;
+    let result = found(view.results.iter().find(|r| r.analysis == analysis))?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/markdown; charset=utf-8")
+        .insert_header(("Content-Disposition", format!("attachment; filename=\"bugs-{analysis}.md\"")))
+        .body(present::bug_list_markdown(&result.bugs)))
+}
