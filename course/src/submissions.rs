@@ -574,6 +574,47 @@ pub fn is_unsafe_path(name: &str) -> bool {
     name.starts_with('/') || name.starts_with('\\') || name.contains(':') || name.split(['/', '\\']).any(|part| part == "..")
 }
 
+/// What an upload adds, for the rules that depend on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UploadKind {
+    /// A whole batch: every roster row should have a hand-in.
+    Batch,
+    /// Late hand-ins to a batch: only those handed in are checked against its roster.
+    Late,
+}
+
+/// Why a student id cannot be used, if it cannot: ids go into links, file names and
+/// spreadsheets, so they are at most 100 letters, digits and `._-@+`, starting with a
+/// letter or a digit (a spreadsheet reads `=`, `+`, `-` or `@` first as a formula).
+pub fn id_problem(id: &str) -> Option<String> {
+    if id.len() > 100 || !id.chars().all(|c| c.is_ascii_alphanumeric() || "._-@+".contains(c)) {
+        return Some(format!("a student id may only have letters, digits and . _ - @ + (found `{id}`)"));
+    }
+    if !id.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        return Some(format!("a student id must start with a letter or a digit (found `{id}`, which a spreadsheet would read as a formula)"));
+    }
+    None
+}
+
+/// The roster rule, once for every upload: a hand-in must have a roster row when there
+/// is a roster; and, for a whole batch, a roster row should have a hand-in. Returns the
+/// reason each id of `handed` is refused (`None`: on the roster, or no roster), and the
+/// roster rows without a hand-in (none for late hand-ins).
+pub fn roster_rule(handed: &[&str], roster: Option<&[RosterRow]>, kind: UploadKind) -> (Vec<Option<String>>, Vec<String>) {
+    let Some(roster) = roster else { return (vec![None; handed.len()], Vec::new()) };
+    let missing = |id: &str| match kind {
+        UploadKind::Batch => format!("no roster row for `{id}`"),
+        UploadKind::Late => format!("no roster row for `{id}` in this batch"),
+    };
+    let refused = handed.iter().map(|id| (!roster.iter().any(|r| r.id == *id)).then(|| missing(id))).collect();
+    let without = match kind {
+        UploadKind::Batch => roster.iter().filter(|r| !handed.contains(&r.id.as_str())).map(|r| format!("roster row `{}` has no module", r.id)).collect(),
+        UploadKind::Late => Vec::new(),
+    };
+    (refused, without)
+}
+
 /// The shape of a roster: bugrank's own (`id,cohort[,manual],...`), or a learning
 /// platform's export read as it is, so that identities come from the platform and go back
 /// to it (the gradebook files name students as it does).
@@ -761,6 +802,20 @@ mod tests {
         assert_eq!(read, [("s1001", "Lab 1", Some("ada@uni.example")), ("s1002", "", Some("alan@uni.example"))]);
         let refused = parse_roster("r.csv", "name,email\nAda,a@x\n".as_bytes()).unwrap_err().to_string();
         assert!(refused.contains("or be Canvas's gradebook export"), "{refused}");
+    }
+
+    #[test]
+    fn the_roster_rule_refuses_hand_ins_off_the_roster_and_names_rows_without_one_for_a_whole_batch_only() {
+        let (roster, _) = parse_roster("r.csv", "id,cohort\na01,A\na02,A\na03,B\n".as_bytes()).unwrap();
+        let (refused, without) = roster_rule(&["a01", "x9"], Some(&roster), UploadKind::Batch);
+        assert_eq!(refused, [None, Some("no roster row for `x9`".to_owned())]);
+        assert_eq!(without, ["roster row `a02` has no module", "roster row `a03` has no module"]);
+        let (refused, without) = roster_rule(&["a02", "x9"], Some(&roster), UploadKind::Late);
+        assert_eq!((refused, without.len()), (vec![None, Some("no roster row for `x9` in this batch".to_owned())], 0));
+        assert_eq!(roster_rule(&["x9"], None, UploadKind::Batch), (vec![None], Vec::new()), "no roster, no rule");
+        assert_eq!(id_problem("a01"), None);
+        assert!(id_problem("=cmd").unwrap().contains("letters, digits"), "`=` is not allowed at all");
+        assert!(id_problem("-a01").unwrap().contains("must start with a letter or a digit"));
     }
 
     #[test]

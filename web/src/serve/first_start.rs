@@ -9,9 +9,9 @@ use anyhow::Context;
 
 use super::App;
 use super::db::{AnalysisSettings, Status};
-use super::upload::validate;
+use super::upload::{RosterGiven, validate};
 use course::problem_dir::{PROBLEM_FILES, ProblemDir};
-use course::submissions::{hand_ins, read_batch_dir};
+use course::submissions::{UploadKind, hand_ins, read_batch_dir};
 
 /// The demo problem graded before the service opens: the quickest of the three.
 const FIRST_ANALYSED: &str = "interval-sets";
@@ -40,7 +40,9 @@ pub fn load(app: &App, problems: &Path, wait: bool) -> anyhow::Result<()> {
 
         let files = hand_ins(read_batch_dir(&dir.join("submissions"))?, false);
         let roster = std::fs::read(dir.join("roster.csv")).ok().map(|bytes| ("roster.csv".to_owned(), bytes));
-        let report = validate(app, &format!("{} (demo cohort)", problem.toml.title), &problem.toml.languages, files, Vec::new(), roster, false)
+        let roster = roster.map_or(RosterGiven::None, RosterGiven::File);
+        let report = validate(app, &format!("{} (demo cohort)", problem.toml.title), &problem.toml.languages, files, Vec::new(), roster, UploadKind::Batch)
+            .and_then(|checked| checked.keep(app))
             .map_err(|e| anyhow::anyhow!("demo batch of {name}: {e}"))?;
         // The paper's three cohorts are three classes: `a01` of one is not `a01` of another.
         let course = format!("Demo: {}", problem.toml.title);

@@ -13,7 +13,10 @@ use serde::{Deserialize, Serialize};
 use super::db::{SubmissionRow, now};
 use super::{App, AppError};
 use course::hand_in::{HandIn, ModuleSource, SharedBytes};
-use course::submissions::{Batch, RosterRow, Unpacking, hand_ins, module_id, natural_cmp, parse_roster, read_zip, source_id};
+use course::submissions::{
+    Batch, RosterRow, UploadKind, Unpacking, hand_ins, id_problem, module_id, natural_cmp, parse_roster, read_zip, roster_rule, source_id,
+};
+use super::store::sha256_hex;
 
 /// A multipart form read into memory: its text fields and its files.
 #[derive(Default)]
@@ -228,60 +231,93 @@ pub fn choose_roster(field: Option<NamedFile>, mut in_zips: Vec<ZippedRoster>) -
     }
 }
 
-/// Validates the hand-ins of a batch against each other and the roster (when one is
-/// given), and stores those that pass [`Batch::checked`]: modules, and sources as one
-/// bundle per student (they are compiled when an analysis loads them). Nothing is added to
-/// any batch here.
-/// Sources in a language the problem does not accept (`languages`) are rejected.
-#[allow(clippy::too_many_arguments)]
+/// The roster an upload is checked against.
+pub enum RosterGiven {
+    None,
+    /// A roster file of a new batch, to read (its rows become the batch's).
+    File(NamedFile),
+    /// The rows of the batch late hand-ins go to (only checked against).
+    Rows(Vec<RosterRow>),
+}
+
+/// An upload checked, with what is to be kept of it: nothing is stored yet.
+pub struct Checked {
+    pub report: UploadReport,
+    /// The bytes of each accepted file, by the SHA-256 its verdict names: a module, or a
+    /// student's sources as one bundle (compiled when an analysis loads them).
+    modules: Vec<(String, Vec<u8>)>,
+}
+
+impl Checked {
+    /// Stores the accepted files' bytes under `--data`, and returns the report.
+    pub fn keep(self, app: &App) -> Result<UploadReport, AppError> {
+        for (sha256, bytes) in &self.modules {
+            let kept = app.put_module(bytes)?;
+            debug_assert_eq!(&kept, sha256, "a module is kept by its SHA-256");
+        }
+        Ok(self.report)
+    }
+}
+
+/// Checks the hand-ins of an upload against each other ([`Batch::checked`]: nothing is
+/// compiled) and against the roster ([`course::submissions::roster_rule`]), each student
+/// id by [`course::submissions::id_problem`]; sources in a language the problem does not
+/// accept (`languages`) are rejected. Nothing is stored and no batch changes:
+/// [`Checked::keep`] stores what was accepted.
 pub fn validate(
     app: &App,
     name: &str,
     languages: &[toolchain::Language],
     files: Vec<HandIn>,
     mut verdicts: Vec<FileVerdict>,
-    roster: Option<NamedFile>,
-    late: bool,
-) -> Result<UploadReport, AppError> {
+    roster: RosterGiven,
+    kind: UploadKind,
+) -> Result<Checked, AppError> {
     let files = course::submissions::accept_languages(files, languages);
     let batch = Batch::checked(&app.tools.sandbox, &app.tools.builder, &files);
     for r in batch.rejected {
         verdicts.push(FileVerdict { file: r.file, student: r.id, rejected: Some(r.reason), sha256: None });
     }
-    let mut roster_rows = Vec::new();
-    let mut roster_problems = Vec::new();
-    if let Some((roster_name, text)) = &roster {
-        let (rows, rejected) = parse_roster(roster_name, text.as_slice()).map_err(|e| AppError::BadRequest(format!("{e:#}")))?;
-        roster_problems.extend(rejected.into_iter().map(|r| r.reason));
-        roster_rows = rows;
+    let (mut roster_rows, mut roster_problems, mut checked_against) = (Vec::new(), Vec::new(), None);
+    match roster {
+        RosterGiven::None => {}
+        RosterGiven::File((roster_name, text)) => {
+            let (rows, rejected) = parse_roster(&roster_name, text.as_slice()).map_err(|e| AppError::BadRequest(format!("{e:#}")))?;
+            roster_problems.extend(rejected.into_iter().map(|r| r.reason));
+            roster_rows = rows;
+            checked_against = Some(roster_rows.clone());
+        }
+        RosterGiven::Rows(rows) => checked_against = Some(rows).filter(|rows| !rows.is_empty()),
     }
-    for s in &batch.submissions {
+    // Every student who handed something in, a refused file's included: a roster row with
+    // a refused file has a hand-in (refused), not none.
+    let mut handed: Vec<&str> = verdicts.iter().filter_map(|v| v.student.as_deref()).collect();
+    let first_checked = handed.len();
+    handed.extend(batch.submissions.iter().map(|s| s.id.as_str()));
+    let (off_roster, without) = roster_rule(&handed, checked_against.as_deref(), kind);
+    let off_roster = off_roster[first_checked..].to_vec();
+    let mut modules = Vec::new();
+    for (s, off_roster) in batch.submissions.iter().zip(off_roster) {
         let file = s.file.clone();
         let mut verdict = FileVerdict { file: file.clone(), student: Some(s.id.clone()), rejected: None, sha256: None };
-        // Student ids go into links, file names and spreadsheets.
-        let plain = s.id.len() <= 100 && s.id.chars().all(|c| c.is_ascii_alphanumeric() || "._-@+".contains(c));
-        if !plain {
-            verdict.rejected = Some(format!("{file}: a student id may only have letters, digits and . _ - @ + (found `{}`)", s.id));
-        } else if !s.id.starts_with(|c: char| c.is_ascii_alphanumeric()) {
-            verdict.rejected = Some(format!("{file}: a student id must start with a letter or a digit (found `{}`, which a spreadsheet would read as a formula)", s.id));
-        } else if roster.is_some() && !roster_rows.iter().any(|r| r.id == s.id) {
-            verdict.rejected = Some(format!("{file}: no roster row for `{}`", s.id));
+        if let Some(problem) = id_problem(&s.id).or(off_roster) {
+            verdict.rejected = Some(format!("{file}: {problem}"));
         } else {
             let handed = files.iter().find(|h| h.file == file).and_then(|h| h.what.as_ref().ok());
             match handed.expect("a checked hand-in is in the batch").stored() {
-                Ok(bytes) => verdict.sha256 = Some(app.put_module(&bytes)?),
+                Ok(bytes) => {
+                    let sha256 = sha256_hex(&bytes);
+                    verdict.sha256 = Some(sha256.clone());
+                    modules.push((sha256, bytes));
+                }
                 Err(reason) => verdict.rejected = Some(reason),
             }
         }
         verdicts.push(verdict);
     }
-    if !late {
-        for row in &roster_rows {
-            if !verdicts.iter().any(|v| v.student.as_deref() == Some(row.id.as_str())) {
-                roster_problems.push(format!("roster row `{}` has no module", row.id));
-            }
-        }
-    }
+    roster_problems.extend(without);
     verdicts.sort_by(|a, b| natural_cmp(&a.file, &b.file));
-    Ok(UploadReport { name: name.to_owned(), course: String::new(), late, files: verdicts, roster: roster_rows, roster_from: None, roster_problems })
+    let late = kind == UploadKind::Late;
+    let report = UploadReport { name: name.to_owned(), course: String::new(), late, files: verdicts, roster: roster_rows, roster_from: None, roster_problems };
+    Ok(Checked { report, modules })
 }

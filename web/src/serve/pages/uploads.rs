@@ -11,7 +11,8 @@ use super::super::auth::Instructor;
 use super::super::db::{UPLOAD_DISCARDED, UPLOAD_PENDING, UPLOAD_SAVED};
 use super::forms::{BatchForm, batch_form, form_again, late_form, name_field};
 use super::layout::button;
-use super::super::upload::{Form, UploadReport, choose_roster, form_files, validate};
+use super::super::upload::{Form, UploadReport, choose_roster, form_files, validate, RosterGiven};
+use course::submissions::UploadKind;
 use super::super::{App, AppError, Page};
 use course::submissions::RosterRow;
 
@@ -58,7 +59,8 @@ async fn receive_batch(app: AppData, req: HttpRequest, who: Instructor, payload:
         let id = blocking(move || {
             let (modules, verdicts, in_zips) = form_files(files);
             let (roster, roster_from, roster_problem) = choose_roster(roster, in_zips);
-            let mut report = validate(&app2, &name, &accepted_languages(&app2, &problem)?, modules, verdicts, roster, false)?;
+            let roster = roster.map_or(RosterGiven::None, RosterGiven::File);
+            let mut report = validate(&app2, &name, &accepted_languages(&app2, &problem)?, modules, verdicts, roster, UploadKind::Batch)?.keep(&app2)?;
             report.course = course;
             report.roster_from = roster_from;
             report.roster_problems.extend(roster_problem);
@@ -205,16 +207,8 @@ pub(super) async fn upload_late(app: AppData, req: HttpRequest, who: Instructor,
             };
             let (modules, verdicts, _) = form_files(vec![(file, bytes)]);
             let problem = found(app2.db.problem(batch.problem_id)?)?;
-            let mut report = validate(&app2, &batch.name, &accepted_languages(&app2, &problem)?, modules, verdicts, None, true)?;
-            let roster = app2.db.roster(batch.id)?;
-            if !roster.is_empty() {
-                for f in report.files.iter_mut().filter(|f| f.rejected.is_none()) {
-                    let student = f.student.clone().unwrap_or_default();
-                    if !roster.iter().any(|r| r.id == student) {
-                        f.rejected = Some(format!("{}: no roster row for `{student}` in this batch", f.file));
-                    }
-                }
-            }
+            let roster = RosterGiven::Rows(app2.db.roster(batch.id)?);
+            let report = validate(&app2, &batch.name, &accepted_languages(&app2, &problem)?, modules, verdicts, roster, UploadKind::Late)?.keep(&app2)?;
             save_or_hold(&app2, batch.problem_id, Some(batch.id), report)
         })
         .await?;
