@@ -14,6 +14,8 @@
 //! the experiment's `summary.csv` and `manual.csv`) have neither: they are the command
 //! line's, byte for byte, and keep every value verbatim.
 
+use std::collections::HashMap;
+
 use grader::{Analysis, AnswerResult};
 use present::{input_in_words, kinds_in_words, points_in_words};
 
@@ -99,6 +101,50 @@ pub fn gradebook_points(analysis: &Analysis, answer: &AnswerResult, row: Option<
     };
     let adjusted = points + row.and_then(RosterRow::adjustment).map_or(0.0, |a| a.points);
     ((adjusted.clamp(0.0, max) * 100.0).round() / 100.0, max)
+}
+
+/// One student's private link, with what the rosters say of them, for `links.csv`.
+pub struct StudentLink {
+    pub course: String,
+    pub id: String,
+    pub name: String,
+    pub email: String,
+    pub link: String,
+}
+
+/// Each student's name and email, by course and id, from `rosters` (course, row) in the
+/// order the batches were made: a later batch's value wins, an empty cell never does.
+pub fn roster_contacts(rosters: &[(i64, RosterRow)]) -> HashMap<(i64, String), (String, String)> {
+    let mut contact: HashMap<(i64, String), (String, String)> = HashMap::new();
+    for (course, row) in rosters {
+        let entry = contact.entry((*course, row.id.clone())).or_default();
+        for (column, value) in [("name", &mut entry.0), ("email", &mut entry.1)] {
+            if let Some(text) = row.get(column).filter(|t| !t.is_empty()) {
+                *value = text.to_owned();
+            }
+        }
+    }
+    contact
+}
+
+/// `links.csv`, for a mail merge: `course,id`, then `name` and `email` when any student
+/// has one, then `link`.
+pub fn links_csv(links: &[StudentLink]) -> csv::Result<Vec<u8>> {
+    let (names, emails) = (links.iter().any(|l| !l.name.is_empty()), links.iter().any(|l| !l.email.is_empty()));
+    let mut out = SpreadsheetCsv::new();
+    let mut header = vec!["course", "id"];
+    header.extend(names.then_some("name"));
+    header.extend(emails.then_some("email"));
+    header.push("link");
+    out.write_record(&header)?;
+    for l in links {
+        let mut record = vec![l.course.as_str(), l.id.as_str()];
+        record.extend(names.then_some(l.name.as_str()));
+        record.extend(emails.then_some(l.email.as_str()));
+        record.push(&l.link);
+        out.write_record(&record)?;
+    }
+    out.into_bytes()
 }
 
 /// Canvas's gradebook import, as Canvas exports it: `Student,ID,SIS User ID,SIS Login

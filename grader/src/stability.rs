@@ -35,6 +35,8 @@ pub struct RankSpread {
     /// Its number of failed tests in each analysis, in order.
     pub failed: Vec<usize>,
     pub deviation: f64,
+    /// The lowest and highest percentage of the suite it passed over the analyses.
+    pub percent_range: (f64, f64),
 }
 
 /// A failing set found by some analyses only. Usually a rare input that only some searches
@@ -81,7 +83,9 @@ pub fn stability(analyses: &[Analysis]) -> Stability {
                 .map(|a| a.answers.iter().find(|x| x.id == answer.id).map_or(0, |x| x.failed.len()))
                 .collect();
             let deviation = sample_sd(&failed.iter().map(|&n| n as f64).collect::<Vec<_>>());
-            RankSpread { answer: answer.id.clone(), failed, deviation }
+            let percents = analyses.iter().filter_map(|a| a.answers.iter().find(|x| x.id == answer.id)).map(|x| x.percent);
+            let percent_range = percents.fold((f64::MAX, f64::MIN), |(low, high), p| (low.min(p), high.max(p)));
+            RankSpread { answer: answer.id.clone(), failed, deviation, percent_range }
         })
         .collect();
     let deviations = ranks.iter().map(|r| r.deviation);

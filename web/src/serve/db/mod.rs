@@ -8,6 +8,8 @@
 
 use serde::Serialize;
 
+use std::collections::HashMap;
+
 pub mod sql;
 mod queue;
 mod schema;
@@ -211,6 +213,12 @@ fn rows<T>(conn: &mut dyn Conn, sql: &str, args: &[sql::Value], read: fn(&Row) -
 /// The first row of a query, read with `read`.
 fn row<T>(conn: &mut dyn Conn, sql: &str, args: &[sql::Value], read: fn(&Row) -> DbResult<T>) -> DbResult<Option<T>> {
     conn.query_opt(sql, args)?.as_ref().map(read).transpose()
+}
+
+/// A roster row from its first four columns: `student, cohort, manual, extra`.
+fn roster_row(r: &Row) -> DbResult<RosterRow> {
+    let manual = r.opt_real(2)?;
+    Ok(RosterRow { id: r.text(0)?, cohort: r.text(1)?, manual, extra: RosterRow::columns_from_json(&r.text(3)?, manual) })
 }
 
 fn first_int(row: &Row) -> DbResult<i64> {
@@ -497,14 +505,25 @@ impl Db {
     }
 
     pub fn roster(&self, batch: i64) -> DbResult<Vec<RosterRow>> {
-        let mut rows = self.0.run(|c| {
-            rows(c, "SELECT student, cohort, manual, extra FROM roster WHERE batch_id = ?1", args![batch], |r| {
-                let manual = r.opt_real(2)?;
-                Ok(RosterRow { id: r.text(0)?, cohort: r.text(1)?, manual, extra: RosterRow::columns_from_json(&r.text(3)?, manual) })
-            })
-        })?;
+        let mut rows = self.0.run(|c| rows(c, "SELECT student, cohort, manual, extra FROM roster WHERE batch_id = ?1", args![batch], roster_row))?;
         rows.sort_by(|a, b| course::submissions::natural_cmp(&a.id, &b.id));
         Ok(rows)
+    }
+
+    /// How many hand-ins each batch holds (late ones replace earlier ones), by batch.
+    pub fn submission_counts(&self) -> DbResult<HashMap<i64, usize>> {
+        let counts = self.0.run(|c| rows(c, "SELECT batch_id, count(*) FROM submissions WHERE superseded = FALSE GROUP BY batch_id", &[], |r| Ok((r.int(0)?, r.int(1)? as usize))))?;
+        Ok(counts.into_iter().collect())
+    }
+
+    /// Every roster row of every batch with its batch's course, in the order the batches
+    /// were made (a later batch's row last): one query for the students page's links.
+    pub fn rosters_by_course(&self) -> DbResult<Vec<(i64, RosterRow)>> {
+        self.0.run(|c| {
+            rows(c, "SELECT r.student, r.cohort, r.manual, r.extra, b.course_id FROM roster r JOIN batches b ON b.id = r.batch_id ORDER BY b.id", &[], |r| {
+                Ok((r.int(4)?, roster_row(r)?))
+            })
+        })
     }
 
     // --- uploads ---

@@ -4,6 +4,8 @@
 //! process died) lets another process take the analysis over; one interrupted
 //! [`MAX_ATTEMPTS`] times is failed with the reason instead.
 
+use std::collections::HashMap;
+
 use grader::RerunMode;
 use serde::Serialize;
 
@@ -225,6 +227,17 @@ impl Db {
                 analysis_row,
             )
         })
+    }
+
+    /// Every batch's latest analysis (stability checks aside) with its latest finished
+    /// one, by batch: one query for the batches page.
+    pub fn latest_analyses(&self) -> DbResult<HashMap<i64, (AnalysisRow, Option<i64>)>> {
+        let sql = format!(
+            "SELECT {ANALYSIS_COLUMNS}, (SELECT max(d.id) FROM analyses d WHERE d.batch_id = analyses.batch_id AND d.status = 'done' AND d.stability_of IS NULL)
+             FROM analyses WHERE id IN (SELECT max(id) FROM analyses WHERE stability_of IS NULL GROUP BY batch_id)"
+        );
+        let found = self.0.run(|c| rows(c, &sql, &[], |r| Ok((analysis_row(r)?, r.opt_int(14)?))))?;
+        Ok(found.into_iter().map(|(latest, done)| (latest.batch_id, (latest, done))).collect())
     }
 
     /// The latest finished analysis of a batch.
@@ -486,5 +499,20 @@ mod tests {
         assert_eq!(status(&db, again), Status::Queued);
         assert_eq!(db.analysis(again).unwrap().unwrap().holder, None);
         assert_eq!(status(&db, given_up), Status::Failed);
+    }
+
+    #[test]
+    fn each_batchs_latest_analysis_and_latest_finished_one_come_in_one_query() {
+        let (_dir, db, batch) = store(&["a01"]);
+        let (done, running) = (queue(&db, batch), queue(&db, batch));
+        db.claim_next("one").unwrap();
+        assert!(db.finish_analysis(done, "one", Status::Done, None, &[]).unwrap());
+        db.claim_next("two").unwrap();
+        let of = db.analysis(done).unwrap().unwrap();
+        db.queue_stability(&of, 1).unwrap();
+        let latest = db.latest_analyses().unwrap();
+        let (row, latest_done) = &latest[&batch];
+        assert_eq!((row.id, row.status, *latest_done), (running, Status::Running, Some(done)), "a stability check's analysis is not a batch's latest");
+        assert_eq!(db.submission_counts().unwrap()[&batch], 1);
     }
 }

@@ -45,8 +45,6 @@ struct StabilityView {
     failed: usize,
     /// Once every run is done: the comparison over this analysis and them.
     result: Option<Stability>,
-    /// Per answer, its lowest and highest percentage over the analyses compared.
-    percent_range: Vec<(String, f64, f64)>,
 }
 
 
@@ -57,24 +55,15 @@ fn stability_view(app: &App, current: &Analysis, id: i64) -> Result<Option<Stabi
     }
     let done: Vec<&AnalysisRow> = runs.iter().filter(|r| r.status == Status::Done).collect();
     let failed = runs.iter().filter(|r| matches!(r.status, Status::Failed | Status::Cancelled)).count();
-    let (mut result, mut percent_range) = (None, Vec::new());
+    let mut result = None;
     if done.len() == runs.len() {
         let mut analyses = vec![current.clone()];
         for run in &done {
             analyses.push((*app.analysis(run.id)?).clone());
         }
-        percent_range = current
-            .answers
-            .iter()
-            .map(|answer| {
-                let percents = analyses.iter().filter_map(|a| a.answers.iter().find(|x| x.id == answer.id)).map(|x| x.percent);
-                let (low, high) = percents.fold((f64::MAX, f64::MIN), |(l, h), p| (l.min(p), h.max(p)));
-                (answer.id.clone(), low, high)
-            })
-            .collect();
         result = Some(stability(&analyses));
     }
-    Ok(Some(StabilityView { runs: runs.len(), done: done.len(), failed, result, percent_range }))
+    Ok(Some(StabilityView { runs: runs.len(), done: done.len(), failed, result }))
 }
 
 fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
@@ -217,7 +206,7 @@ fn stability_card(who: &Instructor, v: &AnalysisView) -> Markup {
                             table { tr { th { "Student" } th { "Failed tests per seed" } th { "Std dev" } th { "Score range" } }
                                 @for r in &varying { tr { td { (r.answer) } td { (r.failed.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")) }
                                     td.num { (format!("{:.2}", r.deviation)) }
-                                    td { @if let Some((_, low, high)) = check.percent_range.iter().find(|(a, _, _)| *a == r.answer) { (format!("{low:.1}% to {high:.1}%")) } } } } }
+                                    td { (format!("{:.1}% to {:.1}%", r.percent_range.0, r.percent_range.1)) } } } }
                         }
                         @if !s.varying_bugs.is_empty() {
                             p { "Bugs only some seeds find (why the scores above vary):" }

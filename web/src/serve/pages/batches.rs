@@ -35,19 +35,16 @@ struct BatchesView {
 }
 
 pub(super) async fn batches_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
+    let (mut counts, mut latest) = (app.db.submission_counts()?, app.db.latest_analyses()?);
     let batches = app
         .db
         .batches()?
         .into_iter()
         .map(|batch| {
-            Ok(BatchSummary {
-                submissions: app.db.submissions(batch.id)?.len(),
-                latest: app.db.analyses_of(batch.id)?.into_iter().next(),
-                shown: if batch.released { app.db.latest_done(batch.id)? } else { None },
-                batch,
-            })
+            let (latest, done) = latest.remove(&batch.id).map_or((None, None), |(row, done)| (Some(row), done));
+            BatchSummary { submissions: counts.remove(&batch.id).unwrap_or(0), latest, shown: done.filter(|_| batch.released), batch }
         })
-        .collect::<Result<Vec<_>, AppError>>()?;
+        .collect();
     let view = BatchesView { batches, problems: app.db.problems()?, courses: app.db.courses()? };
     respond(&req, Some(&who), "Batches", &view, |v| {
         let form = BatchForm { problems: &v.problems, problem: None, courses: &v.courses, name: "", course: None };

@@ -1,8 +1,6 @@
 //! Students: the instructor's list of links (issue, revoke, `links.csv`), and each
 //! student's own pages behind their link.
 
-use std::collections::HashMap;
-
 use actix_web::{HttpRequest, HttpResponse, web};
 use grader::BugList;
 use maud::html;
@@ -68,41 +66,17 @@ pub(super) async fn links_csv(app: AppData, req: HttpRequest, _who: Instructor) 
     // The base URL students reach the service at, as the instructor's browser did.
     let info = req.connection_info();
     let base = format!("{}://{}", info.scheme(), info.host());
-    let students = app.db.students()?;
-    // Each student's name and email from their course's rosters (the latest batch's wins).
-    let mut contact: HashMap<(i64, String), (String, String)> = HashMap::new();
-    for batch in app.db.batches()? {
-        for row in app.db.roster(batch.id)? {
-            let entry = contact.entry((batch.course_id, row.id.clone())).or_default();
-            for (column, value) in [("name", &mut entry.0), ("email", &mut entry.1)] {
-                if let Some(text) = row.get(column).filter(|t| !t.is_empty()) {
-                    *value = text.to_owned();
-                }
-            }
-        }
-    }
-    let has = |pick: fn(&(String, String)) -> &String| contact.values().any(|c| !pick(c).is_empty());
-    let (names, emails) = (has(|c| &c.0), has(|c| &c.1));
-    let write = || -> csv::Result<Vec<u8>> {
-        let mut out = exports::SpreadsheetCsv::new();
-        let mut header = vec!["course", "id"];
-        header.extend(names.then_some("name"));
-        header.extend(emails.then_some("email"));
-        header.push("link");
-        out.write_record(&header)?;
-        for s in students {
-            if let Some(token) = s.token {
-                let (name, email) = contact.get(&(s.course_id, s.student.clone())).cloned().unwrap_or_default();
-                let mut record = vec![s.course, s.student];
-                record.extend(names.then_some(name));
-                record.extend(emails.then_some(email));
-                record.push(format!("{base}/s/{token}"));
-                out.write_record(&record)?;
-            }
-        }
-        out.into_bytes()
-    };
-    let body = write().map_err(|e| AppError::Internal(e.into()))?;
+    let contacts = exports::roster_contacts(&app.db.rosters_by_course()?);
+    let links: Vec<exports::StudentLink> = app
+        .db
+        .students()?
+        .into_iter()
+        .filter_map(|s| {
+            let (name, email) = contacts.get(&(s.course_id, s.student.clone())).cloned().unwrap_or_default();
+            Some(exports::StudentLink { link: format!("{base}/s/{}", s.token?), course: s.course, id: s.student, name, email })
+        })
+        .collect();
+    let body = exports::links_csv(&links).map_err(|e| AppError::Internal(e.into()))?;
     Ok(HttpResponse::Ok()
         .content_type("text/csv; charset=utf-8")
         .insert_header(("Content-Disposition", "attachment; filename=\"student-links.csv\""))
