@@ -32,6 +32,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod bundle;
 pub mod error;
 pub mod executor;
 pub mod exports;

@@ -14,7 +14,6 @@ use super::forms::{BatchForm, batch_form, bundle_form, form_again};
 use super::layout::markdown;
 use super::super::upload::Form;
 use super::super::{App, AppError, Page};
-use course::problem_dir::PROBLEM_FILES;
 
 use super::{AppData, accepted_languages, blocking, found, is_api, respond, see_other};
 #[derive(Serialize)]
@@ -41,94 +40,22 @@ pub(super) async fn problems_page(app: AppData, req: HttpRequest, who: Instructo
     })
 }
 
-/// The longest name a problem's folder may have (the bundle's folder, else the zip's
-/// name): a name people read in lists, and far below what a file system allows.
-const MAX_PROBLEM_NAME_CHARS: usize = 64;
-
-/// The most example submissions a bundle may carry: each is built and run on a thousand
-/// inputs in the check; `new-problem` writes two.
-const MAX_EXAMPLES: usize = 20;
-
-/// Unpacks a problem bundle into a new folder of the store and reads its settings, so that
-/// a bundle that is not one (or has bad settings) is refused at once with the reason.
-/// Returns the folder and the problem's name. Every entry is streamed into its file within
-/// one [`Unpacking`] budget: a bundle is never held unpacked.
+/// Unpacks a problem bundle ([`course::bundle`]: its layout checked first) into a new
+/// folder of the store and reads its settings, so that a bundle that is not one (or has
+/// bad settings) is refused at once with the reason. Returns the folder and the problem's
+/// name. Nothing of a refused bundle stays: not its files, not its numbered folder.
 fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::path::PathBuf, String), AppError> {
-    let bad = |reason: String| AppError::BadRequest(format!("{file_name}: {reason}"));
-    let mut unpacking = course::submissions::Unpacking::new();
-    let mut zip = unpacking.open(course::hand_in::SharedBytes(std::sync::Arc::new(bytes))).map_err(|e| bad(format!("not a readable zip: {e:#}")))?;
-    // The problem's files, at the top or in one folder, and its examples in `submissions/`
-    // there (the layout `bugrank new-problem` writes): which entry goes to which file.
-    let mut wanted: Vec<(usize, String)> = Vec::new();
-    let mut folders = std::collections::BTreeSet::new();
-    for i in 0..zip.len() {
-        let entry = zip.by_index(i).map_err(|e| bad(e.to_string()))?;
-        let name = entry.name().to_owned();
-        if course::submissions::is_unsafe_path(&name) {
-            return Err(bad(format!("unsafe path in zip (absolute or with `..`): {name}")));
-        }
-        let parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
-        let (dir, file) = match parts[..] {
-            ["submissions", base] if is_example(base) => (None, format!("submissions/{base}")),
-            [dir, "submissions", base] if is_example(base) => (Some(dir.to_owned()), format!("submissions/{base}")),
-            [base] if PROBLEM_FILES.contains(&base) => (None, base.to_owned()),
-            [dir, base] if PROBLEM_FILES.contains(&base) => (Some(dir.to_owned()), base.to_owned()),
-            _ => continue,
-        };
-        if entry.is_dir() {
-            continue;
-        }
-        if wanted.iter().any(|(_, f)| *f == file) {
-            return Err(bad(format!("it holds `{file}` twice: a bundle is one problem, at its top or in one folder")));
-        }
-        folders.extend(dir);
-        wanted.push((i, file));
-    }
-    if folders.len() > 1 {
-        let names: Vec<String> = folders.iter().map(|f| format!("`{f}`")).collect();
-        return Err(bad(format!("its problem files are in {} folders ({}): a bundle is one problem, at its top or in one folder", folders.len(), names.join(", "))));
-    }
-    let examples = wanted.iter().filter(|(_, f)| f.starts_with("submissions/")).count();
-    if examples > MAX_EXAMPLES {
-        return Err(bad(format!("it has {examples} examples in submissions/, more than {MAX_EXAMPLES}")));
-    }
-    if !wanted.iter().any(|(_, n)| n == "problem.toml") {
-        return Err(bad("the bundle has no problem.toml (at its top or in one folder)".into()));
-    }
-    for program in ["reference", "generator"] {
-        if !wanted.iter().any(|(_, n)| n.strip_prefix(program).is_some_and(|rest| rest.starts_with('.'))) {
-            return Err(bad(format!("the bundle has no {program}.wasm, nor a {program}.c, .cpp or .rs (at its top or in one folder)")));
-        }
-    }
-    let name = folders.into_iter().next().unwrap_or_else(|| file_name.trim_end_matches(".zip").to_owned());
-    if name.chars().count() > MAX_PROBLEM_NAME_CHARS {
-        return Err(bad(format!("the problem's name (its folder, or the zip's name) has {} characters, more than {MAX_PROBLEM_NAME_CHARS}", name.chars().count())));
-    }
+    let refused = |e: course::CourseError| AppError::BadRequest(e.to_string());
+    let bundle = course::bundle::Bundle::open(file_name, bytes).map_err(refused)?;
+    let name = bundle.name.clone();
     let dir = app.store.new_problem_dir(&name)?;
-    let written: anyhow::Result<()> = wanted.iter().try_for_each(|(index, file)| {
-        let path = dir.join(file);
-        std::fs::create_dir_all(path.parent().unwrap_or(&dir))?;
-        let mut out = std::fs::File::create(&path)?;
-        let size = unpacking.unpack(&mut zip.by_index(*index)?, sandbox::MAX_MODULE_BYTES as u64, &mut out)?;
-        anyhow::ensure!(size <= sandbox::MAX_MODULE_BYTES as u64, "{file} is larger than {} bytes", sandbox::MAX_MODULE_BYTES);
-        Ok(out.sync_all()?)
-    });
-    // Its settings are read here, so that a bundle with bad ones is refused at once; the
-    // rest of the check (building, running) is the check thread's (`checks.rs`).
-    let settings = written.and_then(|()| course::problem_dir::ProblemToml::read(&dir).map(drop).map_err(anyhow::Error::from));
-    match settings {
+    match bundle.unpack_into(&dir) {
         Ok(()) => Ok((dir, name)),
         Err(error) => {
-            // Nothing of a refused bundle stays: not its files, not its numbered folder.
             let _ = std::fs::remove_dir_all(dir.parent().unwrap_or(&dir));
-            Err(bad(format!("{error:#}")))
+            Err(refused(error))
         }
     }
-}
-
-/// Whether `file` is an example submission of a problem bundle (`correct…`, `buggy…`).
-fn is_example(file: &str) -> bool {
-    course::problem_check::example_should_pass(file).is_some() && course::submissions::is_batch_file(file)
 }
 
 /// The one bundle of a form.
