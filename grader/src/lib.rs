@@ -79,7 +79,7 @@ mod result;
 mod run;
 mod search;
 mod shrink;
-mod stability;
+mod suite_stability;
 pub mod stats;
 mod testing;
 
@@ -106,7 +106,7 @@ pub use run::calibrate;
 pub use search::analyse;
 pub use shrink::{SHRINK_BUDGET, shrink};
 pub use testing::{InvalidTest, StudentTest, SuiteScore, grade_test_suites};
-pub use stability::{OrderShape, RankSpread, Stability, VaryingBug, order_shape, sample_sd, stability};
+pub use suite_stability::{OrderShape, RankSpread, Stability, VaryingBug, order_shape, sample_sd, stability};
 
 /// Why an analysis could not be done. Answers that crash are results, not errors; these
 /// are faults of the problem (its generator or reference) or of the caller.

@@ -516,12 +516,13 @@ impl Db {
         Ok(counts.into_iter().collect())
     }
 
-    /// Every roster row of every batch with its batch's course, in the order the batches
-    /// were made (a later batch's row last): one query for the students page's links.
-    pub fn rosters_by_course(&self) -> DbResult<Vec<(i64, RosterRow)>> {
+    /// Every roster row of every batch as `(course, batch, row)`, in the order the batches
+    /// were made (a later batch's row last): one query for the links and the experiment
+    /// report, whatever the number of batches.
+    pub fn rosters(&self) -> DbResult<Vec<(i64, i64, RosterRow)>> {
         self.0.run(|c| {
-            rows(c, "SELECT r.student, r.cohort, r.manual, r.extra, b.course_id FROM roster r JOIN batches b ON b.id = r.batch_id ORDER BY b.id", &[], |r| {
-                Ok((r.int(4)?, roster_row(r)?))
+            rows(c, "SELECT r.student, r.cohort, r.manual, r.extra, b.course_id, b.id FROM roster r JOIN batches b ON b.id = r.batch_id ORDER BY b.id", &[], |r| {
+                Ok((r.int(4)?, r.int(5)?, roster_row(r)?))
             })
         })
     }

@@ -11,6 +11,7 @@ use super::super::auth::Instructor;
 use super::super::db::BatchRow;
 use super::super::{App, AppError, Page};
 use course::outputs::{main_cohorts, score_rows};
+use course::submissions::RosterRow;
 
 use super::{AppData, respond};
 #[derive(Deserialize)]
@@ -39,12 +40,14 @@ struct ExperimentView {
 fn experiment_view(app: &App, query: &ExperimentQuery) -> Result<ExperimentView, AppError> {
     let mut choices = Vec::new();
     let mut scored = Vec::new();
+    let (latest, rosters) = (app.db.latest_analyses()?, app.db.rosters()?);
     for batch in app.db.batches()? {
-        if let Some(latest) = app.db.latest_done(batch.id)? {
-            let analysis = app.analysis(latest)?;
+        if let Some(done) = latest.get(&batch.id).and_then(|(_, done)| *done) {
+            let analysis = app.analysis(done)?;
+            let roster: Vec<RosterRow> = rosters.iter().filter(|(_, of, _)| *of == batch.id).map(|(_, _, row)| row.clone()).collect();
             // Each column names its batch: two batches of one problem must not look alike.
             let label = format!("{} (#{}, {})", batch.name, batch.id, analysis.problem);
-            scored.push((batch.id, label, score_rows(&analysis, &app.db.roster(batch.id)?)));
+            scored.push((batch.id, label, score_rows(&analysis, &roster)));
             choices.push(batch);
         }
     }

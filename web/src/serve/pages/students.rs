@@ -11,6 +11,7 @@ use super::super::db::StudentRow;
 use super::layout::{bug_list, button, confirm_button, table_filter, date, markdown, page};
 use super::super::{App, AppError, Page};
 use course::exports;
+use course::submissions::RosterRow;
 
 use super::{AppData, CsrfForm, found, respond, see_other};
 #[derive(Serialize)]
@@ -66,7 +67,8 @@ pub(super) async fn links_csv(app: AppData, req: HttpRequest, _who: Instructor) 
     // The base URL students reach the service at, as the instructor's browser did.
     let info = req.connection_info();
     let base = format!("{}://{}", info.scheme(), info.host());
-    let contacts = exports::roster_contacts(&app.db.rosters_by_course()?);
+    let rosters: Vec<(i64, RosterRow)> = app.db.rosters()?.into_iter().map(|(course, _, row)| (course, row)).collect();
+    let contacts = exports::roster_contacts(&rosters);
     let links: Vec<exports::StudentLink> = app
         .db
         .students()?
