@@ -99,8 +99,14 @@ pub fn gradebook_points(analysis: &Analysis, answer: &AnswerResult, row: Option<
         Some(points) => (points.points, points.max),
         None => (answer.passed as f64, analysis.scored_tests() as f64),
     };
+    (adjusted_points(points, max, row), max)
+}
+
+/// `points` of `max` with the instructor's adjustment from the student's roster row, if
+/// any, kept between 0 and the maximum, to two decimals.
+pub fn adjusted_points(points: f64, max: f64, row: Option<&RosterRow>) -> f64 {
     let adjusted = points + row.and_then(RosterRow::adjustment).map_or(0.0, |a| a.points);
-    ((adjusted.clamp(0.0, max) * 100.0).round() / 100.0, max)
+    (adjusted.clamp(0.0, max) * 100.0).round() / 100.0
 }
 
 /// One student's private link, with what the rosters say of them, for `links.csv`.

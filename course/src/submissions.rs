@@ -140,7 +140,7 @@ pub const ADJUSTMENT_REASON_COLUMN: &str = "adjustment_reason";
 
 /// An instructor's change to one student's points, with its reason. It belongs to the
 /// batch's roster, so every analysis of the batch (a re-run included) keeps it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Adjustment {
     pub points: f64,
     pub reason: String,

@@ -92,6 +92,7 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     assert!(dot.body.starts_with("digraph"), "{}", dot.body);
     let page = client.get(&format!("/analyses/{id}"));
     assert!(page.body.contains("<svg"), "the diagram is inline");
+    assert!(page.body.contains("How complete the search is: "), "the search's completeness in words");
     // For screen readers: the diagram's title and description, and the order as a table.
     assert!(page.body.contains("<title id=\"order-title\">Correctness order of interval-sets</title>") && page.body.contains("<desc id=\"order-desc\">"));
     assert!(page.body.contains("<caption>The correctness order as a table</caption>"));
@@ -167,6 +168,10 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     assert!(markdown.body.contains("Input:\n\n```text\n") && !markdown.body.contains("- Input: `\""), "code blocks, not escaped strings: {}", markdown.body);
     // The score in plain words, and the statement as graded, with its tables rendered.
     assert!(own.body.contains("Your score: <strong>") && own.body.contains("the share of those bugs yours does not have"), "{}", own.body);
+    // The points on the fixed scale, and how the program earned them.
+    let points = &own_json["results"][0]["points"];
+    assert_eq!(points["max"], 100.0, "{own_json}");
+    assert!(own.body.contains("Your points: <strong>") && own.body.contains("generated inputs it was graded on"), "{}", own.body);
     let statement = student.get(&format!("{a01}/{latest}/statement"));
     assert_eq!(statement.status, 200);
     assert!(statement.body.contains("<table>") && !statement.body.contains("|---"), "{}", statement.body);

@@ -11,7 +11,7 @@ use super::super::db::StudentRow;
 use super::layout::{bug_list, button, confirm_button, table_filter, date, markdown, page};
 use super::super::{App, AppError, Page};
 use course::exports;
-use course::submissions::RosterRow;
+use course::submissions::{Adjustment, RosterRow};
 
 use super::{AppData, CsrfForm, found, respond, see_other};
 #[derive(Serialize)]
@@ -120,10 +120,23 @@ struct StudentResult {
     problem: String,
     analysis: i64,
     late: Late,
+    /// The points the student's program earned, with the instructor's adjustment.
+    points: Option<StudentPoints>,
     bugs: BugList,
     /// The problem's statement as the analysis graded it (none: the problem has none).
     #[serde(skip)]
     statement: Option<String>,
+}
+
+/// A student's points as their page shows them.
+#[derive(Serialize)]
+struct StudentPoints {
+    /// With the adjustment, if any.
+    points: f64,
+    max: f64,
+    /// How the program earned its points, in words.
+    how: String,
+    adjustment: Option<Adjustment>,
 }
 
 #[derive(Serialize)]
@@ -151,12 +164,22 @@ fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
             _ => Late::No,
         };
         let problem_dir = found(app.db.analysis(analysis)?)?.problem_dir;
+        let bugs: BugList = serde_json::from_str(&list).map_err(anyhow::Error::from)?;
+        let roster = app.db.roster(batch.id)?;
+        let row = roster.iter().find(|r| r.id == student);
+        let points = bugs.points.as_ref().map(|p| StudentPoints {
+            points: exports::adjusted_points(p.points, p.max, row),
+            max: p.max,
+            how: present::points_in_words(p),
+            adjustment: row.and_then(RosterRow::adjustment),
+        });
         results.push(StudentResult {
             batch: batch.name,
             problem: batch.problem,
             analysis,
             late,
-            bugs: serde_json::from_str(&list).map_err(anyhow::Error::from)?,
+            points,
+            bugs,
             statement: app.local(&problem_dir).ok().and_then(|dir| std::fs::read_to_string(dir.join("statement.md")).ok()),
         });
     }
@@ -171,6 +194,12 @@ pub(super) async fn student_page(app: AppData, req: HttpRequest, path: web::Path
             @if v.results.is_empty() { p { "No results have been released to you yet." } }
             @for r in &v.results {
                 h2 { (r.batch) " · " span.muted { (r.problem) } }
+                @if let Some(p) = &r.points {
+                    p.score { "Your points: " strong { (p.points) " of " (p.max) } ". The program earned " (p.how) }
+                    @if let Some(adjustment) = &p.adjustment {
+                        p { "Your instructor adjusted your points by " strong { (format!("{:+}", adjustment.points)) } ": " (adjustment.reason) }
+                    }
+                }
                 p.score {
                     @let percent = grader::percent(r.bugs.passed, r.bugs.suite_size);
                     @if r.bugs.compile_error().is_some() {
