@@ -56,7 +56,7 @@ impl SpreadsheetCsv {
 const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
 
 /// `cell` as a spreadsheet shows it but never evaluates it: a cell that starts with one
-/// of [`FORMULA_STARTS`] gets a leading `'` (which Excel, LibreOffice and Google Sheets
+/// of `FORMULA_STARTS` gets a leading `'` (which Excel, LibreOffice and Google Sheets
 /// take as "text", and do not show). Pitfall: so a negative number becomes text too; no
 /// gradebook column of ours is ever negative.
 pub fn as_text(cell: &str) -> std::borrow::Cow<'_, str> {

@@ -1,9 +1,10 @@
-//! A course's grading work, without its edges: problems ([`problem`]), batches, hand-ins
-//! and rosters ([`submissions`]), students' sources and their builds ([`sources`]), the
-//! grader's executor on the sandbox ([`executor`]), the one pipeline that grades a batch
-//! ([`grade`]) and the files a graded batch is written as ([`outputs`]).
+//! A course's grading work, without its edges: problems ([`problem_dir`], [`bundle`],
+//! [`problem_check`]), batches, hand-ins and rosters ([`submissions`], [`hand_in`]),
+//! students' sources and their builds ([`load`]), the grader's executor on the sandbox
+//! ([`executor`]), the one pipeline that grades a batch ([`grade_batch`](mod@grade_batch)) and the files a
+//! graded batch is written as ([`outputs`], [`exports`]).
 //!
-//! The command line and the service both grade through [`grade_batch`] and only present
+//! The command line and the service both grade through [`grade_batch`](fn@grade_batch) and only present
 //! or store what it returns. This crate knows no command line (clap), no HTTP (actix) and
 //! no database (SQL): it reads problem directories and batches it is pointed at, and
 //! returns files as bytes for its callers to write.

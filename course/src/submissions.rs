@@ -246,7 +246,7 @@ impl Batch {
         Ok(Batch::from_hand_ins(sandbox, builder, &read_hand_ins(path, languages)?))
     }
 
-    /// Compiles (or builds, then compiles) each hand-in ([`crate::grade_batch::load`]). Of two
+    /// Compiles (or builds, then compiles) each hand-in ([`crate::load::load`]). Of two
     /// giving the same id, the first by file name is taken.
     pub fn from_hand_ins(sandbox: &Sandbox, builder: &Builder, hand_ins: &[HandIn]) -> Batch {
         Batch::of(hand_ins, |file, handed| Some(crate::load::load(sandbox, builder, file, handed, None)))

@@ -53,7 +53,7 @@ pub struct Problem {
     pub oracle: Oracle,
     pub fuel: FuelPolicy,
     pub search: SearchOptions,
-    /// How points are given on the fixed scale ([`crate::points`]).
+    /// How points are given on the fixed scale ([`crate::Points`]).
     pub grading: GradingPolicy,
 }
 

@@ -78,7 +78,7 @@ pub struct AnswerResult {
     /// [`Analysis::add_not_built`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<Build>,
-    /// Points on the fixed scale, from the grading sample ([`crate::points`]): the same
+    /// Points on the fixed scale, from the grading sample ([`crate::Points`]): the same
     /// whoever else is graded. Absent in analyses made before points existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub points: Option<Points>,
@@ -143,7 +143,7 @@ pub struct Analysis {
     #[serde(default)]
     pub grading: GradingPolicy,
     /// What the search may have missed, estimated from its random tests
-    /// ([`crate::completeness`]). Absent in analyses made before it was.
+    /// ([`crate::Completeness`]). Absent in analyses made before it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completeness: Option<Completeness>,
     pub suite: Vec<SuiteTest>,

@@ -18,7 +18,7 @@ pub struct DemoArgs {
     pub problems: Option<PathBuf>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Results go to OUT/<problem>/ and the experiment report to OUT/.
+    /// Results go to `OUT/<problem>/` and the experiment report to OUT/.
     #[arg(long, default_value = "out")]
     pub out: PathBuf,
 }

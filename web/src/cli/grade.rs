@@ -85,7 +85,7 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<()> {
 }
 
 /// Reads the problem, the batch and the roster `args` name, and grades them through
-/// [`course::grade_batch`], with a progress bar on a terminal.
+/// [`course::grade_batch`](fn@course::grade_batch), with a progress bar on a terminal.
 pub fn run_grade(tools: &Tools, args: &GradeArgs) -> anyhow::Result<Graded> {
     let problem_dir = ProblemDir::load(&tools.sandbox, &tools.builder, &args.problem)?;
     let hand_ins = read_hand_ins(&args.submissions, &problem_dir.toml.languages)?;

@@ -55,7 +55,7 @@ fn with_check_memory<R>(blocks: usize, check: impl FnOnce(&mut [Block]) -> R) ->
 }
 
 /// Whether `password` matches the PHC string `hash` (argon2 with the hash's own
-/// algorithm, version and parameters), computed in reused memory ([`CHECK_MEMORY`]).
+/// algorithm, version and parameters), computed in reused memory (`CHECK_MEMORY`).
 pub fn verify_password(password: &str, hash: &str) -> bool {
     let Ok(parsed) = PasswordHash::new(hash) else { return false };
     let (Ok(algorithm), Ok(params), Some(salt), Some(expected)) =

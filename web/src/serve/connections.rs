@@ -136,7 +136,7 @@ impl PerAddress {
     }
 
     /// actix's `on_connect` hook: a connection within its address's bound keeps a
-    /// [`Held`] in its extensions; one beyond it is shut (both directions) at once, so that
+    /// `Held` in its extensions; one beyond it is shut (both directions) at once, so that
     /// actix sees its end and closes it, without reading a byte of it.
     pub fn on_connect(&self, connection: &dyn std::any::Any, extensions: &mut Extensions) {
         let Some(stream) = connection.downcast_ref::<actix_web::rt::net::TcpStream>() else { return };

@@ -1,7 +1,7 @@
 //! The service's store: the queries the pages and the workers need, each written once for
 //! both engines ([`sql`]: SQLite by default, PostgreSQL with `--database`). The analyses'
-//! queue (claims, leases, heartbeats, cancels, the end of an analysis) is [`queue`]'s;
-//! opening a store and migrating its schema is [`schema`]'s.
+//! queue (claims, leases, heartbeats, cancels, the end of an analysis) is `queue.rs`'s;
+//! opening a store and migrating its schema is `schema.rs`'s.
 //!
 //! Every multi-row change is one transaction. SQLite runs in WAL mode, so a crash (even
 //! SIGKILL) loses at most the transaction in flight; PostgreSQL is PostgreSQL.
