@@ -59,6 +59,9 @@ pub struct Settings {
     pub stable_after: Option<u64>,
     /// Instead of `problem.toml`'s `limits.fuel_factor`.
     pub fuel_factor: Option<u64>,
+    /// Instead of `problem.toml`'s `grading.max_points` (more than 0, at most
+    /// [`MAX_POINTS`](crate::problem_dir::MAX_POINTS)): the batch's own scale.
+    pub max_points: Option<f64>,
     /// A previous analysis of the batch to grade against ([`grader::rerun`]).
     pub previous: Option<Previous>,
     /// Whether to write each student's bug list too (the service shows them at once;
@@ -69,7 +72,7 @@ pub struct Settings {
 impl Settings {
     /// Seed `seed`, the problem's own search and fuel, no previous analysis, no bug lists.
     pub fn seed(seed: u64) -> Settings {
-        Settings { seed, stable_after: None, fuel_factor: None, previous: None, bug_lists: false }
+        Settings { seed, stable_after: None, fuel_factor: None, max_points: None, previous: None, bug_lists: false }
     }
 }
 
@@ -127,6 +130,9 @@ pub fn grade_batch(
     }
     if let Some(factor) = settings.fuel_factor {
         problem.fuel.factor = factor;
+    }
+    if let Some(max) = settings.max_points {
+        problem.grading.max_points = crate::problem_dir::max_points(max).map_err(CourseError::Problem)?;
     }
     let batch = pool.install(|| compile(tools, &class.hand_ins, cancel, report));
     if cancel.load(Ordering::Relaxed) {

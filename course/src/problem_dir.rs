@@ -41,6 +41,16 @@ pub const MAX_TESTS: u64 = 10_000_000;
 /// 10,000 leaves room for any, and keeps points readable with two decimals.
 pub const MAX_POINTS: f64 = 10_000.0;
 
+/// `max` if it can be a maximum of points (more than 0, at most [`MAX_POINTS`]), else why
+/// not, in words that start with `max_points`.
+pub fn max_points(max: f64) -> Result<f64, String> {
+    if max > 0.0 && max <= MAX_POINTS {
+        Ok(max)
+    } else {
+        Err(format!("max_points must be more than 0 and at most {MAX_POINTS} (it is {max})"))
+    }
+}
+
 /// The files of a problem directory (a bundle's other files are ignored): the settings and
 /// statement, each program as a module or a source file, and the generator's guest library
 /// when the author keeps a copy. `statement.md` is optional, and the checker needed only
@@ -113,9 +123,7 @@ impl ProblemToml {
             }
         }
         let grading = &toml.grading;
-        if !(grading.max_points > 0.0 && grading.max_points <= MAX_POINTS) {
-            return Err(CourseError::Problem(format!("{}: grading.max_points must be more than 0 and at most {MAX_POINTS} (it is {})", toml_path.display(), grading.max_points)));
-        }
+        max_points(grading.max_points).map_err(|why| CourseError::Problem(format!("{}: grading.{why}", toml_path.display())))?;
         if !(0.0..=1.0).contains(&grading.failure_deduction) {
             return Err(CourseError::Problem(format!(
                 "{}: grading.failure_deduction is the share of the points any failure costs, from 0 to 1 (it is {})",

@@ -46,6 +46,17 @@ impl Default for Unpacking {
     }
 }
 
+/// Why a zip cannot be opened, in words that say what to do.
+fn zip_problem(error: &zip::result::ZipError) -> String {
+    match error {
+        zip::result::ZipError::InvalidArchive(_) => "it is cut short, or not a zip at all (another kind of file named .zip): make the zip again and upload it".to_owned(),
+        zip::result::ZipError::UnsupportedArchive(what) => {
+            format!("it is a kind of zip that cannot be opened here ({what}): make it again with your system's own zip tool, without a password")
+        }
+        other => other.to_string(),
+    }
+}
+
 impl Unpacking {
     /// The budget of one request.
     pub fn new() -> Unpacking {
@@ -54,7 +65,7 @@ impl Unpacking {
 
     /// Opens a zip held in memory, its entries counted against the request's.
     pub fn open(&mut self, bytes: SharedBytes) -> CourseResult<zip::ZipArchive<Cursor<SharedBytes>>> {
-        let zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| CourseError::Batch(e.to_string()))?;
+        let zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| CourseError::Batch(zip_problem(&e)))?;
         self.entries_left = self.entries_left.checked_sub(zip.len()).ok_or_else(|| {
             CourseError::Batch(format!("it has {} entries, more than the {MAX_ZIP_ENTRIES} the zips of one upload may have together", zip.len()))
         })?;
@@ -157,6 +168,18 @@ impl RosterRow {
     pub fn adjustment(&self) -> Option<Adjustment> {
         let points = self.get(ADJUSTMENT_COLUMN).filter(|p| !p.is_empty())?.parse::<f64>().ok().filter(|p| p.is_finite())?;
         Some(Adjustment { points, reason: self.get(ADJUSTMENT_REASON_COLUMN).unwrap_or_default().to_owned() })
+    }
+
+    /// This row with `adjustment` in its columns instead of any it had (the one the
+    /// instructor made on the batch's page overrides the roster's).
+    pub fn adjusted(mut self, adjustment: &Adjustment) -> RosterRow {
+        for (column, value) in [(ADJUSTMENT_COLUMN, adjustment.points.to_string()), (ADJUSTMENT_REASON_COLUMN, adjustment.reason.clone())] {
+            match self.extra.iter_mut().find(|(h, _)| h == column) {
+                Some(cell) => cell.1 = value,
+                None => self.extra.push((column.to_owned(), value)),
+            }
+        }
+        self
     }
 
     /// The columns of `extra` as stored (JSON), read back in their order; the older form, a
@@ -668,7 +691,16 @@ pub fn read_roster(path: &Path) -> CourseResult<(Vec<RosterRow>, Vec<Rejected>)>
 /// Reads a roster named `file_name` (for messages) from `input`.
 pub fn parse_roster(file_name: &str, input: impl Read) -> CourseResult<(Vec<RosterRow>, Vec<Rejected>)> {
     let not_csv = |e: csv::Error| CourseError::Batch(format!("{file_name} cannot be read as CSV: {e}"));
-    let mut reader = csv::ReaderBuilder::new().flexible(true).trim(csv::Trim::All).from_reader(input);
+    // Each line is read alone (a roster's cells are ids, names and addresses: one line
+    // each), so that a quote left open on one line is reported there, and never swallows
+    // the lines after it into one cell.
+    let mut text = String::new();
+    let mut input = input;
+    input.read_to_string(&mut text).map_err(|e| CourseError::Batch(format!("{file_name} is not text (UTF-8): {e}")))?;
+    let mut lines = text.lines().enumerate().map(|(i, line)| (i + 1, line));
+    let first = lines.next().map_or("", |(_, line)| line);
+    let one_line = |line: &str| csv::ReaderBuilder::new().has_headers(false).flexible(true).trim(csv::Trim::All).from_reader(std::io::Cursor::new(line.as_bytes().to_vec()));
+    let mut reader = one_line(first);
     // A byte-order mark (Excel's, and bugrank's gradebook files') is not part of the first name.
     let headers: Vec<String> = reader.headers().map_err(not_csv)?.iter().map(|h| h.trim_start_matches('\u{feff}').to_owned()).collect();
     let column = |name: &str| headers.iter().position(|h| h == name);
@@ -685,9 +717,17 @@ pub fn parse_roster(file_name: &str, input: impl Read) -> CourseResult<(Vec<Rost
     let manual_col = column("manual");
     let mut rows: Vec<RosterRow> = Vec::new();
     let mut rejected = Vec::new();
-    for record in reader.records() {
+    for (line, text) in lines.filter(|(_, text)| !text.trim().is_empty()) {
+        if text.matches('"').count() % 2 == 1 {
+            rejected.push(Rejected {
+                file: format!("{file_name}:{line}"),
+                reason: format!("{file_name} line {line}: a quote (\") opens a cell and is not closed on that line: close it, or remove it"),
+                id: None,
+            });
+            continue;
+        }
+        let Some(record) = one_line(text).records().next() else { continue };
         let record = record.map_err(not_csv)?;
-        let line = record.position().map_or(0, |p| p.line());
         // Canvas's export has a row of each assignment's points possible.
         if format == RosterFormat::Canvas && record.get(0).is_some_and(|student| student.trim() == "Points Possible") {
             continue;
@@ -791,6 +831,23 @@ mod tests {
         let read: Vec<(&str, &str, Option<&str>, Option<&str>)> =
             rows.iter().map(|r| (r.id.as_str(), r.cohort.as_str(), r.get("Student"), r.get("SIS User ID"))).collect();
         assert_eq!(read, [("1001", "Section A", Some("Lovelace, Ada"), Some("s1001")), ("1002", "Section B", Some("Turing, Alan"), Some("s1002"))]);
+    }
+
+    #[test]
+    fn a_quote_left_open_is_reported_on_its_line_and_the_lines_after_it_are_read() {
+        let roster = "id,cohort,name\na01,A,\"Lovelace, Ada\na02,A,Alan Turing\n\na03,B,\"Hopper, Grace\"\n";
+        let (rows, rejected) = parse_roster("r.csv", roster.as_bytes()).unwrap();
+        assert_eq!(rows.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["a02", "a03"]);
+        assert_eq!(rows[1].get("name"), Some("Hopper, Grace"), "a quoted comma is part of the cell");
+        assert_eq!(rejected.len(), 1);
+        assert_eq!(rejected[0].file, "r.csv:2");
+        assert!(rejected[0].reason.contains("line 2: a quote (\") opens a cell and is not closed on that line"), "{}", rejected[0].reason);
+    }
+
+    #[test]
+    fn a_zip_that_cannot_be_opened_is_said_in_plain_words() {
+        let refused = Unpacking::new().open(SharedBytes(Arc::new(b"PK\x03\x04 cut short".to_vec()))).err().unwrap().to_string();
+        assert!(refused.contains("cut short, or not a zip at all") && !refused.contains("EOCD"), "{refused}");
     }
 
     #[test]

@@ -82,6 +82,17 @@ impl Points {
         Points { points: (earned * 100.0).round() / 100.0, max: policy.max_points, judged, failed, counts, every_input }
     }
 
+    /// The same program's points under another `policy` (a re-run's new maximum, say):
+    /// from its sample counts again, so exactly what a fresh grading would give. A program
+    /// judged on no input keeps its share: none if it never ran, all if nothing could judge it.
+    pub fn under(&self, policy: &GradingPolicy) -> Points {
+        if self.judged > 0 {
+            return Points::of(policy, self.judged, self.counts);
+        }
+        let share = if self.max > 0.0 { self.points / self.max } else { 0.0 };
+        Points { points: (share * policy.max_points * 100.0).round() / 100.0, max: policy.max_points, ..self.clone() }
+    }
+
     /// The points of a program that never ran (its sources did not compile): none.
     pub fn not_built(policy: &GradingPolicy) -> Points {
         Points { points: 0.0, max: policy.max_points, judged: 0, failed: 0, counts: FailureCounts::default(), every_input: None }
@@ -113,5 +124,15 @@ mod tests {
         assert_eq!((mixed.points, mixed.every_input), (0.0, None));
         let one = Points::of(&policy, 800, FailureCounts { crash: 8, ..Default::default() });
         assert_eq!((one.points, one.max, one.failed), (14.85, 20.0, 8));
+    }
+
+    #[test]
+    fn points_under_another_maximum_are_those_a_fresh_grading_would_give() {
+        let (hundred, ten) = (GradingPolicy::default(), GradingPolicy { max_points: 10.0, ..GradingPolicy::default() });
+        let counts = FailureCounts { wrong: 3, ..Default::default() };
+        assert_eq!(Points::of(&hundred, 1000, counts).under(&ten), Points::of(&ten, 1000, counts));
+        assert_eq!(Points::not_built(&hundred).under(&ten), Points::not_built(&ten));
+        let unjudged = Points::of(&hundred, 0, FailureCounts::default());
+        assert_eq!(unjudged.under(&ten).points, 10.0, "nothing could judge it: the maximum");
     }
 }

@@ -102,8 +102,8 @@ impl Progress {
             )
         } else {
             format!(
-                "searching: {} tests tried, suite of {}, {}/{} in a row without a new bug, {} runs",
-                self.tests_generated, self.suite_size, self.stable_run, self.stable_after, self.executions
+                "searching for bugs: {} inputs tried, {} tests kept, {} runs; it stops once {} inputs in a row find no new bug ({} so far)",
+                self.tests_generated, self.suite_size, self.executions, self.stable_after, self.stable_run
             )
         }
     }

@@ -84,7 +84,11 @@ fn frozen(
         .answers
         .iter()
         .filter(|old| !searched.iter().any(|a| a.id == old.id))
-        .map(|old| (old.id.clone(), old.clone()))
+        .map(|old| {
+            // Kept as it was, but under this re-run's grading policy (a new maximum, say).
+            let points = old.points.as_ref().map(|p| if previous.grading == problem.grading { p.clone() } else { p.under(&problem.grading) });
+            (old.id.clone(), AnswerResult { points, ..old.clone() })
+        })
         .collect();
     let mut search = Search::new(&problem, &searched, executor, previous.calibration.clone())?;
 

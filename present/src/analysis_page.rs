@@ -18,6 +18,8 @@ pub struct Ranking<'a> {
     pub cohorts: Option<&'a std::collections::HashMap<String, String>>,
     /// Each answer's id links to `#bugs-<id>` (a page that has the bug lists).
     pub bug_links: bool,
+    /// With a path, a last column links each answer to its code at that path + its id.
+    pub code_links: Option<&'a str>,
 }
 
 /// The ranking, best first: rank, answer, cohort, points earned (on the fixed scale,
@@ -32,14 +34,19 @@ pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
     html.push_str(
         "<tr><th>Rank</th><th>Student</th><th>Cohort</th><th title=\"earned by the program on the grading sample, before any adjustment\">Points</th><th>Passed</th><th>%</th><th title=\"failed by a wrong output\">Wrong</th>\
          <th title=\"failed by a crash\">Crash</th><th title=\"failed by taking too long\">Time</th>\
-         <th title=\"failed by exceeding the memory or output limit\">Limit</th><th>Failed tests</th></tr>\n",
+         <th title=\"failed by exceeding the memory or output limit\">Limit</th><th>Failed tests</th>",
     );
+    html.push_str(if how.code_links.is_some() { "<th>Code</th></tr>\n" } else { "</tr>\n" });
     for a in analysis.ranked() {
         let id = escape_html(&a.id);
         let name = if how.bug_links { format!("<a href=\"#bugs-{id}\">{id}</a>") } else { id };
         let cohort = how.cohorts.and_then(|c| c.get(&a.id)).map(String::as_str).or(a.cohort.as_deref()).unwrap_or("");
         let points = a.points.as_ref().map_or("–".to_owned(), |p| format!("<span title=\"of {}\">{}</span>", p.max, p.points));
-        let failed = if a.not_built() { "<span class=\"bad\">did not compile</span>".to_owned() } else { escape_html(&a.failed.join(" ")) };
+        let mut failed = if a.not_built() { "<span class=\"bad\">did not compile</span>".to_owned() } else { escape_html(&a.failed.join(" ")) };
+        if let Some(path) = how.code_links {
+            // A student id has only letters, digits and `._-@+`: a path segment as it is.
+            write!(failed, "</td><td><a href=\"{}{}\">code</a>", escape_html(path), escape_html(&a.id)).unwrap();
+        }
         writeln!(
             html,
             "<tr><td class=\"num\">{}</td><td>{name}</td><td>{}</td><td class=\"num\">{points}</td><td class=\"num\">{}/{total}</td><td class=\"num\">{:.1}</td>\

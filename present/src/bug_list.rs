@@ -34,6 +34,8 @@ pub fn bug_list_markdown(list: &BugList) -> String {
     } else {
         &list.bugs[..]
     };
+    // A long explanation (a time limit's) is given once; later tests refer to the first.
+    let mut explained: Vec<(&str, &str)> = Vec::new();
     for bug in shown {
         writeln!(md, "## Test {}: {}\n", bug.test, bug.got.summary()).unwrap();
         writeln!(md, "Input:\n\n{}", text_block(&bug.input)).unwrap();
@@ -41,16 +43,22 @@ pub fn bug_list_markdown(list: &BugList) -> String {
         match bug.got.kind {
             FailureKind::Wrong => writeln!(md, "Your program's output:\n\n{}", text_block(&bug.got.detail)).unwrap(),
             FailureKind::Crash => writeln!(md, "Your program crashed:\n\n{}", text_block(&bug.got.detail)).unwrap(),
-            _ => writeln!(md, "Your program {}.\n", bug.got.detail).unwrap(),
+            _ => match explained.iter().find(|(detail, _)| *detail == bug.got.detail && bug.got.kind == FailureKind::Timeout) {
+                Some((_, first)) => writeln!(md, "Your program ran out of time, as on test {first} above.\n").unwrap(),
+                None => {
+                    writeln!(md, "Your program {}.\n", bug.got.detail).unwrap();
+                    explained.push((&bug.got.detail, &bug.test));
+                }
+            },
         }
         if let Some(reason) = &bug.got.reason {
             writeln!(md, "Why it is wrong: {reason}\n").unwrap();
         }
         if let Some(general) = &bug.generalized {
-            writeln!(md, "It fails whatever stands at {ANY}:\n\n{}", text_block(general)).unwrap();
+            writeln!(md, "It also fails every input like this one, whatever stands at {ANY}:\n\n{}", text_block(general)).unwrap();
         }
         if let Some(contrast) = &bug.contrast {
-            writeln!(md, "It gets this close input right:\n\n{}\nwith the output:\n\n{}", text_block(&contrast.input), text_block(&contrast.expected)).unwrap();
+            writeln!(md, "But it gets this similar input right:\n\n{}\nwhere the right output is:\n\n{}", text_block(&contrast.input), text_block(&contrast.expected)).unwrap();
         }
     }
     md
@@ -100,7 +108,7 @@ mod tests {
         assert!(md.contains("Input:\n\n```text\ndelete 1 [(0,2)]\n```\n"), "{md}");
         assert!(md.contains("Expected output:\n\n```text\n[]\n```\n"), "{md}");
         assert!(md.contains("Your program's output:\n\n```text\n[(0,2)]\n```\n"), "{md}");
-        assert!(md.contains("close input right:\n\n```text\ndelete 1 []\n```\n"), "{md}");
+        assert!(md.contains("similar input right:\n\n```text\ndelete 1 []\n```\n"), "{md}");
         assert!(!md.contains("\\n") && !md.contains("exactly"), "no escaped strings where a block says it all: {md}");
     }
 

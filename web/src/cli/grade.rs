@@ -35,6 +35,10 @@ pub struct GradeArgs {
     /// Stop after this many consecutive tests add nothing (default: problem.toml's).
     #[arg(long)]
     pub stable_after: Option<u64>,
+    /// The points of a program with no failure (default: problem.toml's `grading.max_points`,
+    /// itself 100 by default). Everyone's points scale with it; nothing else changes.
+    #[arg(long)]
+    pub max_points: Option<f64>,
     /// Worker threads (default: one per core). The analysis does not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
@@ -61,6 +65,7 @@ impl GradeArgs {
             seed: 1,
             out: PathBuf::from("out"),
             stable_after: None,
+            max_points: None,
             threads: None,
             suite_from: None,
             full: false,
@@ -104,7 +109,7 @@ pub fn run_grade(tools: &Tools, args: &GradeArgs) -> anyhow::Result<Graded> {
         }),
         None => None,
     };
-    let settings = Settings { stable_after: args.stable_after, previous, ..Settings::seed(args.seed) };
+    let settings = Settings { stable_after: args.stable_after, max_points: args.max_points, previous, ..Settings::seed(args.seed) };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let bar = progress_bar(settings.stable_after.unwrap_or(problem_dir.toml.search.stable_after));
     let show = |stage: Stage<'_>| match stage {

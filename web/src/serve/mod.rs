@@ -11,6 +11,7 @@ pub mod connections;
 pub mod db;
 
 mod first_start;
+pub mod mail;
 mod pages;
 pub mod store;
 mod upload;
@@ -89,6 +90,9 @@ pub struct App {
     analyses: Mutex<HashMap<i64, Arc<Analysis>>>,
     /// Failed logins and the password checks running.
     pub logins: auth::LoginGuard,
+    /// The SMTP server students' links are sent through, when the environment sets one
+    /// ([`mail`]).
+    pub mailer: Option<mail::Mailer>,
     /// Whether login cookies are `Secure` (HTTPS only): `serve --secure-cookies`.
     pub secure_cookies: bool,
     /// The serving process's lock on the data directory, held while the app lives.
@@ -103,7 +107,7 @@ impl App {
         // class again.
         let sandbox = Sandbox::new()?.with_disk_cache(data.join("compiled"))?;
         let builder = toolchain::Builder::new(Some(data.join("builds")));
-        Ok(App { db, store, tools: course::Tools { sandbox, builder }, jobs: Jobs::default(), checks: checks::BundleChecks::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), secure_cookies: false, lock: None })
+        Ok(App { db, store, tools: course::Tools { sandbox, builder }, jobs: Jobs::default(), checks: checks::BundleChecks::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), mailer: mail::Mailer::from_env()?, secure_cookies: false, lock: None })
     }
 
     /// Whether the store keeps files as rows too (PostgreSQL): then another process, on
@@ -302,7 +306,7 @@ impl ResponseError for AppError {
 /// again under the reason instead, by their handlers: see [`pages::forms::form_again`](pages).)
 fn error_page(title: &str, reason: &str, status: StatusCode) -> HttpResponse {
     let mut response = pages::layout::page(title, None, maud::html! {
-        p.bad role="alert" { (reason) }
+        p.bad role="alert" { (pages::layout::with_code(reason)) }
         p { a href="/" { "Back to bugrank" } }
     });
     *response.status_mut() = status;

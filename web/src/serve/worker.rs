@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use course::problem_dir::ProblemDir;
 use course::hand_in::{HandIn, Handed, ModuleSource};
 use course::{Class, Previous, Settings, Stage, grade_batch};
-use grader::{Analysis, GraderError, Progress, RerunMode};
+use grader::{Analysis, GraderError, RerunMode};
 use serde::{Deserialize, Serialize};
 
 use super::App;
@@ -61,8 +61,9 @@ pub struct LiveProgress {
     /// Bug lists written so far, while explaining.
     pub explained: usize,
     pub answers: usize,
-    /// 0 to 100: the search's share is its stable run; explaining fills the rest.
-    pub percent: f64,
+    /// 0 to 100 while the share done is known (compiling, writing bug lists); `None` while
+    /// searching, whose length no one knows beforehand (a new bug restarts its count).
+    pub percent: Option<f64>,
     /// While shrinking: the candidates tried on the test being shrunk.
     #[serde(default)]
     pub shrink_candidates: u64,
@@ -81,17 +82,6 @@ fn about(seconds: f64) -> String {
         s if s < 5400.0 => format!("about {} min", (s / 60.0).round() as u64),
         s => format!("about {:.1} h", s / 3600.0),
     }
-}
-
-/// What the rest of the search may take at the rate so far: the tests still to try before
-/// `stable_after` in a row add nothing (more if a new bug turns up), at the time per test
-/// measured since the search began.
-fn search_remaining(p: &Progress, searching: Duration) -> Option<String> {
-    if p.tests_generated == 0 {
-        return None;
-    }
-    let left = p.stable_after.saturating_sub(p.stable_run) as f64 * searching.as_secs_f64() / p.tests_generated as f64;
-    Some(format!("{} left if no new bug turns up", about(left)))
 }
 
 /// The analyses running in this process: their progress and cancel flags.
@@ -275,23 +265,30 @@ fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, canc
     let settings = Settings {
         stable_after: row.stable_after,
         fuel_factor: row.fuel_factor,
+        max_points: row.max_points,
         previous,
         bug_lists: row.stability_of.is_none(),
         ..Settings::seed(row.seed)
     };
     let (total, explaining) = (rows.len(), Mutex::new(None::<Instant>));
-    let (last_write, searching) = (Mutex::new(Instant::now()), Mutex::new(None::<Instant>));
+    let last_write = Mutex::new(Instant::now());
     let report = |stage: Stage<'_>| {
         let live = match stage {
             Stage::Compiling { compiled, total } => {
-                LiveProgress { phase: "compiling".into(), compiled, answers: total, text: format!("compiling {compiled}/{total}"), ..Default::default() }
+                LiveProgress {
+                    phase: "compiling".into(),
+                    compiled,
+                    answers: total,
+                    percent: Some(100.0 * compiled as f64 / total.max(1) as f64),
+                    text: format!("compiling the hand-ins: {compiled} of {total}"),
+                    ..Default::default()
+                }
             }
             Stage::Searching(p) => {
-                let started = *lock(&searching).get_or_insert_with(Instant::now);
                 LiveProgress {
                     shrink_candidates: p.shrink_candidates,
                     text: p.describe(),
-                    remaining: search_remaining(p, started.elapsed()),
+                    remaining: None,
                     phase: if p.shrinking { "shrinking" } else { "searching" }.to_owned(),
                     tests_generated: p.tests_generated,
                     suite_size: p.suite_size,
@@ -301,7 +298,7 @@ fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, canc
                     explained: 0,
                     compiled: total,
                     answers: total,
-                    percent: 90.0 * p.stable_run as f64 / p.stable_after.max(1) as f64,
+                    percent: None,
                 }
             }
             Stage::Explaining { explained, total } => {
@@ -310,7 +307,7 @@ fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, canc
                 LiveProgress {
                     phase: "explaining".into(),
                     explained,
-                    percent: 90.0 + 10.0 * explained as f64 / total.max(1) as f64,
+                    percent: Some(100.0 * explained as f64 / total.max(1) as f64),
                     text: format!("writing each student's bug list: {explained}/{total}"),
                     remaining: (explained > 0).then(|| format!("{} left", about(per_list * (total - explained) as f64))),
                     ..app.jobs.progress(row.id).unwrap_or_default()
@@ -328,7 +325,7 @@ fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, canc
     };
     let graded = grade_batch(&app.tools, &problem_dir, class, &settings, pool, cancel, &report)?;
     let base = app.jobs.progress(row.id).unwrap_or_default();
-    app.jobs.publish(row.id, LiveProgress { phase: "saving".into(), percent: 100.0, text: "saving the results".into(), remaining: None, ..base });
+    app.jobs.publish(row.id, LiveProgress { phase: "saving".into(), percent: Some(100.0), text: "saving the results".into(), remaining: None, ..base });
     // `analysis.json` comes last: its presence means the outputs are complete. Then the
     // folder is published (as rows on PostgreSQL), before the end is recorded.
     let dir = app.store.analysis_dir(row.id);

@@ -210,7 +210,7 @@ fn long_text_field(service: &Service) -> String {
     let a01 = std::fs::read(fixture("interval-sets").join("submissions/a01.wasm")).unwrap();
     let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", &long_name), ("course", COURSE)], &[("modules", "a01.wasm", &a01)]);
     assert_eq!(reply.status, 413);
-    assert!(reply.body.contains("the form field `name` is larger than 64 KiB"), "{}", reply.body);
+    assert!(reply.body.contains("the form field <code>name</code> is larger than 64 KiB"), "{}", reply.body);
     "413: the field named with its limit".to_owned()
 }
 

@@ -43,7 +43,7 @@ fn bundle_bombs_in_folders(service: &Service) -> String {
     let bomb = copies_zip(100, 32, |i| format!("d{i}/reference.wasm"));
     let reply = client.upload("/problems", &[], &[("bundle", "p.zip", &bomb)]);
     assert_eq!(reply.status, 400, "{}", reply.body);
-    assert!(reply.body.contains("it holds `reference.wasm` twice: a bundle is one problem"), "{}", reply.body);
+    assert!(reply.body.contains("it holds <code>reference.wasm</code> twice: a bundle is one problem"), "{}", reply.body);
     format!("{} MB bundle of 100 × 32 MiB in folders: 400, nothing unpacked", bomb.len() >> 20)
 }
 

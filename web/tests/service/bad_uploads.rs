@@ -78,7 +78,7 @@ fn every_bad_upload_is_named_and_changes_nothing() {
     let long_name = "x".repeat(100 << 10);
     let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", &long_name), ("course", COURSE)], &[("modules", "a01.wasm", a01)]);
     assert_eq!(reply.status, 413);
-    assert!(reply.body.contains("the form field `name` is larger than 64 KiB"), "{}", reply.body);
+    assert!(reply.body.contains("the form field <code>name</code> is larger than 64 KiB"), "{}", reply.body);
     let mut forger = Client::new(&service.url);
     assert_eq!(forger.login("instructor", &service.password), 303);
     forger.csrf = Some("0".repeat(64));
@@ -87,7 +87,7 @@ fn every_bad_upload_is_named_and_changes_nothing() {
     assert!(reply.body.contains("CSRF"), "{}", reply.body);
     let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Bad"), ("course", COURSE)], &[("modules", "a01.wasm", a01), ("roster", "r.csv", b"student,group\na01,x\n")]);
     assert_eq!(reply.status, 400);
-    assert!(reply.body.contains("the header must name the columns `id` and `cohort`"), "{}", reply.body);
+    assert!(reply.body.contains("the header must name the columns <code>id</code> and <code>cohort</code>"), "{}", reply.body);
     for course in [None, Some("  "), Some("two\nlines")] {
         let fields: Vec<(&str, &str)> = [("name", "No course")].into_iter().chain(course.map(|c| ("course", c))).collect();
         let reply = client.upload(&format!("/problems/{problem}/batches"), &fields, &[("modules", "a01.wasm", a01)]);

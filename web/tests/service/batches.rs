@@ -33,7 +33,9 @@ fn cohorts(client: &Client, batch: i64) -> Vec<(String, String)> {
 fn check_refused(reply: &crate::common::Reply, status: u16, reason: &str, form_action: &str) {
     assert_eq!(reply.status, status, "{}", reply.body);
     assert!(reply.content_type.starts_with("text/html"), "{}", reply.content_type);
-    assert!(reply.body.contains(reason), "the page should say `{reason}`: {}", reply.body);
+    // What the reason quotes between backticks is shown in code type.
+    let shown: String = reason.split('`').enumerate().map(|(i, part)| if i % 2 == 1 { format!("<code>{part}</code>") } else { part.to_owned() }).collect();
+    assert!(reply.body.contains(&shown), "the page should say `{shown}`: {}", reply.body);
     assert!(reply.body.contains(&format!("action=\"{form_action}\"")), "the form is shown again: {}", reply.body);
     assert!(reply.body.contains("href=\"/batches\""), "the site's menu is there");
 }

@@ -123,6 +123,9 @@ impl Browser {
     /// the analysis page once it shows the results.
     fn upload_and_analyse(&self, name: &str, archive: &Path, roster: Option<&Path>, accepted: &str) -> String {
         self.type_into("input[name=name]", name);
+        // A problem's first batch proposes no course; a later one, the course of its last.
+        self.clear("input[name=course]");
+        self.type_into("input[name=course]", "CS 101");
         self.type_into("input[name=modules]", archive.to_str().unwrap());
         if let Some(roster) = roster {
             self.type_into("input[name=roster]", roster.to_str().unwrap());
@@ -160,22 +163,53 @@ impl Drop for Browser {
     }
 }
 
-#[test]
-fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
-    // Without the browser, say what is missing (a failure under CI, where it must be).
+/// Whether the browser is missing: then says what to install (a failure under CI, where
+/// it must be there).
+fn browser_missing() -> bool {
     let missing: Vec<&str> = [(CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")]
         .iter()
         .filter(|(path, _)| !Path::new(path).exists())
         .map(|(_, package)| *package)
         .collect();
-    if !missing.is_empty() {
-        let message = format!(
-            "the browser test needs Debian's packages {} ({} missing): `apt-get install chromium chromium-driver`, which .ci/run does",
-            ["chromium", "chromium-driver"].join(" and "),
-            missing.join(" and ")
-        );
-        assert!(std::env::var_os("CI").is_none(), "{message}");
-        eprintln!("SKIPPED: {message}");
+    if missing.is_empty() {
+        return false;
+    }
+    let message = format!(
+        "the browser test needs Debian's packages {} ({} missing): `apt-get install chromium chromium-driver`, which .ci/run does",
+        ["chromium", "chromium-driver"].join(" and "),
+        missing.join(" and ")
+    );
+    assert!(std::env::var_os("CI").is_none(), "{message}");
+    eprintln!("SKIPPED: {message}");
+    true
+}
+
+/// Whether the C toolchain is missing (said, and a failure under CI).
+fn c_missing() -> bool {
+    match toolchain::Builder::new(None).ready(toolchain::Language::C) {
+        Ok(_) => false,
+        Err(missing) => {
+            assert!(std::env::var_os("CI").is_none(), "under CI the C toolchain must be installed: {missing}");
+            eprintln!("SKIPPED the C part: {missing}");
+            true
+        }
+    }
+}
+
+impl Browser {
+    /// Logs in as the service's first instructor.
+    fn log_in(&self, service: &Service) {
+        self.open(&format!("{}/login", service.url));
+        self.type_into("input[name=login]", "instructor");
+        self.type_into("input[name=password]", &service.password);
+        self.click("button[type=submit]");
+        self.wait_for("Log out", 30);
+    }
+}
+
+#[test]
+fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
+    if browser_missing() {
         return;
     }
     let temp = tempfile::tempdir().unwrap();
@@ -297,9 +331,7 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
 
     // A class that hands in C sources uses the same form: a zip of `.c` files, one of
     // which does not compile.
-    if let Err(missing) = toolchain::Builder::new(None).ready(toolchain::Language::C) {
-        assert!(std::env::var_os("CI").is_none(), "under CI the C toolchain must be installed: {missing}");
-        eprintln!("SKIPPED the C batch: {missing}");
+    if c_missing() {
         return;
     }
     let c_sources: Vec<(String, Vec<u8>)> = std::fs::read_dir(fixture("interval-sets").join("submissions"))
@@ -317,4 +349,107 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     let results = browser.upload_and_analyse("Assignment 1 in C", &c_archive, None, "3 accepted");
     assert!(results.contains("did not compile"), "the ranking says c99 did not compile: {results}");
     assert!(results.contains("c99.c:1:"), "its bug list is the compiler's message: {results}");
+}
+
+/// A class of the problem `bugrank new-problem` writes (the largest of a line of integers,
+/// `empty` for an empty line) in C, named as Canvas's "Download Submissions" names files:
+/// one correct, one whose only bug is the empty line (it prints nothing), one with the
+/// template's bug.
+fn largest_class() -> Vec<(&'static str, &'static [u8])> {
+    vec![
+        ("lovelaceada_1001_55501_largest.c", include_bytes!("../../templates/new-problem/submissions/correct.c")),
+        ("turingalan_1002_55502_largest.c", b"#include <stdio.h>\nint main() {\n    long long x, best;\n    int n = 0;\n    while (scanf(\"%lld\", &x) == 1) {\n        if (n == 0 || x > best) best = x;\n        n++;\n    }\n    if (n > 0) printf(\"%lld\\n\", best);\n    return 0;\n}\n"),
+        ("hoppergrace_LATE_1003_55503_largest.c", include_bytes!("../../templates/new-problem/submissions/buggy.c")),
+    ]
+}
+
+#[test]
+fn an_instructor_releases_grades_reads_the_code_and_round_trips_the_canvas_gradebook_in_chromium() {
+    if browser_missing() || c_missing() {
+        return;
+    }
+    let temp = tempfile::tempdir().unwrap();
+    let service = Service::start(&temp.path().join("data"), &[]);
+    let client = service.instructor();
+    // The problem `bugrank new-problem` writes, uploaded as a bundle.
+    let made = std::process::Command::new(env!("CARGO_BIN_EXE_bugrank")).args(["new-problem", "largest"]).current_dir(temp.path()).output().unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let mut bundle = Vec::new();
+    for entry in walk(&temp.path().join("largest")) {
+        let name = format!("largest/{}", entry.strip_prefix(temp.path().join("largest")).unwrap().display());
+        bundle.push((name, std::fs::read(&entry).unwrap()));
+    }
+    let bundle = zip(&bundle.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>());
+    let reply = client.upload("/problems", &[], &[("bundle", "largest.zip", &bundle)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let problem = reply.redirect_id();
+    // The roster is Canvas's own gradebook export: students are Canvas's user ids.
+    let roster = "Student,ID,SIS User ID,SIS Login ID,Section\n    Points Possible,,,,\n\"Lovelace, Ada\",1001,S1,ada,CS 101 A\n\"Turing, Alan\",1002,S2,alan,CS 101 A\n\"Hopper, Grace\",1003,S3,grace,CS 101 B\n";
+    let class = zip(&largest_class());
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Lab 1"), ("course", "CS 101")], &[("modules", "lab1.zip", &class), ("roster", "roster.csv", roster.as_bytes())]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let batch = client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap();
+    let analysis = crate::common::run_analysis(&client, batch, &[("seed", "1")]);
+    let done = client.wait_for_analysis(analysis);
+    assert_eq!(done["analysis"]["status"], "done");
+
+    let browser = Browser::start(&temp.path().join("profile"));
+    browser.log_in(&service);
+
+    // Release: the confirmation says how many links it issues; released, every student has one.
+    browser.open(&format!("{}/batches/{batch}", service.url));
+    browser.click_link("Release to students…");
+    let confirm = browser.wait_for("Release to 3 students and issue 3 links", 30);
+    assert!(confirm.contains("<strong>3</strong> of them have no private link yet"), "{confirm}");
+    browser.screenshot("release-confirmation.png", "the release confirmation");
+    browser.click("form[action$='/release'] button");
+    let page = browser.wait_for("3 of 3 students have their private link", 30);
+    assert!(page.contains("Hide from students"), "{page}");
+
+    // The code beside the results: from the batch's list of submissions, with line numbers.
+    browser.click("a[href$='/sources/1002']");
+    let code = browser.wait_for("graded now", 30);
+    assert!(code.contains("id=\"largest.c-L6\"") && code.contains("if (n == 0 || x &gt; best) best = x;"), "{code}");
+    browser.screenshot("source-view.png", "a student's code with line numbers");
+
+    // 1002's only bug is the empty line: their page says so in words, at 360 px.
+    let link = client.api("/api/students")["students"].as_array().unwrap().iter().find(|s| s["student"] == "1002").unwrap()["link"].as_str().unwrap().to_owned();
+    browser.call("POST", "/window/rect", json!({"width": 360, "height": 780}));
+    browser.open(&format!("{}{link}", service.url));
+    let student = browser.wait_for("Your points", 30);
+    assert!(student.contains("nothing (empty)"), "what 1002's program printed is said to be nothing: {student}");
+    assert!(student.contains("<code>⏎</code>"), "the input, one line break, is visible: {student}");
+    browser.screenshot("student-empty-input-360.png", "a student whose bug is the empty line, at 360 px");
+    browser.click_link("The code that was graded");
+    let graded = browser.wait_for("Back to your results", 30);
+    assert!(graded.contains("id=\"largest.c-L1\""), "{graded}");
+    browser.call("POST", "/window/rect", json!({"width": 1400, "height": 1800}));
+
+    // The Canvas gradebook, read back as the batch's roster: the same students, the same
+    // Canvas identities, and the same file again.
+    let canvas = client.get(&format!("/analyses/{analysis}/files/canvas.csv")).body;
+    assert!(canvas.contains("\"Lovelace, Ada\",1001,S1,ada,CS 101 A,"), "Canvas's name order and identities: {canvas}");
+    let canvas_file = temp.path().join("canvas.csv");
+    std::fs::write(&canvas_file, &canvas).unwrap();
+    browser.open(&format!("{}/batches/{batch}", service.url));
+    browser.wait_for("Replace the roster", 30);
+    browser.type_into("#roster input[name=roster]", canvas_file.to_str().unwrap());
+    browser.click("#roster button");
+    let attached = browser.wait_for("The roster of", 30);
+    assert!(attached.contains(": 3 rows.") && !attached.contains("have no row"), "{attached}");
+    browser.screenshot("canvas-round-trip.png", "the Canvas export attached as the roster");
+    let again = client.get(&format!("/analyses/{analysis}/files/canvas.csv")).body;
+    let identities = |text: &str| text.lines().map(|l| l.splitn(6, ',').take(5).collect::<Vec<_>>().join(",")).collect::<Vec<_>>();
+    assert_eq!(identities(&again), identities(&canvas), "Canvas's own columns round-trip");
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() { files.extend(walk(&path)) } else { files.push(path) }
+    }
+    files.sort();
+    files
 }

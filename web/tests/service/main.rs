@@ -9,6 +9,7 @@ mod flow;
 mod hardening;
 mod isolation;
 mod fairness;
+mod grades;
 #[allow(dead_code)] // the PostgreSQL tests' server: only `service_postgres` starts it
 mod postgres;
 mod restart;

@@ -14,7 +14,7 @@ pub mod sql;
 mod queue;
 mod schema;
 
-use course::submissions::RosterRow;
+use course::submissions::{Adjustment, RosterRow};
 use sql::{Backend, Conn, Row, args};
 pub use queue::{AnalysisRow, AnalysisSettings, AnswerRow, LEASE_SECONDS, MAX_ATTEMPTS, Status};
 pub use sql::{DbError, DbResult, Engine};
@@ -426,6 +426,7 @@ impl Db {
                 "DELETE FROM analyses WHERE batch_id = ?1",
                 "DELETE FROM uploads WHERE batch_id = ?1",
                 "DELETE FROM roster WHERE batch_id = ?1",
+                "DELETE FROM adjustments WHERE batch_id = ?1",
                 "DELETE FROM submissions WHERE batch_id = ?1",
                 "DELETE FROM batches WHERE id = ?1",
             ] {
@@ -490,6 +491,56 @@ impl Db {
         Ok(())
     }
 
+    /// The students of the batch (those with a current submission) and their private
+    /// links' tokens, by student id: whom releasing reaches.
+    pub fn batch_students(&self, batch: i64) -> DbResult<Vec<StudentRow>> {
+        let mut rows = self.0.run(|c| {
+            rows(
+                c,
+                &format!(
+                    "SELECT {STUDENT_COLUMNS} FROM {STUDENTS} JOIN batches b ON b.course_id = s.course_id
+                     JOIN submissions x ON x.batch_id = b.id AND x.student = s.student AND x.superseded = FALSE WHERE b.id = ?1"
+                ),
+                args![batch],
+                student_row,
+            )
+        })?;
+        rows.sort_by(|a, b| course::submissions::natural_cmp(&a.student, &b.student));
+        Ok(rows)
+    }
+
+    /// Gives each student of the batch who has no private link a new one (`token()` makes
+    /// each), in one transaction; returns how many were issued. Links already given stay.
+    pub fn issue_missing_links(&self, batch: i64, token: &dyn Fn() -> String) -> DbResult<usize> {
+        self.0.transaction(|c| {
+            let missing = rows(
+                c,
+                "SELECT s.course_id, s.student FROM course_students s JOIN batches b ON b.course_id = s.course_id
+                 JOIN submissions x ON x.batch_id = b.id AND x.student = s.student AND x.superseded = FALSE
+                 WHERE b.id = ?1 AND s.token IS NULL",
+                args![batch],
+                |r| Ok((r.int(0)?, r.text(1)?)),
+            )?;
+            for (course, student) in &missing {
+                c.execute("UPDATE course_students SET token = ?3, issued = ?4 WHERE course_id = ?1 AND student = ?2", args![*course, student, token(), now()])?;
+            }
+            Ok(missing.len())
+        })
+    }
+
+    /// Every version a student handed in to the batch, the first first (the last is the
+    /// current one).
+    pub fn submission_history(&self, batch: i64, student: &str) -> DbResult<Vec<SubmissionRow>> {
+        self.0.run(|c| {
+            rows(
+                c,
+                "SELECT student, file, sha256, late, uploaded FROM submissions WHERE batch_id = ?1 AND student = ?2 ORDER BY superseded DESC, id",
+                args![batch, student],
+                |r| Ok(SubmissionRow { student: r.text(0)?, file: r.text(1)?, sha256: r.text(2)?, late: r.bool(3)?, uploaded: r.int(4)? }),
+            )
+        })
+    }
+
     /// The batch's current submissions, by student id.
     pub fn submissions(&self, batch: i64) -> DbResult<Vec<SubmissionRow>> {
         let mut rows = self.0.run(|c| {
@@ -508,6 +559,45 @@ impl Db {
         let mut rows = self.0.run(|c| rows(c, "SELECT student, cohort, manual, extra FROM roster WHERE batch_id = ?1", args![batch], roster_row))?;
         rows.sort_by(|a, b| course::submissions::natural_cmp(&a.id, &b.id));
         Ok(rows)
+    }
+
+    /// The batch's roster as grades use it: with each adjustment made on the batch's page
+    /// ([`Db::set_adjustment`]) in its student's row, a row of no cohort made for a student
+    /// the roster lacks. Grading itself reads [`Db::roster`], the roster as given.
+    pub fn graded_roster(&self, batch: i64) -> DbResult<Vec<RosterRow>> {
+        let mut roster = self.roster(batch)?;
+        for (student, adjustment) in self.adjustments(batch)? {
+            match roster.iter().position(|r| r.id == student) {
+                Some(i) => roster[i] = roster[i].clone().adjusted(&adjustment),
+                None => roster.push(RosterRow { id: student, cohort: String::new(), manual: None, extra: Vec::new() }.adjusted(&adjustment)),
+            }
+        }
+        roster.sort_by(|a, b| course::submissions::natural_cmp(&a.id, &b.id));
+        Ok(roster)
+    }
+
+    /// The adjustments of points made on the batch's page, by student.
+    pub fn adjustments(&self, batch: i64) -> DbResult<Vec<(String, Adjustment)>> {
+        self.0.run(|c| {
+            rows(c, "SELECT student, points, reason FROM adjustments WHERE batch_id = ?1 ORDER BY student", args![batch], |r| {
+                Ok((r.text(0)?, Adjustment { points: r.opt_real(1)?.unwrap_or_default(), reason: r.text(2)? }))
+            })
+        })
+    }
+
+    /// Sets one student's adjustment of points in a batch (`None`: removes it). Kept by
+    /// the batch: every analysis of it, and every re-run, applies it.
+    pub fn set_adjustment(&self, batch: i64, student: &str, adjustment: Option<&Adjustment>) -> DbResult<()> {
+        self.0.transaction(|c| {
+            c.execute("DELETE FROM adjustments WHERE batch_id = ?1 AND student = ?2", args![batch, student])?;
+            if let Some(a) = adjustment {
+                c.execute(
+                    "INSERT INTO adjustments (batch_id, student, points, reason, made) VALUES (?1, ?2, ?3, ?4, ?5)",
+                    args![batch, student, a.points, a.reason.as_str(), now()],
+                )?;
+            }
+            Ok(())
+        })
     }
 
     /// How many hand-ins each batch holds (late ones replace earlier ones), by batch.

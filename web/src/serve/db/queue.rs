@@ -89,6 +89,8 @@ pub struct AnalysisRow {
     pub seed: u64,
     pub stable_after: Option<u64>,
     pub fuel_factor: Option<u64>,
+    /// The maximum of points it grades on (`None`: its problem's).
+    pub max_points: Option<f64>,
     pub status: Status,
     pub error: Option<String>,
     pub previous_id: Option<i64>,
@@ -116,12 +118,17 @@ pub struct AnalysisSettings {
     pub seed: u64,
     pub stable_after: Option<u64>,
     pub fuel_factor: Option<u64>,
+    /// Instead of the problem's maximum of points.
+    pub max_points: Option<f64>,
     /// Re-run the batch's latest finished analysis this way, if there is one.
     pub rerun: Option<RerunMode>,
 }
 
 const ANALYSIS_COLUMNS: &str =
-    "id, batch_id, problem_dir, seed, stable_after, fuel_factor, status, error, previous_id, created, finished, rerun, stability_of, holder";
+    "id, batch_id, problem_dir, seed, stable_after, fuel_factor, status, error, previous_id, created, finished, rerun, stability_of, holder, max_points";
+
+/// How many columns [`ANALYSIS_COLUMNS`] names: a query's next column has this index.
+const AFTER_ANALYSIS_COLUMNS: usize = 15;
 
 fn analysis_row(row: &Row) -> DbResult<AnalysisRow> {
     Ok(AnalysisRow {
@@ -139,6 +146,7 @@ fn analysis_row(row: &Row) -> DbResult<AnalysisRow> {
         rerun: parse_rerun(row.opt_text(11)?.as_deref())?,
         stability_of: row.opt_int(12)?,
         holder: row.opt_text(13)?,
+        max_points: row.opt_real(14)?,
     })
 }
 
@@ -154,8 +162,8 @@ impl Db {
             let rerun = previous.and(settings.rerun).map(rerun_text);
             let id = c
                 .query_one(
-                    "INSERT INTO analyses (batch_id, problem_dir, seed, stable_after, fuel_factor, status, previous_id, created, rerun)
-                     VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7, ?8) RETURNING id",
+                    "INSERT INTO analyses (batch_id, problem_dir, seed, stable_after, fuel_factor, status, previous_id, created, rerun, max_points)
+                     VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7, ?8, ?9) RETURNING id",
                     args![
                         batch,
                         problem_dir,
@@ -165,6 +173,7 @@ impl Db {
                         previous,
                         now(),
                         rerun,
+                        settings.max_points,
                     ],
                 )?
                 .int(0)?;
@@ -186,8 +195,8 @@ impl Db {
             for seed in of.seed + 1..=of.seed + seeds {
                 let id = c
                     .query_one(
-                        "INSERT INTO analyses (batch_id, problem_dir, seed, stable_after, fuel_factor, status, created, stability_of)
-                         VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7) RETURNING id",
+                        "INSERT INTO analyses (batch_id, problem_dir, seed, stable_after, fuel_factor, status, created, stability_of, max_points)
+                         VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7, ?8) RETURNING id",
                         args![
                             of.batch_id,
                             &of.problem_dir,
@@ -195,7 +204,8 @@ impl Db {
                             of.stable_after.map(|v| v as i64),
                             of.fuel_factor.map(|v| v as i64),
                             now(),
-                            of.id
+                            of.id,
+                            of.max_points,
                         ],
                     )?
                     .int(0)?;
@@ -236,7 +246,7 @@ impl Db {
             "SELECT {ANALYSIS_COLUMNS}, (SELECT max(d.id) FROM analyses d WHERE d.batch_id = analyses.batch_id AND d.status = 'done' AND d.stability_of IS NULL)
              FROM analyses WHERE id IN (SELECT max(id) FROM analyses WHERE stability_of IS NULL GROUP BY batch_id)"
         );
-        let found = self.0.run(|c| rows(c, &sql, &[], |r| Ok((analysis_row(r)?, r.opt_int(14)?))))?;
+        let found = self.0.run(|c| rows(c, &sql, &[], |r| Ok((analysis_row(r)?, r.opt_int(AFTER_ANALYSIS_COLUMNS)?))))?;
         Ok(found.into_iter().map(|(latest, done)| (latest.batch_id, (latest, done))).collect())
     }
 
@@ -273,7 +283,7 @@ impl Db {
             );
             loop {
                 let Some(found) = c.query_opt(&sql, &[])? else { return Ok(None) };
-                let (next, attempts) = (analysis_row(&found)?, found.int(14)?);
+                let (next, attempts) = (analysis_row(&found)?, found.int(AFTER_ANALYSIS_COLUMNS)?);
                 if next.status == Status::Running && attempts >= MAX_ATTEMPTS {
                     c.execute(
                         &format!("UPDATE analyses SET status = 'failed', finished = ?2, holder = NULL, error = {GIVEN_UP} WHERE id = ?1"),

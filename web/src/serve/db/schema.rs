@@ -19,6 +19,7 @@ pub(super) const SQLITE_MIGRATIONS: &[&str] = &[
     include_str!("migrations/sqlite/0006_analysis_leases.sql"),
     include_str!("migrations/sqlite/0007_problem_checks.sql"),
     include_str!("migrations/sqlite/0008_indexes_by_module_queue_and_batch.sql"),
+    include_str!("migrations/sqlite/0009_points_and_adjustments.sql"),
 ];
 
 /// PostgreSQL's schema, one migration per file of `migrations/postgres/`, in the order of
@@ -30,6 +31,7 @@ const POSTGRES_MIGRATIONS: &[&str] = &[
     include_str!("migrations/postgres/0001_schema_of_sqlite_1_to_5.sql"),
     include_str!("migrations/postgres/0002_leases_and_files.sql"),
     include_str!("migrations/postgres/0003_problem_checks.sql"),
+    include_str!("migrations/postgres/0004_points_and_adjustments.sql"),
 ];
 
 /// The key of the advisory lock under which PostgreSQL's migrations run: two processes

@@ -122,8 +122,10 @@ fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Mar
             " · " strong #status { (status_word(v.analysis.status)) } }
         @if matches!(v.analysis.status, Status::Queued | Status::Running) {
             div.card #live data-analysis=(id) {
-                progress #bar max="100" value=(v.progress.as_ref().map_or(0.0, |p| p.percent)) {}
-                p.muted #holder { @if let Some(holder) = &v.analysis.holder { "running on " (holder) } }
+                @match v.progress.as_ref().and_then(|p| p.percent) {
+                    Some(percent) => progress #bar max="100" value=(percent) {},
+                    None => progress #bar max="100" {},
+                }
                 p #phase { @match &v.progress {
                     None => "waiting for a worker",
                     Some(p) => { (p.text) @if let Some(left) = &p.remaining { " · " (left) } },
@@ -169,7 +171,7 @@ pub(super) fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg
         (stability_card(who, v))
         h2 { "Ranking" }
         (table_filter("ranking", "students"))
-        (PreEscaped(present::ranking_table_html(result, &present::Ranking { sortable_id: Some("ranking"), cohorts: Some(&v.cohorts), bug_links: true })))
+        (PreEscaped(present::ranking_table_html(result, &present::Ranking { sortable_id: Some("ranking"), cohorts: Some(&v.cohorts), bug_links: true, code_links: Some(&format!("/batches/{}/sources/", v.batch.id)) })))
         h2 { "Correctness order" }
         p.muted { "Each box is a class of answers that pass the same tests; an arrow goes from a class to one that passes strictly fewer, labelled with a test that tells them apart (its input is in the suite below, and shown when you point at the arrow)." }
         @if let Some(svg) = svg { div.diagram { (PreEscaped(svg)) } }
@@ -270,7 +272,7 @@ pub(super) async fn analysis_file(app: AppData, _who: Instructor, path: web::Pat
     }
     let batch = found(app.db.batch(row.batch_id)?)?;
     let analysis = app.analysis(id)?;
-    let roster = app.db.roster(batch.id)?;
+    let roster = app.db.graded_roster(batch.id)?;
     let csv_of = |bytes: csv::Result<Vec<u8>>| bytes.map_err(|e| AppError::Internal(e.into()));
     let (content_type, body) = match file.as_str() {
         "scores.csv" => ("text/csv", scores_csv(&analysis, &roster)?),

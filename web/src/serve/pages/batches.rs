@@ -10,13 +10,14 @@ use serde::{Deserialize, Serialize};
 
 use super::super::auth::Instructor;
 use super::super::db::{AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, SubmissionRow};
-use super::forms::{BatchForm, batch_form, form_again, late_form, name_field, rename_form, roster_form, run_form};
+use super::forms::{BatchForm, adjustment_form, batch_form, form_again, late_form, name_field, rename_form, roster_form, run_form};
 use super::layout::{csrf_field, table_filter, date};
 use super::super::upload::Form;
+use super::super::auth::random_token;
 use super::super::{App, AppError, Page};
-use course::submissions::RosterRow;
+use course::submissions::{Adjustment, RosterRow};
 
-use super::{AppData, CsrfForm, blocking, found, number, respond, see_other, status_word};
+use super::{AppData, CsrfForm, blocking, found, number, problem_toml, respond, see_other, status_word};
 #[derive(Serialize)]
 struct BatchSummary {
     batch: BatchRow,
@@ -93,15 +94,31 @@ struct BatchView {
     analyses: Vec<AnalysisRow>,
     /// The analysis students see: the latest finished one, once the batch is released.
     shown: Option<i64>,
+    /// The maximum of points the next analysis grades on: the latest analysis's, else the
+    /// problem's.
+    max_points: f64,
+    /// The instructor's adjustments of points, by student.
+    adjustments: Vec<(String, Adjustment)>,
+    /// How many of the batch's students have a private link.
+    linked: usize,
 }
 
 pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
     let batch = found(app.db.batch(path.into_inner())?)?;
+    let analyses = app.db.analyses_of(batch.id)?;
+    let problem = found(app.db.problem(batch.problem_id)?)?;
+    let max_points = match analyses.iter().find_map(|a| a.max_points) {
+        Some(max) => max,
+        None => problem_toml(&app, &problem)?.grading.max_points,
+    };
     let view = BatchView {
         submissions: app.db.submissions(batch.id)?,
         roster: app.db.roster(batch.id)?,
-        analyses: app.db.analyses_of(batch.id)?,
         shown: if batch.released { app.db.latest_done(batch.id)? } else { None },
+        max_points,
+        adjustments: app.db.adjustments(batch.id)?,
+        linked: app.db.batch_students(batch.id)?.iter().filter(|s| s.token.is_some()).count(),
+        analyses,
         batch,
     };
     respond(&req, Some(&who), &view.batch.name.clone(), &view, |v| {
@@ -114,23 +131,24 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
                 (rename_form(&who, &v.batch, &v.batch.name))
                 p { a href={ "/batches/" (id) "/delete" } { "Delete this batch…" } " (you are asked to confirm first)" }
             }
-            (run_form(&who, id, v.analyses.iter().any(|a| a.status == Status::Done), v.batch.released))
+            (run_form(&who, id, v.analyses.iter().any(|a| a.status == Status::Done), v.batch.released, v.max_points))
             h2 { "Analyses" }
             @if v.analyses.is_empty() { p.muted { "None yet." } }
             ul { @for a in &v.analyses { li { a href={ "/analyses/" (a.id) } { "#" (a.id) } " · " (status_word(a.status)) " · seed " (a.seed) " · " (date(a.created)) } } }
-            div.card {
+            div.card #access {
                 h3 { "Students' access" }
                 @if v.batch.released {
                     @match v.shown {
-                        Some(analysis) => p.ok { "Students see their bug lists and scores of " a href={ "/analyses/" (analysis) } { "analysis #" (analysis) } ", the latest finished." }
+                        Some(analysis) => p.ok { "Students see their points, bug lists and code of " a href={ "/analyses/" (analysis) } { "analysis #" (analysis) } ", the latest finished." }
                         None => p { "Released, but no analysis has finished: students see nothing of this batch yet. Run one above." }
                     }
+                    p { (v.linked) " of " (v.submissions.len()) " students have their private link. " a href={ "/batches/" (id) "/emails" } { "Email the links to the students…" } " (you see the message first)" }
                     form method="post" action={ "/batches/" (id) "/release" } { (csrf_field(&who)) input type="hidden" name="released" value="0"; button type="submit" { "Hide from students" } }
                 } @else {
                     p { "Hidden from students until you release it." }
-                    form method="post" action={ "/batches/" (id) "/release" } { (csrf_field(&who)) input type="hidden" name="released" value="1"; button type="submit" { "Release to students" } }
+                    p { a href={ "/batches/" (id) "/release" } { "Release to students…" } " (you are told whom it reaches first)" }
                 }
-                p.muted { "Each student's private link is on the " a href="/students" { "Students" } " page." }
+                p.muted { "Every student's private link is on the " a href="/students" { "Students" } " page, and in " a href="/students/links.csv" { "links.csv" } "." }
             }
             h2 { "Submissions" }
             (table_filter("submissions", "submissions"))
@@ -140,11 +158,12 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
                     tr {
                         td { (s.student) }
                         td { (v.roster.iter().find(|r| r.id == s.student).map(|r| r.cohort.as_str()).unwrap_or("")) }
-                        td { code { (s.file) } }
+                        td { a href={ "/batches/" (id) "/sources/" (s.student) } title="The code handed in, every version" { code { (s.file) } } }
                         td { (date(s.uploaded)) @if s.late { " " strong.bad { "late" } } }
                     }
                 }
             }
+            (adjustment_form(&who, id, &v.submissions, &v.adjustments, v.max_points))
             (late_form(&who, id))
             (roster_form(&who, id, !v.roster.is_empty()))
         }
@@ -264,6 +283,8 @@ pub(super) struct RunForm {
     seed: Option<String>,
     stable_after: Option<String>,
     fuel_factor: Option<String>,
+    /// The maximum of points (empty: the problem's).
+    max_points: Option<String>,
     /// `frozen` or `full`; by default frozen once the batch is released.
     mode: Option<String>,
 }
@@ -274,7 +295,8 @@ pub(super) async fn queue_analysis(app: AppData, req: HttpRequest, who: Instruct
     let result = queue_run(&app, &req, &who, &batch, &form);
     form_again(&req, &who, "The analysis was not queued", result, || {
         let done = app.db.latest_done(batch.id).ok().flatten().is_some();
-        run_form(&who, batch.id, done, batch.released)
+        let max = form.max_points.as_deref().and_then(|m| m.trim().parse().ok()).unwrap_or(grader::GradingPolicy::default().max_points);
+        run_form(&who, batch.id, done, batch.released, max)
     })
 }
 
@@ -285,6 +307,9 @@ fn queue_run(app: &App, req: &HttpRequest, who: &Instructor, batch: &BatchRow, f
         seed: number(&form.seed, "the seed")?.unwrap_or(1),
         stable_after: number(&form.stable_after, "stop after")?.filter(|&n| n > 0),
         fuel_factor: number(&form.fuel_factor, "the fuel factor")?.filter(|&n| n > 0),
+        max_points: points_field(&form.max_points, "the maximum of points")?
+            .map(|max| course::problem_dir::max_points(max).map_err(|why| AppError::BadRequest(format!("the batch's {why}"))))
+            .transpose()?,
         rerun: Some(match form.mode.as_deref() {
             Some("frozen") => RerunMode::Frozen,
             Some("full") => RerunMode::Full,
@@ -307,9 +332,112 @@ pub(super) struct ReleaseForm {
     released: String,
 }
 
+/// Releases a batch to its students, giving a private link to each who has none, or hides
+/// it again (links stay: they show the student's other released batches).
 pub(super) async fn release(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<ReleaseForm>) -> Page {
     who.check_csrf(&req, form.csrf.as_deref())?;
     let batch = found(app.db.batch(path.into_inner())?)?;
-    app.db.set_released(batch.id, form.released == "1")?;
-    see_other(&format!("/batches/{}", batch.id))
+    let released = form.released == "1";
+    app.db.set_released(batch.id, released)?;
+    if released {
+        app.db.issue_missing_links(batch.id, &random_token)?;
+    }
+    see_other(&format!("/batches/{}#access", batch.id))
+}
+
+/// What releasing a batch does, for the instructor to confirm.
+#[derive(Serialize)]
+struct ReleaseView {
+    batch: BatchRow,
+    students: usize,
+    /// Students of the batch without a private link: releasing issues theirs.
+    without_link: Vec<String>,
+    /// The analysis students will see.
+    shown: Option<i64>,
+}
+
+pub(super) async fn release_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let students = app.db.batch_students(batch.id)?;
+    let view = ReleaseView {
+        students: students.len(),
+        without_link: students.into_iter().filter(|s| s.token.is_none()).map(|s| s.student).collect(),
+        shown: app.db.latest_done(batch.id)?,
+        batch,
+    };
+    respond(&req, Some(&who), &format!("Release {}?", view.batch.name), &view, |v| {
+        html! {
+            div.card {
+                p { "Releasing " strong { (v.batch.name) } " shows each of its " (v.students) " students their own points, bug list and code, at their private link." }
+                @match v.shown {
+                    Some(analysis) => p { "They see " a href={ "/analyses/" (analysis) } { "analysis #" (analysis) } ", the latest finished (and later ones as they finish)." },
+                    None => p.bad { "No analysis has finished yet: they see nothing of this batch until one does." },
+                }
+                @if v.without_link.is_empty() {
+                    p { "Every one of them has a private link already." }
+                } @else {
+                    p { strong { (v.without_link.len()) } " of them have no private link yet: releasing issues theirs (the others keep theirs)." }
+                }
+                p { "Afterwards you can email the links, or download them all in " code { "links.csv" } ". You can hide the batch again at any time." }
+                form method="post" action={ "/batches/" (v.batch.id) "/release" } {
+                    (csrf_field(&who))
+                    input type="hidden" name="released" value="1";
+                    button type="submit" { "Release to " (v.students) " students"
+                        @if !v.without_link.is_empty() { " and issue " (v.without_link.len()) " links" } }
+                    " " a href={ "/batches/" (v.batch.id) } { "Not now" }
+                }
+            }
+        }
+    })
+}
+
+#[derive(Deserialize)]
+pub(super) struct AdjustForm {
+    csrf: Option<String>,
+    student: String,
+    /// Points to add (negative: to take away); empty removes the adjustment.
+    points: Option<String>,
+    reason: Option<String>,
+}
+
+/// The longest reason for an adjustment: a sentence or two the student reads.
+const MAX_REASON_CHARS: usize = 500;
+
+/// Sets or removes one student's adjustment of points in a batch.
+pub(super) async fn adjust_points(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<AdjustForm>) -> Page {
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let result = (|| {
+        who.check_csrf(&req, form.csrf.as_deref())?;
+        if !app.db.submissions(batch.id)?.iter().any(|s| s.student == form.student) {
+            return Err(AppError::BadRequest(format!("`{}` has no submission in this batch: choose a student of the list", form.student)));
+        }
+        let adjustment = match points_field(&form.points, "the points to add")? {
+            None => None,
+            Some(points) => {
+                let reason = form.reason.as_deref().map_or("", str::trim);
+                if reason.is_empty() || reason.chars().count() > MAX_REASON_CHARS {
+                    return Err(AppError::BadRequest(format!("give the reason in at most {MAX_REASON_CHARS} characters: the student reads it beside their points")));
+                }
+                Some(Adjustment { points, reason: reason.to_owned() })
+            }
+        };
+        app.db.set_adjustment(batch.id, &form.student, adjustment.as_ref())?;
+        see_other(&format!("/batches/{}#adjustments", batch.id))
+    })();
+    form_again(&req, &who, "The points were not adjusted", result, || {
+        let (submissions, adjustments) = (app.db.submissions(batch.id).unwrap_or_default(), app.db.adjustments(batch.id).unwrap_or_default());
+        adjustment_form(&who, batch.id, &submissions, &adjustments, grader::GradingPolicy::default().max_points)
+    })
+}
+
+/// An optional number of points from a form field (a decimal, negative allowed); empty
+/// means none.
+fn points_field(field: &Option<String>, name: &str) -> Result<Option<f64>, AppError> {
+    match field.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(text) => match text.parse::<f64>() {
+            Ok(points) if points.is_finite() && points.abs() <= course::problem_dir::MAX_POINTS => Ok(Some(points)),
+            _ => Err(AppError::BadRequest(format!("{name} must be a number of points such as 5 or -2.5, not `{text}`"))),
+        },
+    }
 }

@@ -7,12 +7,12 @@ use actix_web::ResponseError;
 use maud::{Markup, html};
 
 use super::super::auth::Instructor;
-use super::super::db::{BatchRow, ProblemRow};
-use super::layout::{csrf_field, page};
+use super::super::db::{BatchRow, ProblemRow, SubmissionRow};
+use course::problem_dir::MAX_POINTS;
+use course::submissions::Adjustment;
+use super::layout::{csrf_field, page, with_code};
 use super::super::{AppError, Page};
 
-/// The course a new batch goes into unless the instructor names another.
-pub const FIRST_COURSE: &str = "My course";
 /// The longest course or batch name: a name, not a description.
 pub const MAX_NAME_CHARS: usize = 200;
 
@@ -21,7 +21,7 @@ pub const MAX_NAME_CHARS: usize = 200;
 pub fn form_again(req: &HttpRequest, who: &Instructor, title: &str, result: Page, form: impl FnOnce() -> Markup) -> Page {
     match result {
         Err(error @ (AppError::BadRequest(_) | AppError::TooLarge(_) | AppError::Csrf)) if !req.path().starts_with("/api/") => {
-            let mut response = page(title, Some(who), html! { p.bad.refused role="alert" { (error) } (form()) });
+            let mut response = page(title, Some(who), html! { p.bad.refused role="alert" { (with_code(&error.to_string())) } (form()) });
             *response.status_mut() = error.status_code();
             Ok(response)
         }
@@ -58,7 +58,9 @@ pub fn batch_form(who: &Instructor, form: &BatchForm) -> Markup {
         Some(problem) => format!("/problems/{problem}/batches"),
         None => "/batches".to_owned(),
     };
-    let course = form.course.or(form.courses.first().map(String::as_str)).unwrap_or(FIRST_COURSE);
+    // Only a course this problem was given in is suggested: another problem's course
+    // would be easy to keep by mistake.
+    let course = form.course.unwrap_or("");
     html! {
         div.card #new-batch {
             h3 { "Upload a batch of submissions" }
@@ -74,7 +76,7 @@ pub fn batch_form(who: &Instructor, form: &BatchForm) -> Markup {
                 }
                 p { label { "Batch name " input name="name" required placeholder="Assignment 1" maxlength=(MAX_NAME_CHARS) value=(form.name); } }
                 p {
-                    label { "Course " input name="course" required list="courses" maxlength=(MAX_NAME_CHARS) value=(course); }
+                    label { "Course " input name="course" required list="courses" maxlength=(MAX_NAME_CHARS) placeholder="CS 101, fall 2026" value=(course); }
                     datalist id="courses" { @for c in form.courses { option value=(c) {} } }
                     br;
                     span.muted { "A student id names one student of one course: " code { "a01" } " of two batches of the same course gets one private link to both; " code { "a01" } " of another course is another student." }
@@ -148,12 +150,14 @@ pub const MAX_STABILITY_SEEDS: u64 = 20;
 
 /// The form that queues an analysis of a batch. Once one has finished (`done`), it asks
 /// how to treat it: keep its suite (the default once `released`) or analyse in full.
-pub fn run_form(who: &Instructor, batch: i64, done: bool, released: bool) -> Markup {
+/// `max_points` fills the maximum of points: the batch's latest, else its problem's.
+pub fn run_form(who: &Instructor, batch: i64, done: bool, released: bool, max_points: f64) -> Markup {
     html! {
         div.card #run {
             h3 { "Run an analysis" }
             form method="post" action={ "/batches/" (batch) "/analyses" } {
                 (csrf_field(who))
+                label { "Points out of " input name="max_points" type="number" min="0.01" max=(MAX_POINTS) step="any" value=(max_points) style="width:6em"; }
                 label { "Seed " input name="seed" type="number" min="0" value="1" style="width:6em"; }
                 label { "Stop after " input name="stable_after" type="number" min="1" placeholder="problem's default" style="width:10em"; " tests add nothing" }
                 label { "Fuel factor " input name="fuel_factor" type="number" min="1" placeholder="problem's default" style="width:10em"; }
@@ -168,6 +172,32 @@ pub fn run_form(who: &Instructor, batch: i64, done: bool, released: bool) -> Mar
                     }
                 }
                 button type="submit" { "Run" }
+            }
+        }
+    }
+}
+
+/// The form that adjusts one student's points, with the adjustments made so far (each
+/// with its reason, which the student reads beside their points).
+pub fn adjustment_form(who: &Instructor, batch: i64, submissions: &[SubmissionRow], adjustments: &[(String, Adjustment)], max_points: f64) -> Markup {
+    html! {
+        div.card #adjustments {
+            h3 { "Adjust a student's points" }
+            p.muted { "Points added to (or, negative, taken from) what the program earned, kept between 0 and the maximum (" (max_points) " now). The adjustment stays with the batch: every analysis and re-run applies it, the student reads the reason beside their points, and the gradebook files carry it. Leave the points empty to remove one." }
+            @if !adjustments.is_empty() {
+                table {
+                    tr { th { "Student" } th { "Points" } th { "Reason" } }
+                    @for (student, a) in adjustments {
+                        tr { td { (student) } td.num { (format!("{:+}", a.points)) } td { (a.reason) } }
+                    }
+                }
+            }
+            form method="post" action={ "/batches/" (batch) "/adjustments" } {
+                (csrf_field(who))
+                label { "Student " select name="student" required { @for s in submissions { option value=(s.student) { (s.student) } } } }
+                label { "Points " input name="points" type="number" step="any" placeholder="+5 or -2.5" style="width:7em"; }
+                label { "Reason " input name="reason" maxlength="500" placeholder="the student reads this" style="width:24em"; }
+                button type="submit" { "Save" }
             }
         }
     }

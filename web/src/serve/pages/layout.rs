@@ -17,10 +17,13 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #d0d7de;padd
 th{background:#eef1f4}td.num{text-align:right}code,pre{background:#f0f2f4;padding:0 .2em;white-space:pre-wrap;overflow-wrap:anywhere}
 .ok{color:#1a7f37}.bad{color:#cf222e}.muted{color:#57606a}.card{background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:.8em 1em;margin:.8em 0}
 progress{width:30em;height:1.2em}details{margin:.3em 0}summary{cursor:pointer}
-.diagram{overflow:auto;border:1px solid #d0d7de;background:#fff;max-height:80vh}
+.diagram{overflow-x:auto;border:1px solid #d0d7de;background:#fff}
 pre.compiler{padding:.6em;overflow:auto;max-height:30em;word-break:normal;overflow-wrap:anywhere}
 button,input[type=submit]{padding:.3em .9em;cursor:pointer}label{margin-right:1em}
 .card table{width:100%}.card td{overflow-wrap:anywhere}
+table.source{border:0;font-size:.92em}table.source td{border:0;padding:0 .5em}table.source code{background:none;white-space:pre-wrap}
+td.ln{text-align:right;color:#57606a;user-select:none;width:3em}td.ln a{color:inherit;text-decoration:none}tr.message td{background:#fff8c5}
+tr:target td{background:#ddf4ff}
 @media (max-width:600px){main{padding:.6em .7em}td,th{padding:.2em .35em}progress{width:100%}}
 @media (prefers-color-scheme:dark){
 body{background:#0d1117;color:#e6edf3}a{color:#6cb6ff}a:visited{color:#c297ff}
@@ -140,11 +143,14 @@ pub fn markdown(source: &str) -> Markup {
 }
 
 /// One answer's bug list: each failed test with the input, what was expected, what the
-/// program did (and the checker's reason), the generalized input and a close passing
-/// input. A program that fails every test the same way is shown its first failure only.
+/// program did (and the checker's reason), the inputs of the same shape it also fails and
+/// a similar input it passes. A program that fails every test the same way is shown its
+/// first failure only; an explanation several tests share (a time limit's) is given once.
 pub fn bug_list(list: &BugList) -> Markup {
     let alike = list.fails_all_alike();
     let shown = if alike { &list.bugs[..1] } else { &list.bugs[..] };
+    // The first test that gave each long explanation: later ones refer to it.
+    let mut explained: Vec<(&str, &str)> = Vec::new();
     html! {
         @if let Some(error) = list.compile_error() {
             p { "Your program " strong.bad { (list.headline()) } ". The compiler said:" }
@@ -162,20 +168,96 @@ pub fn bug_list(list: &BugList) -> Markup {
             div.card {
                 strong { "Test " (bug.test) } " · " span.bad { (bug.got.summary()) }
                 table {
-                    tr { th { "Input" } td { code { (bug.input) } } }
-                    tr { th { "Expected" } td { code { (bug.expected) } } }
-                    tr { th { "Your program" } td { code { (bug.got.detail) } } }
+                    tr { th { "Input" } td { (visible_text(&bug.input)) } }
+                    tr { th { "Expected" } td { (visible_text(&bug.expected)) } }
+                    @let earlier = explained.iter().find(|(detail, _)| *detail == bug.got.detail && detail.len() > LONG_EXPLANATION).map(|(_, test)| *test);
+                    tr { th { "Your program" } td {
+                        @match earlier {
+                            Some(first) => { "The same as on test " (first) " above." }
+                            None => {
+                                @if bug.got.kind == grader::FailureKind::Wrong { (visible_text(&bug.got.detail)) } @else { (bug.got.detail) }
+                                @let _ = explained.push((bug.got.detail.as_str(), bug.test.as_str()));
+                            }
+                        }
+                    } }
                     @if let Some(reason) = &bug.got.reason {
                         tr { th { "Why it is wrong" } td { (reason) } }
                     }
                     @if let Some(general) = &bug.generalized {
-                        tr { th { "Fails whatever stands at ‹any›" } td { code { (general) } } }
+                        tr { th { "It also fails" } td { "every input like " code { (general) } ", whatever stands at " code { (grader::ANY) } } }
                     }
                     @if let Some(contrast) = &bug.contrast {
-                        tr { th { "Passes this close input" } td { code { (contrast.input) } " → " code { (contrast.expected) } } }
+                        tr { th { "But it passes" } td { "this similar input: " (visible_text(&contrast.input)) ", where the right output is " (visible_text(&contrast.expected)) } }
                     }
                 }
             }
+        }
+    }
+}
+
+/// An explanation longer than this many bytes is given once per bug list.
+const LONG_EXPLANATION: usize = 80;
+
+/// A program's input or output as a reader can see it: empty text says it is empty, and
+/// text of white space alone shows each space, tab and line break.
+pub fn visible_text(text: &str) -> Markup {
+    if text.is_empty() {
+        return html! { em { "nothing (empty)" } };
+    }
+    if text.trim().is_empty() {
+        let shown: String = text.chars().map(|c| match c { ' ' => '␠', '\t' => '⇥', '\n' => '⏎', '\r' => '␍', other => other }).collect();
+        return html! { code { (shown) } " " span.muted { "(white space only: ␠ a space, ⏎ a line break, ⇥ a tab)" } };
+    }
+    html! { code { (text) } }
+}
+
+/// The compiler's messages about line `line` of `file` (clang's and rustc's
+/// `file:line:column: kind: text`, with the lines that follow each, up to the next).
+fn messages_at<'a>(messages: &'a str, file: &str, line: usize) -> Vec<&'a str> {
+    let at = format!("{file}:{line}:");
+    let rustc = format!("--> {file}:{line}:");
+    messages.lines().filter(|l| l.starts_with(&at) || l.trim_start().starts_with(&rustc)).collect()
+}
+
+/// A student's handed-in sources, each file with line numbers (each line's anchor is
+/// `<file>-L<n>`) and the compiler's `messages` under the lines they name; a module
+/// handed in as it is (no source) is said to be one.
+pub fn source_listing(bytes: &[u8], messages: &str) -> Markup {
+    let Some(source) = toolchain::Source::from_bytes(bytes) else {
+        return html! { p.muted { "A compiled module of " (bytes.len()) " bytes was handed in: there is no source to show." } };
+    };
+    html! {
+        @if !messages.trim().is_empty() {
+            details { summary { "All the compiler's messages (" (messages.lines().count()) " lines)" } pre.compiler { (messages) } }
+        }
+        @for (name, text) in &source.files {
+            @let text = String::from_utf8_lossy(text);
+            h3 id=(name) { code { (name) } " " span.muted { "(" (text.lines().count()) " lines)" } }
+            table.source {
+                @for (i, line) in text.lines().enumerate() {
+                    @let n = i + 1;
+                    tr id={ (name) "-L" (n) } {
+                        td.ln { a href={ "#" (name) "-L" (n) } { (n) } }
+                        td { code { (line) } }
+                    }
+                    @for message in messages_at(messages, name, n) {
+                        tr.message { td.ln {} td { code.bad { (message) } } }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A message as a reader sees it: what it quotes between backticks (a file, a column,
+/// a value) in code type, without the backticks.
+pub fn with_code(message: &str) -> Markup {
+    if message.matches('`').count() % 2 == 1 {
+        return html! { (message) };
+    }
+    html! {
+        @for (i, part) in message.split('`').enumerate() {
+            @if i % 2 == 1 { code { (part) } } @else { (part) }
         }
     }
 }
@@ -200,6 +282,33 @@ pub fn date(seconds: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_parts_of_a_message_are_code_and_lose_their_backticks() {
+        let check = |message: &str, html: &str| assert_eq!(with_code(message).into_string(), html);
+        check("the header must name `id` and `cohort`", "the header must name <code>id</code> and <code>cohort</code>");
+        check("an odd ` stays", "an odd ` stays");
+        check("`<b>` is escaped", "<code>&lt;b&gt;</code> is escaped");
+    }
+
+    #[test]
+    fn empty_and_blank_text_is_said_to_be_so() {
+        assert_eq!(visible_text("").into_string(), "<em>nothing (empty)</em>");
+        assert!(visible_text("\n").into_string().starts_with("<code>⏎</code>"));
+        assert!(visible_text(" \t\n").into_string().starts_with("<code>␠⇥⏎</code>"));
+        assert_eq!(visible_text("3 4\n").into_string(), "<code>3 4\n</code>");
+    }
+
+    #[test]
+    fn a_warning_is_shown_under_the_line_it_names() {
+        let source = toolchain::Source { language: toolchain::Language::C, files: vec![("a01.c".into(), b"int main() {\n  int x;\n  return x;\n}\n".to_vec())] };
+        let html = source_listing(&source.to_bytes(), "a01.c:3:10: warning: variable 'x' is uninitialized when used here\n").into_string();
+        let line3 = html.find("id=\"a01.c-L3\"").unwrap();
+        let warning = html.rfind("a01.c:3:10: warning").unwrap();
+        let line4 = html.find("id=\"a01.c-L4\"").unwrap();
+        assert!(line3 < warning && warning < line4, "{html}");
+        assert!(source_listing(b"\0asm\x01\0\0\0", "").into_string().contains("no source to show"));
+    }
 
     #[test]
     fn dates_are_civil_utc() {

@@ -21,6 +21,8 @@ pub(super) mod forms;
 pub(super) mod layout;
 mod login;
 mod problems;
+mod release;
+mod sources;
 mod students;
 mod uploads;
 
@@ -57,7 +59,12 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/batches/{id}/delete", web::post().to(batches::delete_batch));
     cfg.route("/batches/{id}/late", web::post().to(uploads::upload_late));
     cfg.route("/batches/{id}/analyses", web::post().to(batches::queue_analysis));
+    page!("/batches/{id}/release", batches::release_page);
     cfg.route("/batches/{id}/release", web::post().to(batches::release));
+    cfg.route("/batches/{id}/adjustments", web::post().to(batches::adjust_points));
+    page!("/batches/{id}/sources/{student}", sources::sources_page);
+    page!("/batches/{id}/emails", release::emails_page);
+    cfg.route("/batches/{id}/emails", web::post().to(release::send_emails));
     page!("/analyses/{id}", analyses::analysis_page);
     cfg.route("/analyses/{id}/cancel", web::post().to(analyses::cancel_analysis));
     cfg.route("/analyses/{id}/stability", web::post().to(analyses::queue_stability));
@@ -71,6 +78,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     page!("/s/{token}", students::student_page);
     cfg.route("/s/{token}/{analysis}.md", web::get().to(students::student_markdown));
     cfg.route("/s/{token}/{analysis}/statement", web::get().to(students::student_statement));
+    cfg.route("/s/{token}/{analysis}/code", web::get().to(students::student_code));
     cfg.default_service(web::to(|| async { Page::Err(AppError::NotFound) }));
 }
 
@@ -123,7 +131,12 @@ fn number(field: &Option<String>, name: &str) -> Result<Option<u64>, AppError> {
     }
 }
 
+/// The `problem.toml` of a stored problem.
+fn problem_toml(app: &App, problem: &ProblemRow) -> Result<ProblemToml, AppError> {
+    ProblemToml::read(&app.local(&problem.dir)?).map_err(|e| AppError::Internal(e.into()))
+}
+
 /// The languages `problem` accepts students' sources in (its `problem.toml`).
 fn accepted_languages(app: &App, problem: &ProblemRow) -> Result<Vec<toolchain::Language>, AppError> {
-    Ok(ProblemToml::read(&app.local(&problem.dir)?).map_err(|e| AppError::Internal(e.into()))?.languages)
+    Ok(problem_toml(app, problem)?.languages)
 }

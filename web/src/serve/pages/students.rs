@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::super::auth::{Instructor, random_token};
 use super::super::db::StudentRow;
-use super::layout::{bug_list, button, confirm_button, table_filter, date, markdown, page};
+use super::layout::{bug_list, button, confirm_button, table_filter, date, markdown, page, source_listing};
 use super::super::{App, AppError, Page};
 use course::exports;
 use course::submissions::{Adjustment, RosterRow};
@@ -165,7 +165,7 @@ fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
         };
         let problem_dir = found(app.db.analysis(analysis)?)?.problem_dir;
         let bugs: BugList = serde_json::from_str(&list).map_err(anyhow::Error::from)?;
-        let roster = app.db.roster(batch.id)?;
+        let roster = app.db.graded_roster(batch.id)?;
         let row = roster.iter().find(|r| r.id == student);
         let points = bugs.points.as_ref().map(|p| StudentPoints {
             points: exports::adjusted_points(p.points, p.max, row),
@@ -209,7 +209,10 @@ pub(super) async fn student_page(app: AppData, req: HttpRequest, path: web::Path
                         " tests. Each test stands for a bug found in at least one program of your class, so the score is the share of those bugs yours does not have, not a share of everything that could go wrong."
                     }
                 }
-                @if r.statement.is_some() { p { a href={ "/s/" (token) "/" (r.analysis) "/statement" } { "The problem statement" } } }
+                p {
+                    @if r.statement.is_some() { a href={ "/s/" (token) "/" (r.analysis) "/statement" } { "The problem statement" } " · " }
+                    a href={ "/s/" (token) "/" (r.analysis) "/code" } { "The code that was graded" }
+                }
                 @match r.late {
                     Late::Graded => p.muted { "Graded from your late submission." },
                     Late::NotYetGraded(when) => p.muted { "Your late submission of " (date(when)) " is not graded yet: this is the result of your earlier one." },
@@ -218,7 +221,9 @@ pub(super) async fn student_page(app: AppData, req: HttpRequest, path: web::Path
                 p { a href={ "/s/" (token) "/" (r.analysis) ".md" } { "Download this bug list (Markdown)" } }
                 (bug_list(&r.bugs))
             }
-            p.muted { "Each test is a small input on which your program and the model solution disagree: one inferred bug. Fix the bugs, not the tests: other inputs show the same bug." }
+            @if v.results.iter().any(|r| !r.bugs.bugs.is_empty()) {
+                p.muted { "Each test is a small input on which your program and the model solution disagree: one inferred bug. Fix the bug, not the test: other inputs show the same bug." }
+            }
         }
     })
 }
@@ -233,6 +238,23 @@ pub(super) async fn student_statement(app: AppData, path: web::Path<(String, i64
     Ok(page(&result.problem, None, html! {
         p { a href={ "/s/" (token) } { "Back to your results" } }
         div.card { (markdown(&statement)) }
+    }))
+}
+
+/// The code a released result graded, for its student: the version that analysis ran,
+/// with line numbers and the compiler's warnings under their lines.
+pub(super) async fn student_code(app: AppData, path: web::Path<(String, i64)>) -> Page {
+    let (token, analysis) = path.into_inner();
+    let view = student_view(&app, &token)?;
+    let result = found(view.results.iter().find(|r| r.analysis == analysis))?;
+    let graded = found(app.db.analysis_answers(analysis)?.into_iter().find(|a| a.student == view.student))?;
+    let bytes = app.module(&graded.sha256).map_err(AppError::Internal)?;
+    let messages = result.bugs.build.as_ref().map(|b| b.error.clone().unwrap_or_else(|| b.warnings.clone())).unwrap_or_default();
+    Ok(page(&format!("Your code · {}", result.batch), None, html! {
+        p { a href={ "/s/" (token) } { "Back to your results" } }
+        p { "The code graded for " (result.batch) " (" (result.problem) "). Its SHA-256 is " code { (graded.sha256) } "."
+            @if !messages.is_empty() { " The compiler's messages are under the lines they name." } }
+        (source_listing(&bytes, &messages))
     }))
 }
 

@@ -138,7 +138,7 @@ pub(super) async fn upload_page(app: AppData, req: HttpRequest, who: Instructor,
                 UPLOAD_DISCARDED => p.muted { "Discarded: nothing was saved." },
                 _ => div.card {
                     p.bad { "Nothing has been saved yet, because of the problems below. Fix them and upload again, or save the accepted files only." }
-                    @if v.accepted > 0 { (button(&who, &format!("/uploads/{}/save", v.id), &format!("Save the {} accepted files", v.accepted))) " " }
+                    @if v.accepted > 0 { (button(&who, &format!("/uploads/{}/save", v.id), &if v.accepted == 1 { "Save the accepted file".to_owned() } else { format!("Save the {} accepted files", v.accepted) })) " " }
                     (button(&who, &format!("/uploads/{}/discard", v.id), "Discard"))
                 },
             }

@@ -11,11 +11,12 @@
       if (v.analysis.status !== 'queued' && v.analysis.status !== 'running') { location.reload(); return; }
       const p = v.progress;
       if (p) {
-        document.getElementById('bar').value = p.percent;
+        // No share is known while searching: the bar then only shows that work goes on.
+        const bar = document.getElementById('bar');
+        if (p.percent === null || p.percent === undefined) bar.removeAttribute('value'); else bar.value = p.percent;
         document.getElementById('phase').textContent = p.text + (p.remaining ? ' · ' + p.remaining : '');
       }
       document.getElementById('status').textContent = v.analysis.status;
-      document.getElementById('holder').textContent = v.analysis.holder ? 'running on ' + v.analysis.holder : '';
       setTimeout(poll, 500);
     }).catch(() => setTimeout(poll, 2000));
   })();
@@ -92,4 +93,15 @@ document.querySelectorAll('form[data-confirm]').forEach(function (form) {
     if (params.get(table.id + '-sort')) sort(params.get(table.id + '-sort'));
     if (params.get(table.id + '-q')) filter(params.get(table.id + '-q'));
   });
+})();
+
+// A link to a bug list (#bugs-<id>, from the ranking) opens it, on arrival and on a click.
+(function () {
+  const open = function () {
+    if (!location.hash.startsWith('#bugs-')) return;
+    const list = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (list && list.tagName === 'DETAILS') { list.open = true; list.scrollIntoView(); }
+  };
+  window.addEventListener('hashchange', open);
+  open();
 })();

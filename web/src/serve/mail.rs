@@ -1,0 +1,134 @@
+//! Sending students their private links by email, through the SMTP server the
+//! environment names when the service starts:
+//!
+//! - `BUGRANK_SMTP_URL`: `smtp://host:25` (plain, a relay on the campus network),
+//!   `smtp://user:password@host:587?tls=required` (STARTTLS), or
+//!   `smtps://user:password@host:465` (TLS from the start);
+//! - `BUGRANK_MAIL_FROM`: the sender, `Course staff <staff@example.edu>`.
+//!
+//! The password stays in the service's environment: no student program sees it (every
+//! jail starts with an empty environment). Without both variables, the service offers
+//! `links.csv` for a mail merge instead, and the preview still shows the message.
+
+use std::time::Duration;
+
+use lettre::message::header::ContentType;
+use lettre::message::Mailbox;
+use lettre::{Message, SmtpTransport, Transport};
+
+/// How long one exchange with the SMTP server may take before the message counts as not
+/// sent: a relay that stalls must not hold a service thread for minutes.
+const SMTP_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The environment variable naming the SMTP server.
+pub const SMTP_URL_VAR: &str = "BUGRANK_SMTP_URL";
+/// The environment variable naming the sender.
+pub const MAIL_FROM_VAR: &str = "BUGRANK_MAIL_FROM";
+
+/// Where and as whom messages are sent.
+pub struct Mailer {
+    transport: SmtpTransport,
+    from: Mailbox,
+    /// The server, without any password: what the pages say.
+    pub server: String,
+}
+
+impl Mailer {
+    /// The mailer the environment sets, `None` when it sets none; an error names the
+    /// variable that is wrong.
+    pub fn from_env() -> anyhow::Result<Option<Mailer>> {
+        let (url, from) = (std::env::var(SMTP_URL_VAR).ok(), std::env::var(MAIL_FROM_VAR).ok());
+        match (url.filter(|u| !u.is_empty()), from.filter(|f| !f.is_empty())) {
+            (None, None) => Ok(None),
+            (Some(_), None) => anyhow::bail!("{SMTP_URL_VAR} is set but {MAIL_FROM_VAR} is not: set the sender too, as `Course staff <staff@example.edu>`"),
+            (None, Some(_)) => anyhow::bail!("{MAIL_FROM_VAR} is set but {SMTP_URL_VAR} is not: set the server too, as `smtp://host:25`"),
+            (Some(url), Some(from)) => Mailer::new(&url, &from).map(Some),
+        }
+    }
+
+    pub fn new(url: &str, from: &str) -> anyhow::Result<Mailer> {
+        let transport = SmtpTransport::from_url(url)
+            .map_err(|e| anyhow::anyhow!("{SMTP_URL_VAR} is not an SMTP URL such as `smtp://host:25` or `smtps://user:password@host:465`: {e}"))?
+            .timeout(Some(SMTP_TIMEOUT))
+            .build();
+        let from: Mailbox = from.parse().map_err(|e| anyhow::anyhow!("{MAIL_FROM_VAR} `{from}` is not an address such as `Course staff <staff@example.edu>`: {e}"))?;
+        let server = match url.split_once("://") {
+            Some((scheme, rest)) => format!("{scheme}://{}", rest.rsplit_once('@').map_or(rest, |(_, host)| host)),
+            None => url.to_owned(),
+        };
+        Ok(Mailer { transport, from, server })
+    }
+
+    /// Sends `letter`; the error, in words, when it was not sent.
+    pub fn send(&self, letter: &Letter) -> Result<(), String> {
+        let to = letter.to.parse::<lettre::Address>().map_err(|e| format!("`{}` is not an email address: {e}", letter.to))?;
+        let message = Message::builder()
+            .from(self.from.clone())
+            .to(Mailbox::new(Some(letter.name.clone()).filter(|n| !n.is_empty()), to))
+            .subject(&letter.subject)
+            .header(ContentType::TEXT_PLAIN)
+            .body(letter.body.clone())
+            .map_err(|e| format!("the message cannot be made: {e}"))?;
+        self.transport.send(&message).map(|_| ()).map_err(|e| format!("the server did not take it: {e}"))
+    }
+}
+
+/// One student's message: their private link, and what it shows.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Letter {
+    pub student: String,
+    pub name: String,
+    pub to: String,
+    pub subject: String,
+    pub body: String,
+}
+
+/// What a batch's letters say, beyond each student's own link.
+pub struct Occasion<'a> {
+    pub course: &'a str,
+    pub batch: &'a str,
+    pub problem: &'a str,
+}
+
+impl Occasion<'_> {
+    /// The letter to one student (`name` may be empty: the id greets them).
+    pub fn letter(&self, student: &str, name: &str, to: &str, link: &str) -> Letter {
+        let greeting = if name.is_empty() { student } else { name };
+        let body = format!(
+            "Hello {greeting},\n\n\
+             Your results for {batch} ({problem}) in {course} are on your private page:\n\n\
+             {link}\n\n\
+             It shows your points, each test your program fails with what it should have printed, and the code that was graded. \
+             The link is yours alone: do not share it. It will also show your later results in {course}.\n",
+            batch = self.batch,
+            problem = self.problem,
+            course = self.course,
+        );
+        Letter { student: student.to_owned(), name: name.to_owned(), to: to.to_owned(), subject: format!("{}: your results for {}", self.course, self.batch), body }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_letter_greets_the_student_by_name_else_by_id_and_gives_the_link() {
+        let occasion = Occasion { course: "CS 101", batch: "Lab 3", problem: "Interval sets" };
+        let named = occasion.letter("a01", "Ada Lovelace", "ada@example.edu", "https://grades.example.edu/s/abc");
+        assert_eq!(named.subject, "CS 101: your results for Lab 3");
+        assert!(named.body.starts_with("Hello Ada Lovelace,\n\nYour results for Lab 3 (Interval sets) in CS 101"), "{}", named.body);
+        assert!(named.body.contains("\n\nhttps://grades.example.edu/s/abc\n\n"), "{}", named.body);
+        assert!(occasion.letter("a02", "", "b@example.edu", "x").body.starts_with("Hello a02,"));
+    }
+
+    #[test]
+    fn a_wrong_setting_is_named_and_the_password_is_never_shown() {
+        let mailer = Mailer::new("smtp://staff:secret@mail.example.edu:587?tls=required", "Staff <staff@example.edu>").unwrap();
+        assert_eq!(mailer.server, "smtp://mail.example.edu:587?tls=required");
+        let bad_url = Mailer::new("mail.example.edu", "staff@example.edu").err().unwrap().to_string();
+        assert!(bad_url.starts_with(SMTP_URL_VAR), "{bad_url}");
+        let bad_from = Mailer::new("smtp://localhost:25", "staff at example").err().unwrap().to_string();
+        assert!(bad_from.starts_with(MAIL_FROM_VAR), "{bad_from}");
+    }
+}
