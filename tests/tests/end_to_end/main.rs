@@ -1,0 +1,16 @@
+//! End-to-end tests of the whole system: bugrank on the fixture problems, with the real
+//! sandbox. One test binary, each file a module: a binary per file linked the whole
+//! stack (wasmtime, the service) once per file.
+
+mod anonymizer_mutants;
+mod authoring;
+mod bad_input;
+mod bug_lists;
+mod experiment_report;
+mod fair_verdicts;
+mod fixtures_current;
+mod interval_sets;
+mod module_circles;
+mod problems;
+mod sources;
+mod student_tests;
