@@ -5,8 +5,20 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use sandbox::{Choices, Limits, Outcome, Program, Sandbox};
 
+
 /// How much of a crashing program's stderr is kept in its crash message.
 const CRASH_MESSAGE_CHARS: usize = 300;
+
+/// A problem's policy on exit statuses (`exit_status` in `problem.toml`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExitStatus {
+    /// Only 0 is success; a program that returns another status fails the test.
+    #[default]
+    Zero,
+    /// Any status: the output alone is judged (a trap or a limit still fails).
+    Any,
+}
 
 /// Runs a problem's generator, its reference (program 0) and answer programs (1 and up).
 pub struct SandboxExecutor<'a> {
@@ -18,6 +30,8 @@ pub struct SandboxExecutor<'a> {
     pub checker: Option<&'a Program>,
     /// Memory and output limits; the fuel here is the generator's.
     pub limits: Limits,
+    /// Whether a non-zero exit status fails a run (the problem's `exit_status`).
+    pub exit_status: ExitStatus,
     /// Once set, no program is run any more: every run ends at once as a timeout, so that
     /// a cancelled analysis reaches its next progress report, and stops, within the runs
     /// already in flight.
@@ -69,6 +83,7 @@ impl Executor for SandboxExecutor<'_> {
             .unwrap_or_else(|error| panic!("the sandbox failed to run a program: {error}"));
         let outcome = match &run.outcome {
             Outcome::Exited(0) => RunOutcome::Success,
+            Outcome::Exited(_) if self.exit_status == ExitStatus::Any => RunOutcome::Success,
             Outcome::Timeout => RunOutcome::Timeout,
             Outcome::OutOfMemory => RunOutcome::Memory,
             Outcome::OutputLimit => RunOutcome::Output,
@@ -125,12 +140,49 @@ fn crash_message(outcome: &Outcome, stderr: &[u8]) -> String {
         let chars: Vec<char> = stderr.chars().collect();
         chars[chars.len().saturating_sub(CRASH_MESSAGE_CHARS)..].iter().collect()
     };
-    if tail.is_empty() { outcome.to_string() } else { format!("{outcome}; stderr: {tail}") }
+    let said = in_words(outcome);
+    if tail.is_empty() { said } else { format!("{said}; stderr: {tail}") }
+}
+
+/// How a run ended, as a student reads it: a program's exit status and the engine's traps
+/// said in plain words (wasmtime's own message kept for a trap this does not know).
+fn in_words(outcome: &Outcome) -> String {
+    const TRAPS: [(&str, &str); 7] = [
+        ("out of bounds memory access", "it read or wrote outside its memory (an index past the end of an array, or a bad pointer)"),
+        ("integer divide by zero", "it divided an integer by zero"),
+        ("integer overflow", "an integer division overflowed (the smallest integer divided by -1)"),
+        ("`unreachable` instruction executed", "it aborted (a failed assert, a call to abort(), or a panic)"),
+        ("invalid conversion to integer", "it converted a number too large for its integer type (or not a number) to an integer"),
+        ("indirect call", "it called a function through a bad function pointer"),
+        ("uninitialized element", "it called a function through a bad function pointer"),
+    ];
+    match outcome {
+        Outcome::Exited(code) => format!("ended with exit status {code} instead of 0 (main returned {code}, or exit({code}) was called)"),
+        Outcome::StackOverflow => {
+            format!("overflowed its stack: more than {} MiB of local variables at once, or recursion too deep", toolchain::STACK_BYTES >> 20)
+        }
+        Outcome::Trap(message) => match TRAPS.iter().find(|(engine, _)| message.contains(engine)) {
+            Some((_, words)) => format!("crashed: {words}"),
+            None => format!("crashed: {message}"),
+        },
+        other => other.to_string(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn how_a_run_ended_is_said_in_plain_words() {
+        let check = |outcome: Outcome, stderr: &str, expected: &str| assert_eq!(crash_message(&outcome, stderr.as_bytes()), expected);
+        check(Outcome::Exited(1), "", "ended with exit status 1 instead of 0 (main returned 1, or exit(1) was called)");
+        check(Outcome::Trap("wasm trap: integer divide by zero".into()), "", "crashed: it divided an integer by zero");
+        check(Outcome::Trap("wasm trap: out of bounds memory access".into()), "", "crashed: it read or wrote outside its memory (an index past the end of an array, or a bad pointer)");
+        check(Outcome::Trap("wasm trap: wasm `unreachable` instruction executed".into()), "thread 'main' panicked at src/main.rs:3:5", "crashed: it aborted (a failed assert, a call to abort(), or a panic); stderr: thread 'main' panicked at src/main.rs:3:5");
+        check(Outcome::StackOverflow, "", "overflowed its stack: more than 8 MiB of local variables at once, or recursion too deep");
+        check(Outcome::Trap("something new".into()), "", "crashed: something new");
+    }
 
     #[test]
     fn the_checker_gets_three_length_prefixed_parts() {

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use toolchain::{Builder, Built, Language, Source};
 
 use crate::error::{CourseError, CourseResult};
-use crate::executor::SandboxExecutor;
+use crate::executor::{ExitStatus, SandboxExecutor};
 
 /// The largest `limits.reference_fuel` a problem may set: some 30 s of the reference on
 /// one input (the sandbox's wall clock stops a run there anyway), so that a bundle cannot
@@ -93,6 +93,11 @@ pub struct ProblemToml {
     /// all). Modules are always accepted.
     #[serde(default = "all_languages")]
     pub languages: Vec<Language>,
+    /// Which exit statuses let a run's output be judged: `"zero"` (the default, as judges
+    /// do: any other status is a failure, said in words) or `"any"` (the output alone is
+    /// judged, for courses whose programs `return 1` and never learnt otherwise).
+    #[serde(default)]
+    pub exit_status: ExitStatus,
 }
 
 fn all_languages() -> Vec<Language> {
@@ -277,6 +282,7 @@ impl ProblemDir {
             programs: std::iter::once(&self.reference).chain(answers).collect(),
             checker: self.checker.as_ref(),
             limits: self.run_limits(),
+            exit_status: self.toml.exit_status,
             cancel: None,
         }
     }

@@ -7,8 +7,8 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 use wasmparser::types::Types;
 use wasmtime::{
-    Caller, Config, Enabled, Engine, Extern, InstanceAllocationStrategy, InstancePre, Linker, Module,
-    ModuleExport, PoolConcurrencyLimitError, PoolingAllocationConfig, ResourceLimiter, Store, Trap,
+    Caller, Config, Enabled, Engine, Extern, Instance, InstanceAllocationStrategy, InstancePre, Linker, Module,
+    ModuleExport, PoolConcurrencyLimitError, PoolingAllocationConfig, ResourceLimiter, Store, Trap, Val,
 };
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{Deterministic, HostMonotonicClock, HostWallClock, I32Exit, WasiCtxBuilder};
@@ -457,14 +457,20 @@ impl Sandbox {
                 other => break other,
             }
         };
-        let result = instance.and_then(|instance| {
-            let start = instance.get_module_export(&mut store, &program.start).and_then(Extern::into_func);
-            let start = start.expect("validate::check: `_start` is a function");
-            start.typed::<(), ()>(&store).and_then(|start| start.call(&mut store, ()))
-        });
+        let (result, instance) = match instance {
+            Ok(instance) => {
+                let start = instance.get_module_export(&mut store, &program.start).and_then(Extern::into_func);
+                let start = start.expect("validate::check: `_start` is a function");
+                (start.typed::<(), ()>(&store).and_then(|start| start.call(&mut store, ())), Some(instance))
+            }
+            Err(e) => (Err(e), None),
+        };
         let fuel_used = limits.fuel - store.get_fuel().unwrap_or(0);
         let mut outcome = match result {
             Ok(()) => Outcome::Exited(0),
+            Err(e) if e.downcast_ref::<Trap>() == Some(&Trap::MemoryOutOfBounds) && instance.is_some_and(|i| stack_overflowed(&mut store, i)) => {
+                Outcome::StackOverflow
+            }
             Err(e) => classify(e),
         };
         let state = store.into_data();
@@ -544,6 +550,18 @@ fn save_compiled(path: &std::path::Path, module: &Module) {
 /// `bytes` in lower-case hexadecimal.
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether a program that trapped on a bad memory access had overflowed its stack: its
+/// exported stack pointer (`__stack_pointer`, which bugrank's builds export; a module
+/// without it is never said to have overflowed) lies past its memory. The stack is first
+/// in memory and grows down from its top, so a stack too small for what is put on it
+/// wraps its pointer below address 0, to the top of the 32-bit range.
+fn stack_overflowed(store: &mut Store<RunState>, instance: Instance) -> bool {
+    let Some(pointer) = instance.get_global(&mut *store, "__stack_pointer") else { return false };
+    let Val::I32(pointer) = pointer.get(&mut *store) else { return false };
+    let size = instance.get_memory(&mut *store, "memory").map_or(0, |memory| memory.data_size(&*store));
+    pointer as u32 as usize > size
 }
 
 fn classify(e: wasmtime::Error) -> Outcome {

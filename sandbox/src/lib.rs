@@ -64,7 +64,9 @@ pub enum Outcome {
     Timeout,
     /// The program asked for more linear memory than the limit allows and did not recover.
     OutOfMemory,
-    /// The program recursed deeper than the wasm stack allows.
+    /// The program overflowed its stack: recursed deeper than the engine's call stack
+    /// allows, or (a module that exports `__stack_pointer`, as every build from sources
+    /// does) put more on its stack in linear memory than the stack holds.
     StackOverflow,
     /// The program wrote more than the output limit to stdout (or more than
     /// [`STDERR_LIMIT_BYTES`] to stderr).

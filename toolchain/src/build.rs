@@ -225,6 +225,12 @@ impl Builder {
         for (name, bytes) in &source.files {
             std::fs::write(dir.path().join(name), bytes).map_err(|e| ToolchainError::Io(format!("cannot write {name}: {e}")))?;
         }
+        for (name, text) in crate::compat::files(source.language) {
+            let path = dir.path().join(crate::compat::DIR).join(name);
+            std::fs::create_dir_all(path.parent().expect("a compat file is in a folder"))
+                .and_then(|()| std::fs::write(&path, text))
+                .map_err(|e| ToolchainError::Io(format!("cannot write {}: {e}", path.display())))?;
+        }
         let built = match compiles(source, kind) {
             Err(message) => Built::Failed { failure: Failure::CompileError, message },
             Ok(steps) => {
@@ -381,6 +387,12 @@ fn key(source: &Source, kind: Kind, toolchain: &Toolchain) -> String {
         hash.update((flag.len() as u64).to_le_bytes());
         hash.update(flag.as_bytes());
     }
+    for (name, text) in crate::compat::files(source.language) {
+        for part in [name, text] {
+            hash.update((part.len() as u64).to_le_bytes());
+            hash.update(part.as_bytes());
+        }
+    }
     hash.update(source.to_bytes());
     hex(&hash.finalize())
 }
@@ -433,7 +445,10 @@ fn compiles(source: &Source, kind: Kind) -> Result<Vec<Vec<String>>, String> {
             }
         }
         _ if sources.is_empty() => return Err(format!("no {} source file", source.language)),
-        _ => args.extend(sources.into_iter().map(|name| in_jail(name))),
+        _ => {
+            args.extend(crate::compat::arguments(source.language, SOURCES));
+            args.extend(sources.into_iter().map(|name| in_jail(name)));
+        }
     }
     Ok(vec![args])
 }

@@ -69,9 +69,30 @@ impl Language {
     /// whether a slow answer fits its time budget, depends on the optimisation, and with
     /// `-O` (`opt-level=2`) the cryptarithm cohort built from its sources got another suite
     /// than from its modules.
+    ///
+    /// Every program gets a stack of [`STACK_BYTES`] (8 MiB, as Linux gives a process),
+    /// placed first in memory so that overflowing it traps instead of overwriting data,
+    /// with its pointer exported (`__stack_pointer`) so that the sandbox can tell a stack
+    /// overflow from any other bad access. C and C++ also get WASI's signal emulation
+    /// (`signal` and `raise` work; no signal arrives from outside) and bugrank's
+    /// compatibility file (`gets`, `alarm`, `<bits/stdc++.h>`: see [`crate::compat`]).
     pub fn flags(self) -> &'static [&'static str] {
         match self {
-            Language::C => &["--target=wasm32-wasi", "--sysroot=/usr", "-std=c17", "-O2", "-Wall", "-Wl,--strip-all", "-lm"],
+            Language::C => &[
+                "--target=wasm32-wasi",
+                "--sysroot=/usr",
+                "-std=c17",
+                "-O2",
+                "-Wall",
+                "-D_WASI_EMULATED_SIGNAL",
+                "-mmutable-globals",
+                "-Wl,-z,stack-size=8388608",
+                "-Wl,--stack-first",
+                "-Wl,--export=__stack_pointer",
+                "-Wl,--strip-all",
+                "-lm",
+                "-lwasi-emulated-signal",
+            ],
             Language::Cpp => &[
                 "--target=wasm32-wasi",
                 "--sysroot=/usr",
@@ -79,8 +100,14 @@ impl Language {
                 "-O2",
                 "-Wall",
                 "-fno-exceptions",
+                "-D_WASI_EMULATED_SIGNAL",
+                "-mmutable-globals",
+                "-Wl,-z,stack-size=8388608",
+                "-Wl,--stack-first",
+                "-Wl,--export=__stack_pointer",
                 "-Wl,--strip-all",
                 "-lm",
+                "-lwasi-emulated-signal",
             ],
             Language::Rust => &[
                 "--edition=2021",
@@ -89,12 +116,19 @@ impl Language {
                 "-Ccodegen-units=1",
                 "-Cpanic=abort",
                 "-Cstrip=symbols",
+                "-Ctarget-feature=+mutable-globals",
+                "-Clink-arg=-zstack-size=8388608",
+                "-Clink-arg=--export=__stack_pointer",
                 "--crate-type=bin",
                 "--crate-name=answer",
             ],
         }
     }
 }
+
+/// The stack every program built from sources gets: 8 MiB, as Linux gives a process (a
+/// correct program with `char line[100000]` as a local must run as it does natively).
+pub const STACK_BYTES: u32 = 8 << 20;
 
 impl std::fmt::Display for Language {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -22,6 +22,7 @@
 //! ```
 
 mod build;
+pub mod compat;
 mod find;
 pub mod guest;
 mod jail;
@@ -30,7 +31,7 @@ mod language;
 pub use build::{BUILD_CACHE_BYTES, Builder, Built, Failure, MAX_MESSAGE_CHARS, Source, cache_entry};
 pub use find::{Missing, RUST_SYSROOT, Toolchain, Toolchains};
 pub use jail::{COMPILE_FILE_BYTES, COMPILE_MEMORY_BYTES, COMPILE_MESSAGE_BYTES, COMPILE_SECONDS, JAIL_ENV, Jail, Limits, Mount};
-pub use language::Language;
+pub use language::{Language, STACK_BYTES};
 
 /// What this machine cannot do; never something a submission did.
 #[derive(Clone, Debug, thiserror::Error)]

@@ -3,6 +3,7 @@
 //! stack (wasmtime, the service) once per file.
 
 mod anonymizer_mutants;
+mod as_written;
 mod authoring;
 mod bad_input;
 mod bug_lists;

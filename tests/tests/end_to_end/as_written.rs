@@ -1,0 +1,107 @@
+//! C and C++ as students and judges write them (issue 32): `gets`, `<bits/stdc++.h>`,
+//! `signal` and `alarm` build; a stack of 8 MiB as on Linux, and overflowing it is said to
+//! be a stack overflow; a problem may judge the output whatever the exit status.
+
+use end_to_end::{Written, can_build, grade_without_roster, sandbox, tools};
+use sandbox::{Limits, Outcome, Role};
+use toolchain::{Built, Language, Source};
+
+/// Builds `text` as `name` and runs it on `input`: the build's warnings and the run.
+fn run(language: Language, name: &str, text: &str, input: &str) -> (String, sandbox::Run) {
+    let source = Source { language, files: vec![(name.to_owned(), text.as_bytes().to_vec())] };
+    let (wasm, warnings) = match tools().builder.build(&source).unwrap() {
+        Built::Module { wasm, warnings } => (wasm, warnings),
+        Built::Failed { failure, message } => panic!("{name} did not build ({failure:?}): {message}"),
+    };
+    let program = sandbox().load(name, &wasm, Role::Answer).unwrap();
+    let limits = Limits { fuel: 2_000_000_000, memory_bytes: 256 << 20, ..Limits::default() };
+    (warnings, sandbox().run(&program, input.as_bytes(), &limits).unwrap())
+}
+
+fn stdout(run: &sandbox::Run) -> String {
+    String::from_utf8_lossy(&run.stdout).into_owned()
+}
+
+#[test]
+fn gets_a_prompt_signal_and_alarm_build_and_run_as_natively_with_a_warning_for_gets() {
+    if !can_build(&[Language::C]) {
+        return;
+    }
+    let program = "#include <stdio.h>\n#include <string.h>\n#include <signal.h>\n#include <unistd.h>\n\
+        void on_alarm(int s) { (void)s; }\n\
+        int main() {\n    char name[100];\n    signal(SIGALRM, on_alarm);\n    alarm(2);\n    printf(\"Enter your name: \");\n    gets(name);\n    printf(\"Hello, %s (%d letters)\\n\", name, (int)strlen(name));\n    return 0;\n}\n";
+    let (warnings, run) = run(Language::C, "hello.c", program, "Ada Lovelace\nnext line\n");
+    assert_eq!(run.outcome, Outcome::Exited(0), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(stdout(&run), "Enter your name: Hello, Ada Lovelace (12 letters)\n");
+    assert!(warnings.contains("hello.c:11:") && warnings.contains("gets has no bound on the length of the line it reads"), "{warnings}");
+}
+
+#[test]
+fn judge_style_cpp_with_bits_stdcxx_builds_and_runs() {
+    if !can_build(&[Language::Cpp]) {
+        return;
+    }
+    let program = "#include <bits/stdc++.h>\nusing namespace std;\nint main() {\n    ios::sync_with_stdio(false);\n    cin.tie(nullptr);\n    int n; cin >> n;\n    vector<long long> v(n);\n    for (auto &x : v) cin >> x;\n    sort(v.begin(), v.end());\n    map<long long, int> seen;\n    for (auto x : v) seen[x]++;\n    cout << v.back() << ' ' << seen.size() << '\\n';\n}\n";
+    let (_, run) = run(Language::Cpp, "main.cpp", program, "5\n3 9 3 1 9\n");
+    assert_eq!((run.outcome.clone(), stdout(&run)), (Outcome::Exited(0), "9 3\n".to_owned()));
+}
+
+#[test]
+fn a_large_local_array_runs_as_natively_and_a_stack_too_small_for_its_locals_is_a_stack_overflow() {
+    if !can_build(&[Language::C, Language::Rust]) {
+        return;
+    }
+    // 100,000 bytes: far below Linux's 8 MiB; crashed with WASI's default stack.
+    let line = "#include <stdio.h>\n#include <string.h>\nint main(void) {\n    char line[100000];\n    if (!fgets(line, sizeof line, stdin)) return 0;\n    printf(\"%zu\\n\", strlen(line));\n    return 0;\n}\n";
+    let (_, ok) = run(Language::C, "line.c", line, "hello\n");
+    assert_eq!((ok.outcome.clone(), stdout(&ok)), (Outcome::Exited(0), "6\n".to_owned()));
+    // 16 MiB of locals: more than the stack holds.
+    let huge = "#include <stdio.h>\nint main(void) {\n    char grid[4096][4096];\n    if (!fgets(grid[4000], 100, stdin)) return 0;\n    printf(\"%s\", grid[4000]);\n    return 0;\n}\n";
+    let (_, overflow) = run(Language::C, "grid.c", huge, "x");
+    assert_eq!(overflow.outcome, Outcome::StackOverflow, "not any bad access: the stack");
+    // A bad pointer is not a stack overflow.
+    let bad = "#include <stdio.h>\nint main(void) {\n    int *p = (int *)0xfffffff0;\n    printf(\"%d\\n\", *p);\n    return 0;\n}\n";
+    let (_, crashed) = run(Language::C, "bad.c", bad, "");
+    assert!(matches!(&crashed.outcome, Outcome::Trap(m) if m.contains("out of bounds memory access")), "{:?}", crashed.outcome);
+    // Rust gets the same stack.
+    let rust = "use std::io::Read;\nfn main() {\n    let mut buf = [0u8; 1_000_000];\n    let n = std::io::stdin().read(&mut buf).unwrap();\n    println!(\"{}\", buf[..n].iter().filter(|&&b| b == b'a').count());\n}\n";
+    let (_, rust) = run(Language::Rust, "main.rs", rust, "banana");
+    assert_eq!((rust.outcome.clone(), stdout(&rust)), (Outcome::Exited(0), "3\n".to_owned()));
+}
+
+/// The problem `bugrank new-problem` writes (the largest of a line of integers), in a
+/// temporary folder, with `exit_status` set as given, and a class of two: the template's
+/// correct answer, and the same answer ending with `return 1`.
+fn graded_with_exit_status(exit_status: &str) -> Written {
+    let dir = tempfile::tempdir().unwrap();
+    let problem = dir.path().join("largest");
+    web::cli::new_problem::new_problem(&problem, "Largest", web::cli::new_problem::AuthorLanguage::C).unwrap();
+    let toml = std::fs::read_to_string(problem.join("problem.toml")).unwrap();
+    std::fs::write(problem.join("problem.toml"), toml.replace("exit_status = \"zero\"", &format!("exit_status = \"{exit_status}\""))).unwrap();
+    let class = dir.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    let correct = std::fs::read_to_string(problem.join("submissions/correct.c")).unwrap();
+    std::fs::write(class.join("correct.c"), &correct).unwrap();
+    std::fs::write(class.join("returns1.c"), correct.replace("return 0;", "return 1;")).unwrap();
+    let (problem, class) = (problem.display().to_string(), class.display().to_string());
+    grade_without_roster(&[("--problem", &problem), ("--submissions", &class), ("--stable-after", "300")])
+}
+
+#[test]
+fn a_problem_may_judge_the_output_whatever_the_exit_status_and_by_default_a_status_but_0_fails_in_words() {
+    if !can_build(&[Language::C]) {
+        return;
+    }
+    let returns1 = |written: &Written| written.graded.analysis.answers.iter().find(|a| a.id == "returns1").unwrap().clone();
+    let any = graded_with_exit_status("any");
+    assert_eq!(returns1(&any).passed, any.graded.analysis.scored_tests(), "the output alone is judged");
+    assert_eq!(returns1(&any).points.unwrap().points, 100.0);
+    let zero = graded_with_exit_status("zero");
+    let failed = returns1(&zero);
+    assert_eq!(failed.passed, 0);
+    let detail = failed.failures.values().next().unwrap();
+    assert!(
+        format!("{detail:?}").contains("ended with exit status 1 instead of 0 (main returned 1, or exit(1) was called)"),
+        "{detail:?}"
+    );
+}

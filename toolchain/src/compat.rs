@@ -1,0 +1,58 @@
+//! bugrank's compatibility file for C and C++: what C on Linux has and WASI's C library
+//! leaves out, built into every C and C++ program (hand-ins, references, generators) so
+//! that code as students and judges write it builds and runs as natively:
+//!
+//! - `gets` (gone from C11 and from WASI): reads a line as it always did, and every use
+//!   gets the compiler's warning, kept beside the results ("gets has no bound…");
+//! - `alarm`: sets nothing and returns 0 (the sandbox's time limit ends a run; no signal
+//!   ever arrives), and `signal`/`raise` are WASI's emulation;
+//! - `<bits/stdc++.h>`: every standard header that libc++ builds on WASI (not `<thread>`,
+//!   `<future>`, `<shared_mutex>`, `<filesystem>`, `<memory_resource>`, `<csetjmp>`).
+//!
+//! The files are written into a build's directory under [`DIR`] (a hidden folder, so no
+//! hand-in's file can take its place: file names may not start with a dot), the header
+//! included first (`-include`) and the source compiled with the program.
+//!
+//! ```
+//! assert!(toolchain::compat::HEADER.contains("#define gets(s) bugrank_gets(s)"));
+//! assert!(toolchain::compat::BITS_STDCXX.contains("#include <vector>"));
+//! ```
+
+use crate::Language;
+
+/// The folder of a build's directory the files are written to.
+pub const DIR: &str = ".bugrank";
+
+/// `compat.h`, included before every C and C++ source.
+pub const HEADER: &str = include_str!("../compat/compat.h");
+
+/// `compat.c`: the definitions, in code that is both C and C++.
+pub const SOURCE: &str = include_str!("../compat/compat.c");
+
+/// `<bits/stdc++.h>`.
+pub const BITS_STDCXX: &str = include_str!("../compat/include/bits/stdc++.h");
+
+/// The files a build of `language` gets, as (path under [`DIR`], text): none for Rust.
+pub fn files(language: Language) -> Vec<(&'static str, &'static str)> {
+    match language {
+        Language::C => vec![("compat.h", HEADER), ("compat.c", SOURCE)],
+        Language::Cpp => vec![("compat.h", HEADER), ("compat.cpp", SOURCE), ("include/bits/stdc++.h", BITS_STDCXX)],
+        Language::Rust => Vec::new(),
+    }
+}
+
+/// The compiler's arguments that use the files, for a build whose directory is `dir` in
+/// the sandbox: the header first, the include folder, the source with the program's.
+pub fn arguments(language: Language, dir: &str) -> Vec<String> {
+    match language {
+        Language::C => vec!["-include".into(), format!("{dir}/{DIR}/compat.h"), format!("{dir}/{DIR}/compat.c")],
+        Language::Cpp => vec![
+            "-include".into(),
+            format!("{dir}/{DIR}/compat.h"),
+            "-isystem".into(),
+            format!("{dir}/{DIR}/include"),
+            format!("{dir}/{DIR}/compat.cpp"),
+        ],
+        Language::Rust => Vec::new(),
+    }
+}
