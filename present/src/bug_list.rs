@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use grader::{ANY, BugList, FailureKind};
 
-use crate::in_words::points_in_words;
+use crate::in_words::{points_in_words, uninitialised_in_words};
 
 /// A student's bug list as Markdown. Inputs and outputs are shown quoted, with escapes,
 /// so that white space and newlines are visible.
@@ -27,6 +27,9 @@ pub fn bug_list_markdown(list: &BugList) -> String {
     .unwrap();
     if let Some(build) = list.build.as_ref().filter(|b| !b.warnings.is_empty()) {
         writeln!(md, "The compiler warned:\n\n{}", fenced(&build.warnings)).unwrap();
+        if let Some(said) = uninitialised_in_words(&build.warnings).filter(|_| !list.bugs.is_empty()) {
+            writeln!(md, "{said}\n").unwrap();
+        }
     }
     let shown = if list.fails_all_alike() {
         writeln!(md, "It fails every test the same way; here is the first.\n").unwrap();

@@ -4,6 +4,32 @@
 
 use grader::{FailureCounts, FailureKind, Points};
 
+/// What the compiler's `warnings` say of variables read before they are given a value
+/// (clang's `-Wuninitialized`, `-Wsometimes-uninitialized`, `-Wconditional-uninitialized`),
+/// in words that say what bugrank does with such a read (`-ftrivial-auto-var-init=pattern`:
+/// every byte 0xFF, on every run): `None` when there is none.
+pub fn uninitialised_in_words(warnings: &str) -> Option<String> {
+    let reads: Vec<String> = warnings
+        .lines()
+        .filter(|l| l.contains(": warning: variable '") && l.contains("uninitialized"))
+        .map(|l| {
+            // `a01.c:5:9: warning: variable 'm' is ... [-W...]` as `a01.c line 5: variable 'm' is ...`
+            let (place, message) = l.split_once(": warning: ").unwrap_or(("", l));
+            let mut parts = place.split(':');
+            let (file, line) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+            let message = message.rsplit_once(" [-W").map_or(message, |(m, _)| m);
+            format!("{file} line {line}: {message}")
+        })
+        .collect();
+    if reads.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "The compiler warned that a variable may be read before it is given a value ({}). On a real machine such a read gives whatever was in memory;          here it gives the same value on every run: every byte 0xFF, so an int reads as -1, an unsigned int as 4294967295 and a pointer as an address outside memory.          If a test shows such a value where yours should be, that read is the likely cause.",
+        reads.join("; ")
+    ))
+}
+
 /// A failure's kind in words, as the feedback says it.
 pub fn kind_in_words(kind: FailureKind) -> &'static str {
     match kind {
@@ -62,6 +88,15 @@ pub fn points_in_words(points: &Points) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_read_before_a_value_is_given_is_named_with_its_line_and_what_it_reads_here() {
+        let warnings = "u.c:5:9: warning: variable 'm' is used uninitialized whenever 'if' condition is false [-Wsometimes-uninitialized]\n    if (n > 0) m = n * 2;\nu.c:3:13: note: initialize the variable 'm' to silence this warning\n";
+        let said = super::uninitialised_in_words(warnings).unwrap();
+        assert!(said.contains("(u.c line 5: variable 'm' is used uninitialized whenever 'if' condition is false)"), "{said}");
+        assert!(said.contains("an int reads as -1"), "{said}");
+        assert_eq!(super::uninitialised_in_words("a.c:2:5: warning: unused variable 'x' [-Wunused-variable]\n"), None);
+    }
+
     use super::*;
 
     fn check(input: &str, expected: &str) {

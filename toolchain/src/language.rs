@@ -76,6 +76,9 @@ impl Language {
     /// overflow from any other bad access. C and C++ also get WASI's signal emulation
     /// (`signal` and `raise` work; no signal arrives from outside) and bugrank's
     /// compatibility file (`gets`, `alarm`, `<bits/stdc++.h>`: see [`crate::compat`]).
+    /// Their local variables start as every byte 0xFF (`-ftrivial-auto-var-init=pattern`):
+    /// a read before a value is given is the same wrong value on every machine, where
+    /// `-O2` could otherwise fold it into a right answer and hide the bug.
     pub fn flags(self) -> &'static [&'static str] {
         match self {
             Language::C => &[
@@ -84,6 +87,7 @@ impl Language {
                 "-std=c17",
                 "-O2",
                 "-Wall",
+                "-ftrivial-auto-var-init=pattern",
                 "-D_WASI_EMULATED_SIGNAL",
                 "-mmutable-globals",
                 "-Wl,-z,stack-size=8388608",
@@ -100,6 +104,7 @@ impl Language {
                 "-O2",
                 "-Wall",
                 "-fno-exceptions",
+                "-ftrivial-auto-var-init=pattern",
                 "-D_WASI_EMULATED_SIGNAL",
                 "-mmutable-globals",
                 "-Wl,-z,stack-size=8388608",

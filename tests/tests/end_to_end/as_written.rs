@@ -105,3 +105,18 @@ fn a_problem_may_judge_the_output_whatever_the_exit_status_and_by_default_a_stat
         "{detail:?}"
     );
 }
+
+#[test]
+fn an_uninitialised_read_is_the_same_wrong_value_on_every_run_and_the_warning_names_it() {
+    if !can_build(&[Language::C]) {
+        return;
+    }
+    // clang -O2 folds `m` into `n * 2` without the pattern: the bug would pass every test.
+    let program = "#include <stdio.h>\nint main(void) {\n    int n, m;\n    if (scanf(\"%d\", &n) != 1) return 0;\n    if (n > 0) m = n * 2;\n    printf(\"%d\\n\", m);\n    return 0;\n}\n";
+    let (warnings, negative) = run(Language::C, "double.c", program, "-3\n");
+    assert_eq!(stdout(&negative), "-1\n", "every byte 0xFF: an int reads as -1");
+    let (_, positive) = run(Language::C, "double.c", program, "4\n");
+    assert_eq!(stdout(&positive), "8\n");
+    let said = present::uninitialised_in_words(&warnings).expect("the warning is read");
+    assert!(said.contains("double.c line 5: variable 'm' is used uninitialized whenever 'if' condition is false"), "{said}");
+}

@@ -161,6 +161,7 @@ pub fn bug_list(list: &BugList) -> Markup {
             @else { "Each test stands for one bug found among the class's programs; several failed tests may have one cause in yours." } }
         }
         @if let Some(build) = list.build.as_ref().filter(|b| b.error.is_none() && !b.warnings.is_empty()) {
+            @if let Some(said) = present::uninitialised_in_words(&build.warnings).filter(|_| !list.bugs.is_empty()) { p.bad { (said) } }
             details { summary { "The compiler's warnings (" (build.warnings.lines().count()) " lines)" } pre.compiler { (build.warnings) } }
         }
         @if alike { p { "It fails every test the same way; here is the first." } }
