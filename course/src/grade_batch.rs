@@ -148,10 +148,14 @@ pub fn grade_batch(
     let cohort_of = |id: &str| roster.iter().find(|r| r.id == id).map(|r| r.cohort.clone());
 
     let (programs, answers) = answers_of(batch.submissions.iter().map(|s| (s.id.as_str(), &s.program, cohort_of(&s.id))));
+    if answers.is_empty() && batch.not_built.is_empty() {
+        return Err(CourseError::NothingGraded("no submission of the batch could be loaded".into()));
+    }
     if answers.is_empty() {
-        let not_built = batch.not_built.len();
-        let why = if not_built == 0 { String::new() } else { format!(" ({not_built} did not compile)") };
-        return Err(CourseError::NothingGraded(format!("no submission of the batch could be loaded{why}")));
+        // Nothing compiled: still an analysis, whose every hand-in's result is its
+        // compiler's message. There is nobody to search bugs in: one test settles it.
+        warnings.push(format!("none of the {} hand-ins compiled: each one's result is its compiler's message", batch.not_built.len()));
+        problem.search.stable_after = 1;
     }
     let executor = crate::executor::SandboxExecutor { cancel: Some(cancel), ..problem_dir.executor(&tools.sandbox, programs.iter().copied()) };
     let mut show = |p: &Progress| {

@@ -120,3 +120,30 @@ fn an_uninitialised_read_is_the_same_wrong_value_on_every_run_and_the_warning_na
     let said = present::uninitialised_in_words(&warnings).expect("the warning is read");
     assert!(said.contains("double.c line 5: variable 'm' is used uninitialized whenever 'if' condition is false"), "{said}");
 }
+
+#[test]
+fn when_no_hand_in_compiles_the_analysis_is_still_written_with_each_compilers_message() {
+    if !can_build(&[Language::C]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let problem = dir.path().join("largest");
+    web::cli::new_problem::new_problem(&problem, "Largest", web::cli::new_problem::AuthorLanguage::C).unwrap();
+    let class = dir.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    std::fs::write(class.join("s1.c"), "int main(void) { return 0 }\n").unwrap();
+    std::fs::write(class.join("s2.c"), "#include <stdio.h>\nint main(void) { printf(\"%d\\n\", x); return 0; }\n").unwrap();
+    let (problem, class) = (problem.display().to_string(), class.display().to_string());
+    let written = grade_without_roster(&[("--problem", &problem), ("--submissions", &class)]);
+    let analysis = &written.graded.analysis;
+    assert_eq!(analysis.answers.len(), 2);
+    for (id, says) in [("s1", "s1.c:1:"), ("s2", "use of undeclared identifier 'x'")] {
+        let answer = analysis.answers.iter().find(|a| a.id == id).unwrap();
+        assert!(answer.not_built(), "{id}");
+        let error = answer.build.as_ref().and_then(|b| b.error.clone()).unwrap();
+        assert!(error.contains(says), "{id}: {error}");
+        assert_eq!(answer.points.as_ref().unwrap().points, 0.0);
+    }
+    assert!(written.files.contains_key("analysis.json") && written.files["scores.csv"].contains("s2"));
+    assert!(written.graded.warnings.iter().any(|w| w.contains("none of the 2 hand-ins compiled")), "{:?}", written.graded.warnings);
+}
