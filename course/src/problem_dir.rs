@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use grader::{FuelPolicy, GradingPolicy, Oracle, SearchOptions};
+use grader::{FuelPolicy, GradingPolicy, Oracle, SearchOptions, TokenRules};
 use sandbox::{Limits, MAX_MEMORY_BYTES, Program, Role, Sandbox};
 use serde::Deserialize;
 use toolchain::{Builder, Built, Language, Source};
@@ -79,8 +79,14 @@ pub const PROBLEM_FILES: [&str; 16] = [
 #[serde(deny_unknown_fields)]
 pub struct ProblemToml {
     pub title: String,
+    /// How outputs are judged: `exact`, `trim-trailing-whitespace` (the default),
+    /// `checker` or `tokens` (with `[tokens]`).
     #[serde(default)]
-    pub oracle: Oracle,
+    pub oracle: OracleName,
+    /// `[tokens]` for `oracle = "tokens"`: `case_sensitive` (default true), `float_absolute`
+    /// and `float_relative` (default 0): see [`grader::TokenRules`].
+    #[serde(default)]
+    pub tokens: TokenRules,
     #[serde(default)]
     pub limits: LimitsToml,
     #[serde(default)]
@@ -98,6 +104,29 @@ pub struct ProblemToml {
     /// judged, for courses whose programs `return 1` and never learnt otherwise).
     #[serde(default)]
     pub exit_status: ExitStatus,
+}
+
+/// The oracle `problem.toml` names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OracleName {
+    Exact,
+    #[default]
+    TrimTrailingWhitespace,
+    Checker,
+    Tokens,
+}
+
+impl ProblemToml {
+    /// The grader's oracle for this problem.
+    pub fn oracle(&self) -> Oracle {
+        match self.oracle {
+            OracleName::Exact => Oracle::Exact,
+            OracleName::TrimTrailingWhitespace => Oracle::TrimTrailingWhitespace,
+            OracleName::Checker => Oracle::Checker,
+            OracleName::Tokens => Oracle::Tokens(self.tokens),
+        }
+    }
 }
 
 fn all_languages() -> Vec<Language> {
@@ -138,6 +167,11 @@ impl ProblemToml {
         }
         if toml.languages.is_empty() {
             return Err(CourseError::Problem(format!("{}: languages must name at least one of \"c\", \"cpp\", \"rust\"", toml_path.display())));
+        }
+        for (name, value) in [("float_absolute", toml.tokens.float_absolute), ("float_relative", toml.tokens.float_relative)] {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(CourseError::Problem(format!("{}: tokens.{name} is a tolerance: a number from 0 up (it is {value})", toml_path.display())));
+            }
         }
         Ok(toml)
     }
@@ -251,7 +285,7 @@ impl ProblemDir {
             .unwrap_or_else(|| dir.display().to_string());
         let reference = load("reference", Role::Answer)?;
         let generator = load("generator", Role::Generator)?;
-        let checker = match toml.oracle {
+        let checker = match toml.oracle() {
             Oracle::Checker => Some(load("checker", Role::Answer)?),
             _ => None,
         };
@@ -262,7 +296,7 @@ impl ProblemDir {
         let limits = &self.toml.limits;
         grader::Problem {
             name: self.name.clone(),
-            oracle: self.toml.oracle,
+            oracle: self.toml.oracle(),
             fuel: FuelPolicy {
                 factor: limits.fuel_factor,
                 floor: limits.fuel_floor,
@@ -356,5 +390,8 @@ mod tests {
         check("[grading]\nmax_points = 1e9", Some("grading.max_points must be more than 0 and at most 10000"));
         check("[grading]\nfailure_deduction = 1.5", Some("grading.failure_deduction is the share of the points any failure costs, from 0 to 1 (it is 1.5)"));
         check("[grading]\nmax_point = 20", Some("unknown field `max_point`"));
+        check("oracle = \"tokens\"\n[tokens]\ncase_sensitive = false\nfloat_absolute = 1e-6\nfloat_relative = 1e-6", None);
+        check("oracle = \"tokens\"\n[tokens]\nfloat_absolute = -1", Some("tokens.float_absolute is a tolerance: a number from 0 up (it is -1)"));
+        check("oracle = \"token\"", Some("unknown variant `token`"));
     }
 }

@@ -91,7 +91,7 @@ pub use check::{Check, Cost, Example, MAX_FAILURES, ProblemCheck, SAMPLES, Sampl
 pub use experiment::{CohortSummary, ManualRow, ProblemReport, ScoreRow, compare};
 pub use explain::{ANY, Behaviour, BugList, BugReport, CONTRAST_CANDIDATES, Contrast, REDRAWS, SLOWNESS_PROBE, SLOWNESS_PROBE_FUEL, bug_list};
 pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, TestCase};
-pub use oracle::{CheckerVerdict, Execution, Failure, FailureCounts, FailureKind, Oracle, RunOutcome};
+pub use oracle::{CheckerVerdict, Execution, Failure, FailureCounts, FailureKind, Oracle, RunOutcome, TokenRules};
 pub use order::{Class, CorrectnessOrder, Edge, correctness_order};
 pub use partition::{BitSet, FailingSet, Suite, is_redundant};
 pub use points::{GRADING_SAMPLE_INPUTS, GRADING_SEED, GradingPolicy, Points};

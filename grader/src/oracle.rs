@@ -56,7 +56,7 @@ impl Failure {
 }
 
 /// How outputs are compared with the reference's.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Oracle {
     /// Byte for byte.
@@ -69,6 +69,64 @@ pub enum Oracle {
     /// output equal to the reference's (up to trailing white space) is accepted without
     /// asking it.
     Checker,
+    /// Token by token, white space of any kind and amount between tokens (the judges'
+    /// default output validator, Kattis's semantics): see [`TokenRules`].
+    Tokens(TokenRules),
+}
+
+/// How [`Oracle::Tokens`] compares two tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TokenRules {
+    /// Whether `Yes` and `yes` differ. Default true.
+    pub case_sensitive: bool,
+    /// A token and the expected one that both read as numbers are equal when they differ
+    /// by at most this much (default 0: only the same text is equal)...
+    pub float_absolute: f64,
+    /// ...or by at most this share of the expected number (default 0).
+    pub float_relative: f64,
+}
+
+impl Default for TokenRules {
+    fn default() -> Self {
+        TokenRules { case_sensitive: true, float_absolute: 0.0, float_relative: 0.0 }
+    }
+}
+
+impl TokenRules {
+    /// Whether `got` stands for `expected`.
+    fn same(&self, expected: &str, got: &str) -> bool {
+        let same_text = if self.case_sensitive { expected == got } else { expected.eq_ignore_ascii_case(got) };
+        if same_text || (self.float_absolute == 0.0 && self.float_relative == 0.0) {
+            return same_text;
+        }
+        match (expected.parse::<f64>(), got.parse::<f64>()) {
+            (Ok(e), Ok(g)) if e.is_finite() && g.is_finite() => {
+                let error = (g - e).abs();
+                error <= self.float_absolute || error <= self.float_relative * e.abs()
+            }
+            _ => false,
+        }
+    }
+
+    /// `None` when `actual`'s tokens stand for `expected`'s, else where they first differ,
+    /// in words.
+    pub fn first_difference(&self, expected: &[u8], actual: &[u8]) -> Option<String> {
+        let (expected, actual) = (String::from_utf8_lossy(expected), String::from_utf8_lossy(actual));
+        let tokens = |text: &str| text.split_ascii_whitespace().map(str::to_owned).collect::<Vec<_>>();
+        let (want, got) = (tokens(&expected), tokens(&actual));
+        for (i, (w, g)) in want.iter().zip(&got).enumerate() {
+            if !self.same(w, g) {
+                return Some(format!("word {} of the output is `{g}` where `{w}` is expected", i + 1));
+            }
+        }
+        let words = |n: usize| if n == 1 { "1 word".to_owned() } else { format!("{n} words") };
+        match want.len().cmp(&got.len()) {
+            std::cmp::Ordering::Equal => None,
+            std::cmp::Ordering::Less => Some(format!("the output goes on after the {} expected, with `{}`", words(want.len()), got[want.len()])),
+            std::cmp::Ordering::Greater => Some(format!("the output stops after {}, where `{}` comes next", words(got.len()), want[got.len()])),
+        }
+    }
 }
 
 /// A checker's decision on one answer's output.
@@ -99,6 +157,7 @@ impl Oracle {
                         CheckerVerdict::Accept => None,
                         CheckerVerdict::Reject(reason) => Some((!reason.is_empty()).then_some(reason)),
                     },
+                    Oracle::Tokens(rules) => rules.first_difference(expected, &actual.stdout).map(Some),
                 };
                 return Ok(reason.map(|reason| Failure { kind: FailureKind::Wrong, reason }));
             }
@@ -146,6 +205,31 @@ impl FailureCounts {
 
 #[cfg(test)]
 mod tests {
+    use super::TokenRules;
+
+    fn tokens(rules: TokenRules, expected: &str, actual: &str, difference: Option<&str>) {
+        assert_eq!(rules.first_difference(expected.as_bytes(), actual.as_bytes()).as_deref(), difference, "{expected:?} against {actual:?}");
+    }
+
+    #[test]
+    fn tokens_are_compared_whatever_the_white_space_with_the_case_and_the_tolerance_the_problem_sets() {
+        let exact = TokenRules::default();
+        tokens(exact, "3 4\n5\n", "3   4 5", None);
+        tokens(exact, "Yes\n", "yes\n", Some("word 1 of the output is `yes` where `Yes` is expected"));
+        tokens(TokenRules { case_sensitive: false, ..exact }, "Yes\n", "yes\n", None);
+        tokens(exact, "1 2", "1 2 3", Some("the output goes on after the 2 words expected, with `3`"));
+        tokens(exact, "1 2", "1", Some("the output stops after 1 word, where `2` comes next"));
+        tokens(exact, "0.333333", "0.333", Some("word 1 of the output is `0.333` where `0.333333` is expected"));
+        let absolute = TokenRules { float_absolute: 1e-3, ..exact };
+        tokens(absolute, "0.333333", "0.333", None);
+        tokens(absolute, "0.333333", "0.33", Some("word 1 of the output is `0.33` where `0.333333` is expected"));
+        let relative = TokenRules { float_relative: 1e-6, ..exact };
+        tokens(relative, "1000000", "1000000.9", None);
+        tokens(relative, "1000000", "1000002", Some("word 1 of the output is `1000002` where `1000000` is expected"));
+        tokens(absolute, "empty", "0.0", Some("word 1 of the output is `0.0` where `empty` is expected"));
+        tokens(absolute, "1.0", "nan", Some("word 1 of the output is `nan` where `1.0` is expected"));
+    }
+
     use super::*;
 
     fn output(stdout: &str) -> Execution {

@@ -147,3 +147,39 @@ fn when_no_hand_in_compiles_the_analysis_is_still_written_with_each_compilers_me
     assert!(written.files.contains_key("analysis.json") && written.files["scores.csv"].contains("s2"));
     assert!(written.graded.warnings.iter().any(|w| w.contains("none of the 2 hand-ins compiled")), "{:?}", written.graded.warnings);
 }
+
+#[test]
+fn a_tokens_problem_accepts_any_spacing_and_numbers_within_its_tolerance_and_says_the_first_differing_word() {
+    if !can_build(&[Language::C]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let problem = dir.path().join("mean");
+    web::cli::new_problem::new_problem(&problem, "Mean", web::cli::new_problem::AuthorLanguage::C).unwrap();
+    let mean = |format: &str| {
+        format!(
+            "#include <stdio.h>\nint main(void) {{\n    long long x, sum = 0;\n    int n = 0;\n    while (scanf(\"%lld\", &x) == 1) {{ sum += x; n++; }}\n    if (n) printf(\"{format}\", (double)sum / n); else printf(\"empty\\n\");\n    return 0;\n}}\n"
+        )
+    };
+    std::fs::write(problem.join("reference.c"), mean("%.6f\\n")).unwrap();
+    let toml = std::fs::read_to_string(problem.join("problem.toml")).unwrap();
+    let toml = toml.replace("oracle = \"trim-trailing-whitespace\"", "oracle = \"tokens\"") + "\n[tokens]\nfloat_absolute = 1e-3\n";
+    assert!(toml.contains("float_absolute"));
+    std::fs::write(problem.join("problem.toml"), toml).unwrap();
+    let class = dir.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    std::fs::write(class.join("close.c"), mean("%.3f\\n")).unwrap();
+    std::fs::write(class.join("spaced.c"), mean("  %f \\n\\n")).unwrap();
+    std::fs::write(class.join("rough.c"), mean("%.1f\\n")).unwrap();
+    let (problem, class) = (problem.display().to_string(), class.display().to_string());
+    let written = grade_without_roster(&[("--problem", &problem), ("--submissions", &class), ("--stable-after", "500")]);
+    let analysis = &written.graded.analysis;
+    let answer = |id: &str| analysis.answers.iter().find(|a| a.id == id).unwrap();
+    for id in ["close", "spaced"] {
+        assert!(answer(id).failed.is_empty(), "{id} is within the tolerance: {:?}", answer(id).failures);
+    }
+    let rough = answer("rough");
+    assert!(!rough.failed.is_empty(), "one decimal is outside 1e-3 on some input");
+    let reason = rough.failures.values().next().unwrap().failure.reason.clone().unwrap();
+    assert!(reason.starts_with("word 1 of the output is `") && reason.contains("` where `") && reason.ends_with("` is expected"), "{reason}");
+}
