@@ -12,12 +12,9 @@ use std::sync::Arc;
 use crate::error::{CourseError, CourseResult};
 use crate::hand_in::SharedBytes;
 use crate::problem_check::example_should_pass;
-use crate::problem_dir::{PROBLEM_FILES, ProblemToml};
+use crate::problem_dir::{MAX_PROBLEM_NAME_CHARS, PROBLEM_FILES, ProblemToml};
 use crate::submissions::{Unpacking, is_batch_file, is_unsafe_path};
 
-/// The longest name a problem's folder may have (the bundle's folder, else the zip's
-/// name): a name people read in lists, and far below what a file system allows.
-pub const MAX_PROBLEM_NAME_CHARS: usize = 64;
 
 /// The most example submissions a bundle may carry: each is built and run on a thousand
 /// inputs in the check; `new-problem` writes two.

@@ -41,6 +41,10 @@ pub const MAX_TESTS: u64 = 10_000_000;
 /// 10,000 leaves room for any, and keeps points readable with two decimals.
 pub const MAX_POINTS: f64 = 10_000.0;
 
+/// The longest name of a problem (`name` in `problem.toml`, a bundle's folder, else the
+/// zip's name): a name people read in lists, and far below what a file system allows.
+pub const MAX_PROBLEM_NAME_CHARS: usize = 64;
+
 /// `max` if it can be a maximum of points (more than 0, at most [`MAX_POINTS`]), else why
 /// not, in words that start with `max_points`.
 pub fn max_points(max: f64) -> Result<f64, String> {
@@ -79,6 +83,9 @@ pub const PROBLEM_FILES: [&str; 16] = [
 #[serde(deny_unknown_fields)]
 pub struct ProblemToml {
     pub title: String,
+    /// The problem's name in outputs (`analysis.json`, reports): default the folder's name.
+    #[serde(default)]
+    pub name: Option<String>,
     /// How outputs are judged: `exact`, `trim-trailing-whitespace` (the default),
     /// `checker` or `tokens` (with `[tokens]`).
     #[serde(default)]
@@ -167,6 +174,15 @@ impl ProblemToml {
         }
         if toml.languages.is_empty() {
             return Err(CourseError::Problem(format!("{}: languages must name at least one of \"c\", \"cpp\", \"rust\"", toml_path.display())));
+        }
+        if let Some(name) = &toml.name {
+            if name.trim().is_empty() || name.chars().count() > MAX_PROBLEM_NAME_CHARS || name.chars().any(char::is_control) {
+                return Err(CourseError::Problem(format!(
+                    "{}: name is the problem's name in outputs: one line of at most {} characters",
+                    toml_path.display(),
+                    MAX_PROBLEM_NAME_CHARS
+                )));
+            }
         }
         for (name, value) in [("float_absolute", toml.tokens.float_absolute), ("float_relative", toml.tokens.float_relative)] {
             if !(value.is_finite() && value >= 0.0) {
@@ -278,11 +294,8 @@ impl ProblemDir {
             }
             Ok(program)
         };
-        let name = dir
-            .canonicalize()
-            .ok()
-            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .unwrap_or_else(|| dir.display().to_string());
+        let folder = || dir.canonicalize().ok().and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned())).unwrap_or_else(|| dir.display().to_string());
+        let name = toml.name.clone().unwrap_or_else(folder);
         let reference = load("reference", Role::Answer)?;
         let generator = load("generator", Role::Generator)?;
         let checker = match toml.oracle() {
@@ -393,5 +406,7 @@ mod tests {
         check("oracle = \"tokens\"\n[tokens]\ncase_sensitive = false\nfloat_absolute = 1e-6\nfloat_relative = 1e-6", None);
         check("oracle = \"tokens\"\n[tokens]\nfloat_absolute = -1", Some("tokens.float_absolute is a tolerance: a number from 0 up (it is -1)"));
         check("oracle = \"token\"", Some("unknown variant `token`"));
+        check("name = \"sumlist\"", None);
+        check("name = \"\"", Some("name is the problem's name in outputs: one line"));
     }
 }

@@ -228,7 +228,8 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
             let run = executor.run(example.program, input, fuel);
             match judge_answer(problem, executor, input, reference, &run) {
                 Ok(None) => None,
-                Ok(Some(failure)) => Some((*input, format!("{:?}{}", failure.kind, failure.reason.map(|r| format!(": {r}")).unwrap_or_default()).to_lowercase())),
+                // The kind in lower case; the checker's or the crash's reason as written.
+                Ok(Some(failure)) => Some((*input, format!("{}{}", format!("{:?}", failure.kind).to_lowercase(), failure.reason.map(|r| format!(": {r}")).unwrap_or_default()))),
                 Err(reason) => Some((*input, format!("the checker failed: {reason}"))),
             }
         });

@@ -175,7 +175,11 @@ impl<'a> Search<'a> {
                 tests_shrunk: search.tests_shrunk,
             })
         };
-        'search: while stable_run < options.stable_after && next < options.max_tests {
+        // Tests in a row whose generator drew no choice. A whole cycle of sizes of them (0 to
+        // MAX_SIZE, as random tests go) means a generator that never draws one: its single
+        // input has been tried, and the search ends instead of trying it `stable_after` times.
+        let (mut without_choices, mut exhausted) = (0u64, false);
+        'search: while !exhausted && stable_run < options.stable_after && next < options.max_tests {
             let (first, mutants) = (next, !suite.tests().is_empty());
             let batch: Vec<Generated> = (next..(next + BATCH).min(options.max_tests))
                 .into_par_iter()
@@ -197,9 +201,11 @@ impl<'a> Search<'a> {
             search.evaluate_all(batch.iter().filter_map(|(_, input)| input.as_ref().ok()));
 
             for (index, (test, input)) in (first..).zip(batch) {
-                if stable_run >= options.stable_after {
+                if stable_run >= options.stable_after || exhausted {
                     break 'search;
                 }
+                without_choices = if test.choices.0.is_empty() { without_choices + 1 } else { 0 };
+                exhausted = without_choices > crate::generate::MAX_SIZE as u64;
                 let random = !(mutants && index % MUTANT_EVERY == MUTANT_EVERY - 1);
                 tests_generated += 1;
                 stable_run += 1;

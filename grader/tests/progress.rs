@@ -66,3 +66,28 @@ fn a_cancel_during_shrinking_stops_the_analysis_there() {
     assert!(matches!(result, Err(GraderError::Cancelled)), "{result:?}");
     assert_eq!(after_cancel, 1, "no candidate is tried once cancelled");
 }
+
+/// A generator that draws no choice at all: one input, always the same.
+struct OneInput;
+
+impl Executor for OneInput {
+    fn generate(&self, choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+        (Ok(b"42\n".to_vec()), choices)
+    }
+
+    fn run(&self, program: usize, _input: &[u8], _fuel: u64) -> Execution {
+        let printed: &[u8] = if program == 1 { b"41\n" } else { b"42\n" };
+        Execution { outcome: RunOutcome::Success, stdout: printed.to_vec(), fuel_used: 1 }
+    }
+}
+
+#[test]
+fn a_generator_that_never_draws_a_choice_ends_the_search_after_one_cycle_of_sizes_not_stable_after_copies() {
+    let problem = Problem { name: "one input".into(), ..Problem::default() };
+    assert_eq!(problem.search.stable_after, 10_000);
+    let answers = [Answer { id: "wrong".into(), cohort: None, program: 1, version: String::new() }];
+    let analysis = analyse(&problem, &answers, &OneInput, 1, &mut |_| ControlFlow::Continue(())).unwrap();
+    assert_eq!(analysis.tests_generated, grader::MAX_SIZE as u64 + 1, "one whole cycle of sizes, each drawing nothing");
+    assert_eq!(analysis.suite.len(), 1);
+    assert_eq!(analysis.answers[0].failed.len(), 1, "the one input still finds the bug");
+}

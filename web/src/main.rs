@@ -51,7 +51,21 @@ enum UserCommand {
     Add(user::UserArgs),
 }
 
-fn main() -> anyhow::Result<()> {
+/// Runs the command; an error is said in one line of words on stderr (its causes joined by
+/// `: `), exit status 1, and never with a backtrace: whatever `RUST_BACKTRACE` says, an
+/// error a user can fix (a missing file, a bad problem) is not a crash. (A panic, a bug of
+/// bugrank's, still prints its backtrace when asked.)
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Grade(args) => grade::grade(&args),
         Command::Stability(args) => stability::stability_command(&args),

@@ -133,3 +133,48 @@ fn without_compilers_each_source_is_rejected_with_what_installs_it_and_the_modul
     ranked.sort();
     assert_eq!(ranked, ["a01", "a18"], "the modules are graded: {stdout}");
 }
+
+#[test]
+fn a_users_error_is_one_line_of_words_without_a_backtrace_whatever_rust_backtrace_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-problem");
+    let output = Command::new(env!("CARGO_BIN_EXE_bugrank"))
+        .env("RUST_BACKTRACE", "1")
+        .args(["grade", "--problem"])
+        .arg(&missing)
+        .args(["--submissions", &fixture("submissions"), "--out"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.starts_with("error: ") && stderr.contains("no-such-problem"), "{stderr}");
+    assert!(!stderr.to_lowercase().contains("backtrace") && stderr.trim().lines().count() == 1, "{stderr}");
+}
+
+#[test]
+fn a_problem_named_in_its_toml_is_so_named_in_the_analysis() {
+    let dir = tempfile::tempdir().unwrap();
+    let problem = dir.path().join("folder-name");
+    std::fs::create_dir(&problem).unwrap();
+    for entry in std::fs::read_dir(fixture("")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, problem.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let toml = std::fs::read_to_string(problem.join("problem.toml")).unwrap();
+    std::fs::write(problem.join("problem.toml"), format!("name = \"interval sets (API)\"\n{toml}")).unwrap();
+    let out = dir.path().join("out");
+    let output = Command::new(env!("CARGO_BIN_EXE_bugrank"))
+        .env("BUGRANK_CACHE", "off")
+        .args(["grade", "--problem"])
+        .arg(&problem)
+        .args(["--submissions", &fixture("submissions"), "--stable-after", "100", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let analysis: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("analysis.json")).unwrap()).unwrap();
+    assert_eq!(analysis["problem"], "interval sets (API)");
+}
