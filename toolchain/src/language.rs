@@ -80,40 +80,30 @@ impl Language {
     /// a read before a value is given is the same wrong value on every machine, where
     /// `-O2` could otherwise fold it into a right answer and hide the bug.
     pub fn flags(self) -> &'static [&'static str] {
+        // C and C++ share every flag but their standard (and C++'s exceptions, off).
+        macro_rules! c_family_flags {
+            ($($own:literal),*) => {
+                &[
+                    "--target=wasm32-wasi",
+                    "--sysroot=/usr",
+                    $($own,)*
+                    "-O2",
+                    "-Wall",
+                    "-ftrivial-auto-var-init=pattern",
+                    "-D_WASI_EMULATED_SIGNAL",
+                    "-mmutable-globals",
+                    "-Wl,-z,stack-size=8388608",
+                    "-Wl,--stack-first",
+                    "-Wl,--export=__stack_pointer",
+                    "-Wl,--strip-all",
+                    "-lm",
+                    "-lwasi-emulated-signal",
+                ]
+            };
+        }
         match self {
-            Language::C => &[
-                "--target=wasm32-wasi",
-                "--sysroot=/usr",
-                "-std=c17",
-                "-O2",
-                "-Wall",
-                "-ftrivial-auto-var-init=pattern",
-                "-D_WASI_EMULATED_SIGNAL",
-                "-mmutable-globals",
-                "-Wl,-z,stack-size=8388608",
-                "-Wl,--stack-first",
-                "-Wl,--export=__stack_pointer",
-                "-Wl,--strip-all",
-                "-lm",
-                "-lwasi-emulated-signal",
-            ],
-            Language::Cpp => &[
-                "--target=wasm32-wasi",
-                "--sysroot=/usr",
-                "-std=c++17",
-                "-O2",
-                "-Wall",
-                "-fno-exceptions",
-                "-ftrivial-auto-var-init=pattern",
-                "-D_WASI_EMULATED_SIGNAL",
-                "-mmutable-globals",
-                "-Wl,-z,stack-size=8388608",
-                "-Wl,--stack-first",
-                "-Wl,--export=__stack_pointer",
-                "-Wl,--strip-all",
-                "-lm",
-                "-lwasi-emulated-signal",
-            ],
+            Language::C => c_family_flags!("-std=c17"),
+            Language::Cpp => c_family_flags!("-std=c++17", "-fno-exceptions"),
             Language::Rust => &[
                 "--edition=2021",
                 "--target=wasm32-wasip1",
