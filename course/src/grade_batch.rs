@@ -55,7 +55,8 @@ pub struct Class {
 pub struct Settings {
     /// The seed of the random search: the same seed gives the same analysis.
     pub seed: u64,
-    /// Instead of `problem.toml`'s `search.stable_after`.
+    /// Instead of `problem.toml`'s search: the paper's rule with this count (whatever
+    /// `search.stop` says).
     pub stable_after: Option<u64>,
     /// Instead of `problem.toml`'s `limits.fuel_factor`.
     pub fuel_factor: Option<u64>,
@@ -127,6 +128,7 @@ pub fn grade_batch(
     let mut problem = problem_dir.problem();
     if let Some(stable_after) = settings.stable_after {
         problem.search.stable_after = stable_after;
+        problem.search.estimate = None;
     }
     if let Some(factor) = settings.fuel_factor {
         problem.fuel.factor = factor;
@@ -155,7 +157,7 @@ pub fn grade_batch(
         // Nothing compiled: still an analysis, whose every hand-in's result is its
         // compiler's message. There is nobody to search bugs in: one test settles it.
         warnings.push(format!("none of the {} hand-ins compiled: each one's result is its compiler's message", batch.not_built.len()));
-        problem.search.stable_after = 1;
+        problem.search = grader::SearchOptions { stable_after: 1, estimate: None, ..problem.search };
     }
     let executor = crate::executor::SandboxExecutor { cancel: Some(cancel), ..problem_dir.executor(&tools.sandbox, programs.iter().copied()) };
     let mut show = |p: &Progress| {

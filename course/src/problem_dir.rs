@@ -148,7 +148,7 @@ impl ProblemToml {
         let toml: ProblemToml = toml::from_str(&text).map_err(|e| CourseError::Problem(format!("{} is not valid: {e}", toml_path.display())))?;
         let (limits, search) = (&toml.limits, &toml.search);
         // Every number of `problem.toml`, with the range it must be in.
-        let bounded: [(&str, u64, u64); 8] = [
+        let bounded: [(&str, u64, u64); 9] = [
             ("limits.memory_mib", limits.memory_mib as u64, (MAX_MEMORY_BYTES >> 20) as u64),
             ("limits.reference_fuel", limits.reference_fuel, MAX_REFERENCE_FUEL),
             ("limits.output_bytes", limits.output_bytes as u64, MAX_OUTPUT_BYTES as u64),
@@ -157,6 +157,7 @@ impl ProblemToml {
             ("limits.hardest_factor", limits.hardest_factor, MAX_FUEL_FACTOR),
             ("search.stable_after", search.stable_after, MAX_STABLE_AFTER),
             ("search.max_tests", search.max_tests, MAX_TESTS),
+            ("search.min_tests", search.min_tests, MAX_TESTS),
         ];
         for (field, value, max) in bounded {
             if value == 0 || value > max {
@@ -183,6 +184,13 @@ impl ProblemToml {
                     MAX_PROBLEM_NAME_CHARS
                 )));
             }
+        }
+        if !(toml.search.new_set_chance > 0.0 && toml.search.new_set_chance < 1.0) {
+            return Err(CourseError::Problem(format!(
+                "{}: search.new_set_chance is a chance, more than 0 and less than 1 (it is {})",
+                toml_path.display(),
+                toml.search.new_set_chance
+            )));
         }
         for (name, value) in [("float_absolute", toml.tokens.float_absolute), ("float_relative", toml.tokens.float_relative)] {
             if !(value.is_finite() && value >= 0.0) {
@@ -227,14 +235,39 @@ impl Default for LimitsToml {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SearchToml {
+    /// `"stable"` (the paper's rule, the default: `stable_after` tests in a row add
+    /// nothing) or `"estimate"` (the search's own estimate of what it missed is at most
+    /// `new_set_chance`, after at least `min_tests` random tests: [`grader::EstimateStop`]).
+    pub stop: StopName,
     pub stable_after: u64,
     pub max_tests: u64,
+    /// For `stop = "estimate"`: default 1 in 5,000 (0.0002).
+    pub new_set_chance: f64,
+    /// For `stop = "estimate"`: default 2,000.
+    pub min_tests: u64,
+}
+
+/// The stopping rule `problem.toml` names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopName {
+    #[default]
+    Stable,
+    Estimate,
 }
 
 impl Default for SearchToml {
     fn default() -> Self {
         let search = SearchOptions::default();
-        SearchToml { stable_after: search.stable_after, max_tests: search.max_tests }
+        SearchToml { stop: StopName::Stable, stable_after: search.stable_after, max_tests: search.max_tests, new_set_chance: 0.0002, min_tests: 2_000 }
+    }
+}
+
+impl SearchToml {
+    /// The grader's options.
+    pub fn options(&self) -> SearchOptions {
+        let estimate = (self.stop == StopName::Estimate).then_some(grader::EstimateStop { chance: self.new_set_chance, min_tests: self.min_tests });
+        SearchOptions { stable_after: self.stable_after, max_tests: self.max_tests, estimate }
     }
 }
 
@@ -316,7 +349,7 @@ impl ProblemDir {
                 hardest_factor: limits.hardest_factor,
                 reference: limits.reference_fuel,
             },
-            search: SearchOptions { stable_after: self.toml.search.stable_after, max_tests: self.toml.search.max_tests },
+            search: self.toml.search.options(),
             grading: self.toml.grading,
         }
     }
@@ -398,6 +431,9 @@ mod tests {
         check("[limits]\noutput_bytes = 16_777_217", Some("limits.output_bytes must be between 1 and 16777216"));
         check("[search]\nstable_after = 1_000_001", Some("search.stable_after must be between 1 and 1000000"));
         check("[search]\nmax_tests = 0", Some("search.max_tests must be between 1 and 10000000"));
+        check("[search]\nstop = \"estimate\"\nnew_set_chance = 0.001\nmin_tests = 500", None);
+        check("[search]\nnew_set_chance = 1.5", Some("search.new_set_chance is a chance, more than 0 and less than 1 (it is 1.5)"));
+        check("[search]\nstop = \"sometimes\"", Some("unknown variant `sometimes`"));
         check("[grading]\nmax_points = 20", None);
         check("[grading]\nmax_points = 0", Some("grading.max_points must be more than 0 and at most 10000 (it is 0)"));
         check("[grading]\nmax_points = 1e9", Some("grading.max_points must be more than 0 and at most 10000"));

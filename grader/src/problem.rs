@@ -30,19 +30,44 @@ pub trait Executor: Sync {
 }
 
 /// When the search for new bugs stops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SearchOptions {
     /// Stop after this many consecutive tests (random ones and mutants) add nothing.
     /// Default 10,000, as in the paper; lower it for quick runs, at the price of missing
-    /// rare bugs.
+    /// rare bugs. Not used when `estimate` is set.
     pub stable_after: u64,
     /// Stop after this many tests (random ones and mutants) in any case. Default 1,000,000.
     pub max_tests: u64,
+    /// Instead of the paper's rule: stop when the search is complete enough by its own
+    /// estimate ([`EstimateStop`]). Default none (the paper's rule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<EstimateStop>,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { stable_after: 10_000, max_tests: 1_000_000 }
+        SearchOptions { stable_after: 10_000, max_tests: 1_000_000, estimate: None }
+    }
+}
+
+/// A stopping rule beyond the paper's: stop once the Good–Turing chance that one more
+/// random test fails a set of programs no random test failed before, counting at least
+/// one set seen once (`max(f1, 1) / n`: with none, the honest bound is "under 1 in n"), is
+/// at most `chance`, and at least `min_tests` random tests were drawn. The first makes
+/// the search last as long as rare failing sets keep turning up (each one seen once keeps
+/// it going for `1 / chance` more tests), the second keeps a class whose bugs are all
+/// common from stopping before a rare one could show. `max_tests` still bounds it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EstimateStop {
+    pub chance: f64,
+    pub min_tests: u64,
+}
+
+impl EstimateStop {
+    /// Whether `random_tests` tests, `seen_once` of whose failing sets were seen once,
+    /// make the search complete enough.
+    pub fn reached(&self, random_tests: u64, seen_once: u64) -> bool {
+        random_tests >= self.min_tests && random_tests > 0 && seen_once.max(1) as f64 / random_tests as f64 <= self.chance
     }
 }
 
@@ -71,7 +96,7 @@ pub struct Answer {
 }
 
 /// Where the analysis is, for a progress bar.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Progress {
     pub tests_generated: u64,
     pub suite_size: usize,
@@ -86,6 +111,10 @@ pub struct Progress {
     pub shrink_candidates: u64,
     /// Tests shrunk so far, those of the neighbourhood search included.
     pub tests_shrunk: u64,
+    /// Under the estimate rule ([`EstimateStop`]): the chance now that one more random test
+    /// finds a new failing set (counting at least one set seen once), and the chance the
+    /// search stops at.
+    pub estimate: Option<(f64, f64)>,
 }
 
 impl Progress {
@@ -101,10 +130,20 @@ impl Progress {
                 self.executions
             )
         } else {
-            format!(
-                "searching for bugs: {} inputs tried, {} tests kept, {} runs; it stops once {} inputs in a row find no new bug ({} so far)",
-                self.tests_generated, self.suite_size, self.executions, self.stable_after, self.stable_run
-            )
+            match self.estimate {
+                None => format!(
+                    "searching for bugs: {} inputs tried, {} tests kept, {} runs; it stops once {} inputs in a row find no new bug ({} so far)",
+                    self.tests_generated, self.suite_size, self.executions, self.stable_after, self.stable_run
+                ),
+                Some((now, target)) => format!(
+                    "searching for bugs: {} inputs tried, {} tests kept, {} runs; it stops once the chance that one more input finds a new kind of failure is 1 in {} (now 1 in {})",
+                    self.tests_generated,
+                    self.suite_size,
+                    self.executions,
+                    (1.0 / target).round(),
+                    (1.0 / now.max(f64::MIN_POSITIVE)).round()
+                ),
+            }
         }
     }
 }

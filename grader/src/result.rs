@@ -134,6 +134,10 @@ pub struct Analysis {
     /// instructor: they are faults of the problem, never counted against an answer.
     pub problem_errors: Vec<ProblemError>,
     pub stable_after: u64,
+    /// The stopping rule beyond the paper's, when it was the one used (then
+    /// `stable_after` was not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate_stop: Option<crate::EstimateStop>,
     /// The fuel policy, and the reference's cost by input size that its allowance uses.
     #[serde(default)]
     pub fuel: FuelPolicy,

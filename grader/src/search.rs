@@ -161,14 +161,25 @@ impl<'a> Search<'a> {
         let mut next = 0u64;
         // Usable random tests, and how many fell in each non-empty failing set.
         let (mut random_tests, mut set_counts) = (0u64, HashMap::<FailingSet, u64>::new());
+        // Failing sets seen exactly once so far (`f1`), for the estimate rule.
+        let mut seen_once = 0u64;
         let options = search.problem.search;
         // `shrinking`: the candidates tried on the test being shrunk.
-        let report = |progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>, search: &Search, suite_size, tests_generated, stable_run, shrinking: Option<u64>| {
+        // Whether the search has looked enough: the paper's rule, or the estimate's.
+        let done = |stable_run: u64, random_tests: u64, seen_once: u64| match options.estimate {
+            None => stable_run >= options.stable_after,
+            Some(rule) => rule.reached(random_tests, seen_once),
+        };
+        // Under the estimate rule: the chance now (counting at least one set seen once) and
+        // the chance the search stops at.
+        let estimate = |random_tests: u64, seen_once: u64| options.estimate.map(|rule| (seen_once.max(1) as f64 / random_tests.max(1) as f64, rule.chance));
+        let report = |progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>, search: &Search, suite_size, tests_generated, stable_run, estimate, shrinking: Option<u64>| {
             progress(&Progress {
                 tests_generated,
                 suite_size,
                 stable_run,
                 stable_after: options.stable_after,
+                estimate,
                 executions: search.executions,
                 shrinking: shrinking.is_some(),
                 shrink_candidates: shrinking.unwrap_or(0),
@@ -179,7 +190,7 @@ impl<'a> Search<'a> {
         // MAX_SIZE, as random tests go) means a generator that never draws one: its single
         // input has been tried, and the search ends instead of trying it `stable_after` times.
         let (mut without_choices, mut exhausted) = (0u64, false);
-        'search: while !exhausted && stable_run < options.stable_after && next < options.max_tests {
+        'search: while !exhausted && !done(stable_run, random_tests, seen_once) && next < options.max_tests {
             let (first, mutants) = (next, !suite.tests().is_empty());
             let batch: Vec<Generated> = (next..(next + BATCH).min(options.max_tests))
                 .into_par_iter()
@@ -201,7 +212,7 @@ impl<'a> Search<'a> {
             search.evaluate_all(batch.iter().filter_map(|(_, input)| input.as_ref().ok()));
 
             for (index, (test, input)) in (first..).zip(batch) {
-                if stable_run >= options.stable_after || exhausted {
+                if done(stable_run, random_tests, seen_once) || exhausted {
                     break 'search;
                 }
                 without_choices = if test.choices.0.is_empty() { without_choices + 1 } else { 0 };
@@ -235,7 +246,13 @@ impl<'a> Search<'a> {
                     random_tests += 1;
                     let failing = search.known_failing(&input);
                     if !failing.is_empty() {
-                        *set_counts.entry(failing).or_default() += 1;
+                        let count = set_counts.entry(failing).or_default();
+                        *count += 1;
+                        match *count {
+                            1 => seen_once += 1,
+                            2 => seen_once -= 1,
+                            _ => {}
+                        }
                     }
                 }
                 // Beyond the paper: the shrunk test may fail fewer answers than `test`, which
@@ -244,17 +261,19 @@ impl<'a> Search<'a> {
                 let mut added = Vec::new();
                 while irredundant.is_some() {
                     let suite_size = suite.len();
-                    let mut tick = |search: &Search, tried| report(progress, search, suite_size, tests_generated, stable_run, Some(tried));
+                    let now = estimate(random_tests, seen_once);
+                    let mut tick = |search: &Search, tried| report(progress, search, suite_size, tests_generated, stable_run, now, Some(tried));
                     let (small, small_input, small_failing) = search.shrink(test.clone(), suite, &mut tick).ok_or(GraderError::Cancelled)?;
                     added.push(small.clone());
                     suite.add((small, small_input), small_failing);
                     stable_run = 0;
                     irredundant = search.irredundant(&input, suite).expect("the input was usable");
                 }
-                let mut tick = |search: &Search, suite_size, tried| report(progress, search, suite_size, tests_generated, stable_run, Some(tried));
+                let now = estimate(random_tests, seen_once);
+                let mut tick = |search: &Search, suite_size, tried| report(progress, search, suite_size, tests_generated, stable_run, now, Some(tried));
                 search.explore_neighbours(added, suite, &mut tick).ok_or(GraderError::Cancelled)?;
             }
-            if report(progress, search, suite.len(), tests_generated, stable_run, None).is_break() {
+            if report(progress, search, suite.len(), tests_generated, stable_run, estimate(random_tests, seen_once), None).is_break() {
                 return Err(GraderError::Cancelled);
             }
         }
@@ -756,6 +775,7 @@ impl Search<'_> {
             checker_failures: searched.unusable.checker,
             problem_errors: searched.unusable.examples,
             stable_after: self.problem.search.stable_after,
+            estimate_stop: self.problem.search.estimate,
             fuel: self.problem.fuel,
             calibration: self.calibration,
             grading: self.problem.grading,

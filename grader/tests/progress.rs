@@ -91,3 +91,45 @@ fn a_generator_that_never_draws_a_choice_ends_the_search_after_one_cycle_of_size
     assert_eq!(analysis.suite.len(), 1);
     assert_eq!(analysis.answers[0].failed.len(), 1, "the one input still finds the bug");
 }
+
+/// Inputs are numbers 0 to 999, drawn evenly: program 1 is wrong below 500 (half the
+/// inputs), program 2 on 7 alone (one input in a thousand).
+struct OneRareBug;
+
+impl Executor for OneRareBug {
+    fn generate(&self, mut choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+        let n = choices.choice(999).unwrap_or(0);
+        (Ok(n.to_string().into_bytes()), choices)
+    }
+
+    fn run(&self, program: usize, input: &[u8], _fuel: u64) -> Execution {
+        let n: u64 = std::str::from_utf8(input).unwrap().parse().unwrap();
+        let wrong = (program == 1 && n < 500) || (program == 2 && n == 7);
+        Execution { outcome: RunOutcome::Success, stdout: if wrong { b"?".to_vec() } else { input.to_vec() }, fuel_used: 1 }
+    }
+}
+
+#[test]
+fn the_estimate_rule_stops_once_a_new_failing_set_is_unlikely_enough_and_never_before_its_floor() {
+    let answers = [
+        Answer { id: "common".into(), cohort: None, program: 1, version: String::new() },
+        Answer { id: "rare".into(), cohort: None, program: 2, version: String::new() },
+    ];
+    let run = |estimate: Option<grader::EstimateStop>| {
+        let mut problem = Problem { name: "one rare bug".into(), ..Problem::default() };
+        problem.search.estimate = estimate;
+        analyse(&problem, &answers, &OneRareBug, 1, &mut |_| ControlFlow::Continue(())).unwrap()
+    };
+    let paper = run(None);
+    assert!(paper.tests_generated >= 10_000, "the paper's rule: 10,000 in a row add nothing");
+    for (chance, min_tests) in [(1.0 / 500.0, 300), (1.0 / 5_000.0, 300), (1.0 / 500.0, 3_000)] {
+        let rule = grader::EstimateStop { chance, min_tests };
+        let analysis = run(Some(rule));
+        let estimate = analysis.completeness.clone().unwrap();
+        assert!(estimate.random_tests >= min_tests, "never before the floor: {estimate:?}");
+        assert!(estimate.seen_once.max(1) as f64 / estimate.random_tests as f64 <= chance, "{estimate:?}");
+        assert!(estimate.random_tests as f64 >= 1.0 / chance, "counting one set seen once at least: {estimate:?}");
+        assert_eq!(analysis.estimate_stop, Some(rule), "analysis.json says which rule stopped it");
+        assert!(analysis.tests_generated < paper.tests_generated, "{chance} {min_tests}: {} against {}", analysis.tests_generated, paper.tests_generated);
+    }
+}

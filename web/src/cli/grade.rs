@@ -111,7 +111,9 @@ pub fn run_grade(tools: &Tools, args: &GradeArgs) -> anyhow::Result<Graded> {
     };
     let settings = Settings { stable_after: args.stable_after, max_points: args.max_points, previous, ..Settings::seed(args.seed) };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
-    let bar = progress_bar(settings.stable_after.unwrap_or(problem_dir.toml.search.stable_after));
+    // The paper's rule has a count to fill; the estimate's has none known beforehand.
+    let estimated = settings.stable_after.is_none() && problem_dir.toml.search.stop == course::problem_dir::StopName::Estimate;
+    let bar = progress_bar((!estimated).then(|| settings.stable_after.unwrap_or(problem_dir.toml.search.stable_after)));
     let show = |stage: Stage<'_>| match stage {
         Stage::Compiling { compiled, total } => bar.set_message(format!("compiling {compiled}/{total}")),
         Stage::Searching(p) => {
@@ -126,17 +128,27 @@ pub fn run_grade(tools: &Tools, args: &GradeArgs) -> anyhow::Result<Graded> {
     Ok(graded.with_context(|| format!("cannot grade {} on {}", args.submissions.display(), args.problem.display()))?)
 }
 
-fn progress_bar(stable_after: u64) -> ProgressBar {
+/// A bar filling up to `stable_after` (the paper's rule), or, without one, a spinner.
+fn progress_bar(stable_after: Option<u64>) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::new(stable_after);
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed:>4} [{bar:30}] {pos}/{len} stable · {msg}")
-            .expect("a valid template")
-            .progress_chars("=> "),
-    );
-    bar
+    match stable_after {
+        Some(stable_after) => {
+            let bar = ProgressBar::new(stable_after);
+            bar.set_style(
+                ProgressStyle::with_template("{elapsed:>4} [{bar:30}] {pos}/{len} stable · {msg}")
+                    .expect("a valid template")
+                    .progress_chars("=> "),
+            );
+            bar
+        }
+        None => {
+            let bar = ProgressBar::new_spinner();
+            bar.set_style(ProgressStyle::with_template("{elapsed:>4} {spinner} {msg}").expect("a valid template"));
+            bar
+        }
+    }
 }
 
 /// Writes every file of `graded` ([`Graded::files`]) into `out`.
