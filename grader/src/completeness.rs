@@ -18,10 +18,12 @@
 //! missed whatever the estimate says: it bounds what random testing alone would find next,
 //! not what shrinking and the neighbourhood search add.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 
 use serde::{Deserialize, Serialize};
+
+use crate::partition::FailingSet;
 
 /// The search's completeness, as `analysis.json` records it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -37,6 +39,11 @@ pub struct Completeness {
     pub chance_of_new_set: f64,
     /// Chao1: failing sets not seen, about.
     pub unseen_sets: f64,
+    /// Of the sets seen once, those that are new kinds of failure: not the union of the
+    /// other sets seen inside them (a test failing two known bugs at once is a combination,
+    /// not a new bug). Absent in analyses made before it was.
+    #[serde(default)]
+    pub new_kinds_seen_once: u64,
 }
 
 impl Completeness {
@@ -53,6 +60,7 @@ impl Completeness {
             seen_twice: f2,
             chance_of_new_set: f1 as f64 / n,
             unseen_sets: (chao1 * 100.0).round() / 100.0,
+            new_kinds_seen_once: f1,
         }
     }
 
@@ -70,6 +78,80 @@ impl Completeness {
         let one_in = thousands((1.0 / self.chance_of_new_set).round() as u64);
         let once = if self.seen_once == 1 { "1 set was".to_owned() } else { format!("{} sets were", self.seen_once) };
         format!("about a 1 in {one_in} chance that one more random test fails a set of programs no test failed before ({once} seen only once among {tests} random tests)")
+    }
+}
+
+/// The random tests' failing sets as the search goes: how many fell in each, and which are
+/// combinations (the union of the other seen sets inside them), so that the sets seen once
+/// that are new kinds of failure are known at any time. A set once a combination stays one
+/// (sets are only added), so each new set rechecks only itself and the sets seen once that
+/// hold it: a new set costs one pass over the sets seen.
+#[derive(Default)]
+pub struct SetTally {
+    counts: HashMap<FailingSet, u64>,
+    combinations: HashSet<FailingSet>,
+    /// Sets seen once, and those of them not combinations.
+    seen_once: u64,
+    new_kinds_once: u64,
+}
+
+impl SetTally {
+    /// Counts one random test that fell in the non-empty failing set `set`.
+    pub fn add(&mut self, set: FailingSet) {
+        let count = self.counts.entry(set.clone()).or_default();
+        *count += 1;
+        match *count {
+            1 => {
+                self.seen_once += 1;
+                if self.is_combination(&set) {
+                    self.combinations.insert(set.clone());
+                } else {
+                    self.new_kinds_once += 1;
+                }
+                // Sets seen once that hold the new one may now be its combinations.
+                let holders: Vec<FailingSet> = self
+                    .counts
+                    .iter()
+                    .filter(|(other, n)| **n == 1 && *other != &set && set.is_subset(other) && !self.combinations.contains(*other))
+                    .map(|(other, _)| other.clone())
+                    .collect();
+                for other in holders {
+                    if self.is_combination(&other) {
+                        self.combinations.insert(other);
+                        self.new_kinds_once -= 1;
+                    }
+                }
+            }
+            2 => {
+                self.seen_once -= 1;
+                if !self.combinations.contains(&set) {
+                    self.new_kinds_once -= 1;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether `set` is the union of the other seen sets inside it.
+    fn is_combination(&self, set: &FailingSet) -> bool {
+        let mut union: Option<FailingSet> = None;
+        for other in self.counts.keys().filter(|other| *other != set && other.is_subset(set)) {
+            match &mut union {
+                Some(union) => union.union_with(other),
+                None => union = Some(other.clone()),
+            }
+        }
+        union.as_ref() == Some(set)
+    }
+
+    /// Sets seen exactly once, and of them the new kinds of failure.
+    pub fn seen_once(&self) -> (u64, u64) {
+        (self.seen_once, self.new_kinds_once)
+    }
+
+    /// The estimate after `random_tests` random tests.
+    pub fn estimate(&self, random_tests: u64) -> Completeness {
+        Completeness { new_kinds_seen_once: self.new_kinds_once, ..Completeness::estimate(&self.counts, random_tests) }
     }
 }
 
@@ -125,6 +207,25 @@ mod tests {
         let (common, missed) = draw(&[0.2, 0.1, 0.05], 10_000, 1);
         assert_eq!((common.seen_once, common.chance_of_new_set, missed), (0, 0.0, 0.0));
         assert_eq!(common.failing_sets_seen, 3);
+    }
+
+    #[test]
+    fn a_set_that_is_the_union_of_sets_seen_inside_it_is_a_combination_not_a_new_kind_whatever_the_order_seen() {
+        let set = |members: &[usize]| FailingSet::of(4, members.iter().copied());
+        let mut tally = SetTally::default();
+        tally.add(set(&[0, 1]));
+        assert_eq!(tally.seen_once(), (1, 1), "alone, {{0, 1}} is a new kind");
+        tally.add(set(&[0]));
+        assert_eq!(tally.seen_once(), (2, 2), "{{0}} does not explain {{0, 1}}");
+        tally.add(set(&[1]));
+        assert_eq!(tally.seen_once(), (3, 2), "now {{0, 1}} = {{0}} ∪ {{1}}: a combination");
+        tally.add(set(&[0, 1, 2]));
+        assert_eq!(tally.seen_once(), (4, 3), "2 is in no other set: a new kind");
+        tally.add(set(&[0]));
+        assert_eq!(tally.seen_once(), (3, 2), "{{0}} seen twice");
+        tally.add(set(&[0, 1]));
+        assert_eq!(tally.seen_once(), (2, 2), "the combination seen twice changes no new kind");
+        assert_eq!(tally.estimate(100).new_kinds_seen_once, 2);
     }
 
     #[test]

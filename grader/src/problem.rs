@@ -51,9 +51,11 @@ impl Default for SearchOptions {
 }
 
 /// A stopping rule beyond the paper's: stop once the Good–Turing chance that one more
-/// random test fails a set of programs no random test failed before, counting at least
-/// one set seen once (`max(f1, 1) / n`: with none, the honest bound is "under 1 in n"), is
-/// at most `chance`, and at least `min_tests` random tests were drawn. The first makes
+/// random test finds a new kind of failure, counting at least one seen once
+/// (`max(f1, 1) / n`, where `f1` counts the failing sets seen once that are not the union
+/// of other sets seen inside them: a combination of known bugs is no new bug; with none,
+/// the honest bound is "under 1 in n"), is at most `chance`, and at least `min_tests`
+/// random tests were drawn. The first makes
 /// the search last as long as rare failing sets keep turning up (each one seen once keeps
 /// it going for `1 / chance` more tests), the second keeps a class whose bugs are all
 /// common from stopping before a rare one could show. `max_tests` still bounds it.

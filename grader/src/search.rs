@@ -2,7 +2,7 @@
 //! search for the suite, and the [`Analysis`] made of it at the end: what it is given is
 //! in `problem.rs`, what it makes is the format of `analysis.json` in `result.rs`.
 
-use crate::completeness::Completeness;
+use crate::completeness::{Completeness, SetTally};
 use crate::points::Points;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
@@ -160,9 +160,7 @@ impl<'a> Search<'a> {
         let mut unusable = Tally::default();
         let mut next = 0u64;
         // Usable random tests, and how many fell in each non-empty failing set.
-        let (mut random_tests, mut set_counts) = (0u64, HashMap::<FailingSet, u64>::new());
-        // Failing sets seen exactly once so far (`f1`), for the estimate rule.
-        let mut seen_once = 0u64;
+        let (mut random_tests, mut sets) = (0u64, SetTally::default());
         let options = search.problem.search;
         // `shrinking`: the candidates tried on the test being shrunk.
         // Whether the search has looked enough: the paper's rule, or the estimate's.
@@ -190,7 +188,7 @@ impl<'a> Search<'a> {
         // MAX_SIZE, as random tests go) means a generator that never draws one: its single
         // input has been tried, and the search ends instead of trying it `stable_after` times.
         let (mut without_choices, mut exhausted) = (0u64, false);
-        'search: while !exhausted && !done(stable_run, random_tests, seen_once) && next < options.max_tests {
+        'search: while !exhausted && !done(stable_run, random_tests, sets.seen_once().1) && next < options.max_tests {
             let (first, mutants) = (next, !suite.tests().is_empty());
             let batch: Vec<Generated> = (next..(next + BATCH).min(options.max_tests))
                 .into_par_iter()
@@ -212,7 +210,7 @@ impl<'a> Search<'a> {
             search.evaluate_all(batch.iter().filter_map(|(_, input)| input.as_ref().ok()));
 
             for (index, (test, input)) in (first..).zip(batch) {
-                if done(stable_run, random_tests, seen_once) || exhausted {
+                if done(stable_run, random_tests, sets.seen_once().1) || exhausted {
                     break 'search;
                 }
                 without_choices = if test.choices.0.is_empty() { without_choices + 1 } else { 0 };
@@ -246,13 +244,7 @@ impl<'a> Search<'a> {
                     random_tests += 1;
                     let failing = search.known_failing(&input);
                     if !failing.is_empty() {
-                        let count = set_counts.entry(failing).or_default();
-                        *count += 1;
-                        match *count {
-                            1 => seen_once += 1,
-                            2 => seen_once -= 1,
-                            _ => {}
-                        }
+                        sets.add(failing);
                     }
                 }
                 // Beyond the paper: the shrunk test may fail fewer answers than `test`, which
@@ -261,7 +253,7 @@ impl<'a> Search<'a> {
                 let mut added = Vec::new();
                 while irredundant.is_some() {
                     let suite_size = suite.len();
-                    let now = estimate(random_tests, seen_once);
+                    let now = estimate(random_tests, sets.seen_once().1);
                     let mut tick = |search: &Search, tried| report(progress, search, suite_size, tests_generated, stable_run, now, Some(tried));
                     let (small, small_input, small_failing) = search.shrink(test.clone(), suite, &mut tick).ok_or(GraderError::Cancelled)?;
                     added.push(small.clone());
@@ -269,15 +261,15 @@ impl<'a> Search<'a> {
                     stable_run = 0;
                     irredundant = search.irredundant(&input, suite).expect("the input was usable");
                 }
-                let now = estimate(random_tests, seen_once);
+                let now = estimate(random_tests, sets.seen_once().1);
                 let mut tick = |search: &Search, suite_size, tried| report(progress, search, suite_size, tests_generated, stable_run, now, Some(tried));
                 search.explore_neighbours(added, suite, &mut tick).ok_or(GraderError::Cancelled)?;
             }
-            if report(progress, search, suite.len(), tests_generated, stable_run, estimate(random_tests, seen_once), None).is_break() {
+            if report(progress, search, suite.len(), tests_generated, stable_run, estimate(random_tests, sets.seen_once().1), None).is_break() {
                 return Err(GraderError::Cancelled);
             }
         }
-        Ok(Searched { tests_generated, generator_failures, unusable, completeness: Some(Completeness::estimate(&set_counts, random_tests)) })
+        Ok(Searched { tests_generated, generator_failures, unusable, completeness: Some(sets.estimate(random_tests)) })
     }
 }
 
