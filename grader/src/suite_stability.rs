@@ -11,8 +11,10 @@ use crate::result::Analysis;
 /// The paper's stability table for one problem, over several analyses of the same answers.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Stability {
-    /// Consecutive tests that added nothing before a search stopped.
+    /// Consecutive tests that added nothing before a search stopped (the paper's rule)...
     pub stable_after: u64,
+    /// ...unless the searches stopped by their estimate ([`crate::EstimateStop`]).
+    pub estimate_stop: Option<crate::EstimateStop>,
     /// The distinct suite sizes seen, in increasing order.
     pub suite_sizes: Vec<usize>,
     /// Per answer: its rank (number of failed tests) in each analysis, and their sample
@@ -94,6 +96,7 @@ pub fn stability(analyses: &[Analysis]) -> Stability {
     let shape = order_shape(first);
     Stability {
         stable_after: first.stable_after,
+        estimate_stop: first.estimate_stop,
         suite_sizes,
         ranks,
         average_deviation,

@@ -45,7 +45,15 @@ pub fn stability_command(args: &StabilityArgs) -> anyhow::Result<()> {
     let tools = super::cli_tools()?;
     let s = run_stability(&tools, args)?;
     let sizes: Vec<String> = s.suite_sizes.iter().map(usize::to_string).collect();
-    println!("{:<32} {}", "Number of tests (stable after)", s.stable_after);
+    match s.estimate_stop {
+        None => println!("{:<32} {}", "Number of tests (stable after)", s.stable_after),
+        Some(rule) => println!(
+            "{:<32} a new kind of failure 1 in {} or rarer, after at least {} random tests",
+            "Stopped by its estimate",
+            (1.0 / rule.chance).round(),
+            rule.min_tests
+        ),
+    }
     println!("{:<32} {}", "Sizes of test suite", sizes.join(","));
     println!("{:<32} {:.2}", "Avg std dev of ranks", s.average_deviation);
     println!("{:<32} {:.2}", "Max std dev of ranks", s.maximum_deviation);
