@@ -89,6 +89,22 @@ pub struct FileVerdict {
     pub rejected: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
+    /// For accepted sources: whether they compile, checked at upload (the build is kept,
+    /// so the analysis does not compile them again). A source that does not compile is
+    /// still accepted: its result is the compiler's message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<UploadBuild>,
+}
+
+/// What compiling an accepted source at upload gave.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum UploadBuild {
+    Compiles { language: String },
+    /// The compiler's message.
+    DoesNotCompile { language: String, message: String },
+    /// It could not be compiled here (no toolchain): the analysis will say.
+    NotChecked { reason: String },
 }
 
 /// What an upload contained and what became of each part.
@@ -152,7 +168,7 @@ pub fn form_files(files: Vec<NamedFile>) -> (Vec<HandIn>, Vec<FileVerdict>, Vec<
     let mut modules = Vec::new();
     let mut rejected = Vec::new();
     let mut rosters = Vec::new();
-    let mut reject = |file: String, reason: String| rejected.push(FileVerdict { file, student: None, rejected: Some(reason), sha256: None });
+    let mut reject = |file: String, reason: String| rejected.push(FileVerdict { file, student: None, rejected: Some(reason), sha256: None, build: None });
     // One budget for every entry of every zip of the upload: two bombs are no better than one.
     let mut unpacking = Unpacking::new();
     for (name, bytes) in files {
@@ -231,6 +247,30 @@ pub fn choose_roster(field: Option<NamedFile>, mut in_zips: Vec<ZippedRoster>) -
     }
 }
 
+/// Compiles every accepted source of an upload (in parallel, with the service's builder,
+/// whose cache the analysis then finds) and says in its verdict whether it compiles.
+fn compile_sources(app: &App, verdicts: &mut [FileVerdict], stored: &[(String, Vec<u8>)]) {
+    use rayon::prelude::*;
+    let builds: Vec<(String, UploadBuild)> = stored
+        .par_iter()
+        .filter_map(|(sha256, bytes)| {
+            let source = toolchain::Source::from_bytes(bytes)?;
+            let language = source.language.name().to_owned();
+            let build = match app.tools.builder.build(&source) {
+                Ok(toolchain::Built::Module { .. }) => UploadBuild::Compiles { language },
+                Ok(toolchain::Built::Failed { message, .. }) => UploadBuild::DoesNotCompile { language, message },
+                Err(missing) => UploadBuild::NotChecked { reason: missing.to_string() },
+            };
+            Some((sha256.clone(), build))
+        })
+        .collect();
+    for verdict in verdicts.iter_mut() {
+        if let Some((_, build)) = builds.iter().find(|(sha256, _)| verdict.sha256.as_ref() == Some(sha256)) {
+            verdict.build = Some(build.clone());
+        }
+    }
+}
+
 /// The roster an upload is checked against.
 pub enum RosterGiven {
     None,
@@ -276,7 +316,7 @@ pub fn validate(
     let files = course::submissions::accept_languages(files, languages);
     let batch = Batch::checked(&app.tools.sandbox, &app.tools.builder, &files);
     for r in batch.rejected {
-        verdicts.push(FileVerdict { file: r.file, student: r.id, rejected: Some(r.reason), sha256: None });
+        verdicts.push(FileVerdict { file: r.file, student: r.id, rejected: Some(r.reason), sha256: None, build: None });
     }
     let (mut roster_rows, mut roster_problems, mut checked_against) = (Vec::new(), Vec::new(), None);
     match roster {
@@ -299,7 +339,7 @@ pub fn validate(
     let mut modules = Vec::new();
     for (s, off_roster) in batch.submissions.iter().zip(off_roster) {
         let file = s.file.clone();
-        let mut verdict = FileVerdict { file: file.clone(), student: Some(s.id.clone()), rejected: None, sha256: None };
+        let mut verdict = FileVerdict { file: file.clone(), student: Some(s.id.clone()), rejected: None, sha256: None, build: None };
         if let Some(problem) = id_problem(&s.id).or(off_roster) {
             verdict.rejected = Some(format!("{file}: {problem}"));
         } else {
@@ -316,6 +356,7 @@ pub fn validate(
         verdicts.push(verdict);
     }
     roster_problems.extend(without);
+    compile_sources(app, &mut verdicts, &modules);
     verdicts.sort_by(|a, b| natural_cmp(&a.file, &b.file));
     let late = kind == UploadKind::Late;
     let report = UploadReport { name: name.to_owned(), course: String::new(), late, files: verdicts, roster: roster_rows, roster_from: None, roster_problems };

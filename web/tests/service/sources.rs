@@ -53,6 +53,20 @@ fn an_uploaded_zip_of_sources_is_built_by_the_analysis_and_a_compile_error_is_sh
     students.sort();
     assert_eq!(students, ["a01", "a02", "a09", "folder", "hostile"]);
 
+    // The upload report says who compiles before any analysis; the builds are kept, so the
+    // analysis builds nothing again.
+    let build = |file: &str| upload["report"]["files"].as_array().unwrap().iter().find(|f| f["file"] == file).unwrap_or_else(|| panic!("{file}: {upload:#}"))["build"].clone();
+    assert_eq!(build("class.zip/class/a09.c")["compiles"]["language"], "C");
+    assert_eq!(build("class.zip/class/a01.rs")["compiles"]["language"], "Rust");
+    assert!(build("class.zip/class/a02.wasm").is_null(), "a module is not compiled");
+    let message = build("class.zip/class/hostile.c")["does_not_compile"]["message"].as_str().unwrap_or_else(|| panic!("{upload:#}")).to_owned();
+    assert!(message.contains("hostile.c:1:10: fatal error: '/etc/passwd' file not found"), "{message}");
+    let page = client.get(&format!("/uploads/{}", reply.redirect_id())).body;
+    assert!(page.contains("C, does not compile"), "{page}");
+    let kept = || std::fs::read_dir(data.path().join("builds")).map_or(0, |d| d.count());
+    let built_at_upload = kept();
+    assert!(built_at_upload >= 4, "the four builds are kept: {built_at_upload}");
+
     let id = run_analysis(&client, batch, &[("seed", "1"), ("stable_after", "500")]);
     let done = client.wait_for_analysis(id);
     assert_eq!(done["analysis"]["status"], "done", "{:#}", done["analysis"]);
@@ -66,6 +80,7 @@ fn an_uploaded_zip_of_sources_is_built_by_the_analysis_and_a_compile_error_is_sh
     assert_eq!(answer("a09")["build"]["language"], "C");
     assert!(answer("a02")["build"].is_null(), "a module is graded as it is");
     assert_eq!(answer("folder")["failed"], answer("a09")["failed"], "the same program, as a folder");
+    assert_eq!(kept(), built_at_upload, "the analysis found every build kept at upload");
 
     let page = client.get(&format!("/analyses/{id}"));
     assert!(page.body.contains("did not compile"), "the ranking says so");

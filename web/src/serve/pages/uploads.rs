@@ -11,7 +11,7 @@ use super::super::auth::Instructor;
 use super::super::db::{UPLOAD_DISCARDED, UPLOAD_PENDING, UPLOAD_SAVED};
 use super::forms::{BatchForm, batch_form, form_again, late_form, name_field};
 use super::layout::button;
-use super::super::upload::{Form, UploadReport, choose_roster, form_files, validate, RosterGiven};
+use super::super::upload::{Form, RosterGiven, UploadBuild, UploadReport, choose_roster, form_files, validate};
 use course::submissions::UploadKind;
 use super::super::{App, AppError, Page};
 use course::submissions::RosterRow;
@@ -148,7 +148,18 @@ pub(super) async fn upload_page(app: AppData, req: HttpRequest, who: Instructor,
                     tr {
                         td { code { (f.file) } }
                         td { (f.student.as_deref().unwrap_or("")) }
-                        td { @match &f.rejected { None => span.ok { "accepted" }, Some(reason) => span.bad { "rejected: " (reason) } } }
+                        td {
+                            @match &f.rejected { None => span.ok { "accepted" }, Some(reason) => span.bad { "rejected: " (reason) } }
+                            @match &f.build {
+                                Some(UploadBuild::Compiles { language }) => { " · " (language) ", compiles" },
+                                Some(UploadBuild::DoesNotCompile { language, message }) => {
+                                    " · " strong.bad { (language) ", does not compile" } " (its result will be the compiler's message)"
+                                    details { summary { "The compiler's message" } pre.compiler { (message) } }
+                                },
+                                Some(UploadBuild::NotChecked { reason }) => { " · " span.muted { "not compiled here: " (reason) } },
+                                None => {},
+                            }
+                        }
                     }
                 }
             }
