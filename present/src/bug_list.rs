@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use grader::{ANY, BugList, FailureKind};
 
-use crate::in_words::{points_in_words, uninitialised_in_words};
+use crate::in_words::{first_line_difference, points_in_words, uninitialised_in_words};
 
 /// A student's bug list as Markdown. Inputs and outputs are shown quoted, with escapes,
 /// so that white space and newlines are visible.
@@ -54,8 +54,14 @@ pub fn bug_list_markdown(list: &BugList) -> String {
                 }
             },
         }
-        if let Some(reason) = &bug.got.reason {
-            writeln!(md, "Why it is wrong: {reason}\n").unwrap();
+        match &bug.got.reason {
+            Some(reason) => writeln!(md, "Why it is wrong: {reason}\n").unwrap(),
+            None if bug.got.kind == FailureKind::Wrong => {
+                if let Some(difference) = first_line_difference(&bug.expected, &bug.got.detail) {
+                    writeln!(md, "Where it differs: {difference}.\n").unwrap();
+                }
+            }
+            None => {}
         }
         if let Some(general) = &bug.generalized {
             writeln!(md, "It also fails every input like this one, whatever stands at {ANY}:\n\n{}", text_block(general)).unwrap();

@@ -30,6 +30,27 @@ pub fn uninitialised_in_words(warnings: &str) -> Option<String> {
     ))
 }
 
+/// Where a wrong output of several lines first differs from the expected one, in words:
+/// "line 3 is `7 8` where `7 9` is expected" (lines compared without their trailing white
+/// space, as the default oracle does), or that it stops early or goes on. `None` for
+/// outputs of one line (the whole output says it) or the same lines.
+pub fn first_line_difference(expected: &str, got: &str) -> Option<String> {
+    let (want, have): (Vec<&str>, Vec<&str>) = (expected.trim_end().lines().map(str::trim_end).collect(), got.trim_end().lines().map(str::trim_end).collect());
+    if want.len() <= 1 && have.len() <= 1 {
+        return None;
+    }
+    let lines = |n: usize| if n == 1 { "1 line".to_owned() } else { format!("{n} lines") };
+    if want.is_empty() {
+        return Some(format!("it prints {} where nothing is expected", lines(have.len())));
+    }
+    match want.iter().zip(&have).position(|(w, h)| w != h) {
+        Some(i) => Some(format!("line {} is `{}` where `{}` is expected", i + 1, have[i], want[i])),
+        None if have.len() < want.len() => Some(format!("it stops after {}, where line {} should be `{}`", lines(have.len()), have.len() + 1, want[have.len()])),
+        None if have.len() > want.len() => Some(format!("it goes on after the {} expected, with `{}`", lines(want.len()), have[want.len()])),
+        None => None,
+    }
+}
+
 /// A failure's kind in words, as the feedback says it.
 pub fn kind_in_words(kind: FailureKind) -> &'static str {
     match kind {
@@ -88,6 +109,17 @@ pub fn points_in_words(points: &Points) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_first_line_that_differs_is_named_with_both_versions_of_it() {
+        let check = |expected: &str, got: &str, said: Option<&str>| assert_eq!(super::first_line_difference(expected, got).as_deref(), said, "{expected:?} / {got:?}");
+        check("1\n2\n3\n", "1\n2\n4\n", Some("line 3 is `4` where `3` is expected"));
+        check("1\n2\n3\n", "1\n2  \n3", None);
+        check("1\n2\n3\n", "1\n2\n", Some("it stops after 2 lines, where line 3 should be `3`"));
+        check("1\n2\n", "1\n2\n3\n", Some("it goes on after the 2 lines expected, with `3`"));
+        check("7\n", "8\n", None);
+        check("", "a\nb\n", Some("it prints 2 lines where nothing is expected"));
+    }
+
     #[test]
     fn a_read_before_a_value_is_given_is_named_with_its_line_and_what_it_reads_here() {
         let warnings = "u.c:5:9: warning: variable 'm' is used uninitialized whenever 'if' condition is false [-Wsometimes-uninitialized]\n    if (n > 0) m = n * 2;\nu.c:3:13: note: initialize the variable 'm' to silence this warning\n";

@@ -182,7 +182,11 @@ pub fn bug_list(list: &BugList) -> Markup {
                         }
                     } }
                     @if let Some(reason) = &bug.got.reason {
-                        tr { th { "Why it is wrong" } td { (reason) } }
+                        tr { th { "Why it is wrong" } td { (with_code(reason)) } }
+                    } @else if bug.got.kind == grader::FailureKind::Wrong {
+                        @if let Some(difference) = present::first_line_difference(&bug.expected, &bug.got.detail) {
+                            tr { th { "Where it differs" } td { (with_code(&difference)) } }
+                        }
                     }
                     @if let Some(general) = &bug.generalized {
                         tr { th { "It also fails" } td { "every input like " code { (general) } ", whatever stands at " code { (grader::ANY) } } }
