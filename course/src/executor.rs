@@ -6,6 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use sandbox::{Choices, Limits, Outcome, Program, Sandbox};
 
 
+/// The line a Rust panic adds after its message.
+const RUST_BACKTRACE_NOTE: &str = "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace";
+
 /// How much of a crashing program's stderr is kept in its crash message.
 const CRASH_MESSAGE_CHARS: usize = 300;
 
@@ -135,6 +138,9 @@ pub fn parse_checker_output(stdout: &[u8]) -> Result<CheckerVerdict, String> {
 /// What a student sees of a crash: the end of stderr (a panic message, say) and how it ended.
 fn crash_message(outcome: &Outcome, stderr: &[u8]) -> String {
     let stderr = String::from_utf8_lossy(stderr);
+    // Rust's advice to set RUST_BACKTRACE is for the program's author at a terminal: in a
+    // bug list it is noise (and nothing the student can set).
+    let stderr = stderr.replace(RUST_BACKTRACE_NOTE, "");
     let stderr = stderr.trim();
     let tail: String = {
         let chars: Vec<char> = stderr.chars().collect();
@@ -182,6 +188,11 @@ mod tests {
         check(Outcome::Trap("wasm trap: wasm `unreachable` instruction executed".into()), "thread 'main' panicked at src/main.rs:3:5", "crashed: it aborted (a failed assert, a call to abort(), or a panic); stderr: thread 'main' panicked at src/main.rs:3:5");
         check(Outcome::StackOverflow, "", "overflowed its stack: more than 8 MiB of local variables at once, or recursion too deep");
         check(Outcome::Trap("something new".into()), "", "crashed: something new");
+        check(
+            Outcome::Trap("wasm trap: wasm `unreachable` instruction executed".into()),
+            "thread 'main' panicked at a14.rs:22:5:\nnot yet implemented\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n",
+            "crashed: it aborted (a failed assert, a call to abort(), or a panic); stderr: thread 'main' panicked at a14.rs:22:5:\nnot yet implemented",
+        );
     }
 
     #[test]
