@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::GraderError;
 use crate::budget::{Budget, Calibration};
-use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
+use crate::generate::{ChoiceSource, Rng, TestCase};
 use crate::oracle::{Execution, Failure, FailureCounts, FailureKind, RunOutcome};
 use crate::neighbours::neighbours;
 use crate::order::correctness_order;
@@ -339,10 +339,12 @@ pub(crate) struct Search<'a> {
     run: Vec<usize>,
     /// Every input evaluated so far: random tests repeat, and shrinking revisits inputs.
     evaluations: HashMap<Arc<[u8]>, Evaluation>,
-    /// Shrink candidates replayed so far: what the generator made of them.
-    replays: HashMap<ChoiceSequence, Option<Made>>,
-    /// The range (largest value) of each choice of the test cases replayed so far.
-    ranges: HashMap<ChoiceSequence, Vec<u64>>,
+    /// Shrink candidates replayed so far: what the generator made of them. Keyed by the
+    /// whole test case: the same choices at another size can make another input.
+    replays: HashMap<TestCase, Option<Made>>,
+    /// The range (largest value) of each choice of the test cases replayed so far (by
+    /// test case too: the ranges a generator draws from may depend on the size).
+    ranges: HashMap<TestCase, Vec<u64>>,
     executions: u64,
     generator_runs: u64,
     neighbour_tests: u64,
@@ -550,7 +552,7 @@ impl Search<'_> {
     ) -> Option<()> {
         let mut frontier: std::collections::VecDeque<TestCase> = start.into();
         while let Some(test) = frontier.pop_front() {
-            let ranges = self.ranges.get(&test.choices).cloned().unwrap_or_default();
+            let ranges = self.ranges.get(&test).cloned().unwrap_or_default();
             let neighbours = self.replay_all(&neighbours(&test, &ranges));
             // All of them are evaluated below whatever happens in between: together, each
             // answer runs on all of them in a row (see `evaluate_all`).
@@ -580,7 +582,7 @@ impl Search<'_> {
         let mut seen = std::collections::HashSet::new();
         let fresh: Vec<&TestCase> = candidates
             .iter()
-            .filter(|candidate| !self.replays.contains_key(&candidate.choices) && seen.insert(&candidate.choices))
+            .filter(|candidate| !self.replays.contains_key(*candidate) && seen.insert(*candidate))
             .collect();
         let executor = self.executor;
         let made: Vec<(Result<Vec<u8>, String>, ChoiceSource)> =
@@ -590,11 +592,11 @@ impl Search<'_> {
             let ranges = source.maxima().to_vec();
             let made = input.ok().map(|input| (source.into_test_case(), Arc::from(input)));
             if let Some((test, _)) = &made {
-                self.ranges.entry(test.choices.clone()).or_insert(ranges);
+                self.ranges.entry(test.clone()).or_insert(ranges);
             }
-            self.replays.insert(candidate.choices.clone(), made);
+            self.replays.insert(candidate.clone(), made);
         }
-        candidates.iter().map(|candidate| self.replays[&candidate.choices].clone()).collect()
+        candidates.iter().map(|candidate| self.replays[candidate].clone()).collect()
     }
 
     /// Shrinks an irredundant test to a simplest test that is still irredundant with
@@ -819,4 +821,36 @@ fn name_tests(tests: &mut [(Made, FailingSet)], pinned: usize, previous: Option<
     let reordered: Vec<(Made, FailingSet)> = order.iter().map(|&t| tests[t].clone()).collect();
     tests.clone_from_slice(&reordered);
     ids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::ChoiceSequence;
+    use crate::run::calibrate;
+
+    /// The input names the size it was made at: the same choices at two sizes are two inputs.
+    struct SizeInInput;
+
+    impl Executor for SizeInInput {
+        fn generate(&self, mut choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+            let n = choices.choice(9).unwrap_or(0);
+            (Ok(format!("{} {n}", choices.size()).into_bytes()), choices)
+        }
+
+        fn run(&self, _program: usize, input: &[u8], _fuel: u64) -> Execution {
+            Execution { outcome: RunOutcome::Success, stdout: input.to_vec(), fuel_used: 1 }
+        }
+    }
+
+    #[test]
+    fn a_replay_is_of_the_whole_test_case_the_same_choices_at_another_size_being_another_input() {
+        let problem = Problem::default();
+        let mut search = Search::new(&problem, &[], &SizeInInput, calibrate(&problem, &SizeInInput)).unwrap();
+        let at = |size| TestCase { size, choices: ChoiceSequence(vec![3]) };
+        let made = search.replay_all(&[at(0), at(7)]);
+        let inputs: Vec<String> = made.iter().map(|m| String::from_utf8_lossy(&m.as_ref().unwrap().1).into_owned()).collect();
+        assert_eq!(inputs, ["0 3", "7 3"], "cryptarithm's seed 9 once shrank a size-4 test into a size-0 one this way");
+        assert_eq!(search.replay(&at(7)).unwrap().0.size, 7, "found again at its own size");
+    }
 }
