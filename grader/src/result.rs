@@ -104,6 +104,13 @@ pub struct Build {
     pub error: Option<String>,
 }
 
+impl Build {
+    /// What the compiler said: its error when no program was built, else its warnings.
+    pub fn messages(&self) -> &str {
+        self.error.as_deref().unwrap_or(&self.warnings)
+    }
+}
+
 /// One failed run of an answer on a suite test.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FailureDetail {

@@ -196,6 +196,10 @@ fn batch_row(row: &Row) -> DbResult<BatchRow> {
 const STUDENT_COLUMNS: &str = "s.course_id, c.name, s.student, s.token";
 /// The tables [`STUDENT_COLUMNS`] come from.
 const STUDENTS: &str = "course_students s JOIN courses c ON c.id = s.course_id";
+/// Narrows `course_students s` to the students of batch `?1`: those with a current
+/// submission in it.
+const OF_BATCH: &str = "JOIN batches b ON b.course_id = s.course_id
+     JOIN submissions x ON x.batch_id = b.id AND x.student = s.student AND x.superseded = FALSE WHERE b.id = ?1";
 
 fn student_row(row: &Row) -> DbResult<StudentRow> {
     Ok(StudentRow { course_id: row.int(0)?, course: row.text(1)?, student: row.text(2)?, token: row.opt_text(3)? })
@@ -213,6 +217,11 @@ fn rows<T>(conn: &mut dyn Conn, sql: &str, args: &[sql::Value], read: fn(&Row) -
 /// The first row of a query, read with `read`.
 fn row<T>(conn: &mut dyn Conn, sql: &str, args: &[sql::Value], read: fn(&Row) -> DbResult<T>) -> DbResult<Option<T>> {
     conn.query_opt(sql, args)?.as_ref().map(read).transpose()
+}
+
+/// A submission from the columns `student, file, sha256, late, uploaded`.
+fn submission_row(r: &Row) -> DbResult<SubmissionRow> {
+    Ok(SubmissionRow { student: r.text(0)?, file: r.text(1)?, sha256: r.text(2)?, late: r.bool(3)?, uploaded: r.int(4)? })
 }
 
 /// A roster row from its first four columns: `student, cohort, manual, extra`.
@@ -498,8 +507,7 @@ impl Db {
             rows(
                 c,
                 &format!(
-                    "SELECT {STUDENT_COLUMNS} FROM {STUDENTS} JOIN batches b ON b.course_id = s.course_id
-                     JOIN submissions x ON x.batch_id = b.id AND x.student = s.student AND x.superseded = FALSE WHERE b.id = ?1"
+                    "SELECT {STUDENT_COLUMNS} FROM {STUDENTS} {OF_BATCH}"
                 ),
                 args![batch],
                 student_row,
@@ -515,9 +523,7 @@ impl Db {
         self.0.transaction(|c| {
             let missing = rows(
                 c,
-                "SELECT s.course_id, s.student FROM course_students s JOIN batches b ON b.course_id = s.course_id
-                 JOIN submissions x ON x.batch_id = b.id AND x.student = s.student AND x.superseded = FALSE
-                 WHERE b.id = ?1 AND s.token IS NULL",
+                &format!("SELECT s.course_id, s.student FROM course_students s {OF_BATCH} AND s.token IS NULL"),
                 args![batch],
                 |r| Ok((r.int(0)?, r.text(1)?)),
             )?;
@@ -536,7 +542,7 @@ impl Db {
                 c,
                 "SELECT student, file, sha256, late, uploaded FROM submissions WHERE batch_id = ?1 AND student = ?2 ORDER BY superseded DESC, id",
                 args![batch, student],
-                |r| Ok(SubmissionRow { student: r.text(0)?, file: r.text(1)?, sha256: r.text(2)?, late: r.bool(3)?, uploaded: r.int(4)? }),
+                submission_row,
             )
         })
     }
@@ -548,7 +554,7 @@ impl Db {
                 c,
                 "SELECT student, file, sha256, late, uploaded FROM submissions WHERE batch_id = ?1 AND superseded = FALSE",
                 args![batch],
-                |r| Ok(SubmissionRow { student: r.text(0)?, file: r.text(1)?, sha256: r.text(2)?, late: r.bool(3)?, uploaded: r.int(4)? }),
+                submission_row,
             )
         })?;
         rows.sort_by(|a, b| course::submissions::natural_cmp(&a.student, &b.student));

@@ -2,6 +2,7 @@
 //! its SHA-256, line numbers, and the compiler's warnings under the lines they name.
 
 use actix_web::{HttpRequest, web};
+use grader::Build;
 use maud::html;
 use serde::Serialize;
 
@@ -14,16 +15,16 @@ use super::{AppData, found, respond};
 
 /// One version of a student's hand-in, as shown.
 #[derive(Serialize)]
-pub(super) struct Version {
+struct Version {
     #[serde(flatten)]
-    pub submission: SubmissionRow,
+    submission: SubmissionRow,
     /// Whether it is the version graded from now on (the last one).
-    pub current: bool,
+    current: bool,
     /// The compiler's warnings (or error) the latest finished analysis that graded this
     /// version gave, if one did.
-    pub messages: Option<String>,
+    messages: Option<String>,
     #[serde(skip)]
-    pub bytes: Vec<u8>,
+    bytes: Vec<u8>,
 }
 
 #[derive(Serialize)]
@@ -36,22 +37,24 @@ struct SourcesView {
 
 /// Every version `student` handed in to `batch`, with the compiler's messages of the
 /// analyses that graded them (the latest analysis that graded a version speaks for it).
-pub(super) fn versions(app: &App, batch: i64, student: &str) -> Result<Vec<Version>, AppError> {
+fn versions(app: &App, batch: i64, student: &str) -> Result<Vec<Version>, AppError> {
     let history = app.db.submission_history(batch, student)?;
-    let analyses = app.db.analyses_of(batch)?; // the newest first
+    // Each finished analysis (the newest first) with the file it graded of this student:
+    // what was queued, its answers' stored files. Read once for every version.
+    let mut graded = Vec::new();
+    for analysis in app.db.analyses_of(batch)?.into_iter().filter(|a| a.status == Status::Done) {
+        if let Some(answer) = app.db.analysis_answers(analysis.id)?.into_iter().find(|a| a.student == student) {
+            graded.push((analysis.id, answer.sha256));
+        }
+    }
     let mut versions = Vec::with_capacity(history.len());
     let last = history.len().saturating_sub(1);
     for (i, submission) in history.into_iter().enumerate() {
         let mut messages = None;
-        for analysis in analyses.iter().filter(|a| a.status == Status::Done) {
-            // What the analysis graded is what was queued (its answers' stored files).
-            if !app.db.analysis_answers(analysis.id)?.iter().any(|a| a.student == student && a.sha256 == submission.sha256) {
-                continue;
-            }
-            let result = app.analysis(analysis.id).map_err(AppError::Internal)?;
+        if let Some((analysis, _)) = graded.iter().find(|(_, sha256)| *sha256 == submission.sha256) {
+            let result = app.analysis(*analysis).map_err(AppError::Internal)?;
             let build = result.answers.iter().find(|a| a.id == student).and_then(|a| a.build.as_ref());
-            messages = Some(build.map(|b| b.error.clone().unwrap_or_else(|| b.warnings.clone())).unwrap_or_default());
-            break;
+            messages = Some(build.map_or("", Build::messages).to_owned());
         }
         let bytes = app.module(&submission.sha256).map_err(AppError::Internal)?;
         versions.push(Version { submission, current: i == last, messages, bytes });

@@ -249,7 +249,7 @@ pub(super) async fn student_code(app: AppData, path: web::Path<(String, i64)>) -
     let result = found(view.results.iter().find(|r| r.analysis == analysis))?;
     let graded = found(app.db.analysis_answers(analysis)?.into_iter().find(|a| a.student == view.student))?;
     let bytes = app.module(&graded.sha256).map_err(AppError::Internal)?;
-    let messages = result.bugs.build.as_ref().map(|b| b.error.clone().unwrap_or_else(|| b.warnings.clone())).unwrap_or_default();
+    let messages = result.bugs.build.as_ref().map_or("", grader::Build::messages).to_owned();
     Ok(page(&format!("Your code · {}", result.batch), None, html! {
         p { a href={ "/s/" (token) } { "Back to your results" } }
         p { "The code graded for " (result.batch) " (" (result.problem) "). Its SHA-256 is " code { (graded.sha256) } "."
