@@ -90,7 +90,7 @@ impl Executor for SandboxExecutor<'_> {
             Outcome::Timeout => RunOutcome::Timeout,
             Outcome::OutOfMemory => RunOutcome::Memory,
             Outcome::OutputLimit => RunOutcome::Output,
-            crash @ (Outcome::Exited(_) | Outcome::Trap(_) | Outcome::StackOverflow) => {
+            crash @ (Outcome::Exited(_) | Outcome::Trap(_) | Outcome::StackOverflow | Outcome::Uncaught(_)) => {
                 RunOutcome::Crash(crash_message(crash, &run.stderr))
             }
         };
@@ -171,6 +171,7 @@ fn in_words(outcome: &Outcome) -> String {
             Some((_, words)) => format!("crashed: {words}"),
             None => format!("crashed: {message}"),
         },
+        Outcome::Uncaught(line) => format!("crashed: an exception was raised and not caught: {line}"),
         other => other.to_string(),
     }
 }
@@ -188,6 +189,11 @@ mod tests {
         check(Outcome::Trap("wasm trap: wasm `unreachable` instruction executed".into()), "thread 'main' panicked at src/main.rs:3:5", "crashed: it aborted (a failed assert, a call to abort(), or a panic); stderr: thread 'main' panicked at src/main.rs:3:5");
         check(Outcome::StackOverflow, "", "overflowed its stack: more than 8 MiB of local variables at once, or recursion too deep");
         check(Outcome::Trap("something new".into()), "", "crashed: something new");
+        check(
+            Outcome::Uncaught("ZeroDivisionError: division by zero".into()),
+            "Traceback (most recent call last):\n  File \"a01.py\", line 2, in <module>\n    print(1 // 0)\nZeroDivisionError: division by zero\n",
+            "crashed: an exception was raised and not caught: ZeroDivisionError: division by zero; stderr: Traceback (most recent call last):\n  File \"a01.py\", line 2, in <module>\n    print(1 // 0)\nZeroDivisionError: division by zero",
+        );
         check(
             Outcome::Trap("wasm trap: wasm `unreachable` instruction executed".into()),
             "thread 'main' panicked at a14.rs:22:5:\nnot yet implemented\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n",

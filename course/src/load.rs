@@ -5,7 +5,9 @@
 
 use std::sync::atomic::AtomicBool;
 use grader::Build;
-use sandbox::{Program, Role, Sandbox};
+use std::sync::Arc;
+
+use sandbox::{Interpreter, InterpreterSpec, Program, Role, Sandbox};
 use toolchain::{Builder, Built, Language, Source};
 
 use crate::hand_in::{Handed, Loaded, ModuleSource};
@@ -31,7 +33,7 @@ pub fn language(files: &[(String, ModuleSource)]) -> Result<Language, String> {
         [one] => one,
         [] => {
             let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
-            return Err(format!("no C, C++ or Rust source file among {}", names.join(", ")));
+            return Err(format!("no C, C++, Rust or Python source file among {}", names.join(", ")));
         }
         _ => {
             let names: Vec<&str> = languages.iter().map(|l| l.name()).collect();
@@ -48,6 +50,9 @@ pub fn language(files: &[(String, ModuleSource)]) -> Result<Language, String> {
 /// Once `stop` is set a compile running is killed and the build ends with an error (the
 /// host's, not the student's).
 pub fn build(sandbox: &Sandbox, builder: &Builder, file: &str, source: &Source, stop: Option<&AtomicBool>) -> Result<Loaded<Program>, String> {
+    if source.language == Language::Python {
+        return interpret(sandbox, file, source);
+    }
     let toolchain = builder.ready(source.language).map_err(|e| format!("{file}: {e}"))?;
     let record = |warnings: String, error: Option<String>| Build {
         language: source.language.name().to_owned(),
@@ -66,6 +71,42 @@ pub fn build(sandbox: &Sandbox, builder: &Builder, file: &str, source: &Source, 
             Err(refused) => Loaded::NotBuilt(record(warnings, Some(format!("the compiled program cannot be run: {refused}")))),
         },
         Built::Failed { message, .. } => Loaded::NotBuilt(record(String::new(), Some(message))),
+    })
+}
+
+/// bugrank's CPython ([`toolchain::python`]), made ready by `sandbox` (snapshotted once,
+/// then shared by every Python program it loads). `Err` only if the interpreter itself is
+/// broken: a fault of this build of bugrank, never of a hand-in.
+pub fn python(sandbox: &Sandbox) -> Result<Arc<Interpreter>, String> {
+    use toolchain::python::{LIBRARY, LIBRARY_DIR, LIBRARY_FILE, MODULE, NAME};
+    let spec = InterpreterSpec { name: NAME, module: MODULE, library: &[(LIBRARY_FILE, LIBRARY)], library_dir: LIBRARY_DIR };
+    sandbox.interpreter(&spec).map_err(|e| format!("bugrank's Python cannot start: {e}"))
+}
+
+/// A Python hand-in (one `.py` file) compiled to bytecode by bugrank's CPython in the
+/// sandbox: a syntax error, or an import that cannot work there, is the student's result
+/// in Python's words.
+fn interpret(sandbox: &Sandbox, file: &str, source: &Source) -> Result<Loaded<Program>, String> {
+    let record = |error: Option<String>| Build {
+        language: source.language.name().to_owned(),
+        toolchain: toolchain::python::VERSION.to_owned(),
+        sources: source.hash(),
+        warnings: String::new(),
+        error,
+    };
+    let files: Vec<&(String, Vec<u8>)> = source.files.iter().filter(|(name, _)| Language::of_file(name) == Some(Language::Python)).collect();
+    let [(name, text)] = files[..] else {
+        let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+        return Ok(Loaded::NotBuilt(record(Some(format!(
+            "a Python hand-in is one .py file, and this one has {}: {}",
+            names.len(),
+            names.join(", ")
+        )))));
+    };
+    let python = python(sandbox)?;
+    Ok(match sandbox.load_interpreted(&python, name, text).map_err(|e| format!("{file}: {e}"))? {
+        Ok(program) => Loaded::Program(program, Some(record(None))),
+        Err(message) => Loaded::NotBuilt(record(Some(message))),
     })
 }
 

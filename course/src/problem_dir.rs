@@ -299,6 +299,14 @@ impl ProblemDir {
             let bytes = std::fs::read(&path).map_err(CourseError::io(format!("cannot read {}", path.display())))?;
             let bytes = match language {
                 None => bytes,
+                Some(Language::Python) => {
+                    let python = crate::load::python(sandbox).map_err(CourseError::Problem)?;
+                    let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+                    return match sandbox.load_interpreted(&python, &name, &bytes)? {
+                        Ok(program) => Ok(program),
+                        Err(message) => Err(CourseError::Problem(format!("{} does not compile:\n{message}", path.display()))),
+                    };
+                }
                 Some(language) => {
                     let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
                     let mut source = Source { language, files: vec![(name, bytes)] };
@@ -384,14 +392,19 @@ fn program_file(dir: &Path, stem: &str) -> CourseResult<(PathBuf, Option<Languag
     if module.is_file() {
         return Ok((module, None));
     }
-    let sources: Vec<(PathBuf, Language)> = Language::ALL
+    let mut sources: Vec<(PathBuf, Language)> = Language::ALL
         .into_iter()
         .map(|language| (dir.join(format!("{stem}.{}", language.extension())), language))
         .filter(|(path, _)| path.is_file())
         .collect();
+    // A Python program beside another is the Python one's twin (a `reference.py` sets
+    // Python answers' budgets: see `python_reference`), not a second candidate.
+    if sources.len() > 1 {
+        sources.retain(|(_, language)| *language != Language::Python);
+    }
     match &sources[..] {
         [(path, language)] => Ok((path.clone(), Some(*language))),
-        [] => Err(CourseError::Problem(format!("{} has no {stem}.wasm, nor a {stem}.c, {stem}.cpp or {stem}.rs to build it from", dir.display()))),
+        [] => Err(CourseError::Problem(format!("{} has no {stem}.wasm, nor a {stem}.c, {stem}.cpp, {stem}.rs or {stem}.py to build it from", dir.display()))),
         _ => {
             let names: Vec<String> = sources.iter().map(|(p, _)| p.file_name().unwrap_or_default().to_string_lossy().into_owned()).collect();
             Err(CourseError::Problem(format!("{} has {}: keep one source of {stem}", dir.display(), names.join(" and "))))

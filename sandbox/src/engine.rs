@@ -1,6 +1,7 @@
 //! One wasmtime engine, a cache of compiled modules, and a fresh store per run.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,14 +12,15 @@ use wasmtime::{
     ModuleExport, PoolConcurrencyLimitError, PoolingAllocationConfig, ResourceLimiter, Store, Trap, Val,
 };
 use wasmtime_wasi::p1::WasiP1Ctx;
-use wasmtime_wasi::{Deterministic, HostMonotonicClock, HostWallClock, I32Exit, WasiCtxBuilder};
+use wasmtime_wasi::{Deterministic, FsPerms, HostMonotonicClock, HostWallClock, I32Exit, WasiCtxBuilder};
 
+use crate::interpreter::{COMPILE_FUEL, Entries, INIT_FUEL, Interpreter, InterpreterSpec, Library, MAX_COMPILED_BYTES, UNCAUGHT};
 use crate::compile::{CompileGate, FUNCTION_CACHE_BYTES, FunctionCache, MAX_COMPILE_WAIT, MODULE_CACHE_BYTES, ModuleCache};
 use crate::limits::{
     EPOCH_TICK, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES,
     WALL_CLOCK_LIMIT,
 };
-use crate::process;
+use crate::{process, snapshot};
 use crate::stdio::{self, OutputFull, Stdio};
 use crate::validate::{self, Role};
 use crate::{Outcome, Run, SandboxError};
@@ -60,14 +62,25 @@ pub trait Choices: Send + std::any::Any {
     fn size(&self) -> u32;
 }
 
-/// A loaded, validated module, ready to be run many times.
+/// A loaded, validated module, or a program compiled by an interpreter: ready to be run
+/// many times.
 #[derive(Clone)]
 pub struct Program {
     name: String,
     hash: [u8; 32],
-    pre: InstancePre<RunState>,
-    /// Where `_start` is among the module's exports, found once (not by name every run).
-    start: ModuleExport,
+    kind: Kind,
+}
+
+#[derive(Clone)]
+enum Kind {
+    /// A WASI command.
+    Module {
+        pre: InstancePre<RunState>,
+        /// Where `_start` is among the module's exports, found once (not by name every run).
+        start: ModuleExport,
+    },
+    /// A program an interpreter compiled: run by its `bugrank_run`.
+    Interpreted { interpreter: Arc<Interpreter>, code: Arc<[u8]> },
 }
 
 impl Program {
@@ -75,9 +88,17 @@ impl Program {
     pub fn name(&self) -> &str {
         &self.name
     }
-    /// SHA-256 of the module's bytes: identical uploads share it.
+    /// SHA-256 of the module's bytes (of an interpreted program, of the interpreter's
+    /// identity and the compiled program): identical uploads share it.
     pub fn hash(&self) -> [u8; 32] {
         self.hash
+    }
+    /// The interpreter that runs it, if it is not a module of its own.
+    pub fn interpreter(&self) -> Option<&Interpreter> {
+        match &self.kind {
+            Kind::Module { .. } => None,
+            Kind::Interpreted { interpreter, .. } => Some(interpreter),
+        }
     }
 }
 
@@ -103,6 +124,11 @@ pub struct Sandbox {
     /// Where compiled modules are also kept on disk, if anywhere (see
     /// [`Sandbox::with_disk_cache`]).
     disk_cache: Option<std::path::PathBuf>,
+    /// Interpreters made ready, by [`InterpreterSpec::hash`].
+    interpreters: Mutex<HashMap<[u8; 32], Arc<Interpreter>>>,
+    /// wasmtime-wasi's preview 1 alone, files included: what an interpreter's
+    /// initialisation runs with (its library preopened), never a program.
+    with_files: Linker<RunState>,
 }
 
 pub(crate) struct RunState {
@@ -117,21 +143,25 @@ pub(crate) struct RunState {
 }
 
 impl RunState {
-    /// The run's WASI context (clocks frozen, randomness fixed, the name as its one
-    /// argument, no environment), built on first use.
+    /// The run's WASI context, built on first use: see [`wasi_context`].
     fn wasi(&mut self) -> &mut WasiP1Ctx {
         let arg0 = &self.arg0;
-        self.wasi.get_or_insert_with(|| {
-            WasiCtxBuilder::new()
-                .arg(arg0)
-                .wall_clock(FrozenClock)
-                .monotonic_clock(FrozenClock)
-                .secure_random(Deterministic::new(RANDOM_SEED_BYTES.to_vec()))
-                .insecure_random(Deterministic::new(RANDOM_SEED_BYTES.to_vec()))
-                .insecure_random_seed(0)
-                .build_p1()
-        })
+        self.wasi.get_or_insert_with(|| wasi_context(arg0).build_p1())
     }
+}
+
+/// Every run's WASI context: clocks frozen, randomness fixed, `arg0` as the one argument,
+/// no environment, no files.
+fn wasi_context(arg0: &str) -> WasiCtxBuilder {
+    let mut builder = WasiCtxBuilder::new();
+    builder
+        .arg(arg0)
+        .wall_clock(FrozenClock)
+        .monotonic_clock(FrozenClock)
+        .secure_random(Deterministic::new(RANDOM_SEED_BYTES.to_vec()))
+        .insecure_random(Deterministic::new(RANDOM_SEED_BYTES.to_vec()))
+        .insecure_random_seed(0);
+    builder
 }
 
 /// Refuses linear-memory growth beyond the run's limit and remembers that it did.
@@ -228,24 +258,6 @@ impl Sandbox {
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p1::add_to_linker_sync(&mut linker, RunState::wasi)
             .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
-        // The calls whose work fuel would not see are done by `stdio.rs`, which charges for
-        // that work (and whose `poll_oneoff` never sleeps: the clocks are frozen); the
-        // arguments, environment and exit by `process.rs`, so that most runs build no WASI
-        // context at all.
-        linker.allow_shadowing(true);
-        let preview1 = "wasi_snapshot_preview1";
-        linker
-            .func_wrap(preview1, "fd_read", stdio::fd_read)
-            .and_then(|linker| linker.func_wrap(preview1, "fd_write", stdio::fd_write))
-            .and_then(|linker| linker.func_wrap(preview1, "random_get", stdio::random_get))
-            .and_then(|linker| linker.func_wrap(preview1, "poll_oneoff", stdio::poll_oneoff))
-            .and_then(|linker| linker.func_wrap(preview1, "args_sizes_get", process::args_sizes_get))
-            .and_then(|linker| linker.func_wrap(preview1, "args_get", process::args_get))
-            .and_then(|linker| linker.func_wrap(preview1, "environ_sizes_get", process::environ_sizes_get))
-            .and_then(|linker| linker.func_wrap(preview1, "environ_get", process::environ_get))
-            .and_then(|linker| linker.func_wrap(preview1, "proc_exit", process::proc_exit))
-            .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
-        linker.allow_shadowing(false);
         linker
             .func_wrap(
                 "bugrank",
@@ -264,6 +276,27 @@ impl Sandbox {
                 })
             })
             .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+        // The calls whose work fuel would not see are done by `stdio.rs`, which charges for
+        // that work (and whose `poll_oneoff` never sleeps: the clocks are frozen); the
+        // arguments, environment and exit by `process.rs`, so that most runs build no WASI
+        // context at all.
+        linker.allow_shadowing(true);
+        let preview1 = "wasi_snapshot_preview1";
+        // (Initialising an interpreter reads its library's files: that alone links
+        // wasmtime-wasi's own calls, see `take_snapshot`.)
+        let with_files = linker.clone();
+        linker
+            .func_wrap(preview1, "fd_read", stdio::fd_read)
+            .and_then(|linker| linker.func_wrap(preview1, "fd_write", stdio::fd_write))
+            .and_then(|linker| linker.func_wrap(preview1, "random_get", stdio::random_get))
+            .and_then(|linker| linker.func_wrap(preview1, "poll_oneoff", stdio::poll_oneoff))
+            .and_then(|linker| linker.func_wrap(preview1, "args_sizes_get", process::args_sizes_get))
+            .and_then(|linker| linker.func_wrap(preview1, "args_get", process::args_get))
+            .and_then(|linker| linker.func_wrap(preview1, "environ_sizes_get", process::environ_sizes_get))
+            .and_then(|linker| linker.func_wrap(preview1, "environ_get", process::environ_get))
+            .and_then(|linker| linker.func_wrap(preview1, "proc_exit", process::proc_exit))
+            .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+        linker.allow_shadowing(false);
 
         Ok(Sandbox {
             engine,
@@ -276,6 +309,8 @@ impl Sandbox {
                 .map_err(|e| SandboxError::Engine(format!("cannot start the compile threads: {e}")))?,
             compile_wait: MAX_COMPILE_WAIT,
             disk_cache: None,
+            interpreters: Mutex::default(),
+            with_files,
         })
     }
 
@@ -340,7 +375,7 @@ impl Sandbox {
             reason: format!("{e:#}"),
         })?;
         let start = module.get_export_index("_start").expect("validate::check: a program exports `_start`");
-        Ok(Program { name: name.to_owned(), hash, pre, start })
+        Ok(Program { name: name.to_owned(), hash, kind: Kind::Module { pre, start } })
     }
 
     /// Whether `bytes` would load as a program of `role`, without compiling it: every check
@@ -425,6 +460,20 @@ impl Sandbox {
         limits: &Limits,
         choices: Option<Box<dyn Choices>>,
     ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
+        let launch = match &program.kind {
+            Kind::Module { pre, start } => Launch { pre, entry: Entry::Start(start), base_memory: 0 },
+            Kind::Interpreted { interpreter, code } => Launch {
+                pre: &interpreter.pre,
+                entry: Entry::Request { call: &interpreter.entries.run, entries: &interpreter.entries, request: code },
+                base_memory: interpreter.base_memory,
+            },
+        };
+        self.launch(&program.name, launch, input, limits, choices)
+    }
+
+    /// A fresh store for one run of `name` within `limits` (memory beyond `base_memory`,
+    /// the interpreter's own).
+    fn store(&self, name: &str, input: &[u8], limits: &Limits, base_memory: usize, choices: Option<Box<dyn Choices>>) -> Result<Store<RunState>, SandboxError> {
         let stdio = Stdio {
             input: input.to_vec(),
             read: 0,
@@ -434,40 +483,52 @@ impl Sandbox {
             stderr_limit: STDERR_LIMIT_BYTES,
             random: &RANDOM_SEED_BYTES,
         };
-        let memory = MemoryLimit { max_bytes: limits.memory_bytes.min(MAX_MEMORY_BYTES), refused: false };
-        let mut store = Store::new(&self.engine, RunState { wasi: None, arg0: program.name.clone(), stdio, memory, choices });
+        let memory = MemoryLimit { max_bytes: limits.memory_bytes.min(MAX_MEMORY_BYTES).saturating_add(base_memory), refused: false };
+        let state = RunState { wasi: None, arg0: name.to_owned(), stdio, memory, choices };
+        let mut store = Store::new(&self.engine, state);
         store.limiter(|state| &mut state.memory);
         store.call_hook(stdio::charge_host_call);
-        store.set_fuel(limits.fuel).map_err(|e| self.host_error(program, e))?;
+        store.set_fuel(limits.fuel).map_err(|e| SandboxError::Host { name: name.to_owned(), reason: format!("{e:#}") })?;
         store.set_epoch_deadline((WALL_CLOCK_LIMIT.as_millis() / EPOCH_TICK.as_millis()) as u64);
         store.epoch_deadline_trap();
+        Ok(store)
+    }
 
-        // Instantiation runs the module's start function, guest code like any other: only
-        // a shortage of instance slots is the host's failure, and it is waited out.
+    /// Instantiates `pre` in `store`. Instantiation runs the module's start function, guest
+    /// code like any other (its failure is the guest's): only a shortage of instance slots
+    /// is the host's failure, and it is waited out.
+    fn instantiate(&self, name: &str, pre: &InstancePre<RunState>, store: &mut Store<RunState>) -> Result<wasmtime::Result<Instance>, SandboxError> {
         let mut waited = Duration::ZERO;
-        let instance = loop {
-            match program.pre.instantiate(&mut store) {
+        loop {
+            match pre.instantiate(&mut *store) {
                 Err(e) if e.downcast_ref::<PoolConcurrencyLimitError>().is_some() => {
                     if waited >= SLOT_WAIT {
-                        return Err(self.host_error(program, e));
+                        return Err(SandboxError::Host { name: name.to_owned(), reason: format!("{e:#}") });
                     }
                     std::thread::sleep(SLOT_RETRY);
                     waited += SLOT_RETRY;
                 }
-                other => break other,
+                other => return Ok(other),
             }
-        };
-        let (result, instance) = match instance {
-            Ok(instance) => {
-                let start = instance.get_module_export(&mut store, &program.start).and_then(Extern::into_func);
-                let start = start.expect("validate::check: `_start` is a function");
-                (start.typed::<(), ()>(&store).and_then(|start| start.call(&mut store, ())), Some(instance))
-            }
+        }
+    }
+
+    fn launch(
+        &self,
+        name: &str,
+        launch: Launch<'_>,
+        input: &[u8],
+        limits: &Limits,
+        choices: Option<Box<dyn Choices>>,
+    ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
+        let mut store = self.store(name, input, limits, launch.base_memory, choices)?;
+        let (result, instance) = match self.instantiate(name, launch.pre, &mut store)? {
+            Ok(instance) => (enter(&mut store, instance, &launch.entry), Some(instance)),
             Err(e) => (Err(e), None),
         };
         let fuel_used = limits.fuel - store.get_fuel().unwrap_or(0);
         let mut outcome = match result {
-            Ok(()) => Outcome::Exited(0),
+            Ok(outcome) => outcome,
             Err(e) if e.downcast_ref::<Trap>() == Some(&Trap::MemoryOutOfBounds) && instance.is_some_and(|i| stack_overflowed(&mut store, i)) => {
                 Outcome::StackOverflow
             }
@@ -486,6 +547,121 @@ impl Sandbox {
         Ok((Run { outcome, stdout, stderr, fuel_used }, state.choices))
     }
 
+    /// The interpreter `spec` describes, initialised and snapshotted (see `interpreter.rs`):
+    /// made once per sandbox, and, with a disk cache, kept compiled there for the next
+    /// process. Takes seconds the first time (compiling the interpreter twice, and its
+    /// start-up); an `Err` means the interpreter itself is broken, never a program.
+    pub fn interpreter(&self, spec: &InterpreterSpec<'_>) -> Result<Arc<Interpreter>, SandboxError> {
+        let hash = spec.hash();
+        let mut interpreters = self.interpreters.lock().expect("interpreters poisoned");
+        if let Some(ready) = interpreters.get(&hash) {
+            return Ok(ready.clone());
+        }
+        let failed = |reason: String| SandboxError::Host { name: spec.name.to_owned(), reason };
+        let on_disk = self.disk_cache.as_ref().map(|dir| dir.join(format!("{}.snapshot.cwasm", hex(&hash))));
+        let snapshot = match on_disk.as_deref().filter(|path| path.is_file()) {
+            // SAFETY: as in `load_compiled`: written by `save_compiled` into the sandbox's
+            // own cache directory; wasmtime refuses another version's or configuration's.
+            Some(path) => unsafe { Module::deserialize_file(&self.engine, path) }.ok(),
+            None => None,
+        };
+        let snapshot = match snapshot {
+            Some(module) => module,
+            None => {
+                let bytes = self.take_snapshot(spec).map_err(failed)?;
+                let module = self.compile(spec.name, bytes).map_err(|e| failed(e.to_string()))?;
+                if let Some(path) = &on_disk {
+                    save_compiled(path, &module);
+                }
+                module
+            }
+        };
+        let base_memory = match snapshot.exports().find_map(|e| e.ty().memory().cloned()) {
+            Some(memory) => memory.minimum() as usize * (64 << 10),
+            None => return Err(failed("it exports no memory".to_owned())),
+        };
+        let entry = |name: &str| snapshot.get_export_index(name).ok_or_else(|| failed(format!("it does not export `{name}`")));
+        let entries = Entries { alloc: entry("bugrank_alloc")?, compile: entry("bugrank_compile")?, run: entry("bugrank_run")?, message: entry("bugrank_message")? };
+        let pre = self.linker.instantiate_pre(&snapshot).map_err(|e| failed(format!("{e:#}")))?;
+        let ready = Arc::new(Interpreter { name: spec.name.to_owned(), hash, pre, entries, base_memory });
+        interpreters.insert(hash, ready.clone());
+        Ok(ready)
+    }
+
+    /// Runs the interpreter's initialisation in an instrumented copy, its library written
+    /// to a temporary directory and preopened read-only, and makes the snapshot of where it
+    /// ended. The library's files are closed by then: runs have no files at all.
+    fn take_snapshot(&self, spec: &InterpreterSpec<'_>) -> Result<Vec<u8>, String> {
+        let library = Library::write(spec.library).map_err(|e| format!("cannot write its library: {e}"))?;
+        let (instrumented, globals) = snapshot::instrument(spec.module)?;
+        let module = self.compile(spec.name, instrumented).map_err(|e| e.to_string())?;
+        let pre = self.with_files.instantiate_pre(&module).map_err(|e| format!("{e:#}"))?;
+        let limits = Limits { fuel: INIT_FUEL, memory_bytes: MAX_MEMORY_BYTES, output_bytes: STDERR_LIMIT_BYTES };
+        let mut store = self.store(spec.name, &[], &limits, 0, None).map_err(|e| e.to_string())?;
+        let stderr = wasmtime_wasi::p2::pipe::MemoryOutputPipe::new(STDERR_LIMIT_BYTES);
+        let mut wasi = wasi_context(spec.name);
+        wasi.allow_blocking_current_thread(true).stderr(stderr.clone());
+        wasi.preopened_dir(library.path(), spec.library_dir, FsPerms::ReadOnly).map_err(|e| format!("cannot open its library: {e:#}"))?;
+        store.data_mut().wasi = Some(wasi.build_p1());
+        let instance = self.instantiate(spec.name, &pre, &mut store).map_err(|e| e.to_string())?.map_err(|e| format!("{e:#}"))?;
+        let call = |store: &mut Store<RunState>, name: &str| -> Result<i32, String> {
+            let func = instance.get_func(&mut *store, name).ok_or(format!("it does not export `{name}`"))?;
+            match func.typed::<(), i32>(&*store) {
+                Ok(typed) => typed.call(&mut *store, ()),
+                Err(_) => func.typed::<(), ()>(&*store).map_err(|e| format!("`{name}`: {e:#}"))?.call(&mut *store, ()).map(|()| 0),
+            }
+            .map_err(|e| format!("`{name}` failed: {}", classify(e)))
+        };
+        call(&mut store, "_initialize")?;
+        let status = call(&mut store, "bugrank_init")?;
+        if status != 0 {
+            let stderr = String::from_utf8_lossy(&stderr.contents()).into_owned();
+            return Err(format!("its initialisation failed ({status}): {}", stderr.trim()));
+        }
+        let memory = instance.get_memory(&mut store, "memory").ok_or("it exports no memory named `memory`")?;
+        let values = (0..globals)
+            .map(|i| match instance.get_global(&mut store, &snapshot::global_export(i)).map(|g| g.get(&mut store)) {
+                Some(Val::I32(v)) => Ok(snapshot::Value::I32(v)),
+                Some(Val::I64(v)) => Ok(snapshot::Value::I64(v)),
+                Some(Val::F32(v)) => Ok(snapshot::Value::F32(v)),
+                Some(Val::F64(v)) => Ok(snapshot::Value::F64(v)),
+                other => Err(format!("global {i} is {other:?}, which a snapshot cannot keep")),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        snapshot::snapshot(spec.module, memory.data(&store), &values)
+    }
+
+    /// Compiles the program `source` (its file `name`) with `interpreter`. `Ok(Err(message))`
+    /// is the compiler's refusal, the program's result (a syntax error, an import that
+    /// cannot work, or the compile's own limits), in the interpreter's words; `Err` is the
+    /// host's failure.
+    pub fn load_interpreted(&self, interpreter: &Arc<Interpreter>, name: &str, source: &[u8]) -> Result<Result<Program, String>, SandboxError> {
+        let mut request = Vec::with_capacity(name.len() + 1 + source.len());
+        request.extend_from_slice(name.as_bytes());
+        request.push(0);
+        request.extend_from_slice(source);
+        let entries = &interpreter.entries;
+        let launch = Launch {
+            pre: &interpreter.pre,
+            entry: Entry::Request { call: &entries.compile, entries, request: &request },
+            base_memory: interpreter.base_memory,
+        };
+        let limits = Limits { fuel: COMPILE_FUEL, memory_bytes: Limits::default().memory_bytes, output_bytes: MAX_COMPILED_BYTES };
+        let (run, _) = self.launch(name, launch, &[], &limits, None)?;
+        if run.outcome != Outcome::Exited(0) {
+            let said = String::from_utf8_lossy(&run.stderr).trim_end().to_owned();
+            return Ok(Err(match run.outcome {
+                Outcome::Exited(_) if !said.is_empty() => said,
+                outcome => format!("{} could not compile it: it {outcome}", interpreter.name),
+            }));
+        }
+        let mut hash = Sha256::new();
+        hash.update(interpreter.hash);
+        hash.update(&run.stdout);
+        let kind = Kind::Interpreted { interpreter: interpreter.clone(), code: run.stdout.into() };
+        Ok(Ok(Program { name: name.to_owned(), hash: hash.finalize().into(), kind }))
+    }
+
     /// A module compiled earlier and kept at `path`, if it is there and usable.
     fn load_compiled(&self, path: &std::path::Path, hash: [u8; 32]) -> Option<Module> {
         if !path.is_file() {
@@ -497,10 +673,6 @@ impl Sandbox {
         let module = unsafe { Module::deserialize_file(&self.engine, path) }.ok()?;
         self.modules.lock().expect("module cache poisoned").insert(hash, module.clone());
         Some(module)
-    }
-
-    fn host_error(&self, program: &Program, e: wasmtime::Error) -> SandboxError {
-        SandboxError::Host { name: program.name.clone(), reason: format!("{e:#}") }
     }
 }
 
@@ -548,7 +720,7 @@ fn save_compiled(path: &std::path::Path, module: &Module) {
 }
 
 /// `bytes` in lower-case hexadecimal.
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -562,6 +734,51 @@ fn stack_overflowed(store: &mut Store<RunState>, instance: Instance) -> bool {
     let Val::I32(pointer) = pointer.get(&mut *store) else { return false };
     let size = instance.get_memory(&mut *store, "memory").map_or(0, |memory| memory.data_size(&*store));
     pointer as u32 as usize > size
+}
+
+/// What a run is started with.
+struct Launch<'p> {
+    pre: &'p InstancePre<RunState>,
+    entry: Entry<'p>,
+    base_memory: usize,
+}
+
+/// Where a run enters its instance.
+enum Entry<'p> {
+    /// A command's `_start`.
+    Start(&'p ModuleExport),
+    /// An interpreter's entry `call`, given `request` written into the guest's memory.
+    Request { call: &'p ModuleExport, entries: &'p Entries, request: &'p [u8] },
+}
+
+/// Runs the instance from `entry` to its end: how it ended, unless it trapped.
+fn enter(store: &mut Store<RunState>, instance: Instance, entry: &Entry<'_>) -> wasmtime::Result<Outcome> {
+    let func = |store: &mut Store<RunState>, export: &ModuleExport| {
+        instance.get_module_export(&mut *store, export).and_then(Extern::into_func).expect("the entry points were found when the module was loaded")
+    };
+    match entry {
+        Entry::Start(start) => {
+            func(store, start).typed::<(), ()>(&*store)?.call(&mut *store, ())?;
+            Ok(Outcome::Exited(0))
+        }
+        Entry::Request { call, entries, request } => {
+            let alloc = func(store, &entries.alloc).typed::<i32, i32>(&*store)?;
+            let at = alloc.call(&mut *store, request.len() as i32)?;
+            let memory = instance.get_memory(&mut *store, "memory").ok_or_else(|| wasmtime::Error::msg("an interpreter exports its memory"))?;
+            if at == 0 {
+                return Ok(Outcome::OutOfMemory);
+            }
+            memory.write(&mut *store, at as u32 as usize, request)?;
+            let status = func(store, call).typed::<(i32, i32), i32>(&*store)?.call(&mut *store, (at, request.len() as i32))?;
+            if status != UNCAUGHT {
+                return Ok(Outcome::Exited(status));
+            }
+            let at = func(store, &entries.message).typed::<(), i32>(&*store)?.call(&mut *store, ())? as u32 as usize;
+            let data = memory.data(&*store);
+            let line = data.get(at..).map_or(&[][..], |rest| &rest[..rest.iter().position(|&b| b == 0).unwrap_or(rest.len())]);
+            Ok(Outcome::Uncaught(String::from_utf8_lossy(line).into_owned()))
+        }
+    }
 }
 
 fn classify(e: wasmtime::Error) -> Outcome {

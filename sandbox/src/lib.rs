@@ -36,13 +36,16 @@
 
 mod compile;
 mod engine;
+mod interpreter;
 mod limits;
 mod process;
+mod snapshot;
 mod stdio;
 mod validate;
 
 pub use compile::{COMPILE_BYTES_AT_ONCE, FUNCTION_CACHE_BYTES, MAX_COMPILE_WAIT, MODULE_CACHE_BYTES};
 pub use engine::{Choices, Program, Sandbox};
+pub use interpreter::{COMPILE_FUEL, Interpreter, InterpreterSpec, MAX_COMPILED_BYTES, UNCAUGHT};
 pub use stdio::{BUFFER_FUEL, BYTES_PER_FUEL, HOST_CALL_FUEL, MAX_BUFFERS};
 pub use limits::{
     EPOCH_TICK, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES, WALL_CLOCK_LIMIT,
@@ -71,6 +74,10 @@ pub enum Outcome {
     /// The program wrote more than the output limit to stdout (or more than
     /// [`STDERR_LIMIT_BYTES`] to stderr).
     OutputLimit,
+    /// An interpreted program ended with an exception it did not catch: the exception's
+    /// line as the interpreter prints it last (`ZeroDivisionError: division by zero`);
+    /// the whole traceback is on stderr.
+    Uncaught(String),
 }
 
 impl Outcome {
@@ -89,6 +96,7 @@ impl std::fmt::Display for Outcome {
             Outcome::OutOfMemory => f.write_str("ran out of memory"),
             Outcome::StackOverflow => f.write_str("overflowed its stack"),
             Outcome::OutputLimit => f.write_str("wrote more output than allowed"),
+            Outcome::Uncaught(line) => write!(f, "stopped on an exception it did not catch: {line}"),
         }
     }
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build CPython 3.11 for WebAssembly (a WASI preview 1 command), reproducibly:
+# Build CPython 3.11 for WebAssembly (a WASI preview 1 reactor), reproducibly:
 # the interpreter bugrank runs Python hand-ins with.
 #
 #   toolchain/python/build.sh          build python.wasm and python311.zip
@@ -18,10 +18,16 @@
 #                  (lld 14), wasi-libc and compiler-rt wasm32 builtins. No
 #                  threads, no dynamic loading: every extension module is built
 #                  in (zlib from Debian's zlib 1:1.2.13.dfsg-1 source; expat and
-#                  libmpdec as bundled with CPython). Exports _start (and
-#                  memory); imports only wasi_snapshot_preview1 functions,
-#                  exactly these 43 (checked after every build):
-#                    args_get args_sizes_get environ_get environ_sizes_get
+#                  libmpdec as bundled with CPython). Linked as a reactor
+#                  around bugrank_python.c (no main: the host calls
+#                  _initialize, bugrank_init, then takes its snapshot, and
+#                  runs programs with bugrank_compile and bugrank_run; the
+#                  Python side is _bugrank.py, in the zip). Exports those and
+#                  memory; imports bugrank.choice and bugrank.size (the
+#                  generators' host functions, as the built-in module
+#                  _bugrank_gen) and only wasi_snapshot_preview1 functions,
+#                  exactly these 41 (checked after every build):
+#                    environ_get environ_sizes_get
 #                    clock_res_get clock_time_get fd_advise fd_allocate
 #                    fd_close fd_datasync fd_fdstat_get fd_fdstat_set_flags
 #                    fd_filestat_get fd_filestat_set_size
@@ -42,16 +48,9 @@
 #                  curses, msilib); plus _sysconfigdata__wasm32-wasi.
 #
 # How to run it (what the guest expects): preopen the directory holding
-# python311.zip, read-only, as /usr/local/lib, and set PYTHONHOME=/usr/local;
-# then sys.path is ['<script's dir>', '/usr/local/lib/python311.zip',
-# '/usr/local/lib/python3.11', '/usr/local/lib/python3.11/lib-dynload'] (the
-# last two need not exist) and nothing else is read: no lib-dynload, no other
-# file. Without PYTHONHOME it still runs but first prints "Could not find
-# platform independent libraries <prefix>" and "... dependent libraries
-# <exec_prefix>" on stderr. The student's program is a second preopen (or
-# -c).
-# Tested with PyPI's wasmtime 50.0.1: WasiConfig.preopen_dir(dir,
-# "/usr/local/lib", False), env PYTHONHOME=/usr/local.
+# python311.zip, read-only, as /usr/local/lib (bugrank_init sets the home
+# /usr/local and the one search path /usr/local/lib/python311.zip); then
+# nothing else is read. bugrank's sandbox does this (sandbox/src/interpreter.rs).
 #
 # Recursion: the module's own (shadow) stack is 8 MiB and the default
 # recursion limit 1000, as in native CPython; Python-to-Python calls use no C
@@ -382,14 +381,32 @@ step "building python.wasm"
     LDFLAGS_NODIST="-z stack-size=8388608 -Wl,--initial-memory=16777216" \
     >make.log 2>&1) ||
     { grep -E 'error|Error' "$WORK/wasi/make.log" | tail -n 30 >&2; fail "wasm32-wasi make failed"; }
-cp "$WORK/wasi/python.wasm" "$OUT/python.wasm"
 
-# The module's interface: a command (_start), only WASI preview 1 imports,
+# The interpreter bugrank runs: the same objects linked as a WASI reactor (no main:
+# _initialize runs the C constructors) around bugrank_python.c's entry points instead of
+# Programs/python.c's main, with the same flags as CPython's own python.wasm.
+step "linking python.wasm as a reactor around bugrank_python.c"
+cp "$HERE/bugrank_python.c" "$WORK/bugrank_python.c"
+cat >"$WORK/wasi/bugrank.mk" <<'MK'
+Programs/bugrank_python.o: $(BUGRANK_C)
+	$(CC) -c $(PY_STDMODULE_CFLAGS) -o $@ $(BUGRANK_C)
+bugrank-python.wasm: Programs/bugrank_python.o $(LINK_PYTHON_DEPS)
+	$(LINKCC) $(PY_CORE_LDFLAGS) $(LINKFORSHARED) -mexec-model=reactor -o $@ Programs/bugrank_python.o $(LINK_PYTHON_OBJS) $(LIBS) $(MODLIBS) $(SYSLIBS)
+MK
+(cd "$WORK/wasi" && make -f Makefile -f bugrank.mk bugrank-python.wasm \
+    BUGRANK_C="$WORK/bugrank_python.c" \
+    BUILD_DATE="$BUILD_DATE" BUILD_TIME="$BUILD_TIME" \
+    LDFLAGS_NODIST="-z stack-size=8388608 -Wl,--initial-memory=16777216" \
+    >reactor.log 2>&1) ||
+    { tail -n 30 "$WORK/wasi/reactor.log" >&2; fail "linking the reactor failed"; }
+cp "$WORK/wasi/bugrank-python.wasm" "$OUT/python.wasm"
+
+# The module's interface: a reactor (bugrank_python.c's entry points), only WASI preview 1 imports,
 # exactly the ones listed in this file's header.
 step "checking python.wasm's imports and exports"
 "$BUILD_PY" -S - "$OUT/python.wasm" <<'PY' || fail "python.wasm's interface is not the expected one"
 import sys
-EXPECTED = """args_get args_sizes_get environ_get environ_sizes_get clock_res_get
+EXPECTED = """environ_get environ_sizes_get clock_res_get
 clock_time_get fd_advise fd_allocate fd_close fd_datasync fd_fdstat_get
 fd_fdstat_set_flags fd_filestat_get fd_filestat_set_size fd_filestat_set_times
 fd_pread fd_prestat_get fd_prestat_dir_name fd_pwrite fd_read fd_readdir
@@ -413,6 +430,7 @@ def name():
     global pos
     n = uleb(); s = data[pos:pos + n].decode(); pos += n; return s
 imports, exports = [], []
+ok = True
 while pos < len(data):
     sid = data[pos]; pos += 1
     size = uleb(); end = pos + size
@@ -429,15 +447,23 @@ while pos < len(data):
             field, kind = name(), data[pos]; pos += 1; uleb()
             exports.append((field, kind))
     pos = end
+# (Besides WASI, the generators' two host functions, for _bugrank_gen.)
+HOST = [("bugrank", "choice", 0), ("bugrank", "size", 0)]
+missing_host = [h for h in HOST if h not in imports]
+imports = [i for i in imports if i not in HOST]
+if missing_host:
+    print("python.wasm does not import", missing_host, file=sys.stderr); ok = False
 bad = [i for i in imports if i[0] != "wasi_snapshot_preview1" or i[2] != 0]
 got = sorted(f for m, f, k in imports)
-ok = True
 if bad:
     print("imports from elsewhere than wasi_snapshot_preview1 functions:", bad, file=sys.stderr); ok = False
 if got != sorted(EXPECTED):
     print("WASI imports changed; expected", sorted(EXPECTED), "got", got, file=sys.stderr); ok = False
-if ("_start", 0) not in exports or ("memory", 2) not in exports:
-    print("no _start function or memory export:", exports, file=sys.stderr); ok = False
+want = [(f, 0) for f in ("_initialize", "bugrank_init", "bugrank_alloc", "bugrank_compile",
+                           "bugrank_run", "bugrank_message")] + [("memory", 2)]
+if any(w not in exports for w in want) or ("_start", 0) in exports:
+    print("not the reactor's exports (", " ".join(f for f, k in want), "and no _start):",
+          exports, file=sys.stderr); ok = False
 print(f"python.wasm imports {len(got)} wasi_snapshot_preview1 functions, exports",
       " ".join(f for f, k in exports), file=sys.stderr)
 sys.exit(0 if ok else 1)
@@ -458,6 +484,10 @@ for p in "${PRUNE[@]}"; do
     [ -e "$LIB/$p" ] || fail "nothing to prune at Lib/$p"
     rm -rf "${LIB:?}/$p"
 done
+# bugrank's side of the interpreter (compiles and runs students' programs), and the
+# generators' guest library (toolchain/guest/bugrank_gen.py), which generators import.
+cp "$HERE/_bugrank.py" "$LIB/_bugrank.py"
+cp "$HERE/../guest/bugrank_gen.py" "$LIB/bugrank_gen.py"
 # Test suites inside the packages that stay (unittest/test, ...).
 find "$LIB" -depth -type d \( -name test -o -name tests -o -name idle_test -o -name __pycache__ \) \
     -exec rm -rf {} +

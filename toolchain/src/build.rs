@@ -214,6 +214,9 @@ impl Builder {
     }
 
     fn build_as(&self, source: &Source, kind: Kind, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
+        if source.language == Language::Python {
+            return Err(ToolchainError::Interpreted(source.language));
+        }
         let toolchain = self.ready(source.language)?;
         let jail = self.jail()?;
         source.check_names()?;
@@ -414,6 +417,7 @@ fn compiles(source: &Source, kind: Kind) -> Result<Vec<Vec<String>>, String> {
     let unprefix = match source.language {
         Language::Rust => format!("--remap-path-prefix={SOURCES}/="),
         Language::C | Language::Cpp => format!("-ffile-prefix-map={SOURCES}/="),
+        Language::Python => return Err("Python sources are not compiled here".to_owned()),
     };
     let mut args: Vec<String> = source.language.flags().iter().map(|f| f.to_string()).collect();
     args.extend([unprefix.clone(), "-o".to_owned(), OUTPUT.to_owned()]);

@@ -37,7 +37,7 @@ pub fn files(language: Language) -> Vec<(&'static str, &'static str)> {
     match language {
         Language::C => vec![("compat.h", HEADER), ("compat.c", SOURCE)],
         Language::Cpp => vec![("compat.h", HEADER), ("compat.cpp", SOURCE), ("include/bits/stdc++.h", BITS_STDCXX)],
-        Language::Rust => Vec::new(),
+        Language::Rust | Language::Python => Vec::new(),
     }
 }
 
@@ -53,6 +53,6 @@ pub fn arguments(language: Language, dir: &str) -> Vec<String> {
             format!("{dir}/{DIR}/include"),
             format!("{dir}/{DIR}/compat.cpp"),
         ],
-        Language::Rust => Vec::new(),
+        Language::Rust | Language::Python => Vec::new(),
     }
 }

@@ -1,6 +1,6 @@
 //! The generators' guest library, shipped inside bugrank to problem authors: the Rust
-//! crate `bugrank_gen` and its C/C++ twin `bugrank_gen.h`, the same functions giving the
-//! same values for the same choices. A generator is built with it
+//! crate `bugrank_gen`, its C/C++ twin `bugrank_gen.h` and its Python twin
+//! `bugrank_gen.py`, the same functions giving the same values for the same choices. A generator is built with it
 //! ([`crate::Builder::build_generator`]); `bugrank new-problem` writes a copy beside the
 //! generator for the author's editor and native builds. Pitfall: a copy in the problem
 //! directory is used instead of bugrank's own, so the problem keeps building with the
@@ -15,10 +15,17 @@ pub const C_HEADER: &str = include_str!("../guest/bugrank_gen.h");
 /// fixtures' generators are built with it too, by `fixtures/build.sh`).
 pub const RUST_CRATE: &str = include_str!("../guest/bugrank_gen.rs");
 
+/// `bugrank_gen.py`: the library for Python generators, the module `bugrank_gen`. It is
+/// inside bugrank's Python (`toolchain/python/build.sh` puts it in the standard library's
+/// archive), so a Python generator always imports bugrank's own: a copy beside the
+/// generator is for the author's native runs only.
+pub const PYTHON_MODULE: &str = include_str!("../guest/bugrank_gen.py");
+
 /// The library's file for a generator in `language`: its name and its text.
 pub fn library(language: Language) -> (&'static str, &'static str) {
     match language {
         Language::C | Language::Cpp => ("bugrank_gen.h", C_HEADER),
         Language::Rust => ("bugrank_gen.rs", RUST_CRATE),
+        Language::Python => ("bugrank_gen.py", PYTHON_MODULE),
     }
 }

@@ -14,13 +14,16 @@ pub enum Language {
     Cpp,
     /// Rust 2021, one file, rustc for `wasm32-wasip1`.
     Rust,
+    /// Python 3.11, one file, run by bugrank's CPython for WebAssembly ([`crate::python`]):
+    /// compiled to bytecode once, in the sandbox, not by a compiler of the host.
+    Python,
 }
 
 /// The name of the module every compile writes, in the build directory.
 pub(crate) const OUTPUT: &str = "main.wasm";
 
 impl Language {
-    pub const ALL: [Language; 3] = [Language::C, Language::Cpp, Language::Rust];
+    pub const ALL: [Language; 4] = [Language::C, Language::Cpp, Language::Rust, Language::Python];
 
     /// The language of a source file by its extension (`None`: not a source file).
     pub fn of_file(name: &str) -> Option<Language> {
@@ -29,6 +32,7 @@ impl Language {
             "c" => Some(Language::C),
             "cpp" | "cc" | "cxx" => Some(Language::Cpp),
             "rs" => Some(Language::Rust),
+            "py" => Some(Language::Python),
             _ => None,
         }
     }
@@ -39,7 +43,7 @@ impl Language {
         match self {
             Language::C => name.ends_with(".h"),
             Language::Cpp => [".h", ".hpp", ".hh", ".hxx"].iter().any(|e| name.ends_with(e)),
-            Language::Rust => false,
+            Language::Rust | Language::Python => false,
         }
     }
 
@@ -49,6 +53,7 @@ impl Language {
             Language::C => "c",
             Language::Cpp => "cpp",
             Language::Rust => "rs",
+            Language::Python => "py",
         }
     }
 
@@ -58,6 +63,7 @@ impl Language {
             Language::C => "C",
             Language::Cpp => "C++",
             Language::Rust => "Rust",
+            Language::Python => "Python",
         }
     }
 
@@ -79,6 +85,9 @@ impl Language {
     /// Their local variables start as every byte 0xFF (`-ftrivial-auto-var-init=pattern`):
     /// a read before a value is given is the same wrong value on every machine, where
     /// `-O2` could otherwise fold it into a right answer and hide the bug.
+    ///
+    /// Python has no compiler flags: its sources are compiled to bytecode by the
+    /// interpreter itself, the same way for everyone ([`crate::python`]).
     pub fn flags(self) -> &'static [&'static str] {
         // C and C++ share every flag but their standard (and C++'s exceptions, off).
         macro_rules! c_family_flags {
@@ -117,6 +126,7 @@ impl Language {
                 "--crate-type=bin",
                 "--crate-name=answer",
             ],
+            Language::Python => &[],
         }
     }
 }
@@ -146,6 +156,7 @@ mod tests {
         check("a01.cc", Some(Language::Cpp));
         check("a01.cxx", Some(Language::Cpp));
         check("a01.rs", Some(Language::Rust));
+        check("a01.py", Some(Language::Python));
         check("a01.wasm", None);
         check("a01.h", None);
         check("Makefile", None);

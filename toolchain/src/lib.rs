@@ -1,4 +1,6 @@
-//! Compiles students' C, C++ and Rust sources to WebAssembly, in a bubblewrap sandbox.
+//! Compiles students' C, C++ and Rust sources to WebAssembly, in a bubblewrap sandbox;
+//! carries bugrank's CPython for Python sources ([`python`]), which the WebAssembly
+//! sandbox compiles and runs.
 //!
 //! A compile is untrusted work: compilers are native programs reading hostile input. Every
 //! compile runs in a sandbox ([`Jail`]: no network, no host files beyond the toolchain's,
@@ -27,6 +29,7 @@ mod find;
 pub mod guest;
 mod jail;
 mod language;
+pub mod python;
 
 pub use build::{BUILD_CACHE_BYTES, Builder, Built, Failure, MAX_MESSAGE_CHARS, Source, cache_entry};
 pub use find::{Missing, RUST_SYSROOT, Toolchain, Toolchains};
@@ -47,4 +50,8 @@ pub enum ToolchainError {
     /// The caller stopped the compile ([`Builder::build_or_stop`]): the compiler was killed.
     #[error("the compile was stopped")]
     Stopped,
+    /// Sources no compiler of the host builds (Python: the WebAssembly sandbox's
+    /// interpreter compiles them, see [`python`]).
+    #[error("{0} sources are compiled by bugrank's interpreter in the WebAssembly sandbox, not by a compiler here")]
+    Interpreted(Language),
 }

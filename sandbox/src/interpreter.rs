@@ -1,0 +1,143 @@
+//! Programs run by an interpreter (CPython compiled to WebAssembly): the interpreter is
+//! initialised once and snapshotted, each program is compiled once, and every run starts
+//! from the snapshot.
+//!
+//! An interpreter is a WASI *reactor* with these exports (bugrank's CPython build,
+//! `toolchain/python/bugrank_python.c`, has them):
+//!
+//! - `_initialize()`: its C constructors;
+//! - `bugrank_init() -> i32`: initialises the interpreter (0: done; else the reason is on
+//!   stderr);
+//! - `bugrank_alloc(size: i32) -> i32`: room for a request the host then writes;
+//! - `bugrank_compile(request, size) -> i32`: compiles `<name>\0<source>`: 0 and the
+//!   compiled program on stdout, or not 0 and the compiler's message on stderr;
+//! - `bugrank_run(request, size) -> i32`: runs a compiled program: its exit status, or
+//!   [`UNCAUGHT`] for an exception it did not catch, whose line `bugrank_message()`
+//!   points at (NUL-terminated UTF-8).
+//!
+//! [`crate::Sandbox::interpreter`] instantiates the module with the same deterministic
+//! WASI as every run, calls `_initialize` and `bugrank_init`, and makes the snapshot
+//! (`snapshot.rs`): the module whose memory and globals start as that instance's were.
+//! Copy-on-write memory images make a run's start from that heap cost a mapping, not
+//! tens of milliseconds of start-up. Its library (the standard library's files) is written
+//! by the sandbox into a temporary directory of its own and preopened read-only while it
+//! initialises, the only time a guest (the interpreter's own code) sees a host file: it
+//! keeps what it needs in memory, and programs run with no files at all.
+
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+use wasmtime::{InstancePre, ModuleExport};
+
+use crate::engine::RunState;
+
+/// What [`crate::Sandbox::interpreter`] makes an interpreter from.
+#[derive(Clone, Copy, Debug)]
+pub struct InterpreterSpec<'a> {
+    /// Its name and version, as messages say it ("CPython 3.11.2").
+    pub name: &'a str,
+    /// The reactor module (see the module's documentation for its exports).
+    pub module: &'a [u8],
+    /// The files of its library: written by the sandbox into a temporary directory of its
+    /// own, preopened read-only as [`InterpreterSpec::library_dir`] while it initialises
+    /// (it must read what it needs into memory then: runs have no files).
+    pub library: &'a [(&'a str, &'a [u8])],
+    /// Where the guest finds the library while it initialises (an absolute guest path).
+    pub library_dir: &'a str,
+}
+
+impl InterpreterSpec<'_> {
+    /// SHA-256 of everything the snapshot depends on: the module, the library, where it is
+    /// found, and [`SNAPSHOT_FORMAT`].
+    pub(crate) fn hash(&self) -> [u8; 32] {
+        let mut hash = Sha256::new();
+        hash.update(SNAPSHOT_FORMAT.to_le_bytes());
+        for part in [self.module, self.library_dir.as_bytes()] {
+            hash.update((part.len() as u64).to_le_bytes());
+            hash.update(part);
+        }
+        for (name, bytes) in self.library {
+            for part in [name.as_bytes(), bytes] {
+                hash.update((part.len() as u64).to_le_bytes());
+                hash.update(part);
+            }
+        }
+        hash.finalize().into()
+    }
+}
+
+/// The version of how snapshots are made: a change of `snapshot.rs` or of the
+/// initialisation that gives other bytes bumps it, so no older snapshot is used again.
+const SNAPSHOT_FORMAT: u32 = 1;
+
+/// `bugrank_run`'s result for a program ended by an exception it did not catch.
+pub const UNCAUGHT: i32 = -1;
+
+/// Fuel for initialising an interpreter: CPython's start-up and the modules it imports
+/// ahead take some hundreds of millions.
+pub(crate) const INIT_FUEL: u64 = 20_000_000_000;
+
+/// Fuel for compiling one program: a parse and the imports it names (checked by
+/// importing them: a module of the standard library takes up to some hundred million).
+pub const COMPILE_FUEL: u64 = 5_000_000_000;
+
+/// The most bytes a compiled program may take (its code objects and its source, kept for
+/// tracebacks): far above any hand-in's.
+pub const MAX_COMPILED_BYTES: usize = 16 << 20;
+
+/// An interpreter, initialised and snapshotted, ready to compile and run programs.
+pub struct Interpreter {
+    pub(crate) name: String,
+    pub(crate) hash: [u8; 32],
+    pub(crate) pre: InstancePre<RunState>,
+    pub(crate) entries: Entries,
+    /// Bytes of linear memory every run starts with (the snapshot's heap): not counted
+    /// against a run's memory limit, which is the program's own.
+    pub(crate) base_memory: usize,
+}
+
+impl Interpreter {
+    /// Its name and version, as given in its [`InterpreterSpec`].
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl std::fmt::Debug for Interpreter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Interpreter").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// The entry points of an interpreter's instances, found once.
+#[derive(Clone)]
+pub(crate) struct Entries {
+    pub(crate) alloc: ModuleExport,
+    pub(crate) compile: ModuleExport,
+    pub(crate) run: ModuleExport,
+    pub(crate) message: ModuleExport,
+}
+
+/// An interpreter's library on the host while it initialises: a temporary directory of
+/// the sandbox's own, deleted when the snapshot is taken.
+pub(crate) struct Library {
+    dir: tempfile::TempDir,
+}
+
+impl Library {
+    /// Writes `files` into a new temporary directory.
+    pub(crate) fn write(files: &[(&str, &[u8])]) -> std::io::Result<Library> {
+        let dir = tempfile::Builder::new().prefix("bugrank-library-").tempdir()?;
+        for (name, bytes) in files {
+            if name.contains('/') || name.starts_with('.') {
+                return Err(std::io::Error::other(format!("`{name}` is not a plain file name")));
+            }
+            std::fs::write(dir.path().join(name), bytes)?;
+        }
+        Ok(Library { dir })
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}

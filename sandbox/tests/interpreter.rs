@@ -1,0 +1,154 @@
+//! Programs run by an interpreter: bugrank's CPython (`toolchain/python/`), snapshotted
+//! once, each program compiled once, every run from the snapshot.
+
+use std::sync::{Arc, OnceLock};
+
+use sandbox::{Choices, Interpreter, InterpreterSpec, Limits, Outcome, Program, Run, Sandbox};
+
+const PYTHON: &[u8] = include_bytes!("../../toolchain/python/python.wasm");
+const STDLIB: &[u8] = include_bytes!("../../toolchain/python/python311.zip");
+
+fn sandbox() -> &'static Sandbox {
+    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
+    SANDBOX.get_or_init(|| Sandbox::new().unwrap())
+}
+
+fn python() -> &'static Arc<Interpreter> {
+    static PYTHON_READY: OnceLock<Arc<Interpreter>> = OnceLock::new();
+    PYTHON_READY.get_or_init(|| {
+        let spec = InterpreterSpec {
+            name: "CPython 3.11.2",
+            module: PYTHON,
+            library: &[("python311.zip", STDLIB)],
+            library_dir: "/usr/local/lib",
+        };
+        sandbox().interpreter(&spec).unwrap()
+    })
+}
+
+fn compile(source: &str) -> Result<Program, String> {
+    sandbox().load_interpreted(python(), "a01.py", source.as_bytes()).unwrap()
+}
+
+fn run(source: &str, input: &str) -> Run {
+    let program = compile(source).unwrap_or_else(|message| panic!("does not compile: {message}"));
+    sandbox().run(&program, input.as_bytes(), &Limits::default()).unwrap()
+}
+
+/// Runs `source` on `input`: `expected` outcome and stdout.
+fn check(source: &str, input: &str, expected: Outcome, stdout: &str) -> Run {
+    let run = run(source, input);
+    assert_eq!(run.outcome, expected, "stderr: {}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(String::from_utf8_lossy(&run.stdout), stdout);
+    run
+}
+
+#[test]
+fn a_python_program_reads_stdin_and_writes_stdout() {
+    check("n = int(input())\nprint(n * 2)\n", "21\n", Outcome::Exited(0), "42\n");
+    check("import sys\nprint(sum(map(int, sys.stdin.read().split())))\n", "1 2\n3\n", Outcome::Exited(0), "6\n");
+}
+
+#[test]
+fn every_run_starts_from_the_same_state() {
+    let program = compile("import random\nx = [0]\nx.append(random.random())\nprint(len(x), x[1])\n").unwrap();
+    let first = sandbox().run(&program, b"", &Limits::default()).unwrap();
+    let second = sandbox().run(&program, b"", &Limits::default()).unwrap();
+    assert_eq!(first, second, "the same output, the same fuel");
+    assert!(first.stdout.starts_with(b"2 0."));
+}
+
+#[test]
+fn exit_statuses_are_python_s() {
+    check("import sys\nprint('a')\nsys.exit(3)\n", "", Outcome::Exited(3), "a\n");
+    check("exit()\n", "", Outcome::Exited(0), "");
+    let run = check("import sys\nsys.exit('bad input')\n", "", Outcome::Exited(1), "");
+    assert_eq!(run.stderr, b"bad input\n");
+}
+
+#[test]
+fn an_uncaught_exception_is_its_line_with_the_traceback_on_stderr() {
+    let run = check("print('before')\nx = 0\nprint(1 // x)\n", "", Outcome::Uncaught("ZeroDivisionError: integer division or modulo by zero".into()), "before\n");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(
+        stderr,
+        "Traceback (most recent call last):\n  File \"a01.py\", line 3, in <module>\n    print(1 // x)\n          ~~^^~~\nZeroDivisionError: integer division or modulo by zero\n"
+    );
+    check("input()\n", "", Outcome::Uncaught("EOFError: EOF when reading a line".into()), "");
+}
+
+#[test]
+fn syntax_errors_and_impossible_imports_are_the_compiler_s_refusal() {
+    let refused = |source: &str| compile(source).err().unwrap_or_else(|| panic!("compiles: {source}"));
+    assert_eq!(refused("print('a'\n"), "  File \"a01.py\", line 1\n    print('a'\n         ^\nSyntaxError: '(' was never closed");
+    assert!(refused("if True:\nprint(1)\n").ends_with("IndentationError: expected an indented block after 'if' statement on line 1"));
+    assert_eq!(refused("import numpy\n"), "  File \"a01.py\", line 1\n    import numpy\nModuleNotFoundError: No module named 'numpy'");
+    assert!(refused("x = 1\nimport tkinter\n").starts_with("  File \"a01.py\", line 2\n    import tkinter\nModuleNotFoundError"));
+    assert!(refused("from math import sqroot\n").ends_with("ImportError: cannot import name 'sqroot' from 'math'"));
+    // A program may try an import and do without it.
+    assert!(compile("try:\n    import numpy\nexcept ImportError:\n    numpy = None\nprint(numpy)\n").is_ok());
+}
+
+#[test]
+fn nothing_of_the_host_reaches_a_python_program() {
+    let run = |source: &str| run(source, "");
+    let said = |run: Run| match run.outcome {
+        Outcome::Uncaught(line) => line,
+        other => panic!("{other:?}: {}", String::from_utf8_lossy(&run.stdout)),
+    };
+    let no_files = "PermissionError: [Errno 76] Capabilities insufficient";
+    assert_eq!(said(run("open('/etc/passwd').read()\n")), format!("{no_files}: '/etc/passwd'"));
+    assert_eq!(said(run("open('/proc/self/environ').read()\n")), format!("{no_files}: '/proc/self/environ'"));
+    assert!(said(run("open('/usr/local/lib/x', 'w')\n")).contains("Error"));
+    assert_eq!(said(run("import os\nos.system('ls')\n")), "AttributeError: module 'os' has no attribute 'system'");
+    assert_eq!(said(run("import subprocess\nsubprocess.run(['ls'])\n")), "OSError: [Errno 58] wasi does not support processes.");
+    assert_eq!(said(run("import socket\nsocket.socket()\n")), "OSError: [Errno 58] Not supported");
+    assert_eq!(said(run("import threading\nthreading.Thread(target=print).start()\n")), "RuntimeError: can't start new thread");
+    assert!(said(run("import os\nos.listdir('/usr/local/lib')\n")).contains("Error"), "the library is not a file during runs");
+    assert!(said(run("import os\nos.listdir('/')\n")).contains("Error"));
+    check("import os\nprint(dict(os.environ))\n", "", Outcome::Exited(0), "{}\n");
+    check("import time\nprint(time.time())\n", "", Outcome::Exited(0), "946684800.0\n");
+}
+
+#[test]
+fn limits_hold_for_python_as_for_modules() {
+    assert_eq!(run("while True:\n    pass\n", "").outcome, Outcome::Timeout);
+    assert_eq!(run("x = [0] * (10**8)\n", "").outcome, Outcome::OutOfMemory);
+    assert_eq!(run("x = []\nwhile True:\n    x.append('a' * 10**6)\n", "").outcome, Outcome::OutOfMemory);
+    assert_eq!(run("while True:\n    print('flood' * 100)\n", "").outcome, Outcome::OutputLimit);
+    let recursed = run("def f(n):\n    return f(n + 1)\nf(0)\n", "");
+    assert_eq!(recursed.outcome, Outcome::Uncaught("RecursionError: maximum recursion depth exceeded".into()));
+    let traceback = String::from_utf8_lossy(&recursed.stderr);
+    assert!(traceback.starts_with("Traceback (most recent call last):\n  (978 earlier calls left out)\n"), "{traceback}");
+    assert_eq!(traceback.matches("line 2, in f").count(), 3, "the last calls, the repeated ones folded as Python folds them: {traceback}");
+}
+
+/// Choices replayed from a list, then zeros, as the grader's are.
+struct Replay(Vec<u64>, usize);
+
+impl Choices for Replay {
+    fn choice(&mut self, max: u64) -> Option<u64> {
+        let value = self.0.get(self.1).copied().unwrap_or(0).min(max);
+        self.1 += 1;
+        Some(value)
+    }
+    fn size(&self) -> u32 {
+        30
+    }
+}
+
+#[test]
+fn a_python_generator_makes_its_choices_through_the_host() {
+    let generator = compile("import bugrank_gen as g\nxs = g.vec_of(5, g.small_int)\ng.emit(' '.join(map(str, xs)) + '\\n')\n").unwrap();
+    let generate = |choices: Vec<u64>| {
+        let (run, replay) = sandbox().generate(&generator, Replay(choices, 0), &Limits::default()).unwrap();
+        assert_eq!(run.outcome, Outcome::Exited(0), "{}", String::from_utf8_lossy(&run.stderr));
+        (String::from_utf8(run.stdout).unwrap(), replay.1)
+    };
+    // "continue?" then an element (choice 2 of -10..=10 is -1), twice, then stop.
+    assert_eq!(generate(vec![1, 2, 1, 3, 0]), ("-1 2\n".to_owned(), 5));
+    assert_eq!(generate(Vec::new()), ("\n".to_owned(), 1));
+    // A program that is not a generator gets no choices: asking ends its run.
+    let asked = run("import bugrank_gen\nbugrank_gen.choice(3)\n", "");
+    assert!(matches!(asked.outcome, Outcome::Trap(ref m) if m.contains("more choices than allowed")), "{:?}", asked.outcome);
+}

@@ -1,0 +1,144 @@
+/* bugrank's entry points into CPython: what makes python.wasm a WASI *reactor* that
+ * bugrank snapshots once, initialised, and then runs students' programs from.
+ *
+ * The host (bugrank's sandbox, sandbox/src/interpreter.rs) calls, in order:
+ *   _initialize()            wasi-libc's constructors (the reactor's crt1)
+ *   bugrank_init() -> 0      the interpreter initialised and the common modules imported;
+ *                            then the host takes its snapshot (memory and globals)
+ * and, on each copy of the snapshot, once:
+ *   bugrank_alloc(n) -> p    n bytes for the host to write a request into
+ *   bugrank_compile(p, n)    a source ("<file name>\0<source>") compiled: status 0 and
+ *                            the marshalled program on stdout, or status 1 and Python's
+ *                            error (SyntaxError, an import that cannot work) on stderr
+ *   bugrank_run(p, n)        a compiled program run as __main__: its exit status (0 to
+ *                            125), or -1 for an exception it did not catch (traceback on
+ *                            stderr, its last line at bugrank_message())
+ *   bugrank_message() -> p   that last line, NUL-terminated UTF-8
+ * The work is Python's, in _bugrank.py (in python311.zip): this file only calls it.
+ */
+#include "Python.h"
+
+/* The generators' host functions (bugrank.choice, bugrank.size), as the built-in module
+ * _bugrank_gen that bugrank_gen.py calls: a Python generator makes its choices as a C or
+ * Rust one does. (A program that is not a generator gets no choices: calling them ends
+ * its run.) */
+__attribute__((import_module("bugrank"), import_name("choice"))) extern long long host_choice(long long max);
+__attribute__((import_module("bugrank"), import_name("size"))) extern int host_size(void);
+
+static PyObject *gen_choice(PyObject *self, PyObject *arg) {
+    unsigned long long max = PyLong_AsUnsignedLongLong(arg);
+    if (max == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    return PyLong_FromUnsignedLongLong((unsigned long long)host_choice((long long)max));
+}
+
+static PyObject *gen_size(PyObject *self, PyObject *unused) {
+    return PyLong_FromLong(host_size());
+}
+
+static PyMethodDef gen_methods[] = {
+    {"choice", gen_choice, METH_O, "choice(max): the host's choice in 0..=max (read as u64)."},
+    {"size", gen_size, METH_NOARGS, "size(): the host's size hint."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef gen_module = {PyModuleDef_HEAD_INIT, "_bugrank_gen", NULL, -1, gen_methods};
+
+static PyObject *gen_init(void) {
+    return PyModule_Create(&gen_module);
+}
+
+static PyObject *compile_answer; /* _bugrank.compile_answer */
+static PyObject *run_answer;     /* _bugrank.run_answer */
+static char *message;            /* the last uncaught exception's line */
+
+/* Why initialisation failed, on stderr (the host shows it). */
+static int init_failed(const char *what, PyStatus status) {
+    fprintf(stderr, "bugrank_init: %s: %s\n", what, status.err_msg ? status.err_msg : "failed");
+    return 1;
+}
+
+__attribute__((export_name("bugrank_init"))) int bugrank_init(void) {
+    if (PyImport_AppendInittab("_bugrank_gen", gen_init) < 0) {
+        fprintf(stderr, "bugrank_init: cannot add _bugrank_gen\n");
+        return 1;
+    }
+    PyPreConfig preconfig;
+    PyPreConfig_InitIsolatedConfig(&preconfig);
+    preconfig.utf8_mode = 1; /* UTF-8 stdin and stdout whatever the (absent) locale */
+    PyStatus status = Py_PreInitialize(&preconfig);
+    if (PyStatus_Exception(status)) return init_failed("pre-initialisation", status);
+
+    PyConfig config;
+    PyConfig_InitIsolatedConfig(&config);
+    config.use_hash_seed = 1; /* same hashes, same set order, same fuel on every run */
+    config.hash_seed = 0;
+    config.write_bytecode = 0;
+    config.install_signal_handlers = 0;
+    config.pathconfig_warnings = 0;
+    config.module_search_paths_set = 1;
+    status = PyConfig_SetString(&config, &config.home, L"/usr/local");
+    if (!PyStatus_Exception(status)) status = PyConfig_SetString(&config, &config.program_name, L"python3");
+    if (!PyStatus_Exception(status))
+        status = PyWideStringList_Append(&config.module_search_paths, L"/usr/local/lib/python311.zip");
+    if (!PyStatus_Exception(status)) status = Py_InitializeFromConfig(&config);
+    PyConfig_Clear(&config);
+    if (PyStatus_Exception(status)) return init_failed("initialisation", status);
+
+    PyObject *module = PyImport_ImportModule("_bugrank");
+    if (module) {
+        compile_answer = PyObject_GetAttrString(module, "compile_answer");
+        run_answer = PyObject_GetAttrString(module, "run_answer");
+        Py_DECREF(module);
+    }
+    if (!compile_answer || !run_answer) {
+        PyErr_Print();
+        return 1;
+    }
+    return 0;
+}
+
+__attribute__((export_name("bugrank_alloc"))) void *bugrank_alloc(int size) {
+    return malloc(size > 0 ? (size_t)size : 1);
+}
+
+__attribute__((export_name("bugrank_message"))) const char *bugrank_message(void) {
+    return message ? message : "";
+}
+
+/* Calls `function` with the request's bytes (freed here); its result is an int status,
+ * or a (status, message) pair. */
+static int call(PyObject *function, char *request, int size) {
+    PyObject *bytes = PyBytes_FromStringAndSize(request, size);
+    free(request);
+    if (!bytes) {
+        PyErr_Print();
+        return 1;
+    }
+    PyObject *result = PyObject_CallOneArg(function, bytes);
+    Py_DECREF(bytes);
+    if (!result) {
+        PyErr_Print();
+        return 1;
+    }
+    int status = 1;
+    PyObject *line = NULL;
+    if (PyLong_Check(result)) {
+        status = (int)PyLong_AsLong(result);
+    } else if (PyArg_ParseTuple(result, "iU", &status, &line)) {
+        Py_ssize_t length;
+        const char *text = PyUnicode_AsUTF8AndSize(line, &length);
+        free(message);
+        message = text ? strndup(text, (size_t)length) : NULL;
+    }
+    Py_DECREF(result);
+    if (PyErr_Occurred()) PyErr_Print();
+    return status;
+}
+
+__attribute__((export_name("bugrank_compile"))) int bugrank_compile(char *request, int size) {
+    return call(compile_answer, request, size);
+}
+
+__attribute__((export_name("bugrank_run"))) int bugrank_run(char *request, int size) {
+    return call(run_answer, request, size);
+}
