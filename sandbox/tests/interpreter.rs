@@ -152,3 +152,20 @@ fn a_python_generator_makes_its_choices_through_the_host() {
     let asked = run("import bugrank_gen\nbugrank_gen.choice(3)\n", "");
     assert!(matches!(asked.outcome, Outcome::Trap(ref m) if m.contains("more choices than allowed")), "{:?}", asked.outcome);
 }
+
+#[test]
+fn the_committed_interpreter_holds_the_current_sources_of_bugrank_s_side() {
+    // `toolchain/python/build.sh` records the sha256 of the files of ours it builds in;
+    // a change to one of them not yet built (and committed) fails here.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../toolchain/python");
+    let recorded = std::fs::read_to_string(dir.join("sources.txt")).unwrap();
+    let mut files = 0;
+    for line in recorded.lines() {
+        let (hash, file) = line.split_once("  ").unwrap();
+        let bytes = std::fs::read(dir.join(file)).unwrap();
+        let now: String = <sha2::Sha256 as sha2::Digest>::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(now, hash, "{file} changed since python.wasm and python311.zip were built: run toolchain/python/build.sh and commit");
+        files += 1;
+    }
+    assert_eq!(files, 3);
+}

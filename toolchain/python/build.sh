@@ -4,6 +4,8 @@
 #
 #   toolchain/python/build.sh          build python.wasm and python311.zip
 #                                      and install them beside this script
+#                                      (with sources.txt: the sha256 of
+#                                      bugrank's own sources they hold)
 #   toolchain/python/build.sh --check  rebuild in a temporary directory and
 #                                      compare with the committed files (by
 #                                      sha256); exit 1 listing every file that
@@ -577,6 +579,9 @@ if [ "$check" -eq 0 ]; then
         mv -f "$HERE/$f.tmp.$$" "$HERE/$f"
     done
     printf '%s\n' "$TOOLCHAIN" >"$HERE/toolchain.txt"
+    # bugrank's own sources in the outputs: a test compares these with the files (a
+    # change not yet built fails it, without a four-minute rebuild).
+    (cd "$HERE" && sha256sum bugrank_python.c _bugrank.py ../guest/bugrank_gen.py) >"$HERE/sources.txt"
     step "built ${OUTPUTS[*]} in $HERE"
     exit 0
 fi
