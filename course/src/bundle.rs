@@ -83,7 +83,7 @@ impl Bundle {
         }
         for program in ["reference", "generator"] {
             if !wanted.iter().any(|(_, n)| n.strip_prefix(program).is_some_and(|rest| rest.starts_with('.'))) {
-                return Err(bad(format!("the bundle has no {program}.wasm, nor a {program}.c, .cpp or .rs (at its top or in one folder)")));
+                return Err(bad(format!("the bundle has no {program}.wasm, nor a {program}.c, .cpp, .rs or .py (at its top or in one folder)")));
             }
         }
         let name = folders.into_iter().next().unwrap_or_else(|| file_name.trim_end_matches(".zip").to_owned());

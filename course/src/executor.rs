@@ -23,6 +23,11 @@ pub enum ExitStatus {
     Any,
 }
 
+/// How many times the fuel of a C, C++ or Rust reference a Python program gets on the same
+/// input, for a problem without a Python reference (`reference.py`), whose own runs then
+/// set the ratio input by input. MEASURE-ME
+pub const PYTHON_FUEL_FACTOR: u64 = 64;
+
 /// Runs a problem's generator, its reference (program 0) and answer programs (1 and up).
 pub struct SandboxExecutor<'a> {
     pub sandbox: &'a Sandbox,
@@ -31,6 +36,11 @@ pub struct SandboxExecutor<'a> {
     pub programs: Vec<&'a Program>,
     /// The problem's checker, for problems whose oracle is a checker.
     pub checker: Option<&'a Program>,
+    /// The problem's Python reference (`reference.py`) beside a compiled one: what sets a
+    /// Python answer's fuel on each input (see [`SandboxExecutor::fuel_scale`]).
+    pub python_reference: Option<&'a Program>,
+    /// Its ratio to the reference on inputs seen, by input.
+    pub python_ratios: &'a PythonRatios,
     /// Memory and output limits; the fuel here is the generator's.
     pub limits: Limits,
     /// Whether a non-zero exit status fails a run (the problem's `exit_status`).
@@ -44,6 +54,55 @@ pub struct SandboxExecutor<'a> {
 impl SandboxExecutor<'_> {
     fn cancelled(&self) -> bool {
         self.cancel.is_some_and(|flag| flag.load(Ordering::Relaxed))
+    }
+
+    /// How many units of fuel `program` gets for each unit of its budget (the grader's
+    /// budgets are in the reference's fuel): 1, but for a Python program judged against a
+    /// compiled reference, which gets the Python reference's fuel on `input` divided by the
+    /// reference's (rounded up), or [`PYTHON_FUEL_FACTOR`] without a Python reference (or
+    /// where it fails). The run's fuel is divided back, so the grader, and a student's
+    /// bug list, compare it with the reference's as for any program.
+    pub fn fuel_scale(&self, program: usize, input: &[u8]) -> u64 {
+        if self.programs[program].interpreter().is_none() || self.programs[0].interpreter().is_some() {
+            return 1;
+        }
+        let Some(python) = self.python_reference else { return PYTHON_FUEL_FACTOR };
+        if let Some(ratio) = self.python_ratios.get(input) {
+            return ratio;
+        }
+        let limits = Limits { fuel: self.limits.fuel, ..self.limits };
+        let fuel = |program: &Program, fuel: u64| match self.sandbox.run(program, input, &Limits { fuel, ..limits }) {
+            Ok(run) if run.outcome.is_success() => Some(run.fuel_used.max(1)),
+            _ => None,
+        };
+        let ratio = match (fuel(self.programs[0], limits.fuel), fuel(python, limits.fuel.saturating_mul(PYTHON_FUEL_FACTOR))) {
+            (Some(reference), Some(python)) => python.div_ceil(reference).max(1),
+            _ => PYTHON_FUEL_FACTOR,
+        };
+        self.python_ratios.insert(input, ratio);
+        ratio
+    }
+}
+
+/// The Python reference's fuel over the reference's, by input: each input is measured
+/// once, whatever the number of Python answers run on it. Forgets everything beyond
+/// [`PythonRatios::MAX_INPUTS`] (a long search's inputs are seen once or twice each).
+#[derive(Debug, Default)]
+pub struct PythonRatios(std::sync::Mutex<std::collections::HashMap<Vec<u8>, u64>>);
+
+impl PythonRatios {
+    const MAX_INPUTS: usize = 10_000;
+
+    fn get(&self, input: &[u8]) -> Option<u64> {
+        self.0.lock().expect("ratios poisoned").get(input).copied()
+    }
+
+    fn insert(&self, input: &[u8], ratio: u64) {
+        let mut ratios = self.0.lock().expect("ratios poisoned");
+        if ratios.len() >= Self::MAX_INPUTS {
+            ratios.clear();
+        }
+        ratios.insert(input.to_vec(), ratio);
     }
 }
 
@@ -79,7 +138,8 @@ impl Executor for SandboxExecutor<'_> {
         if self.cancelled() {
             return Execution { outcome: RunOutcome::Timeout, stdout: Vec::new(), fuel_used: fuel };
         }
-        let limits = Limits { fuel, ..self.limits };
+        let scale = self.fuel_scale(program, input);
+        let limits = Limits { fuel: fuel.saturating_mul(scale), ..self.limits };
         let run = self
             .sandbox
             .run(self.programs[program], input, &limits)
@@ -88,13 +148,16 @@ impl Executor for SandboxExecutor<'_> {
             Outcome::Exited(0) => RunOutcome::Success,
             Outcome::Exited(_) if self.exit_status == ExitStatus::Any => RunOutcome::Success,
             Outcome::Timeout => RunOutcome::Timeout,
+            // (Python's MemoryError is running out of memory, whether or not the limit
+            // was reached: the allocation asked for may not even fit in 4 GiB.)
             Outcome::OutOfMemory => RunOutcome::Memory,
+            Outcome::Uncaught(line) if line == "MemoryError" || line.starts_with("MemoryError:") => RunOutcome::Memory,
             Outcome::OutputLimit => RunOutcome::Output,
             crash @ (Outcome::Exited(_) | Outcome::Trap(_) | Outcome::StackOverflow | Outcome::Uncaught(_)) => {
                 RunOutcome::Crash(crash_message(crash, &run.stderr))
             }
         };
-        Execution { outcome, stdout: run.stdout, fuel_used: run.fuel_used }
+        Execution { outcome, stdout: run.stdout, fuel_used: run.fuel_used.div_ceil(scale) }
     }
 
     fn check(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<CheckerVerdict, String> {

@@ -46,6 +46,12 @@ pub fn run_check_problem(sandbox: &Sandbox, builder: &Builder, dir: &Path, stop:
             examples.push(Example { id: submission.id.clone(), program: programs.len(), correct });
         }
     }
+    // A Python reference beside the reference must be one too: it sets Python answers'
+    // budgets, and is checked as a correct example is.
+    if let Some(python) = &problem_dir.python_reference {
+        programs.push(python);
+        examples.push(Example { id: "reference.py".to_owned(), program: programs.len(), correct: true });
+    }
     let executor = SandboxExecutor { cancel: stop, ..problem_dir.executor(sandbox, programs) };
     let mut report = grader::check_problem(&problem_dir.problem(), &executor, &examples);
     for not_built in &batch.not_built {

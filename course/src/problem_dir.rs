@@ -11,7 +11,7 @@ use serde::Deserialize;
 use toolchain::{Builder, Built, Language, Source};
 
 use crate::error::{CourseError, CourseResult};
-use crate::executor::{ExitStatus, SandboxExecutor};
+use crate::executor::{ExitStatus, PythonRatios, SandboxExecutor};
 
 /// The largest `limits.reference_fuel` a problem may set: some 30 s of the reference on
 /// one input (the sandbox's wall clock stops a run there anyway), so that a bundle cannot
@@ -59,23 +59,27 @@ pub fn max_points(max: f64) -> Result<f64, String> {
 /// statement, each program as a module or a source file, and the generator's guest library
 /// when the author keeps a copy. `statement.md` is optional, and the checker needed only
 /// when the oracle is a checker.
-pub const PROBLEM_FILES: [&str; 16] = [
+pub const PROBLEM_FILES: [&str; 20] = [
     "problem.toml",
     "statement.md",
     "reference.wasm",
     "reference.c",
     "reference.cpp",
     "reference.rs",
+    "reference.py",
     "generator.wasm",
     "generator.c",
     "generator.cpp",
     "generator.rs",
+    "generator.py",
     "checker.wasm",
     "checker.c",
     "checker.cpp",
     "checker.rs",
+    "checker.py",
     "bugrank_gen.h",
     "bugrank_gen.rs",
+    "bugrank_gen.py",
 ];
 
 /// `problem.toml`. Every field but the title has a default.
@@ -281,6 +285,12 @@ pub struct ProblemDir {
     pub generator: Program,
     /// `checker.wasm`, loaded when the oracle is a checker.
     pub checker: Option<Program>,
+    /// `reference.py` beside a compiled reference: Python answers' budgets come from its
+    /// runs (see [`SandboxExecutor::fuel_scale`]). It is checked to agree with the
+    /// reference on the calibration inputs by `check-problem`.
+    pub python_reference: Option<Program>,
+    /// Its fuel over the reference's, by input, shared by every executor of the problem.
+    pub python_ratios: PythonRatios,
     /// The modules built from the directory's sources, as `(reference.wasm, bytes)` and
     /// so on: the service stores them beside the sources, so that every analysis of an
     /// uploaded problem runs the programs it was checked with, whatever the compiler later.
@@ -299,14 +309,7 @@ impl ProblemDir {
             let bytes = std::fs::read(&path).map_err(CourseError::io(format!("cannot read {}", path.display())))?;
             let bytes = match language {
                 None => bytes,
-                Some(Language::Python) => {
-                    let python = crate::load::python(sandbox).map_err(CourseError::Problem)?;
-                    let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-                    return match sandbox.load_interpreted(&python, &name, &bytes)? {
-                        Ok(program) => Ok(program),
-                        Err(message) => Err(CourseError::Problem(format!("{} does not compile:\n{message}", path.display()))),
-                    };
-                }
+                Some(Language::Python) => return python_program(sandbox, &path),
                 Some(language) => {
                     let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
                     let mut source = Source { language, files: vec![(name, bytes)] };
@@ -343,7 +346,11 @@ impl ProblemDir {
             Oracle::Checker => Some(load("checker", Role::Answer)?),
             _ => None,
         };
-        Ok(ProblemDir { dir: dir.to_owned(), name, reference, generator, checker, toml, built })
+        let python_reference = match (reference.interpreter(), dir.join("reference.py")) {
+            (None, path) if path.is_file() => Some(python_program(sandbox, &path)?),
+            _ => None,
+        };
+        Ok(ProblemDir { dir: dir.to_owned(), name, reference, generator, checker, python_reference, python_ratios: PythonRatios::default(), toml, built })
     }
 
     pub fn problem(&self) -> grader::Problem {
@@ -369,6 +376,8 @@ impl ProblemDir {
             generator: &self.generator,
             programs: std::iter::once(&self.reference).chain(answers).collect(),
             checker: self.checker.as_ref(),
+            python_reference: self.python_reference.as_ref(),
+            python_ratios: &self.python_ratios,
             limits: self.run_limits(),
             exit_status: self.toml.exit_status,
             cancel: None,
@@ -382,6 +391,17 @@ impl ProblemDir {
             memory_bytes: self.toml.limits.memory_mib << 20,
             output_bytes: self.toml.limits.output_bytes,
         }
+    }
+}
+
+/// The Python program at `path` (a problem's own), compiled by bugrank's CPython.
+fn python_program(sandbox: &Sandbox, path: &Path) -> CourseResult<Program> {
+    let bytes = std::fs::read(path).map_err(CourseError::io(format!("cannot read {}", path.display())))?;
+    let python = crate::load::python(sandbox).map_err(CourseError::Problem)?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    match sandbox.load_interpreted(&python, &name, &bytes)? {
+        Ok(program) => Ok(program),
+        Err(message) => Err(CourseError::Problem(format!("{} does not compile:\n{message}", path.display()))),
     }
 }
 

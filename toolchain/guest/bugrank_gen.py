@@ -42,23 +42,36 @@ try:
     import _bugrank_gen as _host
 except ImportError:  # plain python3: the local stand-in
 
+    def _env(name):
+        """The variable's value, unless unset or blank (not trimmed: as the Rust crate)."""
+        value = os.environ.get(name)
+        return value if value is not None and value.strip() else None
+
+    def _parse(text, lo, hi):
+        """`text` (trimmed) as an integer in lo..=hi, read as Rust's `parse` reads it:
+        an optional sign, ASCII digits only; None otherwise."""
+        text = text.strip()
+        if lo >= 0 and text.startswith("-"):
+            return None
+        digits = text[1:] if text[:1] in ("+", "-") else text
+        if not digits or not all("0" <= c <= "9" for c in digits):
+            return None
+        value = int(text)
+        return value if lo <= value <= hi else None
+
     class _Local:
         def __init__(self):
-            env = lambda name: (os.environ.get(name) or "").strip() or None
-            try:
-                self._size = max(0, min(100, int(env("BUGRANK_SIZE") or 30)))
-            except ValueError:
-                self._size = 30
-            self._trace = env("BUGRANK_TRACE") == "1"
+            size = _parse(_env("BUGRANK_SIZE") or "", -(1 << 63), (1 << 63) - 1)
+            self._size = 30 if size is None else max(0, min(100, size))
+            self._trace = _env("BUGRANK_TRACE") == "1"
             self._replay = None
-            if env("BUGRANK_ZERO") == "1":
+            if _env("BUGRANK_ZERO") == "1":
                 self._replay = []
-            elif env("BUGRANK_CHOICES"):
-                self._replay = [int(v) for v in env("BUGRANK_CHOICES").split(",") if v.strip().isdigit()]
-            try:
-                self._state = int(env("BUGRANK_SEED") or 1) & U64
-            except ValueError:
-                self._state = 1
+            elif _env("BUGRANK_CHOICES"):
+                values = (_parse(v, 0, U64) for v in _env("BUGRANK_CHOICES").split(","))
+                self._replay = [v for v in values if v is not None]
+            seed = _parse(_env("BUGRANK_SEED") or "", 0, U64)
+            self._state = 1 if seed is None else seed
             self._position = 0
 
         def _splitmix64(self):

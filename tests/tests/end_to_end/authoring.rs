@@ -23,13 +23,13 @@ fn failed(dir: &Path) -> Vec<String> {
 }
 
 #[test]
-fn a_new_problem_in_c_or_rust_is_ready_and_grades_its_buggy_example_on_the_simplest_failing_input() {
+fn a_new_problem_in_c_rust_or_python_is_ready_and_grades_its_buggy_example_on_the_simplest_failing_input() {
     if !can_build(&[Language::C, Language::Rust]) {
         return;
     }
     let root = tempfile::tempdir().unwrap();
     let mut samples = Vec::new();
-    for (name, language) in [("largest-c", AuthorLanguage::C), ("largest-rust", AuthorLanguage::Rust)] {
+    for (name, language) in [("largest-c", AuthorLanguage::C), ("largest-rust", AuthorLanguage::Rust), ("largest-python", AuthorLanguage::Python)] {
         let dir = root.path().join(name);
         new_problem(&dir, name, language).unwrap();
         let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &dir, None).unwrap();
@@ -47,7 +47,25 @@ fn a_new_problem_in_c_or_rust_is_ready_and_grades_its_buggy_example_on_the_simpl
         assert_eq!(suite, [("-1\n", &["buggy".to_owned()][..])], "{name}: one bug, shrunk to the simplest list it shows in");
     }
     assert_eq!(samples[0], samples[1], "the C and the Rust generator make the same inputs");
+    assert_eq!(samples[0], samples[2], "the C and the Python generator make the same inputs");
     assert!(new_problem(&root.path().join("largest-c"), "again", AuthorLanguage::C).unwrap_err().to_string().contains("already exists"));
+}
+
+#[test]
+fn a_python_reference_beside_a_compiled_one_is_checked_to_agree_with_it() {
+    if !can_build(&[Language::C]) {
+        return;
+    }
+    let python_reference = include_str!("../../../web/templates/new-problem/reference.py");
+    let root = edited(&[("reference.py", python_reference)]);
+    let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &root.path().join("p"), None).unwrap();
+    assert!(problem.python_reference.is_some() && problem.reference.interpreter().is_none(), "reference.c is the reference");
+    let text = check_text(&problem, &report);
+    assert!(report.passed() && text.contains("the correct example `reference.py` passes every input"), "{text}");
+
+    // One that prints 0 for an empty list disagrees, and the check says so.
+    let root = edited(&[("reference.py", &python_reference.replace("print(\"empty\")", "print(0)"))]);
+    assert_eq!(failed(&root.path().join("p")), ["the correct example `reference.py` passes every input"]);
 }
 
 /// A new C problem in a temporary directory, edited by `edit` (file, text).
@@ -163,8 +181,20 @@ fn main() {
 }
 "#;
 
+const EVERY_FUNCTION_PYTHON: &str = r#"import bugrank_gen as g
+print(g.choice(1000), g.size(), int(g.bool_()))
+print(g.int_in(-5, 1000), g.int_in(7, -3), g.int_in(-2**63, 2**63 - 1), g.int_in(-100, -50))
+print(g.small_int(), g.i32_any(), g.weighted([0, 3, 0, 1]), g.one_of(g.I32_CORNERS))
+many = g.Many(5)
+while many.more():
+    print(f"[{g.small_int()}]", end="")
+print(f" {many.count()} {g.length_cap(1000)}")
+text = g.string_of("ab@.", 12)
+print(f"{text}|{int(g.more())}")
+"#;
+
 #[test]
-fn the_c_generator_library_gives_the_same_values_as_the_rust_one_for_the_same_choices() {
+fn the_c_and_python_generator_libraries_give_the_same_values_as_the_rust_one_for_the_same_choices() {
     if !can_build(&[Language::C, Language::Rust]) {
         return;
     }
@@ -177,24 +207,28 @@ fn the_c_generator_library_gives_the_same_values_as_the_rust_one_for_the_same_ch
         std::fs::write(dir.join(file), text).unwrap();
         ProblemDir::load(&tools().sandbox, &tools().builder, &dir).unwrap()
     };
-    let (c, rust) = (load("c", "generator.c", EVERY_FUNCTION_C), load("rust", "generator.rs", EVERY_FUNCTION_RUST));
-    let (c, rust) = (c.executor(&tools().sandbox, []), rust.executor(&tools().sandbox, []));
+    let (c, rust, python) =
+        (load("c", "generator.c", EVERY_FUNCTION_C), load("rust", "generator.rs", EVERY_FUNCTION_RUST), load("python", "generator.py", EVERY_FUNCTION_PYTHON));
+    let (c, rust, python) = (c.executor(&tools().sandbox, []), rust.executor(&tools().sandbox, []), python.executor(&tools().sandbox, []));
     let mut lines = std::collections::BTreeSet::new();
     for index in 0..500 {
-        let (from_c, choices) = c.generate(ChoiceSource::for_random_test(7, index));
-        let (from_rust, _) = rust.generate(ChoiceSource::for_random_test(7, index));
-        let from_c = String::from_utf8(from_c.unwrap()).unwrap();
-        assert_eq!(from_c, String::from_utf8(from_rust.unwrap()).unwrap(), "choices {:?}", choices.into_test_case().choices);
-        lines.extend(from_c.lines().map(str::to_owned));
+        let (from_rust, choices) = rust.generate(ChoiceSource::for_random_test(7, index));
+        let from_rust = String::from_utf8(from_rust.unwrap()).unwrap();
+        let choices = choices.into_test_case().choices;
+        for other in [&c, &python] {
+            let (from_other, _) = other.generate(ChoiceSource::for_random_test(7, index));
+            assert_eq!(String::from_utf8(from_other.unwrap()).unwrap(), from_rust, "choices {choices:?}");
+        }
+        lines.extend(from_rust.lines().map(str::to_owned));
     }
     assert!(lines.len() > 1000, "the values vary: {} distinct lines", lines.len());
 }
 
-/// The native stand-ins for the host (a generator built with plain `cc` or `rustc`, to try
-/// it out) read the environment alike: bad entries of `BUGRANK_CHOICES` are skipped,
+/// The native stand-ins for the host (a generator built with plain `cc` or `rustc`, or run
+/// with plain `python3`, to try it out) read the environment alike: bad entries of `BUGRANK_CHOICES` are skipped,
 /// values out of range folded, white space ignored, bad sizes and seeds fall back.
 #[test]
-fn built_natively_the_c_and_rust_generator_libraries_read_the_environment_alike() {
+fn built_natively_the_c_rust_and_python_generator_libraries_read_the_environment_alike() {
     let Some(cc) = ["cc", "clang", "gcc"].into_iter().find(|cc| std::process::Command::new(cc).arg("--version").output().is_ok()) else {
         assert!(std::env::var_os("CI").is_none(), "under CI a C compiler is installed");
         return;
@@ -209,6 +243,8 @@ fn built_natively_the_c_and_rust_generator_libraries_read_the_environment_alike(
         let out = std::process::Command::new(program).args(args).current_dir(dir.path()).output().unwrap();
         assert!(out.status.success(), "{program} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     };
+    std::fs::write(path("bugrank_gen.py"), toolchain::guest::PYTHON_MODULE).unwrap();
+    std::fs::write(path("every.py"), EVERY_FUNCTION_PYTHON).unwrap();
     run(cc, &["-std=c11", "-O1", "-o", "every-c", "every.c"]);
     run("rustc", &["--edition=2021", "--crate-type=rlib", "--crate-name=bugrank_gen", "-o", "libbugrank_gen.rlib", "bugrank_gen.rs"]);
     run("rustc", &["--edition=2021", "--extern", "bugrank_gen=libbugrank_gen.rlib", "-o", "every-rust", "every.rs"]);
@@ -224,7 +260,13 @@ fn built_natively_the_c_and_rust_generator_libraries_read_the_environment_alike(
     ];
     for env in settings {
         let output = |program: &str| {
-            let mut command = std::process::Command::new(path(program));
+            let mut command = match program {
+                "every.py" => std::process::Command::new("python3"),
+                _ => std::process::Command::new(path(program)),
+            };
+            if program == "every.py" {
+                command.arg(path(program)).current_dir(dir.path());
+            }
             for name in ["BUGRANK_SEED", "BUGRANK_SIZE", "BUGRANK_ZERO", "BUGRANK_CHOICES", "BUGRANK_TRACE"] {
                 command.env_remove(name);
             }
@@ -233,5 +275,6 @@ fn built_natively_the_c_and_rust_generator_libraries_read_the_environment_alike(
             (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
         };
         assert_eq!(output("every-c"), output("every-rust"), "with {env:?}");
+        assert_eq!(output("every.py"), output("every-rust"), "with {env:?}");
     }
 }

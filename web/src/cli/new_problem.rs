@@ -1,5 +1,5 @@
 //! `bugrank new-problem`: writes a working problem to start from (statement, reference,
-//! generator, problem.toml, a correct and a buggy example), in C or Rust.
+//! generator, problem.toml, a correct and a buggy example), in C, Rust or Python.
 
 use std::path::Path;
 
@@ -19,6 +19,7 @@ pub struct NewProblemArgs {
 pub enum AuthorLanguage {
     C,
     Rust,
+    Python,
 }
 
 /// The files of a new problem, by language: (path in the problem, text with `{{TITLE}}`).
@@ -41,6 +42,13 @@ fn template(language: AuthorLanguage) -> Vec<(&'static str, &'static str)> {
             ("bugrank_gen.rs", toolchain::guest::RUST_CRATE),
             ("submissions/correct.rs", include_str!("../../templates/new-problem/submissions/correct.rs")),
             ("submissions/buggy.rs", include_str!("../../templates/new-problem/submissions/buggy.rs")),
+        ],
+        AuthorLanguage::Python => [
+            ("reference.py", include_str!("../../templates/new-problem/reference.py")),
+            ("generator.py", include_str!("../../templates/new-problem/generator.py")),
+            ("bugrank_gen.py", toolchain::guest::PYTHON_MODULE),
+            ("submissions/correct.py", include_str!("../../templates/new-problem/submissions/correct.py")),
+            ("submissions/buggy.py", include_str!("../../templates/new-problem/submissions/buggy.py")),
         ],
     });
     files

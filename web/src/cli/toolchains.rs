@@ -1,4 +1,4 @@
-//! `bugrank toolchains`: the compilers found for students' sources.
+//! `bugrank toolchains`: the compilers found for students' sources, and bugrank's Python.
 
 use toolchain::{Builder, Language};
 
@@ -12,11 +12,15 @@ pub fn toolchains_command() -> anyhow::Result<()> {
     }
     for language in Language::ALL {
         match builder.toolchains().get(language) {
-            Ok(toolchain) => {
-                println!("{:<5} {}", language.name(), toolchain.version);
-                println!("      {} {}", toolchain.program.display(), language.flags().join(" "));
+            Ok(toolchain) if language == Language::Python => {
+                println!("{:<6} {}", language.name(), toolchain.version);
+                println!("       inside bugrank: each hand-in compiled to bytecode once, then run, in the WebAssembly sandbox");
             }
-            Err(missing) => println!("{:<5} missing: {}; install: {}", language.name(), missing.reason, missing.install),
+            Ok(toolchain) => {
+                println!("{:<6} {}", language.name(), toolchain.version);
+                println!("       {} {}", toolchain.program.display(), language.flags().join(" "));
+            }
+            Err(missing) => println!("{:<6} missing: {}; install: {}", language.name(), missing.reason, missing.install),
         }
     }
     Ok(())

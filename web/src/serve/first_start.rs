@@ -38,18 +38,24 @@ pub fn load(app: &App, problems: &Path, wait: bool) -> anyhow::Result<()> {
         app.publish(&stored)?;
         let problem_id = app.db.add_problem(&name, &problem.toml.title, &app.store.relative(&stored), true)?;
 
-        let files = hand_ins(read_batch_dir(&dir.join("submissions"))?, false);
-        let roster = std::fs::read(dir.join("roster.csv")).ok().map(|bytes| ("roster.csv".to_owned(), bytes));
-        let roster = roster.map_or(RosterGiven::None, RosterGiven::File);
-        let report = validate(app, &format!("{} (demo cohort)", problem.toml.title), &problem.toml.languages, files, Vec::new(), roster, UploadKind::Batch)
-            .and_then(|checked| checked.keep(app))
-            .map_err(|e| anyhow::anyhow!("demo batch of {name}: {e}"))?;
-        // The paper's three cohorts are three classes: `a01` of one is not `a01` of another.
-        let course = format!("Demo: {}", problem.toml.title);
-        let batch = app.db.add_batch(problem_id, &course, &report.name, &report.submissions(), &report.roster)?;
-        app.db.set_released(batch, true)?;
-        if name == FIRST_ANALYSED {
-            first = Some((batch, stored));
+        // The cohort, and its Python twin where there is one (the same bugs, handed in as
+        // Python sources): each a class of its own.
+        for (folder, course, kind) in [("submissions", format!("Demo: {}", problem.toml.title), "demo cohort"), ("submissions-python", format!("Demo: {} in Python", problem.toml.title), "demo cohort in Python")] {
+            if !dir.join(folder).is_dir() {
+                continue;
+            }
+            let files = hand_ins(read_batch_dir(&dir.join(folder))?, false);
+            let roster = std::fs::read(dir.join("roster.csv")).ok().map(|bytes| ("roster.csv".to_owned(), bytes));
+            let roster = roster.map_or(RosterGiven::None, RosterGiven::File);
+            let report = validate(app, &format!("{} ({kind})", problem.toml.title), &problem.toml.languages, files, Vec::new(), roster, UploadKind::Batch)
+                .and_then(|checked| checked.keep(app))
+                .map_err(|e| anyhow::anyhow!("demo batch of {name}: {e}"))?;
+            // The paper's three cohorts are three classes: `a01` of one is not `a01` of another.
+            let batch = app.db.add_batch(problem_id, &course, &report.name, &report.submissions(), &report.roster)?;
+            app.db.set_released(batch, true)?;
+            if name == FIRST_ANALYSED && folder == "submissions" {
+                first = Some((batch, stored.clone()));
+            }
         }
     }
     for student in app.db.students()? {

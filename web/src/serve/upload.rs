@@ -256,10 +256,19 @@ fn compile_sources(app: &App, verdicts: &mut [FileVerdict], stored: &[(String, V
         .filter_map(|(sha256, bytes)| {
             let source = toolchain::Source::from_bytes(bytes)?;
             let language = source.language.name().to_owned();
-            let build = match app.tools.builder.build(&source) {
-                Ok(toolchain::Built::Module { .. }) => UploadBuild::Compiles { language },
-                Ok(toolchain::Built::Failed { message, .. }) => UploadBuild::DoesNotCompile { language, message },
-                Err(missing) => UploadBuild::NotChecked { reason: missing.to_string() },
+            let build = if source.language == toolchain::Language::Python {
+                // (Compiled to bytecode by the sandbox's CPython: milliseconds, not kept.)
+                match course::load::build(&app.tools.sandbox, &app.tools.builder, sha256, &source, None) {
+                    Ok(course::hand_in::Loaded::Program(..)) => UploadBuild::Compiles { language },
+                    Ok(course::hand_in::Loaded::NotBuilt(build)) => UploadBuild::DoesNotCompile { language, message: build.error.unwrap_or_default() },
+                    Err(reason) => UploadBuild::NotChecked { reason },
+                }
+            } else {
+                match app.tools.builder.build(&source) {
+                    Ok(toolchain::Built::Module { .. }) => UploadBuild::Compiles { language },
+                    Ok(toolchain::Built::Failed { message, .. }) => UploadBuild::DoesNotCompile { language, message },
+                    Err(missing) => UploadBuild::NotChecked { reason: missing.to_string() },
+                }
             };
             Some((sha256.clone(), build))
         })

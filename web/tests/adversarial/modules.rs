@@ -16,12 +16,14 @@ use crate::{Case, Measured};
 
 /// What must become of the hostile submission `x`.
 #[derive(Clone, Copy)]
-enum Expect {
+pub(crate) enum Expect {
     /// Graded, failing every test it fails with this kind of failure (`wrong`, `crash`,
     /// `timeout`, `memory` or `output`), and at least one.
     Fails(&'static str),
     /// Not graded, with a reason containing this.
     Rejected(&'static str),
+    /// Graded as not built: its build error contains this.
+    NotBuilt(&'static str),
 }
 
 /// The problem the batches are graded on: the quickest fixture.
@@ -41,7 +43,7 @@ const LARGEST_COMPILE: (f64, u64) = (60.0, 1_500);
 
 /// A case grading `file` (made by `module`) next to the honest `a01.wasm`, within
 /// `(seconds, peak MB)`.
-fn graded(name: &'static str, file: &'static str, module: fn() -> Vec<u8>, expect: Expect, (max_seconds, max_peak_mb): (f64, u64)) -> Case {
+pub(crate) fn graded(name: &'static str, file: &'static str, module: fn() -> Vec<u8>, expect: Expect, (max_seconds, max_peak_mb): (f64, u64)) -> Case {
     Case {
         name,
         max_seconds,
@@ -55,7 +57,9 @@ fn graded(name: &'static str, file: &'static str, module: fn() -> Vec<u8>, expec
             let out = dir.path().join("out");
             let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
             // Every case compiles its module: none is loaded compiled from an earlier run.
-            command.env("BUGRANK_CACHE", "off");
+            // (A Python program is compiled to bytecode in every run of `bugrank grade`:
+            // the cases share only bugrank's interpreter, snapshotted once.)
+            command.env("BUGRANK_CACHE", if file.ends_with(".py") { python_cache() } else { "off".into() });
             command.args(["grade", "--stable-after", STABLE_AFTER, "--problem"]).arg(problem()).arg("--submissions").arg(&submissions).arg("--out").arg(&out);
             let process = measure(command, Duration::from_secs_f64(max_seconds * 2.0));
             assert_eq!(process.exit_code, Some(0), "bugrank grade must finish and succeed");
@@ -78,12 +82,23 @@ fn graded(name: &'static str, file: &'static str, module: fn() -> Vec<u8>, expec
                     assert!(said.contains(reason), "the reason `{said}` should say `{reason}`");
                     format!("rejected: {reason}")
                 }
-                (Expect::Fails(_), None) => panic!("x should be graded: {}", analysis["rejected"]),
+                (Expect::NotBuilt(error), Some(x)) => {
+                    let said = x["build"]["error"].as_str().unwrap_or_else(|| panic!("x should not be built: {}", x["counts"]));
+                    assert!(said.contains(error), "the build error `{said}` should say `{error}`");
+                    format!("not built: {}", said.lines().last().unwrap_or(""))
+                }
+                (Expect::Fails(_) | Expect::NotBuilt(_), None) => panic!("x should be graded: {}", analysis["rejected"]),
                 (Expect::Rejected(_), Some(x)) => panic!("x should be rejected, and was graded: {}", x["counts"]),
             };
             Measured { outcome, seconds, peak_mb }
         }),
     }
+}
+
+/// The cache directory the Python cases share: bugrank's interpreter is snapshotted once.
+fn python_cache() -> std::ffi::OsString {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().unwrap()).path().as_os_str().to_owned()
 }
 
 const FD_WRITE: &str = r#"(import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))"#;
