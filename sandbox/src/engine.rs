@@ -42,6 +42,21 @@ const POOL_SLOTS: u32 = 2048;
 /// slower than one. A small program's data, heap and shadow stack fit in 2 MiB.
 const KEEP_RESIDENT_BYTES: usize = 2 << 20;
 
+/// Instance slots of the interpreters' engine: the runs in flight at once (one per
+/// thread) and a warm slot per interpreter and thread.
+const INTERPRETER_SLOTS: u32 = 64;
+
+/// [`KEEP_RESIDENT_BYTES`] for interpreters, whose every program starts from the same
+/// snapshot in the same warm slot: CPython writes pages all over its heap and static data,
+/// and a class's programs, on their inputs, together wrote between 2 and 8 MiB of them;
+/// beyond the bound each page is given back and faulted in again on the next run (a
+/// copy-on-write fault and a TLB flush each). The Python cohort of interval sets graded
+/// with `--stable-after 500` (56,286 executions): 3.4 million page faults, 15.6 s of system
+/// time and 78.5 s with 2 MiB; 4,725 faults, 5.9 s and 51.2 s with 8 MiB. A pool of its
+/// own, so that modules keep [`KEEP_RESIDENT_BYTES`] (a class of 300 modules keeps up to
+/// that much in each of 300 warm slots).
+const INTERPRETER_KEEP_RESIDENT_BYTES: usize = 16 << 20;
+
 /// The most table elements a run may grow its tables to (function pointers: C and Rust
 /// programs need some hundreds).
 const MAX_TABLE_ELEMENTS: usize = 100_000;
@@ -126,8 +141,12 @@ pub struct Sandbox {
     disk_cache: Option<std::path::PathBuf>,
     /// Interpreters made ready, by [`InterpreterSpec::hash`].
     interpreters: Mutex<HashMap<[u8; 32], Arc<Interpreter>>>,
-    /// wasmtime-wasi's preview 1 alone, files included: what an interpreter's
-    /// initialisation runs with (its library preopened), never a program.
+    /// The engine interpreters are snapshotted and run in, and its linker: a pool of its
+    /// own (see [`INTERPRETER_KEEP_RESIDENT_BYTES`]).
+    interpreter_engine: Engine,
+    interpreter_linker: Linker<RunState>,
+    /// wasmtime-wasi's preview 1 alone, files included, in the interpreters' engine: what
+    /// an interpreter's initialisation runs with (its library preopened), never a program.
     with_files: Linker<RunState>,
 }
 
@@ -213,91 +232,12 @@ impl HostMonotonicClock for FrozenClock {
 }
 
 impl Sandbox {
-    /// Configures the engine: pooling allocator with copy-on-write memory images, fuel
-    /// metering, a bounded wasm stack, and the WASI preview 1 and generator host functions.
+    /// Configures the engines: pooling allocators with copy-on-write memory images, fuel
+    /// metering, a bounded wasm stack, and the WASI preview 1 and generator host functions;
+    /// one engine for modules, one for interpreters (see [`INTERPRETER_KEEP_RESIDENT_BYTES`]).
     pub fn new() -> Result<Sandbox, SandboxError> {
-        let mut pool = PoolingAllocationConfig::new();
-        pool.total_core_instances(POOL_SLOTS)
-            .total_memories(POOL_SLOTS)
-            .total_tables(POOL_SLOTS)
-            .max_unused_warm_slots(POOL_SLOTS)
-            .max_memory_size(MAX_MEMORY_BYTES)
-            .linear_memory_keep_resident(KEEP_RESIDENT_BYTES)
-            .table_keep_resident(KEEP_RESIDENT_BYTES)
-            .pagemap_scan(Enabled::Auto);
-        let mut config = Config::new();
-        config
-            .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))
-            .memory_init_cow(true)
-            .consume_fuel(true)
-            .epoch_interruption(true)
-            .max_wasm_stack(MAX_WASM_STACK_BYTES);
-        // A trap's kind is all an outcome keeps: no backtrace is captured (symbolising one
-        // took several % of an analysis whose answers crash often), nor the address map
-        // that backtraces need compiled.
-        config.wasm_backtrace_max_frames(None).generate_address_map(false);
-        // A class's modules share most of their functions (the standard library's): each
-        // is compiled once (see `compile.rs`).
-        config
-            .enable_incremental_compilation(std::sync::Arc::new(FunctionCache::new(FUNCTION_CACHE_BYTES)))
-            .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
-        let engine = Engine::new(&config).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
-        // The wall clock of every run's backstop; the thread ends with the engine.
-        let ticking = engine.weak();
-        std::thread::Builder::new()
-            .name("sandbox-epoch".into())
-            .spawn(move || {
-                while let Some(engine) = ticking.upgrade() {
-                    engine.increment_epoch();
-                    drop(engine);
-                    std::thread::sleep(EPOCH_TICK);
-                }
-            })
-            .map_err(|e| SandboxError::Engine(format!("cannot start the epoch thread: {e}")))?;
-
-        let mut linker = Linker::new(&engine);
-        wasmtime_wasi::p1::add_to_linker_sync(&mut linker, RunState::wasi)
-            .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
-        linker
-            .func_wrap(
-                "bugrank",
-                "choice",
-                |mut caller: Caller<'_, RunState>, max: i64| -> wasmtime::Result<i64> {
-                    let max = max as u64;
-                    match caller.data_mut().choices.as_mut().and_then(|c| c.choice(max)) {
-                        Some(value) => Ok(value.min(max) as i64),
-                        None => wasmtime::bail!("the generator made more choices than allowed"),
-                    }
-                },
-            )
-            .and_then(|linker| {
-                linker.func_wrap("bugrank", "size", |caller: Caller<'_, RunState>| -> i32 {
-                    caller.data().choices.as_ref().map_or(0, |c| c.size()) as i32
-                })
-            })
-            .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
-        // The calls whose work fuel would not see are done by `stdio.rs`, which charges for
-        // that work (and whose `poll_oneoff` never sleeps: the clocks are frozen); the
-        // arguments, environment and exit by `process.rs`, so that most runs build no WASI
-        // context at all.
-        linker.allow_shadowing(true);
-        let preview1 = "wasi_snapshot_preview1";
-        // (Initialising an interpreter reads its library's files: that alone links
-        // wasmtime-wasi's own calls, see `take_snapshot`.)
-        let with_files = linker.clone();
-        linker
-            .func_wrap(preview1, "fd_read", stdio::fd_read)
-            .and_then(|linker| linker.func_wrap(preview1, "fd_write", stdio::fd_write))
-            .and_then(|linker| linker.func_wrap(preview1, "random_get", stdio::random_get))
-            .and_then(|linker| linker.func_wrap(preview1, "poll_oneoff", stdio::poll_oneoff))
-            .and_then(|linker| linker.func_wrap(preview1, "args_sizes_get", process::args_sizes_get))
-            .and_then(|linker| linker.func_wrap(preview1, "args_get", process::args_get))
-            .and_then(|linker| linker.func_wrap(preview1, "environ_sizes_get", process::environ_sizes_get))
-            .and_then(|linker| linker.func_wrap(preview1, "environ_get", process::environ_get))
-            .and_then(|linker| linker.func_wrap(preview1, "proc_exit", process::proc_exit))
-            .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
-        linker.allow_shadowing(false);
-
+        let (engine, linker, _) = configured(POOL_SLOTS, KEEP_RESIDENT_BYTES)?;
+        let (interpreter_engine, interpreter_linker, with_files) = configured(INTERPRETER_SLOTS, INTERPRETER_KEEP_RESIDENT_BYTES)?;
         Ok(Sandbox {
             engine,
             linker,
@@ -310,6 +250,8 @@ impl Sandbox {
             compile_wait: MAX_COMPILE_WAIT,
             disk_cache: None,
             interpreters: Mutex::default(),
+            interpreter_engine,
+            interpreter_linker,
             with_files,
         })
     }
@@ -361,7 +303,7 @@ impl Sandbox {
             Some(module) => module,
             None => {
                 let (binary, _) = self.checked_binary(name, bytes, role)?;
-                let module = self.compile(name, binary.into_owned())?;
+                let module = self.compile(&self.engine, name, binary.into_owned())?;
                 if let Some(path) = &on_disk {
                     save_compiled(path, &module);
                 }
@@ -399,9 +341,9 @@ impl Sandbox {
 
     /// Compiles `binary` once the gate admits it, in the compile pool, waiting at most
     /// `compile_wait` for it (see [`MAX_COMPILE_WAIT`]).
-    fn compile(&self, name: &str, binary: Vec<u8>) -> Result<Module, SandboxError> {
+    fn compile(&self, engine: &Engine, name: &str, binary: Vec<u8>) -> Result<Module, SandboxError> {
         let admitted = self.compiling.admit(binary.len());
-        let engine = self.engine.clone();
+        let engine = engine.clone();
         let (sender, compiled) = std::sync::mpsc::sync_channel(1);
         self.compile_pool.spawn(move || {
             let module = Module::new(&engine, &binary);
@@ -473,7 +415,7 @@ impl Sandbox {
 
     /// A fresh store for one run of `name` within `limits` (memory beyond `base_memory`,
     /// the interpreter's own).
-    fn store(&self, name: &str, input: &[u8], limits: &Limits, base_memory: usize, choices: Option<Box<dyn Choices>>) -> Result<Store<RunState>, SandboxError> {
+    fn store(&self, engine: &Engine, name: &str, input: &[u8], limits: &Limits, base_memory: usize, choices: Option<Box<dyn Choices>>) -> Result<Store<RunState>, SandboxError> {
         let stdio = Stdio {
             input: input.to_vec(),
             read: 0,
@@ -485,7 +427,7 @@ impl Sandbox {
         };
         let memory = MemoryLimit { max_bytes: limits.memory_bytes.min(MAX_MEMORY_BYTES).saturating_add(base_memory), refused: false };
         let state = RunState { wasi: None, arg0: name.to_owned(), stdio, memory, choices };
-        let mut store = Store::new(&self.engine, state);
+        let mut store = Store::new(engine, state);
         store.limiter(|state| &mut state.memory);
         store.call_hook(stdio::charge_host_call);
         store.set_fuel(limits.fuel).map_err(|e| SandboxError::Host { name: name.to_owned(), reason: format!("{e:#}") })?;
@@ -521,7 +463,7 @@ impl Sandbox {
         limits: &Limits,
         choices: Option<Box<dyn Choices>>,
     ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
-        let mut store = self.store(name, input, limits, launch.base_memory, choices)?;
+        let mut store = self.store(launch.pre.module().engine(), name, input, limits, launch.base_memory, choices)?;
         let (result, instance) = match self.instantiate(name, launch.pre, &mut store)? {
             Ok(instance) => (enter(&mut store, instance, &launch.entry), Some(instance)),
             Err(e) => (Err(e), None),
@@ -562,14 +504,14 @@ impl Sandbox {
         let snapshot = match on_disk.as_deref().filter(|path| path.is_file()) {
             // SAFETY: as in `load_compiled`: written by `save_compiled` into the sandbox's
             // own cache directory; wasmtime refuses another version's or configuration's.
-            Some(path) => unsafe { Module::deserialize_file(&self.engine, path) }.ok(),
+            Some(path) => unsafe { Module::deserialize_file(&self.interpreter_engine, path) }.ok(),
             None => None,
         };
         let snapshot = match snapshot {
             Some(module) => module,
             None => {
                 let bytes = self.take_snapshot(spec).map_err(failed)?;
-                let module = self.compile(spec.name, bytes).map_err(|e| failed(e.to_string()))?;
+                let module = self.compile(&self.interpreter_engine, spec.name, bytes).map_err(|e| failed(e.to_string()))?;
                 if let Some(path) = &on_disk {
                     save_compiled(path, &module);
                 }
@@ -582,7 +524,7 @@ impl Sandbox {
         };
         let entry = |name: &str| snapshot.get_export_index(name).ok_or_else(|| failed(format!("it does not export `{name}`")));
         let entries = Entries { alloc: entry("bugrank_alloc")?, compile: entry("bugrank_compile")?, run: entry("bugrank_run")?, message: entry("bugrank_message")? };
-        let pre = self.linker.instantiate_pre(&snapshot).map_err(|e| failed(format!("{e:#}")))?;
+        let pre = self.interpreter_linker.instantiate_pre(&snapshot).map_err(|e| failed(format!("{e:#}")))?;
         let ready = Arc::new(Interpreter { name: spec.name.to_owned(), hash, pre, entries, base_memory });
         interpreters.insert(hash, ready.clone());
         Ok(ready)
@@ -594,10 +536,10 @@ impl Sandbox {
     fn take_snapshot(&self, spec: &InterpreterSpec<'_>) -> Result<Vec<u8>, String> {
         let library = Library::write(spec.library).map_err(|e| format!("cannot write its library: {e}"))?;
         let (instrumented, globals) = snapshot::instrument(spec.module)?;
-        let module = self.compile(spec.name, instrumented).map_err(|e| e.to_string())?;
+        let module = self.compile(&self.interpreter_engine, spec.name, instrumented).map_err(|e| e.to_string())?;
         let pre = self.with_files.instantiate_pre(&module).map_err(|e| format!("{e:#}"))?;
         let limits = Limits { fuel: INIT_FUEL, memory_bytes: MAX_MEMORY_BYTES, output_bytes: STDERR_LIMIT_BYTES };
-        let mut store = self.store(spec.name, &[], &limits, 0, None).map_err(|e| e.to_string())?;
+        let mut store = self.store(&self.interpreter_engine, spec.name, &[], &limits, 0, None).map_err(|e| e.to_string())?;
         let stderr = wasmtime_wasi::p2::pipe::MemoryOutputPipe::new(STDERR_LIMIT_BYTES);
         let mut wasi = wasi_context(spec.name);
         wasi.allow_blocking_current_thread(true).stderr(stderr.clone());
@@ -674,6 +616,95 @@ impl Sandbox {
         self.modules.lock().expect("module cache poisoned").insert(hash, module.clone());
         Some(module)
     }
+}
+
+/// An engine with a pooling allocator of `slots` instance slots that keep up to
+/// `keep_resident` bytes of memory mapped between runs, its linker (WASI preview 1 with the
+/// sandbox's own calls, and the generator host functions), and the linker of wasmtime-wasi's
+/// calls alone (files included), which initialises interpreters.
+fn configured(slots: u32, keep_resident: usize) -> Result<(Engine, Linker<RunState>, Linker<RunState>), SandboxError> {
+    let mut pool = PoolingAllocationConfig::new();
+    pool.total_core_instances(slots)
+        .total_memories(slots)
+        .total_tables(slots)
+        .max_unused_warm_slots(slots)
+        .max_memory_size(MAX_MEMORY_BYTES)
+        .linear_memory_keep_resident(keep_resident)
+        .table_keep_resident(KEEP_RESIDENT_BYTES)
+        .pagemap_scan(Enabled::Auto);
+    let mut config = Config::new();
+    config
+        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))
+        .memory_init_cow(true)
+        .consume_fuel(true)
+        .epoch_interruption(true)
+        .max_wasm_stack(MAX_WASM_STACK_BYTES);
+    // A trap's kind is all an outcome keeps: no backtrace is captured (symbolising one
+    // took several % of an analysis whose answers crash often), nor the address map
+    // that backtraces need compiled.
+    config.wasm_backtrace_max_frames(None).generate_address_map(false);
+    // A class's modules share most of their functions (the standard library's): each
+    // is compiled once (see `compile.rs`).
+    config
+        .enable_incremental_compilation(std::sync::Arc::new(FunctionCache::new(FUNCTION_CACHE_BYTES)))
+        .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+    let engine = Engine::new(&config).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+    // The wall clock of every run's backstop; the thread ends with the engine.
+    let ticking = engine.weak();
+    std::thread::Builder::new()
+        .name("sandbox-epoch".into())
+        .spawn(move || {
+            while let Some(engine) = ticking.upgrade() {
+                engine.increment_epoch();
+                drop(engine);
+                std::thread::sleep(EPOCH_TICK);
+            }
+        })
+        .map_err(|e| SandboxError::Engine(format!("cannot start the epoch thread: {e}")))?;
+
+    let mut linker = Linker::new(&engine);
+    wasmtime_wasi::p1::add_to_linker_sync(&mut linker, RunState::wasi)
+        .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+    linker
+        .func_wrap(
+            "bugrank",
+            "choice",
+            |mut caller: Caller<'_, RunState>, max: i64| -> wasmtime::Result<i64> {
+                let max = max as u64;
+                match caller.data_mut().choices.as_mut().and_then(|c| c.choice(max)) {
+                    Some(value) => Ok(value.min(max) as i64),
+                    None => wasmtime::bail!("the generator made more choices than allowed"),
+                }
+            },
+        )
+        .and_then(|linker| {
+            linker.func_wrap("bugrank", "size", |caller: Caller<'_, RunState>| -> i32 {
+                caller.data().choices.as_ref().map_or(0, |c| c.size()) as i32
+            })
+        })
+        .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+    // The calls whose work fuel would not see are done by `stdio.rs`, which charges for
+    // that work (and whose `poll_oneoff` never sleeps: the clocks are frozen); the
+    // arguments, environment and exit by `process.rs`, so that most runs build no WASI
+    // context at all.
+    linker.allow_shadowing(true);
+    let preview1 = "wasi_snapshot_preview1";
+    // (Initialising an interpreter reads its library's files: that alone links
+    // wasmtime-wasi's own calls, see `take_snapshot`.)
+    let with_files = linker.clone();
+    linker
+        .func_wrap(preview1, "fd_read", stdio::fd_read)
+        .and_then(|linker| linker.func_wrap(preview1, "fd_write", stdio::fd_write))
+        .and_then(|linker| linker.func_wrap(preview1, "random_get", stdio::random_get))
+        .and_then(|linker| linker.func_wrap(preview1, "poll_oneoff", stdio::poll_oneoff))
+        .and_then(|linker| linker.func_wrap(preview1, "args_sizes_get", process::args_sizes_get))
+        .and_then(|linker| linker.func_wrap(preview1, "args_get", process::args_get))
+        .and_then(|linker| linker.func_wrap(preview1, "environ_sizes_get", process::environ_sizes_get))
+        .and_then(|linker| linker.func_wrap(preview1, "environ_get", process::environ_get))
+        .and_then(|linker| linker.func_wrap(preview1, "proc_exit", process::proc_exit))
+        .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+    linker.allow_shadowing(false);
+    Ok((engine, linker, with_files))
 }
 
 /// How long a run waits for a free instance slot before the host gives up, and how often

@@ -1,7 +1,8 @@
-//! `cargo bench -p web --bench class [-- N ...]`: grading a class of N distinct submissions
-//! (default N = 19, 100, 300, 1,000), each `bugrank grade` in its own process, measured in
-//! one run: seconds, executions, µs per execution, CPU use, peak memory, and the ratio of
-//! the largest class's cost per execution to the smallest's.
+//! `cargo bench -p web --bench class [-- [--python] N ...]`: grading a class of N distinct
+//! submissions (default N = 19, 100, 300, 1,000), each `bugrank grade` in its own process,
+//! measured in one run: seconds, executions, µs per execution, CPU use, peak memory, and
+//! the ratio of the largest class's cost per execution to the smallest's. With `--python`,
+//! the class is the Python cohort's (sources, run by bugrank's CPython).
 //!
 //! The class is built reproducibly from the interval-sets fixture cohort (`class_of.rs`).
 //!
@@ -19,9 +20,9 @@ mod measure;
 #[path = "support/class_of.rs"]
 mod class_of;
 
-/// Writes a class of `n` submissions and its roster into `dir`.
-fn write_class(n: usize, dir: &Path) {
-    let (modules, roster) = class_of::class(n);
+/// Writes a class of `n` submissions (modules, or Python sources) and its roster into `dir`.
+fn write_class(n: usize, python: bool, dir: &Path) {
+    let (modules, roster) = if python { class_of::python_class(n) } else { class_of::class(n) };
     std::fs::create_dir_all(dir.join("submissions")).unwrap();
     for (file, bytes) in modules {
         std::fs::write(dir.join("submissions").join(file), bytes).unwrap();
@@ -38,6 +39,7 @@ struct Row {
 }
 
 fn main() {
+    let python = std::env::args().any(|a| a == "--python");
     let mut sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     if sizes.is_empty() {
         sizes = vec![19, 100, 300, 1000];
@@ -45,7 +47,7 @@ fn main() {
     let mut rows = Vec::new();
     for &n in &sizes {
         let dir = tempfile::tempdir().unwrap();
-        write_class(n, dir.path());
+        write_class(n, python, dir.path());
         for cache in ["cold", "warm"] {
             let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
             command

@@ -324,3 +324,30 @@ fn a_canvas_gradebook_export_as_the_roster_round_trips_through_the_canvas_file()
         assert_eq!(row.get("Assignment 1").unwrap(), answer.points.as_ref().unwrap().points.to_string(), "{}", row.id);
     }
 }
+
+/// What two analyses of cohorts with the same bugs must share: the suite (inputs and who
+/// fails each), and each answer's score, failed tests, kinds of failure and points.
+fn verdicts(analysis: &Analysis) -> (Vec<(String, Vec<String>)>, Vec<String>) {
+    let suite = analysis.suite.iter().map(|t| (t.input.clone(), t.failing.clone())).collect();
+    let answers = analysis
+        .answers
+        .iter()
+        .map(|a| format!("{} passed {} failed {:?} kinds {:?} points {:?}", a.id, a.passed, a.failed, a.outcomes, a.points.as_ref().map(|p| p.points)))
+        .collect();
+    (suite, answers)
+}
+
+#[test]
+fn the_python_cohort_is_graded_to_the_same_suite_ranking_and_points_as_the_module_cohort() {
+    // The cohort written in Python (`submissions-python/`, the same bugs as the modules'),
+    // run by bugrank's CPython with budgets from `reference.py`.
+    let graded = |folder: &str| {
+        let submissions = end_to_end::problem_dir().join(folder).display().to_string();
+        grade(&[("--submissions", &submissions), ("--seed", "1"), ("--stable-after", "500")]).graded.analysis
+    };
+    let (modules, python) = (graded("submissions"), graded("submissions-python"));
+    assert!(python.answers.iter().all(|a| a.build.as_ref().is_some_and(|b| b.language == "Python" && b.error.is_none())), "every answer is a Python program");
+    assert!(modules.suite.len() >= 10, "a suite worth comparing: {}", modules.suite.len());
+    assert_eq!(verdicts(&python), verdicts(&modules));
+    assert_eq!(python.order.classes, modules.order.classes, "the same partial order");
+}

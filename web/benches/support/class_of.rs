@@ -1,5 +1,5 @@
 //! A class of N distinct submissions for the benches, built reproducibly from the
-//! interval-sets fixture cohort: submission `i` is the cohort's module `i mod 19` with a
+//! interval-sets fixture cohort (or its Python twin, [`python_class`]): submission `i` is the cohort's module `i mod 19` with a
 //! custom section naming `i` appended, so no two modules are byte-identical (nothing is
 //! shared through the compiled-module cache) while every one behaves as its original. The
 //! roster puts them in two cohorts.
@@ -34,6 +34,31 @@ pub fn class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
             bytes.extend_from_slice(&payload);
             roster.push_str(&format!("{id},{}\n", if i % 2 == 0 { "quickcheck" } else { "hunit" }));
             (format!("{id}.wasm"), bytes)
+        })
+        .collect();
+    (class, roster)
+}
+
+/// The same class in Python: submission `i` is the Python cohort's answer `i mod 19`
+/// (`submissions-python/`) with a comment naming `i` appended, and named `s<i>.py`, so
+/// that no two compile to the same program (a program's file name is in its code). The
+/// roster is [`class`]'s.
+pub fn python_class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
+    let mut cohort: Vec<PathBuf> = std::fs::read_dir(problem().join("submissions-python"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
+        .collect();
+    cohort.sort();
+    let sources: Vec<Vec<u8>> = cohort.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let (modules, roster) = class(n);
+    let class = modules
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, _))| {
+            let mut source = sources[i % sources.len()].clone();
+            source.extend_from_slice(format!("\n# submission {i}\n").as_bytes());
+            (name.replace(".wasm", ".py"), source)
         })
         .collect();
     (class, roster)
