@@ -52,10 +52,13 @@ const INTERPRETER_SLOTS: u32 = 64;
 /// beyond the bound each page is given back and faulted in again on the next run (a
 /// copy-on-write fault and a TLB flush each). The Python cohort of interval sets graded
 /// with `--stable-after 500` (56,286 executions): 3.4 million page faults, 15.6 s of system
-/// time and 78.5 s with 2 MiB; 4,725 faults, 5.9 s and 51.2 s with 8 MiB. A pool of its
-/// own, so that modules keep [`KEEP_RESIDENT_BYTES`] (a class of 300 modules keeps up to
-/// that much in each of 300 warm slots).
-const INTERPRETER_KEEP_RESIDENT_BYTES: usize = 16 << 20;
+/// time and 78.5 s with 2 MiB; 4,725 faults, 5.9 s and 51.2 s with 8 MiB; 49.9 s with
+/// 16 MiB. Not more: every page a run of the slot ever wrote is copied back after every
+/// run (the kernel cannot tell the pages this run wrote from those an earlier one did), so
+/// after a run that wrote 16 MiB even an empty program paid 590 µs instead of 124. A pool
+/// of its own, so that modules keep [`KEEP_RESIDENT_BYTES`] (a class of 300 modules keeps
+/// up to that much in each of 300 warm slots).
+const INTERPRETER_KEEP_RESIDENT_BYTES: usize = 8 << 20;
 
 /// The most table elements a run may grow its tables to (function pointers: C and Rust
 /// programs need some hundreds).
