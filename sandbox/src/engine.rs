@@ -497,6 +497,10 @@ impl Sandbox {
     /// process. Takes seconds the first time (compiling the interpreter twice, and its
     /// start-up); an `Err` means the interpreter itself is broken, never a program.
     pub fn interpreter(&self, spec: &InterpreterSpec<'_>) -> Result<Arc<Interpreter>, SandboxError> {
+        off_async(|| self.make_interpreter(spec))
+    }
+
+    fn make_interpreter(&self, spec: &InterpreterSpec<'_>) -> Result<Arc<Interpreter>, SandboxError> {
         let hash = spec.hash();
         let mut interpreters = self.interpreters.lock().expect("interpreters poisoned");
         if let Some(ready) = interpreters.get(&hash) {
@@ -581,6 +585,10 @@ impl Sandbox {
     /// cannot work, or the compile's own limits), in the interpreter's words; `Err` is the
     /// host's failure.
     pub fn load_interpreted(&self, interpreter: &Arc<Interpreter>, name: &str, source: &[u8]) -> Result<Result<Program, String>, SandboxError> {
+        off_async(|| self.compile_interpreted(interpreter, name, source))
+    }
+
+    fn compile_interpreted(&self, interpreter: &Arc<Interpreter>, name: &str, source: &[u8]) -> Result<Result<Program, String>, SandboxError> {
         let mut request = Vec::with_capacity(name.len() + 1 + source.len());
         request.extend_from_slice(name.as_bytes());
         request.push(0);
@@ -708,6 +716,17 @@ fn configured(slots: u32, keep_resident: usize) -> Result<(Engine, Linker<RunSta
         .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
     linker.allow_shadowing(false);
     Ok((engine, linker, with_files))
+}
+
+/// Runs `work` on a thread of its own: an interpreter's initialisation and compiles call
+/// wasmtime-wasi's synchronous functions (files, clocks), which block on a Tokio runtime of
+/// their own and panic on a thread that runs asynchronous tasks already (the service's
+/// handlers, its start). A thread costs some microseconds; these calls cost milliseconds.
+fn off_async<R: Send>(work: impl FnOnce() -> R + Send) -> R {
+    std::thread::scope(|scope| match scope.spawn(work).join() {
+        Ok(result) => result,
+        Err(panic) => std::panic::resume_unwind(panic),
+    })
 }
 
 /// How long a run waits for a free instance slot before the host gives up, and how often

@@ -10,15 +10,20 @@ pub fn problem() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/problems/interval-sets")
 }
 
-/// The class's modules as `(file name, bytes)`, and its roster (CSV).
-pub fn class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
-    let mut cohort: Vec<PathBuf> = std::fs::read_dir(problem().join("submissions"))
+/// The bytes of the files of the problem's `folder` ending in `.extension`, in name order.
+fn cohort(folder: &str, extension: &str) -> Vec<Vec<u8>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(problem().join(folder))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wasm"))
+        .filter(|p| p.extension().is_some_and(|e| e == extension))
         .collect();
-    cohort.sort();
-    let modules: Vec<Vec<u8>> = cohort.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    paths.sort();
+    paths.iter().map(|p| std::fs::read(p).unwrap()).collect()
+}
+
+/// The class's modules as `(file name, bytes)`, and its roster (CSV).
+pub fn class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
+    let modules = cohort("submissions", "wasm");
     let mut roster = String::from("id,cohort\n");
     let class = (0..n)
         .map(|i| {
@@ -44,13 +49,7 @@ pub fn class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
 /// that no two compile to the same program (a program's file name is in its code). The
 /// roster is [`class`]'s.
 pub fn python_class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
-    let mut cohort: Vec<PathBuf> = std::fs::read_dir(problem().join("submissions-python"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "py"))
-        .collect();
-    cohort.sort();
-    let sources: Vec<Vec<u8>> = cohort.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let sources = cohort("submissions-python", "py");
     let (modules, roster) = class(n);
     let class = modules
         .into_iter()
