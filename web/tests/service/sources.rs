@@ -38,6 +38,9 @@ fn an_uploaded_zip_of_sources_is_built_by_the_analysis_and_a_compile_error_is_sh
         ("class/folder/main.c", &a09),
         ("class/folder/io.h", b"#define IO 1\n"),
         ("class/hostile.c", hostile),
+        // Python: one that runs, one with a syntax error.
+        ("class/py.py", b"line = input()\nprint(line)\n"),
+        ("class/badpy.py", b"print('a'\n"),
     ]);
     let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Sources"), ("course", "C101")], &[("modules", "class.zip", &archive)]);
     assert_eq!(reply.status, 303, "{}", reply.body);
@@ -51,7 +54,7 @@ fn an_uploaded_zip_of_sources_is_built_by_the_analysis_and_a_compile_error_is_sh
         .map(|s| s["student"].as_str().unwrap().to_owned())
         .collect();
     students.sort();
-    assert_eq!(students, ["a01", "a02", "a09", "folder", "hostile"]);
+    assert_eq!(students, ["a01", "a02", "a09", "badpy", "folder", "hostile", "py"]);
 
     // The upload report says who compiles before any analysis; the builds are kept, so the
     // analysis builds nothing again.
@@ -63,6 +66,10 @@ fn an_uploaded_zip_of_sources_is_built_by_the_analysis_and_a_compile_error_is_sh
     assert!(message.contains("hostile.c:1:10: fatal error: '/etc/passwd' file not found"), "{message}");
     let page = client.get(&format!("/uploads/{}", reply.redirect_id())).body;
     assert!(page.contains("C, does not compile"), "{page}");
+    assert_eq!(build("class.zip/class/py.py")["compiles"]["language"], "Python");
+    let python_error = build("class.zip/class/badpy.py")["does_not_compile"]["message"].as_str().unwrap_or_else(|| panic!("{upload:#}")).to_owned();
+    assert_eq!(python_error, "  File \"badpy.py\", line 1\n    print('a'\n         ^\nSyntaxError: '(' was never closed");
+    assert!(page.contains("Python, does not compile"), "{page}");
     let kept = || std::fs::read_dir(data.path().join("builds")).map_or(0, |d| d.count());
     let built_at_upload = kept();
     assert!(built_at_upload >= 4, "the four builds are kept: {built_at_upload}");
@@ -72,12 +79,15 @@ fn an_uploaded_zip_of_sources_is_built_by_the_analysis_and_a_compile_error_is_sh
     assert_eq!(done["analysis"]["status"], "done", "{:#}", done["analysis"]);
     let answers = done["result"]["answers"].as_array().unwrap();
     let answer = |id: &str| answers.iter().find(|a| a["id"] == id).unwrap_or_else(|| panic!("{id} is graded"));
-    assert_eq!(answer("hostile")["rank"], 5, "below the four that ran");
+    assert!(answer("hostile")["rank"].as_u64() > answer("a01")["rank"].as_u64(), "below the programs that ran");
+    assert_eq!(answer("hostile")["rank"], answer("badpy")["rank"], "the two that did not build share the last rank");
     assert_eq!(answer("hostile")["passed"], 0);
     let error = answer("hostile")["build"]["error"].as_str().unwrap();
     assert!(error.contains("hostile.c:1:10: fatal error: '/etc/passwd' file not found"), "{error}");
     assert_eq!(answer("a01")["build"]["language"], "Rust");
     assert_eq!(answer("a09")["build"]["language"], "C");
+    assert_eq!(answer("py")["build"]["language"], "Python");
+    assert!(answer("badpy")["build"]["error"].as_str().unwrap().ends_with("SyntaxError: '(' was never closed"));
     assert!(answer("a02")["build"].is_null(), "a module is graded as it is");
     assert_eq!(answer("folder")["failed"], answer("a09")["failed"], "the same program, as a folder");
     assert_eq!(kept(), built_at_upload, "the analysis found every build kept at upload");
