@@ -45,9 +45,7 @@ pub struct SandboxExecutor<'a> {
     pub checker: Option<&'a Program>,
     /// The problem's Python reference (`reference.py`) beside a compiled one: what sets a
     /// Python answer's fuel on each input (see [`SandboxExecutor::fuel_scale`]).
-    pub python_reference: Option<&'a Program>,
-    /// Its ratio to the reference on inputs seen, by input.
-    pub python_ratios: &'a PythonRatios,
+    pub python_reference: &'a PythonReference,
     /// Memory and output limits; the fuel here is the generator's.
     pub limits: Limits,
     /// Whether a non-zero exit status fails a run (the problem's `exit_status`).
@@ -73,8 +71,8 @@ impl SandboxExecutor<'_> {
         if self.programs[program].interpreter().is_none() || self.programs[0].interpreter().is_some() {
             return 1;
         }
-        let Some(python) = self.python_reference else { return PYTHON_FUEL_FACTOR };
-        if let Some(ratio) = self.python_ratios.get(input) {
+        let Some(Ok(python)) = self.python_reference.program(self.sandbox) else { return PYTHON_FUEL_FACTOR };
+        if let Some(ratio) = self.python_reference.ratio(input) {
             return ratio;
         }
         let limits = Limits { fuel: self.limits.fuel, ..self.limits };
@@ -86,26 +84,50 @@ impl SandboxExecutor<'_> {
             (Some(reference), Some(python)) => python.div_ceil(reference).max(1),
             _ => PYTHON_FUEL_FACTOR,
         };
-        self.python_ratios.insert(input, ratio);
+        self.python_reference.keep_ratio(input, ratio);
         ratio
     }
 }
 
-/// The Python reference's fuel over the reference's, by input: each input is measured
-/// once, whatever the number of Python answers run on it. Forgets everything beyond
-/// [`PythonRatios::MAX_INPUTS`] (a long search's inputs are seen once or twice each).
+/// A problem's `reference.py` beside a compiled reference, compiled the first time a
+/// Python answer needs it (a class without Python pays nothing: not even the interpreter's
+/// snapshot), and its fuel over the reference's, by input: each input is measured once,
+/// whatever the number of Python answers run on it. Forgets the ratios beyond
+/// [`PythonReference::MAX_INPUTS`] (a long search's inputs are seen once or twice each).
 #[derive(Debug, Default)]
-pub struct PythonRatios(std::sync::Mutex<std::collections::HashMap<Vec<u8>, u64>>);
+pub struct PythonReference {
+    path: Option<std::path::PathBuf>,
+    program: std::sync::OnceLock<Result<Program, String>>,
+    ratios: std::sync::Mutex<std::collections::HashMap<Vec<u8>, u64>>,
+}
 
-impl PythonRatios {
+impl PythonReference {
     const MAX_INPUTS: usize = 10_000;
 
-    fn get(&self, input: &[u8]) -> Option<u64> {
-        self.0.lock().expect("ratios poisoned").get(input).copied()
+    /// The Python reference at `path` (`None`: the problem has none).
+    pub fn at(path: Option<std::path::PathBuf>) -> PythonReference {
+        PythonReference { path, ..PythonReference::default() }
     }
 
-    fn insert(&self, input: &[u8], ratio: u64) {
-        let mut ratios = self.0.lock().expect("ratios poisoned");
+    /// Whether the problem has one.
+    pub fn is_present(&self) -> bool {
+        self.path.is_some()
+    }
+
+    /// The program, compiled on first use: `None` without one, `Err` with the reason it
+    /// cannot be used (it does not compile, say).
+    pub fn program(&self, sandbox: &Sandbox) -> Option<Result<&Program, &str>> {
+        let path = self.path.as_ref()?;
+        let program = self.program.get_or_init(|| crate::problem_dir::python_program(sandbox, path).map_err(|e| format!("{e:#}")));
+        Some(program.as_ref().map_err(String::as_str))
+    }
+
+    fn ratio(&self, input: &[u8]) -> Option<u64> {
+        self.ratios.lock().expect("ratios poisoned").get(input).copied()
+    }
+
+    fn keep_ratio(&self, input: &[u8], ratio: u64) {
+        let mut ratios = self.ratios.lock().expect("ratios poisoned");
         if ratios.len() >= Self::MAX_INPUTS {
             ratios.clear();
         }

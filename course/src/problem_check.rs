@@ -48,12 +48,16 @@ pub fn run_check_problem(sandbox: &Sandbox, builder: &Builder, dir: &Path, stop:
     }
     // A Python reference beside the reference must be one too: it sets Python answers'
     // budgets, and is checked as a correct example is.
-    if let Some(python) = &problem_dir.python_reference {
+    let python = problem_dir.python_reference.program(sandbox);
+    if let Some(Ok(python)) = python {
         programs.push(python);
         examples.push(Example { id: "reference.py".to_owned(), program: programs.len(), correct: true });
     }
     let executor = SandboxExecutor { cancel: stop, ..problem_dir.executor(sandbox, programs) };
     let mut report = grader::check_problem(&problem_dir.problem(), &executor, &examples);
+    if let Some(Err(message)) = python {
+        report.checks.push(Check { what: "reference.py compiles".to_owned(), passed: false, detail: message.to_owned() });
+    }
     for not_built in &batch.not_built {
         let message = not_built.build.error.clone().unwrap_or_default();
         report.checks.push(Check { what: format!("the example `{}` compiles", not_built.id), passed: false, detail: message });

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use toolchain::{Builder, Built, Language, Source};
 
 use crate::error::{CourseError, CourseResult};
-use crate::executor::{ExitStatus, PythonRatios, SandboxExecutor};
+use crate::executor::{ExitStatus, PythonReference, SandboxExecutor};
 
 /// The largest `limits.reference_fuel` a problem may set: some 30 s of the reference on
 /// one input (the sandbox's wall clock stops a run there anyway), so that a bundle cannot
@@ -286,11 +286,9 @@ pub struct ProblemDir {
     /// `checker.wasm`, loaded when the oracle is a checker.
     pub checker: Option<Program>,
     /// `reference.py` beside a compiled reference: Python answers' budgets come from its
-    /// runs (see [`SandboxExecutor::fuel_scale`]). It is checked to agree with the
-    /// reference on the calibration inputs by `check-problem`.
-    pub python_reference: Option<Program>,
-    /// Its fuel over the reference's, by input, shared by every executor of the problem.
-    pub python_ratios: PythonRatios,
+    /// runs (see [`SandboxExecutor::fuel_scale`]). `check-problem` checks it as a correct
+    /// example.
+    pub python_reference: PythonReference,
     /// The modules built from the directory's sources, as `(reference.wasm, bytes)` and
     /// so on: the service stores them beside the sources, so that every analysis of an
     /// uploaded problem runs the programs it was checked with, whatever the compiler later.
@@ -346,11 +344,9 @@ impl ProblemDir {
             Oracle::Checker => Some(load("checker", Role::Answer)?),
             _ => None,
         };
-        let python_reference = match (reference.interpreter(), dir.join("reference.py")) {
-            (None, path) if path.is_file() => Some(python_program(sandbox, &path)?),
-            _ => None,
-        };
-        Ok(ProblemDir { dir: dir.to_owned(), name, reference, generator, checker, python_reference, python_ratios: PythonRatios::default(), toml, built })
+        let twin = dir.join("reference.py");
+        let python_reference = PythonReference::at((reference.interpreter().is_none() && twin.is_file()).then_some(twin));
+        Ok(ProblemDir { dir: dir.to_owned(), name, reference, generator, checker, python_reference, toml, built })
     }
 
     pub fn problem(&self) -> grader::Problem {
@@ -376,8 +372,7 @@ impl ProblemDir {
             generator: &self.generator,
             programs: std::iter::once(&self.reference).chain(answers).collect(),
             checker: self.checker.as_ref(),
-            python_reference: self.python_reference.as_ref(),
-            python_ratios: &self.python_ratios,
+            python_reference: &self.python_reference,
             limits: self.run_limits(),
             exit_status: self.toml.exit_status,
             cancel: None,
@@ -395,7 +390,7 @@ impl ProblemDir {
 }
 
 /// The Python program at `path` (a problem's own), compiled by bugrank's CPython.
-fn python_program(sandbox: &Sandbox, path: &Path) -> CourseResult<Program> {
+pub(crate) fn python_program(sandbox: &Sandbox, path: &Path) -> CourseResult<Program> {
     let bytes = std::fs::read(path).map_err(CourseError::io(format!("cannot read {}", path.display())))?;
     let python = crate::load::python(sandbox).map_err(CourseError::Problem)?;
     let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();

@@ -59,13 +59,16 @@ fn a_python_reference_beside_a_compiled_one_is_checked_to_agree_with_it() {
     let python_reference = include_str!("../../../web/templates/new-problem/reference.py");
     let root = edited(&[("reference.py", python_reference)]);
     let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &root.path().join("p"), None).unwrap();
-    assert!(problem.python_reference.is_some() && problem.reference.interpreter().is_none(), "reference.c is the reference");
+    assert!(problem.python_reference.is_present() && problem.reference.interpreter().is_none(), "reference.c is the reference");
     let text = check_text(&problem, &report);
     assert!(report.passed() && text.contains("the correct example `reference.py` passes every input"), "{text}");
 
     // One that prints 0 for an empty list disagrees, and the check says so.
     let root = edited(&[("reference.py", &python_reference.replace("print(\"empty\")", "print(0)"))]);
     assert_eq!(failed(&root.path().join("p")), ["the correct example `reference.py` passes every input"]);
+    // One that does not compile is said so.
+    let root = edited(&[("reference.py", "print(\n")]);
+    assert_eq!(failed(&root.path().join("p")), ["reference.py compiles"]);
 }
 
 /// A new C problem in a temporary directory, edited by `edit` (file, text).
