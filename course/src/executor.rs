@@ -118,7 +118,7 @@ impl PythonReference {
     /// cannot be used (it does not compile, say).
     pub fn program(&self, sandbox: &Sandbox) -> Option<Result<&Program, &str>> {
         let path = self.path.as_ref()?;
-        let program = self.program.get_or_init(|| crate::problem_dir::python_program(sandbox, path).map_err(|e| format!("{e:#}")));
+        let program = self.program.get_or_init(|| crate::load::python_program(sandbox, path).map_err(|e| format!("{e:#}")));
         Some(program.as_ref().map_err(String::as_str))
     }
 

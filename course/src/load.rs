@@ -5,11 +5,13 @@
 
 use std::sync::atomic::AtomicBool;
 use grader::Build;
+use std::path::Path;
 use std::sync::Arc;
 
 use sandbox::{Interpreter, InterpreterSpec, Program, Role, Sandbox};
 use toolchain::{Builder, Built, Language, Source};
 
+use crate::error::{CourseError, CourseResult};
 use crate::hand_in::{Handed, Loaded, ModuleSource};
 
 /// Reads one student's source files (plain names: headers included) into a [`Source`] in
@@ -134,5 +136,16 @@ impl Handed {
             Handed::Module(source) => Ok(source.read()?.into_owned()),
             Handed::Sources(files) => Ok(read(files)?.to_bytes()),
         }
+    }
+}
+
+/// The Python program at `path` (a problem's own), compiled by bugrank's CPython.
+pub(crate) fn python_program(sandbox: &Sandbox, path: &Path) -> CourseResult<Program> {
+    let bytes = std::fs::read(path).map_err(CourseError::io(format!("cannot read {}", path.display())))?;
+    let python = python(sandbox).map_err(CourseError::Problem)?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    match sandbox.load_interpreted(&python, &name, &bytes)? {
+        Ok(program) => Ok(program),
+        Err(message) => Err(CourseError::Problem(format!("{} does not compile:\n{message}", path.display()))),
     }
 }

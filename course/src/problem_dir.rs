@@ -307,7 +307,7 @@ impl ProblemDir {
             let bytes = std::fs::read(&path).map_err(CourseError::io(format!("cannot read {}", path.display())))?;
             let bytes = match language {
                 None => bytes,
-                Some(Language::Python) => return python_program(sandbox, &path),
+                Some(Language::Python) => return crate::load::python_program(sandbox, &path),
                 Some(language) => {
                     let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
                     let mut source = Source { language, files: vec![(name, bytes)] };
@@ -386,17 +386,6 @@ impl ProblemDir {
             memory_bytes: self.toml.limits.memory_mib << 20,
             output_bytes: self.toml.limits.output_bytes,
         }
-    }
-}
-
-/// The Python program at `path` (a problem's own), compiled by bugrank's CPython.
-pub(crate) fn python_program(sandbox: &Sandbox, path: &Path) -> CourseResult<Program> {
-    let bytes = std::fs::read(path).map_err(CourseError::io(format!("cannot read {}", path.display())))?;
-    let python = crate::load::python(sandbox).map_err(CourseError::Problem)?;
-    let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-    match sandbox.load_interpreted(&python, &name, &bytes)? {
-        Ok(program) => Ok(program),
-        Err(message) => Err(CourseError::Problem(format!("{} does not compile:\n{message}", path.display()))),
     }
 }
 
