@@ -8,7 +8,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 SHA256=a2afcadb2e7d0417cb8f3f322c66eff49338b288f22290c0ca0bd3e9570732aa
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-crate="$(ls "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/*/wasmtime-48.0.8.crate 2>/dev/null | head -n 1 || true)"
+crate="$(ls "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/*/wasmtime-48.0.8.crate 2>/dev/null | sed -n 1p || true)"
 if [ -z "$crate" ]; then
     crate="$work/wasmtime-48.0.8.crate"
     curl -sSfL -o "$crate" https://static.crates.io/crates/wasmtime/wasmtime-48.0.8.crate ||

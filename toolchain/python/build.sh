@@ -242,13 +242,13 @@ pkgver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 toolchain() {
     echo "source $PY_SRC $PY_SRC_VERSION"
     echo "source $ZLIB_SRC $ZLIB_SRC_VERSION"
-    "$CLANG" --version | head -n 1
-    "$("$CLANG" --target=wasm32-wasi -print-prog-name=wasm-ld)" --version | head -n 1
+    "$CLANG" --version | sed -n 1p
+    "$("$CLANG" --target=wasm32-wasi -print-prog-name=wasm-ld)" --version | sed -n 1p
     "$LLVM_AR" --version | grep -m1 'LLVM version' | sed 's/^ *//'
     echo "wasi-libc $(pkgver wasi-libc)"
-    rtpkg="$(dpkg-query -S "$(readlink -f "$("$CLANG" --target=wasm32-wasi -print-libgcc-file-name)")" 2>/dev/null | cut -d: -f1 | head -n 1)"
+    rtpkg="$(dpkg-query -S "$(readlink -f "$("$CLANG" --target=wasm32-wasi -print-libgcc-file-name)")" 2>/dev/null | cut -d: -f1 | sed -n 1p)"
     echo "compiler-rt wasm32 builtins ${rtpkg:-unknown} $(pkgver "${rtpkg:-unknown}")"
-    autoconf --version | head -n 1
+    autoconf --version | sed -n 1p
     echo "zlib1g $(pkgver zlib1g) (the build Python's zlib deflates the zip)"
 }
 TOOLCHAIN="$(toolchain)"
