@@ -74,6 +74,13 @@ impl FunctionCache {
         let generations = Generations { budget, current: HashMap::new(), current_bytes: 0, previous: HashMap::new() };
         FunctionCache { generations: Mutex::new(generations) }
     }
+
+    /// Forgets every function kept.
+    pub(crate) fn clear(&self) {
+        let mut generations = self.generations.lock().expect("function cache poisoned");
+        let budget = generations.budget;
+        *generations = Generations { budget, current: HashMap::new(), current_bytes: 0, previous: HashMap::new() };
+    }
 }
 
 impl Generations {

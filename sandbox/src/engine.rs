@@ -151,6 +151,10 @@ pub struct Sandbox {
     /// wasmtime-wasi's preview 1 alone, files included, in the interpreters' engine: what
     /// an interpreter's initialisation runs with (its library preopened), never a program.
     with_files: Linker<RunState>,
+    /// The interpreters' engine's compiled functions: they make compiling a snapshot, the
+    /// same code as the instrumented interpreter compiled just before, cheap, and are of
+    /// no use once it is compiled (CPython's are some 60 MB).
+    interpreter_functions: std::sync::Arc<FunctionCache>,
 }
 
 pub(crate) struct RunState {
@@ -239,8 +243,8 @@ impl Sandbox {
     /// metering, a bounded wasm stack, and the WASI preview 1 and generator host functions;
     /// one engine for modules, one for interpreters (see [`INTERPRETER_KEEP_RESIDENT_BYTES`]).
     pub fn new() -> Result<Sandbox, SandboxError> {
-        let (engine, linker, _) = configured(POOL_SLOTS, KEEP_RESIDENT_BYTES)?;
-        let (interpreter_engine, interpreter_linker, with_files) = configured(INTERPRETER_SLOTS, INTERPRETER_KEEP_RESIDENT_BYTES)?;
+        let (engine, linker, _, _) = configured(POOL_SLOTS, KEEP_RESIDENT_BYTES)?;
+        let (interpreter_engine, interpreter_linker, with_files, interpreter_functions) = configured(INTERPRETER_SLOTS, INTERPRETER_KEEP_RESIDENT_BYTES)?;
         Ok(Sandbox {
             engine,
             linker,
@@ -256,6 +260,7 @@ impl Sandbox {
             interpreter_engine,
             interpreter_linker,
             with_files,
+            interpreter_functions,
         })
     }
 
@@ -517,8 +522,10 @@ impl Sandbox {
         let snapshot = match snapshot {
             Some(module) => module,
             None => {
-                let bytes = self.take_snapshot(spec).map_err(failed)?;
-                let module = self.compile(&self.interpreter_engine, spec.name, bytes).map_err(|e| failed(e.to_string()))?;
+                let bytes = self.take_snapshot(spec).map_err(failed);
+                let module = bytes.and_then(|bytes| self.compile(&self.interpreter_engine, spec.name, bytes).map_err(|e| failed(e.to_string())));
+                self.interpreter_functions.clear();
+                let module = module?;
                 if let Some(path) = &on_disk {
                     save_compiled(path, &module);
                 }
@@ -633,7 +640,10 @@ impl Sandbox {
 /// `keep_resident` bytes of memory mapped between runs, its linker (WASI preview 1 with the
 /// sandbox's own calls, and the generator host functions), and the linker of wasmtime-wasi's
 /// calls alone (files included), which initialises interpreters.
-fn configured(slots: u32, keep_resident: usize) -> Result<(Engine, Linker<RunState>, Linker<RunState>), SandboxError> {
+/// An engine, its linker, wasmtime-wasi's own linker, and the engine's function cache.
+type Configured = (Engine, Linker<RunState>, Linker<RunState>, std::sync::Arc<FunctionCache>);
+
+fn configured(slots: u32, keep_resident: usize) -> Result<Configured, SandboxError> {
     let mut pool = PoolingAllocationConfig::new();
     pool.total_core_instances(slots)
         .total_memories(slots)
@@ -656,8 +666,9 @@ fn configured(slots: u32, keep_resident: usize) -> Result<(Engine, Linker<RunSta
     config.wasm_backtrace_max_frames(None).generate_address_map(false);
     // A class's modules share most of their functions (the standard library's): each
     // is compiled once (see `compile.rs`).
+    let functions = std::sync::Arc::new(FunctionCache::new(FUNCTION_CACHE_BYTES));
     config
-        .enable_incremental_compilation(std::sync::Arc::new(FunctionCache::new(FUNCTION_CACHE_BYTES)))
+        .enable_incremental_compilation(functions.clone())
         .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
     let engine = Engine::new(&config).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
     // The wall clock of every run's backstop; the thread ends with the engine.
@@ -715,7 +726,7 @@ fn configured(slots: u32, keep_resident: usize) -> Result<(Engine, Linker<RunSta
         .and_then(|linker| linker.func_wrap(preview1, "proc_exit", process::proc_exit))
         .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
     linker.allow_shadowing(false);
-    Ok((engine, linker, with_files))
+    Ok((engine, linker, with_files, functions))
 }
 
 /// Runs `work` on a thread of its own: an interpreter's initialisation and compiles call

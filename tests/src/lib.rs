@@ -117,3 +117,15 @@ pub fn can_build(languages: &[toolchain::Language]) -> bool {
     }
     true
 }
+
+/// What two analyses of cohorts with the same bugs must share: the suite (inputs and who
+/// fails each), and each answer's score, failed tests, kinds of failure and points.
+pub fn verdicts(analysis: &grader::Analysis) -> (Vec<(String, Vec<String>)>, Vec<String>) {
+    let suite = analysis.suite.iter().map(|t| (t.input.clone(), t.failing.clone())).collect();
+    let answers = analysis
+        .answers
+        .iter()
+        .map(|a| format!("{} passed {} failed {:?} kinds {:?} points {:?}", a.id, a.passed, a.failed, a.outcomes, a.points.as_ref().map(|p| p.points)))
+        .collect();
+    (suite, answers)
+}

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use end_to_end::{FIXTURE, grade, graded_with_seed};
+use end_to_end::{FIXTURE, grade, graded_with_seed, verdicts};
 use grader::{Analysis, FailingSet, is_redundant};
 
 /// The analysis with seed 1, shared by the tests that only read it.
@@ -325,17 +325,6 @@ fn a_canvas_gradebook_export_as_the_roster_round_trips_through_the_canvas_file()
     }
 }
 
-/// What two analyses of cohorts with the same bugs must share: the suite (inputs and who
-/// fails each), and each answer's score, failed tests, kinds of failure and points.
-fn verdicts(analysis: &Analysis) -> (Vec<(String, Vec<String>)>, Vec<String>) {
-    let suite = analysis.suite.iter().map(|t| (t.input.clone(), t.failing.clone())).collect();
-    let answers = analysis
-        .answers
-        .iter()
-        .map(|a| format!("{} passed {} failed {:?} kinds {:?} points {:?}", a.id, a.passed, a.failed, a.outcomes, a.points.as_ref().map(|p| p.points)))
-        .collect();
-    (suite, answers)
-}
 
 #[test]
 fn the_python_cohort_is_graded_to_the_same_suite_ranking_and_points_as_the_module_cohort() {

@@ -146,3 +146,67 @@ fn the_anonymizer_cohort_gets_the_same_suite_and_ranks_for_ten_seeds() {
     assert!(s.maximum_deviation <= 0.15, "ranks vary between seeds: {:?}", s.ranks);
     assert!(s.varying_bugs.is_empty(), "bugs found by some seeds only: {:#?}", s.varying_bugs);
 }
+
+/// The cryptarithm problem with its checker written in Python (`tests/data/`), in a
+/// temporary directory: the compiled reference and generator, `checker.py` in place of
+/// `checker.wasm`.
+fn cryptarithm_with_python_checker() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = root().join("fixtures/problems/cryptarithm");
+    for file in ["problem.toml", "statement.md", "reference.wasm", "generator.wasm"] {
+        std::fs::copy(from.join(file), dir.path().join(file)).unwrap();
+    }
+    std::fs::copy(root().join("tests/data/cryptarithm_checker.py"), dir.path().join("checker.py")).unwrap();
+    dir
+}
+
+#[test]
+fn a_checker_written_in_python_gives_the_compiled_checkers_verdicts_and_reasons() {
+    let python = cryptarithm_with_python_checker();
+    let python = ProblemDir::load(sandbox(), &tools().builder, python.path()).unwrap();
+    assert!(python.checker.as_ref().is_some_and(|c| c.interpreter().is_some()), "checker.py is run by CPython");
+    let compiled = problem("cryptarithm");
+    let (python, compiled) = (python.executor(sandbox(), []), compiled.executor(sandbox(), []));
+    let long = format!("a={}", "9".repeat(60));
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("b+b=c", "b=1 c=2\n", &["b=3 c=6\n", "b=5 c=0\n", "b=0 c=0\n", "c=2 b=1\n", "b=1\n", "b=1 c=2 d=3\n", "b = 1 c = 2\n", "no solution\n", "\n", "", "b=1 c=2", "b=1 b=2\n", "b=1\nc=2\n"]),
+        ("ab+b=ca", "a=2 b=6 c=3\n", &["a=0 b=5 c=1\n", "a=2 b=6 c=3\n", "a=1 b=5 c=2\n"]),
+        ("a+b=ab", "no solution\n", &["no solution\n", "a=1 b=0\n", "a=1 b=2\n", "\n"]),
+        ("send+more=money", "d=7 e=5 m=1 n=6 o=0 r=8 s=9 y=2\n", &["d=7 e=5 m=1 n=6 o=0 r=8 s=9 y=2", "d=1 e=5 m=7 n=6 o=0 r=8 s=9 y=2\n"]),
+        // Reasons quote malformed outputs as Rust's `{:?}` does: escapes, quotes, cut at 40.
+        ("b+b=c", "b=1 c=2\n", &["b=1\tc=2\x01\n", "say \"b=1\" \\ c=2 'ok'\n", "b=1 c=2 é\n", &long]),
+    ];
+    let mut compared = 0;
+    for (input, reference, answers) in cases {
+        for answer in *answers {
+            let (input, reference, answer) = (input.as_bytes(), reference.as_bytes(), answer.as_bytes());
+            assert_eq!(python.check(input, reference, answer), compiled.check(input, reference, answer), "{answer:?}");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 26);
+    // The problem's own faults stay problem errors.
+    let error = python.check(b"ab+b=ca", b"a=1 b=5 c=2\n", b"a=2 b=6 c=3\n").unwrap_err();
+    assert!(error.contains("the reference's output is not a solution"), "{error}");
+}
+
+#[test]
+fn the_cryptarithm_cohort_judged_by_a_python_checker_gets_the_compiled_checkers_suite_and_ranking() {
+    let python = cryptarithm_with_python_checker();
+    // The cohort's answers whose outputs are wrong (what the checker judges), not those
+    // that crash or run out of time (runs no checker sees, and most of the analysis's).
+    let submissions = python.path().join("submissions");
+    std::fs::create_dir(&submissions).unwrap();
+    for answer in ["a01", "a02", "a04", "a06", "a08", "a10", "a13", "a16", "a17", "a18"] {
+        let module = format!("{answer}.wasm");
+        std::fs::copy(root().join("fixtures/problems/cryptarithm/submissions").join(&module), submissions.join(&module)).unwrap();
+    }
+    let graded = |problem: &std::path::Path| {
+        let (problem, submissions) = (problem.display().to_string(), submissions.display().to_string());
+        end_to_end::grade_without_roster(&[("--problem", &problem), ("--submissions", &submissions), ("--seed", "1"), ("--stable-after", "300")]).graded.analysis
+    };
+    let (compiled, python) = (graded(&root().join("fixtures/problems/cryptarithm")), graded(python.path()));
+    assert!(compiled.suite.len() >= 8, "a suite worth comparing: {}", compiled.suite.len());
+    assert_eq!(end_to_end::verdicts(&python), end_to_end::verdicts(&compiled));
+    assert_eq!(python.order.classes, compiled.order.classes, "the same partial order");
+}

@@ -16,13 +16,27 @@ mod raw;
 /// A case against a fresh `bugrank serve` started with `args`; `run` does it and says
 /// what happened.
 pub fn served(name: &'static str, args: &'static [&'static str], run: fn(&Service) -> String, max_seconds: f64, max_peak_mb: u64) -> Case {
+    served_by(name, crate::common::serve_command, args, run, max_seconds, max_peak_mb)
+}
+
+/// [`served`] by the service `command` starts (on its data directory, with `args`).
+fn served_by(
+    name: &'static str,
+    command: fn(&std::path::Path, &[&str]) -> std::process::Command,
+    args: &'static [&'static str],
+    run: fn(&Service) -> String,
+    max_seconds: f64,
+    max_peak_mb: u64,
+) -> Case {
     Case {
         name,
         max_seconds,
         max_peak_mb,
         run: Box::new(move || {
             let data = tempfile::tempdir().unwrap();
-            let service = Service::start(data.path(), args);
+            let mut command = command(data.path(), args);
+            command.arg("--no-demo");
+            let service = Service::spawn(command);
             let started = Instant::now();
             let outcome = run(&service);
             let seconds = started.elapsed().as_secs_f64();
@@ -293,6 +307,17 @@ fn the_largest_module_uploaded(service: &Service) -> String {
     format!("saved; {after} MB resident after")
 }
 
+/// Interval sets uploaded to a new data directory: its `reference.py` is checked, so the
+/// service makes CPython's snapshot (once per data directory; every other case starts with
+/// it made, as a service that ever met Python has it).
+fn the_first_python_reference_uploaded(service: &Service) -> String {
+    let client = service.instructor();
+    let problem = upload_problem(&client, "interval-sets");
+    let page = client.get(&format!("/problems/{problem}")).body;
+    assert!(page.contains("reference.py"), "the check of reference.py is on the problem's page");
+    format!("saved; {} MB resident after", service.memory_mb("VmRSS"))
+}
+
 fn forged_forms_and_guessed_tokens(service: &Service) -> String {
     let mut forger = Client::new(&service.url);
     assert_eq!(forger.login("instructor", &service.password), 303);
@@ -325,5 +350,7 @@ pub fn cases() -> Vec<Case> {
         served("cancelling the analysis of a hostile batch", &[], cancel_within_a_second, 10.0, 250),
         served("the largest accepted module, uploaded", &[], the_largest_module_uploaded, 60.0, 1_500),
         served("forged forms, guessed tokens, traversal", &[], forged_forms_and_guessed_tokens, 10.0, 200),
+        // Compiling CPython twice (instrumented, then its snapshot) and running its start-up.
+        served_by("the first Python reference uploaded", crate::common::serve_command_cold, &[], the_first_python_reference_uploaded, 30.0, 450),
     ]
 }

@@ -27,6 +27,12 @@ pub struct Service {
 /// `bugrank` with the store of `data`: SQLite in it, or in the PostgreSQL tests the
 /// throwaway server's database of `data` (`BUGRANK_DATABASE`).
 pub fn bugrank(data: &Path) -> Command {
+    with_python_snapshot(data);
+    bugrank_cold(data)
+}
+
+/// [`bugrank`] on `data` as it is: a new data directory has not made CPython's snapshot yet.
+pub fn bugrank_cold(data: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
     if crate::on_postgres() {
         command.env("BUGRANK_DATABASE", crate::postgres::Postgres::shared().database_for(data));
@@ -34,9 +40,41 @@ pub fn bugrank(data: &Path) -> Command {
     command
 }
 
+/// Puts CPython's compiled snapshot into `data`'s `compiled/`, as any service has it once
+/// it made it: a problem with a `reference.py` (interval sets) needs it, and making it
+/// costs a fresh data directory some 7 s and 330 MB once, which every test uploading
+/// interval sets would otherwise pay again (the adversarial case "the first Python
+/// reference uploaded" measures it, on a cold directory). The snapshot is made once per
+/// test binary, by the same sandbox code as the service's.
+pub fn with_python_snapshot(data: &Path) {
+    static SNAPSHOTS: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let made = SNAPSHOTS.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let sandbox = sandbox::Sandbox::new().unwrap().with_disk_cache(dir.path().to_owned()).unwrap();
+        course::load::python(&sandbox).unwrap();
+        dir
+    });
+    let compiled = data.join("compiled");
+    std::fs::create_dir_all(&compiled).unwrap();
+    for entry in std::fs::read_dir(made.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let target = compiled.join(path.file_name().unwrap());
+        if path.to_string_lossy().ends_with(".snapshot.cwasm") && !target.exists() {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
 /// `bugrank serve` on `data`, on a free port, with `args`.
 pub fn serve_command(data: &Path, args: &[&str]) -> Command {
-    let mut command = bugrank(data);
+    with_python_snapshot(data);
+    serve_command_cold(data, args)
+}
+
+/// [`serve_command`] on `data` as it is, CPython's snapshot not made (see
+/// [`with_python_snapshot`]).
+pub fn serve_command_cold(data: &Path, args: &[&str]) -> Command {
+    let mut command = bugrank_cold(data);
     command.args(["serve", "--bind", "127.0.0.1:0", "--data"]).arg(data).args(args);
     command
 }
