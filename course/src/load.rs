@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use sandbox::{Interpreter, InterpreterSpec, Program, Role, Sandbox};
-use toolchain::{Builder, Built, Language, Source};
+use toolchain::{Builder, Built, Harness, Language, Source, ToolchainError};
 
 use crate::error::{CourseError, CourseResult};
 use crate::hand_in::{Handed, Loaded, ModuleSource};
@@ -51,9 +51,9 @@ pub fn language(files: &[(String, ModuleSource)]) -> Result<Language, String> {
 ///
 /// Once `stop` is set a compile running is killed and the build ends with an error (the
 /// host's, not the student's).
-pub fn build(sandbox: &Sandbox, builder: &Builder, file: &str, source: &Source, stop: Option<&AtomicBool>) -> Result<Loaded<Program>, String> {
+pub fn build(sandbox: &Sandbox, builder: &Builder, harnesses: &[Harness], file: &str, source: &Source, stop: Option<&AtomicBool>) -> Result<Loaded<Program>, String> {
     if source.language == Language::Python {
-        return interpret(sandbox, file, source);
+        return interpret(sandbox, harnesses, file, source);
     }
     let toolchain = builder.ready(source.language).map_err(|e| format!("{file}: {e}"))?;
     let record = |warnings: String, error: Option<String>| Build {
@@ -63,17 +63,35 @@ pub fn build(sandbox: &Sandbox, builder: &Builder, file: &str, source: &Source, 
         warnings,
         error,
     };
-    let built = match stop {
-        Some(stop) => builder.build_or_stop(source, stop),
-        None => builder.build(source),
-    };
-    Ok(match built.map_err(|e| format!("{file}: {e}"))? {
+    Ok(match built(builder, harnesses, source, stop).map_err(|e| format!("{file}: {e}"))? {
         Built::Module { wasm, warnings } => match sandbox.load(file, &wasm, Role::Answer) {
             Ok(program) => Loaded::Program(program, Some(record(warnings, None))),
             Err(refused) => Loaded::NotBuilt(record(warnings, Some(format!("the compiled program cannot be run: {refused}")))),
         },
         Built::Failed { message, .. } => Loaded::NotBuilt(record(String::new(), Some(message))),
     })
+}
+
+/// `source` built by `builder`: with the harness of its language when the problem has
+/// `harnesses` (a function-level assignment: a hand-in in a language without one is told
+/// so, as a build failure). `stop` stops a compile midway.
+pub fn built(builder: &Builder, harnesses: &[Harness], source: &Source, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
+    if harnesses.is_empty() {
+        return match stop {
+            Some(stop) => builder.build_or_stop(source, stop),
+            None => builder.build(source),
+        };
+    }
+    match harnesses.iter().find(|h| h.language == source.language) {
+        Some(harness) => builder.build_harnessed(source, harness, stop),
+        None => Ok(Built::Failed { failure: toolchain::Failure::CompileError, message: no_harness(harnesses, source.language) }),
+    }
+}
+
+/// What a hand-in in `language` is told when the assignment has no harness in it.
+fn no_harness(harnesses: &[Harness], language: Language) -> String {
+    let given: Vec<&str> = harnesses.iter().map(|h| h.language.name()).collect();
+    format!("this assignment's functions are called by a harness in {}, not {language}: hand in your functions in one of those", given.join(" or "))
 }
 
 /// bugrank's CPython ([`toolchain::python`]), made ready by `sandbox` (snapshotted once,
@@ -88,7 +106,7 @@ pub fn python(sandbox: &Sandbox) -> Result<Arc<Interpreter>, String> {
 /// A Python hand-in (one `.py` file) compiled to bytecode by bugrank's CPython in the
 /// sandbox: a syntax error, or an import that cannot work there, is the student's result
 /// in Python's words.
-fn interpret(sandbox: &Sandbox, file: &str, source: &Source) -> Result<Loaded<Program>, String> {
+fn interpret(sandbox: &Sandbox, harnesses: &[Harness], file: &str, source: &Source) -> Result<Loaded<Program>, String> {
     let record = |error: Option<String>| Build {
         language: source.language.name().to_owned(),
         toolchain: toolchain::python::VERSION.to_owned(),
@@ -96,6 +114,9 @@ fn interpret(sandbox: &Sandbox, file: &str, source: &Source) -> Result<Loaded<Pr
         warnings: String::new(),
         error,
     };
+    if !harnesses.is_empty() {
+        return Ok(Loaded::NotBuilt(record(Some(no_harness(harnesses, source.language)))));
+    }
     let files: Vec<&(String, Vec<u8>)> = source.files.iter().filter(|(name, _)| Language::of_file(name) == Some(Language::Python)).collect();
     let [(name, text)] = files[..] else {
         let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
@@ -113,18 +134,18 @@ fn interpret(sandbox: &Sandbox, file: &str, source: &Source) -> Result<Loaded<Pr
 }
 
 /// One hand-in's program: a module compiled, or sources built then compiled (a module that
-/// is a bundle of sources, as the service stores them, is built too). `stop` stops a
-/// compile of sources midway.
-pub fn load(sandbox: &Sandbox, builder: &Builder, file: &str, handed: &Handed, stop: Option<&AtomicBool>) -> Result<Loaded<Program>, String> {
+/// is a bundle of sources, as the service stores them, is built too), with the problem's
+/// `harnesses` if any. `stop` stops a compile of sources midway.
+pub fn load(sandbox: &Sandbox, builder: &Builder, harnesses: &[Harness], file: &str, handed: &Handed, stop: Option<&AtomicBool>) -> Result<Loaded<Program>, String> {
     match handed {
         Handed::Module(source) => {
             let bytes = source.read()?;
             match toolchain::Source::from_bytes(&bytes) {
-                Some(sources) => build(sandbox, builder, file, &sources, stop),
+                Some(sources) => build(sandbox, builder, harnesses, file, &sources, stop),
                 None => Ok(Loaded::Program(sandbox.load(file, &bytes, Role::Answer).map_err(|e| e.to_string())?, None)),
             }
         }
-        Handed::Sources(files) => build(sandbox, builder, file, &read(files)?, stop),
+        Handed::Sources(files) => build(sandbox, builder, harnesses, file, &read(files)?, stop),
     }
 }
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use grader::{FuelPolicy, GradingPolicy, Oracle, SearchOptions, TokenRules};
 use sandbox::{Limits, MAX_MEMORY_BYTES, Program, Role, Sandbox};
 use serde::Deserialize;
-use toolchain::{Builder, Built, Language, Source};
+use toolchain::{Builder, Built, Harness, Language, Source};
 
 use crate::error::{CourseError, CourseResult};
 use crate::executor::{ExitStatus, PythonReference, SandboxExecutor};
@@ -59,7 +59,7 @@ pub fn max_points(max: f64) -> Result<f64, String> {
 /// statement, each program as a module or a source file, and the generator's guest library
 /// when the author keeps a copy. `statement.md` is optional, and the checker needed only
 /// when the oracle is a checker.
-pub const PROBLEM_FILES: [&str; 20] = [
+pub const PROBLEM_FILES: [&str; 24] = [
     "problem.toml",
     "statement.md",
     "reference.wasm",
@@ -80,6 +80,10 @@ pub const PROBLEM_FILES: [&str; 20] = [
     "bugrank_gen.h",
     "bugrank_gen.rs",
     "bugrank_gen.py",
+    "harness.c",
+    "harness.cpp",
+    "interface.h",
+    "harness.rs",
 ];
 
 /// `problem.toml`. Every field but the title has a default.
@@ -289,6 +293,11 @@ pub struct ProblemDir {
     /// runs (see [`SandboxExecutor::fuel_scale`]). `check-problem` checks it as a correct
     /// example.
     pub python_reference: PythonReference,
+    /// The harnesses of a function-level assignment, one per language (see
+    /// [`toolchain::harness`]): every program built from sources, the reference's and the
+    /// hand-ins', is built with the one of its language. Empty for a problem whose programs
+    /// read their input themselves.
+    pub harnesses: Vec<Harness>,
     /// The modules built from the directory's sources, as `(reference.wasm, bytes)` and
     /// so on: the service stores them beside the sources, so that every analysis of an
     /// uploaded problem runs the programs it was checked with, whatever the compiler later.
@@ -300,7 +309,9 @@ impl ProblemDir {
     /// (cached as students' sources are). Pitfall: a module wins over sources beside it, as
     /// in a batch: after editing `reference.c`, delete a stale `reference.wasm`.
     pub fn load(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> CourseResult<ProblemDir> {
-        let toml = ProblemToml::read(dir)?;
+        let mut toml = ProblemToml::read(dir)?;
+        let Accepted { languages, harnesses } = accepted(dir, &toml)?;
+        toml.languages = languages;
         let mut built = Vec::new();
         let mut load = |stem: &str, role| -> CourseResult<Program> {
             let (path, language) = program_file(dir, stem)?;
@@ -321,6 +332,11 @@ impl ProblemDir {
                             Err(e) => return Err(CourseError::Io { what: format!("cannot read {}", dir.join(library).display()), error: e }),
                         }
                         builder.build_generator(&source)
+                    } else if stem == "reference" && !harnesses.is_empty() {
+                        match harnesses.iter().find(|h| h.language == language) {
+                            Some(harness) => builder.build_harnessed(&source, harness, None),
+                            None => return Err(CourseError::Problem(format!("{} has no harness in {language} to build it with", path.display()))),
+                        }
                     } else {
                         builder.build(&source)
                     };
@@ -346,7 +362,7 @@ impl ProblemDir {
         };
         let twin = dir.join("reference.py");
         let python_reference = PythonReference::at((reference.interpreter().is_none() && twin.is_file()).then_some(twin));
-        Ok(ProblemDir { dir: dir.to_owned(), name, reference, generator, checker, python_reference, toml, built })
+        Ok(ProblemDir { dir: dir.to_owned(), name, reference, generator, checker, python_reference, harnesses, toml, built })
     }
 
     pub fn problem(&self) -> grader::Problem {
@@ -387,6 +403,54 @@ impl ProblemDir {
             output_bytes: self.toml.limits.output_bytes,
         }
     }
+}
+
+/// What a problem accepts as hand-ins: sources in `languages` (or modules), built with the
+/// harness of their language when it has `harnesses`.
+#[derive(Clone, Debug)]
+pub struct Accepted {
+    pub languages: Vec<Language>,
+    pub harnesses: Vec<Harness>,
+}
+
+/// What the problem in `dir` (of `toml`) accepts: with harnesses, the languages of
+/// `toml` that a harness is given in.
+pub fn accepted(dir: &Path, toml: &ProblemToml) -> CourseResult<Accepted> {
+    let harnesses = read_harnesses(dir)?;
+    let mut languages = toml.languages.clone();
+    if !harnesses.is_empty() {
+        languages.retain(|language| harnesses.iter().any(|h| h.language == *language));
+        if languages.is_empty() {
+            let given: Vec<&str> = harnesses.iter().map(|h| h.language.name()).collect();
+            return Err(CourseError::Problem(format!("{}: the harnesses are in {}, none of the languages problem.toml accepts", dir.display(), given.join(", "))));
+        }
+    }
+    Ok(Accepted { languages, harnesses })
+}
+
+/// The harnesses in `dir`: for each language, its files when its `main` file is there
+/// (`harness.c` needs `interface.h` beside it).
+fn read_harnesses(dir: &Path) -> CourseResult<Vec<Harness>> {
+    let mut harnesses = Vec::new();
+    for language in Language::ALL {
+        let names = Harness::file_names(language);
+        if names.is_empty() || !dir.join(names[0]).is_file() {
+            continue;
+        }
+        let mut files = Vec::new();
+        for name in names {
+            let path = dir.join(name);
+            match std::fs::read(&path) {
+                Ok(bytes) => files.push((name.to_string(), bytes)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(CourseError::Problem(format!("{} has {} but no {name} beside it", dir.display(), names[0])));
+                }
+                Err(e) => return Err(CourseError::Io { what: format!("cannot read {}", path.display()), error: e }),
+            }
+        }
+        harnesses.push(Harness { language, files });
+    }
+    Ok(harnesses)
 }
 
 /// The file of program `stem` in `dir`: its module (language `None`), else its one source

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use grader::{ANY, BugList, FailureKind};
 
-use crate::in_words::{first_line_difference, points_in_words, uninitialised_in_words};
+use crate::in_words::{CallLine, calls_in_order, first_line_difference, points_in_words, uninitialised_in_words};
 
 /// A student's bug list as Markdown. Inputs and outputs are shown quoted, with escapes,
 /// so that white space and newlines are visible.
@@ -41,9 +41,23 @@ pub fn bug_list_markdown(list: &BugList) -> String {
     let mut explained: Vec<(&str, &str)> = Vec::new();
     for bug in shown {
         writeln!(md, "## Test {}: {}\n", bug.test, bug.got.summary()).unwrap();
+        let calls = match bug.got.kind {
+            FailureKind::Wrong if bug.got.reason.is_none() => calls_in_order(&bug.input, &bug.expected, &bug.got.detail),
+            _ => None,
+        };
+        if let Some(calls) = &calls {
+            writeln!(md, "The calls in order, with what the model answer and yours gave (→ marks the first difference):\n\n{}", calls_table(calls)).unwrap();
+        }
         writeln!(md, "Input:\n\n{}", text_block(&bug.input)).unwrap();
-        writeln!(md, "Expected output:\n\n{}", text_block(&bug.expected)).unwrap();
+        let folded = calls.as_ref().is_some_and(|calls| calls.iter().any(|line| matches!(line, CallLine::Folded(_))));
+        // A table of every call shows every result: the outputs are given whole only when
+        // it is folded.
+        let whole_table = calls.is_some() && !folded;
+        if !whole_table {
+            writeln!(md, "Expected output:\n\n{}", text_block(&bug.expected)).unwrap();
+        }
         match bug.got.kind {
+            FailureKind::Wrong if whole_table => {}
             FailureKind::Wrong => writeln!(md, "Your program's output:\n\n{}", text_block(&bug.got.detail)).unwrap(),
             FailureKind::Crash => writeln!(md, "Your program crashed:\n\n{}", text_block(&bug.got.detail)).unwrap(),
             _ => match explained.iter().find(|(detail, _)| *detail == bug.got.detail && bug.got.kind == FailureKind::Timeout) {
@@ -56,7 +70,7 @@ pub fn bug_list_markdown(list: &BugList) -> String {
         }
         match &bug.got.reason {
             Some(reason) => writeln!(md, "Why it is wrong: {reason}\n").unwrap(),
-            None if bug.got.kind == FailureKind::Wrong => {
+            None if bug.got.kind == FailureKind::Wrong && calls.is_none() => {
                 if let Some(difference) = first_line_difference(&bug.expected, &bug.got.detail) {
                     writeln!(md, "Where it differs: {difference}.\n").unwrap();
                 }
@@ -71,6 +85,23 @@ pub fn bug_list_markdown(list: &BugList) -> String {
         }
     }
     md
+}
+
+/// The calls of [`calls_in_order`] as a Markdown table.
+fn calls_table(calls: &[CallLine]) -> String {
+    let cell = |text: &str| if text.is_empty() { "(empty)".to_owned() } else { format!("`{}`", text.replace('`', "'").replace('|', "\\|")) };
+    let mut table = String::from("| # | Call | Expected | Yours |\n|---:|---|---|---|\n");
+    for line in calls {
+        match line {
+            CallLine::Call { number, call, expected, got, first_difference } => {
+                let mark = if *first_difference { "→ " } else { "" };
+                let got = got.as_deref().map_or("(nothing: its output ended)".to_owned(), cell);
+                writeln!(table, "| {mark}{number} | {} | {} | {got} |", cell(call), cell(expected)).unwrap();
+            }
+            CallLine::Folded(n) => writeln!(table, "| … | {n} calls not shown | | |").unwrap(),
+        }
+    }
+    table
 }
 
 /// A program's input or output as a Markdown code block. A code block cannot show an
@@ -108,6 +139,15 @@ mod tests {
             contrast: Some(Contrast { input: "delete 1 []".into(), expected: "[]\n".into() }),
         };
         BugList { answer: "a01".into(), passed: 18, suite_size: 19, bugs: vec![bug], build: None, points: None }
+    }
+
+    #[test]
+    fn a_failing_command_sequence_reads_as_its_calls_with_the_first_difference_marked() {
+        let md = bug_list_markdown(&list("init 2\nput 1 10\nget 1\n", "ok\nok\n10\n", "ok\nok\n-1\n"));
+        assert!(md.contains("| # | Call | Expected | Yours |\n|---:|---|---|---|\n| 1 | `init 2` | `ok` | `ok` |\n"), "{md}");
+        assert!(md.contains("| → 3 | `get 1` | `10` | `-1` |"), "{md}");
+        assert!(md.contains("Input:\n\n```text\ninit 2\nput 1 10\nget 1\n```"), "the input stays whole, to run again: {md}");
+        assert!(!md.contains("Expected output:") && !md.contains("Where it differs"), "the table says it all: {md}");
     }
 
     #[test]

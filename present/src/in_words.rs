@@ -25,7 +25,8 @@ pub fn uninitialised_in_words(warnings: &str) -> Option<String> {
         return None;
     }
     Some(format!(
-        "The compiler warned that a variable may be read before it is given a value ({}). On a real machine such a read gives whatever was in memory;          here it gives the same value on every run: every byte 0xFF, so an int reads as -1, an unsigned int as 4294967295 and a pointer as an address outside memory.          If a test shows such a value where yours should be, that read is the likely cause.",
+        "The compiler warned that a variable may be read before it is given a value ({}). On a real machine such a read gives whatever was in memory; \
+         here it gives the same value on every run: every byte 0xFF, so an int reads as -1, an unsigned int as 4294967295 and a pointer as an address outside memory. If a test shows such a value where yours should be, that read is the likely cause.",
         reads.join("; ")
     ))
 }
@@ -49,6 +50,60 @@ pub fn first_line_difference(expected: &str, got: &str) -> Option<String> {
         None if have.len() > want.len() => Some(format!("it goes on after the {} expected, with `{}`", lines(want.len()), have[want.len()])),
         None => None,
     }
+}
+
+/// One line of [`calls_in_order`]: a call with what the model answer and the hand-in
+/// gave, or a run of calls left out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallLine {
+    Call {
+        /// The call's number, from 1.
+        number: usize,
+        call: String,
+        expected: String,
+        /// `None` where the hand-in's output had already ended.
+        got: Option<String>,
+        /// The first call whose result differs.
+        first_difference: bool,
+    },
+    /// This many calls not shown.
+    Folded(usize),
+}
+
+/// The calls kept before the first difference besides the first [`CALLS_AT_START`], and
+/// after it: the context a student needs to see why it differs.
+pub const CALLS_BEFORE_DIFFERENCE: usize = 3;
+pub const CALLS_AFTER_DIFFERENCE: usize = 2;
+/// The calls always shown at the start (the setup: `init 2`, say).
+pub const CALLS_AT_START: usize = 2;
+
+/// A wrong output of a command sequence shown as a test reads: each input line (a call)
+/// beside the expected and the hand-in's output line, the first difference marked, long
+/// sequences folded around it. `None` unless the input is several lines and the expected
+/// output has one line per input line (as a harness writes: see `toolchain::harness`), or
+/// when no line differs (then [`first_line_difference`] says how the outputs differ).
+pub fn calls_in_order(input: &str, expected: &str, got: &str) -> Option<Vec<CallLine>> {
+    let lines = |text: &str| -> Vec<String> { text.trim_end().lines().map(|l| l.trim_end().to_owned()).collect() };
+    let (calls, want, have) = (lines(input), lines(expected), lines(got));
+    if calls.len() < 2 || calls.len() != want.len() {
+        return None;
+    }
+    let first = (0..calls.len()).find(|&i| have.get(i) != Some(&want[i]))?;
+    let shown = |i: usize| i < CALLS_AT_START || (i + CALLS_BEFORE_DIFFERENCE >= first && i <= first + CALLS_AFTER_DIFFERENCE);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < calls.len() {
+        // A gap of one call is shown: "1 call not shown" takes as much room.
+        let gap = (i..calls.len()).take_while(|&j| !shown(j)).count();
+        if gap >= 2 {
+            out.push(CallLine::Folded(gap));
+            i += gap;
+            continue;
+        }
+        out.push(CallLine::Call { number: i + 1, call: calls[i].clone(), expected: want[i].clone(), got: have.get(i).cloned(), first_difference: i == first });
+        i += 1;
+    }
+    Some(out)
 }
 
 /// A failure's kind in words, as the feedback says it.
@@ -130,6 +185,50 @@ mod tests {
     }
 
     use super::*;
+
+    /// The calls view in short: `n:call=expected/got` for a call (`*` marking the first
+    /// difference, `-` for no line), `…n` for calls left out.
+    fn calls(input: &str, expected: &str, got: &str) -> Option<Vec<String>> {
+        let shown = calls_in_order(input, expected, got)?;
+        Some(
+            shown
+                .into_iter()
+                .map(|line| match line {
+                    CallLine::Call { number, call, expected, got, first_difference } => {
+                        format!("{}{number}:{call}={expected}/{}", if first_difference { "*" } else { "" }, got.as_deref().unwrap_or("-"))
+                    }
+                    CallLine::Folded(n) => format!("…{n}"),
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn a_short_sequence_is_shown_whole_with_its_first_difference_marked() {
+        let shown = calls("init 2\nput 1 10\nget 1\n", "ok\nok\n10\n", "ok\nok\n-1\n").unwrap();
+        assert_eq!(shown, ["1:init 2=ok/ok", "2:put 1 10=ok/ok", "*3:get 1=10/-1"]);
+    }
+
+    #[test]
+    fn a_long_sequence_is_folded_around_the_first_difference() {
+        let input: String = (1..=20).map(|i| format!("c{i}\n")).collect();
+        let expected: String = (1..=20).map(|i| format!("{i}\n")).collect();
+        let got = expected.replace("12\n", "0\n");
+        let shown = calls(&input, &expected, &got).unwrap();
+        assert_eq!(shown, ["1:c1=1/1", "2:c2=2/2", "…6", "9:c9=9/9", "10:c10=10/10", "11:c11=11/11", "*12:c12=12/0", "13:c13=13/13", "14:c14=14/14", "…6"]);
+    }
+
+    #[test]
+    fn a_run_that_stopped_early_shows_where_its_output_ended() {
+        assert_eq!(calls("a\nb\nc\n", "1\n2\n3\n", "1\n").unwrap(), ["1:a=1/1", "*2:b=2/-", "3:c=3/-"]);
+    }
+
+    #[test]
+    fn outputs_not_one_line_per_input_line_or_not_differing_are_not_calls() {
+        assert_eq!(calls("3\n1 2 3\n", "6\n", "7\n"), None);
+        assert_eq!(calls("a\n", "1\n", "2\n"), None);
+        assert_eq!(calls("a\nb\n", "1\n2\n", "1\n2\n3\n"), None);
+    }
 
     fn check(input: &str, expected: &str) {
         assert_eq!(input_in_words(input, 30), expected, "{input:?}");

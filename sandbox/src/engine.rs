@@ -96,6 +96,9 @@ enum Kind {
         pre: InstancePre<RunState>,
         /// Where `_start` is among the module's exports, found once (not by name every run).
         start: ModuleExport,
+        /// Whether it imports [`crate::HARNESS_IMPORTS`]: a problem's harness built with a
+        /// hand-in, whose judged output is what the harness writes there.
+        harness: bool,
     },
     /// A program an interpreter compiled: run by its `bugrank_run`.
     Interpreted { interpreter: Arc<Interpreter>, code: Arc<[u8]> },
@@ -325,7 +328,8 @@ impl Sandbox {
             reason: format!("{e:#}"),
         })?;
         let start = module.get_export_index("_start").expect("validate::check: a program exports `_start`");
-        Ok(Program { name: name.to_owned(), hash, kind: Kind::Module { pre, start } })
+        let harness = module.imports().any(|import| import.module() == "bugrank" && crate::HARNESS_IMPORTS.contains(&import.name()));
+        Ok(Program { name: name.to_owned(), hash, kind: Kind::Module { pre, start, harness } })
     }
 
     /// Whether `bytes` would load as a program of `role`, without compiling it: every check
@@ -411,23 +415,36 @@ impl Sandbox {
         choices: Option<Box<dyn Choices>>,
     ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
         let launch = match &program.kind {
-            Kind::Module { pre, start } => Launch { pre, entry: Entry::Start(start), base_memory: 0 },
+            Kind::Module { pre, start, harness } => Launch { pre, entry: Entry::Start(start), base_memory: 0, harness: *harness },
             Kind::Interpreted { interpreter, code } => Launch {
                 pre: &interpreter.pre,
                 entry: Entry::Request { call: &interpreter.entries.run, entries: &interpreter.entries, request: code },
                 base_memory: interpreter.base_memory,
+                harness: false,
             },
         };
         self.launch(&program.name, launch, input, limits, choices)
     }
 
     /// A fresh store for one run of `name` within `limits` (memory beyond `base_memory`,
-    /// the interpreter's own).
-    fn store(&self, engine: &Engine, name: &str, input: &[u8], limits: &Limits, base_memory: usize, choices: Option<Box<dyn Choices>>) -> Result<Store<RunState>, SandboxError> {
+    /// the interpreter's own); its stdout is the program's own prints when `harness`.
+    #[allow(clippy::too_many_arguments)]
+    fn store(
+        &self,
+        engine: &Engine,
+        name: &str,
+        input: &[u8],
+        limits: &Limits,
+        base_memory: usize,
+        harness: bool,
+        choices: Option<Box<dyn Choices>>,
+    ) -> Result<Store<RunState>, SandboxError> {
         let stdio = Stdio {
             input: input.to_vec(),
             read: 0,
             stdout: Vec::new(),
+            printed: Vec::new(),
+            harness,
             stdout_limit: limits.output_bytes,
             stderr: Vec::new(),
             stderr_limit: STDERR_LIMIT_BYTES,
@@ -471,7 +488,7 @@ impl Sandbox {
         limits: &Limits,
         choices: Option<Box<dyn Choices>>,
     ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
-        let mut store = self.store(launch.pre.module().engine(), name, input, limits, launch.base_memory, choices)?;
+        let mut store = self.store(launch.pre.module().engine(), name, input, limits, launch.base_memory, launch.harness, choices)?;
         let (result, instance) = match self.instantiate(name, launch.pre, &mut store)? {
             Ok(instance) => (enter(&mut store, instance, &launch.entry), Some(instance)),
             Err(e) => (Err(e), None),
@@ -485,16 +502,17 @@ impl Sandbox {
             Err(e) => classify(e),
         };
         let state = store.into_data();
-        let (mut stdout, mut stderr) = (state.stdio.stdout, state.stdio.stderr);
-        if stdout.len() > limits.output_bytes || stderr.len() > STDERR_LIMIT_BYTES {
+        let (mut stdout, mut printed, mut stderr) = (state.stdio.stdout, state.stdio.printed, state.stdio.stderr);
+        if stdout.len() > limits.output_bytes || printed.len() > limits.output_bytes || stderr.len() > STDERR_LIMIT_BYTES {
             outcome = Outcome::OutputLimit;
         } else if state.memory.refused && !outcome.is_success() {
             outcome = Outcome::OutOfMemory;
         }
         // (Each holds at most one byte over its limit: see `Stdio`.)
         stdout.truncate(limits.output_bytes);
+        printed.truncate(limits.output_bytes);
         stderr.truncate(STDERR_LIMIT_BYTES);
-        Ok((Run { outcome, stdout, stderr, fuel_used }, state.choices))
+        Ok((Run { outcome, stdout, printed, stderr, fuel_used }, state.choices))
     }
 
     /// The interpreter `spec` describes, initialised and snapshotted (see `interpreter.rs`):
@@ -553,7 +571,7 @@ impl Sandbox {
         let module = self.compile(&self.interpreter_engine, spec.name, instrumented).map_err(|e| e.to_string())?;
         let pre = self.with_files.instantiate_pre(&module).map_err(|e| format!("{e:#}"))?;
         let limits = Limits { fuel: INIT_FUEL, memory_bytes: MAX_MEMORY_BYTES, output_bytes: STDERR_LIMIT_BYTES };
-        let mut store = self.store(&self.interpreter_engine, spec.name, &[], &limits, 0, None).map_err(|e| e.to_string())?;
+        let mut store = self.store(&self.interpreter_engine, spec.name, &[], &limits, 0, false, None).map_err(|e| e.to_string())?;
         let stderr = wasmtime_wasi::p2::pipe::MemoryOutputPipe::new(STDERR_LIMIT_BYTES);
         let mut wasi = wasi_context(spec.name);
         wasi.allow_blocking_current_thread(true).stderr(stderr.clone());
@@ -605,6 +623,7 @@ impl Sandbox {
             pre: &interpreter.pre,
             entry: Entry::Request { call: &entries.compile, entries, request: &request },
             base_memory: interpreter.base_memory,
+            harness: false,
         };
         let limits = Limits { fuel: COMPILE_FUEL, memory_bytes: Limits::default().memory_bytes, output_bytes: MAX_COMPILED_BYTES };
         let (run, _) = self.launch(name, launch, &[], &limits, None)?;
@@ -704,6 +723,7 @@ fn configured(slots: u32, keep_resident: usize) -> Result<Configured, SandboxErr
                 caller.data().choices.as_ref().map_or(0, |c| c.size()) as i32
             })
         })
+        .and_then(|linker| linker.func_wrap("bugrank", "output", stdio::output))
         .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
     // The calls whose work fuel would not see are done by `stdio.rs`, which charges for
     // that work (and whose `poll_oneoff` never sleeps: the clocks are frozen); the
@@ -805,6 +825,9 @@ struct Launch<'p> {
     pre: &'p InstancePre<RunState>,
     entry: Entry<'p>,
     base_memory: usize,
+    /// Whether the program writes its judged output through `bugrank.output` (see
+    /// [`Stdio::printed`]).
+    harness: bool,
 }
 
 /// Where a run enters its instance.

@@ -51,7 +51,7 @@ pub use limits::{
     EPOCH_TICK, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES, WALL_CLOCK_LIMIT,
 };
 pub use validate::{
-    ALLOWED_WASI_IMPORTS, GENERATOR_IMPORTS, MAX_BLOCK_DEPTH, MAX_FUNCTION_BODY_BYTES, MAX_FUNCTIONS, MAX_LOCALS, MAX_MODULE_LOCALS,
+    ALLOWED_WASI_IMPORTS, GENERATOR_IMPORTS, HARNESS_IMPORTS, MAX_BLOCK_DEPTH, MAX_FUNCTION_BODY_BYTES, MAX_FUNCTIONS, MAX_LOCALS, MAX_MODULE_LOCALS,
     MAX_OPERAND_DEPTH, Role,
 };
 
@@ -105,8 +105,12 @@ impl std::fmt::Display for Outcome {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Run {
     pub outcome: Outcome,
-    /// Everything written to stdout, cut at the output limit.
+    /// The judged output, cut at the output limit: everything written to stdout, or, for a
+    /// harness built with a hand-in, what the harness wrote through `bugrank.output`.
     pub stdout: Vec<u8>,
+    /// What a harnessed program's own code wrote to stdout (a student's debugging lines,
+    /// never judged), cut at the output limit; empty for other programs.
+    pub printed: Vec<u8>,
     /// Everything written to stderr, cut at [`STDERR_LIMIT_BYTES`].
     pub stderr: Vec<u8>,
     /// Fuel consumed: the same program on the same input always uses the same amount.

@@ -45,7 +45,14 @@ const ERRNO_INVAL: i32 = 28;
 pub(crate) struct Stdio {
     pub(crate) input: Vec<u8>,
     pub(crate) read: usize,
+    /// The judged output: what the program writes to stdout, or, when `harness`, what its
+    /// harness writes through `bugrank.output` ([`output`]).
     pub(crate) stdout: Vec<u8>,
+    /// When `harness`, what the program writes to stdout: the student's functions' own
+    /// prints, kept apart so that they can neither spoil nor forge the judged output.
+    pub(crate) printed: Vec<u8>,
+    pub(crate) harness: bool,
+    /// The limit of `stdout` and of `printed`, each.
     pub(crate) stdout_limit: usize,
     pub(crate) stderr: Vec<u8>,
     pub(crate) stderr_limit: usize,
@@ -170,21 +177,41 @@ pub(crate) fn fd_read(caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i
 pub(crate) fn fd_write(caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nwritten: i32) -> wasmtime::Result<i32> {
     scatter_gather(caller, fd == 1 || fd == 2, iovs, count, nwritten, |data, stdio, buffers| {
         let (stream, limit) = match fd {
+            1 if stdio.harness => (&mut stdio.printed, stdio.stdout_limit),
             1 => (&mut stdio.stdout, stdio.stdout_limit),
             _ => (&mut stdio.stderr, stdio.stderr_limit),
         };
         let mut total = 0usize;
         for (start, len) in buffers {
-            // Kept up to one byte past the limit: enough to know it was exceeded.
-            let room = (limit + 1).saturating_sub(stream.len());
-            stream.extend_from_slice(&data[start..start + len.min(room)]);
+            append(stream, limit, &data[start..start + len])?;
             total += len;
-            if stream.len() > limit {
-                return Err(OutputFull.into());
-            }
         }
         Ok(total)
     })
+}
+
+/// Appends `bytes` to `stream`, kept up to one byte past `limit` (enough to know it was
+/// exceeded); past the limit the run ends.
+fn append(stream: &mut Vec<u8>, limit: usize, bytes: &[u8]) -> wasmtime::Result<()> {
+    let room = (limit + 1).saturating_sub(stream.len());
+    stream.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    if stream.len() > limit {
+        return Err(OutputFull.into());
+    }
+    Ok(())
+}
+
+/// `bugrank.output(data, len) -> errno`: a harness's judged output (see
+/// [`crate::HARNESS_IMPORTS`]), charged as `fd_write` is; `EFAULT` for bytes out of memory.
+pub(crate) fn output(mut caller: Caller<'_, RunState>, data: i32, len: i32) -> wasmtime::Result<i32> {
+    let (at, len) = (data as u32 as usize, len as u32 as usize);
+    charge(&mut caller, len as u64 / BYTES_PER_FUEL)?;
+    let Some(memory) = memory(&mut caller) else { return Ok(ERRNO_FAULT) };
+    let (data, state) = memory.data_and_store_mut(&mut caller);
+    let Some(bytes) = at.checked_add(len).and_then(|end| data.get(at..end)) else { return Ok(ERRNO_FAULT) };
+    let limit = state.stdio.stdout_limit;
+    append(&mut state.stdio.stdout, limit, bytes)?;
+    Ok(ERRNO_SUCCESS)
 }
 
 /// `random_get(buf, len) -> errno`: the run's fixed bytes, repeated.

@@ -48,6 +48,15 @@ pub const ALLOWED_WASI_IMPORTS: &[&str] = &[
 /// `size() -> i32` returns the current size hint.
 pub const GENERATOR_IMPORTS: &[&str] = &["choice", "size"];
 
+/// The host function a problem's harness (`bugrank_harness.h`, `bugrank_harness.rs`)
+/// writes its results with, from module `bugrank`: `output(data: i32, len: i32) -> i32`
+/// (0, or 21 `EFAULT` for bytes outside memory). A program that imports it is judged on
+/// what it writes there; its stdout is then its code's own prints, kept apart and not
+/// judged (see [`crate::Run::printed`]). Any program may import it: a hand-in built
+/// with a harness is one program, and a student who wrote there on purpose would gain
+/// nothing the harness's own lines do not show.
+pub const HARNESS_IMPORTS: &[&str] = &["output"];
+
 const WASI: &str = "wasi_snapshot_preview1";
 
 /// The most functions a module may define: a large Rust program has some thousands; a
@@ -78,7 +87,7 @@ pub const MAX_BLOCK_DEPTH: u32 = 10_000;
 fn allowed(name: &str, module: &str, field: &str, role: Role) -> Result<(), SandboxError> {
     let allowed = match module {
         WASI => ALLOWED_WASI_IMPORTS.contains(&field),
-        "bugrank" => role == Role::Generator && GENERATOR_IMPORTS.contains(&field),
+        "bugrank" => HARNESS_IMPORTS.contains(&field) || (role == Role::Generator && GENERATOR_IMPORTS.contains(&field)),
         _ => false,
     };
     if allowed {
@@ -87,7 +96,7 @@ fn allowed(name: &str, module: &str, field: &str, role: Role) -> Result<(), Sand
     let hint = match module {
         WASI if field.starts_with("path_") || field == "fd_readdir" => " (there is no file system in the sandbox)",
         WASI if field.starts_with("sock_") => " (there is no network in the sandbox)",
-        "bugrank" => " (only generators may ask the host for choices)",
+        "bugrank" => " (only generators may ask the host for choices; other programs may only write a harness's output)",
         WASI => "",
         _ => " (only WASI preview 1 imports are available)",
     };

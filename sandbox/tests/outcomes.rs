@@ -628,3 +628,59 @@ fn a_module_that_compiles_for_longer_than_the_wait_is_refused_when_the_wait_ends
     }
     assert!(sandbox().load("slow.wat", wat.as_bytes(), Role::Answer).is_ok(), "within the usual wait it compiles");
 }
+
+/// A harness's import: what it writes through it is the judged output.
+const HARNESS_OUTPUT: &str = r#"(import "bugrank" "output" (func $output (param i32 i32) (result i32)))"#;
+
+/// Runs `body` in a program that imports [`HARNESS_OUTPUT`].
+fn harnessed(body: &str, expected: Outcome) -> sandbox::Run {
+    let program = load("harnessed.wat", &command(HARNESS_OUTPUT, body));
+    let run = sandbox().run(&program, b"", &Limits::default()).unwrap();
+    assert_eq!(run.outcome, expected, "judged {:?}", String::from_utf8_lossy(&run.stdout));
+    run
+}
+
+#[test]
+fn a_harness_output_is_judged_and_the_functions_own_prints_are_kept_apart() {
+    // The student's printf ("hello\n" on stdout) around the harness's "llo".
+    let run = harnessed(
+        "(call $write (i32.const 1) (i32.const 100) (i32.const 6))
+         (drop (call $output (i32.const 102) (i32.const 3)))
+         (call $write (i32.const 1) (i32.const 100) (i32.const 6))",
+        Outcome::Exited(0),
+    );
+    assert_eq!(run.stdout, b"llo");
+    assert_eq!(run.printed, b"hello\nhello\n");
+}
+
+#[test]
+fn a_program_without_a_harness_prints_its_judged_output_to_stdout() {
+    let run = check("(call $write (i32.const 1) (i32.const 100) (i32.const 6))", "", Outcome::Exited(0));
+    assert_eq!(run.stdout, b"hello\n");
+    assert!(run.printed.is_empty());
+}
+
+#[test]
+fn harness_output_outside_memory_is_efault_and_the_run_goes_on() {
+    let run = harnessed(
+        "(if (i32.ne (call $output (i32.const 65530) (i32.const 100)) (i32.const 21)) (then (unreachable)))
+         (drop (call $output (i32.const 100) (i32.const 6)))",
+        Outcome::Exited(0),
+    );
+    assert_eq!(run.stdout, b"hello\n");
+}
+
+#[test]
+fn a_flood_of_the_functions_own_prints_or_of_harness_output_hits_the_output_limit() {
+    let printed = harnessed("(loop $more (call $write (i32.const 1) (i32.const 100) (i32.const 6)) (br $more))", Outcome::OutputLimit);
+    assert_eq!(printed.printed.len(), Limits::default().output_bytes);
+    let judged = harnessed("(loop $more (drop (call $output (i32.const 100) (i32.const 6))) (br $more))", Outcome::OutputLimit);
+    assert_eq!(judged.stdout.len(), Limits::default().output_bytes);
+}
+
+#[test]
+fn a_harness_cannot_ask_for_a_generators_choices() {
+    let wat = command(r#"(import "bugrank" "choice" (func $choice (param i64) (result i64)))"#, "");
+    let error = sandbox().load("choosy.wat", wat.as_bytes(), Role::Answer).unwrap_err().to_string();
+    assert!(error.contains("imports `bugrank.choice`") && error.contains("only generators may ask the host for choices"), "{error}");
+}

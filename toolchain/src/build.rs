@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::find::{Toolchain, Toolchains};
+use crate::harness::{self, Harness};
 use crate::jail::{Ended, Jail, Limits, Ran, SOURCES};
 use crate::language::{Language, OUTPUT};
 use crate::ToolchainError;
@@ -213,6 +214,27 @@ impl Builder {
         self.build_as(&source, Kind::Generator, None)
     }
 
+    /// Compiles a hand-in of a function-level assignment with the problem's `harness` (see
+    /// [`crate::harness`]): as [`Builder::build`], and a hand-in that defines `main` or
+    /// lacks something the harness calls fails with that said in plain words.
+    pub fn build_harnessed(&self, source: &Source, harness: &Harness, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
+        if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+            return Err(ToolchainError::Stopped);
+        }
+        let combined = match harness::combine(source, harness) {
+            Ok(combined) => combined,
+            Err(why) => return Ok(Built::Failed { failure: Failure::CompileError, message: why }),
+        };
+        let student = combined.renamed.as_deref();
+        Ok(match self.build_as(&combined.source, Kind::Harnessed, stop)? {
+            Built::Module { warnings, .. } if harness::defines_main(source.language, &warnings) => {
+                Built::Failed { failure: Failure::CompileError, message: harness::explain(source.language, &warnings, student) }
+            }
+            Built::Module { wasm, warnings } => Built::Module { wasm, warnings: harness::explain(source.language, &warnings, student) },
+            Built::Failed { failure, message } => Built::Failed { failure, message: harness::explain(source.language, &message, student) },
+        })
+    }
+
     fn build_as(&self, source: &Source, kind: Kind, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
         if source.language == Language::Python {
             return Err(ToolchainError::Interpreted(source.language));
@@ -374,6 +396,8 @@ fn depends_on_sources_alone(built: &Built) -> bool {
 enum Kind {
     Program,
     Generator,
+    /// A hand-in with the problem's harness (see [`crate::harness`]).
+    Harnessed,
 }
 
 fn key(source: &Source, kind: Kind, toolchain: &Toolchain) -> String {
@@ -381,6 +405,7 @@ fn key(source: &Source, kind: Kind, toolchain: &Toolchain) -> String {
     let kind = match kind {
         Kind::Program => "program",
         Kind::Generator => "generator",
+        Kind::Harnessed => "harnessed",
     };
     for part in [CACHE_FORMAT, kind, source.language.name(), &toolchain.version] {
         hash.update((part.len() as u64).to_le_bytes());
@@ -421,6 +446,12 @@ fn compiles(source: &Source, kind: Kind) -> Result<Vec<Vec<String>>, String> {
     };
     let mut args: Vec<String> = source.language.flags().iter().map(|f| f.to_string()).collect();
     args.extend([unprefix.clone(), "-o".to_owned(), OUTPUT.to_owned()]);
+    if kind == Kind::Harnessed {
+        args.extend(match source.language {
+            Language::Rust => ["--cfg", "bugrank_harness"].map(str::to_owned).to_vec(),
+            _ => vec!["-DBUGRANK_HARNESS".to_owned()],
+        });
+    }
     let sources: Vec<&String> = source
         .files
         .iter()
@@ -432,6 +463,7 @@ fn compiles(source: &Source, kind: Kind) -> Result<Vec<Vec<String>>, String> {
             // One crate: its root is the only `.rs` file, or `main.rs` (whose `mod`s the
             // other files are).
             let root = match sources.as_slice() {
+                _ if kind == Kind::Harnessed => sources.iter().find(|name| name.as_str() == "harness.rs").ok_or("the harness has no harness.rs")?,
                 [only] => only,
                 _ => sources.iter().find(|name| name.as_str() == "main.rs").ok_or_else(|| {
                     format!("a Rust submission is one .rs file, or several with main.rs as the crate root (found {})", sources.len())

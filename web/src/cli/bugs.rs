@@ -35,7 +35,7 @@ pub fn run_bugs(tools: &Tools, args: &BugsArgs) -> anyhow::Result<Vec<BugList>> 
     let sandbox = &tools.sandbox;
     let problem_dir = ProblemDir::load(sandbox, &tools.builder, &args.problem)?;
     let analysis = read_analysis(&args.analysis)?;
-    let batch = Batch::load(sandbox, &tools.builder, &problem_dir.toml.languages, &args.submissions)?;
+    let batch = Batch::load(sandbox, &tools.builder, &problem_dir, &args.submissions)?;
     let lists = analysis
         .answers
         .iter()

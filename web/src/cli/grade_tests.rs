@@ -58,7 +58,7 @@ pub fn read_suites(dir: &Path) -> anyhow::Result<Vec<(String, Vec<StudentTest>)>
 pub fn run_grade_tests(tools: &Tools, args: &GradeTestsArgs) -> anyhow::Result<Vec<SuiteScore>> {
     let sandbox = &tools.sandbox;
     let problem_dir = ProblemDir::load(sandbox, &tools.builder, &args.problem)?;
-    let batch = Batch::load(sandbox, &tools.builder, &problem_dir.toml.languages, &args.submissions)?;
+    let batch = Batch::load(sandbox, &tools.builder, &problem_dir, &args.submissions)?;
     let suites = read_suites(&args.tests)?;
     let executor = problem_dir.executor(sandbox, batch.submissions.iter().map(|s| &s.program));
     let ids: Vec<String> = batch.submissions.iter().map(|s| s.id.clone()).collect();

@@ -249,7 +249,7 @@ pub fn choose_roster(field: Option<NamedFile>, mut in_zips: Vec<ZippedRoster>) -
 
 /// Compiles every accepted source of an upload (in parallel, with the service's builder,
 /// whose cache the analysis then finds) and says in its verdict whether it compiles.
-fn compile_sources(app: &App, verdicts: &mut [FileVerdict], stored: &[(String, Vec<u8>)]) {
+fn compile_sources(app: &App, harnesses: &[toolchain::Harness], verdicts: &mut [FileVerdict], stored: &[(String, Vec<u8>)]) {
     use rayon::prelude::*;
     let builds: Vec<(String, UploadBuild)> = stored
         .par_iter()
@@ -258,13 +258,13 @@ fn compile_sources(app: &App, verdicts: &mut [FileVerdict], stored: &[(String, V
             let language = source.language.name().to_owned();
             let build = if source.language == toolchain::Language::Python {
                 // (Compiled to bytecode by the sandbox's CPython: milliseconds, not kept.)
-                match course::load::build(&app.tools.sandbox, &app.tools.builder, sha256, &source, None) {
+                match course::load::build(&app.tools.sandbox, &app.tools.builder, harnesses, sha256, &source, None) {
                     Ok(course::hand_in::Loaded::Program(..)) => UploadBuild::Compiles { language },
                     Ok(course::hand_in::Loaded::NotBuilt(build)) => UploadBuild::DoesNotCompile { language, message: build.error.unwrap_or_default() },
                     Err(reason) => UploadBuild::NotChecked { reason },
                 }
             } else {
-                match app.tools.builder.build(&source) {
+                match course::load::built(&app.tools.builder, harnesses, &source, None) {
                     Ok(toolchain::Built::Module { .. }) => UploadBuild::Compiles { language },
                     Ok(toolchain::Built::Failed { message, .. }) => UploadBuild::DoesNotCompile { language, message },
                     Err(missing) => UploadBuild::NotChecked { reason: missing.to_string() },
@@ -311,18 +311,20 @@ impl Checked {
 /// Checks the hand-ins of an upload against each other ([`Batch::checked`]: nothing is
 /// compiled) and against the roster ([`course::submissions::roster_rule`]), each student
 /// id by [`course::submissions::id_problem`]; sources in a language the problem does not
-/// accept (`languages`) are rejected. Nothing is stored and no batch changes:
-/// [`Checked::keep`] stores what was accepted.
+/// accept are rejected, and the others built with its harnesses if it has any ([`accepted`]).
+/// Nothing is stored and no batch changes: [`Checked::keep`] stores what was accepted.
+///
+/// [`accepted`]: course::problem_dir::accepted
 pub fn validate(
     app: &App,
     name: &str,
-    languages: &[toolchain::Language],
+    accepted: &course::problem_dir::Accepted,
     files: Vec<HandIn>,
     mut verdicts: Vec<FileVerdict>,
     roster: RosterGiven,
     kind: UploadKind,
 ) -> Result<Checked, AppError> {
-    let files = course::submissions::accept_languages(files, languages);
+    let files = course::submissions::accept_languages(files, &accepted.languages);
     let batch = Batch::checked(&app.tools.sandbox, &app.tools.builder, &files);
     for r in batch.rejected {
         verdicts.push(FileVerdict { file: r.file, student: r.id, rejected: Some(r.reason), sha256: None, build: None });
@@ -365,7 +367,7 @@ pub fn validate(
         verdicts.push(verdict);
     }
     roster_problems.extend(without);
-    compile_sources(app, &mut verdicts, &modules);
+    compile_sources(app, &accepted.harnesses, &mut verdicts, &modules);
     verdicts.sort_by(|a, b| natural_cmp(&a.file, &b.file));
     let late = kind == UploadKind::Late;
     let report = UploadReport { name: name.to_owned(), course: String::new(), late, files: verdicts, roster: roster_rows, roster_from: None, roster_problems };

@@ -21,6 +21,7 @@ progress{width:30em;height:1.2em}details{margin:.3em 0}summary{cursor:pointer}
 pre.compiler{padding:.6em;overflow:auto;max-height:30em;word-break:normal;overflow-wrap:anywhere}
 button,input[type=submit]{padding:.3em .9em;cursor:pointer}label{margin-right:1em}
 .card table{width:100%}.card td{overflow-wrap:anywhere}
+tr.first-difference td{background:#ffebe9;font-weight:600}table.calls td:first-child{text-align:right;white-space:nowrap}
 table.source{border:0;font-size:.92em}table.source td{border:0;padding:0 .5em}table.source code{background:none;white-space:pre-wrap}
 td.ln{text-align:right;color:#57606a;user-select:none;width:3em}td.ln a{color:inherit;text-decoration:none}tr.message td{background:#fff8c5}
 tr:target td{background:#ddf4ff}
@@ -28,7 +29,7 @@ tr:target td{background:#ddf4ff}
 @media (prefers-color-scheme:dark){
 body{background:#0d1117;color:#e6edf3}a{color:#6cb6ff}a:visited{color:#c297ff}
 .card{background:#161b22;border-color:#30363d}td,th{border-color:#30363d}th{background:#21262d}
-code,pre{background:#262c36}.ok{color:#3fb950}.bad{color:#ff7b72}.muted{color:#9198a1}
+tr.first-difference td{background:#3d1d20}code,pre{background:#262c36}.ok{color:#3fb950}.bad{color:#ff7b72}.muted{color:#9198a1}
 .diagram{border-color:#30363d}
 }
 ";
@@ -168,6 +169,26 @@ pub fn bug_list(list: &BugList) -> Markup {
         @for bug in shown {
             div.card {
                 strong { "Test " (bug.test) } " · " span.bad { (bug.got.summary()) }
+                @let calls = if bug.got.kind == grader::FailureKind::Wrong && bug.got.reason.is_none() { present::calls_in_order(&bug.input, &bug.expected, &bug.got.detail) } else { None };
+                @if let Some(calls) = &calls {
+                    p { "The calls in order, with what the model answer and yours gave (the first difference marked):" }
+                    table.calls {
+                        tr { th { "#" } th { "Call" } th { "Expected" } th { "Yours" } }
+                        @for line in calls {
+                            @match line {
+                                present::CallLine::Call { number, call, expected, got, first_difference } => {
+                                    tr.first-difference[*first_difference] {
+                                        td { @if *first_difference { "→ " } (number) }
+                                        td { code { (call) } }
+                                        td { code { (expected) } }
+                                        td { @match got { Some(got) => { code { (got) } }, None => { em { "nothing: its output ended" } } } }
+                                    }
+                                }
+                                present::CallLine::Folded(n) => { tr { td { "…" } td colspan="3" { span.muted { (n) " calls not shown" } } } }
+                            }
+                        }
+                    }
+                }
                 table {
                     tr { th { "Input" } td { (visible_text(&bug.input)) } }
                     tr { th { "Expected" } td { (visible_text(&bug.expected)) } }
@@ -183,7 +204,7 @@ pub fn bug_list(list: &BugList) -> Markup {
                     } }
                     @if let Some(reason) = &bug.got.reason {
                         tr { th { "Why it is wrong" } td { (with_code(reason)) } }
-                    } @else if bug.got.kind == grader::FailureKind::Wrong {
+                    } @else if bug.got.kind == grader::FailureKind::Wrong && calls.is_none() {
                         @if let Some(difference) = present::first_line_difference(&bug.expected, &bug.got.detail) {
                             tr { th { "Where it differs" } td { (with_code(&difference)) } }
                         }

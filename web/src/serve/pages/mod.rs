@@ -136,7 +136,9 @@ fn problem_toml(app: &App, problem: &ProblemRow) -> Result<ProblemToml, AppError
     ProblemToml::read(&app.local(&problem.dir)?).map_err(|e| AppError::Internal(e.into()))
 }
 
-/// The languages `problem` accepts students' sources in (its `problem.toml`).
-fn accepted_languages(app: &App, problem: &ProblemRow) -> Result<Vec<toolchain::Language>, AppError> {
-    Ok(problem_toml(app, problem)?.languages)
+/// What `problem` accepts as hand-ins: the languages of its `problem.toml`, and its
+/// harnesses (see [`course::problem_dir::accepted`]).
+fn accepted(app: &App, problem: &ProblemRow) -> Result<course::problem_dir::Accepted, AppError> {
+    let dir = app.local(&problem.dir)?;
+    course::problem_dir::accepted(&dir, &problem_toml(app, problem)?).map_err(|e| AppError::Internal(e.into()))
 }

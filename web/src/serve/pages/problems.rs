@@ -15,7 +15,7 @@ use super::layout::markdown;
 use super::super::upload::Form;
 use super::super::{App, AppError, Page};
 
-use super::{AppData, accepted_languages, blocking, found, is_api, respond, see_other};
+use super::{AppData, accepted, blocking, found, is_api, respond, see_other};
 #[derive(Serialize)]
 struct ProblemsView {
     problems: Vec<ProblemRow>,
@@ -187,7 +187,7 @@ pub(super) async fn problem_page(app: AppData, req: HttpRequest, who: Instructor
         settings: std::fs::read_to_string(dir.join("problem.toml")).unwrap_or_default(),
         batches: app.db.batches()?.into_iter().filter(|b| b.problem_id == problem.id).collect(),
         courses: app.db.courses()?,
-        compilers: compilers(&app, &accepted_languages(&app, &problem)?),
+        compilers: compilers(&app, &accepted(&app, &problem)?.languages),
         check: std::fs::read(dir.join(CHECK_REPORT)).ok().and_then(|json| serde_json::from_slice(&json).ok()),
         problem,
     };

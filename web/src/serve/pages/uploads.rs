@@ -16,7 +16,7 @@ use course::submissions::UploadKind;
 use super::super::{App, AppError, Page};
 use course::submissions::RosterRow;
 
-use super::{AppData, CsrfForm, accepted_languages, blocking, found, respond, see_other};
+use super::{AppData, CsrfForm, accepted, blocking, found, respond, see_other};
 
 pub(super) async fn upload_batch(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, payload: Multipart) -> Page {
     receive_batch(app, req, who, payload, Some(path.into_inner())).await
@@ -60,7 +60,7 @@ async fn receive_batch(app: AppData, req: HttpRequest, who: Instructor, payload:
             let (modules, verdicts, in_zips) = form_files(files);
             let (roster, roster_from, roster_problem) = choose_roster(roster, in_zips);
             let roster = roster.map_or(RosterGiven::None, RosterGiven::File);
-            let mut report = validate(&app2, &name, &accepted_languages(&app2, &problem)?, modules, verdicts, roster, UploadKind::Batch)?.keep(&app2)?;
+            let mut report = validate(&app2, &name, &accepted(&app2, &problem)?, modules, verdicts, roster, UploadKind::Batch)?.keep(&app2)?;
             report.course = course;
             report.roster_from = roster_from;
             report.roster_problems.extend(roster_problem);
@@ -219,7 +219,7 @@ pub(super) async fn upload_late(app: AppData, req: HttpRequest, who: Instructor,
             let (modules, verdicts, _) = form_files(vec![(file, bytes)]);
             let problem = found(app2.db.problem(batch.problem_id)?)?;
             let roster = RosterGiven::Rows(app2.db.roster(batch.id)?);
-            let report = validate(&app2, &batch.name, &accepted_languages(&app2, &problem)?, modules, verdicts, roster, UploadKind::Late)?.keep(&app2)?;
+            let report = validate(&app2, &batch.name, &accepted(&app2, &problem)?, modules, verdicts, roster, UploadKind::Late)?.keep(&app2)?;
             save_or_hold(&app2, batch.problem_id, Some(batch.id), report)
         })
         .await?;
