@@ -75,7 +75,7 @@ fn a_large_local_array_runs_as_natively_and_a_stack_too_small_for_its_locals_is_
 fn graded_with_exit_status(exit_status: &str) -> Written {
     let dir = tempfile::tempdir().unwrap();
     let problem = dir.path().join("largest");
-    web::cli::new_problem::new_problem(&problem, "Largest", web::cli::new_problem::AuthorLanguage::C).unwrap();
+    web::cli::new_problem::new_problem(&problem, "Largest", web::cli::new_problem::AuthorLanguage::C, false).unwrap();
     let toml = std::fs::read_to_string(problem.join("problem.toml")).unwrap();
     std::fs::write(problem.join("problem.toml"), toml.replace("exit_status = \"zero\"", &format!("exit_status = \"{exit_status}\""))).unwrap();
     let class = dir.path().join("class");
@@ -128,7 +128,7 @@ fn when_no_hand_in_compiles_the_analysis_is_still_written_with_each_compilers_me
     }
     let dir = tempfile::tempdir().unwrap();
     let problem = dir.path().join("largest");
-    web::cli::new_problem::new_problem(&problem, "Largest", web::cli::new_problem::AuthorLanguage::C).unwrap();
+    web::cli::new_problem::new_problem(&problem, "Largest", web::cli::new_problem::AuthorLanguage::C, false).unwrap();
     let class = dir.path().join("class");
     std::fs::create_dir(&class).unwrap();
     std::fs::write(class.join("s1.c"), "int main(void) { return 0 }\n").unwrap();
@@ -155,7 +155,7 @@ fn a_tokens_problem_accepts_any_spacing_and_numbers_within_its_tolerance_and_say
     }
     let dir = tempfile::tempdir().unwrap();
     let problem = dir.path().join("mean");
-    web::cli::new_problem::new_problem(&problem, "Mean", web::cli::new_problem::AuthorLanguage::C).unwrap();
+    web::cli::new_problem::new_problem(&problem, "Mean", web::cli::new_problem::AuthorLanguage::C, false).unwrap();
     let mean = |format: &str| {
         format!(
             "#include <stdio.h>\nint main(void) {{\n    long long x, sum = 0;\n    int n = 0;\n    while (scanf(\"%lld\", &x) == 1) {{ sum += x; n++; }}\n    if (n) printf(\"{format}\", (double)sum / n); else printf(\"empty\\n\");\n    return 0;\n}}\n"

@@ -31,7 +31,7 @@ fn a_new_problem_in_c_rust_or_python_is_ready_and_grades_its_buggy_example_on_th
     let mut samples = Vec::new();
     for (name, language) in [("largest-c", AuthorLanguage::C), ("largest-rust", AuthorLanguage::Rust), ("largest-python", AuthorLanguage::Python)] {
         let dir = root.path().join(name);
-        new_problem(&dir, name, language).unwrap();
+        new_problem(&dir, name, language, false).unwrap();
         let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &dir, None).unwrap();
         let text = check_text(&problem, &report);
         assert!(report.passed(), "{text}");
@@ -48,7 +48,39 @@ fn a_new_problem_in_c_rust_or_python_is_ready_and_grades_its_buggy_example_on_th
     }
     assert_eq!(samples[0], samples[1], "the C and the Rust generator make the same inputs");
     assert_eq!(samples[0], samples[2], "the C and the Python generator make the same inputs");
-    assert!(new_problem(&root.path().join("largest-c"), "again", AuthorLanguage::C).unwrap_err().to_string().contains("already exists"));
+    assert!(new_problem(&root.path().join("largest-c"), "again", AuthorLanguage::C, false).unwrap_err().to_string().contains("already exists"));
+}
+
+#[test]
+fn a_new_function_level_problem_in_c_or_rust_is_ready_and_shrinks_its_bug_to_the_calls_that_matter() {
+    if !can_build(&[Language::C, Language::Rust]) {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    for (name, language) in [("stack-c", AuthorLanguage::C), ("stack-rust", AuthorLanguage::Rust)] {
+        let dir = root.path().join(name);
+        new_problem(&dir, name, language, true).unwrap();
+        let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &dir, None).unwrap();
+        let text = check_text(&problem, &report);
+        assert!(report.passed(), "{text}");
+        assert_eq!(problem.harnesses.len(), 1, "{name}: its harness is read");
+        assert!(text.contains("the correct example `correct` passes every input") && text.contains("the buggy example `buggy` fails some input"), "{text}");
+        assert_eq!(report.samples[0].input, "init 1\n", "all-zero choices give a stack of one and no command");
+
+        let (problem, submissions) = (dir.display().to_string(), dir.join("submissions").display().to_string());
+        let run = grade_without_roster(&[("--problem", &problem), ("--submissions", &submissions), ("--stable-after", "1000")]);
+        let suite: Vec<(&str, &[String])> = run.graded.analysis.suite.iter().map(|t| (t.input.as_str(), t.failing.as_slice())).collect();
+        // The full test off by one: a stack of one takes a second value.
+        assert_eq!(suite, [("init 1\npush 0\npush 0\n", &["buggy".to_owned()][..])], "{name}: one bug, shrunk to the calls that show it");
+        let analysis = root.path().join(format!("{name}.json"));
+        std::fs::write(&analysis, &run.files["analysis.json"]).unwrap();
+        let argv = ["bugs", "--problem", &problem, "--submissions", &submissions, "--analysis", &analysis.display().to_string(), "--answer", "buggy"];
+        let lists = web::cli::bugs::run_bugs(tools(), &end_to_end::parse_args::<web::cli::bugs::BugsArgs, _>(&argv)).unwrap();
+        let markdown = present::bug_list_markdown(&lists[0]);
+        assert!(markdown.contains("| → 3 | `push 0` | `0` | `1` |"), "{markdown}");
+    }
+    let error = new_problem(&root.path().join("stack-python"), "s", AuthorLanguage::Python, true).unwrap_err();
+    assert!(format!("{error:#}").contains("harnesses in C and Rust only"), "{error:#}");
 }
 
 #[test]
@@ -75,7 +107,7 @@ fn a_python_reference_beside_a_compiled_one_is_checked_to_agree_with_it() {
 fn edited(edits: &[(&str, &str)]) -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("p");
-    new_problem(&dir, "p", AuthorLanguage::C).unwrap();
+    new_problem(&dir, "p", AuthorLanguage::C, false).unwrap();
     for (file, text) in edits {
         std::fs::write(dir.join(file), text).unwrap();
     }
@@ -204,7 +236,7 @@ fn the_c_and_python_generator_libraries_give_the_same_values_as_the_rust_one_for
     let root = tempfile::tempdir().unwrap();
     let load = |name: &str, file: &str, text: &str| {
         let dir = root.path().join(name);
-        new_problem(&dir, name, AuthorLanguage::C).unwrap();
+        new_problem(&dir, name, AuthorLanguage::C, false).unwrap();
         std::fs::remove_file(dir.join("generator.c")).unwrap();
         std::fs::remove_file(dir.join("bugrank_gen.h")).unwrap();
         std::fs::write(dir.join(file), text).unwrap();

@@ -12,6 +12,10 @@ pub struct NewProblemArgs {
     /// The language of the reference, the generator and the example submissions.
     #[arg(long, value_enum, default_value = "c")]
     pub lang: AuthorLanguage,
+    /// A function-level assignment instead (C or Rust): students hand in functions (a
+    /// bounded stack's), which the problem's harness calls on generated command sequences.
+    #[arg(long)]
+    pub functions: bool,
 }
 
 /// The languages a problem can be written in with `new-problem`.
@@ -54,8 +58,43 @@ fn template(language: AuthorLanguage) -> Vec<(&'static str, &'static str)> {
     files
 }
 
-/// Writes a working problem into `dir` (which must not exist yet), titled `title`.
-pub fn new_problem(dir: &Path, title: &str, language: AuthorLanguage) -> anyhow::Result<()> {
+/// The files of a new function-level problem (a bounded stack), by language; `None` for a
+/// language with no harness yet.
+fn functions_template(language: AuthorLanguage) -> Option<Vec<(&'static str, &'static str)>> {
+    let mut files = vec![
+        ("statement.md", include_str!("../../templates/new-problem-functions/statement.md")),
+        ("problem.toml", include_str!("../../templates/new-problem-functions/problem.toml")),
+    ];
+    files.extend(match language {
+        AuthorLanguage::C => [
+            ("interface.h", include_str!("../../templates/new-problem-functions/interface.h")),
+            ("harness.c", include_str!("../../templates/new-problem-functions/harness.c")),
+            ("bugrank_harness.h", toolchain::harness::C_LIBRARY.1),
+            ("reference.c", include_str!("../../templates/new-problem-functions/reference.c")),
+            ("generator.c", include_str!("../../templates/new-problem-functions/generator.c")),
+            ("bugrank_gen.h", toolchain::guest::C_HEADER),
+            ("submissions/correct.c", include_str!("../../templates/new-problem-functions/submissions/correct.c")),
+            ("submissions/buggy.c", include_str!("../../templates/new-problem-functions/submissions/buggy.c")),
+        ]
+        .to_vec(),
+        AuthorLanguage::Rust => [
+            ("harness.rs", include_str!("../../templates/new-problem-functions/harness.rs")),
+            ("bugrank_harness.rs", toolchain::harness::RUST_LIBRARY.1),
+            ("reference.rs", include_str!("../../templates/new-problem-functions/reference.rs")),
+            ("generator.rs", include_str!("../../templates/new-problem-functions/generator.rs")),
+            ("bugrank_gen.rs", toolchain::guest::RUST_CRATE),
+            ("submissions/correct.rs", include_str!("../../templates/new-problem-functions/submissions/correct.rs")),
+            ("submissions/buggy.rs", include_str!("../../templates/new-problem-functions/submissions/buggy.rs")),
+        ]
+        .to_vec(),
+        AuthorLanguage::Python => return None,
+    });
+    Some(files)
+}
+
+/// Writes a working problem into `dir` (which must not exist yet), titled `title`: a
+/// function-level one when `functions` (C or Rust).
+pub fn new_problem(dir: &Path, title: &str, language: AuthorLanguage, functions: bool) -> anyhow::Result<()> {
     if dir.exists() {
         bail!("{} already exists: choose another name, or delete it first", dir.display());
     }
@@ -63,7 +102,11 @@ pub fn new_problem(dir: &Path, title: &str, language: AuthorLanguage) -> anyhow:
     if title.is_empty() || title.chars().any(|c| c.is_control() || c == '"' || c == '\\') {
         bail!("`{title}`: a problem's name is one line without quotes or backslashes");
     }
-    for (path, text) in template(language) {
+    let files = match functions {
+        false => template(language),
+        true => functions_template(language).context("function-level problems have harnesses in C and Rust only, for now: use --lang c or --lang rust")?,
+    };
+    for (path, text) in files {
         let path = dir.join(path);
         std::fs::create_dir_all(path.parent().expect("a file in the problem")).with_context(|| format!("cannot create {}", dir.display()))?;
         std::fs::write(&path, text.replace("{{TITLE}}", title)).with_context(|| format!("cannot write {}", path.display()))?;
@@ -73,8 +116,9 @@ pub fn new_problem(dir: &Path, title: &str, language: AuthorLanguage) -> anyhow:
 
 pub fn new_problem_command(args: &NewProblemArgs) -> anyhow::Result<()> {
     let dir = Path::new(&args.name);
-    new_problem(dir, &args.name, args.lang)?;
-    println!("wrote the problem {} (a working example: the largest of a list of integers)", dir.display());
+    new_problem(dir, &args.name, args.lang, args.functions)?;
+    let example = if args.functions { "a bounded stack whose functions the harness calls" } else { "the largest of a list of integers" };
+    println!("wrote the problem {} (a working example: {example})", dir.display());
     println!("next: edit statement.md, the reference, the generator and the examples in submissions/, then");
     println!("  bugrank check-problem {}", dir.display());
     println!("  bugrank grade --problem {0} --submissions {0}/submissions --out {0}/results", dir.display());

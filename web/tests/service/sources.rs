@@ -126,7 +126,7 @@ pub fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 fn new_problem_files(edits: &[(&str, &str)]) -> Vec<(String, Vec<u8>)> {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("largest");
-    web::cli::new_problem::new_problem(&dir, "largest", web::cli::new_problem::AuthorLanguage::C).unwrap();
+    web::cli::new_problem::new_problem(&dir, "largest", web::cli::new_problem::AuthorLanguage::C, false).unwrap();
     for (file, text) in edits {
         std::fs::write(dir.join(file), text).unwrap();
     }

@@ -221,6 +221,28 @@ pub fn bug_list(list: &BugList) -> Markup {
     }
 }
 
+/// The harness files of the problem in `dir` (`interface.h`, `harness.c`, `harness.rs`...),
+/// as `(name, text)`: what students of a function-level assignment write against.
+pub fn harness_files(dir: &std::path::Path) -> Vec<(String, String)> {
+    toolchain::Harness::ALL_FILES
+        .iter()
+        .filter_map(|name| Some((name.to_string(), std::fs::read_to_string(dir.join(name)).ok()?)))
+        .collect()
+}
+
+/// [`harness_files`] shown: each file's name and text.
+pub fn harness_listing(files: &[(String, String)]) -> Markup {
+    html! {
+        @if !files.is_empty() {
+            p { "Your file defines the functions the course's harness calls; the harness reads each test and writes the output that is judged:" }
+            @for (name, text) in files {
+                h3 { code { (name) } }
+                pre { code { (text) } }
+            }
+        }
+    }
+}
+
 /// An explanation longer than this many bytes is given once per bug list.
 const LONG_EXPLANATION: usize = 80;
 

@@ -143,6 +143,9 @@ pub(super) async fn problem_check_page(app: AppData, req: HttpRequest, who: Inst
 struct ProblemView {
     problem: ProblemRow,
     statement: Option<String>,
+    /// A function-level assignment's harness files, as `(name, text)` (see
+    /// `toolchain::harness`).
+    harness: Vec<(String, String)>,
     /// `problem.toml` as written.
     settings: String,
     batches: Vec<BatchRow>,
@@ -184,6 +187,7 @@ pub(super) async fn problem_page(app: AppData, req: HttpRequest, who: Instructor
     let dir = app.local(&problem.dir)?;
     let view = ProblemView {
         statement: std::fs::read_to_string(dir.join("statement.md")).ok(),
+        harness: super::layout::harness_files(&dir),
         settings: std::fs::read_to_string(dir.join("problem.toml")).unwrap_or_default(),
         batches: app.db.batches()?.into_iter().filter(|b| b.problem_id == problem.id).collect(),
         courses: app.db.courses()?,
@@ -199,6 +203,10 @@ pub(super) async fn problem_page(app: AppData, req: HttpRequest, who: Instructor
             ul { @for b in &v.batches { li { a href={ "/batches/" (b.id) } { (b.name) } } } }
             h2 { "Statement" }
             @match &v.statement { Some(s) => div.card { (markdown(s)) }, None => p.muted { "This problem has no statement.md." } }
+            @if !v.harness.is_empty() {
+                h2 { "Harness" }
+                (super::layout::harness_listing(&v.harness))
+            }
             h2 { "Settings" }
             pre { (v.settings) }
             @if let Some(check) = &v.check {

@@ -126,6 +126,9 @@ struct StudentResult {
     /// The problem's statement as the analysis graded it (none: the problem has none).
     #[serde(skip)]
     statement: Option<String>,
+    /// A function-level assignment's harness files (see `toolchain::harness`).
+    #[serde(skip)]
+    harness: Vec<(String, String)>,
 }
 
 /// A student's points as their page shows them.
@@ -181,6 +184,7 @@ fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
             points,
             bugs,
             statement: app.local(&problem_dir).ok().and_then(|dir| std::fs::read_to_string(dir.join("statement.md")).ok()),
+            harness: app.local(&problem_dir).map(|dir| super::layout::harness_files(&dir)).unwrap_or_default(),
         });
     }
     Ok(StudentView { student, course, results })
@@ -210,7 +214,7 @@ pub(super) async fn student_page(app: AppData, req: HttpRequest, path: web::Path
                     }
                 }
                 p {
-                    @if r.statement.is_some() { a href={ "/s/" (token) "/" (r.analysis) "/statement" } { "The problem statement" } " · " }
+                    @if r.statement.is_some() || !r.harness.is_empty() { a href={ "/s/" (token) "/" (r.analysis) "/statement" } { "The problem statement" } " · " }
                     a href={ "/s/" (token) "/" (r.analysis) "/code" } { "The code that was graded" }
                 }
                 @match r.late {
@@ -234,10 +238,13 @@ pub(super) async fn student_statement(app: AppData, path: web::Path<(String, i64
     let (token, analysis) = path.into_inner();
     let view = student_view(&app, &token)?;
     let result = found(view.results.into_iter().find(|r| r.analysis == analysis))?;
-    let statement = found(result.statement)?;
+    if result.statement.is_none() && result.harness.is_empty() {
+        return Err(AppError::NotFound);
+    }
     Ok(page(&result.problem, None, html! {
         p { a href={ "/s/" (token) } { "Back to your results" } }
-        div.card { (markdown(&statement)) }
+        @if let Some(statement) = &result.statement { div.card { (markdown(statement)) } }
+        (super::layout::harness_listing(&result.harness))
     }))
 }
 
