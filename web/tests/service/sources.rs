@@ -124,17 +124,74 @@ pub fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 /// The files of a new C problem (`bugrank new-problem`) as `(path in a folder, bytes)`,
 /// with `edits` applied.
 fn new_problem_files(edits: &[(&str, &str)]) -> Vec<(String, Vec<u8>)> {
+    new_c_problem_files(false, edits)
+}
+
+/// [`new_problem_files`] of a function-level problem when `functions` (`--functions`).
+fn new_c_problem_files(functions: bool, edits: &[(&str, &str)]) -> Vec<(String, Vec<u8>)> {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("largest");
-    web::cli::new_problem::new_problem(&dir, "largest", web::cli::new_problem::AuthorLanguage::C, false).unwrap();
+    web::cli::new_problem::new_problem(&dir, "largest", web::cli::new_problem::AuthorLanguage::C, functions).unwrap();
     for (file, text) in edits {
         std::fs::write(dir.join(file), text).unwrap();
     }
     let mut files = Vec::new();
-    for name in ["problem.toml", "statement.md", "reference.c", "generator.c", "submissions/correct.c", "submissions/buggy.c"] {
+    let harness: &[&str] = if functions { &["interface.h", "harness.c"] } else { &[] };
+    for name in ["problem.toml", "statement.md", "reference.c", "generator.c", "submissions/correct.c", "submissions/buggy.c"].iter().chain(harness) {
         files.push((format!("largest/{name}"), std::fs::read(dir.join(name)).unwrap()));
     }
     files
+}
+
+#[test]
+fn a_function_level_problem_shows_its_harness_builds_hand_ins_with_it_and_says_what_does_not_fit() {
+    if !can_build() {
+        return;
+    }
+    let data = tempfile::tempdir().unwrap();
+    let service = Service::start(data.path(), &[]);
+    let client = service.instructor();
+    let files = new_c_problem_files(true, &[]);
+    let reply = client.upload("/problems", &[], &[("bundle", "stack.zip", &bundle(&files))]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let problem = reply.redirect_id();
+    let page = client.get(&format!("/problems/{problem}")).body;
+    assert!(page.contains("Ready: every check passed."), "{page}");
+    assert!(page.contains("<h2>Harness</h2>") && page.contains("int stack_push(int value);"), "the interface is on the problem's page: {page}");
+
+    let text = |name: &str| files.iter().find(|(n, _)| n.ends_with(name)).unwrap().1.clone();
+    let with_main = [text("submissions/correct.c"), b"int main(void) { stack_init(1); return stack_push(3); }\n".to_vec()].concat();
+    let without_pop = String::from_utf8(text("submissions/correct.c")).unwrap().replace("int stack_pop(void)", "static int unused_pop(void)");
+    let archive = zip(&[
+        ("class/a01.c", &text("submissions/correct.c")),
+        ("class/a02.c", &text("submissions/buggy.c")),
+        ("class/a03.c", &with_main),
+        ("class/a04.c", without_pop.as_bytes()),
+    ]);
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Stacks"), ("course", "C101")], &[("modules", "class.zip", &archive)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let upload = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
+    let build = |file: &str| upload["report"]["files"].as_array().unwrap().iter().find(|f| f["file"] == file).unwrap_or_else(|| panic!("{file}: {upload:#}"))["build"].clone();
+    assert_eq!(build("class.zip/class/a01.c")["compiles"]["language"], "C", "{upload:#}");
+    let message = |file: &str| build(file)["does_not_compile"]["message"].as_str().unwrap_or_else(|| panic!("{upload:#}")).to_owned();
+    assert!(message("class.zip/class/a03.c").starts_with("Your file defines `main`, but in this assignment the course's harness is the program"), "{upload:#}");
+    assert!(message("class.zip/class/a04.c").starts_with("Your file does not define `stack_pop`"), "{upload:#}");
+
+    let batch = upload["batch"].as_i64().unwrap();
+    let id = run_analysis(&client, batch, &[("seed", "1"), ("stable_after", "500")]);
+    let done = client.wait_for_analysis(id);
+    assert_eq!(done["analysis"]["status"], "done", "{:#}", done["analysis"]);
+    let answers = done["result"]["answers"].as_array().unwrap();
+    let answer = |id: &str| answers.iter().find(|a| a["id"] == id).unwrap_or_else(|| panic!("{id} is graded")).clone();
+    assert_eq!(answer("a01")["failed"].as_array().unwrap().len(), 0, "the correct one prints as it works, and passes");
+    assert_eq!(answer("a02")["failed"].as_array().unwrap().len(), 1);
+    assert!(answer("a03")["build"]["error"].as_str().unwrap().contains("#ifndef BUGRANK_HARNESS"));
+    assert_eq!(client.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
+    let link = issue_link(&client, batch, "a02");
+    let a02 = client.get(&link).body;
+    assert!(a02.contains("The calls in order") && a02.contains("first-difference"), "{a02}");
+    let statement = client.get(&format!("{link}/{id}/statement")).body;
+    assert!(statement.contains("int stack_pop(void);"), "the student sees the interface: {statement}");
 }
 
 fn bundle(files: &[(String, Vec<u8>)]) -> Vec<u8> {
