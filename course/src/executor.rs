@@ -97,6 +97,9 @@ impl SandboxExecutor<'_> {
 #[derive(Debug, Default)]
 pub struct PythonReference {
     path: Option<std::path::PathBuf>,
+    /// The problem's Python harness, which a function-level problem's `reference.py` is
+    /// run by.
+    harness: Option<toolchain::Harness>,
     program: std::sync::OnceLock<Result<Program, String>>,
     ratios: std::sync::Mutex<std::collections::HashMap<Vec<u8>, u64>>,
 }
@@ -104,9 +107,10 @@ pub struct PythonReference {
 impl PythonReference {
     const MAX_INPUTS: usize = 10_000;
 
-    /// The Python reference at `path` (`None`: the problem has none).
-    pub fn at(path: Option<std::path::PathBuf>) -> PythonReference {
-        PythonReference { path, ..PythonReference::default() }
+    /// The Python reference at `path` (`None`: the problem has none), run by `harness` in
+    /// a function-level problem.
+    pub fn at(path: Option<std::path::PathBuf>, harness: Option<toolchain::Harness>) -> PythonReference {
+        PythonReference { path, harness, ..PythonReference::default() }
     }
 
     /// Whether the problem has one.
@@ -118,7 +122,7 @@ impl PythonReference {
     /// cannot be used (it does not compile, say).
     pub fn program(&self, sandbox: &Sandbox) -> Option<Result<&Program, &str>> {
         let path = self.path.as_ref()?;
-        let program = self.program.get_or_init(|| crate::load::python_program(sandbox, path).map_err(|e| format!("{e:#}")));
+        let program = self.program.get_or_init(|| crate::load::python_program(sandbox, path, self.harness.as_ref()).map_err(|e| format!("{e:#}")));
         Some(program.as_ref().map_err(String::as_str))
     }
 

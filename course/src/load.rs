@@ -88,6 +88,12 @@ pub fn built(builder: &Builder, harnesses: &[Harness], source: &Source, stop: Op
     }
 }
 
+/// A Python harness's file, as the sandbox takes it: its name and source.
+fn harness_source(harness: &Harness) -> (&str, &[u8]) {
+    let (name, source) = &harness.files[0];
+    (name, source)
+}
+
 /// What a hand-in in `language` is told when the assignment has no harness in it.
 fn no_harness(harnesses: &[Harness], language: Language) -> String {
     let given: Vec<&str> = harnesses.iter().map(|h| h.language.name()).collect();
@@ -114,9 +120,11 @@ fn interpret(sandbox: &Sandbox, harnesses: &[Harness], file: &str, source: &Sour
         warnings: String::new(),
         error,
     };
-    if !harnesses.is_empty() {
-        return Ok(Loaded::NotBuilt(record(Some(no_harness(harnesses, source.language)))));
-    }
+    let harness = match harnesses.iter().find(|h| h.language == Language::Python) {
+        Some(harness) => Some(harness_source(harness)),
+        None if harnesses.is_empty() => None,
+        None => return Ok(Loaded::NotBuilt(record(Some(no_harness(harnesses, source.language))))),
+    };
     let files: Vec<&(String, Vec<u8>)> = source.files.iter().filter(|(name, _)| Language::of_file(name) == Some(Language::Python)).collect();
     let [(name, text)] = files[..] else {
         let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
@@ -127,7 +135,7 @@ fn interpret(sandbox: &Sandbox, harnesses: &[Harness], file: &str, source: &Sour
         )))));
     };
     let python = python(sandbox)?;
-    Ok(match sandbox.load_interpreted(&python, name, text).map_err(|e| format!("{file}: {e}"))? {
+    Ok(match sandbox.load_harnessed(&python, name, text, harness).map_err(|e| format!("{file}: {e}"))? {
         Ok(program) => Loaded::Program(program, Some(record(None))),
         Err(message) => Loaded::NotBuilt(record(Some(message))),
     })
@@ -160,12 +168,13 @@ impl Handed {
     }
 }
 
-/// The Python program at `path` (a problem's own), compiled by bugrank's CPython.
-pub(crate) fn python_program(sandbox: &Sandbox, path: &Path) -> CourseResult<Program> {
+/// The Python program at `path` (a problem's own), compiled by bugrank's CPython, run by
+/// `harness` when it is a function-level problem's reference.
+pub(crate) fn python_program(sandbox: &Sandbox, path: &Path, harness: Option<&Harness>) -> CourseResult<Program> {
     let bytes = std::fs::read(path).map_err(CourseError::io(format!("cannot read {}", path.display())))?;
     let python = python(sandbox).map_err(CourseError::Problem)?;
     let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-    match sandbox.load_interpreted(&python, &name, &bytes)? {
+    match sandbox.load_harnessed(&python, &name, &bytes, harness.map(harness_source))? {
         Ok(program) => Ok(program),
         Err(message) => Err(CourseError::Problem(format!("{} does not compile:\n{message}", path.display()))),
     }

@@ -59,7 +59,7 @@ pub fn max_points(max: f64) -> Result<f64, String> {
 /// statement, each program as a module or a source file, and the generator's guest library
 /// when the author keeps a copy. `statement.md` is optional, and the checker needed only
 /// when the oracle is a checker.
-pub const PROBLEM_FILES: [&str; 24] = [
+pub const PROBLEM_FILES: [&str; 25] = [
     "problem.toml",
     "statement.md",
     "reference.wasm",
@@ -84,6 +84,7 @@ pub const PROBLEM_FILES: [&str; 24] = [
     "harness.cpp",
     "interface.h",
     "harness.rs",
+    "harness.py",
 ];
 
 /// `problem.toml`. Every field but the title has a default.
@@ -318,7 +319,16 @@ impl ProblemDir {
             let bytes = std::fs::read(&path).map_err(CourseError::io(format!("cannot read {}", path.display())))?;
             let bytes = match language {
                 None => bytes,
-                Some(Language::Python) => return crate::load::python_program(sandbox, &path),
+                Some(Language::Python) => {
+                    let harness = match (stem, harnesses.iter().find(|h| h.language == Language::Python)) {
+                        ("reference", None) if !harnesses.is_empty() => {
+                            return Err(CourseError::Problem(format!("{} has no harness in Python to run it with", path.display())));
+                        }
+                        ("reference", harness) => harness,
+                        _ => None,
+                    };
+                    return crate::load::python_program(sandbox, &path, harness);
+                }
                 Some(language) => {
                     let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
                     let mut source = Source { language, files: vec![(name, bytes)] };
@@ -361,7 +371,8 @@ impl ProblemDir {
             _ => None,
         };
         let twin = dir.join("reference.py");
-        let python_reference = PythonReference::at((reference.interpreter().is_none() && twin.is_file()).then_some(twin));
+        let python_harness = harnesses.iter().find(|h| h.language == Language::Python).cloned();
+        let python_reference = PythonReference::at((reference.interpreter().is_none() && twin.is_file()).then_some(twin), python_harness);
         Ok(ProblemDir { dir: dir.to_owned(), name, reference, generator, checker, python_reference, harnesses, toml, built })
     }
 

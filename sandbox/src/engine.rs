@@ -101,7 +101,13 @@ enum Kind {
         harness: bool,
     },
     /// A program an interpreter compiled: run by its `bugrank_run`.
-    Interpreted { interpreter: Arc<Interpreter>, code: Arc<[u8]> },
+    Interpreted {
+        interpreter: Arc<Interpreter>,
+        code: Arc<[u8]>,
+        /// Whether it was compiled with a problem's harness (its judged output is then the
+        /// harness's, as for a module that imports `bugrank.output`).
+        harness: bool,
+    },
 }
 
 impl Program {
@@ -416,11 +422,11 @@ impl Sandbox {
     ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
         let launch = match &program.kind {
             Kind::Module { pre, start, harness } => Launch { pre, entry: Entry::Start(start), base_memory: 0, harness: *harness },
-            Kind::Interpreted { interpreter, code } => Launch {
+            Kind::Interpreted { interpreter, code, harness } => Launch {
                 pre: &interpreter.pre,
                 entry: Entry::Request { call: &interpreter.entries.run, entries: &interpreter.entries, request: code },
                 base_memory: interpreter.base_memory,
-                harness: false,
+                harness: *harness,
             },
         };
         self.launch(&program.name, launch, input, limits, choices)
@@ -610,14 +616,28 @@ impl Sandbox {
     /// cannot work, or the compile's own limits), in the interpreter's words; `Err` is the
     /// host's failure.
     pub fn load_interpreted(&self, interpreter: &Arc<Interpreter>, name: &str, source: &[u8]) -> Result<Result<Program, String>, SandboxError> {
-        off_async(|| self.compile_interpreted(interpreter, name, source))
+        self.load_harnessed(interpreter, name, source, None)
     }
 
-    fn compile_interpreted(&self, interpreter: &Arc<Interpreter>, name: &str, source: &[u8]) -> Result<Result<Program, String>, SandboxError> {
+    /// [`Sandbox::load_interpreted`] of a hand-in of a function-level assignment, with the
+    /// problem's `harness` (its file name and source) when there is one: the harness is
+    /// the program and the hand-in its module (see `interpreter.rs`), and the program's
+    /// judged output is what the harness writes through `bugrank.output`.
+    pub fn load_harnessed(&self, interpreter: &Arc<Interpreter>, name: &str, source: &[u8], harness: Option<(&str, &[u8])>) -> Result<Result<Program, String>, SandboxError> {
+        off_async(|| self.compile_interpreted(interpreter, name, source, harness))
+    }
+
+    fn compile_interpreted(&self, interpreter: &Arc<Interpreter>, name: &str, source: &[u8], harness: Option<(&str, &[u8])>) -> Result<Result<Program, String>, SandboxError> {
         let mut request = Vec::with_capacity(name.len() + 1 + source.len());
         request.extend_from_slice(name.as_bytes());
         request.push(0);
         request.extend_from_slice(source);
+        if let Some((harness_name, harness_source)) = harness {
+            for part in [harness_name.as_bytes(), harness_source] {
+                request.push(0);
+                request.extend_from_slice(part);
+            }
+        }
         let entries = &interpreter.entries;
         let launch = Launch {
             pre: &interpreter.pre,
@@ -637,7 +657,7 @@ impl Sandbox {
         let mut hash = Sha256::new();
         hash.update(interpreter.hash);
         hash.update(&run.stdout);
-        let kind = Kind::Interpreted { interpreter: interpreter.clone(), code: run.stdout.into() };
+        let kind = Kind::Interpreted { interpreter: interpreter.clone(), code: run.stdout.into(), harness: harness.is_some() };
         Ok(Ok(Program { name: name.to_owned(), hash: hash.finalize().into(), kind }))
     }
 

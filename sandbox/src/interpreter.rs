@@ -9,8 +9,10 @@
 //! - `bugrank_init() -> i32`: initialises the interpreter (0: done; else the reason is on
 //!   stderr);
 //! - `bugrank_alloc(size: i32) -> i32`: room for a request the host then writes;
-//! - `bugrank_compile(request, size) -> i32`: compiles `<name>\0<source>`: 0 and the
-//!   compiled program on stdout, or not 0 and the compiler's message on stderr;
+//! - `bugrank_compile(request, size) -> i32`: compiles `<name>\0<source>`, or, for a
+//!   function-level assignment, `<name>\0<source>\0<harness name>\0<harness source>` (the
+//!   harness run as the program, the hand-in as its module `answer`): 0 and the compiled
+//!   program on stdout, or not 0 and the compiler's message on stderr;
 //! - `bugrank_run(request, size) -> i32`: runs a compiled program: its exit status, or
 //!   [`UNCAUGHT`] for an exception it did not catch, whose line `bugrank_message()`
 //!   points at (NUL-terminated UTF-8).

@@ -167,5 +167,24 @@ fn the_committed_interpreter_holds_the_current_sources_of_bugrank_s_side() {
         assert_eq!(now, hash, "{file} changed since python.wasm and python311.zip were built: run toolchain/python/build.sh and commit");
         files += 1;
     }
-    assert_eq!(files, 3);
+    assert_eq!(files, 4, "bugrank_python.c, _bugrank.py, bugrank_gen.py and bugrank_harness.py");
+}
+
+#[test]
+fn a_python_harness_writes_the_judged_output_and_the_hand_ins_prints_are_kept_apart() {
+    let harness = b"import sys\nimport answer\nfrom bugrank_harness import out\nfor line in sys.stdin:\n    out(answer.double(int(line)))\n";
+    let program = sandbox()
+        .load_harnessed(python(), "mine.py", b"def double(n):\n    print('doubling', n)\n    return 2 * n\n", Some(("harness.py", harness)))
+        .unwrap()
+        .unwrap();
+    let run = sandbox().run(&program, b"1\n5\n", &Limits::default()).unwrap();
+    assert_eq!(run.outcome, Outcome::Exited(0), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "2\n10\n");
+    assert_eq!(String::from_utf8_lossy(&run.printed), "doubling 1\ndoubling 5\n");
+    // An exception in the hand-in is shown in its own file's lines.
+    let failing = sandbox().load_harnessed(python(), "mine.py", b"def double(n):\n    return 2 * n // 0\n", Some(("harness.py", harness))).unwrap().unwrap();
+    let run = sandbox().run(&failing, b"1\n", &Limits::default()).unwrap();
+    let traceback = String::from_utf8_lossy(&run.stderr);
+    assert!(matches!(run.outcome, Outcome::Uncaught(ref line) if line == "ZeroDivisionError: integer division or modulo by zero"), "{:?}", run.outcome);
+    assert!(traceback.contains("File \"mine.py\", line 2, in double\n    return 2 * n // 0"), "{traceback}");
 }

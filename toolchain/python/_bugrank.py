@@ -33,6 +33,8 @@ PRELOADED = (
     # Not for what they can do here (nothing: no network, no processes), but so that a
     # program that tries costs a failed call, not tens of millions of fuel per run.
     "socket", "subprocess",
+    # What a function-level assignment's harness writes its output with.
+    "bugrank_harness",
 )
 for _name in PRELOADED:
     importlib.import_module(_name)
@@ -87,33 +89,176 @@ gc.collect()
 gc.freeze()
 
 
+# The module a function-level assignment's harness imports the hand-in as.
+ANSWER = "answer"
+
+
+class Refused(Exception):
+    """Why a program cannot be compiled, in the words a student reads."""
+
+
 def compile_answer(request):
     """`<file name>\\0<source>` compiled: 0 and the marshalled program on stdout, or 1 and
-    Python's own error on stderr (a syntax error, or an import that cannot work here)."""
-    name, _, source = request.partition(b"\0")
+    Python's own error on stderr (a syntax error, or an import that cannot work here).
+
+    With `\\0<harness name>\\0<harness source>` after it, the source is a hand-in of a
+    function-level assignment: the harness is the program and the hand-in its module
+    `answer`, which must define what the harness uses of it and must not read the input
+    when it is imported."""
+    parts = request.split(b"\0")
+    try:
+        if len(parts) == 2:
+            program = compiled(parts[0], parts[1])
+            failure = unavailable_import(program[3], program[1], program[2])
+            if failure:
+                raise Refused(failure)
+            result = program[:3]
+        elif len(parts) == 4:
+            result = harnessed(compiled(parts[0], parts[1]), compiled(parts[2], parts[3]))
+        else:
+            raise Refused("SyntaxError: source code cannot contain null bytes")
+    except Refused as refused:
+        print(refused, file=sys.stderr)
+        return 1
+    sys.stdout.buffer.write(marshal.dumps(result))
+    sys.stdout.flush()
+    return 0
+
+
+def compiled(name, source):
+    """(code, file name, text, tree) of a source, or Refused with Python's own words."""
     filename = name.decode("utf-8", "replace")
     try:
         tree = ast.parse(source, filename)
         code = compile(tree, filename, "exec", dont_inherit=True)
         text = importlib.util.decode_source(source)
     except (SyntaxError, ValueError, UnicodeDecodeError) as error:
-        traceback.print_exception(type(error), error, None, file=sys.stderr)
-        return 1
-    failure = unavailable_import(tree, filename, text)
+        raise Refused("".join(traceback.format_exception(type(error), error, None)).rstrip("\n")) from None
+    return code, filename, text, tree
+
+
+def harnessed(answer, harness):
+    """The program of a hand-in `answer` run by `harness` (each as `compiled` gives it):
+    (harness code, name, text, answer code, name, text), or Refused saying why not."""
+    failure = unavailable_import(answer[3], answer[1], answer[2]) or unavailable_import(harness[3], harness[1], harness[2], skip=ANSWER)
     if failure:
-        print(failure, file=sys.stderr)
-        return 1
-    sys.stdout.buffer.write(marshal.dumps((code, filename, text)))
-    sys.stdout.flush()
-    return 0
+        raise Refused(failure)
+    said = []
+    reads = input_read_when_loaded(answer[3], answer[2])
+    if reads:
+        said.append(
+            f"Your file reads the input itself when it is loaded (line {reads[0]}: `{reads[1]}`), but in this assignment the "
+            "course's harness reads the tests and calls your functions. Keep your own test code under "
+            '`if __name__ == "__main__":`, which is left out here.'
+        )
+    missing = [name for name in used_of_answer(harness[3]) if name not in defined_at_top(answer[3])]
+    if missing:
+        names = ", ".join(f"`{name}`" for name in missing)
+        said.append(f"Your file does not define {names}, which the harness calls.")
+    if said:
+        raise Refused(" ".join(said))
+    return harness[0], harness[1], harness[2], answer[0], answer[1], answer[2]
 
 
-def unavailable_import(tree, filename, text):
+def used_of_answer(tree):
+    """The names of `answer` the harness uses (`answer.insert`, `from answer import insert`),
+    in the order first used."""
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == ANSWER:
+            found = [node.attr]
+        elif isinstance(node, ast.ImportFrom) and node.module == ANSWER and node.level == 0:
+            found = [alias.name for alias in node.names if alias.name != "*"]
+        else:
+            found = []
+        names.extend(name for name in found if name not in names)
+    return names
+
+
+def top_level(tree):
+    """The statements run when `tree`'s module is imported: the module's own, and those in
+    its `if`, `try`, `with` and loops, but not under `if __name__ == "__main__":`."""
+    found = []
+
+    def visit(statements):
+        for node in statements:
+            if isinstance(node, ast.If) and is_main_guard(node.test):
+                visit(node.orelse)
+                continue
+            found.append(node)
+            if isinstance(node, (ast.If, ast.For, ast.While, ast.With)):
+                visit(node.body)
+                visit(node.orelse if hasattr(node, "orelse") else [])
+            elif isinstance(node, ast.Try):
+                for part in (node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody):
+                    visit(part)
+
+    visit(tree.body)
+    return found
+
+
+def is_main_guard(test):
+    """Whether `test` is `__name__ == "__main__"` (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and any(
+        isinstance(s, ast.Constant) and s.value == "__main__" for s in sides
+    )
+
+
+def defined_at_top(tree):
+    """The names a module defines when it is imported."""
+    names = set()
+    for node in top_level(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            if isinstance(node, ast.With):
+                targets = [item.optional_vars for item in node.items]
+            for target in targets:
+                for name in ast.walk(target) if target is not None else []:
+                    if isinstance(name, ast.Name):
+                        names.add(name.id)
+    return names
+
+
+def input_read_when_loaded(tree, text):
+    """(line, the line's text) of the first read of the input the module makes when it is
+    imported (`input()`, `sys.stdin`, `open(0)`), outside any function; None if none."""
+    lines = text.splitlines()
+    for statement in top_level(tree):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        parts = [statement.test] if isinstance(statement, (ast.If, ast.While)) else [statement]
+        if isinstance(statement, (ast.For,)):
+            parts = [statement.iter]
+        for part in parts:
+            for node in ast.walk(part):
+                reads = (
+                    isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "input"
+                    or isinstance(node, ast.Attribute) and node.attr == "stdin"
+                    or isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open"
+                    and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == 0
+                )
+                if reads:
+                    number = getattr(node, "lineno", statement.lineno)
+                    return number, lines[number - 1].strip() if number <= len(lines) else ""
+    return None
+
+
+def unavailable_import(tree, filename, text, skip=None):
     """The first import, outside any `try`, of a module that cannot be imported here (not
     in the standard library, or needing what WASI does not give: sockets, processes,
-    threads), said as Python says it, with its line; None when every import works."""
+    threads), said as Python says it, with its line; None when every import works. An
+    import of the module `skip` is not checked (a harness's of `answer`)."""
     lines = text.splitlines()
     for node in unguarded_imports(tree):
+        if skip and (isinstance(node, ast.ImportFrom) and node.module == skip or isinstance(node, ast.Import) and any(a.name == skip for a in node.names)):
+            continue
         try:
             # A module's own output while importing is not the program's.
             with contextlib.redirect_stdout(io.StringIO()):
@@ -162,19 +307,32 @@ def check_import(node):
 
 def run_answer(request):
     """Runs a program compiled by compile_answer as __main__: its exit status, or (-1, the
-    last line of its traceback) when an exception ends it (the traceback on stderr)."""
-    code, filename, text = marshal.loads(request)
+    last line of its traceback) when an exception ends it (the traceback on stderr). A
+    hand-in with its harness is first run as the module `answer`, then the harness as
+    __main__."""
+    program = marshal.loads(request)
+    code, filename, text = program[:3]
+    sources = [(filename, text)]
+    answer = None
+    if len(program) == 6:
+        answer = type(sys)(ANSWER)
+        answer.__file__ = program[4]
+        sys.modules[ANSWER] = answer
+        sources.append((program[4], program[5]))
     main = sys.modules["__main__"]
     main.__file__ = filename
     sys.argv[:] = [filename]
     result = 0
     try:
+        if answer is not None:
+            exec(program[3], answer.__dict__)
         exec(code, main.__dict__)
     except SystemExit as exit:
         result = exit_status(exit.code)
     except BaseException as error:
-        # The source, for the traceback's lines (there is no file to read them from).
-        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        # The sources, for the traceback's lines (there is no file to read them from).
+        for name, source in sources:
+            linecache.cache[name] = (len(source), None, source.splitlines(True), name)
         print_traceback(error)
         result = (-1, traceback.format_exception_only(type(error), error)[-1].strip())
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):

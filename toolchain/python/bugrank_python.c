@@ -7,7 +7,8 @@
  *                            then the host takes its snapshot (memory and globals)
  * and, on each copy of the snapshot, once:
  *   bugrank_alloc(n) -> p    n bytes for the host to write a request into
- *   bugrank_compile(p, n)    a source ("<file name>\0<source>") compiled: status 0 and
+ *   bugrank_compile(p, n)    a source ("<file name>\0<source>", and "\0<harness name>\0<harness
+ *                            source>" for a hand-in of a function-level assignment) compiled: status 0 and
  *                            the marshalled program on stdout, or status 1 and Python's
  *                            error (SyntaxError, an import that cannot work) on stderr
  *   bugrank_run(p, n)        a compiled program run as __main__: its exit status (0 to
@@ -21,9 +22,19 @@
 /* The generators' host functions (bugrank.choice, bugrank.size), as the built-in module
  * _bugrank_gen that bugrank_gen.py calls: a Python generator makes its choices as a C or
  * Rust one does. (A program that is not a generator gets no choices: calling them ends
- * its run.) */
+ * its run.) The module also has the harnesses' output (bugrank.output), which
+ * bugrank_harness.py writes with. */
 __attribute__((import_module("bugrank"), import_name("choice"))) extern long long host_choice(long long max);
 __attribute__((import_module("bugrank"), import_name("size"))) extern int host_size(void);
+__attribute__((import_module("bugrank"), import_name("output"))) extern int host_output(const void *data, size_t len);
+
+static PyObject *gen_output(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    host_output(view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
 
 static PyObject *gen_choice(PyObject *self, PyObject *arg) {
     unsigned long long max = PyLong_AsUnsignedLongLong(arg);
@@ -38,6 +49,7 @@ static PyObject *gen_size(PyObject *self, PyObject *unused) {
 static PyMethodDef gen_methods[] = {
     {"choice", gen_choice, METH_O, "choice(max): the host's choice in 0..=max (read as u64)."},
     {"size", gen_size, METH_NOARGS, "size(): the host's size hint."},
+    {"output", gen_output, METH_O, "output(bytes): writes to a harness's judged output."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -449,8 +449,8 @@ while pos < len(data):
             field, kind = name(), data[pos]; pos += 1; uleb()
             exports.append((field, kind))
     pos = end
-# (Besides WASI, the generators' two host functions, for _bugrank_gen.)
-HOST = [("bugrank", "choice", 0), ("bugrank", "size", 0)]
+# (Besides WASI, the generators' two host functions and the harnesses' output, for _bugrank_gen.)
+HOST = [("bugrank", "choice", 0), ("bugrank", "size", 0), ("bugrank", "output", 0)]
 missing_host = [h for h in HOST if h not in imports]
 imports = [i for i in imports if i not in HOST]
 if missing_host:
@@ -487,9 +487,11 @@ for p in "${PRUNE[@]}"; do
     rm -rf "${LIB:?}/$p"
 done
 # bugrank's side of the interpreter (compiles and runs students' programs), and the
-# generators' guest library (toolchain/guest/bugrank_gen.py), which generators import.
+# generators' guest library (toolchain/guest/bugrank_gen.py), which generators import, and
+# the harnesses' (toolchain/guest/bugrank_harness.py), which harness.py imports.
 cp "$HERE/_bugrank.py" "$LIB/_bugrank.py"
 cp "$HERE/../guest/bugrank_gen.py" "$LIB/bugrank_gen.py"
+cp "$HERE/../guest/bugrank_harness.py" "$LIB/bugrank_harness.py"
 # Test suites inside the packages that stay (unittest/test, ...).
 find "$LIB" -depth -type d \( -name test -o -name tests -o -name idle_test -o -name __pycache__ \) \
     -exec rm -rf {} +
@@ -581,7 +583,7 @@ if [ "$check" -eq 0 ]; then
     printf '%s\n' "$TOOLCHAIN" >"$HERE/toolchain.txt"
     # bugrank's own sources in the outputs: a test compares these with the files (a
     # change not yet built fails it, without a four-minute rebuild).
-    (cd "$HERE" && sha256sum bugrank_python.c _bugrank.py ../guest/bugrank_gen.py) >"$HERE/sources.txt"
+    (cd "$HERE" && sha256sum bugrank_python.c _bugrank.py ../guest/bugrank_gen.py ../guest/bugrank_harness.py) >"$HERE/sources.txt"
     step "built ${OUTPUTS[*]} in $HERE"
     exit 0
 fi

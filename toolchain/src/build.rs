@@ -226,7 +226,7 @@ impl Builder {
             Err(why) => return Ok(Built::Failed { failure: Failure::CompileError, message: why }),
         };
         let student = combined.renamed.as_deref();
-        Ok(match self.build_as(&combined.source, Kind::Harnessed, stop)? {
+        Ok(match self.build_as(&combined.source, Kind::Harnessed { student }, stop)? {
             Built::Module { warnings, .. } if harness::defines_main(source.language, &warnings) => {
                 Built::Failed { failure: Failure::CompileError, message: harness::explain(source.language, &warnings, student) }
             }
@@ -393,21 +393,27 @@ fn depends_on_sources_alone(built: &Built) -> bool {
 /// What a build makes: a program (a submission, a reference, a checker) or a generator,
 /// which is built with the guest library.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+enum Kind<'a> {
     Program,
     Generator,
-    /// A hand-in with the problem's harness (see [`crate::harness`]).
-    Harnessed,
+    /// A hand-in with the problem's harness (see [`crate::harness`]); `student` is the
+    /// name of a Rust hand-in's file, built as `answer.rs`, which the module's paths (a
+    /// panic's location) give instead.
+    Harnessed { student: Option<&'a str> },
 }
 
 fn key(source: &Source, kind: Kind, toolchain: &Toolchain) -> String {
     let mut hash = Sha256::new();
-    let kind = match kind {
+    let what = match kind {
         Kind::Program => "program",
         Kind::Generator => "generator",
-        Kind::Harnessed => "harnessed",
+        Kind::Harnessed { .. } => "harnessed",
     };
-    for part in [CACHE_FORMAT, kind, source.language.name(), &toolchain.version] {
+    if let Kind::Harnessed { student: Some(student) } = kind {
+        hash.update((student.len() as u64).to_le_bytes());
+        hash.update(student.as_bytes());
+    }
+    for part in [CACHE_FORMAT, what, source.language.name(), &toolchain.version] {
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part.as_bytes());
     }
@@ -446,11 +452,15 @@ fn compiles(source: &Source, kind: Kind) -> Result<Vec<Vec<String>>, String> {
     };
     let mut args: Vec<String> = source.language.flags().iter().map(|f| f.to_string()).collect();
     args.extend([unprefix.clone(), "-o".to_owned(), OUTPUT.to_owned()]);
-    if kind == Kind::Harnessed {
+    if let Kind::Harnessed { student } = kind {
         args.extend(match source.language {
             Language::Rust => ["--cfg", "bugrank_harness"].map(str::to_owned).to_vec(),
             _ => vec!["-DBUGRANK_HARNESS".to_owned()],
         });
+        if let Some(student) = student {
+            // (After the general remapping: rustc applies the last that matches.)
+            args.push(format!("--remap-path-prefix={SOURCES}/{}={student}", crate::harness::RUST_MODULE));
+        }
     }
     let sources: Vec<&String> = source
         .files
@@ -463,7 +473,7 @@ fn compiles(source: &Source, kind: Kind) -> Result<Vec<Vec<String>>, String> {
             // One crate: its root is the only `.rs` file, or `main.rs` (whose `mod`s the
             // other files are).
             let root = match sources.as_slice() {
-                _ if kind == Kind::Harnessed => sources.iter().find(|name| name.as_str() == "harness.rs").ok_or("the harness has no harness.rs")?,
+                _ if matches!(kind, Kind::Harnessed { .. }) => sources.iter().find(|name| name.as_str() == "harness.rs").ok_or("the harness has no harness.rs")?,
                 [only] => only,
                 _ => sources.iter().find(|name| name.as_str() == "main.rs").ok_or_else(|| {
                     format!("a Rust submission is one .rs file, or several with main.rs as the crate root (found {})", sources.len())

@@ -16,6 +16,9 @@
 //!   problem's.
 //! - Rust: `harness.rs`, the crate's root, declaring `mod answer;` and calling
 //!   `answer::…`; the hand-in (one `.rs` file, whatever its name) is that module.
+//! - Python: `harness.py`, run as `__main__`, importing the hand-in (one `.py` file) as
+//!   `answer` and writing with `bugrank_harness.out` (built into bugrank's CPython, which
+//!   compiles them together: see `sandbox`'s `interpreter.rs`). Not built here.
 //!
 //! A hand-in that defines `main`, or lacks something the harness calls, is a build
 //! failure that says so in plain words before the compiler's or linker's own message.
@@ -27,6 +30,10 @@ pub const C_LIBRARY: (&str, &str) = ("bugrank_harness.h", include_str!("../guest
 
 /// The Rust harnesses' library, the module `bugrank_harness`: `outln!`, `write`.
 pub const RUST_LIBRARY: (&str, &str) = ("bugrank_harness.rs", include_str!("../guest/bugrank_harness.rs"));
+
+/// The Python harnesses' library, the module `bugrank_harness` (`out`, `write`), built into
+/// bugrank's CPython: a copy beside a harness is for the author's native runs.
+pub const PYTHON_LIBRARY: (&str, &str) = ("bugrank_harness.py", include_str!("../guest/bugrank_harness.py"));
 
 /// What `interface.h` is called: C and C++ hand-ins include it.
 pub const INTERFACE: &str = "interface.h";
@@ -42,19 +49,18 @@ pub struct Harness {
 }
 
 impl Harness {
-    /// The files a harness in `language` is made of, its `main` first: none for Python (not
-    /// yet harnessed).
+    /// The files a harness in `language` is made of, its `main` first.
     pub fn file_names(language: Language) -> &'static [&'static str] {
         match language {
             Language::C => &["harness.c", INTERFACE],
             Language::Cpp => &["harness.cpp", INTERFACE],
             Language::Rust => &["harness.rs"],
-            Language::Python => &[],
+            Language::Python => &["harness.py"],
         }
     }
 
     /// The file names of every harness a problem directory may hold.
-    pub const ALL_FILES: [&'static str; 4] = ["harness.c", "harness.cpp", INTERFACE, "harness.rs"];
+    pub const ALL_FILES: [&'static str; 5] = ["harness.c", "harness.cpp", INTERFACE, "harness.rs", "harness.py"];
 
     /// The library the harness is built with.
     fn library(&self) -> (&'static str, &'static str) {

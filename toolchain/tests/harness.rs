@@ -108,12 +108,14 @@ fn a_students_own_copy_of_the_interface_is_replaced_by_the_courses() {
     assert!(matches!(built, Built::Module { .. }), "{built:?}");
 }
 
-const RUST_COUNTER: &str = "pub struct Counter { total: i64 }\nimpl Counter {\n    pub fn new() -> Counter { Counter { total: 0 } }\n    pub fn add(&mut self, n: i64) { println!(\"adding {n}\"); self.total += n; }\n    pub fn total(&self) -> i64 { self.total }\n}\n";
+const RUST_COUNTER: &str = "pub struct Counter { total: i64 }\nimpl Counter {\n    pub fn new() -> Counter { Counter { total: 0 } }\n    pub fn add(&mut self, n: i64) { println!(\"adding {n}\"); self.total = self.total.checked_add(n).expect(\"no overflow\"); }\n    pub fn total(&self) -> i64 { self.total }\n}\n";
 
 #[test]
-fn a_rust_file_of_any_name_builds_as_the_harnesss_module_answer() {
+fn a_rust_file_of_any_name_builds_as_the_harnesss_module_answer_and_its_panics_name_it() {
     let Some(built) = build(Language::Rust, "my_counter.rs", RUST_COUNTER) else { return };
-    assert!(matches!(built, Built::Module { .. }), "{built:?}");
+    let Built::Module { wasm, .. } = built else { panic!("{built:?}") };
+    let holds = |text: &[u8]| wasm.windows(text.len()).any(|w| w == text);
+    assert!(holds(b"my_counter.rs") && !holds(b"answer.rs"), "a panic's location is the student's file");
 }
 
 #[test]

@@ -52,12 +52,13 @@ fn a_new_problem_in_c_rust_or_python_is_ready_and_grades_its_buggy_example_on_th
 }
 
 #[test]
-fn a_new_function_level_problem_in_c_or_rust_is_ready_and_shrinks_its_bug_to_the_calls_that_matter() {
+fn a_new_function_level_problem_in_c_rust_or_python_is_ready_and_shrinks_its_bug_to_the_calls_that_matter() {
     if !can_build(&[Language::C, Language::Rust]) {
         return;
     }
     let root = tempfile::tempdir().unwrap();
-    for (name, language) in [("stack-c", AuthorLanguage::C), ("stack-rust", AuthorLanguage::Rust)] {
+    let mut samples = Vec::new();
+    for (name, language) in [("stack-c", AuthorLanguage::C), ("stack-rust", AuthorLanguage::Rust), ("stack-python", AuthorLanguage::Python)] {
         let dir = root.path().join(name);
         new_problem(&dir, name, language, true).unwrap();
         let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &dir, None).unwrap();
@@ -66,6 +67,7 @@ fn a_new_function_level_problem_in_c_or_rust_is_ready_and_shrinks_its_bug_to_the
         assert_eq!(problem.harnesses.len(), 1, "{name}: its harness is read");
         assert!(text.contains("the correct example `correct` passes every input") && text.contains("the buggy example `buggy` fails some input"), "{text}");
         assert_eq!(report.samples[0].input, "init 1\n", "all-zero choices give a stack of one and no command");
+        samples.push(report.samples);
 
         let (problem, submissions) = (dir.display().to_string(), dir.join("submissions").display().to_string());
         let run = grade_without_roster(&[("--problem", &problem), ("--submissions", &submissions), ("--stable-after", "1000")]);
@@ -79,8 +81,8 @@ fn a_new_function_level_problem_in_c_or_rust_is_ready_and_shrinks_its_bug_to_the
         let markdown = present::bug_list_markdown(&lists[0]);
         assert!(markdown.contains("| → 3 | `push 0` | `0` | `1` |"), "{markdown}");
     }
-    let error = new_problem(&root.path().join("stack-python"), "s", AuthorLanguage::Python, true).unwrap_err();
-    assert!(format!("{error:#}").contains("harnesses in C and Rust only"), "{error:#}");
+    assert_eq!(samples[0], samples[1], "the C and the Rust generator make the same sequences");
+    assert_eq!(samples[0], samples[2], "the C and the Python generator make the same sequences");
 }
 
 #[test]
@@ -312,4 +314,29 @@ fn built_natively_the_c_rust_and_python_generator_libraries_read_the_environment
         assert_eq!(output("every-c"), output("every-rust"), "with {env:?}");
         assert_eq!(output("every.py"), output("every-rust"), "with {env:?}");
     }
+}
+
+#[test]
+fn a_python_hand_in_of_a_function_level_problem_is_told_what_does_not_fit_its_harness() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("stack");
+    new_problem(&dir, "stack", AuthorLanguage::Python, true).unwrap();
+    let problem = ProblemDir::load(&tools().sandbox, &tools().builder, &dir).unwrap();
+    let correct = std::fs::read_to_string(dir.join("submissions/correct.py")).unwrap();
+    let check = |text: &str, said: Option<&str>| {
+        let source = toolchain::Source { language: Language::Python, files: vec![("mine.py".into(), text.as_bytes().to_vec())] };
+        let loaded = course::load::build(&tools().sandbox, &tools().builder, &problem.harnesses, "mine.py", &source, None).unwrap();
+        match (loaded, said) {
+            (course::hand_in::Loaded::Program(..), None) => {}
+            (course::hand_in::Loaded::NotBuilt(build), Some(said)) => {
+                let error = build.error.unwrap();
+                assert!(error.starts_with(said), "{error}");
+            }
+            (loaded, said) => panic!("expected {said:?}, got {}", matches!(loaded, course::hand_in::Loaded::Program(..))),
+        }
+    };
+    check(&correct, None);
+    check(&correct.replace("def size", "def count"), Some("Your file does not define `size`, which the harness calls."));
+    check(&format!("n = int(input())\n{correct}"), Some("Your file reads the input itself when it is loaded (line 1: `n = int(input())`)"));
+    check("def init(c):\n  pass\n  return (\n", Some("  File \"mine.py\", line 3"));
 }

@@ -12,8 +12,8 @@ pub struct NewProblemArgs {
     /// The language of the reference, the generator and the example submissions.
     #[arg(long, value_enum, default_value = "c")]
     pub lang: AuthorLanguage,
-    /// A function-level assignment instead (C or Rust): students hand in functions (a
-    /// bounded stack's), which the problem's harness calls on generated command sequences.
+    /// A function-level assignment instead: students hand in functions (a bounded
+    /// stack's), which the problem's harness calls on generated command sequences.
     #[arg(long)]
     pub functions: bool,
 }
@@ -58,9 +58,8 @@ fn template(language: AuthorLanguage) -> Vec<(&'static str, &'static str)> {
     files
 }
 
-/// The files of a new function-level problem (a bounded stack), by language; `None` for a
-/// language with no harness yet.
-fn functions_template(language: AuthorLanguage) -> Option<Vec<(&'static str, &'static str)>> {
+/// The files of a new function-level problem (a bounded stack), by language.
+fn functions_template(language: AuthorLanguage) -> Vec<(&'static str, &'static str)> {
     let mut files = vec![
         ("statement.md", include_str!("../../templates/new-problem-functions/statement.md")),
         ("problem.toml", include_str!("../../templates/new-problem-functions/problem.toml")),
@@ -87,13 +86,22 @@ fn functions_template(language: AuthorLanguage) -> Option<Vec<(&'static str, &'s
             ("submissions/buggy.rs", include_str!("../../templates/new-problem-functions/submissions/buggy.rs")),
         ]
         .to_vec(),
-        AuthorLanguage::Python => return None,
+        AuthorLanguage::Python => [
+            ("harness.py", include_str!("../../templates/new-problem-functions/harness.py")),
+            ("bugrank_harness.py", toolchain::harness::PYTHON_LIBRARY.1),
+            ("reference.py", include_str!("../../templates/new-problem-functions/reference.py")),
+            ("generator.py", include_str!("../../templates/new-problem-functions/generator.py")),
+            ("bugrank_gen.py", toolchain::guest::PYTHON_MODULE),
+            ("submissions/correct.py", include_str!("../../templates/new-problem-functions/submissions/correct.py")),
+            ("submissions/buggy.py", include_str!("../../templates/new-problem-functions/submissions/buggy.py")),
+        ]
+        .to_vec(),
     });
-    Some(files)
+    files
 }
 
 /// Writes a working problem into `dir` (which must not exist yet), titled `title`: a
-/// function-level one when `functions` (C or Rust).
+/// function-level one when `functions`.
 pub fn new_problem(dir: &Path, title: &str, language: AuthorLanguage, functions: bool) -> anyhow::Result<()> {
     if dir.exists() {
         bail!("{} already exists: choose another name, or delete it first", dir.display());
@@ -104,7 +112,7 @@ pub fn new_problem(dir: &Path, title: &str, language: AuthorLanguage, functions:
     }
     let files = match functions {
         false => template(language),
-        true => functions_template(language).context("function-level problems have harnesses in C and Rust only, for now: use --lang c or --lang rust")?,
+        true => functions_template(language),
     };
     for (path, text) in files {
         let path = dir.join(path);

@@ -1,0 +1,25 @@
+"""A buggy example: the full test is off by one, so a full stack takes one value more."""
+
+values = []
+capacity = 0
+
+
+def init(c):
+    global capacity
+    capacity = c
+    values.clear()
+
+
+def push(value):
+    if len(values) > capacity:
+        return False
+    values.append(value)
+    return True
+
+
+def pop():
+    return values.pop() if values else None
+
+
+def size():
+    return len(values)
