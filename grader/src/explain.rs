@@ -20,6 +20,13 @@ use crate::run::{budget, judge_answer, run_answer, run_reference};
 /// only when every redraw still fails; 20 agreeing redraws make a coincidence unlikely.
 pub const REDRAWS: usize = 20;
 
+/// The fewest different values a part must have taken in the redraws (or all it can take,
+/// when fewer) to be shown as "any value". A choice may pick a branch rather than a value
+/// (in the LRU cache's generator, whether a key is one already put or a new one), and then
+/// its redraws give the part two or three values only, all failing, while others pass:
+/// `get ‹any›` was said of a hand-in that `get 2` does not fail.
+pub const MIN_VALUES_SEEN: usize = 4;
+
 /// Candidate neighbours tried when looking for a contrasting example.
 pub const CONTRAST_CANDIDATES: usize = 300;
 
@@ -282,19 +289,23 @@ impl Explainer<'_> {
     }
 
     /// Redraws each choice at random, the others fixed. Where every redraw still fails
-    /// and changes the same single token of the input (a number, a word, a symbol), that
-    /// token is shown as [`ANY`]. A choice whose redraws reshape the input (add an
-    /// interval, change the command) is not a "part" and is left as it is.
+    /// and changes the same single token of the input (a number, a word, a symbol), giving
+    /// it at least [`MIN_VALUES_SEEN`] values, and the input still fails with that choice
+    /// and those kept before redrawn together, that token is shown as [`ANY`]. A choice
+    /// whose redraws reshape the input (add an interval, change the command) is not a
+    /// "part" and is left as it is.
     fn generalize(&self, test: &TestCase, original: &Trial, source: &ChoiceSource, rng: &mut Rng) -> Option<String> {
         let maxima = source.maxima();
         let tokens = tokens(&original.input);
         let mut spans: Vec<(usize, usize)> = Vec::new();
+        let mut kept: Vec<usize> = Vec::new();
         for (i, &max) in maxima.iter().enumerate() {
             if max == 0 {
                 continue;
             }
             let mut span: Option<(usize, usize)> = None;
             let mut all_fail = true;
+            let mut values: Vec<String> = Vec::new();
             for _ in 0..REDRAWS {
                 let mut choices = test.choices.0.clone();
                 choices[i] = rng.below_or_equal(max);
@@ -311,6 +322,10 @@ impl Explainer<'_> {
                                 break;
                             }
                         }
+                        let value = trial.input.get(diff.0..).unwrap_or("").split(char::is_whitespace).next().unwrap_or("").to_owned();
+                        if !values.contains(&value) {
+                            values.push(value);
+                        }
                     }
                     _ => {
                         all_fail = false;
@@ -318,8 +333,20 @@ impl Explainer<'_> {
                     }
                 }
             }
-            if let (true, Some(span)) = (all_fail, span) {
-                spans.push(span);
+            // (The original's value counts too: redraws that give it again change nothing.)
+            let seen = values.len() + 1;
+            let possible = usize::try_from(max.saturating_add(1)).unwrap_or(usize::MAX);
+            let enough = seen >= MIN_VALUES_SEEN.min(possible);
+            if let (true, true, Some(span)) = (all_fail, enough, span) {
+                // Each part alone can be anything; together they must be too: kept only if
+                // the input still fails with it and every part kept before all redrawn at
+                // once (all at 0, all at their largest, and at random).
+                let mut together = kept.clone();
+                together.push(i);
+                if together.len() == 1 || self.fails_whatever(test, &together, &maxima, rng) {
+                    kept.push(i);
+                    spans.push(span);
+                }
             }
         }
         if spans.is_empty() {
@@ -334,6 +361,23 @@ impl Explainer<'_> {
             text.replace_range(start..end, ANY);
         }
         Some(text)
+    }
+
+    /// Whether `test` still fails with its choices at `indices` all redrawn at once: all 0,
+    /// all at their `maxima`, and [`REDRAWS`] times at random.
+    fn fails_whatever(&self, test: &TestCase, indices: &[usize], maxima: &[u64], rng: &mut Rng) -> bool {
+        (0..REDRAWS + 2).all(|round| {
+            let mut choices = test.choices.0.clone();
+            for &i in indices {
+                choices[i] = match round {
+                    0 => 0,
+                    1 => maxima[i],
+                    _ => rng.below_or_equal(maxima[i]),
+                };
+            }
+            let redrawn = TestCase { size: test.size, choices: ChoiceSequence(choices) };
+            matches!(self.trial(ChoiceSource::replay(&redrawn)), Some((trial, _)) if trial.failure.is_some())
+        })
     }
 
     /// The passing input closest to the failing one among small edits of its choices:

@@ -10,6 +10,7 @@ mod bug_lists;
 mod experiment_report;
 mod fair_verdicts;
 mod fixtures_current;
+mod functions;
 mod interval_sets;
 mod module_circles;
 mod problems;
