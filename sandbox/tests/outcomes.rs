@@ -292,8 +292,10 @@ fn every_fixture_module_passes_the_check_without_compiling() {
     let mut checked = 0;
     for problem in std::fs::read_dir(problems).unwrap() {
         let problem = problem.unwrap().path();
-        let generator = problem.join("generator.wasm");
-        accepted("generator.wasm", &std::fs::read(&generator).unwrap(), Role::Generator);
+        // (A problem may have its generator as a source only, built when it is loaded.)
+        if let Ok(generator) = std::fs::read(problem.join("generator.wasm")) {
+            accepted("generator.wasm", &generator, Role::Generator);
+        }
         for entry in std::fs::read_dir(problem.join("submissions")).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "wasm") {

@@ -39,6 +39,8 @@ fn main() {
 fn harness(language: Language) -> Harness {
     let files = match language {
         Language::Rust => vec![("harness.rs".to_owned(), RUST_HARNESS.as_bytes().to_vec())],
+        // (The C harness is C++ too.)
+        Language::Cpp => vec![("harness.cpp".to_owned(), C_HARNESS.as_bytes().to_vec()), ("interface.h".to_owned(), INTERFACE.as_bytes().to_vec())],
         _ => vec![("harness.c".to_owned(), C_HARNESS.as_bytes().to_vec()), ("interface.h".to_owned(), INTERFACE.as_bytes().to_vec())],
     };
     Harness { language, files }
@@ -75,6 +77,14 @@ fn a_c_file_of_the_interfaces_functions_builds_with_the_harness_into_a_module_im
     // An import's module and field are length-prefixed names in the import section.
     let imports_output = wasm.windows(15).any(|w| w == b"\x07bugrank\x06output");
     assert!(imports_output, "the harness writes through bugrank.output");
+}
+
+#[test]
+fn a_cpp_file_builds_with_a_cpp_harness_and_its_main_is_said_in_plain_words() {
+    let Some(built) = build(Language::Cpp, "counter.cpp", C_COUNTER) else { return };
+    assert!(matches!(built, Built::Module { .. }), "{built:?}");
+    let text = format!("{C_COUNTER}int main() {{ counter_add(2); return 0; }}\n");
+    check_refused(Language::Cpp, "counter.cpp", &text, &["Your file defines `main`", "#ifndef BUGRANK_HARNESS"]);
 }
 
 #[test]

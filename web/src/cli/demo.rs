@@ -13,7 +13,7 @@ use super::report::write_report;
 #[derive(clap::Args)]
 pub struct DemoArgs {
     /// The folder of problems, each with `submissions/` and `roster.csv` (default: the
-    /// three problems of the paper built into bugrank).
+    /// paper's three problems and a function-level one, built into bugrank).
     #[arg(long)]
     pub problems: Option<PathBuf>,
     #[arg(long, default_value_t = 1)]

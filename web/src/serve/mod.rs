@@ -46,7 +46,7 @@ pub struct ServeArgs {
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub bind: String,
     /// Problems (each with submissions/ and roster.csv) loaded as demo data on first start
-    /// (default: the three problems of the paper built into bugrank).
+    /// (default: the paper's three problems and a function-level one, built into bugrank).
     #[arg(long)]
     pub demo: Option<PathBuf>,
     /// Start with an empty store instead of the demo data.

@@ -287,13 +287,13 @@ fn a_new_service_started_in_any_directory_shows_the_demo_ranking_at_once() {
     let client = service.instructor();
     let batches = client.api("/api/batches");
     let batches = batches["batches"].as_array().unwrap();
-    assert_eq!(batches.len(), 4, "one batch per fixture problem, and interval sets' cohort in Python");
+    assert_eq!(batches.len(), 5, "one batch per demo problem (the paper's three and the LRU cache), and interval sets' cohort in Python");
     let graded: Vec<&serde_json::Value> = batches.iter().filter(|b| b["latest"]["status"] == "done").collect();
     assert_eq!(graded.len(), 1, "one analysis already run");
     // The Batches page says what students see now: the graded batch's results, nothing of
-    // the other three (released, never analysed).
+    // the other four (released, never analysed).
     let page = client.get("/batches").body;
-    assert_eq!(page.matches("nothing yet: released, but no analysis has finished").count(), 3, "{page}");
+    assert_eq!(page.matches("nothing yet: released, but no analysis has finished").count(), 4, "{page}");
     assert!(page.contains("Demo: Interval sets in Python"), "{page}");
     assert_eq!(page.matches("their results of <a").count(), 1, "{page}");
     assert!(batches.iter().all(|b| b["batch"]["released"] == true));
@@ -303,7 +303,11 @@ fn a_new_service_started_in_any_directory_shows_the_demo_ranking_at_once() {
     // its own course: its `a01` is not another's.
     let students = client.api("/api/students");
     let students = students["students"].as_array().unwrap();
-    assert_eq!(students.iter().filter(|s| s["student"] == "a01").count(), 4);
+    assert_eq!(students.iter().filter(|s| s["student"] == "a01").count(), 5);
+    // The function-level demo's hand-ins were built with its harnesses at first start.
+    let lru = batches.iter().find(|b| b["batch"]["name"].as_str().is_some_and(|n| n.starts_with("LRU cache"))).expect("the LRU cache's batch");
+    let lru = client.api(&format!("/api/batches/{}", lru["batch"]["id"]));
+    assert_eq!(lru["submissions"].as_array().unwrap().len(), 13, "{lru:#}");
     let graded_course = &graded[0]["batch"]["course_id"];
     let link = students.iter().find(|s| &s["course_id"] == graded_course).unwrap()["link"].as_str().unwrap().to_owned();
     let page = Client::new(&service.url).get(&link);

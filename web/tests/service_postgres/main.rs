@@ -164,6 +164,6 @@ fn two_services_starting_at_once_on_a_new_database_make_one_account_and_one_demo
     for service in &services {
         let mut client = common::Client::new(&service.url);
         assert_eq!(client.login("instructor", printed[0]), 303, "the printed password works on every process");
-        assert_eq!(client.api("/api/problems")["problems"].as_array().unwrap().len(), 3, "the demo's three problems, once");
+        assert_eq!(client.api("/api/problems")["problems"].as_array().unwrap().len(), 4, "the demo's four problems, once");
     }
 }
