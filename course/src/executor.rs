@@ -194,13 +194,17 @@ impl Executor for SandboxExecutor<'_> {
     }
 
     fn check(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<CheckerVerdict, String> {
+        self.check_counted(input, expected, actual).map(|(verdict, _)| verdict)
+    }
+
+    fn check_counted(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<(CheckerVerdict, Option<u64>), String> {
         let checker = self.checker.ok_or("the problem has no checker.wasm")?;
         let run = self
             .sandbox
             .run(checker, &checker_input(input, expected, actual), &self.limits)
             .map_err(|error| error.to_string())?;
         match run.outcome {
-            Outcome::Exited(0) => parse_checker_output(&run.stdout),
+            Outcome::Exited(0) => parse_checker_output(&run.stdout).map(|verdict| (verdict, Some(run.fuel_used))),
             outcome => Err(crash_message(&outcome, &run.stderr)),
         }
     }

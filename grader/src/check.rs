@@ -73,6 +73,10 @@ pub struct ProblemCheck {
     pub samples: Vec<Sample>,
     /// The reference's fuel over the inputs it handled.
     pub cost: Cost,
+    /// The checker's fuel over its checks of the reference's outputs, when the problem has
+    /// a checker (and the executor counts its fuel). Its limit is the reference's.
+    #[serde(default)]
+    pub checker_cost: Option<Cost>,
 }
 
 /// One check: what is expected, whether it holds, and the evidence.
@@ -101,6 +105,15 @@ pub struct Cost {
     pub max: u64,
     /// The reference's fuel limit on one input (`limits.reference_fuel`).
     pub limit: u64,
+}
+
+impl Cost {
+    /// The distribution of `fuel` (in any order) under `limit`; all 0 for no run.
+    fn of(mut fuel: Vec<u64>, limit: u64) -> Cost {
+        fuel.sort_unstable();
+        let at = |q: f64| fuel.get(((fuel.len().max(1) - 1) as f64 * q).round() as usize).copied().unwrap_or(0);
+        Cost { min: at(0.0), median: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1.0), limit }
+    }
 }
 
 impl ProblemCheck {
@@ -203,14 +216,17 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
 
     let handled: Vec<(&Vec<u8>, &crate::oracle::Execution)> =
         inputs.iter().zip(&runs).filter_map(|(input, r)| Some((*input, r.as_ref()?.as_ref().ok()?))).collect();
+    let mut checker_cost = None;
     if problem.oracle == Oracle::Checker {
-        let verdicts = until_failures(&handled, Option::is_some, |(input, reference)| match executor.check(input, &reference.stdout, &reference.stdout) {
-            Ok(CheckerVerdict::Accept) => None,
-            Ok(CheckerVerdict::Reject(reason)) => Some((*input, format!("rejected: {reason}"))),
-            Err(reason) => Some((*input, format!("failed: {reason}"))),
+        let verdicts = until_failures(&handled, |(failure, _): &(Option<(&Vec<u8>, String)>, Option<u64>)| failure.is_some(), |(input, reference)| match executor.check_counted(input, &reference.stdout, &reference.stdout) {
+            Ok((CheckerVerdict::Accept, fuel)) => (None, fuel),
+            Ok((CheckerVerdict::Reject(reason), fuel)) => (Some((*input, format!("rejected: {reason}"))), fuel),
+            Err(reason) => (Some((*input, format!("failed: {reason}"))), None),
         });
         let not_run = verdicts.iter().filter(|v| v.is_none()).count();
-        let rejected: Vec<(&Vec<u8>, String)> = verdicts.into_iter().flatten().flatten().collect();
+        let fuel: Vec<u64> = verdicts.iter().flatten().filter_map(|(_, fuel)| *fuel).collect();
+        checker_cost = (!fuel.is_empty()).then(|| Cost::of(fuel, problem.fuel.reference));
+        let rejected: Vec<(&Vec<u8>, String)> = verdicts.into_iter().flatten().filter_map(|(failure, _)| failure).collect();
         checks.push(Check {
             what: "the checker accepts the reference's outputs".into(),
             passed: rejected.is_empty(),
@@ -272,12 +288,8 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         }
     }
 
-    let mut fuel: Vec<u64> = handled.iter().map(|(_, r)| r.fuel_used).collect();
-    fuel.sort_unstable();
-    let at = |q: f64| fuel.get(((fuel.len().max(1) - 1) as f64 * q).round() as usize).copied().unwrap_or(0);
-    let cost = Cost { min: at(0.0), median: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1.0), limit: problem.fuel.reference };
-
-    ProblemCheck { inputs: (generated.len() + generator_not_run) as u64, checks, samples, cost }
+    let cost = Cost::of(handled.iter().map(|(_, r)| r.fuel_used).collect(), problem.fuel.reference);
+    ProblemCheck { inputs: (generated.len() + generator_not_run) as u64, checks, samples, cost, checker_cost }
 }
 
 /// Bytes as text, cut to [`SAMPLE_CHARS`].

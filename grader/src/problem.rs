@@ -27,6 +27,12 @@ pub trait Executor: Sync {
     fn check(&self, _input: &[u8], _expected: &[u8], _actual: &[u8]) -> Result<CheckerVerdict, String> {
         Err("this problem has no checker".to_owned())
     }
+
+    /// [`Executor::check`] with the fuel the checker used on it, where the executor counts
+    /// it (`None` where it does not): what `check-problem` reports of the checker's cost.
+    fn check_counted(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<(CheckerVerdict, Option<u64>), String> {
+        self.check(input, expected, actual).map(|verdict| (verdict, None))
+    }
 }
 
 /// When the search for new bugs stops.

@@ -173,6 +173,9 @@ fn the_cryptarithm_problem_is_ready_and_its_checker_accepts_the_references_outpu
     let text = check_text(&problem, &report);
     assert!(report.passed(), "{text}");
     assert!(text.contains("ok    the checker accepts the reference's outputs: 1000 of 1000 outputs accepted"), "{text}");
+    let checker = report.checker_cost.as_ref().expect("the checker's cost is measured");
+    assert!(checker.min > 0 && checker.min <= checker.median && checker.median <= checker.max && checker.max < checker.limit, "{checker:?}");
+    assert!(text.contains("The checker's fuel per check of the reference's outputs: min "), "{text}");
     assert!(!text.contains("example"), "its cohort's submissions are not examples: {text}");
 }
 

@@ -31,6 +31,12 @@ pub fn check_text(problem: &ProblemDir, report: &ProblemCheck) -> String {
         "\nThe reference's fuel per input: min {}, median {}, 90% {}, 99% {}, max {} (its limit, limits.reference_fuel: {}).\n",
         cost.min, cost.median, cost.p90, cost.p99, cost.max, cost.limit
     ));
+    if let Some(checker) = &report.checker_cost {
+        out.push_str(&format!(
+            "The checker's fuel per check of the reference's outputs: min {}, median {}, 90% {}, 99% {}, max {} (its limit too: {}).\n",
+            checker.min, checker.median, checker.p90, checker.p99, checker.max, checker.limit
+        ));
+    }
     out.push_str(&format!(
         "An answer gets {} times the reference's fuel on the same input (fuel_factor), at least {} (fuel_floor), and at least {} times the reference's on the hardest inputs of the same size (hardest_factor).\n",
         limits.fuel_factor, limits.fuel_floor, limits.hardest_factor
