@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::budget::{CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration};
 use crate::generate::{ChoiceSource, TestCase};
-use crate::oracle::{CheckerVerdict, Oracle};
+use crate::oracle::{CheckerVerdict, FailureKind, Oracle};
 use crate::problem::{Executor, Problem};
 use crate::run::{judge_answer, run_reference};
 
@@ -245,13 +245,20 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
             match judge_answer(problem, executor, input, reference, &run) {
                 Ok(None) => None,
                 // The kind in lower case; the checker's or the crash's reason as written.
-                Ok(Some(failure)) => Some((*input, format!("{}{}", format!("{:?}", failure.kind).to_lowercase(), failure.reason.map(|r| format!(": {r}")).unwrap_or_default()))),
-                Err(reason) => Some((*input, format!("the checker failed: {reason}"))),
+                Ok(Some(failure)) => {
+                    let kind = format!("{:?}", failure.kind).to_lowercase();
+                    Some((*input, format!("{kind}{}", failure.reason.map(|r| format!(": {r}")).unwrap_or_default()), failure.kind == FailureKind::Wrong))
+                }
+                Err(reason) => Some((*input, format!("the checker failed: {reason}"), false)),
             }
         });
         let not_run = judged.iter().filter(|j| j.is_none()).count();
-        let failures: Vec<(&Vec<u8>, String)> = judged.into_iter().flatten().flatten().collect();
-        let first = failures.first().map(|(input, why)| format!("{}; first on {}: {why}", stopped(not_run), shown(input))).unwrap_or_default();
+        let failures: Vec<(&Vec<u8>, String, bool)> = judged.into_iter().flatten().flatten().collect();
+        // With a checker, a buggy example must be rejected by it somewhere: one that only
+        // crashes or runs out of time would pass a checker that accepts everything.
+        let rejected = failures.iter().filter(|(_, _, wrong)| *wrong).count();
+        let checked = problem.oracle == Oracle::Checker;
+        let first = failures.first().map(|(input, why, _)| format!("{}; first on {}: {why}", stopped(not_run), shown(input))).unwrap_or_default();
         checks.push(if example.correct {
             Check {
                 what: format!("the correct example `{}` passes every input", example.id),
@@ -260,10 +267,17 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
             }
         } else {
             Check {
-                what: format!("the buggy example `{}` fails some input", example.id),
-                passed: !failures.is_empty(),
+                what: match checked {
+                    false => format!("the buggy example `{}` fails some input", example.id),
+                    true => format!("the buggy example `{}` fails some input, rejected by the checker", example.id),
+                },
+                passed: if checked { rejected > 0 } else { !failures.is_empty() },
                 detail: if failures.is_empty() {
                     format!("passes all {} inputs: the generator never makes an input that shows its bug", handled.len())
+                } else if checked && rejected == 0 {
+                    format!("fails {} of {} inputs{first}, but the checker rejects none of its outputs: it may accept wrong answers", failures.len(), handled.len())
+                } else if checked {
+                    format!("fails {} of {} inputs, the checker rejecting {rejected}{first}", failures.len(), handled.len())
                 } else {
                     format!("fails {} of {} inputs{first}", failures.len(), handled.len())
                 },

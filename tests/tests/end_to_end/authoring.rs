@@ -343,3 +343,21 @@ fn a_python_hand_in_of_a_function_level_problem_is_told_what_does_not_fit_its_ha
     check(&format!("n = int(input())\n{correct}"), Some("Your file reads the input itself when it is loaded (line 1: `n = int(input())`)"));
     check("def init(c):\n  pass\n  return (\n", Some("  File \"mine.py\", line 3"));
 }
+
+#[test]
+fn with_a_checker_a_buggy_example_must_be_rejected_by_it_not_only_crash() {
+    let root = tempfile::tempdir().unwrap();
+    let (from, dir) = (end_to_end::root().join("fixtures/problems/cryptarithm"), root.path().join("cryptarithm"));
+    std::fs::create_dir_all(dir.join("submissions")).unwrap();
+    for file in ["problem.toml", "reference.wasm", "generator.wasm", "checker.wasm"] {
+        std::fs::copy(from.join(file), dir.join(file)).unwrap();
+    }
+    // a14 crashes on every input; a06 gives a wrong answer on some.
+    std::fs::copy(from.join("submissions/a14.wasm"), dir.join("submissions/buggy_crash.wasm")).unwrap();
+    std::fs::copy(from.join("submissions/a06.wasm"), dir.join("submissions/buggy_wrong.wasm")).unwrap();
+    let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &dir, None).unwrap();
+    let text = check_text(&problem, &report);
+    assert_eq!(failed(&dir), ["the buggy example `buggy_crash` fails some input, rejected by the checker"], "{text}");
+    assert!(text.contains("but the checker rejects none of its outputs: it may accept wrong answers"), "{text}");
+    assert!(text.contains("ok    the buggy example `buggy_wrong` fails some input, rejected by the checker"), "{text}");
+}
