@@ -12,7 +12,7 @@ pub fn bug_list_markdown(list: &BugList) -> String {
     let mut md = String::new();
     writeln!(md, "# Bug list: {}\n", list.answer).unwrap();
     if let Some(points) = &list.points {
-        writeln!(md, "Points: {}\n", points_in_words(points)).unwrap();
+        writeln!(md, "Your program earned {}\n", points_in_words(points)).unwrap();
     }
     if let Some(error) = list.compile_error() {
         writeln!(md, "Your program {}. The compiler said:\n\n{}", list.headline(), fenced(error)).unwrap();
@@ -175,6 +175,6 @@ mod tests {
         let counts = grader::FailureCounts { wrong: 12, ..Default::default() };
         with_points.points = Some(grader::Points::of(&grader::GradingPolicy::default(), 1000, counts));
         let md = bug_list_markdown(&with_points);
-        assert!(md.starts_with("# Bug list: a01\n\nPoints: 88.92 of 100 points: it failed 12 of the 1000 generated inputs it was graded on (a wrong output on 12 inputs).\n\n"), "{md}");
+        assert!(md.starts_with("# Bug list: a01\n\nYour program earned 88.92 of 100 points: it failed 12 of the 1000 generated inputs it was graded on (a wrong output on 12 inputs).\n\n"), "{md}");
     }
 }
