@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 /// (the others are test fixtures).
 const DEMO: [&str; 4] = ["anonymizer", "cryptarithm", "interval-sets", "lru-cache"];
 
-/// The harness files; a problem with one of them is a function-level problem.
+/// The harness files; a problem with one of them is a function-level problem. (The list of
+/// `toolchain::Harness::ALL_FILES`, which a build script cannot use without building the
+/// crate for the host.)
 const HARNESS: [&str; 5] = ["harness.c", "harness.cpp", "interface.h", "harness.rs", "harness.py"];
 
 fn main() {

@@ -317,18 +317,20 @@ impl ProblemDir {
         let mut load = |stem: &str, role| -> CourseResult<Program> {
             let (path, language) = program_file(dir, stem)?;
             let bytes = std::fs::read(&path).map_err(CourseError::io(format!("cannot read {}", path.display())))?;
+            // A function-level problem's reference is built (or run) with the harness of
+            // its language; its generator and checker are programs of their own.
+            let harness = match language {
+                Some(language) if stem == "reference" && !harnesses.is_empty() => Some(
+                    harnesses
+                        .iter()
+                        .find(|h| h.language == language)
+                        .ok_or_else(|| CourseError::Problem(format!("{} has no harness in {language} to build it with", path.display())))?,
+                ),
+                _ => None,
+            };
             let bytes = match language {
                 None => bytes,
-                Some(Language::Python) => {
-                    let harness = match (stem, harnesses.iter().find(|h| h.language == Language::Python)) {
-                        ("reference", None) if !harnesses.is_empty() => {
-                            return Err(CourseError::Problem(format!("{} has no harness in Python to run it with", path.display())));
-                        }
-                        ("reference", harness) => harness,
-                        _ => None,
-                    };
-                    return crate::load::python_program(sandbox, &path, harness);
-                }
+                Some(Language::Python) => return crate::load::python_program(sandbox, &path, harness),
                 Some(language) => {
                     let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
                     let mut source = Source { language, files: vec![(name, bytes)] };
@@ -342,11 +344,8 @@ impl ProblemDir {
                             Err(e) => return Err(CourseError::Io { what: format!("cannot read {}", dir.join(library).display()), error: e }),
                         }
                         builder.build_generator(&source)
-                    } else if stem == "reference" && !harnesses.is_empty() {
-                        match harnesses.iter().find(|h| h.language == language) {
-                            Some(harness) => builder.build_harnessed(&source, harness, None),
-                            None => return Err(CourseError::Problem(format!("{} has no harness in {language} to build it with", path.display()))),
-                        }
+                    } else if let Some(harness) = harness {
+                        builder.build_harnessed(&source, harness, None)
                     } else {
                         builder.build(&source)
                     };

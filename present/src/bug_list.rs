@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use grader::{ANY, BugList, FailureKind};
 
-use crate::in_words::{CallLine, calls_in_order, first_line_difference, points_in_words, uninitialised_in_words};
+use crate::in_words::{CallLine, calls_of, first_line_difference, points_in_words, uninitialised_in_words};
 
 /// A student's bug list as Markdown. Inputs and outputs are shown quoted, with escapes,
 /// so that white space and newlines are visible.
@@ -41,10 +41,7 @@ pub fn bug_list_markdown(list: &BugList) -> String {
     let mut explained: Vec<(&str, &str)> = Vec::new();
     for bug in shown {
         writeln!(md, "## Test {}: {}\n", bug.test, bug.got.summary()).unwrap();
-        let calls = match bug.got.kind {
-            FailureKind::Wrong if bug.got.reason.is_none() => calls_in_order(&bug.input, &bug.expected, &bug.got.detail),
-            _ => None,
-        };
+        let calls = calls_of(bug);
         if let Some(calls) = &calls {
             writeln!(md, "The calls in order, with what the model answer and yours gave (→ marks the first difference):\n\n{}", calls_table(calls)).unwrap();
         }
@@ -87,7 +84,7 @@ pub fn bug_list_markdown(list: &BugList) -> String {
     md
 }
 
-/// The calls of [`calls_in_order`] as a Markdown table.
+/// The calls of [`calls_of`] as a Markdown table.
 fn calls_table(calls: &[CallLine]) -> String {
     let cell = |text: &str| if text.is_empty() { "(empty)".to_owned() } else { format!("`{}`", text.replace('`', "'").replace('|', "\\|")) };
     let mut table = String::from("| # | Call | Expected | Yours |\n|---:|---|---|---|\n");

@@ -2,7 +2,7 @@
 //! how a program's points were found. The feedback of the gradebooks and the bug lists say
 //! them the same way.
 
-use grader::{FailureCounts, FailureKind, Points};
+use grader::{BugReport, FailureCounts, FailureKind, Points};
 
 /// What the compiler's `warnings` say of variables read before they are given a value
 /// (clang's `-Wuninitialized`, `-Wsometimes-uninitialized`, `-Wconditional-uninitialized`),
@@ -104,6 +104,15 @@ pub fn calls_in_order(input: &str, expected: &str, got: &str) -> Option<Vec<Call
         i += 1;
     }
     Some(out)
+}
+
+/// A failed test of a bug list as [`calls_in_order`] shows it: a wrong output that no
+/// checker explained, of a command sequence; `None` for any other.
+pub fn calls_of(bug: &BugReport) -> Option<Vec<CallLine>> {
+    match bug.got.kind {
+        FailureKind::Wrong if bug.got.reason.is_none() => calls_in_order(&bug.input, &bug.expected, &bug.got.detail),
+        _ => None,
+    }
 }
 
 /// A failure's kind in words, as the feedback says it.

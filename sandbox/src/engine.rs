@@ -86,6 +86,10 @@ pub trait Choices: Send + std::any::Any {
 pub struct Program {
     name: String,
     hash: [u8; 32],
+    /// Whether its judged output is a problem's harness's (a module that imports
+    /// [`crate::HARNESS_IMPORTS`], or an interpreted hand-in compiled with its harness):
+    /// its stdout is then its own prints, kept apart (see [`Run::printed`]).
+    harness: bool,
     kind: Kind,
 }
 
@@ -96,18 +100,9 @@ enum Kind {
         pre: InstancePre<RunState>,
         /// Where `_start` is among the module's exports, found once (not by name every run).
         start: ModuleExport,
-        /// Whether it imports [`crate::HARNESS_IMPORTS`]: a problem's harness built with a
-        /// hand-in, whose judged output is what the harness writes there.
-        harness: bool,
     },
     /// A program an interpreter compiled: run by its `bugrank_run`.
-    Interpreted {
-        interpreter: Arc<Interpreter>,
-        code: Arc<[u8]>,
-        /// Whether it was compiled with a problem's harness (its judged output is then the
-        /// harness's, as for a module that imports `bugrank.output`).
-        harness: bool,
-    },
+    Interpreted { interpreter: Arc<Interpreter>, code: Arc<[u8]> },
 }
 
 impl Program {
@@ -335,7 +330,7 @@ impl Sandbox {
         })?;
         let start = module.get_export_index("_start").expect("validate::check: a program exports `_start`");
         let harness = module.imports().any(|import| import.module() == "bugrank" && crate::HARNESS_IMPORTS.contains(&import.name()));
-        Ok(Program { name: name.to_owned(), hash, kind: Kind::Module { pre, start, harness } })
+        Ok(Program { name: name.to_owned(), hash, harness, kind: Kind::Module { pre, start } })
     }
 
     /// Whether `bytes` would load as a program of `role`, without compiling it: every check
@@ -421,36 +416,26 @@ impl Sandbox {
         choices: Option<Box<dyn Choices>>,
     ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
         let launch = match &program.kind {
-            Kind::Module { pre, start, harness } => Launch { pre, entry: Entry::Start(start), base_memory: 0, harness: *harness },
-            Kind::Interpreted { interpreter, code, harness } => Launch {
+            Kind::Module { pre, start } => Launch { pre, entry: Entry::Start(start), base_memory: 0, harness: program.harness },
+            Kind::Interpreted { interpreter, code } => Launch {
                 pre: &interpreter.pre,
                 entry: Entry::Request { call: &interpreter.entries.run, entries: &interpreter.entries, request: code },
                 base_memory: interpreter.base_memory,
-                harness: *harness,
+                harness: program.harness,
             },
         };
         self.launch(&program.name, launch, input, limits, choices)
     }
 
     /// A fresh store for one run of `name` within `limits` (memory beyond `base_memory`,
-    /// the interpreter's own); its stdout is the program's own prints when `harness`.
-    #[allow(clippy::too_many_arguments)]
-    fn store(
-        &self,
-        engine: &Engine,
-        name: &str,
-        input: &[u8],
-        limits: &Limits,
-        base_memory: usize,
-        harness: bool,
-        choices: Option<Box<dyn Choices>>,
-    ) -> Result<Store<RunState>, SandboxError> {
+    /// the interpreter's own).
+    fn store(&self, engine: &Engine, name: &str, input: &[u8], limits: &Limits, base_memory: usize, choices: Option<Box<dyn Choices>>) -> Result<Store<RunState>, SandboxError> {
         let stdio = Stdio {
             input: input.to_vec(),
             read: 0,
             stdout: Vec::new(),
             printed: Vec::new(),
-            harness,
+            harness: false,
             stdout_limit: limits.output_bytes,
             stderr: Vec::new(),
             stderr_limit: STDERR_LIMIT_BYTES,
@@ -494,7 +479,8 @@ impl Sandbox {
         limits: &Limits,
         choices: Option<Box<dyn Choices>>,
     ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
-        let mut store = self.store(launch.pre.module().engine(), name, input, limits, launch.base_memory, launch.harness, choices)?;
+        let mut store = self.store(launch.pre.module().engine(), name, input, limits, launch.base_memory, choices)?;
+        store.data_mut().stdio.harness = launch.harness;
         let (result, instance) = match self.instantiate(name, launch.pre, &mut store)? {
             Ok(instance) => (enter(&mut store, instance, &launch.entry), Some(instance)),
             Err(e) => (Err(e), None),
@@ -577,7 +563,7 @@ impl Sandbox {
         let module = self.compile(&self.interpreter_engine, spec.name, instrumented).map_err(|e| e.to_string())?;
         let pre = self.with_files.instantiate_pre(&module).map_err(|e| format!("{e:#}"))?;
         let limits = Limits { fuel: INIT_FUEL, memory_bytes: MAX_MEMORY_BYTES, output_bytes: STDERR_LIMIT_BYTES };
-        let mut store = self.store(&self.interpreter_engine, spec.name, &[], &limits, 0, false, None).map_err(|e| e.to_string())?;
+        let mut store = self.store(&self.interpreter_engine, spec.name, &[], &limits, 0, None).map_err(|e| e.to_string())?;
         let stderr = wasmtime_wasi::p2::pipe::MemoryOutputPipe::new(STDERR_LIMIT_BYTES);
         let mut wasi = wasi_context(spec.name);
         wasi.allow_blocking_current_thread(true).stderr(stderr.clone());
@@ -657,8 +643,8 @@ impl Sandbox {
         let mut hash = Sha256::new();
         hash.update(interpreter.hash);
         hash.update(&run.stdout);
-        let kind = Kind::Interpreted { interpreter: interpreter.clone(), code: run.stdout.into(), harness: harness.is_some() };
-        Ok(Ok(Program { name: name.to_owned(), hash: hash.finalize().into(), kind }))
+        let kind = Kind::Interpreted { interpreter: interpreter.clone(), code: run.stdout.into() };
+        Ok(Ok(Program { name: name.to_owned(), hash: hash.finalize().into(), harness: harness.is_some(), kind }))
     }
 
     /// A module compiled earlier and kept at `path`, if it is there and usable.
@@ -675,13 +661,14 @@ impl Sandbox {
     }
 }
 
-/// An engine with a pooling allocator of `slots` instance slots that keep up to
-/// `keep_resident` bytes of memory mapped between runs, its linker (WASI preview 1 with the
-/// sandbox's own calls, and the generator host functions), and the linker of wasmtime-wasi's
-/// calls alone (files included), which initialises interpreters.
 /// An engine, its linker, wasmtime-wasi's own linker, and the engine's function cache.
 type Configured = (Engine, Linker<RunState>, Linker<RunState>, std::sync::Arc<FunctionCache>);
 
+/// An engine with a pooling allocator of `slots` instance slots that keep up to
+/// `keep_resident` bytes of memory mapped between runs, its linker (WASI preview 1 with the
+/// sandbox's own calls, the generator host functions and the harnesses' output), the linker
+/// of wasmtime-wasi's calls alone (files included), which initialises interpreters, and its
+/// cache of compiled functions.
 fn configured(slots: u32, keep_resident: usize) -> Result<Configured, SandboxError> {
     let mut pool = PoolingAllocationConfig::new();
     pool.total_core_instances(slots)

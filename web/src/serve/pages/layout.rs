@@ -169,7 +169,7 @@ pub fn bug_list(list: &BugList) -> Markup {
         @for bug in shown {
             div.card {
                 strong { "Test " (bug.test) } " · " span.bad { (bug.got.summary()) }
-                @let calls = if bug.got.kind == grader::FailureKind::Wrong && bug.got.reason.is_none() { present::calls_in_order(&bug.input, &bug.expected, &bug.got.detail) } else { None };
+                @let calls = present::calls_of(bug);
                 @if let Some(calls) = &calls {
                     p { "The calls in order, with what the model answer and yours gave (the first difference marked):" }
                     table.calls {
