@@ -1,8 +1,8 @@
 //! A problem bundle: a zip of a problem directory (at its top or in one folder, with its
-//! examples in `submissions/`, the layout `bugrank new-problem` writes), as the service
-//! takes one. [`Bundle::open`] checks its layout without unpacking anything;
-//! [`Bundle::unpack_into`] streams its files into a folder within one [`Unpacking`]
-//! budget (a bundle is never held unpacked) and reads its settings.
+//! examples in `submissions/` and the course's tests in `tests/`, the layout `bugrank
+//! new-problem` writes), as the service takes one. [`Bundle::open`] checks its layout
+//! without unpacking anything; [`Bundle::unpack_into`] streams its files into a folder
+//! within one [`Unpacking`] budget (a bundle is never held unpacked) and reads its settings.
 
 use std::collections::BTreeSet;
 use std::io::Cursor;
@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use crate::error::{CourseError, CourseResult};
 use crate::hand_in::SharedBytes;
-use crate::problem_check::example_should_pass;
-use crate::problem_dir::{MAX_PROBLEM_NAME_CHARS, PROBLEM_FILES, ProblemToml};
+use crate::problem_check::example_expectation;
+use crate::problem_dir::{MAX_COURSE_TESTS, MAX_PROBLEM_NAME_CHARS, PROBLEM_FILES, ProblemToml};
 use crate::submissions::{Unpacking, is_batch_file, is_unsafe_path};
 
 
@@ -31,9 +31,16 @@ pub struct Bundle {
     wanted: Vec<(usize, String)>,
 }
 
-/// Whether `file` is an example submission of a problem bundle (`correct…`, `buggy…`).
+/// Whether `file` of a bundle's `tests/` is part of the course's tests (`NAME.in`,
+/// `NAME.out`; [`crate::problem_dir::read_written_tests`] checks them once unpacked).
+fn is_course_test_file(file: &str) -> bool {
+    file.ends_with(".in") || file.ends_with(".out")
+}
+
+/// Whether `file` is an example submission of a problem bundle (`correct…`, `buggy…`, ...:
+/// see [`example_expectation`]).
 fn is_example(file: &str) -> bool {
-    example_should_pass(file).is_some() && is_batch_file(file)
+    example_expectation(file).is_some() && is_batch_file(file)
 }
 
 impl Bundle {
@@ -57,6 +64,8 @@ impl Bundle {
             let (dir, file) = match parts[..] {
                 ["submissions", base] if is_example(base) => (None, format!("submissions/{base}")),
                 [dir, "submissions", base] if is_example(base) => (Some(dir.to_owned()), format!("submissions/{base}")),
+                ["tests", base] if is_course_test_file(base) => (None, format!("tests/{base}")),
+                [dir, "tests", base] if is_course_test_file(base) => (Some(dir.to_owned()), format!("tests/{base}")),
                 [base] if PROBLEM_FILES.contains(&base) => (None, base.to_owned()),
                 [dir, base] if PROBLEM_FILES.contains(&base) => (Some(dir.to_owned()), base.to_owned()),
                 _ => continue,
@@ -77,6 +86,10 @@ impl Bundle {
         let examples = wanted.iter().filter(|(_, f)| f.starts_with("submissions/")).count();
         if examples > MAX_EXAMPLES {
             return Err(bad(format!("it has {examples} examples in submissions/, more than {MAX_EXAMPLES}")));
+        }
+        let test_files = wanted.iter().filter(|(_, f)| f.starts_with("tests/")).count();
+        if test_files > 2 * MAX_COURSE_TESTS {
+            return Err(bad(format!("it has {test_files} files in tests/, more than {MAX_COURSE_TESTS} tests can have")));
         }
         if !wanted.iter().any(|(_, n)| n == "problem.toml") {
             return Err(bad("the bundle has no problem.toml (at its top or in one folder)".into()));

@@ -1,12 +1,14 @@
-//! Whether a problem is ready for a class: its parts build, and its examples
-//! (`submissions/correct…` must pass every input, `submissions/buggy…` fail some) behave
-//! as their names say ([`grader::check_problem`]). `bugrank check-problem` prints it; the
+//! Whether a problem is ready for a class: its parts build, the reference agrees with the
+//! course's tests, and its examples (`submissions/correct…` must pass every input,
+//! `submissions/buggy…` fail some; `wrong…`, `slow…` and `crash…` fail some by a wrong
+//! output, a timeout or a crash, as a judge package's submissions do) behave as their
+//! names say ([`grader::check_problem`]). `bugrank check-problem` prints it; the
 //! service checks an uploaded bundle with it before it becomes a problem.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use grader::{Check, Example, ProblemCheck};
+use grader::{Check, Example, Expect, FailureKind, ProblemCheck};
 use sandbox::Sandbox;
 use toolchain::Builder;
 
@@ -16,18 +18,23 @@ use crate::problem_dir::ProblemDir;
 use crate::hand_in::HandIn;
 use crate::submissions::{Batch, accept_languages, hand_ins, read_batch_dir};
 
-/// Whether a problem's example submission `id` must pass every input (`correct…`) or
-/// fail some (`buggy…`); `None` for any other id, which is not an example.
-pub fn example_should_pass(id: &str) -> Option<bool> {
-    match id {
-        _ if id.starts_with("correct") => Some(true),
-        _ if id.starts_with("buggy") => Some(false),
-        _ => None,
-    }
+/// What a problem's example submission `id` must do, by the start of its name: pass every
+/// input (`correct…`), fail some (`buggy…`), or fail some by a wrong output (`wrong…`), by
+/// running out of time (`slow…`) or by crashing (`crash…`); `None` for any other id, which
+/// is not an example.
+pub fn example_expectation(id: &str) -> Option<Expect> {
+    let prefixes = [
+        ("correct", Expect::Pass),
+        ("buggy", Expect::Fail),
+        ("wrong", Expect::FailAs(FailureKind::Wrong)),
+        ("slow", Expect::FailAs(FailureKind::Timeout)),
+        ("crash", Expect::FailAs(FailureKind::Crash)),
+    ];
+    prefixes.into_iter().find(|(prefix, _)| id.starts_with(prefix)).map(|(_, expect)| expect)
 }
 
 /// Builds the problem in `dir` and checks it, with the examples of `dir/submissions`
-/// (only `correct…` and `buggy…` are built, in the languages the problem accepts; an
+/// (only those [`example_expectation`] names are built, in the languages the problem accepts; an
 /// example that does not compile, or in another language, fails its check).
 ///
 /// Once `stop` is set, no program runs any more (each run ends at once as a timeout), so
@@ -36,14 +43,14 @@ pub fn run_check_problem(sandbox: &Sandbox, builder: &Builder, dir: &Path, stop:
     let problem_dir = ProblemDir::load(sandbox, builder, dir)?;
     let examples_dir = dir.join("submissions");
     let files = if examples_dir.is_dir() { read_batch_dir(&examples_dir)? } else { Vec::new() };
-    let examples: Vec<HandIn> = hand_ins(files, false).into_iter().filter(|h| h.id.as_deref().and_then(example_should_pass).is_some()).collect();
+    let examples: Vec<HandIn> = hand_ins(files, false).into_iter().filter(|h| h.id.as_deref().and_then(example_expectation).is_some()).collect();
     let batch = Batch::from_hand_ins(sandbox, builder, &problem_dir.harnesses, &accept_languages(examples, &problem_dir.toml.languages));
     let mut programs = Vec::new();
     let mut examples = Vec::new();
     for submission in &batch.submissions {
-        if let Some(correct) = example_should_pass(&submission.id) {
+        if let Some(expect) = example_expectation(&submission.id) {
             programs.push(&submission.program);
-            examples.push(Example { id: submission.id.clone(), program: programs.len(), correct });
+            examples.push(Example { id: submission.id.clone(), program: programs.len(), expect });
         }
     }
     // A Python reference beside the reference must be one too: it sets Python answers'
@@ -51,7 +58,7 @@ pub fn run_check_problem(sandbox: &Sandbox, builder: &Builder, dir: &Path, stop:
     let python = problem_dir.python_reference.program(sandbox);
     if let Some(Ok(python)) = python {
         programs.push(python);
-        examples.push(Example { id: "reference.py".to_owned(), program: programs.len(), correct: true });
+        examples.push(Example { id: "reference.py".to_owned(), program: programs.len(), expect: Expect::Pass });
     }
     let executor = SandboxExecutor { cancel: stop, ..problem_dir.executor(sandbox, programs) };
     let mut report = grader::check_problem(&problem_dir.problem(), &executor, &examples);

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use grader::{FuelPolicy, GradingPolicy, Oracle, SearchOptions, TokenRules};
+use grader::{FuelPolicy, GradingPolicy, Oracle, SearchOptions, TokenRules, WrittenTest};
 use sandbox::{Limits, MAX_MEMORY_BYTES, Program, Role, Sandbox};
 use serde::Deserialize;
 use toolchain::{Builder, Built, Harness, Language, Source};
@@ -44,6 +44,19 @@ pub const MAX_POINTS: f64 = 10_000.0;
 /// The longest name of a problem (`name` in `problem.toml`, a bundle's folder, else the
 /// zip's name): a name people read in lists, and far below what a file system allows.
 pub const MAX_PROBLEM_NAME_CHARS: usize = 64;
+
+/// The most tests a problem's `tests/` folder may hold: each runs on every hand-in before
+/// the search (500 tests of a class of 300 are 150,000 runs, a minute or two here), and a
+/// judge package's sample and secret data rarely hold more than a few hundred.
+pub const MAX_COURSE_TESTS: usize = 500;
+
+/// The most bytes of all the inputs and expected outputs of a problem's `tests/` together:
+/// they stay in memory through every analysis, beside the outputs of every answer on them.
+pub const MAX_COURSE_TEST_BYTES: u64 = 64 << 20;
+
+/// The longest name of a hand-written test (`NAME` of `NAME.in`): a name people read in a
+/// bug list's heading.
+pub const MAX_TEST_NAME_CHARS: usize = 64;
 
 /// `max` if it can be a maximum of points (more than 0, at most [`MAX_POINTS`]), else why
 /// not, in words that start with `max_points`.
@@ -299,6 +312,9 @@ pub struct ProblemDir {
     /// hand-ins', is built with the one of its language. Empty for a problem whose programs
     /// read their input themselves.
     pub harnesses: Vec<Harness>,
+    /// The course's own tests, `tests/NAME.in` with `NAME.out` optional ([`read_written_tests`]),
+    /// run first in every analysis ([`grader::Problem::fixed`]). Empty without `tests/`.
+    pub fixed: Vec<WrittenTest>,
     /// The modules built from the directory's sources, as `(reference.wasm, bytes)` and
     /// so on: the service stores them beside the sources, so that every analysis of an
     /// uploaded problem runs the programs it was checked with, whatever the compiler later.
@@ -372,7 +388,9 @@ impl ProblemDir {
         let twin = dir.join("reference.py");
         let python_harness = harnesses.iter().find(|h| h.language == Language::Python).cloned();
         let python_reference = PythonReference::at((reference.interpreter().is_none() && twin.is_file()).then_some(twin), python_harness);
-        Ok(ProblemDir { dir: dir.to_owned(), name, reference, generator, checker, python_reference, harnesses, toml, built })
+        let tests = dir.join("tests");
+        let fixed = if tests.is_dir() { read_written_tests(&tests)? } else { Vec::new() };
+        Ok(ProblemDir { dir: dir.to_owned(), name, reference, generator, checker, python_reference, harnesses, fixed, toml, built })
     }
 
     pub fn problem(&self) -> grader::Problem {
@@ -388,6 +406,7 @@ impl ProblemDir {
             },
             search: self.toml.search.options(),
             grading: self.toml.grading,
+            fixed: self.fixed.clone(),
         }
     }
 
@@ -463,6 +482,76 @@ fn read_harnesses(dir: &Path) -> CourseResult<Vec<Harness>> {
     Ok(harnesses)
 }
 
+/// The hand-written tests in `dir`: each `NAME.in` an input, with `NAME.out` its expected
+/// output when there is one, in natural order of their names (`2` before `10`). Other files
+/// are left alone (a README), but a `NAME.out` without its input, a `NAME.ans` (a judge's
+/// name for an expected output), a name that is not plain, or more than
+/// [`MAX_COURSE_TESTS`] tests or [`MAX_COURSE_TEST_BYTES`] are refused, the error naming
+/// the file. The course's `tests/` folder of a problem, and each student's folder of
+/// `bugrank grade-tests`, are read this way.
+pub fn read_written_tests(dir: &Path) -> CourseResult<Vec<WrittenTest>> {
+    let bad = |why: String| CourseError::Problem(format!("{}: {why}", dir.display()));
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(CourseError::io(format!("cannot read {}", dir.display())))?
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort_by_key(|name| natural_key(name));
+    let stems = |extension: &str| -> Vec<String> {
+        names.iter().filter_map(|name| name.strip_suffix(extension).map(str::to_owned)).collect()
+    };
+    let (inputs, outputs) = (stems(".in"), stems(".out"));
+    if let Some(answer) = names.iter().find(|name| name.ends_with(".ans")) {
+        return Err(bad(format!("{answer}: an expected output is NAME.out here (rename it)")));
+    }
+    if let Some(stem) = outputs.iter().find(|stem| !inputs.contains(stem)) {
+        return Err(bad(format!("{stem}.out has no {stem}.in: a test is its input, with its expected output optional")));
+    }
+    if inputs.len() > MAX_COURSE_TESTS {
+        return Err(bad(format!("{} tests, more than {MAX_COURSE_TESTS}", inputs.len())));
+    }
+    let mut bytes = 0u64;
+    let mut read = |file: String| -> CourseResult<Vec<u8>> {
+        let path = dir.join(&file);
+        let content = std::fs::read(&path).map_err(CourseError::io(format!("cannot read {}", path.display())))?;
+        bytes += content.len() as u64;
+        if bytes > MAX_COURSE_TEST_BYTES {
+            return Err(bad(format!("its tests hold more than {} MiB (at {file})", MAX_COURSE_TEST_BYTES >> 20)));
+        }
+        Ok(content)
+    };
+    let mut tests = Vec::with_capacity(inputs.len());
+    for name in inputs {
+        let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)) && !name.starts_with('.');
+        if !plain || name.is_empty() || name.chars().count() > MAX_TEST_NAME_CHARS {
+            return Err(bad(format!(
+                "{name}.in: a test's name is letters, digits, `.`, `_` and `-`, at most {MAX_TEST_NAME_CHARS} of them, not starting with `.`"
+            )));
+        }
+        let input = read(format!("{name}.in"))?;
+        let expected = if outputs.contains(&name) { Some(read(format!("{name}.out"))?) } else { None };
+        tests.push(WrittenTest { name, input, expected });
+    }
+    Ok(tests)
+}
+
+/// A file name's key in natural order: its runs of digits compared as numbers (`2` before
+/// `10`), the rest as text.
+fn natural_key(name: &str) -> Vec<(String, Option<u128>)> {
+    let mut key = Vec::new();
+    let mut rest = name;
+    while !rest.is_empty() {
+        let text_end = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
+        let (text, tail) = rest.split_at(text_end);
+        let digits_end = tail.find(|c: char| !c.is_ascii_digit()).unwrap_or(tail.len());
+        let (digits, tail) = tail.split_at(digits_end);
+        key.push((text.to_owned(), digits.parse().ok()));
+        rest = tail;
+    }
+    key
+}
+
 /// The file of program `stem` in `dir`: its module (language `None`), else its one source
 /// file and the source's language.
 fn program_file(dir: &Path, stem: &str) -> CourseResult<(PathBuf, Option<Language>)> {
@@ -535,5 +624,38 @@ mod tests {
         check("oracle = \"token\"", Some("unknown variant `token`"));
         check("name = \"sumlist\"", None);
         check("name = \"\"", Some("name is the problem's name in outputs: one line"));
+    }
+
+    /// The tests read from a folder of `files`, as `(name, input, expected)`, or the error.
+    fn written(files: &[(&str, &str)]) -> Result<Vec<(String, String, Option<String>)>, String> {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        let text = |bytes: &[u8]| String::from_utf8(bytes.to_vec()).unwrap();
+        read_written_tests(dir.path())
+            .map(|tests| tests.into_iter().map(|t| (t.name, text(&t.input), t.expected.as_deref().map(text))).collect())
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn hand_written_tests_are_read_in_natural_order_with_their_expected_outputs_where_given() {
+        let files = [("10.in", "ten"), ("2.in", "two"), ("2.out", "2"), ("sample-1.in", "s"), ("README", "notes")];
+        let read = written(&files).unwrap();
+        let names: Vec<&str> = read.iter().map(|(name, _, _)| name.as_str()).collect();
+        assert_eq!(names, ["2", "10", "sample-1"], "2 before 10; the README is left alone");
+        assert_eq!(read[0], ("2".to_owned(), "two".to_owned(), Some("2".to_owned())));
+        assert_eq!(read[1].2, None);
+    }
+
+    #[test]
+    fn a_hand_written_test_that_cannot_be_one_is_refused_naming_its_file() {
+        let refused = |files: &[(&str, &str)], words: &str| {
+            let said = written(files).unwrap_err();
+            assert!(said.contains(words), "{said}");
+        };
+        refused(&[("a.out", "1")], ": a.out has no a.in: a test is its input");
+        refused(&[("a.in", "1"), ("a.ans", "1")], ": a.ans: an expected output is NAME.out here (rename it)");
+        refused(&[("two words.in", "1")], ": two words.in: a test's name is letters, digits");
     }
 }

@@ -1,6 +1,7 @@
 //! Is a problem ready to grade a class? What `bugrank check-problem` checks before an
 //! author hands a problem to students: the generator, the reference, the checker and a
-//! correct and a buggy example, on the inputs an analysis's time budget is measured on.
+//! correct and a buggy example, on the inputs an analysis's time budget is measured on and
+//! on the course's own tests.
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -8,8 +9,9 @@ use serde::{Deserialize, Serialize};
 use crate::budget::{CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration};
 use crate::generate::{ChoiceSource, TestCase};
 use crate::oracle::{CheckerVerdict, FailureKind, Oracle};
-use crate::problem::{Executor, Problem};
+use crate::problem::{Executor, Problem, WrittenTest};
 use crate::run::{judge_answer, run_reference};
+use crate::testing::check_test;
 
 /// Sample inputs shown with the reference's outputs: enough to see what the generator
 /// makes, few enough to read.
@@ -51,15 +53,27 @@ fn stopped(not_run: usize) -> String {
 /// Longest sample input or output shown, in characters (the rest is cut with `…`).
 const SAMPLE_CHARS: usize = 200;
 
-/// An example submission checked with the problem, and whether it should pass every input.
+/// An example submission checked with the problem, and what it should do.
 #[derive(Clone, Debug)]
 pub struct Example {
     pub id: String,
     /// Its program number for the [`Executor`] (the reference is 0).
     pub program: usize,
-    /// `true` for a correct example (it must pass every input), `false` for a buggy one
-    /// (it must fail at least one).
-    pub correct: bool,
+    pub expect: Expect,
+}
+
+/// What an example submission should do on the check's inputs (the generated ones and the
+/// course's tests).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// Pass every input: a correct example.
+    Pass,
+    /// Fail some input: a buggy example. With a checker, the checker must reject it on
+    /// one (an example that only crashes would pass a checker that accepts everything).
+    Fail,
+    /// Fail some input in this way: a judge package's `wrong_answer` (a wrong output),
+    /// `time_limit_exceeded` (a timeout) or `run_time_error` (a crash) submission.
+    FailAs(FailureKind),
 }
 
 /// What [`check_problem`] found.
@@ -237,9 +251,29 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         });
     }
 
+    // The course's tests: each one the reference runs, and agrees with where it gives an
+    // expected output. The examples run on them too: a judge package's submissions were
+    // judged on them.
+    let course: Vec<(&WrittenTest, Result<crate::oracle::Execution, String>)> =
+        problem.fixed.par_iter().map(|test| (test, check_test(problem, executor, test))).collect();
+    if !course.is_empty() {
+        let invalid: Vec<(&str, &String)> = course.iter().filter_map(|(test, run)| Some((test.name.as_str(), run.as_ref().err()?))).collect();
+        let with_output = problem.fixed.iter().filter(|test| test.expected.is_some()).count();
+        checks.push(Check {
+            what: format!("the reference agrees with the course's {} test{}", course.len(), if course.len() == 1 { "" } else { "s" }),
+            passed: invalid.is_empty(),
+            detail: match invalid.first() {
+                None => format!("it runs all {}, and gives the expected output of the {with_output} that have one", course.len()),
+                Some((name, why)) => format!("{} of {} cannot be used; `{name}`: {why}", invalid.len(), course.len()),
+            },
+        });
+    }
+    let mut cases: Vec<(String, &Vec<u8>, &crate::oracle::Execution)> = handled.iter().map(|&(input, run)| (shown(input), input, run)).collect();
+    cases.extend(course.iter().filter_map(|(test, run)| Some((format!("the course's test `{}`", test.name), &test.input, run.as_ref().ok()?))));
+
     let calibration = Calibration::from_costs(handled.iter().map(|(input, r)| (input.len(), r.fuel_used)).collect());
     for example in examples {
-        let judged = until_failures(&handled, Option::is_some, |(input, reference)| {
+        let judged = until_failures(&cases, Option::is_some, |(shown, input, reference)| {
             let fuel = problem.fuel.budget(reference.fuel_used, calibration.class(input.len())).fair;
             let run = executor.run(example.program, input, fuel);
             match judge_answer(problem, executor, input, reference, &run) {
@@ -247,41 +281,57 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
                 // The kind in lower case; the checker's or the crash's reason as written.
                 Ok(Some(failure)) => {
                     let kind = format!("{:?}", failure.kind).to_lowercase();
-                    Some((*input, format!("{kind}{}", failure.reason.map(|r| format!(": {r}")).unwrap_or_default()), failure.kind == FailureKind::Wrong))
+                    Some((shown.clone(), format!("{kind}{}", failure.reason.map(|r| format!(": {r}")).unwrap_or_default()), Some(failure.kind)))
                 }
-                Err(reason) => Some((*input, format!("the checker failed: {reason}"), false)),
+                Err(reason) => Some((shown.clone(), format!("the checker failed: {reason}"), None)),
             }
         });
         let not_run = judged.iter().filter(|j| j.is_none()).count();
-        let failures: Vec<(&Vec<u8>, String, bool)> = judged.into_iter().flatten().flatten().collect();
+        let failures: Vec<(String, String, Option<FailureKind>)> = judged.into_iter().flatten().flatten().collect();
+        let total = cases.len();
+        let first = failures.first().map(|(shown, why, _)| format!("{}; first on {shown}: {why}", stopped(not_run))).unwrap_or_default();
         // With a checker, a buggy example must be rejected by it somewhere: one that only
         // crashes or runs out of time would pass a checker that accepts everything.
-        let rejected = failures.iter().filter(|(_, _, wrong)| *wrong).count();
         let checked = problem.oracle == Oracle::Checker;
-        let first = failures.first().map(|(input, why, _)| format!("{}; first on {}: {why}", stopped(not_run), shown(input))).unwrap_or_default();
-        checks.push(if example.correct {
-            Check {
+        let wanted = match example.expect {
+            Expect::Pass => None,
+            Expect::Fail if checked => Some(FailureKind::Wrong),
+            Expect::Fail => None,
+            Expect::FailAs(kind) => Some(kind),
+        };
+        let as_wanted = failures.iter().filter(|(_, _, kind)| wanted.is_none() || *kind == wanted).count();
+        let never_shown = || format!("passes all {total} inputs: neither the generator nor the course's tests make an input that shows its bug");
+        checks.push(match example.expect {
+            Expect::Pass => Check {
                 what: format!("the correct example `{}` passes every input", example.id),
                 passed: failures.is_empty(),
-                detail: format!("fails {} of {} inputs{first}", failures.len(), handled.len()),
-            }
-        } else {
-            Check {
+                detail: format!("fails {} of {total} inputs{first}", failures.len()),
+            },
+            Expect::Fail => Check {
                 what: match checked {
                     false => format!("the buggy example `{}` fails some input", example.id),
                     true => format!("the buggy example `{}` fails some input, rejected by the checker", example.id),
                 },
-                passed: if checked { rejected > 0 } else { !failures.is_empty() },
+                passed: as_wanted > 0,
                 detail: if failures.is_empty() {
-                    format!("passes all {} inputs: the generator never makes an input that shows its bug", handled.len())
-                } else if checked && rejected == 0 {
-                    format!("fails {} of {} inputs{first}, but the checker rejects none of its outputs: it may accept wrong answers", failures.len(), handled.len())
+                    never_shown()
+                } else if checked && as_wanted == 0 {
+                    format!("fails {} of {total} inputs{first}, but the checker rejects none of its outputs: it may accept wrong answers", failures.len())
                 } else if checked {
-                    format!("fails {} of {} inputs, the checker rejecting {rejected}{first}", failures.len(), handled.len())
+                    format!("fails {} of {total} inputs, the checker rejecting {as_wanted}{first}", failures.len())
                 } else {
-                    format!("fails {} of {} inputs{first}", failures.len(), handled.len())
+                    format!("fails {} of {total} inputs{first}", failures.len())
                 },
-            }
+            },
+            Expect::FailAs(kind) => Check {
+                what: format!("the example `{}` fails some input by {}", example.id, kind.by()),
+                passed: as_wanted > 0,
+                detail: if failures.is_empty() {
+                    never_shown()
+                } else {
+                    format!("fails {} of {total} inputs, {as_wanted} of them by {}{first}", failures.len(), kind.by())
+                },
+            },
         });
     }
 
@@ -350,8 +400,8 @@ mod tests {
 
     fn check(replays: bool) -> ProblemCheck {
         let examples = [
-            Example { id: "correct".into(), program: 1, correct: true },
-            Example { id: "buggy".into(), program: 2, correct: false },
+            Example { id: "correct".into(), program: 1, expect: Expect::Pass },
+            Example { id: "buggy".into(), program: 2, expect: Expect::Fail },
         ];
         check_problem(&Problem::default(), &Doubling { replays, counter: Default::default() }, &examples)
     }
@@ -425,5 +475,28 @@ mod tests {
         let what: Vec<(&str, bool)> = passed(&report);
         assert_eq!(what[1], ("the generator replays: the same choices give the same input", false), "{what:?}");
         assert!(!report.passed());
+    }
+
+    #[test]
+    fn the_course_tests_must_agree_with_the_reference_and_examples_run_on_them_too() {
+        let seven = |expected: &str| WrittenTest { name: "seven".into(), input: b"7".to_vec(), expected: Some(expected.as_bytes().to_vec()) };
+        let examples = [
+            Example { id: "wrong-7".into(), program: 2, expect: Expect::FailAs(FailureKind::Wrong) },
+            Example { id: "slow-7".into(), program: 2, expect: Expect::FailAs(FailureKind::Timeout) },
+        ];
+        let problem = Problem { fixed: vec![seven("14\n")], ..Problem::default() };
+        let report = check_problem(&problem, &Doubling { replays: true, counter: Default::default() }, &examples);
+        let what = passed(&report);
+        assert!(what.contains(&("the reference agrees with the course's 1 test", true)), "{what:?}");
+        assert!(what.contains(&("the example `wrong-7` fails some input by giving a wrong output", true)), "{what:?}");
+        assert!(what.contains(&("the example `slow-7` fails some input by running out of time", false)), "{what:?}");
+        let slow = report.checks.iter().find(|c| c.what.starts_with("the example `slow-7`")).unwrap();
+        assert!(slow.detail.contains(", 0 of them by running out of time; first on "), "{}", slow.detail);
+
+        let problem = Problem { fixed: vec![seven("15\n")], ..Problem::default() };
+        let report = check_problem(&problem, &Doubling { replays: true, counter: Default::default() }, &[]);
+        let course = report.checks.iter().find(|c| c.what.starts_with("the reference agrees")).unwrap();
+        assert!(!course.passed);
+        assert_eq!(course.detail, "1 of 1 cannot be used; `seven`: expects \"15\\n\", but the model answer gives \"14\\n\"");
     }
 }

@@ -87,6 +87,11 @@ pub struct BugReport {
     /// The input with the parts that can be anything replaced by [`ANY`], when there are.
     pub generalized: Option<String>,
     pub contrast: Option<Contrast>,
+    /// The name of the course's test this is ([`crate::SuiteTest::course_test`]): it is
+    /// shown as the course wrote it, neither generalized nor contrasted (no generator
+    /// made it, so there is nothing to redraw).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub course_test: Option<String>,
 }
 
 /// An answer's score and bugs.
@@ -102,7 +107,9 @@ pub struct BugList {
     pub build: Option<Build>,
     /// The program's points on the fixed scale ([`crate::AnswerResult::points`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub points: Option<Points>,
+    pub points: Option<Points>,    /// The course's own tests it fails, by name ([`crate::AnswerResult::course_tests_failed`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub course_tests_failed: Vec<String>,
 }
 
 impl BugList {
@@ -152,6 +159,7 @@ pub fn bug_list(
         bugs,
         build: answer.build.clone(),
         points: answer.points.clone(),
+        course_tests_failed: answer.course_tests_failed.clone(),
     };
     if answer.not_built() {
         // Nothing to run: the compiler's message is the whole story.
@@ -167,8 +175,17 @@ pub fn bug_list(
         .filter(|(_, t)| answer.failed.contains(&t.id))
         .map(|(index, test)| {
             let case = TestCase { size: test.size, choices: test.choices.clone() };
-            // The failing run, replayed once and shared by the three explanations.
-            let original = explainer.trial(ChoiceSource::replay(&case));
+            // The failing run, replayed once and shared by the three explanations; a
+            // course's test is run as it is written.
+            let original = match &test.course_test {
+                Some(name) => {
+                    let written = problem.fixed.iter().find(|fixed| fixed.name == *name);
+                    let input = written.map_or_else(|| test.input.clone().into_bytes(), |fixed| fixed.input.clone());
+                    explainer.trial_of(input).map(|trial| (trial, ChoiceSource::replay(&case)))
+                }
+                None => explainer.trial(ChoiceSource::replay(&case)),
+            };
+            let generated = original.as_ref().filter(|_| test.course_test.is_none());
             let got = original.as_ref().and_then(|(trial, _)| explainer.behaviour(trial)).unwrap_or(Behaviour {
                 kind: answer.outcomes[&test.id],
                 detail: "(not reproduced)".to_owned(),
@@ -180,8 +197,9 @@ pub fn bug_list(
                 input: test.input.clone(),
                 expected: test.expected.clone(),
                 got,
-                generalized: original.as_ref().and_then(|(trial, source)| explainer.generalize(&case, trial, source, &mut rng)),
-                contrast: original.as_ref().and_then(|(trial, _)| explainer.contrast(&case, trial)),
+                generalized: generated.and_then(|(trial, source)| explainer.generalize(&case, trial, source, &mut rng)),
+                contrast: generated.and_then(|(trial, _)| explainer.contrast(&case, trial)),
+                course_test: test.course_test.clone(),
             }
         })
         .collect();
@@ -211,7 +229,11 @@ impl Explainer<'_> {
     /// Replays `source` and judges the answer; `None` when the input is unusable.
     fn trial(&self, source: ChoiceSource) -> Option<(Trial, ChoiceSource)> {
         let (input, source) = self.executor.generate(source);
-        let input = input.ok()?;
+        Some((self.trial_of(input.ok()?)?, source))
+    }
+
+    /// Judges the answer on `input`; `None` when the input is unusable.
+    fn trial_of(&self, input: Vec<u8>) -> Option<Trial> {
         let reference = run_reference(self.problem, self.executor, &input).ok()?;
         let budget = budget(self.problem, self.calibration, &input, &reference);
         let (answer, verdict) = run_answer(self.problem, self.executor, &input, &reference, self.program, budget.fair);
@@ -223,7 +245,7 @@ impl Explainer<'_> {
             failure: verdict.ok()?,
             bytes: input,
         };
-        Some((trial, source))
+        Some(trial)
     }
 
     fn behaviour(&self, trial: &Trial) -> Option<Behaviour> {
@@ -491,9 +513,10 @@ mod tests {
                 got: Behaviour { kind, detail: detail.into(), reason: None },
                 generalized: None,
                 contrast: None,
+                course_test: None,
             })
             .collect();
-        BugList { answer: "a1".into(), passed, suite_size: passed + got.len(), bugs, build: None, points: None }
+        BugList { answer: "a1".into(), passed, suite_size: passed + got.len(), bugs, build: None, points: None, course_tests_failed: Vec::new() }
     }
 
     #[test]

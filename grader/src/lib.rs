@@ -87,7 +87,7 @@ pub use budget::{
     Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, FuelPolicy, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass,
 };
 pub use completeness::Completeness;
-pub use check::{Check, Cost, Example, MAX_FAILURES, ProblemCheck, SAMPLES, Sample, check_problem};
+pub use check::{Check, Cost, Example, Expect, MAX_FAILURES, ProblemCheck, SAMPLES, Sample, check_problem};
 pub use experiment::{CohortSummary, ManualRow, ProblemReport, ScoreRow, compare};
 pub use explain::{ANY, Behaviour, BugList, BugReport, CONTRAST_CANDIDATES, Contrast, REDRAWS, SLOWNESS_PROBE, SLOWNESS_PROBE_FUEL, bug_list};
 pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, TestCase};
@@ -95,7 +95,7 @@ pub use oracle::{CheckerVerdict, Execution, Failure, FailureCounts, FailureKind,
 pub use order::{Class, CorrectnessOrder, Edge, correctness_order};
 pub use partition::{BitSet, FailingSet, Suite, is_redundant};
 pub use points::{GRADING_SAMPLE_INPUTS, GRADING_SEED, GradingPolicy, Points};
-pub use problem::{Answer, EstimateStop, Executor, Problem, Progress, SearchOptions};
+pub use problem::{Answer, EstimateStop, Executor, Problem, Progress, SearchOptions, WrittenTest};
 pub use rank::{percent, ranks};
 pub use rerun::{changed_since, grade_changes, rerun};
 pub use result::{
@@ -105,7 +105,7 @@ pub use result::{
 pub use run::calibrate;
 pub use search::analyse;
 pub use shrink::{SHRINK_BUDGET, shrink};
-pub use testing::{InvalidTest, StudentTest, SuiteScore, grade_test_suites};
+pub use testing::{InvalidTest, SuiteScore, grade_test_suites};
 pub use suite_stability::{OrderShape, RankSpread, Stability, VaryingBug, order_shape, sample_sd, stability};
 
 /// Why an analysis could not be done. Answers that crash are results, not errors; these
@@ -120,6 +120,8 @@ pub enum GraderError {
     NoUsableTest { input: String, reason: String },
     #[error("the analysis was cancelled")]
     Cancelled,
+    #[error("the course's test `{name}` cannot be used: {reason}")]
+    CourseTestInvalid { name: String, reason: String },
     #[error("the released test {test} cannot be kept: {what}; re-run the analysis in full instead")]
     FrozenSuiteChanged { test: String, what: String },
 }

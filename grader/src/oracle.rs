@@ -39,6 +39,20 @@ pub enum FailureKind {
     Output,
 }
 
+impl FailureKind {
+    /// How a program fails this way, after "by": "giving a wrong output", "crashing",
+    /// "running out of time", ...
+    pub fn by(self) -> &'static str {
+        match self {
+            FailureKind::Wrong => "giving a wrong output",
+            FailureKind::Crash => "crashing",
+            FailureKind::Timeout => "running out of time",
+            FailureKind::Memory => "running out of memory",
+            FailureKind::Output => "writing too much output",
+        }
+    }
+}
+
 /// Why an answer failed one test: how, and in its own words where there are some.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Failure {

@@ -88,6 +88,26 @@ pub struct Problem {
     pub search: SearchOptions,
     /// How points are given on the fixed scale ([`crate::Points`]).
     pub grading: GradingPolicy,
+    /// The course's own tests (a problem's `tests/NAME.in`, with `NAME.out` optional), run
+    /// on every answer before the random search, in this order. Each one that is
+    /// irredundant joins the suite as it is (never shrunk), marked as the course's
+    /// ([`crate::SuiteTest::course_test`]); a later test can still make it redundant, as any
+    /// suite test. Every answer's result names the course's tests it fails, in the suite or
+    /// not ([`crate::AnswerResult::course_tests_failed`]). Pitfall: a test whose expected
+    /// output the reference contradicts (by the oracle) ends the analysis with
+    /// [`crate::GraderError::CourseTestInvalid`]: the course and its reference disagree, and
+    /// no grade could be defended. Default none.
+    pub fixed: Vec<WrittenTest>,
+}
+
+/// One test written by hand: an input, and optionally the output its author expects. A
+/// student's own test (graded by [`crate::grade_test_suites`]) or one of the course's fixed tests
+/// ([`crate::Problem::fixed`], a problem's `tests/NAME.in` and `NAME.out`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WrittenTest {
+    pub name: String,
+    pub input: Vec<u8>,
+    pub expected: Option<Vec<u8>>,
 }
 
 /// One submission. Several answers may share a program (identical modules run once).

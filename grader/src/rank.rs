@@ -54,6 +54,8 @@ impl Analysis {
             percent: 0.0,
             build: Some(build),
             points: Some(Points::not_built(&self.grading)),
+            // Like every suite test: an answer that never ran passes nothing.
+            course_tests_failed: self.course_tests.clone(),
         });
     }
 }

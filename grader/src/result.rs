@@ -47,6 +47,11 @@ pub struct SuiteTest {
     /// since): only they were run on it, and it counts against them alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub only_for: Option<Vec<String>>,
+    /// The name of the course's test this is (`tests/NAME.in`: see
+    /// [`crate::Problem::fixed`]), kept as written: no generator made it, so `choices` is
+    /// empty and nothing replays it. `None`: a generated test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub course_test: Option<String>,
 }
 
 /// One answer's result.
@@ -82,6 +87,11 @@ pub struct AnswerResult {
     /// whoever else is graded. Absent in analyses made before points existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub points: Option<Points>,
+    /// The course's tests ([`crate::Problem::fixed`]) this answer fails, by name in the
+    /// course's order: in the suite or not (one made redundant by the suite still fails
+    /// the answer, and the course's name for it is what the student knows).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub course_tests_failed: Vec<String>,
 }
 
 /// Where an answer's program came from when it was built from sources: enough to trace a
@@ -157,6 +167,10 @@ pub struct Analysis {
     /// ([`crate::Completeness`]). Absent in analyses made before it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completeness: Option<Completeness>,
+    /// The course's tests run before the search, by name in order ([`crate::Problem::fixed`]);
+    /// those in the suite are marked there ([`SuiteTest::course_test`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub course_tests: Vec<String>,
     pub suite: Vec<SuiteTest>,
     pub answers: Vec<AnswerResult>,
     pub order: CorrectnessOrder,

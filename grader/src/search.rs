@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::GraderError;
 use crate::budget::{Budget, Calibration};
-use crate::generate::{ChoiceSource, Rng, TestCase};
+use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
 use crate::oracle::{Execution, Failure, FailureCounts, FailureKind, RunOutcome};
 use crate::neighbours::neighbours;
 use crate::order::correctness_order;
@@ -24,6 +24,7 @@ use crate::result::{
 };
 use crate::run::{Unusable, budget, calibrate, run_answer, run_reference, sample_failures};
 use crate::shrink::{Candidates, SHRINK_BUDGET, shrink};
+use crate::testing::check_test;
 
 /// Random tests generated and evaluated together (in parallel) before the sequential
 /// partition step looks at them in order. Fixed, so that the analysis, including its
@@ -155,6 +156,7 @@ impl<'a> Search<'a> {
     ) -> Result<Searched, GraderError> {
         let search = self;
         let executor = search.executor;
+        search.run_course_tests(suite)?;
         let (mut tests_generated, mut stable_run) = (0u64, 0u64);
         let mut generator_failures = 0u64;
         let mut unusable = Tally::default();
@@ -189,17 +191,19 @@ impl<'a> Search<'a> {
         // input has been tried, and the search ends instead of trying it `stable_after` times.
         let (mut without_choices, mut exhausted) = (0u64, false);
         'search: while !exhausted && !done(stable_run, random_tests, sets.seen_once().1) && next < options.max_tests {
-            let (first, mutants) = (next, !suite.tests().is_empty());
+            // Mutants are of the generated suite tests: the course's have no choices to redraw.
+            let parents: Vec<&TestCase> =
+                suite.tests().iter().filter(|((_, input), _)| search.course_test(input).is_none()).map(|((test, _), _)| test).collect();
+            let (first, mutants) = (next, !parents.is_empty());
             let batch: Vec<Generated> = (next..(next + BATCH).min(options.max_tests))
                 .into_par_iter()
                 .map(|index| {
-                    let source = match suite.tests() {
-                        tests if index % MUTANT_EVERY == MUTANT_EVERY - 1 && !tests.is_empty() => {
-                            let mut rng = Rng::for_test(seed ^ MUTANT_KEY, index);
-                            let ((parent, _), _) = &tests[rng.below_or_equal(tests.len() as u64 - 1) as usize];
-                            ChoiceSource::mutant(parent, rng)
-                        }
-                        _ => ChoiceSource::for_random_test(seed, index),
+                    let source = if mutants && index % MUTANT_EVERY == MUTANT_EVERY - 1 {
+                        let mut rng = Rng::for_test(seed ^ MUTANT_KEY, index);
+                        let parent = parents[rng.below_or_equal(parents.len() as u64 - 1) as usize];
+                        ChoiceSource::mutant(parent, rng)
+                    } else {
+                        ChoiceSource::for_random_test(seed, index)
                     };
                     let (input, source) = executor.generate(source);
                     (source.into_test_case(), input.map(Arc::from))
@@ -353,6 +357,34 @@ pub(crate) struct Search<'a> {
 }
 
 impl Search<'_> {
+    /// The course's tests ([`Problem::fixed`]), before any random test: each checked
+    /// against the reference (which must run it, and agree with its expected output when
+    /// it has one), run on every answer with the fair budget, and added to `suite`, in the
+    /// course's order, when irredundant. Never shrunk: the course wrote them as they are.
+    fn run_course_tests(&mut self, suite: &mut Suite<Made>) -> Result<(), GraderError> {
+        let (problem, executor) = (self.problem, self.executor);
+        let checked: Vec<Result<Execution, String>> = problem.fixed.par_iter().map(|test| check_test(problem, executor, test)).collect();
+        self.executions += checked.len() as u64;
+        let invalid = |name: &str, reason: String| GraderError::CourseTestInvalid { name: name.to_owned(), reason };
+        for (test, checked) in problem.fixed.iter().zip(checked) {
+            checked.map_err(|reason| invalid(&test.name, reason))?;
+        }
+        let inputs: Vec<Arc<[u8]>> = problem.fixed.iter().map(|test| Arc::from(test.input.as_slice())).collect();
+        self.evaluate_all(inputs.iter());
+        for (test, input) in problem.fixed.iter().zip(&inputs) {
+            let failing = self.failing_set_fair(input).map_err(|why| invalid(&test.name, why.to_string()))?;
+            if !suite.is_redundant(&failing) {
+                suite.add((TestCase { size: 0, choices: ChoiceSequence(Vec::new()) }, input.clone()), failing);
+            }
+        }
+        Ok(())
+    }
+
+    /// The name of the course's test whose input `input` is, if it is one.
+    fn course_test(&self, input: &[u8]) -> Option<&str> {
+        self.problem.fixed.iter().find(|test| *test.input == *input).map(|test| test.name.as_str())
+    }
+
     /// Evaluates the inputs not seen before, in parallel. Duplicates are removed first, in
     /// order, so the execution count does not depend on scheduling.
     ///
@@ -706,6 +738,7 @@ impl Search<'_> {
                     percent: 0.0,
                     build: None,
                     points: sampled.get(&answer.program).map(|&(judged, counts)| Points::of(&self.problem.grading, judged, counts)),
+                    course_tests_failed: self.course_tests_failed(answer.program),
                 }
             })
             .collect();
@@ -739,6 +772,7 @@ impl Search<'_> {
                     choices: test.choices.clone(),
                     reference_fuel: evaluation.reference_fuel,
                     budget: evaluation.budget,
+                    course_test: self.course_test(input).map(str::to_owned),
                     only_for: match previous {
                         Some(previous) if frozen && t < pinned => previous.suite[t].only_for.as_ref().map(|earlier| {
                             let mut ids = earlier.clone();
@@ -774,11 +808,25 @@ impl Search<'_> {
             calibration: self.calibration,
             grading: self.problem.grading,
             completeness: searched.completeness,
+            course_tests: self.problem.fixed.iter().map(|test| test.name.clone()).collect(),
             suite,
             answers: rows,
             order: correctness_order(&in_order, &test_ids),
             rerun: None,
         }
+    }
+}
+
+impl Search<'_> {
+    /// The course's tests `program` fails, by name in the course's order (their verdicts
+    /// are fair: [`Search::run_course_tests`] resolved them).
+    fn course_tests_failed(&self, program: usize) -> Vec<String> {
+        self.problem
+            .fixed
+            .iter()
+            .filter(|test| self.evaluations.get(test.input.as_slice()).is_some_and(|e| e.verdicts.get(program).is_some_and(Option::is_some)))
+            .map(|test| test.name.clone())
+            .collect()
     }
 }
 

@@ -6,16 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::budget::Calibration;
 use crate::oracle::Execution;
-use crate::problem::{Executor, Problem};
+use crate::problem::{Executor, Problem, WrittenTest};
 use crate::run::{budget, run_answer, run_reference};
-
-/// One test a student wrote: an input, and optionally the output they expect.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StudentTest {
-    pub name: String,
-    pub input: Vec<u8>,
-    pub expected: Option<Vec<u8>>,
-}
 
 /// A test that does not count, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,13 +38,13 @@ pub fn grade_test_suites(
     calibration: &Calibration,
     executor: &dyn Executor,
     submissions: &[String],
-    suites: &[(String, Vec<StudentTest>)],
+    suites: &[(String, Vec<WrittenTest>)],
 ) -> Vec<SuiteScore> {
     suites
         .iter()
         .map(|(student, tests)| {
             let mut invalid = Vec::new();
-            let mut valid: Vec<(&StudentTest, Execution)> = Vec::new();
+            let mut valid: Vec<(&WrittenTest, Execution)> = Vec::new();
             for test in tests {
                 match check_test(problem, executor, test) {
                     Ok(reference) => valid.push((test, reference)),
@@ -75,8 +67,10 @@ pub fn grade_test_suites(
         .collect()
 }
 
-/// The reference's run on a valid test, or why the test is invalid.
-fn check_test(problem: &Problem, executor: &dyn Executor, test: &StudentTest) -> Result<Execution, String> {
+/// The reference's run on a valid test, or why the test is invalid: the reference cannot
+/// run it, or its output is wrong given the test's expected output (judged by the
+/// problem's oracle, the expected output playing the reference's part).
+pub(crate) fn check_test(problem: &Problem, executor: &dyn Executor, test: &WrittenTest) -> Result<Execution, String> {
     let reference = run_reference(problem, executor, &test.input)
         .map_err(|why| format!("{why} on this input, so it is not a valid test"))?;
     if let Some(expected) = &test.expected {

@@ -66,14 +66,18 @@ pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
     html
 }
 
-/// The suite: each test's id (and whom it was added for, in a frozen re-run), input,
+/// The suite: each test's id (the course's name for it, and whom it was added for in a
+/// frozen re-run), input,
 /// expected output and how many answers fail it.
 pub fn suite_table_html(analysis: &Analysis) -> String {
     let mut html = String::from("<table class=\"results\"><caption>The test suite</caption><tr><th>Test</th><th>Input</th><th>Expected</th><th>Failed by</th></tr>\n");
     for t in &analysis.suite {
-        let only = t.only_for.as_ref().map_or(String::new(), |ids| {
+        let mut only = t.only_for.as_ref().map_or(String::new(), |ids| {
             format!(" <span class=\"muted\" title=\"added for a resubmission: counts against it alone\">(for {})</span>", escape_html(&ids.join(", ")))
         });
+        if let Some(name) = &t.course_test {
+            write!(only, " <span class=\"muted\" title=\"one of the course's own tests, as written\">(the course's <code>{}</code>)</span>", escape_html(name)).unwrap();
+        }
         writeln!(
             html,
             "<tr><td>{}{only}</td><td><code>{}</code></td><td><code>{}</code></td><td class=\"num\">{}</td></tr>",
@@ -101,6 +105,9 @@ pub fn analysis_html(analysis: &Analysis, comparison: Option<&ProblemReport>) ->
         analysis.seed, analysis.tests_generated, analysis.executions
     )
     .unwrap();
+    if !analysis.course_tests.is_empty() {
+        writeln!(html, "<p class=\"note\">{}</p>", escape_html(&course_tests_in_words(analysis))).unwrap();
+    }
     html.push_str(&ranking_table_html(analysis, &Ranking::default()));
     html.push_str(&suite_table_html(analysis));
     html.push_str("<h2>Correctness order</h2>\n");
@@ -112,6 +119,19 @@ pub fn analysis_html(analysis: &Analysis, comparison: Option<&ProblemReport>) ->
     }
     html.push_str("</body></html>\n");
     html
+}
+
+/// What became of the course's own tests, in a sentence: "The course's 12 tests ran first;
+/// 3 of them are in the suite, the others fail no answer that the suite's tests do not."
+pub fn course_tests_in_words(analysis: &Analysis) -> String {
+    let ran = analysis.course_tests.len();
+    let kept = analysis.suite.iter().filter(|t| t.course_test.is_some()).count();
+    let tests = if ran == 1 { "test" } else { "tests" };
+    match kept {
+        0 => format!("The course's {ran} {tests} ran first; none is in the suite: every answer failing one fails a generated suite test that stands for the same bugs."),
+        _ if kept == ran => format!("The course's {ran} {tests} ran first; each one is in the suite, under its name."),
+        _ => format!("The course's {ran} {tests} ran first; {kept} of them are in the suite, under their names; the others stand for bugs that the suite's other tests already show."),
+    }
 }
 
 /// The ids a re-run changed (or any list of ids) as text: "a01, a07", or "none".

@@ -25,6 +25,10 @@ pub fn bug_list_markdown(list: &BugList) -> String {
         list.headline()
     )
     .unwrap();
+    if !list.course_tests_failed.is_empty() {
+        let names: Vec<String> = list.course_tests_failed.iter().map(|name| format!("`{name}`")).collect();
+        writeln!(md, "Of the course's own tests, it fails {}.\n", names.join(", ")).unwrap();
+    }
     if let Some(build) = list.build.as_ref().filter(|b| !b.warnings.is_empty()) {
         writeln!(md, "The compiler warned:\n\n{}", fenced(&build.warnings)).unwrap();
         if let Some(said) = uninitialised_in_words(&build.warnings).filter(|_| !list.bugs.is_empty()) {
@@ -40,7 +44,10 @@ pub fn bug_list_markdown(list: &BugList) -> String {
     // A long explanation (a time limit's) is given once; later tests refer to the first.
     let mut explained: Vec<(&str, &str)> = Vec::new();
     for bug in shown {
-        writeln!(md, "## Test {}: {}\n", bug.test, bug.got.summary()).unwrap();
+        match &bug.course_test {
+            Some(name) => writeln!(md, "## Test {} (the course's test `{name}`): {}\n", bug.test, bug.got.summary()).unwrap(),
+            None => writeln!(md, "## Test {}: {}\n", bug.test, bug.got.summary()).unwrap(),
+        }
         let calls = calls_of(bug);
         if let Some(calls) = &calls {
             writeln!(md, "The calls in order, with what the model answer and yours gave (→ marks the first difference):\n\n{}", calls_table(calls)).unwrap();
@@ -134,8 +141,19 @@ mod tests {
             got: Behaviour { kind: FailureKind::Wrong, detail: got.into(), reason: None },
             generalized: None,
             contrast: Some(Contrast { input: "delete 1 []".into(), expected: "[]\n".into() }),
+            course_test: None,
         };
-        BugList { answer: "a01".into(), passed: 18, suite_size: 19, bugs: vec![bug], build: None, points: None }
+        BugList { answer: "a01".into(), passed: 18, suite_size: 19, bugs: vec![bug], build: None, points: None, course_tests_failed: Vec::new() }
+    }
+
+    #[test]
+    fn a_course_test_is_named_in_its_heading_and_the_course_tests_failed_are_listed_first() {
+        let mut list = list("1000\n", "1000\n", "1001\n");
+        list.bugs[0].course_test = Some("big".into());
+        list.course_tests_failed = vec!["big".into(), "secret-02".into()];
+        let md = bug_list_markdown(&list);
+        assert!(md.contains("Of the course's own tests, it fails `big`, `secret-02`.\n"), "{md}");
+        assert!(md.contains("## Test t07 (the course's test `big`): wrong output\n"), "{md}");
     }
 
     #[test]

@@ -16,8 +16,9 @@
 //!     got: Behaviour { kind: FailureKind::Wrong, detail: "false\n".into(), reason: None },
 //!     generalized: None,
 //!     contrast: None,
+//!     course_test: None,
 //! };
-//! let list = BugList { answer: "a01".into(), passed: 18, suite_size: 19, bugs: vec![bug], build: None, points: None };
+//! let list = BugList { answer: "a01".into(), passed: 18, suite_size: 19, bugs: vec![bug], build: None, points: None, course_tests_failed: Vec::new() };
 //! let markdown = present::bug_list_markdown(&list);
 //! assert!(markdown.starts_with("# Bug list: a01\n"));
 //! assert!(markdown.contains("Input:\n\n```text\nmember 1 [(0,2)]\n```"));
@@ -30,7 +31,7 @@ mod experiment_page;
 mod html;
 mod in_words;
 
-pub use analysis_page::{Ranking, analysis_html, list_or_none, ranking_table_html, suite_table_html};
+pub use analysis_page::{Ranking, analysis_html, course_tests_in_words, list_or_none, ranking_table_html, suite_table_html};
 pub use bug_list::bug_list_markdown;
 pub use diagram::{ANSWERS_PER_NODE, Arrow, Layout, NodeBox, layout, one_line, order_dot, order_svg, order_table_html, overlaps};
 pub use experiment_page::{cohort_plot_svg, experiment_html, experiment_section};

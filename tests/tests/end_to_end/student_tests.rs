@@ -6,7 +6,7 @@ use web::cli::grade_tests::{GradeTestsArgs, run_grade_tests};
 #[test]
 fn each_suite_scores_a_point_per_submission_it_finds_a_bug_in() {
     let dir = |d: &str| problem_dir().join(d).display().to_string();
-    let argv = ["grade-tests", "--problem", &dir(""), "--submissions", &dir("submissions"), "--tests", &dir("tests")];
+    let argv = ["grade-tests", "--problem", &dir(""), "--submissions", &dir("submissions"), "--tests", &dir("student-tests")];
     let scores = run_grade_tests(tools(), &parse_args::<GradeTestsArgs, _>(&argv)).unwrap();
     let students: Vec<&str> = scores.iter().map(|s| s.student.as_str()).collect();
     assert_eq!(students, ["a01", "a02", "a03", "a04"]);

@@ -11,13 +11,19 @@ use grader::ProblemCheck;
 #[derive(clap::Args)]
 pub struct CheckProblemArgs {
     /// The problem directory (its `submissions/` folder may hold examples: those named
-    /// `correct…` must pass every input, those named `buggy…` fail some).
+    /// `correct…` must pass every input, those named `buggy…` fail some, `wrong…`,
+    /// `slow…` and `crash…` fail some by a wrong output, a timeout or a crash; its
+    /// `tests/` folder the course's own tests, which the reference must agree with).
     pub dir: PathBuf,
 }
 
 /// The report as the terminal shows it.
 pub fn check_text(problem: &ProblemDir, report: &ProblemCheck) -> String {
-    let mut out = format!("{} ({}): checked on {} generated inputs\n", problem.name, problem.toml.title, report.inputs);
+    let course = match problem.fixed.len() {
+        0 => String::new(),
+        n => format!(" and the course's {n} tests"),
+    };
+    let mut out = format!("{} ({}): checked on {} generated inputs{course}\n", problem.name, problem.toml.title, report.inputs);
     for check in &report.checks {
         out.push_str(&format!("  {}  {}: {}\n", if check.passed { "ok  " } else { "FAIL" }, check.what, check.detail));
     }

@@ -3,10 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use grader::{StudentTest, SuiteScore, calibrate, grade_test_suites};
+use grader::{WrittenTest, SuiteScore, calibrate, grade_test_suites};
 use course::Tools;
 
-use course::problem_dir::ProblemDir;
+use course::problem_dir::{ProblemDir, read_written_tests};
 use course::submissions::Batch;
 
 #[derive(clap::Args)]
@@ -23,8 +23,9 @@ pub struct GradeTestsArgs {
     pub out: Option<PathBuf>,
 }
 
-/// Reads `DIR/<student>/<name>.in` and `<name>.out`, students and tests sorted by name.
-pub fn read_suites(dir: &Path) -> anyhow::Result<Vec<(String, Vec<StudentTest>)>> {
+/// Reads `DIR/<student>/<name>.in` and `<name>.out` ([`read_written_tests`]), students
+/// and tests sorted by name.
+pub fn read_suites(dir: &Path) -> anyhow::Result<Vec<(String, Vec<WrittenTest>)>> {
     let mut students: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -33,25 +34,7 @@ pub fn read_suites(dir: &Path) -> anyhow::Result<Vec<(String, Vec<StudentTest>)>
     students.sort();
     students
         .into_iter()
-        .map(|student| {
-            let mut inputs: Vec<PathBuf> = std::fs::read_dir(&student)?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "in"))
-                .collect();
-            inputs.sort();
-            let tests = inputs
-                .into_iter()
-                .map(|input| {
-                    let expected_path = input.with_extension("out");
-                    Ok(StudentTest {
-                        name: input.file_stem().unwrap_or_default().to_string_lossy().into_owned(),
-                        input: std::fs::read(&input).with_context(|| format!("cannot read {}", input.display()))?,
-                        expected: expected_path.exists().then(|| std::fs::read(&expected_path)).transpose()?,
-                    })
-                })
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            Ok((student.file_name().unwrap_or_default().to_string_lossy().into_owned(), tests))
-        })
+        .map(|student| Ok((student.file_name().unwrap_or_default().to_string_lossy().into_owned(), read_written_tests(&student)?)))
         .collect()
 }
 

@@ -177,6 +177,7 @@ pub(super) fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg
         @if let Some(svg) = svg { div.diagram { (PreEscaped(svg)) } }
         details { summary { "The same order as a table" } (PreEscaped(present::order_table_html(result))) }
         h2 { "The test suite" }
+        @if !result.course_tests.is_empty() { p.muted { (present::course_tests_in_words(result)) } }
         (PreEscaped(present::suite_table_html(result)))
         h2 { "Bug lists" }
         @for list in &v.bug_lists {

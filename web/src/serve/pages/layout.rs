@@ -165,10 +165,14 @@ pub fn bug_list(list: &BugList) -> Markup {
             @if let Some(said) = present::uninitialised_in_words(&build.warnings).filter(|_| !list.bugs.is_empty()) { p.bad { (said) } }
             details { summary { "The compiler's warnings (" (build.warnings.lines().count()) " lines)" } pre.compiler { (build.warnings) } }
         }
+        @if !list.course_tests_failed.is_empty() {
+            p { "Of the course's own tests, it fails "
+                @for (i, name) in list.course_tests_failed.iter().enumerate() { @if i > 0 { ", " } code { (name) } } "." }
+        }
         @if alike { p { "It fails every test the same way; here is the first." } }
         @for bug in shown {
             div.card {
-                strong { "Test " (bug.test) } " · " span.bad { (bug.got.summary()) }
+                strong { "Test " (bug.test) } @if let Some(name) = &bug.course_test { " (the course's test " code { (name) } ")" } " · " span.bad { (bug.got.summary()) }
                 @let calls = present::calls_of(bug);
                 @if let Some(calls) = &calls {
                     p { "The calls in order, with what the model answer and yours gave (the first difference marked):" }

@@ -33,7 +33,7 @@ pub(super) async fn problems_page(app: AppData, req: HttpRequest, who: Instructo
             }
             div.card {
                 h3 { "Upload a problem" }
-                p.muted { "A zip of a problem directory: " code { "problem.toml" } ", the reference, the generator, and a checker when several outputs can be right, each as a module (" code { "reference.wasm" } ") or a source built here in the sandbox (" code { "reference.c" } ", " code { ".cpp" } " or " code { ".rs" } "; a generator gets the library " code { "bugrank_gen" } "); " code { "statement.md" } " is shown to instructors; examples in " code { "submissions/" } " named " code { "correct…" } " and " code { "buggy…" } " are checked (as " code { "bugrank new-problem" } " writes them). The problem is checked when uploaded, and the report is on its page. Other files are ignored." }
+                p.muted { "A zip of a problem directory: " code { "problem.toml" } ", the reference, the generator, and a checker when several outputs can be right, each as a module (" code { "reference.wasm" } ") or a source built here in the sandbox (" code { "reference.c" } ", " code { ".cpp" } " or " code { ".rs" } "; a generator gets the library " code { "bugrank_gen" } "); " code { "statement.md" } " is shown to instructors; examples in " code { "submissions/" } " named " code { "correct…" } " and " code { "buggy…" } " are checked (as " code { "bugrank new-problem" } " writes them; " code { "wrong…" } ", " code { "slow…" } " and " code { "crash…" } " must fail some input that way), and the course's own tests in " code { "tests/" } " (" code { "NAME.in" } ", with " code { "NAME.out" } " optional) run first in every analysis. The problem is checked when uploaded, and the report is on its page. Other files are ignored." }
                 (bundle_form(&who, "/problems", "Upload"))
             }
         }
@@ -211,7 +211,7 @@ pub(super) async fn problem_page(app: AppData, req: HttpRequest, who: Instructor
             pre { (v.settings) }
             @if let Some(check) = &v.check {
                 h2 { "Problem check" }
-                p.muted { "Made when the bundle was uploaded, on the " (check.inputs) " generated inputs the time budget is measured on (the same as " code { "bugrank check-problem" } "). Examples in the bundle's " code { "submissions/" } " folder named " code { "correct…" } " must pass every input, those named " code { "buggy…" } " fail some." }
+                p.muted { "Made when the bundle was uploaded, on the " (check.inputs) " generated inputs the time budget is measured on (the same as " code { "bugrank check-problem" } "). Examples in the bundle's " code { "submissions/" } " folder named " code { "correct…" } " must pass every input, those named " code { "buggy…" } " fail some (" code { "wrong…" } ", " code { "slow…" } ", " code { "crash…" } ": by a wrong output, a timeout, a crash); they also run on the course's tests." }
                 p { @if check.passed() { span.ok { "Ready: every check passed." } } @else { span.bad { (check.checks.iter().filter(|c| !c.passed).count()) " of " (check.checks.len()) " checks failed: fix the problem before grading a class with it." } } }
                 table {
                     tr { th { "Check" } th { "Result" } th { "Evidence" } }
