@@ -273,7 +273,23 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
 
     let calibration = Calibration::from_costs(handled.iter().map(|(input, r)| (input.len(), r.fuel_used)).collect());
     for example in examples {
-        let judged = until_failures(&cases, Option::is_some, |(shown, input, reference)| {
+        // With a checker, a buggy example must be rejected by it somewhere: one that only
+        // crashes or runs out of time would pass a checker that accepts everything.
+        let checked = problem.oracle == Oracle::Checker;
+        let wanted = match example.expect {
+            Expect::Pass => None,
+            Expect::Fail if checked => Some(FailureKind::Wrong),
+            Expect::Fail => None,
+            Expect::FailAs(kind) => Some(kind),
+        };
+        // The runs stop after enough failures of the kind wanted, or of timeouts (each one
+        // costs the whole budget): other failures are quick, and the kind wanted may come later.
+        let stops = |judged: &Option<(String, String, Option<FailureKind>)>| match (judged, wanted) {
+            (None, _) => false,
+            (Some(_), None) => true,
+            (Some((_, _, kind)), Some(wanted)) => *kind == Some(wanted) || *kind == Some(FailureKind::Timeout),
+        };
+        let judged = until_failures(&cases, stops, |(shown, input, reference)| {
             let fuel = problem.fuel.budget(reference.fuel_used, calibration.class(input.len())).fair;
             let run = executor.run(example.program, input, fuel);
             match judge_answer(problem, executor, input, reference, &run) {
@@ -290,15 +306,6 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         let failures: Vec<(String, String, Option<FailureKind>)> = judged.into_iter().flatten().flatten().collect();
         let total = cases.len();
         let first = failures.first().map(|(shown, why, _)| format!("{}; first on {shown}: {why}", stopped(not_run))).unwrap_or_default();
-        // With a checker, a buggy example must be rejected by it somewhere: one that only
-        // crashes or runs out of time would pass a checker that accepts everything.
-        let checked = problem.oracle == Oracle::Checker;
-        let wanted = match example.expect {
-            Expect::Pass => None,
-            Expect::Fail if checked => Some(FailureKind::Wrong),
-            Expect::Fail => None,
-            Expect::FailAs(kind) => Some(kind),
-        };
         let as_wanted = failures.iter().filter(|(_, _, kind)| wanted.is_none() || *kind == wanted).count();
         let never_shown = || format!("passes all {total} inputs: neither the generator nor the course's tests make an input that shows its bug");
         checks.push(match example.expect {
@@ -491,7 +498,7 @@ mod tests {
         assert!(what.contains(&("the example `wrong-7` fails some input by giving a wrong output", true)), "{what:?}");
         assert!(what.contains(&("the example `slow-7` fails some input by running out of time", false)), "{what:?}");
         let slow = report.checks.iter().find(|c| c.what.starts_with("the example `slow-7`")).unwrap();
-        assert!(slow.detail.contains(", 0 of them by running out of time; first on "), "{}", slow.detail);
+        assert!(slow.detail.starts_with("fails 11 of 1001 inputs, 0 of them by running out of time; first on "), "{}: every 7 fails, and the course's test", slow.detail);
 
         let problem = Problem { fixed: vec![seven("15\n")], ..Problem::default() };
         let report = check_problem(&problem, &Doubling { replays: true, counter: Default::default() }, &[]);
