@@ -39,6 +39,7 @@ pub mod executor;
 pub mod exports;
 pub mod grade_batch;
 pub mod hand_in;
+pub mod import;
 pub mod load;
 pub mod outputs;
 pub mod problem_check;

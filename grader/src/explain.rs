@@ -56,11 +56,10 @@ pub struct Behaviour {
 }
 
 impl Behaviour {
-    /// What went wrong, in a few words a student understands: "wrong output" (with "rejected
-    /// by the checker" only when the problem's checker said why), "crashed", ...
+    /// What went wrong, in a few words a student understands: "wrong output", "crashed", ...
+    /// (why an output is wrong, the checker's or the comparison's reason, is `reason`).
     pub fn summary(&self) -> &'static str {
         match self.kind {
-            FailureKind::Wrong if self.reason.is_some() => "wrong output (rejected by the checker)",
             FailureKind::Wrong => "wrong output",
             FailureKind::Crash => "crashed",
             FailureKind::Timeout => "took too long",

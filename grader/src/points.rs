@@ -6,8 +6,9 @@
 //! class: the suite is made of the class's bugs, so one more classmate can add a test and
 //! move everyone's score. Points may not move so. They come from [`GRADING_SAMPLE_INPUTS`]
 //! inputs the problem's generator draws with the fixed [`GRADING_SEED`] (not the
-//! analysis's seed, nor anything of the class), each judged with the fair budget the
-//! search gives it:
+//! analysis's seed, nor anything of the class), and the course's own tests when the problem
+//! has some ([`crate::Problem::fixed`]: a hand-in failing one of them always loses points),
+//! each judged with the fair budget the search gives it:
 //!
 //! - no failure on the sample: the maximum;
 //! - else `max × (1 − failure_deduction) × (share of the sample passed)`: any failure

@@ -100,17 +100,18 @@ pub(crate) fn sample_failures(
     calibration: &Calibration,
     programs: &[usize],
 ) -> (HashMap<usize, (u64, FailureCounts)>, u64) {
-    // The sample's usable inputs, the reference's run and the fair budget on each.
-    let sample: Vec<_> = (0..GRADING_SAMPLE_INPUTS)
+    // The sample's usable inputs, the reference's run and the fair budget on each: the
+    // generated ones, then the course's tests (as fixed as the grading seed).
+    let usable = |input: Vec<u8>| {
+        let reference = run_reference(problem, executor, &input).ok()?;
+        let fuel = budget(problem, calibration, &input, &reference).fair;
+        Some((input, reference, fuel))
+    };
+    let mut sample: Vec<_> = (0..GRADING_SAMPLE_INPUTS)
         .into_par_iter()
-        .filter_map(|index| {
-            let (input, _) = executor.generate(ChoiceSource::for_random_test(GRADING_SEED, index));
-            let input = input.ok()?;
-            let reference = run_reference(problem, executor, &input).ok()?;
-            let fuel = budget(problem, calibration, &input, &reference).fair;
-            Some((input, reference, fuel))
-        })
+        .filter_map(|index| usable(executor.generate(ChoiceSource::for_random_test(GRADING_SEED, index)).0.ok()?))
         .collect();
+    sample.par_extend(problem.fixed.par_iter().filter_map(|test| usable(test.input.clone())));
     // Each program runs on the whole sample in a row (its instance slot stays warm).
     let counted: HashMap<usize, (u64, FailureCounts)> = programs
         .par_iter()

@@ -122,15 +122,15 @@ pub fn analysis_html(analysis: &Analysis, comparison: Option<&ProblemReport>) ->
 }
 
 /// What became of the course's own tests, in a sentence: "The course's 12 tests ran first;
-/// 3 of them are in the suite, the others fail no answer that the suite's tests do not."
+/// 3 of them are in the suite, under their names; the others add nothing: …"
 pub fn course_tests_in_words(analysis: &Analysis) -> String {
     let ran = analysis.course_tests.len();
     let kept = analysis.suite.iter().filter(|t| t.course_test.is_some()).count();
     let tests = if ran == 1 { "test" } else { "tests" };
     match kept {
-        0 => format!("The course's {ran} {tests} ran first; none is in the suite: every answer failing one fails a generated suite test that stands for the same bugs."),
+        0 => format!("The course's {ran} {tests} ran first; none is in the suite: each answer failing one of them fails a suite test too."),
         _ if kept == ran => format!("The course's {ran} {tests} ran first; each one is in the suite, under its name."),
-        _ => format!("The course's {ran} {tests} ran first; {kept} of them are in the suite, under their names; the others stand for bugs that the suite's other tests already show."),
+        _ => format!("The course's {ran} {tests} ran first; {kept} of them are in the suite, under their names; the others add nothing: each answer failing one of them fails a suite test too."),
     }
 }
 

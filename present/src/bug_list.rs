@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use grader::{ANY, BugList, FailureKind};
 
-use crate::in_words::{CallLine, calls_of, first_line_difference, points_in_words, uninitialised_in_words};
+use crate::in_words::{CallLine, calls_of, first_line_difference, points_in_words, shown_start, uninitialised_in_words};
 
 /// A student's bug list as Markdown. Inputs and outputs are shown quoted, with escapes,
 /// so that white space and newlines are visible.
@@ -112,6 +112,10 @@ fn calls_table(calls: &[CallLine]) -> String {
 /// empty text, spaces at either end, carriage returns or tabs for sure, so such a text is
 /// also given exactly, as a quoted string.
 fn text_block(text: &str) -> String {
+    let (text, left_out) = shown_start(text);
+    if left_out > 0 {
+        return format!("{}(… and {left_out} more characters, not shown)\n", fenced(text));
+    }
     let shown = text.strip_suffix('\n').unwrap_or(text);
     let unclear = shown.is_empty()
         || shown.starts_with(char::is_whitespace)
@@ -144,6 +148,14 @@ mod tests {
             course_test: None,
         };
         BugList { answer: "a01".into(), passed: 18, suite_size: 19, bugs: vec![bug], build: None, points: None, course_tests_failed: Vec::new() }
+    }
+
+    #[test]
+    fn a_long_input_is_shown_by_its_start_and_the_count_of_what_is_left_out() {
+        let long = format!("20000\n{}\n", vec!["-797"; 5000].join(" "));
+        let md = bug_list_markdown(&list(&long, "-3.38\n", "-4\n"));
+        assert!(md.contains("(… and ") && md.contains(" more characters, not shown)"), "{md}");
+        assert!(md.len() < 6_000, "{} bytes", md.len());
     }
 
     #[test]
@@ -190,6 +202,6 @@ mod tests {
         let counts = grader::FailureCounts { wrong: 12, ..Default::default() };
         with_points.points = Some(grader::Points::of(&grader::GradingPolicy::default(), 1000, counts));
         let md = bug_list_markdown(&with_points);
-        assert!(md.starts_with("# Bug list: a01\n\nYour program earned 88.92 of 100 points: it failed 12 of the 1000 generated inputs it was graded on (a wrong output on 12 inputs).\n\n"), "{md}");
+        assert!(md.starts_with("# Bug list: a01\n\nYour program earned 88.92 of 100 points: it failed 12 of the 1000 inputs it was graded on (a wrong output on 12 inputs).\n\n"), "{md}");
     }
 }

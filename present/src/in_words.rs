@@ -140,6 +140,22 @@ pub fn kinds_in_words(counts: &FailureCounts) -> Vec<String> {
     .collect()
 }
 
+/// The most characters of an input or output a bug list shows: a course's test can be
+/// megabytes (a judge's secret data), a flood of output as much, and a student reads the
+/// start of it; the whole stays in the bug list's JSON.
+pub const MAX_SHOWN_CHARS: usize = 2_000;
+
+/// `text` as a bug list shows it: whole, or its start (at most [`MAX_SHOWN_CHARS`], ending
+/// at a line break when one is in the second half) and the count of characters left out.
+pub fn shown_start(text: &str) -> (&str, usize) {
+    let Some((cut, _)) = text.char_indices().nth(MAX_SHOWN_CHARS) else { return (text, 0) };
+    let cut = match text[..cut].rfind('\n') {
+        Some(line_end) if line_end >= cut / 2 => line_end + 1,
+        _ => cut,
+    };
+    (&text[..cut], text[cut..].chars().count())
+}
+
 /// A program's input as plain text for a sentence a student reads: its lines joined by
 /// " / " (an empty input is "an empty input", white space at either end is named), cut to
 /// `max_chars` characters with "…"; no escape codes or quotes.
@@ -158,17 +174,17 @@ pub fn input_in_words(input: &str, max_chars: usize) -> String {
 }
 
 /// How a program's points were found, in words: "87.3 of 100 points: it failed 30 of the
-/// 1000 generated inputs it was graded on (a wrong output on 30 inputs)."
+/// 1000 inputs it was graded on (a wrong output on 30 inputs)."
 pub fn points_in_words(points: &Points) -> String {
     let earned = format!("{} of {} points", points.points, points.max);
     if points.failed == 0 {
-        return format!("{earned}: right on all {} generated inputs it was graded on.", points.judged);
+        return format!("{earned}: right on all {} inputs it was graded on.", points.judged);
     }
     if let Some(kind) = points.every_input {
         let how = kind_in_words(kind);
-        return format!("{earned}: it failed every one of the {} generated inputs it was graded on the same way ({how}): one failure, on every input.", points.judged);
+        return format!("{earned}: it failed every one of the {} inputs it was graded on the same way ({how}): one failure, on every input.", points.judged);
     }
-    format!("{earned}: it failed {} of the {} generated inputs it was graded on ({}).", points.failed, points.judged, kinds_in_words(&points.counts).join(", "))
+    format!("{earned}: it failed {} of the {} inputs it was graded on ({}).", points.failed, points.judged, kinds_in_words(&points.counts).join(", "))
 }
 
 #[cfg(test)]

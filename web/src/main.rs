@@ -2,7 +2,7 @@
 //! sources) by the bugs they contain. Each command is a file of [`web::cli`].
 
 use clap::{Parser, Subcommand};
-use web::cli::{bugs, check_problem, demo, grade, grade_tests, new_problem, report, serve, stability, toolchains, user, worker};
+use web::cli::{bugs, check_problem, demo, grade, grade_tests, import, new_problem, report, serve, stability, toolchains, user, worker};
 
 #[derive(Parser)]
 #[command(name = "bugrank", version, about = "Ranks programs by the bugs black-box testing infers in them")]
@@ -40,6 +40,10 @@ enum Command {
     /// Build a problem and check that it is ready for a class: the generator replays, the
     /// reference handles 1,000 inputs, the checker accepts it, the examples do as named.
     CheckProblem(check_problem::CheckProblemArgs),
+    /// Make a judge's problem package (Kattis / ICPC format: problem.yaml, data/, submissions/)
+    /// into a problem: its tests become the course's, its submissions examples; then says
+    /// what is left to write (the generator, at least).
+    Import(import::ImportArgs),
     /// Manage instructor accounts of the web service.
     #[command(subcommand)]
     User(UserCommand),
@@ -78,6 +82,7 @@ fn run() -> anyhow::Result<()> {
         Command::Toolchains => toolchains::toolchains_command(),
         Command::NewProblem(args) => new_problem::new_problem_command(&args),
         Command::CheckProblem(args) => check_problem::check_problem_command(&args),
+        Command::Import(args) => import::import_command(&args),
         Command::User(UserCommand::Add(args)) => user::user_command(&args),
     }
 }

@@ -11,6 +11,7 @@ mod experiment_report;
 mod fair_verdicts;
 mod fixtures_current;
 mod functions;
+mod import;
 mod interval_sets;
 mod module_circles;
 mod problems;

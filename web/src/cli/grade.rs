@@ -166,7 +166,11 @@ pub fn print_ranking(graded: &Graded) {
     println!("{}: {} tests in the suite (one per inferred bug)", analysis.problem, analysis.scored_tests());
     for test in &analysis.suite {
         let only = test.only_for.as_ref().map(|ids| format!("  (added for {})", ids.join(", "))).unwrap_or_default();
-        println!("  {}  {:<40} fails {}{only}", test.id, present::one_line(&test.input, 40), test.failing.len());
+        let course = test.course_test.as_ref().map(|name| format!("  (the course's {name})")).unwrap_or_default();
+        println!("  {}  {:<40} fails {}{course}{only}", test.id, present::one_line(&test.input, 40), test.failing.len());
+    }
+    if !analysis.course_tests.is_empty() {
+        println!("{}", present::course_tests_in_words(analysis));
     }
     println!();
     println!(

@@ -7,6 +7,7 @@ pub mod check_problem;
 pub mod demo;
 pub mod grade;
 pub mod grade_tests;
+pub mod import;
 pub mod new_problem;
 pub mod report;
 pub mod serve;

@@ -260,7 +260,10 @@ pub fn visible_text(text: &str) -> Markup {
         let shown: String = text.chars().map(|c| match c { ' ' => '␠', '\t' => '⇥', '\n' => '⏎', '\r' => '␍', other => other }).collect();
         return html! { code { (shown) } " " span.muted { "(white space only: ␠ a space, ⏎ a line break, ⇥ a tab)" } };
     }
-    html! { code { (text) } }
+    match present::shown_start(text) {
+        (whole, 0) => html! { code { (whole) } },
+        (start, left_out) => html! { code { (start) } " " span.muted { "(… and " (left_out) " more characters, not shown)" } },
+    }
 }
 
 /// The compiler's messages about line `line` of `file` (clang's and rustc's

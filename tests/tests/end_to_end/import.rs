@@ -1,0 +1,106 @@
+//! `bugrank import`: a judge's problem package (the Kattis / ICPC format) becomes a problem
+//! that checks at once, whose tests are the course's and whose submissions are examples
+//! checked for the judge's verdicts. The package, `fixtures/packages/average`, was written
+//! by hand in the package format: the average of N integers, within 10^-6, with C, C++,
+//! Python and Java submissions as judges get them (`<bits/stdc++.h>`, `scanf`, `input()`).
+
+use std::path::{Path, PathBuf};
+
+use course::import::import_package;
+use course::problem_check::run_check_problem;
+use end_to_end::{can_build, grade_without_roster, root, tools};
+use toolchain::Language;
+use web::cli::check_problem::check_text;
+
+fn package() -> PathBuf {
+    root().join("fixtures/packages/average")
+}
+
+fn file(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn an_imported_package_maps_its_validator_data_and_submissions_and_lists_what_is_left_to_write() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("average");
+    let imported = import_package(&package(), &dir).unwrap();
+    let toml = file(&dir, "problem.toml");
+    for line in ["title = \"Average\"", "name = \"average\"", "oracle = \"tokens\"", "case_sensitive = false", "float_absolute = 1e-6", "float_relative = 1e-6", "memory_mib = 256"] {
+        assert!(toml.contains(line), "{line} in:\n{toml}");
+    }
+    assert!(file(&dir, "statement.md").starts_with("# Average\n"));
+    assert_eq!(
+        names(&dir.join("tests")),
+        [
+            "sample-1.in", "sample-1.out", "sample-2.in", "sample-2.out", "secret-01-small.in", "secret-01-small.out", "secret-02-negative.in",
+            "secret-02-negative.out", "secret-03-big-values.in", "secret-03-big-values.out", "secret-04-large-n.in", "secret-04-large-n.out"
+        ]
+    );
+    assert_eq!(file(&dir, "tests/sample-1.out"), file(&package(), "data/sample/1.ans"));
+    assert_eq!(
+        names(&dir.join("submissions")),
+        ["correct-average.c", "crash-small_array.c", "slow-bubble_sort.c", "wrong-floor_division.py", "wrong-int_division.c", "wrong-int_overflow.cpp"]
+    );
+    assert_eq!(file(&dir, "reference.cpp"), file(&package(), "submissions/accepted/average.cpp"), "the first accepted in C++");
+    assert_eq!(file(&dir, "reference.py"), file(&package(), "submissions/accepted/average.py"), "Python hand-ins' budgets come from it");
+    assert_eq!(imported.tests, 6);
+    assert!(imported.todo[0].starts_with("Write the generator (generator.rs): it only draws one of the package's 2 sample inputs now"), "{:?}", imported.todo);
+    let notes = imported.notes.join("\n");
+    assert!(notes.contains("submissions/accepted/Average.java (accepted) left out"), "{notes}");
+    assert!(notes.contains("compared case-insensitively"), "{notes}");
+    let steps = file(&dir, "IMPORT.md");
+    assert!(steps.contains("## Still to do\n\n1. Write the generator") && steps.contains("## What did not map exactly"), "{steps}");
+    assert!(import_package(&package(), &dir).unwrap_err().to_string().contains("already exists"), "never written over");
+}
+
+#[test]
+fn an_imported_package_checks_its_submissions_verdicts_and_grades_them_against_the_course_tests_by_name() {
+    if !can_build(&[Language::C, Language::Cpp]) {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("average");
+    import_package(&package(), &dir).unwrap();
+    let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &dir, None).unwrap();
+    let text = check_text(&problem, &report);
+    assert!(report.passed(), "{text}");
+    for said in [
+        "checked on 1000 generated inputs and the course's 6 tests",
+        "ok    the reference agrees with the course's 6 tests: it runs all 6, and gives the expected output of the 6 that have one",
+        "ok    the example `crash-small_array` fails some input by crashing",
+        "ok    the example `slow-bubble_sort` fails some input by running out of time",
+        "ok    the example `wrong-int_overflow` fails some input by giving a wrong output: fails 1 of 1006 inputs, 1 of them by giving a wrong output; first on the course's test `secret-03-big-values`",
+        "ok    the correct example `correct-average` passes every input",
+        "ok    the correct example `reference.py` passes every input",
+    ] {
+        assert!(text.contains(said), "{said}\nin:\n{text}");
+    }
+
+    let (problem, submissions) = (dir.display().to_string(), dir.join("submissions").display().to_string());
+    let run = grade_without_roster(&[("--problem", &problem), ("--submissions", &submissions), ("--stable-after", "500")]);
+    let analysis = &run.graded.analysis;
+    let suite: Vec<(Option<&str>, Vec<&str>)> =
+        analysis.suite.iter().map(|t| (t.course_test.as_deref(), t.failing.iter().map(String::as_str).collect())).collect();
+    assert_eq!(
+        suite,
+        [
+            (Some("sample-1"), vec!["wrong-floor_division", "wrong-int_division"]),
+            (Some("secret-03-big-values"), vec!["wrong-int_division", "wrong-int_overflow"]),
+            (Some("secret-04-large-n"), vec!["crash-small_array", "slow-bubble_sort", "wrong-floor_division", "wrong-int_division"]),
+        ],
+        "the generator only replays the samples: every bug is shown by a course's test, under its name"
+    );
+    let row = |id: &str| analysis.answers.iter().find(|a| a.id == id).unwrap();
+    assert_eq!(row("wrong-floor_division").course_tests_failed, ["sample-1", "secret-02-negative", "secret-04-large-n"]);
+    assert_eq!(row("correct-average").points.as_ref().unwrap().points, 100.0);
+    let crash = row("crash-small_array").points.clone().unwrap();
+    assert!(crash.points < 100.0 && crash.judged == 1006, "a hand-in failing a course's test loses points: {crash:?}");
+    assert!(run.files["report.html"].contains("(the course's <code>sample-1</code>)"), "the suite table names it");
+}
