@@ -123,8 +123,9 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
         _ => {
             copy_tree(&package.join("output_validators"), Path::new("package/output_validators"), &mut files)?;
             files.push((PathBuf::from("checker.rs"), CHECKER_SKELETON.as_bytes().to_vec()));
+            files.push((PathBuf::from("bugrank_check.rs"), toolchain::guest::RUST_CHECK_CRATE.as_bytes().to_vec()));
             imported.todo.push(
-                "Port the package's output validator (kept in package/output_validators/) into checker.rs: a bugrank checker reads the input, the model answer's output and the hand-in's output from its standard input, and accepts or rejects with a reason (see the comments in checker.rs)."
+                "Port the package's output validator (kept in package/output_validators/) into checker.rs, which compares words as the default validator does until then. A bugrank checker is given the input, the model answer's output and the hand-in's output, and accepts or rejects with a reason; bugrank_check.rs reads them and compares words and numbers for it."
                     .to_owned(),
             );
             "oracle = \"checker\"\n".to_owned()
@@ -441,30 +442,23 @@ fn import_notes(id: &str, imported: &Imported) -> String {
     md
 }
 
-/// The checker an import with a custom output validator starts from.
+/// The checker an import with a custom output validator starts from: it compares words as
+/// the default validator does, with bugrank's checker library, until the author ports the
+/// validator's rules.
 const CHECKER_SKELETON: &str = r#"//! The problem's checker, to port from the package's output validator
-//! (package/output_validators/). bugrank runs it with, on its standard input, three parts,
-//! each its length in bytes on a line and then its bytes: the input, the model answer's
-//! output, and the hand-in's output. It prints `accept`, or `reject: REASON` (the reason is
-//! shown to the student as written), and exits 0.
+//! (package/output_validators/). bugrank runs it with the test's input, the model answer's
+//! output and the hand-in's output; it accepts, or rejects with a reason the student reads.
+//! The library `bugrank_check` (bugrank_check.rs) reads the three parts, compares words and
+//! numbers, and says the verdict.
 
-use std::io::Read;
-
-fn part(rest: &mut &[u8]) -> String {
-    let end = rest.iter().position(|&b| b == b'\n').expect("a length line");
-    let length: usize = std::str::from_utf8(&rest[..end]).unwrap().trim().parse().expect("a length");
-    let text = String::from_utf8_lossy(&rest[end + 1..end + 1 + length]).into_owned();
-    *rest = &rest[end + 1 + length..];
-    text
-}
+use bugrank_check as check;
 
 fn main() {
-    let mut all = Vec::new();
-    std::io::stdin().read_to_end(&mut all).unwrap();
-    let mut rest = &all[..];
-    let (_input, expected, actual) = (part(&mut rest), part(&mut rest), part(&mut rest));
-    // TODO: the validator's rules. Until then, the hand-in's tokens must be the model answer's.
-    let same = expected.split_whitespace().eq(actual.split_whitespace());
-    if same { println!("accept") } else { println!("reject: the output is not the expected one") }
+    let parts = check::read();
+    // TODO: the validator's rules. Until then: the model answer's words, numbers within 1e-6.
+    match check::compare_tokens(&parts.expected, &parts.actual, false, 1e-6, 1e-6) {
+        Ok(()) => check::accept(),
+        Err(reason) => check::reject(reason),
+    }
 }
 "#;

@@ -69,10 +69,10 @@ pub fn max_points(max: f64) -> Result<f64, String> {
 }
 
 /// The files of a problem directory (a bundle's other files are ignored): the settings and
-/// statement, each program as a module or a source file, and the generator's guest library
-/// when the author keeps a copy. `statement.md` is optional, and the checker needed only
+/// statement, each program as a module or a source file, and the generator's and the
+/// checker's guest libraries when the author keeps a copy. `statement.md` is optional, and the checker needed only
 /// when the oracle is a checker.
-pub const PROBLEM_FILES: [&str; 25] = [
+pub const PROBLEM_FILES: [&str; 27] = [
     "problem.toml",
     "statement.md",
     "reference.wasm",
@@ -93,6 +93,8 @@ pub const PROBLEM_FILES: [&str; 25] = [
     "bugrank_gen.h",
     "bugrank_gen.rs",
     "bugrank_gen.py",
+    "bugrank_check.h",
+    "bugrank_check.rs",
     "harness.c",
     "harness.cpp",
     "interface.h",
@@ -350,16 +352,24 @@ impl ProblemDir {
                 Some(language) => {
                     let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
                     let mut source = Source { language, files: vec![(name, bytes)] };
-                    let result = if role == Role::Generator {
-                        // The author's copy of the library, when there is one, pins the
-                        // problem to it; else bugrank's own.
-                        let (library, _) = toolchain::guest::library(language);
+                    // The generator and the checker are built with their guest library: the
+                    // author's copy, when there is one, pins the problem to it; else bugrank's own.
+                    let library = match stem {
+                        "generator" => Some(toolchain::guest::library(language)),
+                        "checker" => toolchain::guest::checker_library(language),
+                        _ => None,
+                    };
+                    if let Some((library, _)) = library {
                         match std::fs::read(dir.join(library)) {
                             Ok(copy) => source.files.push((library.to_owned(), copy)),
                             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                             Err(e) => return Err(CourseError::Io { what: format!("cannot read {}", dir.join(library).display()), error: e }),
                         }
+                    }
+                    let result = if role == Role::Generator {
                         builder.build_generator(&source)
+                    } else if stem == "checker" {
+                        builder.build_checker(&source)
                     } else if let Some(harness) = harness {
                         builder.build_harnessed(&source, harness, None)
                     } else {

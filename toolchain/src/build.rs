@@ -206,12 +206,15 @@ impl Builder {
     /// language ([`crate::guest`]: `bugrank_gen.h` to include, or the crate `bugrank_gen`
     /// to `use`). A library file among the sources (the author's copy) is used instead.
     pub fn build_generator(&self, source: &Source) -> Result<Built, ToolchainError> {
-        let (name, text) = crate::guest::library(source.language);
-        let mut source = source.clone();
-        if !source.files.iter().any(|(file, _)| file == name) {
-            source.files.push((name.to_owned(), text.as_bytes().to_vec()));
-        }
-        self.build_as(&source, Kind::Generator, None)
+        self.build_as(&with_library(source, Some(crate::guest::library(source.language))), Kind::Generator, None)
+    }
+
+    /// Compiles a problem's checker: as [`Builder::build`], with the checker library of its
+    /// language when it has one ([`crate::guest::checker_library`]: `bugrank_check.h` to
+    /// include, or the crate `bugrank_check` to `use`). A library file among the sources
+    /// (the author's copy) is used instead.
+    pub fn build_checker(&self, source: &Source) -> Result<Built, ToolchainError> {
+        self.build_as(&with_library(source, crate::guest::checker_library(source.language)), Kind::Checker, None)
     }
 
     /// Compiles a hand-in of a function-level assignment with the problem's `harness` (see
@@ -390,12 +393,24 @@ fn depends_on_sources_alone(built: &Built) -> bool {
     }
 }
 
-/// What a build makes: a program (a submission, a reference, a checker) or a generator,
-/// which is built with the guest library.
+/// `source` with the guest `library` added, unless the author's copy is among its files.
+fn with_library(source: &Source, library: Option<(&str, &str)>) -> Source {
+    let mut source = source.clone();
+    if let Some((name, text)) = library
+        && !source.files.iter().any(|(file, _)| file == name)
+    {
+        source.files.push((name.to_owned(), text.as_bytes().to_vec()));
+    }
+    source
+}
+
+/// What a build makes: a program (a submission, a reference), or a generator or a checker,
+/// each built with its guest library.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind<'a> {
     Program,
     Generator,
+    Checker,
     /// A hand-in with the problem's harness (see [`crate::harness`]); `student` is the
     /// name of a Rust hand-in's file, built as `answer.rs`, which the module's paths (a
     /// panic's location) give instead.
@@ -407,6 +422,7 @@ fn key(source: &Source, kind: Kind, toolchain: &Toolchain) -> String {
     let what = match kind {
         Kind::Program => "program",
         Kind::Generator => "generator",
+        Kind::Checker => "checker",
         Kind::Harnessed { .. } => "harnessed",
     };
     if let Kind::Harnessed { student: Some(student) } = kind {
@@ -443,7 +459,11 @@ fn hex(bytes: &[u8]) -> String {
 /// did, as [`clean`] does for the messages. One run, but two for a Rust generator: first
 /// its library crate.
 fn compiles(source: &Source, kind: Kind) -> Result<Vec<Vec<String>>, String> {
-    let library = (kind == Kind::Generator).then(|| crate::guest::library(source.language).0);
+    let library = match kind {
+        Kind::Generator => Some(crate::guest::library(source.language).0),
+        Kind::Checker => crate::guest::checker_library(source.language).map(|(name, _)| name),
+        _ => None,
+    };
     let in_jail = |name: &str| format!("{SOURCES}/{name}");
     let unprefix = match source.language {
         Language::Rust => format!("--remap-path-prefix={SOURCES}/="),
@@ -481,12 +501,14 @@ fn compiles(source: &Source, kind: Kind) -> Result<Vec<Vec<String>>, String> {
             };
             args.push(in_jail(root));
             if let Some(library) = library {
-                let rlib = "libbugrank_gen.rlib";
+                // The library is a crate of its own (`bugrank_gen`, `bugrank_check`), built first.
+                let crate_name = library.trim_end_matches(".rs");
+                let rlib = format!("lib{crate_name}.rlib");
                 let mut first: Vec<String> =
                     source.language.flags().iter().filter(|f| !f.starts_with("--crate-")).map(|f| f.to_string()).collect();
-                first.extend(["--crate-type=rlib", "--crate-name=bugrank_gen", "-o", rlib].map(str::to_owned));
+                first.extend(["--crate-type=rlib".to_owned(), format!("--crate-name={crate_name}"), "-o".to_owned(), rlib.clone()]);
                 first.extend([unprefix, in_jail(library)]);
-                args.extend(["--extern".to_owned(), format!("bugrank_gen={rlib}")]);
+                args.extend(["--extern".to_owned(), format!("{crate_name}={rlib}")]);
                 return Ok(vec![first, args]);
             }
         }

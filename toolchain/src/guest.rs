@@ -1,4 +1,4 @@
-//! The generators' guest library, shipped inside bugrank to problem authors: the Rust
+//! The generators' guest library (and the checkers', `bugrank_check`), shipped inside bugrank to problem authors: the Rust
 //! crate `bugrank_gen`, its C/C++ twin `bugrank_gen.h` and its Python twin
 //! `bugrank_gen.py`, the same functions giving the same values for the same choices. A generator is built with it
 //! ([`crate::Builder::build_generator`]); `bugrank new-problem` writes a copy beside the
@@ -20,6 +20,24 @@ pub const RUST_CRATE: &str = include_str!("../guest/bugrank_gen.rs");
 /// archive), so a Python generator always imports bugrank's own: a copy beside the
 /// generator is for the author's native runs only.
 pub const PYTHON_MODULE: &str = include_str!("../guest/bugrank_gen.py");
+
+/// `bugrank_check.h`: the library for C and C++ checkers, header only.
+pub const C_CHECK_HEADER: &str = include_str!("../guest/bugrank_check.h");
+
+/// `bugrank_check.rs`: the library for Rust checkers, the crate `bugrank_check` (the
+/// fixtures' checkers are built with it too, by `fixtures/build.sh`).
+pub const RUST_CHECK_CRATE: &str = include_str!("../guest/bugrank_check.rs");
+
+/// The library's file for a checker in `language`, when it has one (C, C++, Rust): its
+/// name and its text. Reading the three parts, comparing words and numbers, and accepting
+/// or rejecting with a reason the student reads.
+pub fn checker_library(language: Language) -> Option<(&'static str, &'static str)> {
+    match language {
+        Language::C | Language::Cpp => Some(("bugrank_check.h", C_CHECK_HEADER)),
+        Language::Rust => Some(("bugrank_check.rs", RUST_CHECK_CRATE)),
+        Language::Python => None,
+    }
+}
 
 /// The library's file for a generator in `language`: its name and its text.
 pub fn library(language: Language) -> (&'static str, &'static str) {

@@ -361,3 +361,65 @@ fn with_a_checker_a_buggy_example_must_be_rejected_by_it_not_only_crash() {
     assert!(text.contains("but the checker rejects none of its outputs: it may accept wrong answers"), "{text}");
     assert!(text.contains("ok    the buggy example `buggy_wrong` fails some input, rejected by the checker"), "{text}");
 }
+
+/// A checker for the average problem (`fixtures/packages/average`, imported) written with the
+/// checker library: the words of the model answer, numbers within 10^-6, as its
+/// `oracle = "tokens"` judges; in C and in Rust.
+const LIBRARY_CHECKERS: [(&str, &str); 2] = [
+    (
+        "checker.c",
+        r#"#include "bugrank_check.h"
+
+int main(void) {
+    bc_parts parts = bc_read();
+    char reason[512];
+    if (!bc_compare_tokens(parts.expected, parts.actual, 0, 1e-6, 1e-6, reason, sizeof reason)) bc_reject("%s", reason);
+    bc_accept();
+}
+"#,
+    ),
+    (
+        "checker.rs",
+        r#"use bugrank_check as check;
+
+fn main() {
+    let parts = check::read();
+    match check::compare_tokens(&parts.expected, &parts.actual, false, 1e-6, 1e-6) {
+        Ok(()) => check::accept(),
+        Err(reason) => check::reject(reason),
+    }
+}
+"#,
+    ),
+];
+
+#[test]
+fn a_checker_written_with_the_checker_library_in_c_or_rust_judges_as_the_token_oracle_does() {
+    if !can_build(&[Language::C, Language::Cpp, Language::Rust]) {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let graded = |dir: &Path| {
+        let (problem, submissions) = (dir.display().to_string(), dir.join("submissions").display().to_string());
+        let run = grade_without_roster(&[("--problem", &problem), ("--submissions", &submissions), ("--stable-after", "200")]);
+        let answers = &run.graded.analysis.answers;
+        answers.iter().map(|a| (a.id.clone(), a.failures.values().map(|f| f.failure.reason.clone().unwrap_or_default()).collect::<Vec<_>>())).collect::<Vec<_>>()
+    };
+    let tokens = root.path().join("tokens");
+    course::import::import_package(&end_to_end::root().join("fixtures/packages/average"), &tokens).unwrap();
+    let by_tokens = graded(&tokens);
+    assert!(by_tokens.iter().any(|(_, reasons)| reasons.contains(&"word 1 of the output is `2` where `2.333333333` is expected".to_owned())), "{by_tokens:?}");
+    for (file, text) in LIBRARY_CHECKERS {
+        let dir = root.path().join(file.replace('.', "-"));
+        course::import::import_package(&end_to_end::root().join("fixtures/packages/average"), &dir).unwrap();
+        let toml = std::fs::read_to_string(dir.join("problem.toml")).unwrap();
+        let toml = toml.replace("oracle = \"tokens\"", "oracle = \"checker\"");
+        std::fs::write(dir.join("problem.toml"), toml).unwrap();
+        std::fs::write(dir.join(file), text).unwrap();
+        let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &dir, None).unwrap();
+        let text = check_text(&problem, &report);
+        assert!(report.passed(), "{text}");
+        assert!(text.contains("ok    the checker accepts the reference's outputs") && text.contains("The checker's fuel per check of the reference's outputs: "), "{text}");
+        assert_eq!(graded(&dir), by_tokens, "{file}: the same verdicts, with the same reasons, as the tokens oracle");
+    }
+}
