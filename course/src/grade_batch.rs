@@ -136,7 +136,7 @@ pub fn grade_batch(
     if let Some(max) = settings.max_points {
         problem.grading.max_points = crate::problem_dir::max_points(max).map_err(CourseError::Problem)?;
     }
-    let batch = pool.install(|| compile(tools, &problem_dir.harnesses, &class.hand_ins, cancel, report));
+    let batch = pool.install(|| compile(tools, &problem_dir.accepted, &class.hand_ins, cancel, report));
     if cancel.load(Ordering::Relaxed) {
         return Err(GraderError::Cancelled.into());
     }
@@ -208,7 +208,7 @@ pub fn grade_batch(
 /// Loads every hand-in in parallel (sources are built first, with the problem's
 /// `harnesses` if any), until the batch's compile
 /// time runs out or `cancel` is set: those not reached then are in `not_reached`.
-fn compile(tools: &Tools, harnesses: &[toolchain::Harness], hand_ins: &[HandIn], cancel: &AtomicBool, report: &(dyn Fn(Stage<'_>) + Sync)) -> Batch {
+fn compile(tools: &Tools, accepted: &crate::problem_dir::Accepted, hand_ins: &[HandIn], cancel: &AtomicBool, report: &(dyn Fn(Stage<'_>) + Sync)) -> Batch {
     let compiled = AtomicUsize::new(0);
     let started = Instant::now();
     let total = hand_ins.len();
@@ -216,7 +216,7 @@ fn compile(tools: &Tools, harnesses: &[toolchain::Harness], hand_ins: &[HandIn],
         if cancel.load(Ordering::Relaxed) || started.elapsed() > Duration::from_secs(BATCH_COMPILE_SECONDS) {
             return None;
         }
-        let loaded = crate::load::load(&tools.sandbox, &tools.builder, harnesses, file, handed, Some(cancel));
+        let loaded = crate::load::load(&tools.sandbox, &tools.builder, accepted, file, handed, Some(cancel));
         report(Stage::Compiling { compiled: compiled.fetch_add(1, Ordering::Relaxed) + 1, total });
         Some(loaded)
     })

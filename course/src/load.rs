@@ -13,6 +13,7 @@ use toolchain::{Builder, Built, Harness, Language, Source, ToolchainError};
 
 use crate::error::{CourseError, CourseResult};
 use crate::hand_in::{Handed, Loaded, ModuleSource};
+use crate::problem_dir::Accepted;
 
 /// Reads one student's source files (plain names: headers included) into a [`Source`] in
 /// one language. Headers go with C and C++ sources; other files are left out.
@@ -51,9 +52,9 @@ pub fn language(files: &[(String, ModuleSource)]) -> Result<Language, String> {
 ///
 /// Once `stop` is set a compile running is killed and the build ends with an error (the
 /// host's, not the student's).
-pub fn build(sandbox: &Sandbox, builder: &Builder, harnesses: &[Harness], file: &str, source: &Source, stop: Option<&AtomicBool>) -> Result<Loaded<Program>, String> {
+pub fn build(sandbox: &Sandbox, builder: &Builder, accepted: &Accepted, file: &str, source: &Source, stop: Option<&AtomicBool>) -> Result<Loaded<Program>, String> {
     if source.language == Language::Python {
-        return interpret(sandbox, harnesses, file, source);
+        return interpret(sandbox, &accepted.harnesses, file, source);
     }
     let toolchain = builder.ready(source.language).map_err(|e| format!("{file}: {e}"))?;
     let record = |warnings: String, error: Option<String>| Build {
@@ -63,7 +64,7 @@ pub fn build(sandbox: &Sandbox, builder: &Builder, harnesses: &[Harness], file: 
         warnings,
         error,
     };
-    Ok(match built(builder, harnesses, source, stop).map_err(|e| format!("{file}: {e}"))? {
+    Ok(match built(builder, accepted, source, stop).map_err(|e| format!("{file}: {e}"))? {
         Built::Module { wasm, warnings } => match sandbox.load(file, &wasm, Role::Answer) {
             Ok(program) => Loaded::Program(program, Some(record(warnings, None))),
             Err(refused) => Loaded::NotBuilt(record(warnings, Some(format!("the compiled program cannot be run: {refused}")))),
@@ -72,20 +73,17 @@ pub fn build(sandbox: &Sandbox, builder: &Builder, harnesses: &[Harness], file: 
     })
 }
 
-/// `source` built by `builder`: with the harness of its language when the problem has
-/// `harnesses` (a function-level assignment: a hand-in in a language without one is told
-/// so, as a build failure). `stop` stops a compile midway.
-pub fn built(builder: &Builder, harnesses: &[Harness], source: &Source, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
-    if harnesses.is_empty() {
-        return match stop {
-            Some(stop) => builder.build_or_stop(source, stop),
-            None => builder.build(source),
-        };
+/// `source` built by `builder` as the problem `accepted` says: with the harness of its
+/// language when the problem has harnesses (a function-level assignment: a hand-in in a
+/// language without one is told so, as a build failure), C and C++ locals started as the
+/// problem says. `stop` stops a compile midway.
+pub fn built(builder: &Builder, accepted: &Accepted, source: &Source, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
+    let harnesses = &accepted.harnesses;
+    let harness = harnesses.iter().find(|h| h.language == source.language);
+    if harness.is_none() && !harnesses.is_empty() {
+        return Ok(Built::Failed { failure: toolchain::Failure::CompileError, message: no_harness(harnesses, source.language) });
     }
-    match harnesses.iter().find(|h| h.language == source.language) {
-        Some(harness) => builder.build_harnessed(source, harness, stop),
-        None => Ok(Built::Failed { failure: toolchain::Failure::CompileError, message: no_harness(harnesses, source.language) }),
-    }
+    builder.build_for(source, harness, accepted.locals, stop)
 }
 
 /// A Python harness's file, as the sandbox takes it: its name and source.
@@ -143,17 +141,17 @@ fn interpret(sandbox: &Sandbox, harnesses: &[Harness], file: &str, source: &Sour
 
 /// One hand-in's program: a module compiled, or sources built then compiled (a module that
 /// is a bundle of sources, as the service stores them, is built too), with the problem's
-/// `harnesses` if any. `stop` stops a compile of sources midway.
-pub fn load(sandbox: &Sandbox, builder: &Builder, harnesses: &[Harness], file: &str, handed: &Handed, stop: Option<&AtomicBool>) -> Result<Loaded<Program>, String> {
+/// harnesses if any, as the problem `accepted` them. `stop` stops a compile of sources midway.
+pub fn load(sandbox: &Sandbox, builder: &Builder, accepted: &Accepted, file: &str, handed: &Handed, stop: Option<&AtomicBool>) -> Result<Loaded<Program>, String> {
     match handed {
         Handed::Module(source) => {
             let bytes = source.read()?;
             match toolchain::Source::from_bytes(&bytes) {
-                Some(sources) => build(sandbox, builder, harnesses, file, &sources, stop),
+                Some(sources) => build(sandbox, builder, accepted, file, &sources, stop),
                 None => Ok(Loaded::Program(sandbox.load(file, &bytes, Role::Answer).map_err(|e| e.to_string())?, None)),
             }
         }
-        Handed::Sources(files) => build(sandbox, builder, harnesses, file, &read(files)?, stop),
+        Handed::Sources(files) => build(sandbox, builder, accepted, file, &read(files)?, stop),
     }
 }
 

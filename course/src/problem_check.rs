@@ -44,7 +44,7 @@ pub fn run_check_problem(sandbox: &Sandbox, builder: &Builder, dir: &Path, stop:
     let examples_dir = dir.join("submissions");
     let files = if examples_dir.is_dir() { read_batch_dir(&examples_dir)? } else { Vec::new() };
     let examples: Vec<HandIn> = hand_ins(files, false).into_iter().filter(|h| h.id.as_deref().and_then(example_expectation).is_some()).collect();
-    let batch = Batch::from_hand_ins(sandbox, builder, &problem_dir.harnesses, &accept_languages(examples, &problem_dir.toml.languages));
+    let batch = Batch::from_hand_ins(sandbox, builder, &problem_dir.accepted, &accept_languages(examples, &problem_dir.toml.languages));
     let mut programs = Vec::new();
     let mut examples = Vec::new();
     for submission in &batch.submissions {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use grader::{FuelPolicy, GradingPolicy, Oracle, SearchOptions, TokenRules, WrittenTest};
 use sandbox::{Limits, MAX_MEMORY_BYTES, Program, Role, Sandbox};
 use serde::Deserialize;
-use toolchain::{Builder, Built, Harness, Language, Source};
+use toolchain::{Builder, Built, Harness, Language, Locals, Source};
 
 use crate::error::{CourseError, CourseResult};
 use crate::executor::{ExitStatus, PythonReference, SandboxExecutor};
@@ -135,6 +135,12 @@ pub struct ProblemToml {
     /// judged, for courses whose programs `return 1` and never learnt otherwise).
     #[serde(default)]
     pub exit_status: ExitStatus,
+    /// How C and C++ locals start before they are given a value: `"pattern"` (the default:
+    /// every byte 0xFF, so that reading one shows as the same wrong answer everywhere, and
+    /// the bug list names it) or `"uninitialized"` (as the compiler makes them:
+    /// `-O2` may fold a read into any value, the right one included). See [`Locals`].
+    #[serde(default)]
+    pub uninitialised_locals: Locals,
 }
 
 /// The oracle `problem.toml` names.
@@ -309,11 +315,12 @@ pub struct ProblemDir {
     /// runs (see [`SandboxExecutor::fuel_scale`]). `check-problem` checks it as a correct
     /// example.
     pub python_reference: PythonReference,
-    /// The harnesses of a function-level assignment, one per language (see
-    /// [`toolchain::harness`]): every program built from sources, the reference's and the
-    /// hand-ins', is built with the one of its language. Empty for a problem whose programs
-    /// read their input themselves.
-    pub harnesses: Vec<Harness>,
+    /// What the problem accepts and how hand-ins are built: the languages, the harnesses of a
+    /// function-level assignment, one per language (see [`toolchain::harness`]: every
+    /// program built from sources, the reference's and the hand-ins', is built with the one
+    /// of its language; none for a problem whose programs read their input themselves), and
+    /// how C and C++ locals start.
+    pub accepted: Accepted,
     /// The course's own tests, `tests/NAME.in` with `NAME.out` optional ([`read_written_tests`]),
     /// run first in every analysis ([`grader::Problem::fixed`]). Empty without `tests/`.
     pub fixed: Vec<WrittenTest>,
@@ -329,8 +336,9 @@ impl ProblemDir {
     /// in a batch: after editing `reference.c`, delete a stale `reference.wasm`.
     pub fn load(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> CourseResult<ProblemDir> {
         let mut toml = ProblemToml::read(dir)?;
-        let Accepted { languages, harnesses } = accepted(dir, &toml)?;
-        toml.languages = languages;
+        let accepted = accepted(dir, &toml)?;
+        toml.languages = accepted.languages.clone();
+        let harnesses = &accepted.harnesses;
         let mut built = Vec::new();
         let mut load = |stem: &str, role| -> CourseResult<Program> {
             let (path, language) = program_file(dir, stem)?;
@@ -370,10 +378,8 @@ impl ProblemDir {
                         builder.build_generator(&source)
                     } else if stem == "checker" {
                         builder.build_checker(&source)
-                    } else if let Some(harness) = harness {
-                        builder.build_harnessed(&source, harness, None)
                     } else {
-                        builder.build(&source)
+                        builder.build_for(&source, harness, toml.uninitialised_locals, None)
                     };
                     match result.map_err(|e| CourseError::Problem(format!("cannot build {}: {e}", path.display())))? {
                         Built::Module { wasm, .. } => wasm,
@@ -400,7 +406,7 @@ impl ProblemDir {
         let python_reference = PythonReference::at((reference.interpreter().is_none() && twin.is_file()).then_some(twin), python_harness);
         let tests = dir.join("tests");
         let fixed = if tests.is_dir() { read_written_tests(&tests)? } else { Vec::new() };
-        Ok(ProblemDir { dir: dir.to_owned(), name, reference, generator, checker, python_reference, harnesses, fixed, toml, built })
+        Ok(ProblemDir { dir: dir.to_owned(), name, reference, generator, checker, python_reference, accepted, fixed, toml, built })
     }
 
     pub fn problem(&self) -> grader::Problem {
@@ -444,12 +450,14 @@ impl ProblemDir {
     }
 }
 
-/// What a problem accepts as hand-ins: sources in `languages` (or modules), built with the
-/// harness of their language when it has `harnesses`.
+/// What a problem accepts as hand-ins and how they are built: sources in `languages` (or
+/// modules), built with the harness of their language when it has `harnesses`, C and C++
+/// locals started as `locals` says.
 #[derive(Clone, Debug)]
 pub struct Accepted {
     pub languages: Vec<Language>,
     pub harnesses: Vec<Harness>,
+    pub locals: Locals,
 }
 
 /// What the problem in `dir` (of `toml`) accepts: with harnesses, the languages of
@@ -464,7 +472,7 @@ pub fn accepted(dir: &Path, toml: &ProblemToml) -> CourseResult<Accepted> {
             return Err(CourseError::Problem(format!("{}: the harnesses are in {}, none of the languages problem.toml accepts", dir.display(), given.join(", "))));
         }
     }
-    Ok(Accepted { languages, harnesses })
+    Ok(Accepted { languages, harnesses, locals: toml.uninitialised_locals })
 }
 
 /// The harnesses in `dir`: for each language, its files when its `main` file is there

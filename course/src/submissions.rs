@@ -266,14 +266,14 @@ impl Batch {
     /// Loads every module and source of a directory or a zip ([`read_hand_ins`]),
     /// compiling the sources with `builder`.
     pub fn load(sandbox: &Sandbox, builder: &Builder, problem: &crate::problem_dir::ProblemDir, path: &Path) -> CourseResult<Batch> {
-        Ok(Batch::from_hand_ins(sandbox, builder, &problem.harnesses, &read_hand_ins(path, &problem.toml.languages)?))
+        Ok(Batch::from_hand_ins(sandbox, builder, &problem.accepted, &read_hand_ins(path, &problem.toml.languages)?))
     }
 
     /// Compiles (or builds, then compiles) each hand-in ([`crate::load::load`]), with the
-    /// problem's `harnesses` if any. Of two giving the same id, the first by file name is
+    /// problem's harnesses if any, as the problem `accepted` them. Of two giving the same id, the first by file name is
     /// taken.
-    pub fn from_hand_ins(sandbox: &Sandbox, builder: &Builder, harnesses: &[toolchain::Harness], hand_ins: &[HandIn]) -> Batch {
-        Batch::of(hand_ins, |file, handed| Some(crate::load::load(sandbox, builder, harnesses, file, handed, None)))
+    pub fn from_hand_ins(sandbox: &Sandbox, builder: &Builder, accepted: &crate::problem_dir::Accepted, hand_ins: &[HandIn]) -> Batch {
+        Batch::of(hand_ins, |file, handed| Some(crate::load::load(sandbox, builder, accepted, file, handed, None)))
     }
 }
 

@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use crate::find::{Toolchain, Toolchains};
 use crate::harness::{self, Harness};
 use crate::jail::{Ended, Jail, Limits, Ran, SOURCES};
-use crate::language::{Language, OUTPUT};
+use crate::language::{Language, Locals, OUTPUT};
 use crate::ToolchainError;
 
 /// The most characters of compiler messages a student is shown: the first errors are the
@@ -166,7 +166,7 @@ impl Builder {
     /// (`analysis.json` names the sources by [`Source::hash`], without the toolchain.)
     pub fn key(&self, source: &Source) -> Result<String, ToolchainError> {
         let toolchain = self.toolchain(source.language)?;
-        Ok(key(source, Kind::Program, toolchain))
+        Ok(key(source, Kind::Program, Locals::Pattern, toolchain))
     }
 
     fn toolchain(&self, language: Language) -> Result<&Toolchain, ToolchainError> {
@@ -189,7 +189,7 @@ impl Builder {
     /// compile (no toolchain for the language, no sandbox, a host failure): never for
     /// anything the sources do.
     pub fn build(&self, source: &Source) -> Result<Built, ToolchainError> {
-        self.build_as(source, Kind::Program, None)
+        self.build_as(source, Kind::Program, Locals::Pattern, None)
     }
 
     /// [`Builder::build`] that gives up once `stop` is set: a compile running then is
@@ -199,14 +199,14 @@ impl Builder {
         if stop.load(Ordering::Relaxed) {
             return Err(ToolchainError::Stopped);
         }
-        self.build_as(source, Kind::Program, Some(stop))
+        self.build_as(source, Kind::Program, Locals::Pattern, Some(stop))
     }
 
     /// Compiles a problem's generator: as [`Builder::build`], with the guest library of its
     /// language ([`crate::guest`]: `bugrank_gen.h` to include, or the crate `bugrank_gen`
     /// to `use`). A library file among the sources (the author's copy) is used instead.
     pub fn build_generator(&self, source: &Source) -> Result<Built, ToolchainError> {
-        self.build_as(&with_library(source, Some(crate::guest::library(source.language))), Kind::Generator, None)
+        self.build_as(&with_library(source, Some(crate::guest::library(source.language))), Kind::Generator, Locals::Pattern, None)
     }
 
     /// Compiles a problem's checker: as [`Builder::build`], with the checker library of its
@@ -214,22 +214,31 @@ impl Builder {
     /// include, or the crate `bugrank_check` to `use`). A library file among the sources
     /// (the author's copy) is used instead.
     pub fn build_checker(&self, source: &Source) -> Result<Built, ToolchainError> {
-        self.build_as(&with_library(source, crate::guest::checker_library(source.language)), Kind::Checker, None)
+        self.build_as(&with_library(source, crate::guest::checker_library(source.language)), Kind::Checker, Locals::Pattern, None)
     }
 
     /// Compiles a hand-in of a function-level assignment with the problem's `harness` (see
     /// [`crate::harness`]): as [`Builder::build`], and a hand-in that defines `main` or
     /// lacks something the harness calls fails with that said in plain words.
     pub fn build_harnessed(&self, source: &Source, harness: &Harness, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
+        self.build_for(source, Some(harness), Locals::Pattern, stop)
+    }
+
+    /// Compiles a hand-in as a problem says: with its `harness` when it is a function-level
+    /// assignment ([`Builder::build_harnessed`]), C and C++ locals started as `locals` says
+    /// (the default, [`Locals::Pattern`], is what [`Builder::build`] gives); `stop` as
+    /// [`Builder::build_or_stop`].
+    pub fn build_for(&self, source: &Source, harness: Option<&Harness>, locals: Locals, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
         if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
             return Err(ToolchainError::Stopped);
         }
+        let Some(harness) = harness else { return self.build_as(source, Kind::Program, locals, stop) };
         let combined = match harness::combine(source, harness) {
             Ok(combined) => combined,
             Err(why) => return Ok(Built::Failed { failure: Failure::CompileError, message: why }),
         };
         let student = combined.renamed.as_deref();
-        Ok(match self.build_as(&combined.source, Kind::Harnessed { student }, stop)? {
+        Ok(match self.build_as(&combined.source, Kind::Harnessed { student }, locals, stop)? {
             Built::Module { warnings, .. } if harness::defines_main(source.language, &warnings) => {
                 Built::Failed { failure: Failure::CompileError, message: harness::explain(source.language, &warnings, student) }
             }
@@ -238,14 +247,14 @@ impl Builder {
         })
     }
 
-    fn build_as(&self, source: &Source, kind: Kind, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
+    fn build_as(&self, source: &Source, kind: Kind, locals: Locals, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
         if source.language == Language::Python {
             return Err(ToolchainError::Interpreted(source.language));
         }
         let toolchain = self.ready(source.language)?;
         let jail = self.jail()?;
         source.check_names()?;
-        let key = key(source, kind, toolchain);
+        let key = key(source, kind, locals, toolchain);
         if let Some(built) = self.cached(&key) {
             return Ok(built);
         }
@@ -259,7 +268,7 @@ impl Builder {
                 .and_then(|()| std::fs::write(&path, text))
                 .map_err(|e| ToolchainError::Io(format!("cannot write {}: {e}", path.display())))?;
         }
-        let built = match compiles(source, kind) {
+        let built = match compiles(source, kind, locals) {
             Err(message) => Built::Failed { failure: Failure::CompileError, message },
             Ok(steps) => {
                 let mut warnings = Vec::new();
@@ -318,10 +327,17 @@ impl Builder {
     /// submission leaves nothing behind. `None` when nothing was kept or the language has
     /// no toolchain here (then nothing can have been kept under this toolchain's key).
     pub fn forget(&self, source: &Source) -> Option<Built> {
-        let entry = cache_entry(self.cache.as_ref()?, &self.key(source).ok()?);
-        let built = serde_json::from_slice(&std::fs::read(&entry).ok()?).ok();
-        std::fs::remove_file(&entry).ok()?;
-        built
+        let toolchain = self.toolchain(source.language).ok()?;
+        // Kept under the key of whichever start of locals its problem asked for.
+        let mut forgotten = None;
+        for locals in Locals::ALL {
+            let entry = cache_entry(self.cache.as_ref()?, &key(source, Kind::Program, locals, toolchain));
+            let built = std::fs::read(&entry).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok());
+            if std::fs::remove_file(&entry).is_ok() {
+                forgotten = forgotten.or(built);
+            }
+        }
+        forgotten
     }
 
     /// The build kept under `key`, marked as used now (its modification time: the cache
@@ -417,7 +433,7 @@ enum Kind<'a> {
     Harnessed { student: Option<&'a str> },
 }
 
-fn key(source: &Source, kind: Kind, toolchain: &Toolchain) -> String {
+fn key(source: &Source, kind: Kind, locals: Locals, toolchain: &Toolchain) -> String {
     let mut hash = Sha256::new();
     let what = match kind {
         Kind::Program => "program",
@@ -433,7 +449,7 @@ fn key(source: &Source, kind: Kind, toolchain: &Toolchain) -> String {
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part.as_bytes());
     }
-    for flag in source.language.flags() {
+    for flag in source.language.flags_with(locals) {
         hash.update((flag.len() as u64).to_le_bytes());
         hash.update(flag.as_bytes());
     }
@@ -458,7 +474,7 @@ fn hex(bytes: &[u8]) -> String {
 /// module holds (a panic's location, `__FILE__`), so they name the files as the student
 /// did, as [`clean`] does for the messages. One run, but two for a Rust generator: first
 /// its library crate.
-fn compiles(source: &Source, kind: Kind) -> Result<Vec<Vec<String>>, String> {
+fn compiles(source: &Source, kind: Kind, locals: Locals) -> Result<Vec<Vec<String>>, String> {
     let library = match kind {
         Kind::Generator => Some(crate::guest::library(source.language).0),
         Kind::Checker => crate::guest::checker_library(source.language).map(|(name, _)| name),
@@ -470,7 +486,7 @@ fn compiles(source: &Source, kind: Kind) -> Result<Vec<Vec<String>>, String> {
         Language::C | Language::Cpp => format!("-ffile-prefix-map={SOURCES}/="),
         Language::Python => return Err("Python sources are not compiled here".to_owned()),
     };
-    let mut args: Vec<String> = source.language.flags().iter().map(|f| f.to_string()).collect();
+    let mut args: Vec<String> = source.language.flags_with(locals).iter().map(|f| f.to_string()).collect();
     args.extend([unprefix.clone(), "-o".to_owned(), OUTPUT.to_owned()]);
     if let Kind::Harnessed { student } = kind {
         args.extend(match source.language {

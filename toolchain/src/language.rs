@@ -131,6 +131,40 @@ impl Language {
     }
 }
 
+/// How C and C++ local variables start before they are given a value (`uninitialised_locals`
+/// in `problem.toml`): clang's `-ftrivial-auto-var-init`, the one flag a problem may choose.
+/// (Not `zero`: Debian's clang 14 takes it only with a flag that says it is for benchmarks.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Locals {
+    /// Every byte 0xFF (the default): a read before a value is given is the same wrong value
+    /// on every machine (an int reads as -1), so the bug shows, and the bug list names it.
+    #[default]
+    Pattern,
+    /// Left as the compiler makes them: with `-O2` a read before a value may be folded into
+    /// any value, the right answer included, and differ from one compiler to another.
+    Uninitialized,
+}
+
+impl Locals {
+    pub const ALL: [Locals; 2] = [Locals::Pattern, Locals::Uninitialized];
+
+    /// Its compiler flag.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Locals::Pattern => "-ftrivial-auto-var-init=pattern",
+            Locals::Uninitialized => "-ftrivial-auto-var-init=uninitialized",
+        }
+    }
+}
+
+impl Language {
+    /// [`Language::flags`] with C and C++ locals started as `locals` says.
+    pub fn flags_with(self, locals: Locals) -> Vec<&'static str> {
+        self.flags().iter().map(|&flag| if flag == Locals::Pattern.flag() { locals.flag() } else { flag }).collect()
+    }
+}
+
 /// The stack every program built from sources gets: 8 MiB, as Linux gives a process (a
 /// correct program with `char line[100000]` as a local must run as it does natively).
 pub const STACK_BYTES: u32 = 8 << 20;

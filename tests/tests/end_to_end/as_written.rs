@@ -122,6 +122,32 @@ fn an_uninitialised_read_is_the_same_wrong_value_on_every_run_and_the_warning_na
 }
 
 #[test]
+fn a_problem_may_leave_locals_as_the_compiler_makes_them_instead_of_the_pattern() {
+    if !can_build(&[Language::C]) {
+        return;
+    }
+    let program = "#include <stdio.h>\nint main(void) {\n    int n, m;\n    if (scanf(\"%d\", &n) != 1) return 0;\n    if (n > 0) m = n * 2;\n    printf(\"%d\\n\", m);\n    return 0;\n}\n";
+    let source = Source { language: Language::C, files: vec![("double.c".to_owned(), program.as_bytes().to_vec())] };
+    let dir = tempfile::tempdir().unwrap();
+    let printed = |setting: &str| {
+        std::fs::write(dir.path().join("problem.toml"), format!("title = \"Double\"\n{setting}\n")).unwrap();
+        let toml = course::problem_dir::ProblemToml::read(dir.path()).unwrap();
+        let accepted = course::problem_dir::accepted(dir.path(), &toml).unwrap();
+        let Built::Module { wasm, .. } = course::load::built(&tools().builder, &accepted, &source, None).unwrap() else { panic!("{setting}: not built") };
+        let program = sandbox().load("double.c", &wasm, Role::Answer).unwrap();
+        stdout(&sandbox().run(&program, b"-3\n", &Limits::default()).unwrap())
+    };
+    assert_eq!(printed(""), "-1\n", "the default: every byte 0xFF");
+    assert_eq!(printed("uninitialised_locals = \"pattern\""), "-1\n");
+    assert_eq!(printed("uninitialised_locals = \"uninitialized\""), "-6\n", "-O2 folds the read into n * 2: the bug hides");
+    let refused = course::problem_dir::ProblemToml::read({
+        std::fs::write(dir.path().join("problem.toml"), "title = \"Double\"\nuninitialised_locals = \"random\"\n").unwrap();
+        dir.path()
+    });
+    assert!(refused.unwrap_err().to_string().contains("unknown variant `random`, expected `pattern` or `uninitialized`"));
+}
+
+#[test]
 fn when_no_hand_in_compiles_the_analysis_is_still_written_with_each_compilers_message() {
     if !can_build(&[Language::C]) {
         return;

@@ -64,7 +64,7 @@ fn a_new_function_level_problem_in_c_rust_or_python_is_ready_and_shrinks_its_bug
         let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &dir, None).unwrap();
         let text = check_text(&problem, &report);
         assert!(report.passed(), "{text}");
-        assert_eq!(problem.harnesses.len(), 1, "{name}: its harness is read");
+        assert_eq!(problem.accepted.harnesses.len(), 1, "{name}: its harness is read");
         assert!(text.contains("the correct example `correct` passes every input") && text.contains("the buggy example `buggy` fails some input"), "{text}");
         assert_eq!(report.samples[0].input, "init 1\n", "all-zero choices give a stack of one and no command");
         samples.push(report.samples);
@@ -328,7 +328,7 @@ fn a_python_hand_in_of_a_function_level_problem_is_told_what_does_not_fit_its_ha
     let correct = std::fs::read_to_string(dir.join("submissions/correct.py")).unwrap();
     let check = |text: &str, said: Option<&str>| {
         let source = toolchain::Source { language: Language::Python, files: vec![("mine.py".into(), text.as_bytes().to_vec())] };
-        let loaded = course::load::build(&tools().sandbox, &tools().builder, &problem.harnesses, "mine.py", &source, None).unwrap();
+        let loaded = course::load::build(&tools().sandbox, &tools().builder, &problem.accepted, "mine.py", &source, None).unwrap();
         match (loaded, said) {
             (course::hand_in::Loaded::Program(..), None) => {}
             (course::hand_in::Loaded::NotBuilt(build), Some(said)) => {

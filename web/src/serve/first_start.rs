@@ -47,7 +47,7 @@ pub fn load(app: &App, problems: &Path, wait: bool) -> anyhow::Result<()> {
             let files = hand_ins(read_batch_dir(&dir.join(folder))?, false);
             let roster = std::fs::read(dir.join("roster.csv")).ok().map(|bytes| ("roster.csv".to_owned(), bytes));
             let roster = roster.map_or(RosterGiven::None, RosterGiven::File);
-            let report = validate(app, &format!("{} ({kind})", problem.toml.title), &course::problem_dir::Accepted { languages: problem.toml.languages.clone(), harnesses: problem.harnesses.clone() }, files, Vec::new(), roster, UploadKind::Batch)
+            let report = validate(app, &format!("{} ({kind})", problem.toml.title), &problem.accepted, files, Vec::new(), roster, UploadKind::Batch)
                 .and_then(|checked| checked.keep(app))
                 .map_err(|e| anyhow::anyhow!("demo batch of {name}: {e}"))?;
             // The paper's three cohorts are three classes: `a01` of one is not `a01` of another.

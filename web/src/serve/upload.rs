@@ -249,7 +249,7 @@ pub fn choose_roster(field: Option<NamedFile>, mut in_zips: Vec<ZippedRoster>) -
 
 /// Compiles every accepted source of an upload (in parallel, with the service's builder,
 /// whose cache the analysis then finds) and says in its verdict whether it compiles.
-fn compile_sources(app: &App, harnesses: &[toolchain::Harness], verdicts: &mut [FileVerdict], stored: &[(String, Vec<u8>)]) {
+fn compile_sources(app: &App, accepted: &course::problem_dir::Accepted, verdicts: &mut [FileVerdict], stored: &[(String, Vec<u8>)]) {
     use rayon::prelude::*;
     let builds: Vec<(String, UploadBuild)> = stored
         .par_iter()
@@ -258,13 +258,13 @@ fn compile_sources(app: &App, harnesses: &[toolchain::Harness], verdicts: &mut [
             let language = source.language.name().to_owned();
             let build = if source.language == toolchain::Language::Python {
                 // (Compiled to bytecode by the sandbox's CPython: milliseconds, not kept.)
-                match course::load::build(&app.tools.sandbox, &app.tools.builder, harnesses, sha256, &source, None) {
+                match course::load::build(&app.tools.sandbox, &app.tools.builder, accepted, sha256, &source, None) {
                     Ok(course::hand_in::Loaded::Program(..)) => UploadBuild::Compiles { language },
                     Ok(course::hand_in::Loaded::NotBuilt(build)) => UploadBuild::DoesNotCompile { language, message: build.error.unwrap_or_default() },
                     Err(reason) => UploadBuild::NotChecked { reason },
                 }
             } else {
-                match course::load::built(&app.tools.builder, harnesses, &source, None) {
+                match course::load::built(&app.tools.builder, accepted, &source, None) {
                     Ok(toolchain::Built::Module { .. }) => UploadBuild::Compiles { language },
                     Ok(toolchain::Built::Failed { message, .. }) => UploadBuild::DoesNotCompile { language, message },
                     Err(missing) => UploadBuild::NotChecked { reason: missing.to_string() },
@@ -367,7 +367,7 @@ pub fn validate(
         verdicts.push(verdict);
     }
     roster_problems.extend(without);
-    compile_sources(app, &accepted.harnesses, &mut verdicts, &modules);
+    compile_sources(app, accepted, &mut verdicts, &modules);
     verdicts.sort_by(|a, b| natural_cmp(&a.file, &b.file));
     let late = kind == UploadKind::Late;
     let report = UploadReport { name: name.to_owned(), course: String::new(), late, files: verdicts, roster: roster_rows, roster_from: None, roster_problems };
