@@ -9,11 +9,20 @@ use std::path::Path;
 use std::sync::Arc;
 
 use sandbox::{Interpreter, InterpreterSpec, Program, Role, Sandbox};
-use toolchain::{Builder, Built, Harness, Language, Source, ToolchainError};
+use toolchain::{Builder, Built, Harness, Language, Locals, Source, ToolchainError};
 
 use crate::error::{CourseError, CourseResult};
 use crate::hand_in::{Handed, Loaded, ModuleSource};
-use crate::problem_dir::Accepted;
+
+/// What a problem accepts as hand-ins and how they are built: sources in `languages` (or
+/// modules), built with the harness of their language when it has `harnesses`, C and C++
+/// locals started as `locals` says.
+#[derive(Clone, Debug)]
+pub struct Accepted {
+    pub languages: Vec<Language>,
+    pub harnesses: Vec<Harness>,
+    pub locals: Locals,
+}
 
 /// Reads one student's source files (plain names: headers included) into a [`Source`] in
 /// one language. Headers go with C and C++ sources; other files are left out.

@@ -12,6 +12,7 @@ use toolchain::{Builder, Built, Harness, Language, Locals, Source};
 
 use crate::error::{CourseError, CourseResult};
 use crate::executor::{ExitStatus, PythonReference, SandboxExecutor};
+pub use crate::load::Accepted;
 
 /// The largest `limits.reference_fuel` a problem may set: some 30 s of the reference on
 /// one input (the sandbox's wall clock stops a run there anyway), so that a bundle cannot
@@ -448,16 +449,6 @@ impl ProblemDir {
             output_bytes: self.toml.limits.output_bytes,
         }
     }
-}
-
-/// What a problem accepts as hand-ins and how they are built: sources in `languages` (or
-/// modules), built with the harness of their language when it has `harnesses`, C and C++
-/// locals started as `locals` says.
-#[derive(Clone, Debug)]
-pub struct Accepted {
-    pub languages: Vec<Language>,
-    pub harnesses: Vec<Harness>,
-    pub locals: Locals,
 }
 
 /// What the problem in `dir` (of `toml`) accepts: with harnesses, the languages of

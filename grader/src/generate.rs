@@ -95,12 +95,14 @@ pub struct ChoiceSource {
     made: Vec<u64>,
     /// The `max` of each choice made.
     maxima: Vec<u64>,
+    /// Whether the generator asked for the size hint (see [`ChoiceSource::read_size`]).
+    read_size: std::cell::Cell<bool>,
 }
 
 impl ChoiceSource {
     /// Fresh random choices.
     pub fn random(rng: Rng, size: u32) -> ChoiceSource {
-        ChoiceSource { prefix: Vec::new(), redraw: Vec::new(), random: Some(rng), size, made: Vec::new(), maxima: Vec::new() }
+        ChoiceSource { prefix: Vec::new(), redraw: Vec::new(), random: Some(rng), size, made: Vec::new(), maxima: Vec::new(), read_size: Default::default() }
     }
 
     /// A random *mutant* of `test`: its choices with one or two of them drawn afresh at
@@ -118,7 +120,7 @@ impl ChoiceSource {
         } else {
             (choices[..rng.below_or_equal(len - 1) as usize].to_vec(), Vec::new())
         };
-        ChoiceSource { prefix, redraw, random: Some(rng), size: test.size, made: Vec::new(), maxima: Vec::new() }
+        ChoiceSource { prefix, redraw, random: Some(rng), size: test.size, made: Vec::new(), maxima: Vec::new(), read_size: Default::default() }
     }
 
     /// The source of random test number `index` of an analysis with `seed`. Sizes grow
@@ -138,6 +140,7 @@ impl ChoiceSource {
             size: test.size,
             made: Vec::new(),
             maxima: Vec::new(),
+            read_size: Default::default(),
         }
     }
 
@@ -159,7 +162,14 @@ impl ChoiceSource {
     }
 
     pub fn size(&self) -> u32 {
+        self.read_size.set(true);
         self.size
+    }
+
+    /// Whether the generator asked for the size hint: then its choices may depend on it,
+    /// and the same choices at another size can make another input.
+    pub fn read_size(&self) -> bool {
+        self.read_size.get()
     }
 
     /// The largest value each choice made so far could have taken.

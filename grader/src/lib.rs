@@ -64,6 +64,7 @@
 mod budget;
 mod check;
 mod completeness;
+mod exhaust;
 mod experiment;
 mod explain;
 mod generate;

@@ -171,6 +171,10 @@ pub struct Analysis {
     /// those in the suite are marked there ([`SuiteTest::course_test`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub course_tests: Vec<String>,
+    /// The search ended because every input the generator can make had been tried (a
+    /// small choice tree walked to its ends): it is complete, whatever its stopping rule.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub generator_exhausted: bool,
     pub suite: Vec<SuiteTest>,
     pub answers: Vec<AnswerResult>,
     pub order: CorrectnessOrder,

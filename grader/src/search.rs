@@ -3,6 +3,7 @@
 //! in `problem.rs`, what it makes is the format of `analysis.json` in `result.rs`.
 
 use crate::completeness::{Completeness, SetTally};
+use crate::exhaust::Exhaustion;
 use crate::points::Points;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
@@ -46,8 +47,10 @@ const FAILURES_TOLERATED: u64 = 100;
 /// A test case and the input its generator made of it.
 pub(crate) type Made = (TestCase, Arc<[u8]>);
 
-/// A random test case and its input, or why the generator failed on it.
-type Generated = (TestCase, Result<Arc<[u8]>, String>);
+/// A random test case and its input, or why the generator failed on it; with the range of
+/// each of its choices and whether the generator read the size (its path in the choice
+/// tree, for [`Exhaustion`]).
+type Generated = (TestCase, Result<Arc<[u8]>, String>, Vec<u64>, bool);
 
 /// What running every program on one input showed.
 struct Evaluation {
@@ -114,6 +117,8 @@ pub(crate) struct Searched {
     pub(crate) unusable: Tally,
     /// How complete the search is, from the random tests' failing sets.
     pub(crate) completeness: Option<Completeness>,
+    /// The search ended because every input the generator can make was tried.
+    pub(crate) exhausted: bool,
 }
 
 impl<'a> Search<'a> {
@@ -186,10 +191,10 @@ impl<'a> Search<'a> {
                 tests_shrunk: search.tests_shrunk,
             })
         };
-        // Tests in a row whose generator drew no choice. A whole cycle of sizes of them (0 to
-        // MAX_SIZE, as random tests go) means a generator that never draws one: its single
-        // input has been tried, and the search ends instead of trying it `stable_after` times.
-        let (mut without_choices, mut exhausted) = (0u64, false);
+        // Every input the generator can make tried (a small choice tree walked to its ends,
+        // or a generator that draws no choice at all): the search ends instead of trying
+        // them again for `stable_after` tests.
+        let (mut tried, mut exhausted) = (Exhaustion::new(), false);
         'search: while !exhausted && !done(stable_run, random_tests, sets.seen_once().1) && next < options.max_tests {
             // Mutants are of the generated suite tests: the course's have no choices to redraw.
             let parents: Vec<&TestCase> =
@@ -206,19 +211,20 @@ impl<'a> Search<'a> {
                         ChoiceSource::for_random_test(seed, index)
                     };
                     let (input, source) = executor.generate(source);
-                    (source.into_test_case(), input.map(Arc::from))
+                    let (maxima, read_size) = (source.maxima().to_vec(), source.read_size());
+                    (source.into_test_case(), input.map(Arc::from), maxima, read_size)
                 })
                 .collect();
             next += batch.len() as u64;
             search.generator_runs += batch.len() as u64;
-            search.evaluate_all(batch.iter().filter_map(|(_, input)| input.as_ref().ok()));
+            search.evaluate_all(batch.iter().filter_map(|(_, input, _, _)| input.as_ref().ok()));
 
-            for (index, (test, input)) in (first..).zip(batch) {
+            for (index, (test, input, maxima, read_size)) in (first..).zip(batch) {
                 if done(stable_run, random_tests, sets.seen_once().1) || exhausted {
                     break 'search;
                 }
-                without_choices = if test.choices.0.is_empty() { without_choices + 1 } else { 0 };
-                exhausted = without_choices > crate::generate::MAX_SIZE as u64;
+                tried.record(&test, &maxima, read_size);
+                exhausted = tried.exhausted();
                 let random = !(mutants && index % MUTANT_EVERY == MUTANT_EVERY - 1);
                 tests_generated += 1;
                 stable_run += 1;
@@ -273,7 +279,7 @@ impl<'a> Search<'a> {
                 return Err(GraderError::Cancelled);
             }
         }
-        Ok(Searched { tests_generated, generator_failures, unusable, completeness: Some(sets.estimate(random_tests)) })
+        Ok(Searched { tests_generated, generator_failures, unusable, completeness: Some(sets.estimate(random_tests)), exhausted })
     }
 }
 
@@ -809,6 +815,7 @@ impl Search<'_> {
             grading: self.problem.grading,
             completeness: searched.completeness,
             course_tests: self.problem.fixed.iter().map(|test| test.name.clone()).collect(),
+            generator_exhausted: searched.exhausted,
             suite,
             answers: rows,
             order: correctness_order(&in_order, &test_ids),

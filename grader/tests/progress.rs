@@ -82,23 +82,63 @@ impl Executor for OneInput {
 }
 
 #[test]
-fn a_generator_that_never_draws_a_choice_ends_the_search_after_one_cycle_of_sizes_not_stable_after_copies() {
+fn a_generator_that_never_draws_a_choice_ends_the_search_after_its_one_input_not_stable_after_copies() {
     let problem = Problem { name: "one input".into(), ..Problem::default() };
     assert_eq!(problem.search.stable_after, 10_000);
     let answers = [Answer { id: "wrong".into(), cohort: None, program: 1, version: String::new() }];
     let analysis = analyse(&problem, &answers, &OneInput, 1, &mut |_| ControlFlow::Continue(())).unwrap();
-    assert_eq!(analysis.tests_generated, grader::MAX_SIZE as u64 + 1, "one whole cycle of sizes, each drawing nothing");
+    assert_eq!(analysis.tests_generated, 1, "its one input, tried once");
+    assert!(analysis.generator_exhausted);
     assert_eq!(analysis.suite.len(), 1);
     assert_eq!(analysis.answers[0].failed.len(), 1, "the one input still finds the bug");
 }
 
+/// A generator of a few inputs: one of three words, and after `b` a digit 0 or 1; with
+/// `by_size`, a fourth word only from size 50 on (it reads the size).
+struct FewInputs {
+    by_size: bool,
+}
+
+impl Executor for FewInputs {
+    fn generate(&self, mut choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+        let words = if self.by_size && choices.size() >= 50 { 3 } else { 2 };
+        let word = ["a", "b", "c", "d"][choices.choice(words).unwrap_or(0) as usize];
+        let digit = if word == "b" { choices.choice(1).unwrap_or(0).to_string() } else { String::new() };
+        (Ok(format!("{word}{digit}\n").into_bytes()), choices)
+    }
+
+    fn run(&self, program: usize, input: &[u8], _fuel: u64) -> Execution {
+        let printed: &[u8] = if program == 1 && input == b"b1\n" { b"?\n" } else { input };
+        Execution { outcome: RunOutcome::Success, stdout: printed.to_vec(), fuel_used: 1 }
+    }
+}
+
+#[test]
+fn a_search_ends_once_every_input_the_generator_can_make_was_tried() {
+    let problem = Problem { name: "few inputs".into(), ..Problem::default() };
+    let answers = [Answer { id: "b1".into(), cohort: None, program: 1, version: String::new() }];
+    let mut tests = Vec::new();
+    for by_size in [false, true] {
+        let analysis = analyse(&problem, &answers, &FewInputs { by_size }, 1, &mut |_| ControlFlow::Continue(())).unwrap();
+        assert!(analysis.generator_exhausted, "by size: {by_size}");
+        assert_eq!(analysis.suite.len(), 1, "the bug is found");
+        assert_eq!(analysis.suite[0].input, "b1\n");
+        tests.push(analysis.tests_generated);
+    }
+    assert!(tests[0] < 100, "four inputs, tried in {} tests", tests[0]);
+    // Read the size, and each size is a tree of its own: every size's inputs tried, each
+    // size drawn one test in 101, still before 10,000 in a row add nothing.
+    assert!(tests[1] > grader::MAX_SIZE as u64 && tests[1] < problem.search.stable_after, "every size's inputs tried: {} tests", tests[1]);
+}
+
 /// Inputs are numbers 0 to 999, drawn evenly: program 1 is wrong below 500 (half the
-/// inputs), program 2 on 7 alone (one input in a thousand).
+/// inputs), program 2 on 7 alone (one input in a thousand). Drawn from a million, so that
+/// the search never tries every input the generator can make.
 struct OneRareBug;
 
 impl Executor for OneRareBug {
     fn generate(&self, mut choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
-        let n = choices.choice(999).unwrap_or(0);
+        let n = choices.choice(999_999).unwrap_or(0) % 1000;
         (Ok(n.to_string().into_bytes()), choices)
     }
 

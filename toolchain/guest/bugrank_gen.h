@@ -258,6 +258,15 @@ static inline size_t bg_length_cap(size_t max_len) {
     return max_len < cap ? max_len : cap;
 }
 
+/* The largest length a *sized* collection may have at the current size: max_len at the
+ * largest size (100), in proportion below it, at least 1 (0 when max_len is 0). For
+ * collections that must be able to reach their maximum: 40 lines, a 100-letter word. */
+static inline size_t bg_sized_cap(size_t max_len) {
+    if (max_len == 0) return 0;
+    size_t cap = max_len * (size_t)bg_size() / 100;
+    return cap < 1 ? 1 : cap;
+}
+
 /* One "continue?" choice: 0 means stop (the simplest), anything else one more element.
  * Its range widens with the size (0..=1 at size 0, 0..=11 at size 100). */
 static inline int bg_more(void) { return bg_choice(1 + bg_size() / 10) != 0; }
@@ -271,17 +280,30 @@ static inline int bg_more(void) { return bg_choice(1 + bg_size() / 10) != 0; }
  * bg_length_cap(max_len) elements have been accepted; many.count counts them. */
 typedef struct {
     size_t cap, count;
+    uint64_t range; /* each "continue?" choice is in 0..=range */
 } bg_many;
 
 static inline bg_many bg_many_new(size_t max_len) {
     bg_many many;
     many.cap = bg_length_cap(max_len);
     many.count = 0;
+    many.range = 1 + (uint64_t)bg_size() / 10;
+    return many;
+}
+
+/* A collection that can reach max_len elements: at most bg_sized_cap(max_len), each
+ * "continue?" choice in 0..=max(1, cap / 2), so about half the cap long on average, and the
+ * whole cap now and then (one run in seven at a cap of 100). */
+static inline bg_many bg_many_sized(size_t max_len) {
+    bg_many many;
+    many.cap = bg_sized_cap(max_len);
+    many.count = 0;
+    many.range = many.cap / 2 < 1 ? 1 : many.cap / 2;
     return many;
 }
 
 static inline int bg_many_more(bg_many *many) {
-    if (many->count >= many->cap || !bg_more()) return 0;
+    if (many->count >= many->cap || bg_choice(many->range) == 0) return 0;
     many->count++;
     return 1;
 }
@@ -294,6 +316,17 @@ static inline size_t bg_string_of(const char *alphabet, size_t max_len, char *ou
     size_t n = strlen(alphabet), len = 0;
     if (n > 0) {
         bg_many many = bg_many_new(max_len);
+        while (bg_many_more(&many)) out[len++] = alphabet[bg_one_of(n)];
+    }
+    out[len] = '\0';
+    return len;
+}
+
+/* bg_string_of that can reach max_len characters (bg_many_sized). */
+static inline size_t bg_sized_string_of(const char *alphabet, size_t max_len, char *out) {
+    size_t n = strlen(alphabet), len = 0;
+    if (n > 0) {
+        bg_many many = bg_many_sized(max_len);
         while (bg_many_more(&many)) out[len++] = alphabet[bg_one_of(n)];
     }
     out[len] = '\0';

@@ -190,6 +190,14 @@ def length_cap(max_len):
     return min(max_len, 1 + size() // 4)
 
 
+def sized_cap(max_len):
+    """The largest length a *sized* collection may have now: max_len at the largest size
+    (100), in proportion below it, at least 1 (0 when max_len is 0)."""
+    if max_len == 0:
+        return 0
+    return max(1, max_len * size() // 100)
+
+
 def more():
     """One "continue?" choice: 0 (the simplest) stops; its range widens with the size."""
     return choice(1 + size() // 10) != 0
@@ -203,13 +211,16 @@ class Many:
             ...  # draw one element
     """
 
-    def __init__(self, max_len):
-        self.cap = length_cap(max_len)
+    def __init__(self, max_len, sized=False):
+        """At most length_cap(max_len) elements; with sized=True, up to sized_cap(max_len),
+        each "continue?" choice in 0..=max(1, cap // 2), so that it can reach max_len."""
+        self.cap = sized_cap(max_len) if sized else length_cap(max_len)
+        self._range = max(1, self.cap // 2) if sized else 1 + size() // 10
         self._count = 0
 
     def more(self):
         """Whether to draw one more element (no choice once the cap is reached)."""
-        if self._count >= self.cap or not more():
+        if self._count >= self.cap or choice(self._range) == 0:
             return False
         self._count += 1
         return True
@@ -226,6 +237,22 @@ def vec_of(max_len, element):
     while many.more():
         out.append(element())
     return out
+
+
+def sized_vec_of(max_len, element):
+    """vec_of that can reach max_len elements (Many(max_len, sized=True))."""
+    many = Many(max_len, sized=True)
+    out = []
+    while many.more():
+        out.append(element())
+    return out
+
+
+def sized_string_of(alphabet, max_len):
+    """string_of that can reach max_len characters."""
+    if not alphabet:
+        return ""
+    return "".join(sized_vec_of(max_len, lambda: one_of(alphabet)))
 
 
 def string_of(alphabet, max_len):

@@ -204,6 +204,13 @@ int main(void) {
     bg_string_of("ab@.", 12, text);
     int more = bg_more();
     printf("%s|%d\n", text, more);
+    char word[101];
+    bg_many sized = bg_many_sized(40);
+    while (bg_many_more(&sized)) printf("<%d>", bg_small_int());
+    size_t sized_cap = bg_sized_cap(100);
+    printf(" %zu %zu\n", sized.count, sized_cap);
+    bg_sized_string_of("xyz", 100, word);
+    printf("sized %s\n", word);
     return 0;
 }
 "#;
@@ -218,6 +225,10 @@ fn main() {
     println!(" {} {}", many.count(), g::length_cap(1000));
     let text = g::string_of("ab@.", 12);
     println!("{}|{}", text, g::more() as i32);
+    let mut sized = g::Many::sized(40);
+    while sized.more() { print!("<{}>", g::small_int()); }
+    println!(" {} {}", sized.count(), g::sized_cap(100));
+    println!("sized {}", g::sized_string_of("xyz", 100));
 }
 "#;
 
@@ -231,6 +242,11 @@ while many.more():
 print(f" {many.count()} {g.length_cap(1000)}")
 text = g.string_of("ab@.", 12)
 print(f"{text}|{int(g.more())}")
+sized = g.Many(40, sized=True)
+while sized.more():
+    print(f"<{g.small_int()}>", end="")
+print(f" {sized.count()} {g.sized_cap(100)}")
+print(f"sized {g.sized_string_of('xyz', 100)}")
 "#;
 
 #[test]
@@ -262,6 +278,8 @@ fn the_c_and_python_generator_libraries_give_the_same_values_as_the_rust_one_for
         lines.extend(from_rust.lines().map(str::to_owned));
     }
     assert!(lines.len() > 1000, "the values vary: {} distinct lines", lines.len());
+    let longest = lines.iter().filter_map(|line| line.strip_prefix("sized ")).map(str::len).max().unwrap();
+    assert!((90..=100).contains(&longest), "a sized collection reaches near its maximum of 100 (a plain one stops at 26): {longest}");
 }
 
 /// The native stand-ins for the host (a generator built with plain `cc` or `rustc`, or run

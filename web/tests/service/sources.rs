@@ -248,3 +248,52 @@ fn a_problem_bundle_of_sources_is_built_in_the_sandbox_and_its_page_shows_the_ch
     assert!(reply.body.contains("reference.c does not compile"), "{}", reply.body);
     assert!(!reply.body.contains(&secret), "the host's password file stays out of the page");
 }
+
+#[test]
+fn a_bundle_with_the_courses_tests_checks_them_and_its_analysis_and_bug_lists_name_them() {
+    if !can_build() {
+        return;
+    }
+    // The judge package of the average problem, imported: its data are the course's tests.
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("average");
+    let package = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/packages/average");
+    course::import::import_package(&package, &dir).unwrap();
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for path in walk(&dir) {
+        let name = path.strip_prefix(root.path()).unwrap().display().to_string();
+        files.push((name, std::fs::read(&path).unwrap()));
+    }
+    assert!(files.iter().any(|(name, _)| name == "average/tests/secret-04-large-n.in"), "{:?}", files.iter().map(|f| &f.0).collect::<Vec<_>>());
+
+    let data = tempfile::tempdir().unwrap();
+    let service = Service::start(data.path(), &[]);
+    let client = service.instructor();
+    let reply = client.upload("/problems", &[], &[("bundle", "average.zip", &bundle(&files))]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let problem = reply.redirect_id();
+    let page = client.get(&format!("/problems/{problem}")).body;
+    assert!(page.contains("Ready: every check passed."), "{page}");
+    assert!(page.contains("the reference agrees with the course") && page.contains("by running out of time"), "{page}");
+
+    let file = |name: &str| files.iter().find(|(n, _)| n.ends_with(name)).unwrap().1.clone();
+    let archive = zip(&[
+        ("class/s1.c", &file("submissions/correct-average.c")),
+        ("class/s2.c", &file("submissions/wrong-int_division.c")),
+        ("class/s3.c", &file("submissions/crash-small_array.c")),
+    ]);
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Averages"), ("course", "C101")], &[("modules", "class.zip", &archive)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let batch = client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap();
+    let id = run_analysis(&client, batch, &[("seed", "1"), ("stable_after", "200")]);
+    let done = client.wait_for_analysis(id);
+    assert_eq!(done["analysis"]["status"], "done", "{:#}", done["analysis"]);
+    let suite: Vec<String> = done["result"]["suite"].as_array().unwrap().iter().map(|t| t["course_test"].as_str().unwrap_or("-").to_owned()).collect();
+    assert_eq!(suite, ["sample-1", "secret-04-large-n"], "every test is the course's, by name");
+    let page = client.get(&format!("/analyses/{id}")).body;
+    assert!(page.contains("The course&#39;s 6 tests ran first") || page.contains("The course's 6 tests ran first"), "{page}");
+    assert_eq!(client.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
+    let s3 = client.get(&issue_link(&client, batch, "s3")).body;
+    assert!(s3.contains("Of the course&#39;s own tests, it fails") || s3.contains("Of the course's own tests, it fails"), "{s3}");
+    assert!(s3.contains("secret-04-large-n") && s3.contains("more characters, not shown"), "the long input is cut: {s3}");
+}
