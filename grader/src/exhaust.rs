@@ -12,9 +12,10 @@ use std::collections::HashMap;
 
 use crate::generate::{MAX_SIZE, TestCase};
 
-/// The most nodes recorded: a generator with this many distinct choice prefixes is not one
-/// whose inputs can all be tried in a search, and the record costs memory in every search.
-pub const MAX_NODES: usize = 100_000;
+/// The most nodes recorded: a tree this large has thousands of leaves, more than a search
+/// of 10,000 tests draws each at least once, so it is not one whose inputs can all be
+/// tried; and the record costs memory in every search (some 150 bytes a node: 3 MB here).
+pub const MAX_NODES: usize = 20_000;
 
 /// One node of a choice tree: the range of its choice once known, its branches, and whether
 /// everything below it has been tried.
