@@ -198,6 +198,16 @@ impl Analysis {
         ranked
     }
 
+    /// How complete the search is, in words: every input the generator can make tried, or
+    /// the estimate of what it missed ([`Completeness::in_words`]); `None` for an analysis
+    /// older than both.
+    pub fn completeness_in_words(&self) -> Option<String> {
+        if self.generator_exhausted {
+            return Some(format!("complete: every input the generator can make was tried ({} tests)", self.tests_generated));
+        }
+        self.completeness.as_ref().map(Completeness::in_words)
+    }
+
     /// The tests every answer is scored over: the suite but for tests added for
     /// resubmissions ([`crate::SuiteTest::only_for`]).
     pub fn scored_tests(&self) -> usize {

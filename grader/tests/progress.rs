@@ -121,6 +121,8 @@ fn a_search_ends_once_every_input_the_generator_can_make_was_tried() {
     for by_size in [false, true] {
         let analysis = analyse(&problem, &answers, &FewInputs { by_size }, 1, &mut |_| ControlFlow::Continue(())).unwrap();
         assert!(analysis.generator_exhausted, "by size: {by_size}");
+        let said = analysis.completeness_in_words().unwrap();
+        assert!(said.starts_with("complete: every input the generator can make was tried ("), "{said}");
         assert_eq!(analysis.suite.len(), 1, "the bug is found");
         assert_eq!(analysis.suite[0].input, "b1\n");
         tests.push(analysis.tests_generated);

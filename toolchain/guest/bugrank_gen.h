@@ -312,23 +312,23 @@ static inline int bg_many_more(bg_many *many) {
  * bg_length_cap(max_len) long, written into `out`, which must hold max_len + 1 bytes.
  * Returns its length. An empty alphabet gives the empty string. (Characters are bytes:
  * give an ASCII alphabet.) */
+static inline size_t bg_chars_of(bg_many many, const char *alphabet, char *out);
+
 static inline size_t bg_string_of(const char *alphabet, size_t max_len, char *out) {
-    size_t n = strlen(alphabet), len = 0;
-    if (n > 0) {
-        bg_many many = bg_many_new(max_len);
-        while (bg_many_more(&many)) out[len++] = alphabet[bg_one_of(n)];
-    }
-    out[len] = '\0';
-    return len;
+    return bg_chars_of(bg_many_new(max_len), alphabet, out);
 }
 
 /* bg_string_of that can reach max_len characters (bg_many_sized). */
 static inline size_t bg_sized_string_of(const char *alphabet, size_t max_len, char *out) {
+    return bg_chars_of(bg_many_sized(max_len), alphabet, out);
+}
+
+/* Characters of `alphabet` drawn while bg_many_more(&many) says so, into `out` (which
+ * must hold many.cap + 1 bytes); returns their count. */
+static inline size_t bg_chars_of(bg_many many, const char *alphabet, char *out) {
     size_t n = strlen(alphabet), len = 0;
-    if (n > 0) {
-        bg_many many = bg_many_sized(max_len);
+    if (n > 0)
         while (bg_many_more(&many)) out[len++] = alphabet[bg_one_of(n)];
-    }
     out[len] = '\0';
     return len;
 }

@@ -229,38 +229,39 @@ class Many:
         """How many elements have been accepted so far."""
         return self._count
 
+    def collect(self, element):
+        """The elements `element()` draws while more() says so."""
+        out = []
+        while self.more():
+            out.append(element())
+        return out
+
+    def chars_of(self, alphabet):
+        """Characters of `alphabet` (the first is the simplest) drawn while more() says so."""
+        if not alphabet:
+            return ""
+        return "".join(self.collect(lambda: one_of(alphabet)))
+
 
 def vec_of(max_len, element):
     """A list of elements drawn by `element()`, at most length_cap(max_len) long."""
-    many = Many(max_len)
-    out = []
-    while many.more():
-        out.append(element())
-    return out
+    return Many(max_len).collect(element)
 
 
 def sized_vec_of(max_len, element):
     """vec_of that can reach max_len elements (Many(max_len, sized=True))."""
-    many = Many(max_len, sized=True)
-    out = []
-    while many.more():
-        out.append(element())
-    return out
-
-
-def sized_string_of(alphabet, max_len):
-    """string_of that can reach max_len characters."""
-    if not alphabet:
-        return ""
-    return "".join(sized_vec_of(max_len, lambda: one_of(alphabet)))
+    return Many(max_len, sized=True).collect(element)
 
 
 def string_of(alphabet, max_len):
     """A string of characters of `alphabet` (the first is the simplest), at most
     length_cap(max_len) long."""
-    if not alphabet:
-        return ""
-    return "".join(vec_of(max_len, lambda: one_of(alphabet)))
+    return Many(max_len).chars_of(alphabet)
+
+
+def sized_string_of(alphabet, max_len):
+    """string_of that can reach max_len characters."""
+    return Many(max_len, sized=True).chars_of(alphabet)
 
 
 def emit(text):

@@ -194,9 +194,9 @@ pub fn print_ranking(graded: &Graded) {
             if a.not_built() { "did not compile: fails every test".to_owned() } else { a.failed.join(" ") }
         );
     }
-    if let Some(completeness) = &analysis.completeness {
+    if let Some(completeness) = analysis.completeness_in_words() {
         println!();
-        println!("how complete the search is: {}", completeness.in_words());
+        println!("how complete the search is: {completeness}");
     }
     if let Some(rerun) = &analysis.rerun {
         println!();

@@ -146,7 +146,7 @@ pub(super) fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg
     let id = v.analysis.id;
     html! {
         p { (result.tests_generated) " tests generated, " (result.executions) " runs; the suite has " strong { (result.scored_tests()) " tests" } ", one per inferred bug." }
-        @if let Some(completeness) = &result.completeness { p.muted { "How complete the search is: " (completeness.in_words()) "." } }
+        @if let Some(completeness) = result.completeness_in_words() { p.muted { "How complete the search is: " (completeness) "." } }
         p { "Download: "
             @for (i, (file, label)) in [("scores.csv", "scores.csv"), ("canvas.csv", "Canvas gradebook"), ("moodle.csv", "Moodle import"), ("analysis.json", "analysis.json"), ("order.dot", "order.dot"), ("order.svg", "order.svg")].into_iter().enumerate() {
                 @if i > 0 { " · " } a href={ "/analyses/" (id) "/files/" (file) } { (label) }
