@@ -53,6 +53,10 @@ pub struct Behaviour {
     /// For a wrong output judged by the problem's checker, the checker's reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// For a run that crashed or hit a limit: what it had written before (`None` when
+    /// nothing), so that a command sequence shows the call it stopped at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
 }
 
 impl Behaviour {
@@ -189,6 +193,7 @@ pub fn bug_list(
                 kind: answer.outcomes[&test.id],
                 detail: "(not reproduced)".to_owned(),
                 reason: None,
+                output: None,
             });
             let mut rng = Rng::for_test(analysis.seed ^ 0xB06_1157, index as u64);
             BugReport {
@@ -258,7 +263,8 @@ impl Explainer<'_> {
         };
         // A crash's reason is its message, already the detail.
         let reason = reason.filter(|_| kind == FailureKind::Wrong);
-        Some(Behaviour { kind, detail, reason })
+        let output = (kind != FailureKind::Wrong && !trial.answer.stdout.is_empty()).then(|| String::from_utf8_lossy(&trial.answer.stdout).into_owned());
+        Some(Behaviour { kind, detail, reason, output })
     }
 
     /// Why a run that ran out of time did, in plain words: what the time limit was on
@@ -509,7 +515,7 @@ mod tests {
                 test: format!("t{i}"),
                 input: i.to_string(),
                 expected: "ok".into(),
-                got: Behaviour { kind, detail: detail.into(), reason: None },
+                got: Behaviour { kind, detail: detail.into(), reason: None, output: None },
                 generalized: None,
                 contrast: None,
                 course_test: None,

@@ -142,12 +142,26 @@ mod tests {
             test: "t07".into(),
             input: input.into(),
             expected: expected.into(),
-            got: Behaviour { kind: FailureKind::Wrong, detail: got.into(), reason: None },
+            got: Behaviour { kind: FailureKind::Wrong, detail: got.into(), reason: None, output: None },
             generalized: None,
             contrast: Some(Contrast { input: "delete 1 []".into(), expected: "[]\n".into() }),
             course_test: None,
         };
         BugList { answer: "a01".into(), passed: 18, suite_size: 19, bugs: vec![bug], build: None, points: None, course_tests_failed: Vec::new() }
+    }
+
+    #[test]
+    fn a_command_sequence_that_crashes_shows_its_calls_up_to_the_one_it_stopped_at() {
+        let mut list = list("init 1\npush 5\npop\npop\n", "ok\nok\n5\nempty\n", "");
+        list.bugs[0].got = Behaviour {
+            kind: FailureKind::Crash,
+            detail: "crashed: it read memory outside what it was given".into(),
+            reason: None,
+            output: Some("ok\nok\n5\n".into()),
+        };
+        let md = bug_list_markdown(&list);
+        assert!(md.contains("| → 4 | `pop` | `empty` | (nothing: its output ended) |"), "{md}");
+        assert!(md.contains("Your program crashed:"), "{md}");
     }
 
     #[test]

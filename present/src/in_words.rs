@@ -107,11 +107,14 @@ pub fn calls_in_order(input: &str, expected: &str, got: &str) -> Option<Vec<Call
 }
 
 /// A failed test of a bug list as [`calls_in_order`] shows it: a wrong output that no
-/// checker explained, of a command sequence; `None` for any other.
+/// checker explained, or a crash or a limit after some output, of a command sequence (the
+/// call it stopped at is the first whose line is missing); `None` for any other.
 pub fn calls_of(bug: &BugReport) -> Option<Vec<CallLine>> {
-    match bug.got.kind {
-        FailureKind::Wrong if bug.got.reason.is_none() => calls_in_order(&bug.input, &bug.expected, &bug.got.detail),
-        _ => None,
+    match (bug.got.kind, &bug.got.output) {
+        (FailureKind::Wrong, _) if bug.got.reason.is_none() => calls_in_order(&bug.input, &bug.expected, &bug.got.detail),
+        (FailureKind::Wrong, _) => None,
+        (_, Some(output)) => calls_in_order(&bug.input, &bug.expected, output),
+        (_, None) => None,
     }
 }
 

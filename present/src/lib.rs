@@ -13,7 +13,7 @@
 //!     test: "t1".into(),
 //!     input: "member 1 [(0,2)]".into(),
 //!     expected: "true\n".into(),
-//!     got: Behaviour { kind: FailureKind::Wrong, detail: "false\n".into(), reason: None },
+//!     got: Behaviour { kind: FailureKind::Wrong, detail: "false\n".into(), reason: None, output: None },
 //!     generalized: None,
 //!     contrast: None,
 //!     course_test: None,
