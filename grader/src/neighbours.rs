@@ -13,6 +13,33 @@ const NEIGHBOUR_VALUES: u64 = 64;
 /// generator drawing a "continue?" flag and one to three choices per element.
 const MAX_SPAN: usize = 4;
 
+/// The most choices all the neighbours of one test may hold together (8 MB): the edits are
+/// listed in a fixed order and the list ends there. A shrunk test is short and its
+/// neighbourhood far below it (30 choices: some 200,000), but a bug that needs 101 elements
+/// (a student's `int a[100]`) keeps its test long, and its span copies alone grow with the
+/// square of its length (a 500-choice test: a million edits of 500 choices, 4 GB, which
+/// took a class's analysis to 17 GB before this bound).
+pub const MAX_NEIGHBOUR_CHOICES: usize = 1 << 20;
+
+/// The edits listed so far, and the choices they hold.
+struct Edits {
+    list: Vec<Vec<u64>>,
+    choices: usize,
+}
+
+impl Edits {
+    /// Adds `edit`; `false` once the list is full (then `edit` is left out, and so is
+    /// every later one).
+    fn push(&mut self, edit: Vec<u64>) -> bool {
+        if self.choices + edit.len() > MAX_NEIGHBOUR_CHOICES {
+            return false;
+        }
+        self.choices += edit.len();
+        self.list.push(edit);
+        true
+    }
+}
+
 /// The values a choice is set to near a test, given the largest it can take (`u64::MAX`
 /// when unknown): every value of a small range, else one up, one down and zero.
 fn other_values(value: u64, max: u64) -> Vec<u64> {
@@ -33,27 +60,39 @@ fn other_values(value: u64, max: u64) -> Vec<u64> {
 /// that occurs more than once in choices of one range replaced by another everywhere, or
 /// everywhere but at one place. The last finds inputs where one bug hides another unless
 /// the same character recurs (an anonymizer segment that starts with `_`, the blank,
-/// hides a bug in blanking first characters).
+/// hides a bug in blanking first characters). At most [`MAX_NEIGHBOUR_CHOICES`] choices in
+/// all: the list is cut there.
 pub(crate) fn neighbours(test: &TestCase, ranges: &[u64]) -> Vec<TestCase> {
-    let choices = &test.choices.0;
+    let mut edits = Edits { list: Vec::new(), choices: 0 };
+    list_neighbours(&test.choices.0, ranges, &mut edits);
+    edits.list.into_iter().map(|c| TestCase { size: test.size, choices: ChoiceSequence(c) }).collect()
+}
+
+/// The edits of [`neighbours`], in their order, until `edits` is full.
+fn list_neighbours(choices: &[u64], ranges: &[u64], edits: &mut Edits) {
     let range = |i: usize| ranges.get(i).copied().unwrap_or(u64::MAX);
-    let mut edits = Vec::new();
     for i in 0..choices.len() {
         for value in other_values(choices[i], range(i)) {
-            let mut edited = choices.clone();
+            let mut edited = choices.to_vec();
             edited[i] = value;
-            edits.push(edited);
+            if !edits.push(edited) {
+                return;
+            }
         }
-        let mut deleted = choices.clone();
+        let mut deleted = choices.to_vec();
         deleted.remove(i);
-        edits.push(deleted);
+        if !edits.push(deleted) {
+            return;
+        }
         // A span copied to any place: a collection element doubled or moved to the front,
         // whatever its encoding.
         for k in 1..=MAX_SPAN.min(choices.len() - i) {
             for at in 0..=choices.len() {
-                let mut copied = choices.clone();
+                let mut copied = choices.to_vec();
                 copied.splice(at..at, choices[i..i + k].iter().copied());
-                edits.push(copied);
+                if !edits.push(copied) {
+                    return;
+                }
             }
         }
     }
@@ -71,13 +110,36 @@ pub(crate) fn neighbours(test: &TestCase, ranges: &[u64]) -> Vec<TestCase> {
         for to in other_values(from, max) {
             // Everywhere, and everywhere but at one place.
             for kept in std::iter::once(None).chain(places.iter().copied().map(Some)) {
-                let mut edited = choices.clone();
+                let mut edited = choices.to_vec();
                 for &i in places.iter().filter(|&&i| Some(i) != kept) {
                     edited[i] = to;
                 }
-                edits.push(edited);
+                if !edits.push(edited) {
+                    return;
+                }
             }
         }
     }
-    edits.into_iter().map(|c| TestCase { size: test.size, choices: ChoiceSequence(c) }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn test_of(length: usize) -> TestCase {
+        TestCase { size: 0, choices: ChoiceSequence((0..length as u64).map(|i| i % 7).collect()) }
+    }
+
+    #[test]
+    fn a_short_test_has_its_whole_neighbourhood_and_a_long_one_a_bounded_one() {
+        // 20 choices of range 6: 6 other values and a deletion each, spans of 1 to 4 copied
+        // to 21 places (fewer near the end), and the values repeated replaced.
+        let short = neighbours(&test_of(20), &[6; 20]);
+        let spans: usize = (0..20).map(|i| 4.min(20 - i) * 21).sum();
+        assert!(short.len() > 20 * 7 + spans, "{} edits", short.len());
+        let long = neighbours(&test_of(600), &[6; 600]);
+        let held: usize = long.iter().map(|t| t.choices.0.len()).sum();
+        assert!(held <= MAX_NEIGHBOUR_CHOICES && held > MAX_NEIGHBOUR_CHOICES - 610, "{held} choices in {} edits", long.len());
+        assert_eq!(long[..50], neighbours(&test_of(600), &[6; 600])[..50], "the same edits first, in the same order");
+    }
 }
