@@ -121,7 +121,11 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
     let oracle = match validation.as_str() {
         "default" => tokens_oracle(yaml.validator_flags.as_deref().unwrap_or(""), &mut imported.notes),
         _ => {
-            copy_tree(&package.join("output_validators"), Path::new("package/output_validators"), &mut files)?;
+            let validators = package.join("output_validators");
+            for path in files_under(&validators) {
+                let target = Path::new("package/output_validators").join(path.strip_prefix(&validators).unwrap_or(&path));
+                files.push((target, std::fs::read(&path).map_err(CourseError::io(format!("cannot read {}", path.display())))?));
+            }
             files.push((PathBuf::from("checker.rs"), CHECKER_SKELETON.as_bytes().to_vec()));
             files.push((PathBuf::from("bugrank_check.rs"), toolchain::guest::RUST_CHECK_CRATE.as_bytes().to_vec()));
             imported.todo.push(
@@ -235,11 +239,11 @@ fn course_tests(package: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &
     let mut inputs_of: BTreeMap<&str, Vec<Vec<u8>>> = BTreeMap::new();
     for group in ["sample", "secret"] {
         let root = package.join("data").join(group);
-        let mut found = Vec::new();
-        data_files(&root, &root, &mut found)?;
-        for (relative, input) in found {
-            let name = test_name(&format!("{group}-{}", relative.trim_end_matches(".in").replace('/', "-")));
-            let answer = root.join(relative.replace(".in", ".ans"));
+        for input in files_under(&root).into_iter().filter(|path| path.extension().is_some_and(|e| e == "in")) {
+            let relative = input.strip_prefix(&root).unwrap_or(&input).with_extension("");
+            let parts: Vec<String> = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+            let name = test_name(&format!("{group}-{}", parts.join("-")));
+            let answer = input.with_extension("ans");
             let bytes = std::fs::read(&input).map_err(CourseError::io(format!("cannot read {}", input.display())))?;
             if let Some(expected) = read_if_there(&answer)? {
                 files.push((PathBuf::from(format!("tests/{name}.out")), expected));
@@ -260,20 +264,12 @@ fn course_tests(package: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &
     Ok((tests, samples))
 }
 
-/// The `.in` files under `dir`, as (path relative to `root` with `/`, path), sorted.
-fn data_files(root: &Path, dir: &Path, found: &mut Vec<(String, PathBuf)>) -> CourseResult<()> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+/// Every file under `dir`, folders walked in name order (none when `dir` is not there).
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     paths.sort();
-    for path in paths {
-        if path.is_dir() {
-            data_files(root, &path, found)?;
-        } else if path.extension().is_some_and(|e| e == "in") {
-            let relative = path.strip_prefix(root).unwrap_or(&path).components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-            found.push((relative, path));
-        }
-    }
-    Ok(())
+    paths.into_iter().flat_map(|path| if path.is_dir() { files_under(&path) } else { vec![path] }).filter(|path| path.is_file()).collect()
 }
 
 /// `raw` as a hand-written test's name: letters, digits, `.`, `_` and `-`, others as `_`.
@@ -393,22 +389,6 @@ fn submissions(package: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &m
     for (language, stem, bytes) in accepted {
         files.push((PathBuf::from(format!("submissions/correct-{stem}.{}", language.extension())), bytes));
         *imported.examples.entry("correct").or_default() += 1;
-    }
-    Ok(())
-}
-
-/// Every file under `from` (if it exists), to be written under `to`.
-fn copy_tree(from: &Path, to: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>) -> CourseResult<()> {
-    let Ok(entries) = std::fs::read_dir(from) else { return Ok(()) };
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for path in paths {
-        let target = to.join(path.file_name().unwrap_or_default());
-        if path.is_dir() {
-            copy_tree(&path, &target, files)?;
-        } else if path.is_file() {
-            files.push((target, std::fs::read(&path).map_err(CourseError::io(format!("cannot read {}", path.display())))?));
-        }
     }
     Ok(())
 }

@@ -71,8 +71,8 @@ pub fn max_points(max: f64) -> Result<f64, String> {
 
 /// The files of a problem directory (a bundle's other files are ignored): the settings and
 /// statement, each program as a module or a source file, and the generator's and the
-/// checker's guest libraries when the author keeps a copy. `statement.md` is optional, and the checker needed only
-/// when the oracle is a checker.
+/// checker's guest libraries when the author keeps a copy. `statement.md` is optional, and
+/// the checker needed only when the oracle is a checker.
 pub const PROBLEM_FILES: [&str; 27] = [
     "problem.toml",
     "statement.md",

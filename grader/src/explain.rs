@@ -110,7 +110,8 @@ pub struct BugList {
     pub build: Option<Build>,
     /// The program's points on the fixed scale ([`crate::AnswerResult::points`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub points: Option<Points>,    /// The course's own tests it fails, by name ([`crate::AnswerResult::course_tests_failed`]).
+    pub points: Option<Points>,
+    /// The course's own tests it fails, by name ([`crate::AnswerResult::course_tests_failed`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub course_tests_failed: Vec<String>,
 }

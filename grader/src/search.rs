@@ -25,7 +25,7 @@ use crate::result::{
 };
 use crate::run::{Unusable, budget, calibrate, run_answer, run_reference, sample_failures};
 use crate::shrink::{Candidates, SHRINK_BUDGET, shrink};
-use crate::testing::check_test;
+use crate::testing::{agrees, not_valid};
 
 /// Random tests generated and evaluated together (in parallel) before the sequential
 /// partition step looks at them in order. Fixed, so that the analysis, including its
@@ -63,6 +63,14 @@ struct Evaluation {
     /// Programs that ran out of their quick budget and have not yet been given the fair
     /// one: their verdict is a timeout for now (see [`Search::irredundant`]).
     pending: Vec<usize>,
+}
+
+impl Evaluation {
+    /// The reference's run on a usable input, as the answers are judged against it.
+    fn reference(&self) -> Result<Execution, &Unusable> {
+        let stdout = self.expected.as_ref()?.clone();
+        Ok(Execution { outcome: RunOutcome::Success, stdout, fuel_used: self.reference_fuel })
+    }
 }
 
 /// Pending timeouts on one input (see [`Evaluation::pending`]) up to which every way their
@@ -363,20 +371,19 @@ pub(crate) struct Search<'a> {
 }
 
 impl Search<'_> {
-    /// The course's tests ([`Problem::fixed`]), before any random test: each checked
-    /// against the reference (which must run it, and agree with its expected output when
-    /// it has one), run on every answer with the fair budget, and added to `suite`, in the
+    /// The course's tests ([`Problem::fixed`]), before any random test: each run on every
+    /// answer with the fair budget, checked against the reference (which must run it, and
+    /// agree with its expected output when it has one), and added to `suite`, in the
     /// course's order, when irredundant. Never shrunk: the course wrote them as they are.
     fn run_course_tests(&mut self, suite: &mut Suite<Made>) -> Result<(), GraderError> {
         let (problem, executor) = (self.problem, self.executor);
-        let checked: Vec<Result<Execution, String>> = problem.fixed.par_iter().map(|test| check_test(problem, executor, test)).collect();
-        self.executions += checked.len() as u64;
         let invalid = |name: &str, reason: String| GraderError::CourseTestInvalid { name: name.to_owned(), reason };
-        for (test, checked) in problem.fixed.iter().zip(checked) {
-            checked.map_err(|reason| invalid(&test.name, reason))?;
-        }
         let inputs: Vec<Arc<[u8]>> = problem.fixed.iter().map(|test| Arc::from(test.input.as_slice())).collect();
         self.evaluate_all(inputs.iter());
+        for (test, input) in problem.fixed.iter().zip(&inputs) {
+            let reference = self.evaluations[input].reference().map_err(|why| invalid(&test.name, not_valid(why)))?;
+            agrees(problem, executor, test, &reference).map_err(|reason| invalid(&test.name, reason))?;
+        }
         for (test, input) in problem.fixed.iter().zip(&inputs) {
             let failing = self.failing_set_fair(input).map_err(|why| invalid(&test.name, why.to_string()))?;
             if !suite.is_redundant(&failing) {
@@ -389,6 +396,17 @@ impl Search<'_> {
     /// The name of the course's test whose input `input` is, if it is one.
     fn course_test(&self, input: &[u8]) -> Option<&str> {
         self.problem.fixed.iter().find(|test| *test.input == *input).map(|test| test.name.as_str())
+    }
+
+    /// The course's tests `program` fails, by name in the course's order (their verdicts
+    /// are fair: [`Search::run_course_tests`] resolved them).
+    fn course_tests_failed(&self, program: usize) -> Vec<String> {
+        self.problem
+            .fixed
+            .iter()
+            .filter(|test| self.evaluations.get(test.input.as_slice()).is_some_and(|e| e.verdicts.get(program).is_some_and(Option::is_some)))
+            .map(|test| test.name.clone())
+            .collect()
     }
 
     /// Evaluates the inputs not seen before, in parallel. Duplicates are removed first, in
@@ -554,8 +572,7 @@ impl Search<'_> {
         if pending.is_empty() {
             return;
         }
-        let expected = evaluation.expected.as_ref().expect("a usable input").clone();
-        let reference = Execution { outcome: RunOutcome::Success, stdout: expected, fuel_used: evaluation.reference_fuel };
+        let reference = evaluation.reference().expect("a usable input");
         let fair = evaluation.budget.fair;
         let (problem, executor) = (self.problem, self.executor);
         // A checker that failed here failed on an output it had not seen with the quick
@@ -699,11 +716,7 @@ impl Search<'_> {
                 let input = &tests[t].0.1;
                 let evaluation = &self.evaluations[input];
                 let kind = evaluation.verdicts[program].expect("a failed test has a failure kind");
-                let reference = Execution {
-                    outcome: RunOutcome::Success,
-                    stdout: evaluation.expected.clone().expect("suite inputs are valid"),
-                    fuel_used: evaluation.reference_fuel,
-                };
+                let reference = evaluation.reference().expect("suite inputs are valid");
                 let (run, verdict) = run_answer(self.problem, self.executor, input, &reference, program, evaluation.budget.fair);
                 let failure = verdict.ok().flatten().filter(|f| f.kind == kind).unwrap_or(Failure::of(kind));
                 ((t, program), FailureDetail { failure, fuel_used: run.fuel_used })
@@ -821,19 +834,6 @@ impl Search<'_> {
             order: correctness_order(&in_order, &test_ids),
             rerun: None,
         }
-    }
-}
-
-impl Search<'_> {
-    /// The course's tests `program` fails, by name in the course's order (their verdicts
-    /// are fair: [`Search::run_course_tests`] resolved them).
-    fn course_tests_failed(&self, program: usize) -> Vec<String> {
-        self.problem
-            .fixed
-            .iter()
-            .filter(|test| self.evaluations.get(test.input.as_slice()).is_some_and(|e| e.verdicts.get(program).is_some_and(Option::is_some)))
-            .map(|test| test.name.clone())
-            .collect()
     }
 }
 

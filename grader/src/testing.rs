@@ -68,26 +68,31 @@ pub fn grade_test_suites(
 }
 
 /// The reference's run on a valid test, or why the test is invalid: the reference cannot
-/// run it, or its output is wrong given the test's expected output (judged by the
-/// problem's oracle, the expected output playing the reference's part).
+/// run it ([`not_valid`]), or its output is wrong given the test's expected output
+/// ([`agrees`]).
 pub(crate) fn check_test(problem: &Problem, executor: &dyn Executor, test: &WrittenTest) -> Result<Execution, String> {
-    let reference = run_reference(problem, executor, &test.input)
-        .map_err(|why| format!("{why} on this input, so it is not a valid test"))?;
-    if let Some(expected) = &test.expected {
-        // The student's expected output plays the reference's part: is the reference's
-        // output acceptable given it?
-        let verdict = problem.oracle.judge(expected, &reference, |actual| executor.check(&test.input, expected, actual));
-        match verdict {
-            Ok(None) => {}
-            Ok(Some(_)) => {
-                return Err(format!(
-                    "expects {:?}, but the model answer gives {:?}",
-                    String::from_utf8_lossy(expected),
-                    String::from_utf8_lossy(&reference.stdout)
-                ));
-            }
-            Err(reason) => return Err(format!("the checker failed on it: {reason}")),
-        }
-    }
+    let reference = run_reference(problem, executor, &test.input).map_err(not_valid)?;
+    agrees(problem, executor, test, &reference)?;
     Ok(reference)
+}
+
+/// Why a test the reference cannot run (for `why`) is not valid, in words.
+pub(crate) fn not_valid(why: impl std::fmt::Display) -> String {
+    format!("{why} on this input, so it is not a valid test")
+}
+
+/// Whether the reference's run on `test` is right given the test's expected output, when
+/// it has one (judged by the problem's oracle, the expected output playing the
+/// reference's part); else why not.
+pub(crate) fn agrees(problem: &Problem, executor: &dyn Executor, test: &WrittenTest, reference: &Execution) -> Result<(), String> {
+    let Some(expected) = &test.expected else { return Ok(()) };
+    match problem.oracle.judge(expected, reference, |actual| executor.check(&test.input, expected, actual)) {
+        Ok(None) => Ok(()),
+        Ok(Some(_)) => Err(format!(
+            "expects {:?}, but the model answer gives {:?}",
+            String::from_utf8_lossy(expected),
+            String::from_utf8_lossy(&reference.stdout)
+        )),
+        Err(reason) => Err(format!("the checker failed on it: {reason}")),
+    }
 }

@@ -206,7 +206,7 @@ impl Builder {
     /// language ([`crate::guest`]: `bugrank_gen.h` to include, or the crate `bugrank_gen`
     /// to `use`). A library file among the sources (the author's copy) is used instead.
     pub fn build_generator(&self, source: &Source) -> Result<Built, ToolchainError> {
-        self.build_as(&with_library(source, Some(crate::guest::library(source.language))), Kind::Generator, Locals::Pattern, None)
+        self.build_with_library(source, Kind::Generator)
     }
 
     /// Compiles a problem's checker: as [`Builder::build`], with the checker library of its
@@ -214,7 +214,19 @@ impl Builder {
     /// include, or the crate `bugrank_check` to `use`). A library file among the sources
     /// (the author's copy) is used instead.
     pub fn build_checker(&self, source: &Source) -> Result<Built, ToolchainError> {
-        self.build_as(&with_library(source, crate::guest::checker_library(source.language)), Kind::Checker, Locals::Pattern, None)
+        self.build_with_library(source, Kind::Checker)
+    }
+
+    /// Builds `source` as `kind` with that kind's guest library added, unless the author's
+    /// copy is among its files.
+    fn build_with_library(&self, source: &Source, kind: Kind) -> Result<Built, ToolchainError> {
+        let mut source = source.clone();
+        if let Some((name, text)) = kind.library(source.language)
+            && !source.files.iter().any(|(file, _)| file == name)
+        {
+            source.files.push((name.to_owned(), text.as_bytes().to_vec()));
+        }
+        self.build_as(&source, kind, Locals::Pattern, None)
     }
 
     /// Compiles a hand-in of a function-level assignment with the problem's `harness` (see
@@ -409,17 +421,6 @@ fn depends_on_sources_alone(built: &Built) -> bool {
     }
 }
 
-/// `source` with the guest `library` added, unless the author's copy is among its files.
-fn with_library(source: &Source, library: Option<(&str, &str)>) -> Source {
-    let mut source = source.clone();
-    if let Some((name, text)) = library
-        && !source.files.iter().any(|(file, _)| file == name)
-    {
-        source.files.push((name.to_owned(), text.as_bytes().to_vec()));
-    }
-    source
-}
-
 /// What a build makes: a program (a submission, a reference), or a generator or a checker,
 /// each built with its guest library.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -431,6 +432,18 @@ enum Kind<'a> {
     /// name of a Rust hand-in's file, built as `answer.rs`, which the module's paths (a
     /// panic's location) give instead.
     Harnessed { student: Option<&'a str> },
+}
+
+impl Kind<'_> {
+    /// The guest library a build of this kind gets in `language` (its file's name and text):
+    /// a generator's, a checker's, or none.
+    fn library(self, language: Language) -> Option<(&'static str, &'static str)> {
+        match self {
+            Kind::Generator => Some(crate::guest::library(language)),
+            Kind::Checker => crate::guest::checker_library(language),
+            Kind::Program | Kind::Harnessed { .. } => None,
+        }
+    }
 }
 
 fn key(source: &Source, kind: Kind, locals: Locals, toolchain: &Toolchain) -> String {
@@ -475,11 +488,7 @@ fn hex(bytes: &[u8]) -> String {
 /// did, as [`clean`] does for the messages. One run, but two for a Rust generator: first
 /// its library crate.
 fn compiles(source: &Source, kind: Kind, locals: Locals) -> Result<Vec<Vec<String>>, String> {
-    let library = match kind {
-        Kind::Generator => Some(crate::guest::library(source.language).0),
-        Kind::Checker => crate::guest::checker_library(source.language).map(|(name, _)| name),
-        _ => None,
-    };
+    let library = kind.library(source.language).map(|(name, _)| name);
     let in_jail = |name: &str| format!("{SOURCES}/{name}");
     let unprefix = match source.language {
         Language::Rust => format!("--remap-path-prefix={SOURCES}/="),
