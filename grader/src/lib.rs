@@ -104,7 +104,7 @@ pub use result::{
     REFERENCE_ID, Rerun, RerunMode, SuiteTest,
 };
 pub use run::calibrate;
-pub use search::analyse;
+pub use search::{SPLIT_TESTS, analyse};
 pub use shrink::{SHRINK_BUDGET, shrink};
 pub use testing::{InvalidTest, SuiteScore, grade_test_suites};
 pub use suite_stability::{OrderShape, RankSpread, Stability, VaryingBug, order_shape, sample_sd, stability};

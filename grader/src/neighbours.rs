@@ -3,7 +3,7 @@
 //! `search.rs`): bugs that only a rare combination of features provokes often sit next to
 //! one already found.
 
-use crate::generate::{ChoiceSequence, TestCase};
+use crate::generate::{ChoiceSequence, Rng, TestCase};
 
 /// A choice whose range has at most this many values more is tried with each of them
 /// near a suite test; a wider one (a number, say) with one more, one less and zero.
@@ -120,6 +120,44 @@ fn list_neighbours(choices: &[u64], ranges: &[u64], edits: &mut Edits) {
             }
         }
     }
+}
+
+/// One edit of `choices` of the kinds [`neighbours`] lists, drawn at random: a choice set to
+/// another value, a choice deleted, a span copied to another place, or one value replaced
+/// at every place of its range. The split search (`Search::split` in `search.rs`) composes
+/// two or three of them to reach inputs a single edit does not; listing every pair of
+/// edits of a 13-choice test would be some 600,000 of them. `ranges` may be those of
+/// another test the edits came from: a generator clamps a value out of range.
+pub(crate) fn random_edit(choices: &[u64], ranges: &[u64], rng: &mut Rng) -> Vec<u64> {
+    let mut edited = choices.to_vec();
+    let Some(last) = choices.len().checked_sub(1) else { return edited };
+    let range = |i: usize| ranges.get(i).copied().unwrap_or(u64::MAX);
+    let pick = |values: &[u64], rng: &mut Rng| values.get(rng.below_or_equal(values.len().saturating_sub(1) as u64) as usize).copied();
+    let i = rng.below_or_equal(last as u64) as usize;
+    match rng.below_or_equal(3) {
+        0 => {
+            if let Some(value) = pick(&other_values(choices[i], range(i)), rng) {
+                edited[i] = value;
+            }
+        }
+        1 => {
+            edited.remove(i);
+        }
+        2 => {
+            let span = 1 + rng.below_or_equal((MAX_SPAN.min(choices.len() - i) - 1) as u64) as usize;
+            let at = rng.below_or_equal(choices.len() as u64) as usize;
+            edited.splice(at..at, choices[i..i + span].iter().copied());
+        }
+        _ => {
+            let (from, max) = (choices[i], range(i));
+            if let Some(to) = pick(&other_values(from, max), rng) {
+                for j in (0..choices.len()).filter(|&j| (choices[j], range(j)) == (from, max)) {
+                    edited[j] = to;
+                }
+            }
+        }
+    }
+    edited
 }
 
 #[cfg(test)]

@@ -141,6 +141,11 @@ pub struct Analysis {
     pub generator_runs: u64,
     /// Edits of suite tests tried near them (not counted in `tests_generated`).
     pub neighbour_tests: u64,
+    /// Edits of suspected combinations tried by the split search (see
+    /// [`crate::SPLIT_TESTS`]; not counted in `tests_generated`). Absent in analyses made
+    /// before it was.
+    #[serde(default)]
+    pub split_tests: u64,
     /// Generated tests thrown away because the generator failed.
     pub generator_failures: u64,
     /// Generated tests thrown away because the reference failed on them.

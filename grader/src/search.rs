@@ -5,7 +5,7 @@
 use crate::completeness::{Completeness, SetTally};
 use crate::exhaust::Exhaustion;
 use crate::points::Points;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
@@ -15,7 +15,7 @@ use crate::GraderError;
 use crate::budget::{Budget, Calibration};
 use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
 use crate::oracle::{Execution, Failure, FailureCounts, FailureKind, RunOutcome};
-use crate::neighbours::neighbours;
+use crate::neighbours::{neighbours, random_edit};
 use crate::order::correctness_order;
 use crate::partition::{BitSet, FailingSet, Suite};
 use crate::problem::{Answer, Executor, Problem, Progress};
@@ -38,6 +38,17 @@ const MUTANT_EVERY: u64 = 2;
 
 /// Keys the randomness of mutants apart from that of fresh random tests.
 const MUTANT_KEY: u64 = 0x3C6E_F372_FE94_F82B;
+
+/// Beyond the paper: inputs the split search tries near each suspected combination
+/// ([`Search::split_combinations`]), in rounds of [`BATCH`].
+pub const SPLIT_TESTS: u64 = 1_024;
+
+/// Keys the randomness of the split search apart from that of random tests and mutants.
+const SPLIT_KEY: u64 = 0xA54F_F53A_5F1D_36F1;
+
+/// The inputs a split walk keeps to edit further: the suspect, then those found that
+/// still make an unexplained answer fail.
+const MAX_WALK: usize = 256;
 
 /// If the generator fails this many times before it first succeeds, it is broken; and if
 /// this many generated inputs in a row are unusable from the start, so is the reference
@@ -66,11 +77,34 @@ struct Evaluation {
 }
 
 impl Evaluation {
+    /// About the bytes it and its `input` hold in [`Search::evaluations`].
+    fn bytes(&self, input: &[u8]) -> usize {
+        let expected = self.expected.as_ref().map_or(0, Vec::len);
+        cached_bytes(input) + expected + cached_bytes(&self.verdicts) + cached_bytes(&self.pending)
+    }
+
     /// The reference's run on a usable input, as the answers are judged against it.
     fn reference(&self) -> Result<Execution, &Unusable> {
         let stdout = self.expected.as_ref()?.clone();
         Ok(Execution { outcome: RunOutcome::Success, stdout, fuel_used: self.reference_fuel })
     }
+}
+
+/// The most the search's caches may hold (see [`Search::forget`]): the inputs evaluated
+/// and their verdicts, and what the generator made of each shrink candidate and
+/// neighbour. A class's search meets mostly small inputs again and again, which cost
+/// little (the cryptarithm's whole search holds some 10 MB); long ones rarely recur, and
+/// the neighbourhoods of long suite tests (a bug needing 101 numbers, each test 8 MB of
+/// edits) held 3.5 GB of a 120-program class's search before this bound.
+const MAX_CACHE_BYTES: usize = 256 << 20;
+
+/// The bytes a cache entry costs beyond its contents: the hash table's slot, the vector's
+/// header, the allocator's rounding.
+const ENTRY_BYTES: usize = 64;
+
+/// About the bytes a cached vector of `values` holds.
+fn cached_bytes<T>(values: &[T]) -> usize {
+    ENTRY_BYTES + std::mem::size_of_val(values)
 }
 
 /// Pending timeouts on one input (see [`Evaluation::pending`]) up to which every way their
@@ -150,11 +184,15 @@ impl<'a> Search<'a> {
             programs: answers.iter().map(|a| a.program).max().unwrap_or(0) + 1,
             run,
             evaluations: HashMap::new(),
+            evaluated_order: VecDeque::new(),
+            cache_bytes: 0,
+            cache_limit: MAX_CACHE_BYTES,
             replays: HashMap::new(),
             ranges: HashMap::new(),
             executions: 0,
             generator_runs: 0,
             neighbour_tests: 0,
+            split_tests: 0,
             tests_shrunk: 0,
         })
     }
@@ -282,11 +320,15 @@ impl<'a> Search<'a> {
                 let now = estimate(random_tests, sets.seen_once().1);
                 let mut tick = |search: &Search, suite_size, tried| report(progress, search, suite_size, tests_generated, stable_run, now, Some(tried));
                 search.explore_neighbours(added, suite, &mut tick).ok_or(GraderError::Cancelled)?;
+                search.forget(suite);
             }
             if report(progress, search, suite.len(), tests_generated, stable_run, estimate(random_tests, sets.seen_once().1), None).is_break() {
                 return Err(GraderError::Cancelled);
             }
         }
+        let now = estimate(random_tests, sets.seen_once().1);
+        let mut tick = |search: &Search, suite_size, tried| report(progress, search, suite_size, tests_generated, stable_run, now, Some(tried));
+        search.split_combinations(suite, seed, &mut tick).ok_or(GraderError::Cancelled)?;
         Ok(Searched { tests_generated, generator_failures, unusable, completeness: Some(sets.estimate(random_tests)), exhausted })
     }
 }
@@ -357,6 +399,13 @@ pub(crate) struct Search<'a> {
     run: Vec<usize>,
     /// Every input evaluated so far: random tests repeat, and shrinking revisits inputs.
     evaluations: HashMap<Arc<[u8]>, Evaluation>,
+    /// The inputs of `evaluations` in the order they were evaluated: the oldest are
+    /// forgotten first (see [`Search::forget`]).
+    evaluated_order: VecDeque<Arc<[u8]>>,
+    /// About how many bytes `evaluations`, `replays` and `ranges` hold, and the most they
+    /// may ([`MAX_CACHE_BYTES`]).
+    cache_bytes: usize,
+    cache_limit: usize,
     /// Shrink candidates replayed so far: what the generator made of them. Keyed by the
     /// whole test case: the same choices at another size can make another input.
     replays: HashMap<TestCase, Option<Made>>,
@@ -366,6 +415,7 @@ pub(crate) struct Search<'a> {
     executions: u64,
     generator_runs: u64,
     neighbour_tests: u64,
+    split_tests: u64,
     /// Tests shrunk so far (see [`Progress::tests_shrunk`]).
     tests_shrunk: u64,
 }
@@ -498,6 +548,8 @@ impl Search<'_> {
                     }
                 }
             };
+            self.cache_bytes += evaluation.bytes(&input);
+            self.evaluated_order.push_back(input.clone());
             self.evaluations.insert(input, evaluation);
         }
     }
@@ -626,6 +678,126 @@ impl Search<'_> {
         Some(())
     }
 
+    /// Beyond the paper: the split search, once the random search is done. A suite test
+    /// whose failing set is partly the union of smaller suite sets (its *unexplained*
+    /// answers, those in no smaller set, being some but not all) is a suspected
+    /// combination: the bugs of the explained answers and of the unexplained ones may be
+    /// two bugs its input happens to provoke together, and an input that provokes only the
+    /// unexplained ones would make it redundant. A seed whose search never met that input
+    /// keeps the combination, and every answer in it fails one test more than under a seed
+    /// that did: the instability of Paper III section 5.1. The shrinker cannot split it
+    /// (every simpler input was tried when it was shrunk, and redundancy only grows), nor
+    /// can one edit ([`Search::explore_neighbours`] tried them all); [`Search::split`]
+    /// walks further. Each suspect is tried once; a split changes the suite, and the
+    /// suspects are looked for again. `tick` as for [`Search::explore_neighbours`].
+    fn split_combinations(
+        &mut self,
+        suite: &mut Suite<Made>,
+        seed: u64,
+        tick: &mut dyn FnMut(&Search, usize, u64) -> ControlFlow<()>,
+    ) -> Option<()> {
+        let mut tried: std::collections::HashSet<Arc<[u8]>> = std::collections::HashSet::new();
+        loop {
+            let suspect = suite.tests().iter().find_map(|((test, input), failing)| {
+                if tried.contains(input) || self.course_test(input).is_some() {
+                    return None;
+                }
+                let mut explained = FailingSet::empty(self.answers.len());
+                for (_, smaller) in suite.tests().iter().filter(|(_, set)| set != failing && set.is_subset(failing)) {
+                    explained.union_with(smaller);
+                }
+                let unexplained = failing.difference(&explained);
+                (!explained.is_empty() && !unexplained.is_empty()).then(|| (test.clone(), input.clone(), unexplained))
+            });
+            let Some((test, input, unexplained)) = suspect else { return Some(()) };
+            tried.insert(input);
+            self.split(test, &unexplained, suite, seed, tick)?;
+            self.forget(suite);
+        }
+    }
+
+    /// Looks for an irredundant input near the suspected combination `test` (see
+    /// [`Search::split_combinations`]): [`SPLIT_TESTS`] inputs two or three random edits
+    /// ([`random_edit`]) away from it or from an input found on the way that still makes
+    /// one of its `unexplained` answers fail (so that the walk stays where that answer's
+    /// bug shows). The first irredundant one is shrunk and added, its neighbours explored,
+    /// and the walk ends. `None` when `tick` asked to stop.
+    fn split(
+        &mut self,
+        test: TestCase,
+        unexplained: &FailingSet,
+        suite: &mut Suite<Made>,
+        seed: u64,
+        tick: &mut dyn FnMut(&Search, usize, u64) -> ControlFlow<()>,
+    ) -> Option<()> {
+        let mut walk = vec![test];
+        for _ in 0..SPLIT_TESTS.div_ceil(BATCH) {
+            let first = self.split_tests;
+            self.split_tests += BATCH;
+            let edited: Vec<TestCase> = (first..first + BATCH)
+                .map(|k| {
+                    let mut rng = Rng::for_test(seed ^ SPLIT_KEY, k);
+                    let parent = &walk[rng.below_or_equal(walk.len() as u64 - 1) as usize];
+                    let ranges = self.ranges.get(parent).map_or(&[][..], Vec::as_slice);
+                    let mut choices = parent.choices.0.clone();
+                    for _ in 0..2 + rng.below_or_equal(1) {
+                        choices = random_edit(&choices, ranges, &mut rng);
+                    }
+                    TestCase { size: parent.size, choices: ChoiceSequence(choices) }
+                })
+                .collect();
+            let made = self.replay_all(&edited);
+            self.evaluate_all(made.iter().flatten().map(|(_, input)| input));
+            for (made, input) in made.into_iter().flatten() {
+                match self.irredundant(&input, suite) {
+                    Ok(Some(_)) => {
+                        let suite_size = suite.len();
+                        let (small, small_input, small_failing) = self.shrink(made, suite, &mut |search, tried| tick(search, suite_size, tried))?;
+                        suite.add((small.clone(), small_input), small_failing);
+                        return self.explore_neighbours(vec![small], suite, tick);
+                    }
+                    Ok(None) if walk.len() < MAX_WALK && self.known_failing(&input).iter().any(|a| unexplained.contains(a)) => walk.push(made),
+                    _ => {}
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// Keeps the search's caches (`evaluations`, `replays`, `ranges`) within
+    /// [`MAX_CACHE_BYTES`] (`cache_limit`): once beyond it, every replay is forgotten, every range but a
+    /// suite test's, and the evaluations of inputs that are neither suite tests nor the
+    /// course's, oldest first, until the caches hold half of it. A forgotten input met
+    /// again is run again, with the same verdicts: only the execution count sees it, and
+    /// it is the same for the same seed. Called between the search's steps, never within
+    /// one (a shrink finds its candidates evaluated).
+    fn forget(&mut self, suite: &Suite<Made>) {
+        if self.cache_bytes <= self.cache_limit {
+            return;
+        }
+        let problem = self.problem;
+        let kept_tests: HashSet<&TestCase> = suite.tests().iter().map(|((test, _), _)| test).collect();
+        let kept_inputs: HashSet<&[u8]> =
+            suite.tests().iter().map(|((_, input), _)| &input[..]).chain(problem.fixed.iter().map(|test| &test.input[..])).collect();
+        self.replays.clear();
+        self.ranges.retain(|test, _| kept_tests.contains(test));
+        self.cache_bytes = self.ranges.iter().map(|(test, ranges)| cached_bytes(&test.choices.0) + cached_bytes(ranges)).sum::<usize>()
+            + self.evaluations.iter().map(|(input, evaluation)| evaluation.bytes(input)).sum::<usize>();
+        let mut kept = Vec::new();
+        while self.cache_bytes > self.cache_limit / 2
+            && let Some(input) = self.evaluated_order.pop_front()
+        {
+            if kept_inputs.contains(&input[..]) {
+                kept.push(input);
+            } else if let Some(evaluation) = self.evaluations.remove(&input) {
+                self.cache_bytes -= evaluation.bytes(&input);
+            }
+        }
+        for input in kept.into_iter().rev() {
+            self.evaluated_order.push_front(input);
+        }
+    }
+
     /// What the generator makes of a shrink candidate (`None`: it failed).
     fn replay(&mut self, candidate: &TestCase) -> Option<Made> {
         self.replay_all(std::slice::from_ref(candidate)).pop().flatten()
@@ -645,10 +817,15 @@ impl Search<'_> {
         self.generator_runs += fresh.len() as u64;
         for (candidate, (input, source)) in fresh.into_iter().zip(made) {
             let ranges = source.maxima().to_vec();
-            let made = input.ok().map(|input| (source.into_test_case(), Arc::from(input)));
-            if let Some((test, _)) = &made {
-                self.ranges.entry(test.clone()).or_insert(ranges);
+            let made: Option<Made> = input.ok().map(|input| (source.into_test_case(), Arc::from(input)));
+            if let Some((test, input)) = &made {
+                self.cache_bytes += cached_bytes(&test.choices.0) + input.len();
+                if !self.ranges.contains_key(test) {
+                    self.cache_bytes += cached_bytes(&test.choices.0) + cached_bytes(&ranges);
+                    self.ranges.insert(test.clone(), ranges);
+                }
             }
+            self.cache_bytes += cached_bytes(&candidate.choices.0);
             self.replays.insert(candidate.clone(), made);
         }
         candidates.iter().map(|candidate| self.replays[candidate].clone()).collect()
@@ -817,6 +994,7 @@ impl Search<'_> {
             executions,
             generator_runs: self.generator_runs,
             neighbour_tests: self.neighbour_tests,
+            split_tests: self.split_tests,
             generator_failures: searched.generator_failures,
             reference_failures: searched.unusable.reference,
             checker_failures: searched.unusable.checker,
@@ -882,6 +1060,7 @@ fn name_tests(tests: &mut [(Made, FailingSet)], pinned: usize, previous: Option<
 mod tests {
     use super::*;
     use crate::generate::ChoiceSequence;
+    use crate::problem::SearchOptions;
     use crate::run::calibrate;
 
     /// The input names the size it was made at: the same choices at two sizes are two inputs.
@@ -896,6 +1075,81 @@ mod tests {
         fn run(&self, _program: usize, input: &[u8], _fuel: u64) -> Execution {
             Execution { outcome: RunOutcome::Success, stdout: input.to_vec(), fuel_used: 1 }
         }
+    }
+
+    /// Answer 1 fails an input holding the same non-zero value twice in a row, answer 2 one
+    /// holding a 7: `7 7` fails both, `7` answer 2 alone, `1 1` answer 1 alone. The choices
+    /// are a "continue?" flag before each value.
+    struct TwoBugs;
+
+    impl Executor for TwoBugs {
+        fn generate(&self, mut choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+            let mut values = Vec::new();
+            while choices.choice(1) == Some(1) {
+                values.push(choices.choice(9).unwrap_or(0).to_string());
+            }
+            (Ok(values.join(" ").into_bytes()), choices)
+        }
+
+        fn run(&self, program: usize, input: &[u8], _fuel: u64) -> Execution {
+            let values: Vec<u64> = String::from_utf8_lossy(input).split_whitespace().map(|v| v.parse().unwrap()).collect();
+            let fails = match program {
+                1 => values.windows(2).any(|pair| pair[0] == pair[1] && pair[0] != 0),
+                2 => values.contains(&7),
+                _ => false,
+            };
+            Execution { outcome: RunOutcome::Success, stdout: if fails { b"wrong".to_vec() } else { b"right".to_vec() }, fuel_used: 1 }
+        }
+    }
+
+    /// The failing sets (by program) of a suite made of `tests` (choices) once the split
+    /// search has run on it, and the inputs it tried.
+    fn split(tests: &[&[u64]]) -> (Vec<Vec<usize>>, u64) {
+        let problem = Problem::default();
+        let answers: Vec<Answer> =
+            (1..=2).map(|program| Answer { id: format!("a{program}"), cohort: None, program, version: String::new() }).collect();
+        let mut search = Search::new(&problem, &answers, &TwoBugs, calibrate(&problem, &TwoBugs)).unwrap();
+        let mut suite = Suite::default();
+        for choices in tests {
+            let (made, input) = search.replay(&TestCase { size: 0, choices: ChoiceSequence(choices.to_vec()) }).unwrap();
+            let failing = search.failing_set(&input).unwrap();
+            suite.add((made, input), failing);
+        }
+        search.split_combinations(&mut suite, 1, &mut |_, _, _| ControlFlow::Continue(())).unwrap();
+        let mut sets: Vec<Vec<usize>> = suite.tests().iter().map(|(_, failing)| failing.iter().map(|a| answers[a].program).collect()).collect();
+        sets.sort();
+        (sets, search.split_tests)
+    }
+
+    #[test]
+    fn a_suite_test_whose_failing_set_is_partly_explained_is_split_into_the_bugs_it_combines() {
+        let (sets, tried) = split(&[&[1, 7, 0], &[1, 7, 1, 7, 0]]);
+        assert_eq!(sets, [vec![1], vec![2]], "`7 7` is `1 1` and `7` together ({tried} inputs tried)");
+        assert_eq!(split(&[&[1, 7, 0], &[1, 7, 1, 7, 0]]), (sets, tried), "the same suite and seed, the same split");
+    }
+
+    #[test]
+    fn a_suite_test_with_no_smaller_failing_set_beside_it_is_not_suspected() {
+        assert_eq!(split(&[&[1, 7, 1, 7, 0]]), (vec![vec![1, 2]], 0), "nothing in the suite says `7 7` combines two bugs");
+        assert_eq!(split(&[&[1, 7, 0], &[1, 1, 1, 1, 0]]), (vec![vec![1], vec![2]], 0), "no set holds a smaller one");
+    }
+
+    #[test]
+    fn forgetting_what_the_search_evaluated_changes_its_execution_count_and_nothing_else() {
+        let problem = Problem { search: SearchOptions { stable_after: 300, ..SearchOptions::default() }, ..Problem::default() };
+        let answers: Vec<Answer> =
+            (1..=2).map(|program| Answer { id: format!("a{program}"), cohort: None, program, version: String::new() }).collect();
+        let analyse = |cache_limit| {
+            let mut search = Search::new(&problem, &answers, &TwoBugs, calibrate(&problem, &TwoBugs)).unwrap();
+            search.cache_limit = cache_limit;
+            let mut suite = Suite::default();
+            let searched = search.run(&mut suite, 7, &mut |_| ControlFlow::Continue(())).unwrap();
+            search.finish(suite, 7, searched, None, &answers, &HashMap::new())
+        };
+        let (kept, forgotten) = (analyse(MAX_CACHE_BYTES), analyse(0));
+        assert!(forgotten.executions > kept.executions, "{} runs forgetting, {} keeping", forgotten.executions, kept.executions);
+        let same = |a: &Analysis| (a.suite.clone(), a.answers.clone(), a.tests_generated, a.completeness.clone());
+        assert_eq!(same(&forgotten), same(&kept));
     }
 
     #[test]
