@@ -26,10 +26,20 @@ pub(crate) enum Expect {
     NotBuilt(&'static str),
 }
 
-/// The problem the batches are graded on: the quickest fixture.
-fn problem() -> PathBuf {
-    crate::common::fixture("interval-sets")
+/// A problem a batch is graded on, with the honest submission graded beside the hostile
+/// one (a file of the problem's `submissions`).
+#[derive(Clone, Copy)]
+pub(crate) struct Batch {
+    problem: fn() -> PathBuf,
+    honest: &'static str,
 }
+
+/// The problem most batches are graded on: the quickest fixture.
+const INTERVAL_SETS: Batch = Batch { problem: || crate::common::fixture("interval-sets"), honest: "a01.wasm" };
+
+/// The real-class-like cohort, whose bugs include one that needs a long input (101
+/// scores): graded from C sources, beside a correct version.
+const SCORES: Batch = Batch { problem: || crate::common::root().join("fixtures/cohorts/scores"), honest: "v004.c" };
 
 /// Tests the search may go without finding anything new: enough for a suite of a few tests.
 const STABLE_AFTER: &str = "200";
@@ -41,62 +51,77 @@ const PYTHON_STABLE_AFTER: &str = "50";
 /// waits in real time, or a module held or compiled when it should be refused, trips them.
 const QUICK: (f64, u64) = (10.0, 150);
 
+/// The bounds of grading a C hand-in whose bug needs a long input, next to a correct one:
+/// compiling both, and a search whose suite test has 101 numbers; 2.6 s and 150 MB here.
+/// Before a test's neighbourhood was bounded, one such hand-in took 17 GB in 50 s.
+const LONG_INPUT: (f64, u64) = (20.0, 600);
+
 /// The bounds of compiling the largest modules that pass: 15-20 s and up to 650 MB here.
 const LARGEST_COMPILE: (f64, u64) = (60.0, 1_500);
 
-/// A case grading `file` (made by `module`) next to the honest `a01.wasm`, within
-/// `(seconds, peak MB)`.
-pub(crate) fn graded(name: &'static str, file: &'static str, module: fn() -> Vec<u8>, expect: Expect, (max_seconds, max_peak_mb): (f64, u64)) -> Case {
-    Case {
-        name,
-        max_seconds,
-        max_peak_mb,
-        run: Box::new(move || {
-            let dir = tempfile::tempdir().unwrap();
-            let submissions = dir.path().join("submissions");
-            std::fs::create_dir(&submissions).unwrap();
-            std::fs::copy(problem().join("submissions/a01.wasm"), submissions.join("a01.wasm")).unwrap();
-            std::fs::write(submissions.join(file), module()).unwrap();
-            let out = dir.path().join("out");
-            let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
-            // Every case compiles its module: none is loaded compiled from an earlier run.
-            // (A Python program is compiled to bytecode in every run of `bugrank grade`:
-            // the cases share only bugrank's interpreter, snapshotted once.)
-            command.env("BUGRANK_CACHE", if file.ends_with(".py") { python_cache() } else { "off".into() });
-            // (Python cases search less: each of their runs costs tens of module runs.)
-            let stable_after = if file.ends_with(".py") { PYTHON_STABLE_AFTER } else { STABLE_AFTER };
-            command.args(["grade", "--stable-after", stable_after, "--problem"]).arg(problem()).arg("--submissions").arg(&submissions).arg("--out").arg(&out);
-            let process = measure(command, Duration::from_secs_f64(max_seconds * 2.0));
-            assert_eq!(process.exit_code, Some(0), "bugrank grade must finish and succeed");
-            let (seconds, peak_mb) = (process.seconds, process.peak_mb);
-            let analysis: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("analysis.json")).unwrap()).unwrap();
-            let answers = analysis["answers"].as_array().unwrap();
-            assert!(answers.iter().any(|a| a["id"] == "a01"), "the honest submission is graded");
-            let hostile = answers.iter().find(|a| a["id"] == "x");
-            let outcome = match (expect, hostile) {
-                (Expect::Fails(kind), Some(x)) => {
-                    let failed = x["failed"].as_array().unwrap().len();
-                    let of_kind = x["counts"][kind].as_u64().unwrap() as usize;
-                    assert!(failed > 0 && of_kind == failed, "x should fail by {kind} only: {}", x["counts"]);
-                    format!("{kind} on {failed} of {} tests", analysis["suite"].as_array().unwrap().len())
-                }
-                (Expect::Rejected(reason), None) => {
-                    let rejected = analysis["rejected"].as_array().unwrap();
-                    let found = rejected.iter().find(|r| r["file"] == file).unwrap_or_else(|| panic!("{file} is neither graded nor rejected"));
-                    let said = found["reason"].as_str().unwrap();
-                    assert!(said.contains(reason), "the reason `{said}` should say `{reason}`");
-                    format!("rejected: {reason}")
-                }
-                (Expect::NotBuilt(error), Some(x)) => {
-                    let said = x["build"]["error"].as_str().unwrap_or_else(|| panic!("x should not be built: {}", x["counts"]));
-                    assert!(said.contains(error), "the build error `{said}` should say `{error}`");
-                    format!("not built: {}", said.lines().last().unwrap_or(""))
-                }
-                (Expect::Fails(_) | Expect::NotBuilt(_), None) => panic!("x should be graded: {}", analysis["rejected"]),
-                (Expect::Rejected(_), Some(x)) => panic!("x should be rejected, and was graded: {}", x["counts"]),
-            };
-            Measured { outcome, seconds, peak_mb }
-        }),
+/// A case grading `file` (made by `module`) on interval sets next to the honest
+/// `a01.wasm`, within `(seconds, peak MB)`.
+pub(crate) fn graded(name: &'static str, file: &'static str, module: fn() -> Vec<u8>, expect: Expect, bounds: (f64, u64)) -> Case {
+    INTERVAL_SETS.graded(name, file, module, expect, bounds)
+}
+
+impl Batch {
+    /// A case grading `file` (made by `module`) next to the batch's honest submission,
+    /// within `(seconds, peak MB)`.
+    fn graded(self, name: &'static str, file: &'static str, module: fn() -> Vec<u8>, expect: Expect, (max_seconds, max_peak_mb): (f64, u64)) -> Case {
+        let Batch { problem, honest } = self;
+        Case {
+            name,
+            max_seconds,
+            max_peak_mb,
+            run: Box::new(move || {
+                let dir = tempfile::tempdir().unwrap();
+                let submissions = dir.path().join("submissions");
+                std::fs::create_dir(&submissions).unwrap();
+                std::fs::copy(problem().join("submissions").join(honest), submissions.join(honest)).unwrap();
+                std::fs::write(submissions.join(file), module()).unwrap();
+                let out = dir.path().join("out");
+                let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
+                // Every case compiles its module: none is loaded compiled from an earlier run.
+                // (A Python program is compiled to bytecode in every run of `bugrank grade`:
+                // the cases share only bugrank's interpreter, snapshotted once.)
+                command.env("BUGRANK_CACHE", if file.ends_with(".py") { python_cache() } else { "off".into() });
+                // (Python cases search less: each of their runs costs tens of module runs.)
+                let stable_after = if file.ends_with(".py") { PYTHON_STABLE_AFTER } else { STABLE_AFTER };
+                command.args(["grade", "--stable-after", stable_after, "--problem"]).arg(problem()).arg("--submissions").arg(&submissions).arg("--out").arg(&out);
+                let process = measure(command, Duration::from_secs_f64(max_seconds * 2.0));
+                assert_eq!(process.exit_code, Some(0), "bugrank grade must finish and succeed");
+                let (seconds, peak_mb) = (process.seconds, process.peak_mb);
+                let analysis: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("analysis.json")).unwrap()).unwrap();
+                let answers = analysis["answers"].as_array().unwrap();
+                let honest_id = honest.rsplit_once('.').map_or(honest, |(stem, _)| stem);
+                assert!(answers.iter().any(|a| a["id"] == honest_id), "the honest submission is graded");
+                let hostile = answers.iter().find(|a| a["id"] == "x");
+                let outcome = match (expect, hostile) {
+                    (Expect::Fails(kind), Some(x)) => {
+                        let failed = x["failed"].as_array().unwrap().len();
+                        let of_kind = x["counts"][kind].as_u64().unwrap() as usize;
+                        assert!(failed > 0 && of_kind == failed, "x should fail by {kind} only: {}", x["counts"]);
+                        format!("{kind} on {failed} of {} tests", analysis["suite"].as_array().unwrap().len())
+                    }
+                    (Expect::Rejected(reason), None) => {
+                        let rejected = analysis["rejected"].as_array().unwrap();
+                        let found = rejected.iter().find(|r| r["file"] == file).unwrap_or_else(|| panic!("{file} is neither graded nor rejected"));
+                        let said = found["reason"].as_str().unwrap();
+                        assert!(said.contains(reason), "the reason `{said}` should say `{reason}`");
+                        format!("rejected: {reason}")
+                    }
+                    (Expect::NotBuilt(error), Some(x)) => {
+                        let said = x["build"]["error"].as_str().unwrap_or_else(|| panic!("x should not be built: {}", x["counts"]));
+                        assert!(said.contains(error), "the build error `{said}` should say `{error}`");
+                        format!("not built: {}", said.lines().last().unwrap_or(""))
+                    }
+                    (Expect::Fails(_) | Expect::NotBuilt(_), None) => panic!("x should be graded: {}", analysis["rejected"]),
+                    (Expect::Rejected(_), Some(x)) => panic!("x should be rejected, and was graded: {}", x["counts"]),
+                };
+                Measured { outcome, seconds, peak_mb }
+            }),
+        }
     }
 }
 
@@ -320,5 +345,15 @@ pub fn cases() -> Vec<Case> {
         graded("99,999 small functions (30 MB, accepted)", "x.wasm", largest_small_functions, Fails("wrong"), LARGEST_COMPILE),
         graded("200 functions of 50,000 i64 locals (10 million, accepted)", "x.wasm", || binary(200, &with_locals(50_000), false), Fails("wrong"), LARGEST_COMPILE),
         graded("400 functions with 9,800 live values (31 MB, accepted)", "x.wasm", || binary(400, &loaded_and_summed(9_800), false), Fails("wrong"), LARGEST_COMPILE),
+        // Inputs: a bug that only a long input shows keeps its suite test long, and every
+        // cache of the search (a test's neighbourhood grew with the square of its length:
+        // 17 GB in 50 s) is bounded whatever the tests' lengths.
+        SCORES.graded(
+            "a bug that needs 101 scores (int marks[100])",
+            "x.c",
+            || std::fs::read((SCORES.problem)().join("submissions/v007.c")).unwrap(),
+            Fails("wrong"),
+            LONG_INPUT,
+        ),
     ]
 }

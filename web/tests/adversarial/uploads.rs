@@ -182,6 +182,8 @@ pub fn cases() -> Vec<Case> {
         served("problem.toml with fuel_floor 10^15", &[], limits_without_bounds, 10.0, 250),
         served("a problem folder named with 300 characters", &[], a_folder_name_of_300_characters, 10.0, 250),
         served("formulas in a roster's names, emails and ids", &[], formulas_in_gradebook_cells, 30.0, 250),
-        served("cancelling an analysis while it compiles 4 macro bombs", &[], cancelling_a_batch_of_compile_bombs, 30.0, 300),
+        // 30.5 and 32.6 s measured alone on a 2-core machine (2026-11-26), the service's
+        // whole life: the cancel itself is bounded at 3 s inside the case.
+        served("cancelling an analysis while it compiles 4 macro bombs", &[], cancelling_a_batch_of_compile_bombs, 90.0, 300),
     ]
 }
