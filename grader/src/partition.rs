@@ -77,13 +77,20 @@ impl fmt::Debug for BitSet {
 /// `suite` that are subsets of it. The empty set is always redundant (an empty union), so
 /// an irredundant test always makes some answer fail.
 pub fn is_redundant<'a>(failing: &FailingSet, suite: impl IntoIterator<Item = &'a FailingSet>) -> bool {
+    union_within(failing, suite) == *failing
+}
+
+/// The union of the sets of `suite` that are subsets of `failing`: the answers of
+/// `failing` that smaller failing sets explain (the split search's suspects are the sets
+/// for which it is neither empty nor all of `failing`).
+pub fn union_within<'a>(failing: &FailingSet, suite: impl IntoIterator<Item = &'a FailingSet>) -> FailingSet {
     let mut union = BitSet { words: vec![0; failing.words.len()] };
     for set in suite {
         if set.is_subset(failing) {
             union.union_with(set);
         }
     }
-    union == *failing
+    union
 }
 
 /// The suite under construction: tests of type `T` with their failing sets, pairwise

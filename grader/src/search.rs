@@ -17,7 +17,7 @@ use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
 use crate::oracle::{Execution, Failure, FailureCounts, FailureKind, RunOutcome};
 use crate::neighbours::{neighbours, random_edit};
 use crate::order::correctness_order;
-use crate::partition::{BitSet, FailingSet, Suite};
+use crate::partition::{BitSet, FailingSet, Suite, union_within};
 use crate::problem::{Answer, Executor, Problem, Progress};
 use crate::rank::{percent, ranks};
 use crate::result::{
@@ -738,10 +738,7 @@ impl Search<'_> {
                 if tried.contains(input) || self.course_test(input).is_some() {
                     return None;
                 }
-                let mut explained = FailingSet::empty(self.answers.len());
-                for (_, smaller) in suite.tests().iter().filter(|(_, set)| set != failing && set.is_subset(failing)) {
-                    explained.union_with(smaller);
-                }
+                let explained = union_within(failing, suite.tests().iter().map(|(_, set)| set).filter(|set| *set != failing));
                 let unexplained = failing.difference(&explained);
                 (!explained.is_empty() && !unexplained.is_empty()).then(|| (test.clone(), input.clone(), explained, unexplained))
             });
@@ -760,8 +757,8 @@ impl Search<'_> {
     /// one of its `unexplained` answers fail (so that the walk stays where that answer's
     /// bug shows). Only an input that makes one of them fail and another of its answers
     /// (`explained` or `unexplained`) pass can split it: [`Search::probe`] tells them, and
-    /// only they are run in full. The first irredundant one is shrunk and added, its neighbours explored, and
-    /// the walk ends. `None` when `tick` asked to stop.
+    /// only they are run in full. The first irredundant one is shrunk and added, its
+    /// neighbours explored, and the walk ends. `None` when `tick` asked to stop.
     fn split(
         &mut self,
         test: TestCase,
