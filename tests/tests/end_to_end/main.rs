@@ -15,5 +15,6 @@ mod import;
 mod interval_sets;
 mod module_circles;
 mod problems;
+mod scores_cohort;
 mod sources;
 mod student_tests;
