@@ -520,10 +520,18 @@ impl Search<'_> {
         let usable: Vec<usize> = (0..fresh.len()).filter(|&i| references[i].is_ok()).collect();
         // A task is one program on up to RUNS_IN_A_ROW usable inputs from `start`: small
         // enough that long runs (a program that times out everywhere) spread over every core.
+        // Each task may be taken by any thread (`with_max_len(1)`): rayon otherwise hands
+        // out ranges of tasks that it splits only when another thread steals from them, and
+        // a range it did not split runs on one thread to its end. The tasks go program by
+        // program, so such a range held all of a slow program's runs: cryptarithm's a07,
+        // which times out on most inputs and is a third of the analysis's work, ran 25 s on
+        // one thread and 3.5 s on the other, which sat idle a third of the time (seed 1:
+        // 46 s instead of 55 s, the same analysis).
         let tasks: Vec<(usize, usize)> =
             (0..self.run.len()).flat_map(|p| (0..usable.len()).step_by(RUNS_IN_A_ROW).map(move |start| (p, start))).collect();
         let done: Vec<Vec<Result<Option<FailureKind>, String>>> = tasks
             .par_iter()
+            .with_max_len(1)
             .map(|&(p, start)| {
                 usable[start..usable.len().min(start + RUNS_IN_A_ROW)]
                     .iter()
