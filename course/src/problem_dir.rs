@@ -111,8 +111,9 @@ pub struct ProblemToml {
     /// The problem's name in outputs (`analysis.json`, reports): default the folder's name.
     #[serde(default)]
     pub name: Option<String>,
-    /// How outputs are judged: `exact`, `trim-trailing-whitespace` (the default),
-    /// `checker` or `tokens` (with `[tokens]`).
+    /// How outputs are judged: `exact`, `trim-trailing-whitespace` (the default: the end
+    /// of the whole output), `trim-line-ends` (the end of every line), `checker` or `tokens`
+    /// (with `[tokens]`).
     #[serde(default)]
     pub oracle: OracleName,
     /// `[tokens]` for `oracle = "tokens"`: `case_sensitive` (default true), `float_absolute`
@@ -151,6 +152,7 @@ pub enum OracleName {
     Exact,
     #[default]
     TrimTrailingWhitespace,
+    TrimLineEnds,
     Checker,
     Tokens,
 }
@@ -161,6 +163,7 @@ impl ProblemToml {
         match self.oracle {
             OracleName::Exact => Oracle::Exact,
             OracleName::TrimTrailingWhitespace => Oracle::TrimTrailingWhitespace,
+            OracleName::TrimLineEnds => Oracle::TrimLineEnds,
             OracleName::Checker => Oracle::Checker,
             OracleName::Tokens => Oracle::Tokens(self.tokens),
         }
@@ -631,6 +634,7 @@ mod tests {
         check("oracle = \"tokens\"\n[tokens]\ncase_sensitive = false\nfloat_absolute = 1e-6\nfloat_relative = 1e-6", None);
         check("oracle = \"tokens\"\n[tokens]\nfloat_absolute = -1", Some("tokens.float_absolute is a tolerance: a number from 0 up (it is -1)"));
         check("oracle = \"token\"", Some("unknown variant `token`"));
+        check("oracle = \"trim-line-ends\"", None);
         check("name = \"sumlist\"", None);
         check("name = \"\"", Some("name is the problem's name in outputs: one line"));
     }

@@ -79,6 +79,11 @@ pub enum Oracle {
     /// missing final newline is not a bug.
     #[default]
     TrimTrailingWhitespace,
+    /// Equal line by line once every line's trailing spaces and tabs (and a `\r`) are
+    /// removed, and empty lines at the end: what a statement means by "trailing spaces at
+    /// the end of a line are ignored" (a course's own test script's `sed 's/ *$//'`).
+    /// Spaces elsewhere, and the lines' order and number, still count.
+    TrimLineEnds,
     /// The problem's checker decides, for problems where several outputs are right. An
     /// output equal to the reference's (up to trailing white space) is accepted without
     /// asking it.
@@ -166,6 +171,7 @@ impl Oracle {
                 let reason = match self {
                     Oracle::Exact => (expected != actual.stdout.as_slice()).then_some(None),
                     Oracle::TrimTrailingWhitespace => (trim_end(expected) != trim_end(&actual.stdout)).then_some(None),
+                    Oracle::TrimLineEnds => (lines_trimmed(expected) != lines_trimmed(&actual.stdout)).then_some(None),
                     Oracle::Checker if trim_end(expected) == trim_end(&actual.stdout) => None,
                     Oracle::Checker => match check(&actual.stdout)? {
                         CheckerVerdict::Accept => None,
@@ -187,6 +193,19 @@ impl Oracle {
 fn trim_end(bytes: &[u8]) -> &[u8] {
     let end = bytes.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(0, |p| p + 1);
     &bytes[..end]
+}
+
+/// The lines of `bytes`, each without its trailing spaces, tabs and `\r`, and without the
+/// empty lines at the end ([`Oracle::TrimLineEnds`]).
+fn lines_trimmed(bytes: &[u8]) -> Vec<&[u8]> {
+    let mut lines: Vec<&[u8]> = bytes
+        .split(|&b| b == b'\n')
+        .map(|line| &line[..line.iter().rposition(|b| !matches!(b, b' ' | b'\t' | b'\r')).map_or(0, |p| p + 1)])
+        .collect();
+    while lines.last().is_some_and(|line| line.is_empty()) {
+        lines.pop();
+    }
+    lines
 }
 
 /// An answer's failed tests counted by [`FailureKind`].
@@ -295,6 +314,19 @@ mod tests {
     fn leading_and_inner_white_space_do() {
         check(Oracle::default(), "[]\n", output(" []"), Some(FailureKind::Wrong));
         check(Oracle::default(), "[(1,2)]\n", output("[(1, 2)]\n"), Some(FailureKind::Wrong));
+    }
+
+    #[test]
+    fn trimming_line_ends_ignores_spaces_at_the_end_of_every_line_and_nothing_else() {
+        let expected = "count 2\nmax 50\n";
+        check(Oracle::TrimLineEnds, expected, output("count 2 \nmax 50\t\r\n\n"), None);
+        check(Oracle::TrimLineEnds, expected, output("count 2\nmax 50"), None);
+        check(Oracle::TrimLineEnds, expected, output("count  2\nmax 50\n"), Some(FailureKind::Wrong));
+        check(Oracle::TrimLineEnds, expected, output(" count 2\nmax 50\n"), Some(FailureKind::Wrong));
+        check(Oracle::TrimLineEnds, expected, output("count 2\n\nmax 50\n"), Some(FailureKind::Wrong));
+        check(Oracle::TrimLineEnds, expected, output("count 2 max 50\n"), Some(FailureKind::Wrong));
+        // The default trims the end of the whole output only.
+        check(Oracle::default(), expected, output("count 2 \nmax 50\n"), Some(FailureKind::Wrong));
     }
 
     #[test]
