@@ -19,6 +19,13 @@ pub const SHRINK_BUDGET: usize = 2_000;
 /// many choices the element takes: deleting exactly one element must be a candidate.
 const CHUNK_SIZES: [usize; 8] = [8, 7, 6, 5, 4, 3, 2, 1];
 
+/// Leading choices lowered first on a long test (see [`is_long`]). Generators draw a size
+/// before what it sizes (a count, then that many elements), so on a long test the few
+/// candidates of lowering its leading choices may remove most of it: a list of 600 scores
+/// shrinks to the shortest that still fails once its count is lowered, where deleting span
+/// by span would have spent the whole budget inside the list and left it 600 long.
+const LEADING_CHOICES: usize = 8;
+
 /// Candidates announced to [`Candidates::look_ahead`] at a time. The shrinker accepts about
 /// one candidate in twelve (interval-sets fixture: 501 of 5,960), so most of a window is
 /// tried; evaluated together, each answer runs on the window's inputs in a row.
@@ -48,15 +55,30 @@ pub fn shrink(test: TestCase, budget: usize, interesting: impl Candidates) -> Te
     let mut shrinker = Shrinker { best: test, interesting, budget, announced: 0 };
     loop {
         let before = shrinker.best.clone();
+        if is_long(shrinker.choices().len(), budget) {
+            shrinker.lower_values(LEADING_CHOICES);
+            shrinker.halve_spans();
+        }
         shrinker.delete_chunks();
         shrinker.zero_chunks();
-        shrinker.lower_values();
+        shrinker.lower_values(usize::MAX);
         shrinker.sort_chunks();
         shrinker.redistribute();
         if shrinker.best == before || shrinker.budget == 0 {
             return shrinker.best;
         }
     }
+}
+
+/// Whether a test of `choices` choices is long for `budget`: deleting its spans of every
+/// chunk size would take more than half of the budget (more than 125 choices for
+/// [`SHRINK_BUDGET`]). Shorter tests are shrunk pass by pass in the usual order.
+fn is_long(choices: usize, budget: usize) -> bool {
+    choices * CHUNK_SIZES.len() > budget / 2
+}
+
+fn is_nonzero(span: &[u64]) -> bool {
+    span.iter().any(|&v| v != 0)
 }
 
 struct Shrinker<F> {
@@ -138,19 +160,32 @@ impl<F: Candidates> Shrinker<F> {
     }
 
     fn zero_chunks(&mut self) {
-        self.edit_chunks(CHUNK_SIZES.into_iter(), |span| span.iter().any(|&v| v != 0), |span| span.fill(0));
+        self.edit_chunks(CHUNK_SIZES.into_iter(), false, is_nonzero, |span| span.fill(0));
+    }
+
+    /// On a long test, deletes and then zeroes the halves of the test, its quarters, and
+    /// so on down to spans of twice the largest chunk size: a few hundred candidates where
+    /// span by span would spend the budget, and what does not matter in a long list goes
+    /// in large pieces.
+    fn halve_spans(&mut self) {
+        let halves = |choices: usize| std::iter::successors(Some(choices / 2), |k| Some(k / 2)).take_while(|&k| k > CHUNK_SIZES[0]);
+        self.edit_chunks(halves(self.choices().len()), true, |_| true, Vec::clear);
+        self.edit_chunks(halves(self.choices().len()), true, is_nonzero, |span| span.fill(0));
     }
 
     /// Tries `edit` on each span of every size in `sizes` that it would change (`changes`),
-    /// left to right.
-    fn edit_chunks(&mut self, sizes: impl Iterator<Item = usize>, changes: fn(&[u64]) -> bool, edit: fn(&mut Vec<u64>)) {
+    /// left to right: the spans starting at every choice, or (`aligned`) the spans that cut
+    /// the test into pieces of that size.
+    fn edit_chunks(&mut self, sizes: impl Iterator<Item = usize>, aligned: bool, changes: fn(&[u64]) -> bool, edit: fn(&mut Vec<u64>)) {
         for k in sizes {
             self.announced = 0;
+            let stride = if aligned { k } else { 1 };
             let mut start = 0;
             while start + k <= self.choices().len() {
                 if changes(&self.choices()[start..start + k]) {
                     self.look_ahead(|s| {
                         (start..=s.choices().len() - k)
+                            .step_by(stride)
                             .filter(|&at| changes(&s.choices()[at..at + k]))
                             .take(LOOK_AHEAD)
                             .map(|at| s.with_span(at, k, edit))
@@ -159,16 +194,16 @@ impl<F: Candidates> Shrinker<F> {
                     let edited = self.with_span(start, k, edit);
                     self.consider(edited);
                 }
-                start += 1;
+                start += stride;
             }
         }
     }
 
-    /// For each choice, the smallest value that stays interesting (binary search, assuming
-    /// that if a value works, larger values tend to work too).
-    fn lower_values(&mut self) {
+    /// For each of the first `choices` choices, the smallest value that stays interesting
+    /// (binary search, assuming that if a value works, larger values tend to work too).
+    fn lower_values(&mut self, choices: usize) {
         let mut i = 0;
-        while i < self.choices().len() {
+        while i < self.choices().len().min(choices) {
             let value = self.choices()[i];
             if value > 0 && !self.try_value(i, 0) {
                 let (mut works, mut fails) = (value, 0);
@@ -192,7 +227,7 @@ impl<F: Candidates> Shrinker<F> {
 
     /// (A span already sorted is left alone: sorting it changes nothing.)
     fn sort_chunks(&mut self) {
-        self.edit_chunks(CHUNK_SIZES.into_iter().filter(|&k| k > 1), |span| !span.is_sorted(), |span| span.sort_unstable());
+        self.edit_chunks(CHUNK_SIZES.into_iter().filter(|&k| k > 1), false, |span| !span.is_sorted(), |span| span.sort_unstable());
     }
 
     /// Moves value from an earlier choice to a later one (one or two places on): the
@@ -321,6 +356,39 @@ mod tests {
         }
         // Deleting, zeroing and sorting spans announce; binary searches do not.
         assert!(announced_and_tried > recorder.announced.len(), "{announced_and_tried} of {} announced", recorder.tried.len());
+    }
+
+    #[test]
+    fn a_long_list_is_cut_to_the_shortest_that_fails_by_lowering_its_count() {
+        // A "generator" drawing a count, then that many values (zeros once the choices run
+        // out); the failure needs more than 100 values.
+        let list = |c: &[u64]| {
+            let n = c[0] as usize;
+            test_case(&(0..=n).map(|i| c.get(i).copied().unwrap_or(0)).collect::<Vec<_>>())
+        };
+        let start: Vec<u64> = std::iter::once(600).chain((0..600).map(|i| i * 7 % 101)).collect();
+        let shrunk = shrink(test_case(&start), SHRINK_BUDGET, |candidate: &TestCase| {
+            let made = list(&candidate.choices.0);
+            (made.choices.0[0] > 100).then_some(made)
+        });
+        let mut expected = vec![0; 102];
+        expected[0] = 101;
+        assert_eq!(shrunk.choices.0, expected);
+    }
+
+    #[test]
+    fn a_long_list_whose_values_do_not_matter_is_mostly_zeroed() {
+        // 400 values are needed, the last one not 0: the count cannot be lowered, and no
+        // span can be deleted (the list is filled up with zeros).
+        let start: Vec<u64> = std::iter::once(400).chain((0..400).map(|i| 1 + i * 7 % 101)).collect();
+        let shrunk = shrink(test_case(&start), SHRINK_BUDGET, |candidate: &TestCase| {
+            let c = &candidate.choices.0;
+            let made = test_case(&(0..=400).map(|i| c.get(i).copied().unwrap_or(0)).collect::<Vec<_>>());
+            (made.choices.0[0] == 400 && made.choices.0[400] != 0).then_some(made)
+        });
+        let values = &shrunk.choices.0[1..];
+        let left = values.iter().filter(|&&v| v != 0).count();
+        assert!(left <= 2 * CHUNK_SIZES[0], "{left} of 400 values not zeroed: {values:?}");
     }
 
     #[test]
