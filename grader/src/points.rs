@@ -30,7 +30,8 @@ use crate::oracle::{FailureCounts, FailureKind};
 pub const GRADING_SEED: u64 = 0x6752_4144_4553_0001;
 
 /// Inputs in the grading sample: a failure on one input in a thousand is found, and the
-/// sample costs 1,000 runs per distinct program (some 2% of a fixture analysis's runs).
+/// sample costs at most 1,000 runs per distinct program (an input drawn several times runs
+/// once and counts as often).
 pub const GRADING_SAMPLE_INPUTS: u64 = 1_000;
 
 /// How points are given: `[grading]` of `problem.toml`.

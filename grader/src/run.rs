@@ -93,38 +93,54 @@ pub fn calibrate(problem: &Problem, executor: &dyn Executor) -> Calibration {
 
 /// Runs `programs` (executor program numbers, each once) on the grading sample and counts
 /// each one's failures: `(program, judged, counts)` in the order given, and the runs made.
-/// Deterministic whatever the thread count.
+/// Deterministic whatever the thread count. An input the sample holds several times (a
+/// generator draws its small inputs again and again) is run once and counted as often as
+/// it is held: runs are deterministic, so the counts are those of running every copy.
 pub(crate) fn sample_failures(
     problem: &Problem,
     executor: &dyn Executor,
     calibration: &Calibration,
     programs: &[usize],
 ) -> (HashMap<usize, (u64, FailureCounts)>, u64) {
-    // The sample's usable inputs, the reference's run and the fair budget on each: the
-    // generated ones, then the course's tests (as fixed as the grading seed).
-    let usable = |input: Vec<u8>| {
-        let reference = run_reference(problem, executor, &input).ok()?;
-        let fuel = budget(problem, calibration, &input, &reference).fair;
-        Some((input, reference, fuel))
-    };
-    let mut sample: Vec<_> = (0..GRADING_SAMPLE_INPUTS)
+    // The sample's inputs: the generated ones, then the course's tests (as fixed as the
+    // grading seed); each distinct one with how many times the sample holds it.
+    let generated: Vec<Vec<u8>> = (0..GRADING_SAMPLE_INPUTS)
         .into_par_iter()
-        .filter_map(|index| usable(executor.generate(ChoiceSource::for_random_test(GRADING_SEED, index)).0.ok()?))
+        .filter_map(|index| executor.generate(ChoiceSource::for_random_test(GRADING_SEED, index)).0.ok())
         .collect();
-    sample.par_extend(problem.fixed.par_iter().filter_map(|test| usable(test.input.clone())));
+    let mut copies: HashMap<&[u8], u64> = HashMap::new();
+    let mut distinct: Vec<&[u8]> = Vec::new();
+    for input in generated.iter().chain(problem.fixed.iter().map(|test| &test.input)) {
+        let held = copies.entry(input).or_default();
+        if *held == 0 {
+            distinct.push(input);
+        }
+        *held += 1;
+    }
+    // The usable ones, the reference's run and the fair budget on each.
+    let sample: Vec<_> = distinct
+        .into_par_iter()
+        .filter_map(|input| {
+            let reference = run_reference(problem, executor, input).ok()?;
+            let fuel = budget(problem, calibration, input, &reference).fair;
+            Some((input, reference, fuel, copies[input]))
+        })
+        .collect();
     // Each program runs on the whole sample in a row (its instance slot stays warm).
     let counted: HashMap<usize, (u64, FailureCounts)> = programs
         .par_iter()
         .map(|&program| {
             let mut kinds = Vec::new();
             let mut judged = 0;
-            for (input, reference, fuel) in &sample {
+            for (input, reference, fuel, copies) in &sample {
                 match run_answer(problem, executor, input, reference, program, *fuel).1 {
                     // The checker failed on this output: the input says nothing of the program.
                     Err(_) => continue,
                     Ok(verdict) => {
-                        judged += 1;
-                        kinds.extend(verdict.map(|failure| failure.kind));
+                        judged += copies;
+                        if let Some(failure) = verdict {
+                            kinds.extend(std::iter::repeat_n(failure.kind, *copies as usize));
+                        }
                     }
                 }
             }

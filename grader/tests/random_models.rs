@@ -197,24 +197,23 @@ fn stability_names_exactly_the_bugs_that_only_some_seeds_found() {
 
 /// Points on the fixed scale depend on the program alone: the same for an answer graded
 /// with its class, alone, or with the search's seed changed; and they are its failures on
-/// the grading sample, counted by the formula of `grader::points`.
+/// the grading sample, counted by the formula of `grader::points` (an input the sample
+/// holds several times counts as often: it is run once).
 #[test]
 fn an_answers_points_are_the_same_graded_alone_or_with_any_class_and_whatever_the_seed() {
+    let mut repeated = 0;
     for seed in 0..12 {
         let model = Model::random(seed);
         let class = analyse_model(&model, seed);
+        let sample: Vec<Vec<u8>> =
+            (0..GRADING_SAMPLE_INPUTS).map(|index| model.generate(ChoiceSource::for_random_test(GRADING_SEED, index)).0.unwrap()).collect();
+        repeated += sample.len() - sample.iter().collect::<std::collections::HashSet<_>>().len();
         for (i, bugs) in model.answers.iter().enumerate() {
             let in_class = class.answers[i].points.clone().expect("an answer that ran has points");
             let alone = analyse_model(&Model { answers: vec![bugs.clone()] }, seed + 100);
             assert_eq!(alone.answers[0].points.as_ref(), Some(&in_class), "model {seed}, answer {i}: alone, with another seed");
 
-            let failed = (0..GRADING_SAMPLE_INPUTS)
-                .filter(|&index| {
-                    let (input, _) = model.generate(ChoiceSource::for_random_test(GRADING_SEED, index));
-                    let input = input.unwrap();
-                    bugs.iter().any(|b| b.fires(&digits(&input)))
-                })
-                .count();
+            let failed = sample.iter().filter(|input| bugs.iter().any(|b| b.fires(&digits(input)))).count();
             let expected = Points::of(&GradingPolicy::default(), GRADING_SAMPLE_INPUTS, FailureCounts { wrong: failed, ..Default::default() });
             assert_eq!(in_class, expected, "model {seed}, answer {i}: {bugs:?}");
             if bugs.is_empty() {
@@ -222,6 +221,7 @@ fn an_answers_points_are_the_same_graded_alone_or_with_any_class_and_whatever_th
             }
         }
     }
+    assert!(repeated > 0, "the models' samples repeat inputs, so that counting each copy is checked");
 }
 
 /// The search records what it may have missed: its random tests (mutants left out) and
