@@ -371,7 +371,7 @@ impl Explainer<'_> {
                 // once (all at 0, all at their largest, and at random).
                 let mut together = kept.clone();
                 together.push(i);
-                if together.len() == 1 || self.fails_whatever(test, &together, &maxima, rng) {
+                if together.len() == 1 || self.fails_whatever(test, &together, maxima, rng) {
                     kept.push(i);
                     spans.push(span);
                 }
