@@ -699,6 +699,10 @@ impl Search<'_> {
     ) -> Option<()> {
         let mut frontier: std::collections::VecDeque<TestCase> = start.into();
         while let Some(test) = frontier.pop_front() {
+            // Each neighbourhood is a step of its own: the caches of the last one may go
+            // (a chain of long tests' neighbourhoods held 1.1 GB of a 120-version class's
+            // heap when the caches were only kept in bounds after the whole frontier).
+            self.forget(suite);
             let ranges = self.ranges.get(&test).cloned().unwrap_or_default();
             let neighbours = self.replay_all(&neighbours(&test, &ranges));
             // All of them are evaluated below whatever happens in between: together, each
