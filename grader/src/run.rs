@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use crate::budget::{Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration};
 use crate::generate::ChoiceSource;
-use crate::oracle::{Execution, Failure, FailureCounts, RunOutcome};
+use crate::oracle::{Execution, Failure, FailureCounts, FailureKind, RunOutcome};
 use crate::points::{GRADING_SAMPLE_INPUTS, GRADING_SEED};
 use crate::problem::{Executor, Problem};
 
@@ -91,16 +91,28 @@ pub fn calibrate(problem: &Problem, executor: &dyn Executor) -> Calibration {
     Calibration::from_costs(costs)
 }
 
+/// What earlier runs on an input already settle, so that the grading sample does not run
+/// them again (the search has usually run its small inputs, which a sample draws most).
+pub(crate) enum Known {
+    /// The reference cannot run it: it is not in the sample.
+    Unusable,
+    /// The reference's run there, the fair budget, and each program's verdict with that
+    /// budget (indexed by program number) where the runs so far settle it.
+    Usable { reference: Execution, fair: u64, verdicts: Vec<Option<Option<FailureKind>>> },
+}
+
 /// Runs `programs` (executor program numbers, each once) on the grading sample and counts
 /// each one's failures: `(program, judged, counts)` in the order given, and the runs made.
 /// Deterministic whatever the thread count. An input the sample holds several times (a
 /// generator draws its small inputs again and again) is run once and counted as often as
-/// it is held: runs are deterministic, so the counts are those of running every copy.
+/// it is held, and a run `known` settles is not made at all: runs are deterministic, so
+/// the counts are those of running every copy.
 pub(crate) fn sample_failures(
     problem: &Problem,
     executor: &dyn Executor,
     calibration: &Calibration,
     programs: &[usize],
+    known: &(dyn Fn(&[u8]) -> Option<Known> + Sync),
 ) -> (HashMap<usize, (u64, FailureCounts)>, u64) {
     // The sample's inputs: the generated ones, then the course's tests (as fixed as the
     // grading seed); each distinct one with how many times the sample holds it.
@@ -117,36 +129,119 @@ pub(crate) fn sample_failures(
         }
         *held += 1;
     }
-    // The usable ones, the reference's run and the fair budget on each.
+    // The usable ones, the reference's run and the fair budget on each, what is known of
+    // the programs there, and whether the reference ran for it.
     let sample: Vec<_> = distinct
         .into_par_iter()
         .filter_map(|input| {
-            let reference = run_reference(problem, executor, input).ok()?;
-            let fuel = budget(problem, calibration, input, &reference).fair;
-            Some((input, reference, fuel, copies[input]))
+            let (reference, fuel, settled, ran) = match known(input) {
+                Some(Known::Unusable) => return None,
+                Some(Known::Usable { reference, fair, verdicts }) => (reference, fair, verdicts, false),
+                None => {
+                    let reference = run_reference(problem, executor, input).ok()?;
+                    let fuel = budget(problem, calibration, input, &reference).fair;
+                    (reference, fuel, Vec::new(), true)
+                }
+            };
+            Some((input, reference, fuel, copies[input], settled, ran))
         })
         .collect();
     // Each program runs on the whole sample in a row (its instance slot stays warm).
-    let counted: HashMap<usize, (u64, FailureCounts)> = programs
+    let counted: Vec<(usize, u64, FailureCounts, u64)> = programs
         .par_iter()
         .map(|&program| {
-            let mut kinds = Vec::new();
-            let mut judged = 0;
-            for (input, reference, fuel, copies) in &sample {
-                match run_answer(problem, executor, input, reference, program, *fuel).1 {
+            let (mut kinds, mut judged, mut runs) = (Vec::new(), 0, 0);
+            for (input, reference, fuel, copies, settled, _) in &sample {
+                let verdict = match settled.get(program).copied().flatten() {
+                    Some(kind) => Ok(kind),
+                    None => {
+                        runs += 1;
+                        run_answer(problem, executor, input, reference, program, *fuel).1.map(|v| v.map(|f| f.kind))
+                    }
+                };
+                match verdict {
                     // The checker failed on this output: the input says nothing of the program.
                     Err(_) => continue,
-                    Ok(verdict) => {
+                    Ok(kind) => {
                         judged += copies;
-                        if let Some(failure) = verdict {
-                            kinds.extend(std::iter::repeat_n(failure.kind, *copies as usize));
-                        }
+                        kinds.extend(kind.into_iter().flat_map(|kind| std::iter::repeat_n(kind, *copies as usize)));
                     }
                 }
             }
-            (program, (judged, FailureCounts::of(&kinds)))
+            (program, judged, FailureCounts::of(&kinds), runs)
         })
         .collect();
-    let runs = sample.len() as u64 * (1 + programs.len() as u64);
-    (counted, runs)
+    let runs = sample.iter().filter(|s| s.5).count() as u64 + counted.iter().map(|c| c.3).sum::<u64>();
+    (counted.into_iter().map(|(program, judged, counts, _)| (program, (judged, counts))).collect(), runs)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use super::*;
+
+    /// Inputs of up to four digits; answer `p` gives a wrong output on every input holding
+    /// the digit `p`. Counts the runs it makes.
+    #[derive(Default)]
+    struct Digits {
+        runs: AtomicU64,
+    }
+
+    impl Executor for Digits {
+        fn generate(&self, mut choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+            let mut input = Vec::new();
+            while input.len() < 4 && choices.choice(3).unwrap() != 0 {
+                input.push(b'0' + choices.choice(9).unwrap() as u8);
+            }
+            (Ok(input), choices)
+        }
+
+        fn run(&self, program: usize, input: &[u8], _fuel: u64) -> Execution {
+            self.runs.fetch_add(1, Ordering::Relaxed);
+            let wrong = program > 0 && input.contains(&(b'0' + program as u8));
+            Execution { outcome: RunOutcome::Success, stdout: vec![u8::from(wrong)], fuel_used: 1 }
+        }
+    }
+
+    #[test]
+    fn the_grading_sample_runs_only_what_is_not_known_and_counts_the_same() {
+        let problem = Problem::default();
+        let calibration = Calibration::default();
+        let programs = [1, 2, 3];
+        let sample = |known: &(dyn Fn(&[u8]) -> Option<Known> + Sync)| {
+            let executor = Digits::default();
+            let (counted, runs) = sample_failures(&problem, &executor, &calibration, &programs, known);
+            assert_eq!(runs, executor.runs.load(Ordering::Relaxed), "the runs it reports are the runs it made");
+            (counted, runs)
+        };
+        // What a search would know of the inputs of even length: the reference's run and
+        // answer 2's verdict.
+        let search = Digits::default();
+        let known = |input: &[u8]| {
+            if input.len() % 2 == 1 {
+                return None;
+            }
+            let reference = run_reference(&problem, &search, input).ok()?;
+            let fair = budget(&problem, &calibration, input, &reference).fair;
+            let verdict = run_answer(&problem, &search, input, &reference, 2, fair).1.unwrap().map(|f| f.kind);
+            Some(Known::Usable { reference, fair, verdicts: vec![None, None, Some(verdict), None] })
+        };
+        let (counted, runs) = sample(&|_| None);
+        let (counted_knowing, runs_knowing) = sample(&known);
+        assert_eq!(counted_knowing, counted);
+        assert!(counted[&2].1.wrong > 0, "answer 2's failures, counted from what is known, are in the sample");
+
+        let distinct: std::collections::HashSet<Vec<u8>> = (0..GRADING_SAMPLE_INPUTS)
+            .map(|index| Digits::default().generate(ChoiceSource::for_random_test(GRADING_SEED, index)).0.unwrap())
+            .collect();
+        let even = distinct.iter().filter(|input| input.len() % 2 == 0).count() as u64;
+        assert_eq!(runs, distinct.len() as u64 * 4);
+        assert_eq!(runs - runs_knowing, even * 2, "neither the reference nor answer 2 runs again where it is known");
+
+        // An input the reference cannot run is left out whoever knows it.
+        let (counted_unusable, runs_unusable) = sample(&|input: &[u8]| input.is_empty().then_some(Known::Unusable));
+        assert!(runs_unusable < runs);
+        assert!(counted_unusable[&1].0 < counted[&1].0, "the empty input is no longer judged");
+    }
 }

@@ -23,7 +23,7 @@ use crate::rank::{percent, ranks};
 use crate::result::{
     Analysis, AnswerResult, FailureDetail, MAX_PROBLEM_ERRORS, ProblemError, REFERENCE_ID, SuiteTest,
 };
-use crate::run::{Unusable, budget, calibrate, run_answer, run_reference, sample_failures};
+use crate::run::{Known, Unusable, budget, calibrate, run_answer, run_reference, sample_failures};
 use crate::shrink::{Candidates, SHRINK_BUDGET, shrink};
 use crate::testing::{agrees, not_valid};
 
@@ -594,8 +594,29 @@ impl Search<'_> {
         }
     }
 
-    /// `AnswersFailing(input)`, or why the input is unusable; pending timeouts count as
-    /// failures.
+    /// What the search's runs settle on `input` for the grading sample (see [`Known`]): a
+    /// verdict with the quick budget is the fair one but for a timeout (it was either
+    /// pending, or re-run with the fair budget, where a checker failure is kept as a
+    /// timeout and the sample judges nothing); an input whose checker failed is run again
+    /// (the search sets it aside whole, the sample the one program).
+    fn known(&self, input: &[u8]) -> Option<Known> {
+        let evaluation = self.evaluations.get(input)?;
+        let reference = match &evaluation.expected {
+            Err(Unusable::Reference(_)) => return Some(Known::Unusable),
+            Err(Unusable::Checker(_)) => return None,
+            Ok(_) => evaluation.reference().ok()?,
+        };
+        let fair = evaluation.budget.fair;
+        let mut verdicts = vec![None; self.programs];
+        for &program in &self.run {
+            let verdict = evaluation.verdicts[program];
+            if !evaluation.pending.contains(&program) && (verdict != Some(FailureKind::Timeout) || fair == evaluation.budget.quick) {
+                verdicts[program] = Some(verdict);
+            }
+        }
+        Some(Known::Usable { reference, fair, verdicts })
+    }
+
     /// The answers a usable, evaluated `input` is known to fail: a timeout still pending
     /// (not yet given the fair budget) is not counted, so that a set is never a guess.
     fn known_failing(&self, input: &Arc<[u8]>) -> FailingSet {
@@ -604,6 +625,8 @@ impl Search<'_> {
         FailingSet::of(self.answers.len(), failing.map(|(i, _)| i))
     }
 
+    /// `AnswersFailing(input)`, or why the input is unusable; pending timeouts count as
+    /// failures.
     fn failing_set(&mut self, input: &Arc<[u8]>) -> Result<FailingSet, Unusable> {
         self.evaluate_all(std::iter::once(input));
         let evaluation = &self.evaluations[input];
@@ -1003,7 +1026,7 @@ impl Search<'_> {
             programs.dedup();
             programs
         };
-        let (sampled, sample_runs) = sample_failures(self.problem, self.executor, &self.calibration, &programs);
+        let (sampled, sample_runs) = sample_failures(self.problem, self.executor, &self.calibration, &programs, &|input| self.known(input));
         let executions = self.executions + failed_runs.len() as u64 + sample_runs;
 
         let mut rows: Vec<AnswerResult> = everyone
