@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks that vendor/wasmtime is the crates.io release of wasmtime 48.0.8 with
-# exactly the change vendor/README.md describes (vendor/wasmtime.patch). Exit 0 if so, 1 if not, 3 if
-# the release cannot be had (not in cargo's cache, and crates.io unreachable).
+# exactly the change vendor/README.md describes (vendor/wasmtime.patch). Exit 0
+# if so, 1 if not, 3 if the release cannot be had (not in cargo's cache, and
+# crates.io unreachable).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 # The release's sha256, as crates.io's index records it.

@@ -129,21 +129,21 @@ pub(crate) fn sample_failures(
         }
         *held += 1;
     }
-    // The usable ones, the reference's run and the fair budget on each, what is known of
-    // the programs there, and whether the reference ran for it.
+    // The usable ones, the reference's run and the fair budget on each, and what is known
+    // of the programs there (`None`: nothing, and the reference ran for it).
     let sample: Vec<_> = distinct
         .into_par_iter()
         .filter_map(|input| {
-            let (reference, fuel, settled, ran) = match known(input) {
+            let (reference, fuel, settled) = match known(input) {
                 Some(Known::Unusable) => return None,
-                Some(Known::Usable { reference, fair, verdicts }) => (reference, fair, verdicts, false),
+                Some(Known::Usable { reference, fair, verdicts }) => (reference, fair, Some(verdicts)),
                 None => {
                     let reference = run_reference(problem, executor, input).ok()?;
                     let fuel = budget(problem, calibration, input, &reference).fair;
-                    (reference, fuel, Vec::new(), true)
+                    (reference, fuel, None)
                 }
             };
-            Some((input, reference, fuel, copies[input], settled, ran))
+            Some((input, reference, fuel, copies[input], settled))
         })
         .collect();
     // Each program runs on the whole sample in a row (its instance slot stays warm).
@@ -151,8 +151,8 @@ pub(crate) fn sample_failures(
         .par_iter()
         .map(|&program| {
             let (mut kinds, mut judged, mut runs) = (Vec::new(), 0, 0);
-            for (input, reference, fuel, copies, settled, _) in &sample {
-                let verdict = match settled.get(program).copied().flatten() {
+            for (input, reference, fuel, copies, settled) in &sample {
+                let verdict = match settled.as_ref().and_then(|settled| settled.get(program)).copied().flatten() {
                     Some(kind) => Ok(kind),
                     None => {
                         runs += 1;
@@ -171,7 +171,8 @@ pub(crate) fn sample_failures(
             (program, judged, FailureCounts::of(&kinds), runs)
         })
         .collect();
-    let runs = sample.iter().filter(|s| s.5).count() as u64 + counted.iter().map(|c| c.3).sum::<u64>();
+    let reference_runs = sample.iter().filter(|(.., settled)| settled.is_none()).count() as u64;
+    let runs = reference_runs + counted.iter().map(|(.., runs)| runs).sum::<u64>();
     (counted.into_iter().map(|(program, judged, counts, _)| (program, (judged, counts))).collect(), runs)
 }
 
