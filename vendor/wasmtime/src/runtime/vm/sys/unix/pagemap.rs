@@ -1015,4 +1015,53 @@ mod tests {
             Categories::WRITTEN | Categories::PFNZERO
         );
     }
+
+    // bugrank: a reset whose written pages make more regions than one round
+    // holds resets every one of them, in rounds, and decommits only what lies
+    // past `keep_resident` written pages.
+    #[test]
+    fn reset_in_rounds_reaches_every_written_page() {
+        if !ioctl_supported() {
+            return;
+        }
+        let page = rustix::param::page_size();
+        let mmap = MmapAnonymous::new(2000);
+        let written: Vec<usize> = (0..1600).step_by(2).collect();
+        let reset = |keep_pages: usize| {
+            for &p in &written {
+                mmap.write(p);
+            }
+            let (mut resets, mut decommits) = (Vec::new(), Vec::new());
+            let resident = unsafe {
+                super::reset_with_pagemap(
+                    super::PageMap::new().as_ref(),
+                    mmap.ptr.cast(),
+                    crate::runtime::vm::HostAlignedByteCount::new(mmap.len).unwrap(),
+                    crate::runtime::vm::HostAlignedByteCount::new(keep_pages * page).unwrap(),
+                    |region: &mut [u8]| {
+                        let start = (region.as_ptr().addr() - mmap.ptr.addr()) / page;
+                        resets.extend(start..start + region.len() / page);
+                        region.fill(0);
+                    },
+                    |ptr: *mut u8, len: usize| decommits.push(((ptr.addr() - mmap.ptr.addr()) / page, len / page)),
+                )
+            };
+            (resident, resets, decommits)
+        };
+
+        // 800 regions, all within the pages kept: every one reset, nothing decommitted.
+        let (resident, resets, decommits) = reset(1200);
+        assert_eq!(resets, written);
+        assert_eq!(resident, written.len() * page);
+        assert!(decommits.iter().all(|&(_, len)| len == 0), "{decommits:?}");
+
+        // Only 500 pages kept: the first 500 written ones reset, the rest decommitted.
+        let (resident, resets, decommits) = reset(500);
+        assert_eq!(resets, written[..500]);
+        assert_eq!(resident, 500 * page);
+        assert_eq!(decommits.len(), 1);
+        let (from, len) = decommits[0];
+        assert!(from > written[499] && from <= written[500], "{decommits:?}");
+        assert_eq!(from + len, 2000);
+    }
 }
