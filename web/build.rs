@@ -38,7 +38,12 @@ fn main() {
         // cohort's sources where there is one.
         let cohort_extensions: &[&str] = if harnessed { &["c", "cpp", "rs", "py"] } else { &["wasm"] };
         for (folder, extensions) in [("submissions", cohort_extensions), ("submissions-python", &["py"][..])] {
-            println!("cargo:rerun-if-changed={}", dir.join(folder).display());
+            // Only a path that exists: cargo takes a missing one as changed, and would run
+            // this script and rebuild the binary on every build (a folder made later is
+            // seen through the problem's folder above, which cargo scans whole).
+            if dir.join(folder).is_dir() {
+                println!("cargo:rerun-if-changed={}", dir.join(folder).display());
+            }
             let mut cohort: Vec<PathBuf> = std::fs::read_dir(dir.join(folder))
                 .map(|entries| entries.filter_map(|e| Some(e.ok()?.path())).filter(|p| p.extension().is_some_and(|e| extensions.iter().any(|x| e == *x))).collect())
                 .unwrap_or_default();

@@ -21,3 +21,20 @@ pub fn demo_problems(given: Option<&Path>) -> anyhow::Result<(PathBuf, Option<te
     }
     Ok((temporary.path().to_owned(), Some(temporary)))
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every path the build script asks cargo to watch exists: cargo takes a missing one
+    /// as changed, and reran the script and rebuilt the binary on every build (ten
+    /// minutes with the release profile). Read from the script's own output, which cargo
+    /// keeps beside `OUT_DIR`.
+    #[test]
+    fn the_build_script_watches_only_paths_that_exist() {
+        let output = std::path::Path::new(env!("OUT_DIR")).join("../output");
+        let printed = std::fs::read_to_string(&output).unwrap_or_else(|e| panic!("{}: {e}", output.display()));
+        let watched: Vec<&str> = printed.lines().filter_map(|line| line.strip_prefix("cargo:rerun-if-changed=")).collect();
+        assert!(watched.len() > 4, "the demo problems are watched: {printed}");
+        let missing: Vec<&&str> = watched.iter().filter(|path| !std::path::Path::new(path).exists()).collect();
+        assert!(missing.is_empty(), "watched but missing (so always rebuilt): {missing:?}");
+    }
+}
