@@ -13,7 +13,7 @@ use crate::error::{CourseError, CourseResult};
 use crate::hand_in::SharedBytes;
 use crate::problem_check::example_expectation;
 use crate::problem_dir::{MAX_COURSE_TESTS, MAX_PROBLEM_NAME_CHARS, PROBLEM_FILES, ProblemToml};
-use crate::submissions::{Unpacking, is_batch_file, is_unsafe_path};
+use crate::submissions::{Unpacking, is_batch_file, zip_entry_problem};
 
 
 /// The most example submissions a bundle may carry: each is built and run on a thousand
@@ -57,8 +57,8 @@ impl Bundle {
         for i in 0..zip.len() {
             let entry = zip.by_index(i).map_err(|e| bad(e.to_string()))?;
             let name = entry.name().to_owned();
-            if is_unsafe_path(&name) {
-                return Err(bad(format!("unsafe path in zip (absolute or with `..`): {name}")));
+            if let Some(problem) = zip_entry_problem(&entry) {
+                return Err(bad(problem));
             }
             let parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
             let (dir, file) = match parts[..] {
@@ -156,12 +156,19 @@ mod tests {
         check(&["problem.toml", "reference.c", "generator.c", "notes.txt"], Ok("p"));
         check(&["sum/problem.toml", "sum/reference.wasm", "sum/generator.rs", "sum/submissions/correct.c"], Ok("sum"));
         check(&["a/problem.toml", "a/reference.c", "b/generator.c"], Err("its problem files are in 2 folders (`a`, `b`)"));
-        check(&["problem.toml", "../reference.c", "generator.c"], Err("unsafe path in zip"));
+        check(&["problem.toml", "../reference.c", "generator.c"], Err("p.zip: ../reference.c: unsafe path in zip"));
         check(&["problem.toml", "generator.c"], Err("no reference.wasm, nor a reference.c"));
         let many: Vec<String> = (0..=MAX_EXAMPLES).map(|i| format!("submissions/correct{i}.c")).collect();
         let mut entries: Vec<&str> = vec!["problem.toml", "reference.c", "generator.c"];
         entries.extend(many.iter().map(String::as_str));
         check(&entries, Err("21 examples in submissions/, more than 20"));
+        let mut linked = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        for name in ["problem.toml", "generator.c"] {
+            linked.start_file(name, zip::write::SimpleFileOptions::default()).unwrap();
+        }
+        linked.add_symlink("reference.c", "/etc/passwd", zip::write::SimpleFileOptions::default()).unwrap();
+        let error = Bundle::open("p.zip", linked.finish().unwrap().into_inner()).err().expect("a link is refused");
+        assert_eq!(error.to_string(), "p.zip: reference.c: a symbolic link in the zip, not a file: zip the file itself");
         let long = format!("{}/problem.toml", "x".repeat(MAX_PROBLEM_NAME_CHARS + 1));
         check(&[&long, "reference.c", "generator.c"], Err("has 65 characters, more than 64"));
     }

@@ -27,11 +27,28 @@ use serde::Deserialize;
 use toolchain::Language;
 
 use crate::error::{CourseError, CourseResult};
-use crate::problem_dir::{MAX_COURSE_TESTS, MAX_OUTPUT_BYTES, MAX_PROBLEM_NAME_CHARS, MAX_TEST_NAME_CHARS};
+use crate::own_files::{OwnFiles, size_in_words};
+use crate::problem_dir::{MAX_COURSE_TEST_BYTES, MAX_COURSE_TESTS, MAX_OUTPUT_BYTES, MAX_PROBLEM_NAME_CHARS, MAX_TEST_NAME_CHARS};
 
 /// The most bytes of sample inputs the generator written by the import embeds: a generator
 /// is one source file, built for every check, and samples are small.
 pub const MAX_EMBEDDED_SAMPLE_BYTES: usize = 64 << 10;
+
+/// The most bytes of `problem.yaml` read: a package's settings take a few hundred.
+pub const MAX_YAML_BYTES: u64 = 1 << 20;
+
+/// The deepest `problem.yaml` is read at (flow brackets, block indentation and `- ` items
+/// together): real ones nest three or four levels, and the YAML parser's time grows faster
+/// than the depth (2,000 levels took 0.2 s, 8,000 took 2.5 s, 100,000 did not end in
+/// 120 s), so a deeper file is refused before it is parsed.
+pub const MAX_YAML_DEPTH: usize = 64;
+
+/// The most bytes of a statement read (`problem.en.md`, `.tex`): statements take some KiB.
+pub const MAX_STATEMENT_BYTES: u64 = 4 << 20;
+
+/// The most bytes of one source file read (a submission, an output validator's file): as
+/// much as a batch allows a source file.
+pub const MAX_SOURCE_BYTES: u64 = sandbox::MAX_MODULE_BYTES as u64;
 
 /// A package's submission folders, the prefix their examples get in bugrank (see
 /// [`crate::problem_check::example_expectation`]), and what the judge's verdict was.
@@ -96,8 +113,13 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
     if out.exists() {
         return Err(CourseError::Problem(format!("{} already exists: choose another folder, or delete it first", out.display())));
     }
-    let yaml_path = package.join("problem.yaml");
-    let yaml_text = std::fs::read_to_string(&yaml_path).map_err(CourseError::io(format!("cannot read {} (is this a problem package?)", yaml_path.display())))?;
+    let own = OwnFiles::open(package)?;
+    let yaml_bytes = own.read("problem.yaml", MAX_YAML_BYTES).map_err(|e| bad(e.to_string()))?;
+    let yaml_bytes = yaml_bytes.ok_or_else(|| bad("it has no problem.yaml (is this a problem package?)".to_owned()))?;
+    let yaml_text = String::from_utf8(yaml_bytes).map_err(|_| bad("problem.yaml is not UTF-8 text".to_owned()))?;
+    if let Some(depth) = nesting_beyond(&yaml_text, MAX_YAML_DEPTH) {
+        return Err(bad(format!("problem.yaml nests {depth} levels deep or more, beyond the {MAX_YAML_DEPTH} a problem.yaml may have: not read")));
+    }
     let yaml: PackageYaml = serde_yaml_ng::from_str(&yaml_text).map_err(|e| bad(format!("problem.yaml is not valid: {e}")))?;
     let id = package
         .canonicalize()
@@ -121,10 +143,14 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
     let oracle = match validation.as_str() {
         "default" => tokens_oracle(yaml.validator_flags.as_deref().unwrap_or(""), &mut imported.notes),
         _ => {
-            let validators = package.join("output_validators");
-            for path in files_under(&validators) {
-                let target = Path::new("package/output_validators").join(path.strip_prefix(&validators).unwrap_or(&path));
-                files.push((target, std::fs::read(&path).map_err(CourseError::io(format!("cannot read {}", path.display())))?));
+            let (validators, refused) = own.files_under("output_validators");
+            imported.notes.extend(refused);
+            for path in validators {
+                match own.read(&path, MAX_SOURCE_BYTES) {
+                    Ok(Some(bytes)) => files.push((Path::new("package").join(&path), bytes)),
+                    Ok(None) => {}
+                    Err(refused) => imported.notes.push(format!("{refused}; left out")),
+                }
             }
             files.push((PathBuf::from("checker.rs"), CHECKER_SKELETON.as_bytes().to_vec()));
             files.push((PathBuf::from("bugrank_check.rs"), toolchain::guest::RUST_CHECK_CRATE.as_bytes().to_vec()));
@@ -143,13 +169,13 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
         )
         .into_bytes(),
     ));
-    files.push((PathBuf::from("statement.md"), statement(package, &title, &mut imported)?));
+    files.push((PathBuf::from("statement.md"), statement(&own, &title, &mut imported)));
 
-    let (tests, samples) = course_tests(package, &mut files, &mut imported)?;
+    let (tests, samples) = course_tests(&own, &mut files, &mut imported).map_err(|e| bad(e.to_string()))?;
     imported.tests = tests;
     files.push((PathBuf::from("generator.rs"), generator(&samples, &mut imported)));
     files.push((PathBuf::from("bugrank_gen.rs"), toolchain::guest::RUST_CRATE.as_bytes().to_vec()));
-    submissions(package, &mut files, &mut imported)?;
+    submissions(&own, &mut files, &mut imported);
 
     files.push((PathBuf::from("IMPORT.md"), import_notes(&id, &imported).into_bytes()));
     for (path, bytes) in files {
@@ -215,37 +241,61 @@ fn limits_toml(limits: &PackageLimits, notes: &mut Vec<String>) -> String {
 }
 
 /// The statement: the package's Markdown one, else its LaTeX one kept as it is.
-fn statement(package: &Path, title: &str, imported: &mut Imported) -> CourseResult<Vec<u8>> {
-    let candidates = ["problem_statement/problem.en.md", "problem_statement/problem.md", "statement/problem.en.md", "statement/problem.md"];
-    for candidate in candidates {
-        if let Some(text) = read_if_there(&package.join(candidate))? {
-            return Ok(text);
+fn statement(own: &OwnFiles, title: &str, imported: &mut Imported) -> Vec<u8> {
+    let mut read = |candidate: &str| match own.read(candidate, MAX_STATEMENT_BYTES) {
+        Ok(text) => text,
+        Err(refused) => {
+            imported.notes.push(format!("{refused}; left out"));
+            None
+        }
+    };
+    for candidate in ["problem_statement/problem.en.md", "problem_statement/problem.md", "statement/problem.en.md", "statement/problem.md"] {
+        if let Some(text) = read(candidate) {
+            return text;
         }
     }
     for candidate in ["problem_statement/problem.en.tex", "problem_statement/problem.tex", "statement/problem.en.tex"] {
-        if let Some(tex) = read_if_there(&package.join(candidate))? {
+        if let Some(tex) = read(candidate) {
             imported.todo.push(format!("Turn statement.md into Markdown: it holds {candidate} as it is, in LaTeX."));
-            return Ok(format!("# {title}\n\n```latex\n{}\n```\n", String::from_utf8_lossy(&tex).trim_end()).into_bytes());
+            return format!("# {title}\n\n```latex\n{}\n```\n", String::from_utf8_lossy(&tex).trim_end()).into_bytes();
         }
     }
     imported.todo.push("Write statement.md: the package has no statement.".to_owned());
-    Ok(format!("# {title}\n").into_bytes())
+    format!("# {title}\n").into_bytes()
 }
 
 /// The package's sample and secret data as the course's tests; returns how many, and the
-/// sample inputs (the secret ones when there is no sample), smallest first.
-fn course_tests(package: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &mut Imported) -> CourseResult<(usize, Vec<Vec<u8>>)> {
+/// sample inputs (the secret ones when there is no sample), smallest first. A data file
+/// that cannot be a test (no name before `.in`, a link out of the package, over what is
+/// left of [`MAX_COURSE_TEST_BYTES`]) is left out alone, with a note naming it.
+fn course_tests(own: &OwnFiles, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &mut Imported) -> CourseResult<(usize, Vec<Vec<u8>>)> {
     let mut tests = 0;
+    let mut bytes_left = MAX_COURSE_TEST_BYTES;
     let mut inputs_of: BTreeMap<&str, Vec<Vec<u8>>> = BTreeMap::new();
     for group in ["sample", "secret"] {
-        let root = package.join("data").join(group);
-        for input in files_under(&root).into_iter().filter(|path| path.extension().is_some_and(|e| e == "in")) {
-            let relative = input.strip_prefix(&root).unwrap_or(&input).with_extension("");
-            let parts: Vec<String> = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        let root = format!("data/{group}");
+        let (found, refused) = own.files_under(&root);
+        imported.notes.extend(refused);
+        for input in found.iter().filter_map(|path| path.strip_suffix(".in")) {
+            let parts: Vec<&str> = input[root.len() + 1..].split('/').collect();
+            if parts.iter().any(|part| part.chars().all(|c| c == '.')) {
+                imported.notes.push(format!("{input}.in: a test's file needs a name before `.in`; left out"));
+                continue;
+            }
             let name = test_name(&format!("{group}-{}", parts.join("-")));
-            let answer = input.with_extension("ans");
-            let bytes = std::fs::read(&input).map_err(CourseError::io(format!("cannot read {}", input.display())))?;
-            if let Some(expected) = read_if_there(&answer)? {
+            let mut read = |path: String| match own.read(&path, bytes_left) {
+                Ok(bytes) => {
+                    bytes_left -= bytes.as_ref().map_or(0, |b| b.len() as u64);
+                    Ok(bytes)
+                }
+                Err(refused) => {
+                    imported.notes.push(format!("{refused} (the course's tests hold at most {} in all); left out", size_in_words(MAX_COURSE_TEST_BYTES)));
+                    Err(())
+                }
+            };
+            let Ok(Some(bytes)) = read(format!("{input}.in")) else { continue };
+            let Ok(expected) = read(format!("{input}.ans")) else { continue };
+            if let Some(expected) = expected {
                 files.push((PathBuf::from(format!("tests/{name}.out")), expected));
             }
             files.push((PathBuf::from(format!("tests/{name}.in")), bytes.clone()));
@@ -254,7 +304,7 @@ fn course_tests(package: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &
         }
     }
     if tests > MAX_COURSE_TESTS {
-        return Err(CourseError::Problem(format!("{}: {tests} test files in data/, more than bugrank's {MAX_COURSE_TESTS}", package.display())));
+        return Err(CourseError::Problem(format!("{tests} test files in data/, more than bugrank's {MAX_COURSE_TESTS}")));
     }
     if tests == 0 {
         imported.todo.push("Add tests: the package's data/ has no sample or secret inputs, so the problem has no course's tests.".to_owned());
@@ -262,14 +312,6 @@ fn course_tests(package: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &
     let mut samples = inputs_of.remove("sample").or_else(|| inputs_of.remove("secret")).unwrap_or_default();
     samples.sort_by_key(Vec::len);
     Ok((tests, samples))
-}
-
-/// Every file under `dir`, folders walked in name order (none when `dir` is not there).
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    paths.into_iter().flat_map(|path| if path.is_dir() { files_under(&path) } else { vec![path] }).filter(|path| path.is_file()).collect()
 }
 
 /// `raw` as a hand-written test's name: letters, digits, `.`, `_` and `-`, others as `_`.
@@ -345,23 +387,38 @@ fn input_shape(samples: &[String]) -> String {
     shape
 }
 
-/// The package's submissions as the reference and the examples.
-fn submissions(package: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &mut Imported) -> CourseResult<()> {
+/// The package's submissions as the reference and the examples: the files directly in
+/// each verdict's folder (a submission of several files, in a folder of its own, is left
+/// out with a note, as is a file the package links to from outside).
+fn submissions(own: &OwnFiles, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &mut Imported) {
     let mut accepted: Vec<(Language, String, Vec<u8>)> = Vec::new();
     for (folder, prefix, verdict) in SUBMISSION_FOLDERS {
-        let dir = package.join("submissions").join(folder);
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        paths.sort();
-        for path in paths {
-            let file = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-            let language = Language::of_file(&file).filter(|_| path.is_file());
-            let Some(language) = language else {
-                imported.notes.push(format!("submissions/{folder}/{file} ({verdict}) left out: bugrank builds one C, C++, Rust or Python file"));
+        let root = format!("submissions/{folder}");
+        let (found, refused) = own.files_under(&root);
+        imported.notes.extend(refused);
+        let mut folders_left_out: Vec<&str> = Vec::new();
+        for path in &found {
+            let file = &path[root.len() + 1..];
+            if let Some((inner, _)) = file.split_once('/') {
+                if !folders_left_out.contains(&inner) {
+                    folders_left_out.push(inner);
+                    imported.notes.push(format!("{root}/{inner}/ ({verdict}) left out: bugrank builds one C, C++, Rust or Python file"));
+                }
+                continue;
+            }
+            let Some(language) = Language::of_file(file) else {
+                imported.notes.push(format!("{path} ({verdict}) left out: bugrank builds one C, C++, Rust or Python file"));
                 continue;
             };
-            let bytes = std::fs::read(&path).map_err(CourseError::io(format!("cannot read {}", path.display())))?;
-            let stem = test_name(file.rsplit_once('.').map_or(file.as_str(), |(stem, _)| stem));
+            let bytes = match own.read(path, MAX_SOURCE_BYTES) {
+                Ok(Some(bytes)) => bytes,
+                Ok(None) => continue,
+                Err(refused) => {
+                    imported.notes.push(format!("{refused}; left out"));
+                    continue;
+                }
+            };
+            let stem = test_name(file.rsplit_once('.').map_or(file, |(stem, _)| stem));
             if folder == "accepted" {
                 accepted.push((language, stem, bytes));
             } else {
@@ -373,7 +430,7 @@ fn submissions(package: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &m
     let reference = REFERENCE_LANGUAGES.iter().find_map(|language| accepted.iter().position(|(l, _, _)| l == language));
     let Some(reference) = reference else {
         imported.todo.insert(0, "Write the reference (reference.c, .cpp, .rs or .py): the package has no accepted submission bugrank can build.".to_owned());
-        return Ok(());
+        return;
     };
     let (language, stem, bytes) = accepted.remove(reference);
     imported.notes.push(format!("the reference is submissions/accepted/{stem}.{}, the first accepted submission in {language}", language.extension()));
@@ -390,16 +447,42 @@ fn submissions(package: &Path, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &m
         files.push((PathBuf::from(format!("submissions/correct-{stem}.{}", language.extension())), bytes));
         *imported.examples.entry("correct").or_default() += 1;
     }
-    Ok(())
 }
 
-/// The bytes of `path`, or `None` when there is no such file.
-fn read_if_there(path: &Path) -> CourseResult<Option<Vec<u8>>> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(CourseError::Io { what: format!("cannot read {}", path.display()), error: e }),
+/// The nesting depth of `yaml` once it reaches `limit` (or more), else `None`: on each
+/// line its indentation and leading `- ` items, plus the flow brackets (`[`, `{`) open
+/// there, quoted text and comments set aside. An upper bound of the parser's depth, found
+/// in one pass.
+fn nesting_beyond(yaml: &str, limit: usize) -> Option<usize> {
+    let mut brackets = 0usize;
+    for line in yaml.lines() {
+        let content = line.trim_start_matches(' ');
+        let mut depth = line.len() - content.len();
+        let mut rest = content;
+        while depth < limit
+            && let Some(after) = rest.strip_prefix("- ").or_else(|| rest.strip_prefix('-').filter(|r| r.is_empty())) {
+            depth += 1;
+            rest = after.trim_start_matches(' ');
+        }
+        let mut quote: Option<char> = None;
+        for c in rest.chars() {
+            match (quote, c) {
+                (None, '#') => break,
+                (None, '"' | '\'') => quote = Some(c),
+                (Some(q), c) if c == q => quote = None,
+                (None, '[' | '{') => brackets += 1,
+                (None, ']' | '}') => brackets = brackets.saturating_sub(1),
+                _ => {}
+            }
+            if depth + brackets >= limit {
+                return Some(depth + brackets);
+            }
+        }
+        if depth + brackets >= limit {
+            return Some(depth + brackets);
+        }
     }
+    None
 }
 
 /// `IMPORT.md`: what was imported, what the author must still do, and what did not map.
@@ -442,3 +525,22 @@ fn main() {
     }
 }
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(yaml: &str, expected: Option<usize>) {
+        assert_eq!(nesting_beyond(yaml, MAX_YAML_DEPTH), expected, "{yaml:.80}");
+    }
+
+    #[test]
+    fn a_problem_yaml_nested_too_deep_is_found_in_one_pass_whatever_its_style() {
+        check("name: Average\nlimits:\n  memory: 256\nvalidator_flags: float_tolerance 1e-6\n", None);
+        check("name: 'a [bracket' # and [[[[ in a comment\nkeywords: [a, {b: c}]\n", None);
+        check(&format!("limits: {}{}\n", "[".repeat(100_000), "]".repeat(100_000)), Some(MAX_YAML_DEPTH));
+        check(&"- ".repeat(100_000), Some(MAX_YAML_DEPTH));
+        let indented: String = (0..100).map(|level| format!("{}k{level}:\n", " ".repeat(level))).collect();
+        check(&indented, Some(MAX_YAML_DEPTH));
+    }
+}

@@ -1,5 +1,5 @@
 //! A course's grading work, without its edges: problems ([`problem_dir`], [`bundle`],
-//! [`problem_check`]), batches, hand-ins and rosters ([`submissions`], [`hand_in`]),
+//! [`problem_check`], and judges' packages: [`import`], read by [`own_files`]), batches, hand-ins and rosters ([`submissions`], [`hand_in`]),
 //! students' sources and their builds ([`load`]), the grader's executor on the sandbox
 //! ([`executor`]), the one pipeline that grades a batch ([`grade_batch`](mod@grade_batch)) and the files a
 //! graded batch is written as ([`outputs`], [`exports`]).
@@ -42,6 +42,7 @@ pub mod hand_in;
 pub mod import;
 pub mod load;
 pub mod outputs;
+pub mod own_files;
 pub mod problem_check;
 pub mod problem_dir;
 pub mod submissions;

@@ -6,7 +6,7 @@
 //! as [`Rejected`] with the reason, and the rest is graded. Sources that do not compile
 //! are not rejected: the student is [`NotBuilt`], a result.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::{Cursor, Read};
 use std::path::Path;
 use std::sync::Arc;
@@ -574,8 +574,8 @@ pub fn read_zip(zip: &zip::ZipArchive<Cursor<SharedBytes>>, unpacking: &mut Unpa
         if entry.is_dir() {
             continue;
         }
-        if is_unsafe_path(&name) {
-            files.push((name.clone(), Err(format!("{name}: unsafe path in zip (absolute or with `..`)"))));
+        if let Some(problem) = zip_entry_problem(&entry) {
+            files.push((name.clone(), Err(problem)));
             continue;
         }
         if !is_batch_file(base_name(&name)) {
@@ -590,6 +590,21 @@ pub fn read_zip(zip: &zip::ZipArchive<Cursor<SharedBytes>>, unpacking: &mut Unpa
         files.push((name, Ok(ModuleSource::Zipped { zip: zip.clone(), index })));
     }
     Ok(files)
+}
+
+/// Why a zip's entry is not read, if it is not: a path that could write outside the folder
+/// it is unpacked in ([`is_unsafe_path`]), or a symbolic link (its bytes are a path on the
+/// machine it was zipped on, never a file of the upload). Every reader of an uploaded zip
+/// asks this first: batches, rosters in them and problem bundles.
+pub fn zip_entry_problem(entry: &zip::read::ZipFile<'_, impl Read>) -> Option<String> {
+    let name = entry.name();
+    if is_unsafe_path(name) {
+        return Some(format!("{name}: unsafe path in zip (absolute or with `..`)"));
+    }
+    if entry.is_symlink() {
+        return Some(format!("{name}: a symbolic link in the zip, not a file: zip the file itself"));
+    }
+    None
 }
 
 /// True for a zip entry name that could write outside the folder it is unpacked in:
@@ -631,9 +646,11 @@ pub fn roster_rule(handed: &[&str], roster: Option<&[RosterRow]>, kind: UploadKi
         UploadKind::Batch => format!("no roster row for `{id}`"),
         UploadKind::Late => format!("no roster row for `{id}` in this batch"),
     };
-    let refused = handed.iter().map(|id| (!roster.iter().any(|r| r.id == *id)).then(|| missing(id))).collect();
+    let listed: HashSet<&str> = roster.iter().map(|r| r.id.as_str()).collect();
+    let refused = handed.iter().map(|id| (!listed.contains(id)).then(|| missing(id))).collect();
+    let handed: HashSet<&str> = handed.iter().copied().collect();
     let without = match kind {
-        UploadKind::Batch => roster.iter().filter(|r| !handed.contains(&r.id.as_str())).map(|r| format!("roster row `{}` has no module", r.id)).collect(),
+        UploadKind::Batch => roster.iter().filter(|r| !handed.contains(r.id.as_str())).map(|r| format!("roster row `{}` has no module", r.id)).collect(),
         UploadKind::Late => Vec::new(),
     };
     (refused, without)
@@ -689,7 +706,32 @@ pub fn read_roster(path: &Path) -> CourseResult<(Vec<RosterRow>, Vec<Rejected>)>
     parse_roster(&path.display().to_string(), file)
 }
 
-/// Reads a roster named `file_name` (for messages) from `input`.
+/// The most rows a roster may have: the largest courses have some thousands of students,
+/// a whole university's list some tens of thousands; a roster is read, checked and stored
+/// in one request, so a bigger one is refused at once, with its count.
+pub const MAX_ROSTER_ROWS: usize = 100_000;
+
+/// A roster attached to a batch that already has hand-ins: the rows kept, those that name
+/// no student of the batch, and the batch's students without a row, in their orders.
+#[derive(Debug, PartialEq)]
+pub struct Attached {
+    pub kept: Vec<RosterRow>,
+    pub left_out: Vec<RosterRow>,
+    pub without_row: Vec<String>,
+}
+
+/// Attaches `rows` to a batch whose students are `students` (see [`Attached`]); linear in
+/// both.
+pub fn attach_roster(rows: Vec<RosterRow>, students: &[String]) -> Attached {
+    let in_batch: HashSet<&str> = students.iter().map(String::as_str).collect();
+    let (kept, left_out): (Vec<RosterRow>, Vec<RosterRow>) = rows.into_iter().partition(|r| in_batch.contains(r.id.as_str()));
+    let listed: HashSet<&str> = kept.iter().map(|r| r.id.as_str()).collect();
+    let without_row = students.iter().filter(|s| !listed.contains(s.as_str())).cloned().collect();
+    Attached { kept, left_out, without_row }
+}
+
+/// Reads a roster named `file_name` (for messages) from `input`. Linear in its lines; one
+/// of more than [`MAX_ROSTER_ROWS`] rows is refused whole.
 pub fn parse_roster(file_name: &str, input: impl Read) -> CourseResult<(Vec<RosterRow>, Vec<Rejected>)> {
     let not_csv = |e: csv::Error| CourseError::Batch(format!("{file_name} cannot be read as CSV: {e}"));
     // Each line is read alone (a roster's cells are ids, names and addresses: one line
@@ -698,6 +740,10 @@ pub fn parse_roster(file_name: &str, input: impl Read) -> CourseResult<(Vec<Rost
     let mut text = String::new();
     let mut input = input;
     input.read_to_string(&mut text).map_err(|e| CourseError::Batch(format!("{file_name} is not text (UTF-8): {e}")))?;
+    let count = text.lines().filter(|line| !line.trim().is_empty()).count().saturating_sub(1);
+    if count > MAX_ROSTER_ROWS {
+        return Err(CourseError::Batch(format!("{file_name} has {count} rows, more than the {MAX_ROSTER_ROWS} a roster may have: split it by course")));
+    }
     let mut lines = text.lines().enumerate().map(|(i, line)| (i + 1, line));
     let first = lines.next().map_or("", |(_, line)| line);
     let one_line = |line: &str| csv::ReaderBuilder::new().has_headers(false).flexible(true).trim(csv::Trim::All).from_reader(std::io::Cursor::new(line.as_bytes().to_vec()));
@@ -717,6 +763,7 @@ pub fn parse_roster(file_name: &str, input: impl Read) -> CourseResult<(Vec<Rost
     };
     let manual_col = column("manual");
     let mut rows: Vec<RosterRow> = Vec::new();
+    let mut ids: HashSet<String> = HashSet::new();
     let mut rejected = Vec::new();
     for (line, text) in lines.filter(|(_, text)| !text.trim().is_empty()) {
         if text.matches('"').count() % 2 == 1 {
@@ -768,7 +815,7 @@ pub fn parse_roster(file_name: &str, input: impl Read) -> CourseResult<(Vec<Rost
         }
         if id.is_empty() {
             rejected.push(reject(format!("{file_name} line {line}: the id is empty")));
-        } else if rows.iter().any(|r| r.id == id) {
+        } else if !ids.insert(id.clone()) {
             rejected.push(reject(format!("{file_name} line {line}: `{id}` is listed twice")));
         } else {
             // A platform's own columns are all kept, so that its files name students as it does.
@@ -849,6 +896,21 @@ mod tests {
     fn a_zip_that_cannot_be_opened_is_said_in_plain_words() {
         let refused = Unpacking::new().open(SharedBytes(Arc::new(b"PK\x03\x04 cut short".to_vec()))).err().unwrap().to_string();
         assert!(refused.contains("cut short, or not a zip at all") && !refused.contains("EOCD"), "{refused}");
+    }
+
+    #[test]
+    fn a_roster_is_read_and_attached_in_linear_time_and_one_too_long_is_refused_by_its_count() {
+        let roster = |rows: usize| format!("id,cohort\n{}", (0..rows).map(|i| format!("s{i},A\n")).collect::<String>());
+        let (rows, rejected) = parse_roster("r.csv", roster(MAX_ROSTER_ROWS).as_bytes()).unwrap();
+        assert_eq!((rows.len(), rejected.len()), (MAX_ROSTER_ROWS, 0));
+        let students: Vec<String> = (0..MAX_ROSTER_ROWS).map(|i| format!("s{}", i + 1)).collect();
+        let attached = attach_roster(rows, &students);
+        assert_eq!((attached.kept.len(), attached.left_out.len()), (MAX_ROSTER_ROWS - 1, 1));
+        assert_eq!((attached.left_out[0].id.as_str(), attached.without_row), ("s0", vec![format!("s{MAX_ROSTER_ROWS}")]));
+        let too_long = parse_roster("r.csv", roster(MAX_ROSTER_ROWS + 1).as_bytes()).err().unwrap().to_string();
+        assert_eq!(too_long, "r.csv has 100001 rows, more than the 100000 a roster may have: split it by course");
+        let (_, twice) = parse_roster("r.csv", "id,cohort\na,A\nb,B\na,C\n".as_bytes()).unwrap();
+        assert_eq!(twice[0].reason, "r.csv line 4: `a` is listed twice");
     }
 
     #[test]

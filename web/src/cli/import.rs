@@ -34,6 +34,12 @@ pub fn import_command(args: &ImportArgs) -> anyhow::Result<()> {
     for (i, item) in imported.todo.iter().enumerate() {
         println!("  {}. {item}", i + 1);
     }
+    if !imported.notes.is_empty() {
+        println!("what did not map exactly, or was left out:");
+        for note in &imported.notes {
+            println!("  - {note}");
+        }
+    }
     println!("then: bugrank check-problem {}", out.display());
     Ok(())
 }

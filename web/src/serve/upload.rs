@@ -209,7 +209,7 @@ fn zip_rosters(zip: &zip::ZipArchive<std::io::Cursor<SharedBytes>>, unpacking: &
         let is_roster = matches!(parts[..], [.., base] if base.eq_ignore_ascii_case("roster.csv"))
             && parts.len() <= 2
             && !parts.iter().any(|p| p.starts_with('.') || *p == "__MACOSX");
-        if !is_roster || entry.is_dir() || course::submissions::is_unsafe_path(&name) {
+        if !is_roster || entry.is_dir() || course::submissions::zip_entry_problem(&entry).is_some() {
             continue;
         }
         let size = unpacking.unpack(&mut entry, MAX_ROSTER_BYTES, &mut std::io::sink())?;

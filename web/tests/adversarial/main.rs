@@ -24,6 +24,7 @@ mod common;
 #[allow(dead_code)] // CPU times: for the class benchmark
 mod measure;
 mod modules;
+mod packages;
 mod python;
 mod service;
 mod uploads;
@@ -51,7 +52,7 @@ pub struct Measured {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-    let cases: Vec<Case> = modules::cases().into_iter().chain(python::cases()).chain(service::cases()).chain(uploads::cases()).collect();
+    let cases: Vec<Case> = modules::cases().into_iter().chain(python::cases()).chain(service::cases()).chain(uploads::cases()).chain(packages::cases()).collect();
     if args.iter().any(|a| a == "--list") {
         for case in &cases {
             println!("{}: test", case.name);

@@ -247,18 +247,26 @@ pub(super) async fn attach_roster(app: AppData, req: HttpRequest, who: Instructo
             .find(|(field, _, _)| field == "roster")
             .map(|(_, file, text)| (file, text))
             .ok_or_else(|| AppError::BadRequest("choose the roster file (CSV) to attach".into()))?;
-        let (rows, rejected) = course::submissions::parse_roster(&file, text.as_slice()).map_err(|e| AppError::BadRequest(format!("{e:#}")))?;
-        if !rejected.is_empty() {
-            let reasons: Vec<String> = rejected.into_iter().map(|r| r.reason).collect();
-            return Err(AppError::BadRequest(format!("{file}: nothing was changed, because: {}", reasons.join("; "))));
-        }
-        let students: Vec<String> = app.db.submissions(batch.id)?.into_iter().map(|s| s.student).collect();
-        let (kept, left_out): (Vec<RosterRow>, Vec<RosterRow>) = rows.into_iter().partition(|r| students.contains(&r.id));
-        if kept.is_empty() {
-            return Err(AppError::BadRequest(format!("{file}: no row names a student of this batch: nothing was changed")));
-        }
-        app.db.replace_roster(batch.id, &kept)?;
-        let missing: Vec<&String> = students.iter().filter(|s| !kept.iter().any(|r| &r.id == *s)).collect();
+        // Off the async threads: a roster of many thousands of rows is read, checked and
+        // stored in one go.
+        let (shared, batch_id, name) = (app.clone(), batch.id, file.clone());
+        let attached = blocking(move || {
+            let db = &shared.db;
+            let (rows, rejected) = course::submissions::parse_roster(&name, text.as_slice()).map_err(|e| AppError::BadRequest(format!("{e:#}")))?;
+            if !rejected.is_empty() {
+                let reasons: Vec<String> = rejected.into_iter().map(|r| r.reason).collect();
+                return Err(AppError::BadRequest(format!("{name}: nothing was changed, because: {}", reasons.join("; "))));
+            }
+            let students: Vec<String> = db.submissions(batch_id)?.into_iter().map(|s| s.student).collect();
+            let attached = course::submissions::attach_roster(rows, &students);
+            if attached.kept.is_empty() {
+                return Err(AppError::BadRequest(format!("{name}: no row names a student of this batch: nothing was changed")));
+            }
+            db.replace_roster(batch_id, &attached.kept)?;
+            Ok(attached)
+        })
+        .await?;
+        let course::submissions::Attached { kept, left_out, without_row: missing } = attached;
         let view = serde_json::json!({ "batch": batch.id, "rows": kept.len(), "left_out": left_out.iter().map(|r| &r.id).collect::<Vec<_>>(), "without_row": missing });
         respond(&req, Some(&who), "Roster attached", &view, |_| {
             html! {
