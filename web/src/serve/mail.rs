@@ -3,7 +3,11 @@
 //!
 //! - `BUGRANK_SMTP_URL`: `smtp://host:25` (plain, a relay on the campus network),
 //!   `smtp://user:password@host:587?tls=required` (STARTTLS), or
-//!   `smtps://user:password@host:465` (TLS from the start);
+//!   `smtps://user:password@host:465` (TLS from the start). A user and password go only
+//!   over TLS: on a plain connection (`smtp://` without `tls=required`; `tls=opportunistic`
+//!   falls back to plain when the server offers no STARTTLS) they are refused, unless the
+//!   server is on this machine and the URL says `plaintext_auth=loopback` (a relay on
+//!   loopback, which nobody else can listen to);
 //! - `BUGRANK_MAIL_FROM`: the sender, `Course staff <staff@example.edu>`.
 //!
 //! The password stays in the service's environment: no student program sees it (every
@@ -47,6 +51,7 @@ impl Mailer {
     }
 
     pub fn new(url: &str, from: &str) -> anyhow::Result<Mailer> {
+        credentials_protected(url)?;
         let transport = SmtpTransport::from_url(url)
             .map_err(|e| anyhow::anyhow!("{SMTP_URL_VAR} is not an SMTP URL such as `smtp://host:25` or `smtps://user:password@host:465`: {e}"))?
             .timeout(Some(SMTP_TIMEOUT))
@@ -71,6 +76,39 @@ impl Mailer {
             .map_err(|e| format!("the message cannot be made: {e}"))?;
         self.transport.send(&message).map(|_| ()).map_err(|e| format!("the server did not take it: {e}"))
     }
+}
+
+/// `Ok` unless `url` would send a password in the clear (see the module's documentation);
+/// the error names the setting and what to write instead.
+fn credentials_protected(url: &str) -> anyhow::Result<()> {
+    let Some((scheme, rest)) = url.split_once("://") else { return Ok(()) };
+    let (authority, query) = match rest.split_once('?') {
+        Some((before, query)) => (before.split('/').next().unwrap_or(before), query),
+        None => (rest.split('/').next().unwrap_or(rest), ""),
+    };
+    let Some((user, host)) = authority.rsplit_once('@') else { return Ok(()) };
+    let parameter = |name: &str| query.split('&').find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='));
+    let encrypted = scheme == "smtps" || parameter("tls") == Some("required");
+    if encrypted || !user.contains(':') {
+        return Ok(());
+    }
+    let host = match host.rsplit_once(':') {
+        Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) => name,
+        _ => host,
+    };
+    let loopback = host == "localhost" || host.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    if loopback && parameter("plaintext_auth") == Some("loopback") {
+        return Ok(());
+    }
+    let instead = if loopback {
+        "add `plaintext_auth=loopback` to the URL for a relay on this machine, or use"
+    } else {
+        "use"
+    };
+    anyhow::bail!(
+        "{SMTP_URL_VAR} has a user and password, which this URL would send unencrypted ({}): {instead} `smtp://user:password@host:587?tls=required` (STARTTLS) or `smtps://user:password@host:465`",
+        if parameter("tls") == Some("opportunistic") { "tls=opportunistic sends them in the clear to a server without STARTTLS" } else { "smtp:// without tls=required" }
+    )
 }
 
 /// One student's message: their private link, and what it shows.
@@ -130,5 +168,34 @@ mod tests {
         assert!(bad_url.starts_with(SMTP_URL_VAR), "{bad_url}");
         let bad_from = Mailer::new("smtp://localhost:25", "staff at example").err().unwrap().to_string();
         assert!(bad_from.starts_with(MAIL_FROM_VAR), "{bad_from}");
+    }
+
+    fn check(url: &str, refused: Option<&str>) {
+        match (credentials_protected(url), refused) {
+            (Ok(()), None) => {}
+            (Err(error), Some(words)) => {
+                let said = error.to_string();
+                assert!(said.starts_with(SMTP_URL_VAR) && said.contains(words), "{url}: {said}");
+                assert!(!said.contains("secret"), "the password is never said: {said}");
+            }
+            (Ok(()), Some(words)) => panic!("{url} was taken, but should be refused with `{words}`"),
+            (Err(error), None) => panic!("{url} was refused: {error}"),
+        }
+    }
+
+    #[test]
+    fn a_password_goes_only_over_tls_or_to_a_relay_on_loopback_said_so() {
+        check("smtp://mail.example.edu:25", None);
+        check("smtp://staff:secret@mail.example.edu:587?tls=required", None);
+        check("smtps://staff:secret@mail.example.edu:465", None);
+        check("smtp://staff:secret@mail.example.edu:25", Some("smtp:// without tls=required"));
+        check("smtp://staff:secret@mail.example.edu:587?tls=opportunistic", Some("tls=opportunistic sends them in the clear"));
+        check("smtp://staff:secret@mail.example.edu:25?plaintext_auth=loopback", Some("unencrypted"));
+        check("smtp://staff:secret@127.0.0.1:25", Some("add `plaintext_auth=loopback`"));
+        check("smtp://staff:secret@127.0.0.1:25?plaintext_auth=loopback", None);
+        check("smtp://staff:secret@[::1]:2525?plaintext_auth=loopback", None);
+        check("smtp://staff:secret@localhost?plaintext_auth=loopback", None);
+        let refused = Mailer::new("smtp://staff:secret@mail.example.edu:25", "Staff <staff@example.edu>").err().unwrap().to_string();
+        assert!(refused.contains("unencrypted"), "{refused}");
     }
 }
