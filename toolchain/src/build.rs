@@ -19,8 +19,10 @@ use crate::ToolchainError;
 pub const MAX_MESSAGE_CHARS: usize = 8_000;
 
 /// Bumped whenever what a cache entry means changes, so that old entries are not used
-/// (2: built in a sandbox without `/proc`; a build of 1 may hold the host's environment).
-const CACHE_FORMAT: &str = "bugrank-build-2";
+/// (2: built in a sandbox without `/proc`; a build of 1 may hold the host's environment;
+/// 3: a hand-in with a harness has its own objects checked, and a `main` of its is a
+/// warning, no longer a failure).
+const CACHE_FORMAT: &str = "bugrank-build-3";
 
 /// The most bytes of builds the cache keeps; beyond it the least recently used are deleted
 /// (a build asked for again is compiled again, to the same result). A class of 1,000
@@ -230,8 +232,9 @@ impl Builder {
     }
 
     /// Compiles a hand-in of a function-level assignment with the problem's `harness` (see
-    /// [`crate::harness`]): as [`Builder::build`], and a hand-in that defines `main` or
-    /// lacks something the harness calls fails with that said in plain words.
+    /// [`crate::harness`]): as [`Builder::build`], and a hand-in that lacks something the
+    /// harness calls, or whose own code writes the judged output or has a constructor (C,
+    /// C++), fails with that said in plain words; its `main` is left out, with a warning.
     pub fn build_harnessed(&self, source: &Source, harness: &Harness, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
         self.build_for(source, Some(harness), Locals::Pattern, stop)
     }
@@ -251,9 +254,6 @@ impl Builder {
         };
         let student = combined.renamed.as_deref();
         Ok(match self.build_as(&combined.source, Kind::Harnessed { student }, locals, stop)? {
-            Built::Module { warnings, .. } if harness::defines_main(source.language, &warnings) => {
-                Built::Failed { failure: Failure::CompileError, message: harness::explain(source.language, &warnings, student) }
-            }
             Built::Module { wasm, warnings } => Built::Module { wasm, warnings: harness::explain(source.language, &warnings, student) },
             Built::Failed { failure, message } => Built::Failed { failure, message: harness::explain(source.language, &message, student) },
         })
@@ -280,6 +280,9 @@ impl Builder {
                 .and_then(|()| std::fs::write(&path, text))
                 .map_err(|e| ToolchainError::Io(format!("cannot write {}: {e}", path.display())))?;
         }
+        if matches!(kind, Kind::Harnessed { .. }) {
+            std::fs::create_dir_all(dir.path().join(harness::HAND_IN_OBJECTS)).map_err(|e| ToolchainError::Io(format!("cannot create a build directory: {e}")))?;
+        }
         let built = match compiles(source, kind, locals) {
             Err(message) => Built::Failed { failure: Failure::CompileError, message },
             Ok(steps) => {
@@ -300,6 +303,10 @@ impl Builder {
                 }
                 let warnings = warnings.into_iter().filter(|w| !w.is_empty()).collect::<Vec<_>>().join("\n");
                 failed.unwrap_or_else(|| match std::fs::read(dir.path().join(OUTPUT)) {
+                    Ok(wasm) if matches!(kind, Kind::Harnessed { .. }) => match harness::check_objects(&dir.path().join(harness::HAND_IN_OBJECTS)) {
+                        Ok(said) => Built::Module { wasm, warnings: [warnings, said].into_iter().filter(|w| !w.is_empty()).collect::<Vec<_>>().join("\n") },
+                        Err(refused) => Built::Failed { failure: Failure::CompileError, message: refused },
+                    },
                     Ok(wasm) => Built::Module { wasm, warnings },
                     Err(_) => Built::Failed { failure: Failure::CompileError, message: format!("{warnings}\n{NO_MODULE}").trim().to_owned() },
                 })
@@ -538,12 +545,45 @@ fn compiles(source: &Source, kind: Kind, locals: Locals) -> Result<Vec<Vec<Strin
             }
         }
         _ if sources.is_empty() => return Err(format!("no {} source file", source.language)),
+        _ if matches!(kind, Kind::Harnessed { .. }) => return Ok(harnessed_compiles(source.language, &args, &sources)),
         _ => {
             args.extend(crate::compat::arguments(source.language, SOURCES));
             args.extend(sources.into_iter().map(|name| in_jail(name)));
         }
     }
     Ok(vec![args])
+}
+
+/// A C or C++ hand-in built with its harness, in steps (`args`: the flags and output of
+/// one whole build): each of the hand-in's own files compiled alone into an object of
+/// [`harness::HAND_IN_OBJECTS`] (with `main` renamed, so that one kept for the student's own
+/// tests is left out rather than clashing with the harness's), which the build then checks
+/// ([`harness::check_objects`]); then the harness compiled and linked with them.
+fn harnessed_compiles(language: Language, args: &[String], sources: &[&String]) -> Vec<Vec<String>> {
+    let in_jail = |name: &str| format!("{SOURCES}/{name}");
+    let compat = crate::compat::arguments(language, SOURCES);
+    let is_compat_source = |arg: &String| arg.ends_with("/compat.c") || arg.ends_with("/compat.cpp");
+    let (compat_sources, compat_options): (Vec<String>, Vec<String>) = compat.into_iter().partition(is_compat_source);
+    let output_at = args.iter().position(|arg| arg == "-o").expect("a build names its output");
+    let compile_only: Vec<String> =
+        args.iter().enumerate().filter(|&(i, arg)| i != output_at && i != output_at + 1 && !arg.starts_with("-Wl,") && !arg.starts_with("-l")).map(|(_, arg)| arg.clone()).collect();
+    let (harness, own): (Vec<&&String>, Vec<&&String>) = sources.iter().partition(|name| harness::Harness::ALL_FILES.contains(&name.as_str()));
+    let mut steps = Vec::new();
+    let mut link: Vec<String> = args.to_vec();
+    link.extend(compat_options.iter().cloned());
+    link.extend(harness.iter().map(|name| in_jail(name)));
+    link.extend(compat_sources);
+    for (i, name) in own.iter().enumerate() {
+        let object = format!("{}/{i}.o", harness::HAND_IN_OBJECTS);
+        let mut step = compile_only.clone();
+        step.push(format!("-Dmain={}", harness::RENAMED_MAIN));
+        step.extend(compat_options.iter().cloned());
+        step.extend(["-c".to_owned(), in_jail(name), "-o".to_owned(), object.clone()]);
+        steps.push(step);
+        link.push(object);
+    }
+    steps.push(link);
+    steps
 }
 
 /// The compiler's messages as a student should read them: no path of the sandbox (the

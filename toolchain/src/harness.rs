@@ -20,8 +20,18 @@
 //!   `answer` and writing with `bugrank_harness.out` (built into bugrank's CPython, which
 //!   compiles them together: see `sandbox`'s `interpreter.rs`). Not built here.
 //!
-//! A hand-in that defines `main`, or lacks something the harness calls, is a build
-//! failure that says so in plain words before the compiler's or linker's own message.
+//! A hand-in that lacks something the harness calls is a build failure that says so in
+//! plain words before the compiler's or linker's own message; a `main` it keeps for its
+//! own tests is left out, with a warning.
+//!
+//! Only the harness writes the judged output and ends the run. A C or C++ hand-in's own
+//! files are compiled to objects of their own first, which [`check_objects`] reads before
+//! the link: one that imports bugrank's output (as `bh_printf` does: a hand-in that writes
+//! the answers itself could leave every function wrong and still pass) or has a
+//! constructor (code that runs before the harness's `main`) is a build failure that says
+//! which. A C++ global's initialisation (`std::map<int, int> memo;`) is the compiler's,
+//! not a constructor the student wrote, and stays allowed; it cannot write the output
+//! either.
 
 use crate::Language;
 
@@ -34,6 +44,14 @@ pub const RUST_LIBRARY: (&str, &str) = ("bugrank_harness.rs", include_str!("../g
 /// The Python harnesses' library, the module `bugrank_harness` (`out`, `write`), built into
 /// bugrank's CPython: a copy beside a harness is for the author's native runs.
 pub const PYTHON_LIBRARY: (&str, &str) = ("bugrank_harness.py", include_str!("../guest/bugrank_harness.py"));
+
+/// Where a C or C++ build with a harness puts the hand-in's own objects (in the build's
+/// hidden folder, which no hand-in's file can take), for [`check_objects`].
+pub(crate) const HAND_IN_OBJECTS: &str = ".bugrank/objects";
+
+/// What a C or C++ hand-in's `main` is renamed to in its object: a function like any
+/// other, which nothing calls (C++ mangles it: `_Z20bugrank_hand_in_mainv`).
+pub(crate) const RENAMED_MAIN: &str = "bugrank_hand_in_main";
 
 /// What `interface.h` is called: C and C++ hand-ins include it.
 pub const INTERFACE: &str = "interface.h";
@@ -131,13 +149,113 @@ pub(crate) fn explain(language: Language, message: &str, student: Option<&str>) 
     format!("{}\n\nThe compiler said:\n{message}", said.join(" "))
 }
 
-/// Whether a build's messages say the hand-in defines `main`: the linker's duplicate
-/// symbol (C, C++), or rustc's warning that the module's `main` is never used (Rust: a
-/// `main` in a module is no error, but it never runs).
-pub(crate) fn defines_main(language: Language, messages: &str) -> bool {
+/// Whether a build's messages say the hand-in defines `main`: rustc's warning that the
+/// module's `main` is never used (a `main` in a module is no error, but it never runs), or
+/// [`check_objects`]'s that a C or C++ file's was left out.
+fn defines_main(language: Language, messages: &str) -> bool {
     match language {
         Language::Rust => messages.contains("function `main` is never used"),
-        _ => messages.contains("duplicate symbol: main") || messages.contains("duplicate symbol: __main_argc_argv"),
+        _ => messages.contains(MAIN_LEFT_OUT),
+    }
+}
+
+/// What [`check_objects`] says of a C or C++ hand-in that defines `main`.
+const MAIN_LEFT_OUT: &str = "warning: your file's `main` is left out";
+
+/// Reads a C or C++ hand-in's own objects (the `.o` files in `dir`, see
+/// [`HAND_IN_OBJECTS`]): `Ok` with the warnings to add (a `main` left out), or `Err` with
+/// why the hand-in is refused, in words: it imports the output only the harness writes, or
+/// it has a constructor.
+pub(crate) fn check_objects(dir: &std::path::Path) -> Result<String, String> {
+    let mut objects: Vec<std::path::PathBuf> = std::fs::read_dir(dir).map_err(|e| format!("the build's objects cannot be read: {e}"))?.filter_map(|e| Some(e.ok()?.path())).collect();
+    objects.sort();
+    let mut warnings = String::new();
+    for path in objects {
+        let bytes = std::fs::read(&path).map_err(|e| format!("the build's objects cannot be read: {e}"))?;
+        let object = Object::read(&bytes).map_err(|e| format!("the compiler's object cannot be read: {e}"))?;
+        if let Some(import) = object.imports.iter().find(|(module, _)| module == "bugrank") {
+            return Err(format!(
+                "Your file writes the judged output itself (it calls `{}` of bugrank, as `bh_printf` and `bh_write` do): in this assignment only the \
+                 course's harness writes it, from what your functions return. Return your results; use printf for messages of your own, which \
+                 are shown to you and never judged.",
+                import.1
+            ));
+        }
+        if let Some(constructor) = object.constructors.iter().find(|name| !name.starts_with("_GLOBAL__sub_I_")) {
+            return Err(format!(
+                "Your file runs code of its own before the harness starts (`{constructor}`, a constructor): in this assignment the course's \
+                 harness is the program, and it calls your functions. Remove the constructor attribute."
+            ));
+        }
+        if object.defines_main {
+            warnings.push_str(&format!("{MAIN_LEFT_OUT} ({RENAMED_MAIN} in the build).\n"));
+        }
+    }
+    Ok(warnings)
+}
+
+/// What [`check_objects`] reads of a WebAssembly object file (clang's `-c` output): its
+/// imports, its constructors' names (the linking section's init functions) and whether
+/// it defines the renamed `main`.
+#[derive(Debug, Default, PartialEq)]
+struct Object {
+    imports: Vec<(String, String)>,
+    constructors: Vec<String>,
+    defines_main: bool,
+}
+
+impl Object {
+    fn read(bytes: &[u8]) -> wasmparser::Result<Object> {
+        use wasmparser::{KnownCustom, Linking, Payload, SymbolFlags, SymbolInfo, TypeRef};
+        let mut object = Object::default();
+        let mut function_imports: Vec<String> = Vec::new();
+        let mut symbols: Vec<Option<String>> = Vec::new();
+        let mut init_symbols: Vec<u32> = Vec::new();
+        for payload in wasmparser::Parser::new(0).parse_all(bytes) {
+            match payload? {
+                Payload::ImportSection(reader) => {
+                    for import in reader.into_imports() {
+                        let import = import?;
+                        if matches!(import.ty, TypeRef::Func(_)) {
+                            function_imports.push(import.name.to_owned());
+                        }
+                        object.imports.push((import.module.to_owned(), import.name.to_owned()));
+                    }
+                }
+                Payload::CustomSection(section) => {
+                    let KnownCustom::Linking(linking) = section.as_known() else { continue };
+                    for subsection in linking.subsections() {
+                        match subsection? {
+                            Linking::SymbolTable(table) => {
+                                for symbol in table {
+                                    let name = match symbol? {
+                                        SymbolInfo::Func { flags, index, name } => {
+                                            let name = name.map(str::to_owned).or_else(|| function_imports.get(index as usize).cloned());
+                                            if !flags.contains(SymbolFlags::UNDEFINED) && name.as_deref().is_some_and(|name| name.contains(RENAMED_MAIN)) {
+                                                object.defines_main = true;
+                                            }
+                                            name
+                                        }
+                                        SymbolInfo::Data { name, .. } => Some(name.to_owned()),
+                                        _ => None,
+                                    };
+                                    symbols.push(name);
+                                }
+                            }
+                            Linking::InitFuncs(functions) => {
+                                for function in functions {
+                                    init_symbols.push(function?.symbol_index);
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        object.constructors = init_symbols.iter().map(|&i| symbols.get(i as usize).cloned().flatten().unwrap_or_else(|| format!("function {i}"))).collect();
+        Ok(object)
     }
 }
 
@@ -148,8 +266,8 @@ fn main_in_words(language: Language) -> String {
         _ => "keep it between `#ifndef BUGRANK_HARNESS` and `#endif`",
     };
     format!(
-        "Your file defines `main`, but in this assignment the course's harness is the program: it reads the tests and calls your \
-         functions. Remove your `main`, or, to keep it for your own tests, {keep}."
+        "Your file defines `main`, which is left out: in this assignment the course's harness is the program, which reads the tests and \
+         calls your functions. To keep it for your own tests without this warning, {keep}."
     )
 }
 
@@ -206,11 +324,11 @@ mod tests {
     }
 
     #[test]
-    fn a_c_main_beside_the_harness_is_said_in_words() {
+    fn a_c_main_left_out_is_said_in_words() {
         check(
             Language::C,
-            "wasm-ld: error: duplicate symbol: main\n>>> defined in harness.o\n>>> defined in answer.o\nclang: error: linker command failed",
-            &["Your file defines `main`", "#ifndef BUGRANK_HARNESS", "The compiler said:"],
+            &format!("{MAIN_LEFT_OUT}: in this assignment the course's harness is the program"),
+            &["Your file defines `main`, which is left out", "#ifndef BUGRANK_HARNESS", "The compiler said:"],
         );
     }
 

@@ -59,6 +59,15 @@ fn build(language: Language, name: &str, text: &str) -> Option<Built> {
     Some(builder.build_harnessed(&source, &harness(language), None).unwrap())
 }
 
+/// Checks that `text` builds with every one of `said` in its warnings.
+fn check_warned(language: Language, name: &str, text: &str, said: &[&str]) {
+    let Some(built) = build(language, name, text) else { return };
+    let Built::Module { warnings, .. } = built else { panic!("{name} did not build: {built:?}") };
+    for words in said {
+        assert!(warnings.contains(words), "{warnings}\n--- lacks: {words}");
+    }
+}
+
 /// Checks that `text` fails to build with every one of `said` in its message.
 fn check_refused(language: Language, name: &str, text: &str, said: &[&str]) {
     let Some(built) = build(language, name, text) else { return };
@@ -84,7 +93,7 @@ fn a_cpp_file_builds_with_a_cpp_harness_and_its_main_is_said_in_plain_words() {
     let Some(built) = build(Language::Cpp, "counter.cpp", C_COUNTER) else { return };
     assert!(matches!(built, Built::Module { .. }), "{built:?}");
     let text = format!("{C_COUNTER}int main() {{ counter_add(2); return 0; }}\n");
-    check_refused(Language::Cpp, "counter.cpp", &text, &["Your file defines `main`", "#ifndef BUGRANK_HARNESS"]);
+    check_warned(Language::Cpp, "counter.cpp", &text, &["Your file defines `main`, which is left out", "#ifndef BUGRANK_HARNESS"]);
 }
 
 #[test]
@@ -95,9 +104,35 @@ fn a_c_main_kept_under_bugrank_harness_is_left_out_and_builds() {
 }
 
 #[test]
-fn a_c_file_with_its_own_main_is_told_so_in_plain_words() {
+fn a_c_file_with_its_own_main_builds_with_it_left_out_and_is_warned_in_plain_words() {
     let text = format!("{C_COUNTER}int main(void) {{ counter_add(2); return 0; }}\n");
-    check_refused(Language::C, "counter.c", &text, &["Your file defines `main`", "#ifndef BUGRANK_HARNESS", "The compiler said:", "duplicate symbol: main"]);
+    check_warned(Language::C, "counter.c", &text, &["Your file defines `main`, which is left out", "#ifndef BUGRANK_HARNESS"]);
+}
+
+/// A hand-in that writes every answer itself, through the harness library, from a
+/// constructor, and ends the run before the harness starts: its functions do nothing.
+const C_WRITES_ITS_OWN_VERDICT: &str = "#include <stdlib.h>\n#include \"bugrank_harness.h\"\n#include \"interface.h\"\n\
+    __attribute__((constructor)) static void answers(void) { bh_printf(\"ok\\nok\\n3\\n\"); exit(0); }\n\
+    void counter_add(int n) { (void)n; }\nint counter_total(void) { return 0; }\n";
+
+#[test]
+fn a_c_file_that_writes_the_judged_output_itself_is_refused_and_told_why() {
+    check_refused(Language::C, "counter.c", C_WRITES_ITS_OWN_VERDICT, &["Your file writes the judged output itself (it calls `output` of bugrank"]);
+    // Through the import declared by hand, from a function the harness calls.
+    let by_hand = "#include <stddef.h>\n__attribute__((import_module(\"bugrank\"), import_name(\"output\"))) int out(const void *, size_t);\n\
+        static int total;\nvoid counter_add(int n) { total += n; }\nint counter_total(void) { out(\"3\\n\", 2); return total; }\n";
+    check_refused(Language::Cpp, "counter.cpp", &by_hand.replace("__attribute__", "extern \"C\" __attribute__"), &["Your file writes the judged output itself"]);
+    check_refused(Language::C, "counter.c", by_hand, &["Your file writes the judged output itself"]);
+}
+
+#[test]
+fn a_c_constructor_is_refused_and_a_cpp_globals_initialisation_is_not() {
+    let constructor = format!("{C_COUNTER}__attribute__((constructor)) static void early(void) {{ counter_add(1); }}\n");
+    check_refused(Language::C, "counter.c", &constructor, &["Your file runs code of its own before the harness starts (`early`, a constructor)"]);
+    let memo = "#include <map>\n#include \"interface.h\"\nstatic std::map<int, int> seen;\nstatic int total;\n\
+        void counter_add(int n) { seen[n]++; total += n; }\nint counter_total(void) { return total; }\n";
+    let Some(built) = build(Language::Cpp, "counter.cpp", memo) else { return };
+    assert!(matches!(built, Built::Module { .. }), "{built:?}");
 }
 
 #[test]
@@ -129,9 +164,9 @@ fn a_rust_file_of_any_name_builds_as_the_harnesss_module_answer_and_its_panics_n
 }
 
 #[test]
-fn a_rust_file_with_a_main_is_told_so_under_its_own_name() {
+fn a_rust_file_with_a_main_builds_and_is_warned_under_its_own_name() {
     let text = format!("{RUST_COUNTER}fn main() {{ let mut c = Counter::new(); c.add(1); }}\n");
-    check_refused(Language::Rust, "my_counter.rs", &text, &["Your file defines `main`", "#[cfg(not(bugrank_harness))]", "my_counter.rs"]);
+    check_warned(Language::Rust, "my_counter.rs", &text, &["Your file defines `main`, which is left out", "#[cfg(not(bugrank_harness))]", "my_counter.rs"]);
 }
 
 #[test]
