@@ -59,6 +59,27 @@ fn every_run_starts_from_the_same_state() {
 }
 
 #[test]
+fn a_python_run_never_sees_what_an_earlier_python_program_left() {
+    // Every Python program is the same interpreter module, so they share its instance
+    // slots: one program's objects must be gone when the next starts in the slot.
+    let leaves = compile(
+        "import builtins, sys\nbuiltins.leak = 'SECRET'\nsys.modules['leaky'] = builtins\nkept = ['SECRET-%d' % i for i in range(2000)]\nprint('left')\n",
+    )
+    .unwrap();
+    let looks = compile(
+        "import builtins, gc, sys\nfound = any(isinstance(o, list) and o and isinstance(o[0], str) and o[0].startswith('SECRET') for o in gc.get_objects())\n\
+         print(hasattr(builtins, 'leak'), 'leaky' in sys.modules, found)\n",
+    )
+    .unwrap();
+    for round in 0..10 {
+        let left = sandbox().run(&leaves, b"", &Limits::default()).unwrap();
+        assert_eq!((&left.outcome, String::from_utf8_lossy(&left.stdout)), (&Outcome::Exited(0), "left\n".into()), "{}", String::from_utf8_lossy(&left.stderr));
+        let run = sandbox().run(&looks, b"", &Limits::default()).unwrap();
+        assert_eq!(String::from_utf8_lossy(&run.stdout), "False False False\n", "round {round}");
+    }
+}
+
+#[test]
 fn exit_statuses_are_python_s() {
     check("import sys\nprint('a')\nsys.exit(3)\n", "", Outcome::Exited(3), "a\n");
     check("exit()\n", "", Outcome::Exited(0), "");

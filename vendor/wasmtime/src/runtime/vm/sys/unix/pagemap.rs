@@ -299,17 +299,19 @@ pub unsafe fn reset_with_pagemap(
             // backed by files. Such pages mean that they haven't changed from their
             // original contents, so they're inverted.
             .category_inverted(Categories::PFNZERO | Categories::FILE)
-            // Search for pages that are written and present as those are the dirty
-            // pages. Additionally search for the zero page/file page as those are
+            // Search for pages that are written as those are the dirty pages.
+            // Additionally search for the zero page/file page as those are
             // inverted above meaning we're searching for pages that specifically
             // don't have those flags.
-            .category_mask(
-                Categories::WRITTEN | Categories::PRESENT | Categories::PFNZERO | Categories::FILE,
-            )
-            // Don't return any categories back. This helps group regions together
-            // since the reported set of categories is always empty and we otherwise
-            // aren't looking for anything in particular.
-            .return_mask(Categories::empty())
+            .category_mask(Categories::WRITTEN | Categories::PFNZERO | Categories::FILE)
+            // bugrank: a written page is dirty whether it is present or swapped
+            // out. The release asked for PRESENT only, so a dirty page the kernel
+            // had swapped out was neither reset nor decommitted, and the next
+            // instance in the slot read what the last one wrote.
+            .category_anyof_mask(Categories::PRESENT | Categories::SWAPPED)
+            // Return only whether a region is swapped out, which splits regions
+            // where that changes and nowhere else.
+            .return_mask(Categories::SWAPPED)
             .build(&mut storage);
 
         // SAFETY: this should be a safe ioctl as we control the fd we're operating
@@ -344,6 +346,13 @@ pub unsafe fn reset_with_pagemap(
         // For all regions that were written in the scan reset them manually, then
         // afterwards decommit everything else.
         for region in result.regions() {
+            // bugrank: a swapped-out region is decommitted, which drops its swap
+            // entries (the next access maps the original image again) without
+            // reading them back in.
+            if region.categories().contains(Categories::SWAPPED) {
+                decommit(region.start().cast_mut(), region.len());
+                continue;
+            }
             // SAFETY: we're relying on Linux to pass in valid region ranges within
             // the `ptr/len` we specified to the original syscall.
             unsafe {
@@ -485,7 +494,6 @@ mod ioctl {
         ///
         /// For more detail see the `pagemap_scan_is_interesting_page` function
         /// in the Linux kernel source.
-        #[expect(dead_code, reason = "bindings for the future if we need them")]
         pub fn category_anyof_mask(&mut self, flags: Categories) -> &mut PageMapScanBuilder {
             self.pm_scan_arg.category_anyof_mask = flags;
             self
@@ -597,10 +605,6 @@ mod ioctl {
         /// Note that this will only contain categories specified in
         /// [`PageMapScanBuilder::return_mask`].
         #[inline]
-        #[cfg_attr(
-            not(test),
-            expect(dead_code, reason = "bindings for the future if we need them")
-        )]
         pub fn categories(&self) -> Categories {
             self.0.categories
         }
@@ -1063,5 +1067,51 @@ mod tests {
         let (from, len) = decommits[0];
         assert!(from > written[499] && from <= written[500], "{decommits:?}");
         assert_eq!(from + len, 2000);
+    }
+
+    // bugrank: a written page the kernel swapped out is dirty too: it is
+    // decommitted (its swap entry dropped), never left for the next instance.
+    // Needs swap on the host: without it, `MADV_PAGEOUT` cannot move an
+    // anonymous page out and the test says so and ends.
+    #[test]
+    fn reset_decommits_written_pages_that_are_swapped_out() {
+        if !ioctl_supported() {
+            return;
+        }
+        let page = rustix::param::page_size();
+        let mmap = MmapAnonymous::new(64);
+        for p in 0..64 {
+            mmap.write(p);
+        }
+        // Pages 16..32 out to swap (MADV_PAGEOUT = 21, Linux 5.4).
+        let paged_out = unsafe { libc::madvise(mmap.ptr.cast::<u8>().add(16 * page).cast(), 16 * page, 21) };
+        let swapped = |p: usize| {
+            let mut entry = [0u8; 8];
+            let file = File::open("/proc/self/pagemap").unwrap();
+            let offset = (mmap.ptr.addr() / page + p) as u64 * 8;
+            std::os::unix::fs::FileExt::read_exact_at(&file, &mut entry, offset).unwrap();
+            u64::from_le_bytes(entry) & (1 << 62) != 0
+        };
+        if paged_out != 0 || !(16..32).all(swapped) {
+            eprintln!("reset_decommits_written_pages_that_are_swapped_out: no swap on this host, nothing to check");
+            return;
+        }
+        let (mut resets, mut decommits) = (Vec::new(), Vec::new());
+        let resident = unsafe {
+            super::reset_with_pagemap(
+                super::PageMap::new().as_ref(),
+                mmap.ptr.cast(),
+                crate::runtime::vm::HostAlignedByteCount::new(mmap.len).unwrap(),
+                crate::runtime::vm::HostAlignedByteCount::new(mmap.len).unwrap(),
+                |region: &mut [u8]| {
+                    let start = (region.as_ptr().addr() - mmap.ptr.addr()) / page;
+                    resets.extend(start..start + region.len() / page);
+                },
+                |ptr: *mut u8, len: usize| decommits.push(((ptr.addr() - mmap.ptr.addr()) / page, len / page)),
+            )
+        };
+        assert_eq!(resets, (0..16).chain(32..64).collect::<Vec<_>>());
+        assert_eq!(resident, 48 * page);
+        assert!(decommits.contains(&(16, 16)), "{decommits:?}");
     }
 }
