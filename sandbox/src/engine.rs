@@ -486,8 +486,12 @@ impl Sandbox {
             Err(e) => (Err(e), None),
         };
         let fuel_used = limits.fuel - store.get_fuel().unwrap_or(0);
+        // An interpreted hand-in's harness ends its run by returning from it: an exit
+        // during the run is the hand-in's own (`os._exit` from inside a call).
+        let ends_by_return = launch.harness && matches!(launch.entry, Entry::Request { .. });
         let mut outcome = match result {
             Ok(outcome) => outcome,
+            Err(e) if ends_by_return && e.downcast_ref::<I32Exit>().is_some() => Outcome::Trap(HAND_IN_EXITED.to_owned()),
             Err(e) if e.downcast_ref::<Trap>() == Some(&Trap::MemoryOutOfBounds) && instance.is_some_and(|i| stack_overflowed(&mut store, i)) => {
                 Outcome::StackOverflow
             }
@@ -826,6 +830,11 @@ fn stack_overflowed(store: &mut Store<RunState>, instance: Instance) -> bool {
     let size = instance.get_memory(&mut *store, "memory").map_or(0, |memory| memory.data_size(&*store));
     pointer as u32 as usize > size
 }
+
+/// Why an interpreted hand-in of a function-level assignment crashed when it ended the run
+/// itself: only the harness ends it (a hand-in that writes the answers and exits would
+/// otherwise never be judged on its functions).
+pub(crate) const HAND_IN_EXITED: &str = "the hand-in ended the run itself (os._exit): in this assignment only the harness ends it";
 
 /// What a run is started with.
 struct Launch<'p> {

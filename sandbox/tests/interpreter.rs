@@ -209,3 +209,53 @@ fn a_python_harness_writes_the_judged_output_and_the_hand_ins_prints_are_kept_ap
     assert!(matches!(run.outcome, Outcome::Uncaught(ref line) if line == "ZeroDivisionError: integer division or modulo by zero"), "{:?}", run.outcome);
     assert!(traceback.contains("File \"mine.py\", line 2, in double\n    return 2 * n // 0"), "{traceback}");
 }
+
+/// The doubling harness of the test above, with `hand_in` as its answer, run on three
+/// numbers: the run's outcome, judged output and the hand-in's own prints.
+fn doubled(hand_in: &str) -> (Outcome, String, String) {
+    let harness = b"import sys\nimport answer\nfrom bugrank_harness import out\nfor line in sys.stdin:\n    out(answer.double(int(line)))\n";
+    let program = sandbox().load_harnessed(python(), "mine.py", hand_in.as_bytes(), Some(("harness.py", harness))).unwrap().unwrap();
+    let run = sandbox().run(&program, b"1\n5\n7\n", &Limits::default()).unwrap();
+    (run.outcome, String::from_utf8_lossy(&run.stdout).into_owned(), String::from_utf8_lossy(&run.printed).into_owned())
+}
+
+const REFUSED: &str = "the hand-in wrote the judged output itself";
+
+#[test]
+fn a_python_hand_in_that_writes_the_judged_output_itself_fails_whatever_it_catches() {
+    // Right answers, written by the first call, which then reads the rest of the input
+    // and returns nothing more: the functions are wrong.
+    let writes_all = "import sys\nfrom bugrank_harness import out\ndef double(n):\n    out(2 * n)\n    for line in sys.stdin:\n        out(2 * int(line))\n    return None\n";
+    let (outcome, _, _) = doubled(writes_all);
+    assert!(matches!(outcome, Outcome::Uncaught(ref line) if line.starts_with(REFUSED)), "{outcome:?}");
+    // Through the built-in output itself, or a function of the harness made afresh.
+    for writer in [
+        "import _bugrank_gen\ndef double(n):\n    _bugrank_gen.output(b'%d\\n' % (2 * n))\n    return 0\n",
+        "import types, bugrank_harness\nw = types.FunctionType(bugrank_harness.write.__code__, dict(vars(bugrank_harness)))\ndef double(n):\n    try:\n        w(b'%d\\n' % (2 * n))\n    except Exception:\n        pass\n    return 0\n",
+        // From an atexit function, after the harness has ended.
+        "import atexit\nfrom bugrank_harness import out\natexit.register(out, '2\\n10\\n14')\ndef double(n):\n    return 0\n",
+        // Through the harness library's own names or the built-ins it uses, patched.
+        "import bugrank_harness, _bugrank_gen\nbugrank_harness.out = lambda *v: _bugrank_gen.output(b'%d\\n' % (2 * v[0]))\ndef double(n):\n    return n\n",
+        "import builtins\nbuiltins.isinstance = lambda value, kind: True\ndef double(n):\n    return 2 * n\n",
+    ] {
+        let (outcome, stdout, _) = doubled(writer);
+        assert!(matches!(outcome, Outcome::Uncaught(ref line) if line.starts_with(REFUSED)), "{writer}\n{outcome:?} {stdout:?}");
+    }
+    // A hand-in that ends the run itself after writing: a crash.
+    let (outcome, _, _) = doubled(&writes_all.replace("return None", "import os\n    os._exit(0)"));
+    assert!(matches!(outcome, Outcome::Trap(ref why) if why.contains("os._exit")), "{outcome:?}");
+    // And an honest one, with prints left in and an atexit function of its own, passes.
+    let honest = "import atexit, builtins\nbuiltins.len = len\natexit.register(print, 'bye')\ndef double(n):\n    print('doubling', n)\n    return 2 * n\n";
+    assert_eq!(doubled(honest), (Outcome::Exited(0), "2\n10\n14\n".to_owned(), "doubling 1\ndoubling 5\ndoubling 7\nbye\n".to_owned()));
+}
+
+#[test]
+fn sys_exit_gives_the_status_cpython_gives_natively_and_atexit_functions_run_within_the_budget() {
+    for (code, status) in [("2**70", 255), ("-1", 255), ("256", 0), ("2**40", 0), ("2**63", 255), ("-2**63", 0), ("True", 1)] {
+        check(&format!("import sys\nsys.exit({code})\n"), "", Outcome::Exited(status), "");
+    }
+    check("import atexit\natexit.register(print, 'at exit')\nprint('main')\n", "", Outcome::Exited(0), "main\nat exit\n");
+    check("import atexit, sys\natexit.register(print, 'at exit')\nsys.exit(3)\n", "", Outcome::Exited(3), "at exit\n");
+    let looping = run("import atexit\ndef forever():\n    while True:\n        pass\natexit.register(forever)\nprint(42)\n", "");
+    assert_eq!(looping.outcome, Outcome::Timeout, "as natively, the program never ends");
+}

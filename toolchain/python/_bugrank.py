@@ -9,6 +9,7 @@ snapshot; nothing of one run reaches the next.
 """
 
 import ast
+import atexit
 import contextlib
 import gc
 import importlib
@@ -19,7 +20,11 @@ import linecache
 import marshal
 import sys
 import traceback
+import types
 import zipfile
+
+import _bugrank_gen
+import bugrank_harness
 
 # What programs of introductory courses import, imported before the snapshot: importing
 # them again costs a dictionary lookup instead of unmarshalling and running the module.
@@ -87,6 +92,9 @@ sys.path_importer_cache.clear()
 # (a full collection would otherwise walk, and write to, every page of it in some runs).
 gc.collect()
 gc.freeze()
+
+# A program's atexit functions run at its end (run_answer); none of the set-up's is its.
+atexit._clear()
 
 
 # The module a function-level assignment's harness imports the hand-in as.
@@ -322,6 +330,17 @@ def run_answer(request):
     main = sys.modules["__main__"]
     main.__file__ = filename
     sys.argv[:] = [filename]
+    if answer is not None:
+        # From here on only the harness writes the judged output (bugrank_python.c).
+        allowed = codes_within(code)
+        library = [value.__code__ for value in vars(bugrank_harness).values() if isinstance(value, types.FunctionType)]
+        for function in library:
+            allowed.extend(codes_within(function))
+        builtins = vars(sys.modules["builtins"])
+        kept = {name: builtins[name] for function in library for name in function.co_names if name in builtins}
+        _bugrank_gen.guard(allowed, [main.__dict__, vars(bugrank_harness)], (vars(bugrank_harness),), kept)
+    # (Inline, not in a function of its own: every frame here is one less for the program's
+    # recursion, whose limit counts them all.)
     result = 0
     try:
         if answer is not None:
@@ -330,15 +349,27 @@ def run_answer(request):
     except SystemExit as exit:
         result = exit_status(exit.code)
     except BaseException as error:
-        # The sources, for the traceback's lines (there is no file to read them from).
         for name, source in sources:
             linecache.cache[name] = (len(source), None, source.splitlines(True), name)
         print_traceback(error)
         result = (-1, traceback.format_exception_only(type(error), error)[-1].strip())
+    # As Python does at its end: the functions registered with atexit run, within the
+    # run's budget (one that loops runs out of time); an exception in one is printed and
+    # the status stays.
+    atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         with contextlib.suppress(Exception):
             stream.flush()
     return result
+
+
+def codes_within(code):
+    """`code` and every code object defined in it (functions, classes, comprehensions)."""
+    found = [code]
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            found.extend(codes_within(constant))
+    return found
 
 
 # The calls of a traceback shown, the innermost: a recursion stopped at its limit has a
@@ -348,9 +379,11 @@ TRACEBACK_CALLS = 20
 
 def print_traceback(error):
     """The traceback of `error` on stderr, as Python prints it, from the program's first
-    call (this module's frame is left out), or its last TRACEBACK_CALLS calls."""
+    call (this module's frames are left out), or its last TRACEBACK_CALLS calls."""
     calls = []
-    tb = error.__traceback__.tb_next
+    tb = error.__traceback__
+    while tb is not None and tb.tb_frame.f_globals is globals():
+        tb = tb.tb_next
     while tb is not None:
         calls.append(tb)
         tb = tb.tb_next
@@ -362,12 +395,13 @@ def print_traceback(error):
 
 
 def exit_status(code):
-    """The exit status of `sys.exit(code)`, as CPython's own: None is 0, an integer itself
-    (its low 8 bits), anything else is printed on stderr and is 1."""
+    """The exit status of `sys.exit(code)`, as CPython's own on a 64-bit system: None is 0,
+    an integer its low 8 bits (one beyond a C long is -1 there, so 255: `sys.exit(2**70)`
+    fails as natively), anything else is printed on stderr and is 1."""
     if code is None:
         return 0
     if isinstance(code, int):
-        return code & 0xFF
+        return code & 0xFF if -(1 << 63) <= code < 1 << 63 else 0xFF
     with contextlib.suppress(Exception):
         print(code, file=sys.stderr)
     return 1

@@ -12,8 +12,9 @@
  *                            the marshalled program on stdout, or status 1 and Python's
  *                            error (SyntaxError, an import that cannot work) on stderr
  *   bugrank_run(p, n)        a compiled program run as __main__: its exit status (0 to
- *                            125), or -1 for an exception it did not catch (traceback on
- *                            stderr, its last line at bugrank_message())
+ *                            255), or -1 for an exception it did not catch (traceback on
+ *                            stderr, its last line at bugrank_message()) or for a hand-in
+ *                            that wrote a harness's judged output itself (REFUSED)
  *   bugrank_message() -> p   that last line, NUL-terminated UTF-8
  * The work is Python's, in _bugrank.py (in python311.zip): this file only calls it.
  */
@@ -28,7 +29,106 @@ __attribute__((import_module("bugrank"), import_name("choice"))) extern long lon
 __attribute__((import_module("bugrank"), import_name("size"))) extern int host_size(void);
 __attribute__((import_module("bugrank"), import_name("output"))) extern int host_output(const void *data, size_t len);
 
+/* The judged output's guard, in a run of a function-level assignment's hand-in: only the
+ * harness writes the judged output. _bugrank.run_answer sets it (gen_guard) before any of
+ * the hand-in's code runs, once a run (every run starts from the snapshot, where it is not
+ * set); from then on a write is taken only when every Python frame above the harness's
+ * module frame runs code of the harness or of bugrank_harness (by identity: a code object
+ * of theirs, with their globals), bugrank_harness's dictionary is as it was (its version
+ * tag) and so are the built-ins its functions use (`str`, `isinstance`, `bytes`: by
+ * identity; a hand-in may change other built-ins, as natively, without effect on them). Otherwise the write is dropped, and so is every
+ * later one, and the run ends as an uncaught error (REFUSED), whatever the hand-in
+ * catches: a hand-in that writes the answers itself (bugrank_harness.out from its first
+ * call, from an atexit handler, or through a patched built-in) fails, its functions
+ * being wrong. In a whole program's run the guard is not set: output is then like
+ * stdout. */
+static PyObject *guard_codes;   /* the allowed code objects (a list) */
+static PyObject *guard_globals; /* their globals: the harness's, bugrank_harness's (a list) */
+static PyObject *guard_pinned;  /* dictionaries that must not change (a tuple) */
+static uint64_t guard_versions[4];
+static PyObject *guard_builtins; /* the built-ins' dictionary */
+static PyObject *guard_kept;     /* built-ins that must stay: {name: object} */
+static int refused;
+static const char REFUSED[] =
+    "the hand-in wrote the judged output itself (or changed what the harness writes it with): in this assignment only the harness writes it, "
+    "from what your functions return";
+
+static int listed(PyObject *list, PyObject *item) {
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+        if (PyList_GET_ITEM(list, i) == item) return 1;
+    }
+    return 0;
+}
+
+/* Whether the write now asked for is the harness's (see above). */
+static int harness_writes(void) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(guard_pinned); i++) {
+        if (((PyDictObject *)PyTuple_GET_ITEM(guard_pinned, i))->ma_version_tag != guard_versions[i]) return 0;
+    }
+    PyObject *name, *kept;
+    Py_ssize_t at = 0;
+    while (PyDict_Next(guard_kept, &at, &name, &kept)) {
+        if (PyDict_GetItemWithError(guard_builtins, name) != kept) return 0;
+    }
+    PyObject *main_code = PyList_GET_ITEM(guard_codes, 0);
+    PyFrameObject *frame = PyEval_GetFrame();
+    Py_XINCREF(frame);
+    int ok = 0;
+    while (frame) {
+        PyCodeObject *code = PyFrame_GetCode(frame);
+        PyObject *globals = PyFrame_GetGlobals(frame);
+        int allowed = listed(guard_codes, (PyObject *)code) && listed(guard_globals, globals);
+        int is_main = (PyObject *)code == main_code;
+        Py_DECREF(code);
+        Py_DECREF(globals);
+        if (!allowed || is_main) {
+            ok = allowed && is_main;
+            break;
+        }
+        PyFrameObject *back = PyFrame_GetBack(frame);
+        Py_DECREF(frame);
+        frame = back;
+    }
+    Py_XDECREF(frame);
+    return ok;
+}
+
+static PyObject *gen_guard(PyObject *self, PyObject *args) {
+    PyObject *codes, *globals, *pinned, *kept;
+    if (guard_codes) {
+        PyErr_SetString(PyExc_RuntimeError, "the output's guard is set once a run");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "O!O!O!O!", &PyList_Type, &codes, &PyList_Type, &globals, &PyTuple_Type, &pinned, &PyDict_Type, &kept)) return NULL;
+    if (PyList_GET_SIZE(codes) == 0 || PyTuple_GET_SIZE(pinned) > 4) {
+        PyErr_SetString(PyExc_ValueError, "guard(codes, globals, pinned): the harness's code first, at most 4 pinned");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pinned); i++) {
+        if (!PyDict_CheckExact(PyTuple_GET_ITEM(pinned, i))) {
+            PyErr_SetString(PyExc_TypeError, "guard: pinned are dictionaries");
+            return NULL;
+        }
+        guard_versions[i] = ((PyDictObject *)PyTuple_GET_ITEM(pinned, i))->ma_version_tag;
+    }
+    /* Copies: the lists given stay the caller's. */
+    guard_codes = PyList_GetSlice(codes, 0, PyList_GET_SIZE(codes));
+    guard_globals = PyList_GetSlice(globals, 0, PyList_GET_SIZE(globals));
+    Py_INCREF(pinned);
+    guard_pinned = pinned;
+    guard_kept = PyDict_Copy(kept);
+    guard_builtins = PyEval_GetBuiltins();
+    Py_XINCREF(guard_builtins);
+    if (!guard_kept || !guard_builtins) return NULL;
+    if (!guard_codes || !guard_globals) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyObject *gen_output(PyObject *self, PyObject *arg) {
+    if (guard_codes && (refused || !harness_writes())) {
+        refused = 1;
+        Py_RETURN_NONE;
+    }
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
     host_output(view.buf, (size_t)view.len);
@@ -50,6 +150,7 @@ static PyMethodDef gen_methods[] = {
     {"choice", gen_choice, METH_O, "choice(max): the host's choice in 0..=max (read as u64)."},
     {"size", gen_size, METH_NOARGS, "size(): the host's size hint."},
     {"output", gen_output, METH_O, "output(bytes): writes to a harness's judged output."},
+    {"guard", gen_guard, METH_VARARGS, "guard(codes, globals, pinned, kept): only the harness writes the judged output from now on."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -153,6 +254,11 @@ static int call(PyObject *function, char *request, int size) {
     }
     Py_DECREF(result);
     if (PyErr_Occurred()) PyErr_Print();
+    if (refused) {
+        free(message);
+        message = strdup(REFUSED);
+        return -1;
+    }
     return status;
 }
 

@@ -511,7 +511,7 @@ fn compiles(source: &Source, kind: Kind, locals: Locals) -> Result<Vec<Vec<Strin
         });
         if let Some(student) = student {
             // (After the general remapping: rustc applies the last that matches.)
-            args.push(format!("--remap-path-prefix={SOURCES}/{}={student}", crate::harness::RUST_MODULE));
+            args.push(format!("--remap-path-prefix={SOURCES}/{}={student}", harness::RUST_HAND_IN));
         }
     }
     let sources: Vec<&String> = source
@@ -532,6 +532,17 @@ fn compiles(source: &Source, kind: Kind, locals: Locals) -> Result<Vec<Vec<Strin
                 })?,
             };
             args.push(in_jail(root));
+            if matches!(kind, Kind::Harnessed { .. }) {
+                // The hand-in is a crate of its own, built first: nothing of the harness's
+                // crate can be named from it (see `harness`).
+                let rlib = format!("{}/lib{}.rlib", harness::HAND_IN_OBJECTS, harness::RUST_CRATE);
+                let mut first: Vec<String> = args.iter().filter(|a| !a.starts_with("--crate-") && *a != &in_jail(root)).cloned().collect();
+                let output_at = first.iter().position(|a| a == "-o").expect("a build names its output");
+                first[output_at + 1] = rlib.clone();
+                first.extend(["--crate-type=rlib".to_owned(), format!("--crate-name={}", harness::RUST_CRATE), in_jail(harness::RUST_HAND_IN)]);
+                args.extend(["--extern".to_owned(), format!("{}={rlib}", harness::RUST_CRATE)]);
+                return Ok(vec![first, args]);
+            }
             if let Some(library) = library {
                 // The library is a crate of its own (`bugrank_gen`, `bugrank_check`), built first.
                 let crate_name = library.trim_end_matches(".rs");

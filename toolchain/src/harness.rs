@@ -15,7 +15,10 @@
 //!   and `interface.h`. A hand-in's own copies of these files are replaced by the
 //!   problem's.
 //! - Rust: `harness.rs`, the crate's root, declaring `mod answer;` and calling
-//!   `answer::…`; the hand-in (one `.rs` file, whatever its name) is that module.
+//!   `answer::…`; the hand-in (one `.rs` file, whatever its name) is that module's
+//!   content: built first as a crate of its own ([`RUST_CRATE`]), which the module
+//!   re-exports, so that nothing of the harness's crate (its library's `write`, `outln!`)
+//!   can be named from it; its `pub` items are what the harness sees.
 //! - Python: `harness.py`, run as `__main__`, importing the hand-in (one `.py` file) as
 //!   `answer` and writing with `bugrank_harness.out` (built into bugrank's CPython, which
 //!   compiles them together: see `sandbox`'s `interpreter.rs`). Not built here.
@@ -98,6 +101,15 @@ pub(crate) struct Combined {
 
 /// The hand-in `source` with `harness`: the harness's files and library replace any
 /// copies among the student's. `Err` says why they cannot be built together, in words.
+/// The crate a Rust hand-in is built as (from [`RUST_HAND_IN`]), before the harness.
+pub(crate) const RUST_CRATE: &str = "hand_in";
+
+/// The file a Rust hand-in is written to in a build with the harness.
+pub(crate) const RUST_HAND_IN: &str = "hand_in.rs";
+
+/// The harness's module `answer` (`answer.rs`) in a Rust build: the hand-in's crate.
+const RUST_SHIM: &str = "//! The hand-in, built as a crate of its own.\npub use ::hand_in::*;\n";
+
 pub(crate) fn combine(source: &crate::Source, harness: &Harness) -> Result<Combined, String> {
     if source.language != harness.language {
         return Err(format!("the harness is in {}, the hand-in in {}", harness.language, source.language));
@@ -111,10 +123,11 @@ pub(crate) fn combine(source: &crate::Source, harness: &Harness) -> Result<Combi
         let [(name, bytes)] = own.as_slice() else {
             return Err(format!("in this assignment a Rust hand-in is one .rs file that defines what the harness calls (found {})", own.len()));
         };
-        if name != RUST_MODULE {
-            renamed = Some(name.clone());
+        if let Some(refused) = rust_reaching_out(&String::from_utf8_lossy(bytes)) {
+            return Err(refused);
         }
-        files = vec![(RUST_MODULE.to_owned(), bytes.clone())];
+        renamed = Some(name.clone());
+        files = vec![(RUST_HAND_IN.to_owned(), bytes.clone()), (RUST_MODULE.to_owned(), RUST_SHIM.as_bytes().to_vec())];
     }
     files.extend(harness.files.iter().cloned());
     files.push((library.to_owned(), text.as_bytes().to_vec()));
@@ -127,12 +140,20 @@ pub(crate) fn combine(source: &crate::Source, harness: &Harness) -> Result<Combi
 /// of the module the harness sees (`answer.rs`).
 pub(crate) fn explain(language: Language, message: &str, student: Option<&str>) -> String {
     let message = match student {
-        Some(name) => message.replace(RUST_MODULE, name),
+        Some(name) => message.replace(RUST_HAND_IN, name),
         None => message.to_owned(),
     };
     let mut said = Vec::new();
     if defines_main(language, &message) {
         said.push(main_in_words(language));
+    }
+    if language == Language::Rust && (message.contains("`bugrank_harness`") || message.contains("`outln`")) {
+        said.push(
+            "Your file uses the harness's own library (`bugrank_harness`, `outln!`): in this assignment only the course's harness writes \
+             the judged output, from what your functions return. Return your results; use println! for messages of your own, which are \
+             shown to you and never judged."
+                .to_owned(),
+        );
     }
     let missing = missing_names(&message);
     if !missing.is_empty() {
@@ -167,7 +188,9 @@ const MAIN_LEFT_OUT: &str = "warning: your file's `main` is left out";
 /// why the hand-in is refused, in words: it imports the output only the harness writes, or
 /// it has a constructor.
 pub(crate) fn check_objects(dir: &std::path::Path) -> Result<String, String> {
-    let mut objects: Vec<std::path::PathBuf> = std::fs::read_dir(dir).map_err(|e| format!("the build's objects cannot be read: {e}"))?.filter_map(|e| Some(e.ok()?.path())).collect();
+    let mut objects: Vec<std::path::PathBuf> = std::fs::read_dir(dir).map_err(|e| format!("the build's objects cannot be read: {e}"))?.filter_map(|e| Some(e.ok()?.path()))
+        .filter(|path| path.extension().is_some_and(|e| e == "o"))
+        .collect();
     objects.sort();
     let mut warnings = String::new();
     for path in objects {
@@ -306,6 +329,131 @@ fn missing_names(messages: &str) -> Vec<String> {
     names
 }
 
+/// Why a Rust hand-in is refused before it is built, if it is: it declares functions of
+/// the host (`extern` blocks or functions with an ABI: the harness's output is such an
+/// import), links or exports by hand (`#[link]`, `#[no_mangle]`, ...), or takes another
+/// file in (`include!`, `#[path]`: the harness's files are beside it). Read as Rust's
+/// tokens, comments and literals set aside, so a macro that would write any of these
+/// holds them in the source too. None of it is needed to write the functions of an
+/// assignment.
+fn rust_reaching_out(source: &str) -> Option<String> {
+    let tokens = rust_tokens(source);
+    let said = |what: &str| {
+        Some(format!(
+            "Your file {what}, which a hand-in of this assignment may not: your functions return their results to the course's harness, \
+             which alone writes the judged output."
+        ))
+    };
+    for (i, token) in tokens.iter().enumerate() {
+        let next = |k: usize| tokens.get(i + k).map(String::as_str).unwrap_or("");
+        match token.as_str() {
+            "extern" if next(1) == "{" || next(1).starts_with('"') => return said("declares functions of the host (`extern`)"),
+            "include" | "include_str" | "include_bytes" if next(1) == "!" => return said(&format!("takes in another file (`{token}!`)")),
+            "#" => {
+                let at = if next(1) == "!" { 2 } else { 1 };
+                if next(at) != "[" {
+                    continue;
+                }
+                let name = if next(at + 1) == "unsafe" && next(at + 2) == "(" { next(at + 3) } else { next(at + 1) };
+                if ["link", "link_name", "no_mangle", "export_name", "link_section", "path", "used"].contains(&name) {
+                    return said(&format!("has the attribute `#[{name}]`"));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Rust's tokens in `source`, roughly: identifiers and keywords, literals (a string keeps
+/// its opening quote), and each punctuation character alone; comments (nested block
+/// comments too) and white space left out.
+fn rust_tokens(source: &str) -> Vec<String> {
+    let chars: Vec<char> = source.chars().collect();
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let rest = |k: usize| chars.get(i + k).copied().unwrap_or('\0');
+        if c.is_whitespace() {
+            i += 1;
+        } else if c == '/' && rest(1) == '/' {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && rest(1) == '*' {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        } else if c == '"' || (c == 'b' || c == 'c') && rest(1) == '"' {
+            // A string: up to the closing quote, escapes skipped.
+            let start = i;
+            i += if c == '"' { 1 } else { 2 };
+            while i < chars.len() && chars[i] != '"' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+            tokens.push(format!("\"{}", chars[start..i.min(chars.len())].iter().collect::<String>()));
+        } else if (c == 'r' || (c == 'b' || c == 'c') && rest(1) == 'r') && {
+            let at = if c == 'r' { 1 } else { 2 };
+            let mut k = at;
+            while chars.get(i + k) == Some(&'#') {
+                k += 1;
+            }
+            chars.get(i + k) == Some(&'"') && (k > at || chars.get(i + at) == Some(&'"'))
+        } {
+            // A raw string: r"…", r#"…"#, …
+            let at = if c == 'r' { 1 } else { 2 };
+            let hashes = chars[i + at..].iter().take_while(|&&h| h == '#').count();
+            let close: String = std::iter::once('"').chain(std::iter::repeat_n('#', hashes)).collect();
+            let body_start = i + at + hashes + 1;
+            let text: String = chars[body_start..].iter().collect();
+            let length = text.find(&close).map_or(chars.len() - body_start, |end| text[..end].chars().count());
+            i = (body_start + length + close.chars().count()).min(chars.len());
+            tokens.push("\"raw".to_owned());
+        } else if c == '\'' {
+            // A character literal ('x', '\n', '\u{1F600}'), or a lifetime ('a).
+            if rest(1) == '\\' {
+                i += 2;
+                while i < chars.len() && chars[i] != '\'' {
+                    i += 1;
+                }
+                i += 1;
+            } else if rest(2) == '\'' {
+                i += 3;
+            } else {
+                i += 1;
+                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+            }
+            tokens.push("'".to_owned());
+        } else if c.is_alphanumeric() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            tokens.push(chars[start..i].iter().collect());
+        } else {
+            tokens.push(c.to_string());
+            i += 1;
+        }
+    }
+    tokens
+}
+
 /// The first text between backticks in `text`.
 fn between_backticks(text: &str) -> Option<String> {
     text.split('`').nth(1).map(str::to_owned)
@@ -320,7 +468,7 @@ mod tests {
         for words in expected {
             assert!(said.contains(words), "{said:?} lacks {words:?}");
         }
-        assert!(said.ends_with(&message.replace(RUST_MODULE, "lru.rs")), "the compiler's own message comes last: {said:?}");
+        assert!(said.ends_with(&message.replace(RUST_HAND_IN, "lru.rs")), "the compiler's own message comes last: {said:?}");
     }
 
     #[test]
@@ -345,14 +493,37 @@ mod tests {
     fn rust_items_the_harness_cannot_find_are_named_as_the_student_wrote_them() {
         check(
             Language::Rust,
-            "error[E0425]: cannot find function `member` in module `answer`\n --> harness.rs:12:30\nerror[E0599]: no function or associated item named `len` found for struct `Lru` in the current scope\n --> answer.rs:3:1",
+            "error[E0425]: cannot find function `member` in module `answer`\n --> harness.rs:12:30\nerror[E0599]: no function or associated item named `len` found for struct `Lru` in the current scope\n --> hand_in.rs:3:1",
             &["Your file does not define `member`, `Lru::len`, which the harness calls", "--> lru.rs:3:1"],
         );
     }
 
     #[test]
     fn a_rust_main_is_said_in_words() {
-        check(Language::Rust, "warning: function `main` is never used\n --> answer.rs:40:4", &["Your file defines `main`", "#[cfg(not(bugrank_harness))]"]);
+        check(Language::Rust, "warning: function `main` is never used\n --> hand_in.rs:40:4", &["Your file defines `main`", "#[cfg(not(bugrank_harness))]"]);
+    }
+
+    fn check_rust(source: &str, refused: Option<&str>) {
+        match (rust_reaching_out(source), refused) {
+            (None, None) => {}
+            (Some(said), Some(words)) => assert!(said.contains(words), "{source}: {said}"),
+            (said, words) => panic!("{source}: said {said:?}, expected {words:?}"),
+        }
+    }
+
+    #[test]
+    fn a_rust_hand_in_that_reaches_for_the_host_is_refused_and_one_that_only_mentions_it_is_not() {
+        check_rust("#[link(wasm_import_module = \"bugrank\")]\nextern \"C\" { fn output(p: *const u8, n: usize) -> i32; }\n", Some("`#[link]`"));
+        check_rust("extern \"C\" { fn output(p: *const u8, n: usize) -> i32; }\n", Some("declares functions of the host (`extern`)"));
+        check_rust("macro_rules! m { () => { extern { fn f(); } } }\n", Some("(`extern`)"));
+        check_rust("include!(\"bugrank_harness.rs\");\n", Some("`include!`"));
+        check_rust("#[path = \"bugrank_harness.rs\"]\nmod h;\n", Some("`#[path]`"));
+        check_rust("#[unsafe(no_mangle)]\npub fn main() {}\n", Some("`#[no_mangle]`"));
+        check_rust(
+            "// extern \"C\" { } in a comment, /* include!(x) /* nested */ */\nextern crate std;\nconst S: &str = \"extern {\";\n\
+             const R: &str = r#\"#[link]\"#;\nfn f<'a>(x: &'a str) -> char { let _ = '{'; let _ = '\\''; x.chars().next().unwrap_or('#') }\n",
+            None,
+        );
     }
 
     #[test]
@@ -367,8 +538,9 @@ mod tests {
         let source = crate::Source { language: Language::Rust, files: vec![("lru.rs".into(), b"pub fn f() {}".to_vec()), ("harness.rs".into(), b"old".to_vec())] };
         let combined = combine(&source, &harness).unwrap();
         let names: Vec<&str> = combined.source.files.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["answer.rs", "harness.rs", "bugrank_harness.rs"]);
-        assert_eq!(combined.source.files[1].1, b"mod answer;");
+        assert_eq!(names, ["hand_in.rs", "answer.rs", "harness.rs", "bugrank_harness.rs"]);
+        assert_eq!(combined.source.files[0].1, b"pub fn f() {}");
+        assert_eq!(combined.source.files[2].1, b"mod answer;");
         assert_eq!(combined.renamed.as_deref(), Some("lru.rs"));
         let two = crate::Source { language: Language::Rust, files: vec![("a.rs".into(), vec![]), ("b.rs".into(), vec![])] };
         assert!(combine(&two, &harness).err().unwrap().contains("one .rs file"));

@@ -170,6 +170,20 @@ fn a_rust_file_with_a_main_builds_and_is_warned_under_its_own_name() {
 }
 
 #[test]
+fn a_rust_file_cannot_name_the_harnesss_library_nor_declare_its_output() {
+    // The harness's crate is not the hand-in's: its library cannot be named from it.
+    let through_library = RUST_COUNTER.replace("pub fn total(&self) -> i64 { self.total }", "pub fn total(&self) -> i64 { crate::bugrank_harness::write(b\"3\\n\"); std::process::exit(0) }");
+    check_refused(Language::Rust, "my_counter.rs", &through_library, &["Your file uses the harness's own library", "my_counter.rs"]);
+    let through_macro = RUST_COUNTER.replace("pub fn total(&self) -> i64 { self.total }", "pub fn total(&self) -> i64 { crate::outln!(\"3\"); 0 }");
+    check_refused(Language::Rust, "my_counter.rs", &through_macro, &["Your file uses the harness's own library"]);
+    // Nor can it declare the host's output itself.
+    let by_hand = format!("{RUST_COUNTER}#[link(wasm_import_module = \"bugrank\")]\nextern \"C\" {{ fn output(p: *const u8, n: usize) -> i32; }}\n");
+    check_refused(Language::Rust, "my_counter.rs", &by_hand, &["has the attribute `#[link]`"]);
+    let included = format!("{RUST_COUNTER}mod h {{ include!(\"bugrank_harness.rs\"); }}\n");
+    check_refused(Language::Rust, "my_counter.rs", &included, &["takes in another file (`include!`)"]);
+}
+
+#[test]
 fn a_rust_file_lacking_a_method_the_harness_calls_is_told_which() {
     let text = "pub struct Counter { total: i64 }\nimpl Counter {\n    pub fn new() -> Counter { Counter { total: 0 } }\n    pub fn add(&mut self, n: i64) { self.total += n; }\n}\n";
     check_refused(Language::Rust, "my_counter.rs", text, &["Your file does not define", "total", "which the harness calls"]);
