@@ -41,6 +41,17 @@ const INTERVAL_SETS: Batch = Batch { problem: || crate::common::fixture("interva
 /// scores): graded from C sources, beside a correct version.
 const SCORES: Batch = Batch { problem: || crate::common::root().join("fixtures/cohorts/scores"), honest: "v004.c" };
 
+/// The function-level problem: a hand-in is functions the course's C harness calls.
+const LRU_CACHE: Batch = Batch { problem: || crate::common::fixture("lru-cache"), honest: "a01.c" };
+
+/// A hand-in of LRU_CACHE that writes the judged output itself from a constructor (the
+/// harness library's `bh_printf`) and ends the run before the harness starts: its
+/// functions do nothing.
+const WRITES_ITS_OWN_VERDICT: &str = "#include <stdlib.h>\n#include \"bugrank_harness.h\"\n#include \"interface.h\"\n\
+    __attribute__((constructor)) static void verdict(void) { bh_printf(\"ok\\n\"); exit(0); }\n\
+    void lru_init(int capacity) { (void)capacity; }\nint lru_get(int key) { (void)key; return -1; }\n\
+    void lru_put(int key, int value) { (void)key; (void)value; }\nint lru_size(void) { return 0; }\n";
+
 /// Tests the search may go without finding anything new: enough for a suite of a few tests.
 const STABLE_AFTER: &str = "200";
 
@@ -348,6 +359,15 @@ pub fn cases() -> Vec<Case> {
         // Inputs: a bug that only a long input shows keeps its suite test long, and every
         // cache of the search (a test's neighbourhood grew with the square of its length:
         // 17 GB in 50 s) is bounded whatever the tests' lengths.
+        // Hand-ins that write their own verdict, and exit statuses as natively.
+        LRU_CACHE.graded("a function-level C hand-in writing the judged output from a constructor", "x.c", || WRITES_ITS_OWN_VERDICT.as_bytes().to_vec(), Expect::NotBuilt("Your file writes the judged output itself"), LONG_INPUT),
+        SCORES.graded(
+            "a right C answer that returns 200",
+            "x.c",
+            || String::from_utf8(std::fs::read((SCORES.problem)().join("submissions/v004.c")).unwrap()).unwrap().replace("return 0;", "return 200;").into_bytes(),
+            Fails("crash"),
+            LONG_INPUT,
+        ),
         SCORES.graded(
             "a bug that needs 101 scores (int marks[100])",
             "x.c",

@@ -172,7 +172,7 @@ fn a_data_file_with_no_name() -> Measured {
 }
 
 pub fn cases() -> Vec<Case> {
-    let case = |name, run: fn() -> Measured, max_seconds| Case { name, max_seconds, max_peak_mb: 100, run: Box::new(run) };
+    let case = |name, run: fn() -> Measured, max_seconds| Case { name, max_seconds, max_peak_mb: 200, run: Box::new(run) };
     vec![
         case("package: links to /etc and /proc", links_out_of_the_package, 5.0),
         case("package: a loop of links", a_loop_of_links, 5.0),

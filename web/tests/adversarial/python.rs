@@ -12,6 +12,13 @@ use crate::modules::{Expect, graded};
 /// work running).
 const PYTHON: (f64, u64) = (60.0, 400);
 
+/// A correct Python answer of interval sets (the problem's own reference.py) with `ending`
+/// after it.
+fn right_answers_then(ending: &str) -> Vec<u8> {
+    let correct = std::fs::read(crate::common::fixture("interval-sets").join("reference.py")).unwrap();
+    [correct, b"\n".to_vec(), ending.as_bytes().to_vec()].concat()
+}
+
 pub fn cases() -> Vec<Case> {
     use Expect::{Fails, NotBuilt};
     vec![
@@ -23,6 +30,8 @@ pub fn cases() -> Vec<Case> {
         graded("Python: opening /etc/passwd", "x.py", || b"print(open('/etc/passwd').read())\n".to_vec(), Fails("crash"), PYTHON),
         graded("Python: reading /proc", "x.py", || b"print(open('/proc/self/environ').read())\n".to_vec(), Fails("crash"), PYTHON),
         graded("Python: a socket", "x.py", || b"import socket\nsocket.create_connection(('127.0.0.1', 22)).send(b'x')\n".to_vec(), Fails("crash"), PYTHON),
+        graded("Python: right answers, then sys.exit(2**70)", "x.py", || right_answers_then("import sys\nsys.exit(2**70)\n"), Fails("crash"), PYTHON),
+        graded("Python: right answers, then an atexit function without end", "x.py", || right_answers_then("import atexit\ndef f():\n    while True:\n        pass\natexit.register(f)\n"), Fails("timeout"), PYTHON),
         graded("Python: a syntax error", "x.py", || b"print('a'\n".to_vec(), NotBuilt("SyntaxError: '(' was never closed"), PYTHON),
     ]
 }

@@ -331,6 +331,30 @@ fn forged_forms_and_guessed_tokens(service: &Service) -> String {
     "403 forged form; 401/404 for guessed tokens and traversal".to_owned()
 }
 
+/// `bugrank serve` with a mail server URL that would send its password in the clear: it
+/// refuses to start, naming the setting (never the password), before it binds anything.
+fn a_password_for_plain_smtp() -> Case {
+    Case {
+        name: "a mail server's password over plain SMTP",
+        max_seconds: 10.0,
+        max_peak_mb: 200,
+        run: Box::new(|| {
+            let data = tempfile::tempdir().unwrap();
+            let serve = || {
+                let mut command = crate::common::serve_command_cold(data.path(), &["--no-demo"]);
+                command.env("BUGRANK_SMTP_URL", "smtp://staff:s3cret@mail.example.edu:25").env("BUGRANK_MAIL_FROM", "Staff <staff@example.edu>");
+                command
+            };
+            let process = crate::measure::measure(serve(), Duration::from_secs(20));
+            assert_eq!(process.exit_code, Some(1), "refused to start");
+            let said = String::from_utf8_lossy(&serve().output().unwrap().stderr).into_owned();
+            assert!(said.contains("BUGRANK_SMTP_URL has a user and password, which this URL would send unencrypted"), "{said}");
+            assert!(!said.contains("s3cret"), "{said}");
+            Measured { outcome: "refused to start, naming BUGRANK_SMTP_URL".to_owned(), seconds: process.seconds, peak_mb: process.peak_mb }
+        }),
+    }
+}
+
 pub fn cases() -> Vec<Case> {
     // Bounds: the service alone uses some 50 MB; each case takes well under 2 s here.
     vec![
@@ -352,5 +376,6 @@ pub fn cases() -> Vec<Case> {
         served("forged forms, guessed tokens, traversal", &[], forged_forms_and_guessed_tokens, 10.0, 200),
         // Compiling CPython twice (instrumented, then its snapshot) and running its start-up.
         served_by("the first Python reference uploaded", crate::common::serve_command_cold, &[], the_first_python_reference_uploaded, 30.0, 450),
+        a_password_for_plain_smtp(),
     ]
 }

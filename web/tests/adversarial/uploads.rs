@@ -174,8 +174,72 @@ fn cancelling_a_batch_of_compile_bombs(service: &Service) -> String {
     format!("cancelled {took:.2} s after asking, two compiles killed")
 }
 
+/// A zip of `files`, and `links`: `(name, target)` entries that are symbolic links.
+fn zip_with_links(files: &[(&str, &[u8])], links: &[(&str, &str)]) -> Vec<u8> {
+    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, bytes) in files {
+        out.start_file(*name, zip::write::SimpleFileOptions::default()).unwrap();
+        out.write_all(bytes).unwrap();
+    }
+    for (name, target) in links {
+        out.add_symlink(*name, *target, zip::write::SimpleFileOptions::default()).unwrap();
+    }
+    out.finish().unwrap().into_inner()
+}
+
+fn links_in_zips(service: &Service) -> String {
+    let client = service.instructor();
+    let problem = upload_problem(&client, "interval-sets");
+    let a01 = std::fs::read(fixture("interval-sets").join("submissions/a01.wasm")).unwrap();
+    let batch = zip_with_links(&[("a01.wasm", &a01)], &[("a02.wasm", "/etc/passwd"), ("roster.csv", "/etc/shadow")]);
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Links"), ("course", COURSE)], &[("modules", "links.zip", &batch)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let report = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
+    let said = report.to_string();
+    assert!(said.contains("a02.wasm: a symbolic link in the zip, not a file"), "{said}");
+    assert!(!said.contains("root:"), "nothing of the host is read: {said}");
+    let dir = fixture("interval-sets");
+    let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
+    let (toml, reference, generator) = (read("problem.toml"), read("reference.wasm"), read("generator.wasm"));
+    let bundle = zip_with_links(&[("problem.toml", &toml), ("reference.wasm", &reference), ("generator.wasm", &generator)], &[("statement.md", "/etc/passwd")]);
+    let reply = client.upload("/problems", &[], &[("bundle", "linked.zip", &bundle)]);
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert!(reply.body.contains("statement.md: a symbolic link in the zip"), "{}", reply.body);
+    "a batch's and a bundle's link entries refused by name".to_owned()
+}
+
+fn problem_toml_100000_deep(service: &Service) -> String {
+    let client = service.instructor();
+    let toml = format!("title = \"deep\"\nname = \"deep\"\nx = {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    let reply = client.upload("/problems", &[], &[("bundle", "deep.zip", &bundle("deep", Some(&toml), None))]);
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert!(reply.body.contains("problem.toml"), "{}", reply.body);
+    "400 at once: TOML's own depth limit".to_owned()
+}
+
+fn a_roster_of_100000_rows(service: &Service) -> String {
+    let client = service.instructor();
+    let problem = upload_problem(&client, "interval-sets");
+    let a01 = std::fs::read(fixture("interval-sets").join("submissions/a01.wasm")).unwrap();
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Big roster"), ("course", COURSE)], &[("modules", "a01.wasm", &a01)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let batch = client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap();
+    let roster = |rows: usize| format!("id,cohort\na01,A\n{}", (1..rows).map(|i| format!("s{i:06},B\n")).collect::<String>());
+    let most = course::submissions::MAX_ROSTER_ROWS;
+    let reply = client.upload(&format!("/batches/{batch}/roster"), &[], &[("roster", "roster.csv", roster(most).as_bytes())]);
+    assert_eq!(reply.status, 200, "{}", &reply.body[..reply.body.len().min(2000)]);
+    assert!(reply.body.contains(&format!("{} rows name no student of this batch", most - 1)), "{}", &reply.body[..2000]);
+    let reply = client.upload(&format!("/batches/{batch}/roster"), &[], &[("roster", "roster.csv", roster(most + 1).as_bytes())]);
+    assert_eq!(reply.status, 400, "{}", &reply.body[..reply.body.len().min(2000)]);
+    assert!(reply.body.contains("more than the 100000 a roster may have"), "{}", &reply.body[..2000]);
+    format!("{most} rows attached, {} refused by their count", most + 1)
+}
+
 pub fn cases() -> Vec<Case> {
     vec![
+        served("links in a batch's zip and a bundle", &[], links_in_zips, 10.0, 250),
+        served("problem.toml nested 100,000 deep in a bundle", &[], problem_toml_100000_deep, 10.0, 250),
+        served("a roster of 100,000 rows attached, and one of 100,001", &[], a_roster_of_100000_rows, 20.0, 400),
         served("300 roster.csv entries of 16 MiB in one zip", &[], roster_bombs_in_a_zip, 20.0, 250),
         served("a problem bundle of 100 × 32 MiB entries in folders", &[], bundle_bombs_in_folders, 10.0, 250),
         served("a problem whose generator loops", &[], a_looping_generator_uploaded, 60.0, 400),
