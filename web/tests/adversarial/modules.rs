@@ -44,6 +44,86 @@ const SCORES: Batch = Batch { problem: || crate::common::root().join("fixtures/c
 /// The function-level problem: a hand-in is functions the course's C harness calls.
 const LRU_CACHE: Batch = Batch { problem: || crate::common::fixture("lru-cache"), honest: "a01.c" };
 
+/// LRU_CACHE with a Python harness too (written here, in a folder made once): Python
+/// hand-ins of the same functions, `lru_init`, `lru_put`, `lru_get`, `lru_size`.
+const LRU_CACHE_PYTHON: Batch = Batch { problem: lru_cache_with_python, honest: "a01.c" };
+
+fn lru_cache_with_python() -> PathBuf {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let from = crate::common::fixture("lru-cache");
+        for file in ["problem.toml", "statement.md", "generator.wasm", "reference.c", "harness.c", "interface.h"] {
+            std::fs::copy(from.join(file), dir.path().join(file)).unwrap();
+        }
+        std::fs::create_dir(dir.path().join("submissions")).unwrap();
+        std::fs::copy(from.join("submissions/a01.c"), dir.path().join("submissions/a01.c")).unwrap();
+        let toml = std::fs::read_to_string(from.join("problem.toml")).unwrap().replace(r#"languages = ["c", "rust"]"#, r#"languages = ["c", "python"]"#);
+        std::fs::write(dir.path().join("problem.toml"), toml).unwrap();
+        std::fs::write(dir.path().join("harness.py"), LRU_PYTHON_HARNESS).unwrap();
+        dir
+    });
+    dir.path().to_owned()
+}
+
+/// The Python harness of LRU_CACHE_PYTHON: as `harness.c`.
+const LRU_PYTHON_HARNESS: &str = r#"import sys
+import answer
+from bugrank_harness import out
+for line in sys.stdin:
+    words = line.split()
+    if words[:1] == ['init']:
+        answer.lru_init(int(words[1]))
+        out('ok')
+    elif words[:1] == ['put']:
+        answer.lru_put(int(words[1]), int(words[2]))
+        out('ok')
+    elif words[:1] == ['get']:
+        out(answer.lru_get(int(words[1])))
+    elif words[:1] == ['size']:
+        out(answer.lru_size())
+    else:
+        out('?', line, end='')
+"#;
+
+/// A Python hand-in of LRU_CACHE_PYTHON whose first call reads the rest of the input,
+/// writes every right answer itself with the harness's library (a correct cache kept
+/// aside) and ends the run: its functions do nothing.
+const PYTHON_WRITES_ITS_OWN_VERDICT: &str = r#"import os, sys
+from collections import OrderedDict
+from bugrank_harness import out
+
+def lru_init(capacity):
+    cache = OrderedDict()
+    out('ok')
+    for line in sys.stdin:
+        words = line.split()
+        if words[0] == 'put':
+            key, value = int(words[1]), int(words[2])
+            cache[key] = value
+            cache.move_to_end(key)
+            if len(cache) > capacity:
+                cache.popitem(last=False)
+            out('ok')
+        elif words[0] == 'get':
+            key = int(words[1])
+            if key in cache:
+                cache.move_to_end(key)
+            out(cache.get(key, -1))
+        else:
+            out(len(cache))
+    os._exit(0)
+
+def lru_put(key, value):
+    pass
+
+def lru_get(key):
+    return -1
+
+def lru_size():
+    return 0
+"#;
+
 /// A hand-in of LRU_CACHE that writes the judged output itself from a constructor (the
 /// harness library's `bh_printf`) and ends the run before the harness starts: its
 /// functions do nothing.
@@ -66,6 +146,11 @@ const QUICK: (f64, u64) = (10.0, 150);
 /// compiling both, and a search whose suite test has 101 numbers; 2.6 s and 150 MB here.
 /// Before a test's neighbourhood was bounded, one such hand-in took 17 GB in 50 s.
 const LONG_INPUT: (f64, u64) = (20.0, 600);
+
+/// The bounds of grading a function-level Python hand-in beside a C one: CPython's
+/// snapshot is shared by the Python cases; a search whose every run of the hand-in
+/// crashes early.
+const PYTHON_HARNESSED: (f64, u64) = (60.0, 400);
 
 /// The bounds of compiling the largest modules that pass: 15-20 s and up to 650 MB here.
 const LARGEST_COMPILE: (f64, u64) = (60.0, 1_500);
@@ -361,6 +446,30 @@ pub fn cases() -> Vec<Case> {
         // 17 GB in 50 s) is bounded whatever the tests' lengths.
         // Hand-ins that write their own verdict, and exit statuses as natively.
         LRU_CACHE.graded("a function-level C hand-in writing the judged output from a constructor", "x.c", || WRITES_ITS_OWN_VERDICT.as_bytes().to_vec(), Expect::NotBuilt("Your file writes the judged output itself"), LONG_INPUT),
+        LRU_CACHE.graded(
+            "a function-level Rust hand-in writing through the harness's library",
+            "x.rs",
+            || {
+                let a08 = std::fs::read_to_string((LRU_CACHE.problem)().join("submissions/a08.rs")).unwrap();
+                a08.replace("        self.items.len()\n", "        crate::bugrank_harness::write(b\"0\\n\");\n        self.items.len()\n").into_bytes()
+            },
+            Expect::NotBuilt("Your file uses the harness's own library"),
+            LONG_INPUT,
+        ),
+        LRU_CACHE_PYTHON.graded(
+            "a function-level Python hand-in writing every answer itself, then os._exit",
+            "x.py",
+            || PYTHON_WRITES_ITS_OWN_VERDICT.as_bytes().to_vec(),
+            Fails("crash"),
+            PYTHON_HARNESSED,
+        ),
+        LRU_CACHE_PYTHON.graded(
+            "a function-level Python hand-in writing every answer itself, then returning",
+            "x.py",
+            || PYTHON_WRITES_ITS_OWN_VERDICT.replace("    os._exit(0)\n", "    return None\n").as_bytes().to_vec(),
+            Fails("crash"),
+            PYTHON_HARNESSED,
+        ),
         SCORES.graded(
             "a right C answer that returns 200",
             "x.c",
