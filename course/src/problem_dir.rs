@@ -210,15 +210,14 @@ impl ProblemToml {
         if toml.languages.is_empty() {
             return Err(CourseError::Problem(format!("{}: languages must name at least one of \"c\", \"cpp\", \"rust\"", toml_path.display())));
         }
-        if let Some(name) = &toml.name {
-            if name.trim().is_empty() || name.chars().count() > MAX_PROBLEM_NAME_CHARS || name.chars().any(char::is_control) {
+        if let Some(name) = &toml.name
+            && (name.trim().is_empty() || name.chars().count() > MAX_PROBLEM_NAME_CHARS || name.chars().any(char::is_control)) {
                 return Err(CourseError::Problem(format!(
                     "{}: name is the problem's name in outputs: one line of at most {} characters",
                     toml_path.display(),
                     MAX_PROBLEM_NAME_CHARS
                 )));
             }
-        }
         if !(toml.search.new_set_chance > 0.0 && toml.search.new_set_chance < 1.0) {
             return Err(CourseError::Problem(format!(
                 "{}: search.new_set_chance is a chance, more than 0 and less than 1 (it is {})",

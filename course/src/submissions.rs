@@ -297,6 +297,9 @@ impl Batch<()> {
     }
 }
 
+/// A hand-in loaded, or why not.
+type Tried<P> = Result<Loaded<P>, String>;
+
 impl<P: Send> Batch<P> {
     /// Loads each hand-in with `load`, in parallel (compiling is the slow part), and sorts
     /// out what came of them. `load` gives `None` for a hand-in it did not reach (the
@@ -304,7 +307,7 @@ impl<P: Send> Batch<P> {
     pub(crate) fn of(hand_ins: &[HandIn], load: impl Fn(&str, &Handed) -> Option<Result<Loaded<P>, String>> + Sync) -> Batch<P> {
         let mut hand_ins: Vec<&HandIn> = hand_ins.iter().collect();
         hand_ins.sort_by(|a, b| a.file.cmp(&b.file));
-        let loaded: Vec<(&HandIn, Option<Result<Loaded<P>, String>>)> = hand_ins
+        let loaded: Vec<(&HandIn, Option<Tried<P>>)> = hand_ins
             .into_par_iter()
             .map(|hand_in| {
                 let loaded = match &hand_in.what {

@@ -473,23 +473,6 @@ pub fn order_table_html(analysis: &Analysis) -> String {
     html
 }
 
-#[cfg(test)]
-mod tests {
-    use super::one_line;
-
-    fn check(text: &str, max_chars: usize, expected: &str) {
-        assert_eq!(one_line(text, max_chars), expected, "{text:?} in {max_chars}");
-    }
-
-    #[test]
-    fn an_input_is_one_quoted_line_cut_to_its_column() {
-        check("member 0 []", 40, "\"member 0 []\"");
-        check("first line\nsecond\tline\n", 40, "\"first line\\nsecond\\tline\\n\"");
-        check("abcdefghij", 8, "\"abcdef…");
-        assert_eq!(one_line(&"x\n".repeat(100), 40).chars().count(), 40);
-    }
-}
-
 /// The correctness order in Graphviz's DOT language: one box per class (its answers and
 /// tests passed), better classes higher, each covering arrow labelled with its witness
 /// test's input and "(+n)" for the other distinguishing tests.
@@ -514,4 +497,21 @@ pub fn order_dot(analysis: &Analysis) -> String {
 /// `text` inside a DOT string.
 fn dot_escape(text: &str) -> String {
     text.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    fn check(text: &str, max_chars: usize, expected: &str) {
+        assert_eq!(one_line(text, max_chars), expected, "{text:?} in {max_chars}");
+    }
+
+    #[test]
+    fn an_input_is_one_quoted_line_cut_to_its_column() {
+        check("member 0 []", 40, "\"member 0 []\"");
+        check("first line\nsecond\tline\n", 40, "\"first line\\nsecond\\tline\\n\"");
+        check("abcdefghij", 8, "\"abcdef…");
+        assert_eq!(one_line(&"x\n".repeat(100), 40).chars().count(), 40);
+    }
 }

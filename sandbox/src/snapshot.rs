@@ -178,7 +178,7 @@ pub(crate) fn snapshot(module: &[u8], memory: &[u8], globals: &[Value]) -> Resul
                     }
                 }
                 let mut section = DataSection::new();
-                for &(offset, ref bytes) in &segments {
+                for &(offset, bytes) in &segments {
                     section.active(0, &ConstExpr::i32_const(offset as i32), bytes.iter().copied());
                 }
                 out.section(&section);

@@ -309,22 +309,20 @@ fn missing_names(messages: &str) -> Vec<String> {
         }
         // rustc: "cannot find function `insert` in module `answer`",
         // "no function or associated item named `len` found for struct `Lru` in the current scope".
-        if let Some(rest) = line.split("cannot find ").nth(1).filter(|rest| rest.contains("in module `answer`")) {
-            if let Some(name) = between_backticks(rest) {
+        if let Some(rest) = line.split("cannot find ").nth(1).filter(|rest| rest.contains("in module `answer`"))
+            && let Some(name) = between_backticks(rest) {
                 add(name);
             }
-        }
         if let Some(rest) = line.split("no function or associated item named ").nth(1) {
             let mut quoted = rest.split('`').skip(1).step_by(2);
             if let (Some(item), Some(owner)) = (quoted.next(), quoted.next()) {
                 add(format!("{owner}::{item}"));
             }
         }
-        if let Some(rest) = line.split("no method named ").nth(1) {
-            if let Some(name) = between_backticks(rest) {
+        if let Some(rest) = line.split("no method named ").nth(1)
+            && let Some(name) = between_backticks(rest) {
                 add(format!("the method {name}"));
             }
-        }
     }
     names
 }

@@ -170,11 +170,10 @@ fn main() {
     let twins = rust.iter().chain(c.iter().filter(|r| ["09", "18"].contains(&number(&r.name).as_str())));
     let mut worst: f64 = 0.0;
     for twin in twins {
-        if let Some(python) = py.iter().find(|p| number(&p.name) == number(&twin.name)) {
-            if let Some(max) = ratio_line(&format!("{} / {}", python.name, twin.name), python, twin) {
+        if let Some(python) = py.iter().find(|p| number(&p.name) == number(&twin.name))
+            && let Some(max) = ratio_line(&format!("{} / {}", python.name, twin.name), python, twin) {
                 worst = worst.max(max);
             }
-        }
     }
     if let Some(max) = ratio_line("reference.py / reference.wasm", &reference_py, &reference_rs) {
         worst = worst.max(max);

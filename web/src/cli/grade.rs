@@ -125,7 +125,7 @@ pub fn run_grade(tools: &Tools, args: &GradeArgs) -> anyhow::Result<Graded> {
     let class = Class { hand_ins, rejected, roster };
     let graded = grade_batch(tools, &problem_dir, class, &settings, &pool, &AtomicBool::new(false), &show);
     bar.finish_and_clear();
-    Ok(graded.with_context(|| format!("cannot grade {} on {}", args.submissions.display(), args.problem.display()))?)
+    graded.with_context(|| format!("cannot grade {} on {}", args.submissions.display(), args.problem.display()))
 }
 
 /// A bar filling up to `stable_after` (the paper's rule), or, without one, a spinner.

@@ -48,7 +48,7 @@ fn sqlite_schema(path: &std::path::Path) -> Schema {
         let mut statement = conn.prepare(sql).unwrap();
         let columns = statement.column_count();
         statement
-            .query_map(rusqlite::params_from_iter(args), |r| (0..columns).map(|c| Ok(r.get::<_, rusqlite::types::Value>(c)?)).collect::<Result<Vec<_>, _>>())
+            .query_map(rusqlite::params_from_iter(args), |r| (0..columns).map(|c| r.get::<_, rusqlite::types::Value>(c)).collect::<Result<Vec<_>, _>>())
             .unwrap()
             .map(|row| {
                 row.unwrap()

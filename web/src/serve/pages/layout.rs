@@ -152,6 +152,16 @@ pub fn bug_list(list: &BugList) -> Markup {
     let shown = if alike { &list.bugs[..1] } else { &list.bugs[..] };
     // The first test that gave each long explanation: later ones refer to it.
     let mut explained: Vec<(&str, &str)> = Vec::new();
+    let earlier_of: Vec<Option<&str>> = shown
+        .iter()
+        .map(|bug| {
+            let earlier = explained.iter().find(|(detail, _)| *detail == bug.got.detail && detail.len() > LONG_EXPLANATION).map(|(_, test)| *test);
+            if earlier.is_none() {
+                explained.push((bug.got.detail.as_str(), bug.test.as_str()));
+            }
+            earlier
+        })
+        .collect();
     html! {
         @if let Some(error) = list.compile_error() {
             p { "Your program " strong.bad { (list.headline()) } ". The compiler said:" }
@@ -170,7 +180,7 @@ pub fn bug_list(list: &BugList) -> Markup {
                 @for (i, name) in list.course_tests_failed.iter().enumerate() { @if i > 0 { ", " } code { (name) } } "." }
         }
         @if alike { p { "It fails every test the same way; here is the first." } }
-        @for bug in shown {
+        @for (bug, earlier) in shown.iter().zip(&earlier_of) {
             div.card {
                 strong { "Test " (bug.test) } @if let Some(name) = &bug.course_test { " (the course's test " code { (name) } ")" } " · " span.bad { (bug.got.summary()) }
                 @let calls = present::calls_of(bug);
@@ -196,13 +206,11 @@ pub fn bug_list(list: &BugList) -> Markup {
                 table {
                     tr { th { "Input" } td { (visible_text(&bug.input)) } }
                     tr { th { "Expected" } td { (visible_text(&bug.expected)) } }
-                    @let earlier = explained.iter().find(|(detail, _)| *detail == bug.got.detail && detail.len() > LONG_EXPLANATION).map(|(_, test)| *test);
                     tr { th { "Your program" } td {
                         @match earlier {
                             Some(first) => { "The same as on test " (first) " above." }
                             None => {
                                 @if bug.got.kind == grader::FailureKind::Wrong { (visible_text(&bug.got.detail)) } @else { (bug.got.detail) }
-                                @let _ = explained.push((bug.got.detail.as_str(), bug.test.as_str()));
                             }
                         }
                     } }
@@ -352,6 +360,26 @@ mod tests {
         assert!(visible_text("\n").into_string().starts_with("<code>⏎</code>"));
         assert!(visible_text(" \t\n").into_string().starts_with("<code>␠⇥⏎</code>"));
         assert_eq!(visible_text("3 4\n").into_string(), "<code>3 4\n</code>");
+    }
+
+    #[test]
+    fn a_long_explanation_given_again_refers_to_the_first_test_that_gave_it() {
+        use grader::{Behaviour, BugList, BugReport, FailureKind};
+        let long = "x".repeat(LONG_EXPLANATION + 1);
+        let report = |test: &str, kind: FailureKind, detail: &str| BugReport {
+            test: test.into(),
+            input: "1".into(),
+            expected: "ok".into(),
+            got: Behaviour { kind, detail: detail.into(), reason: None, output: None },
+            generalized: None,
+            contrast: None,
+            course_test: None,
+        };
+        let bugs = vec![report("t1", FailureKind::Crash, &long), report("t2", FailureKind::Wrong, "2"), report("t3", FailureKind::Crash, &long)];
+        let list = BugList { answer: "a1".into(), passed: 0, suite_size: 3, bugs, build: None, points: None, course_tests_failed: Vec::new() };
+        let html = bug_list(&list).into_string();
+        assert_eq!(html.matches(&long).count(), 1, "shown once: {html}");
+        assert_eq!(html.matches("The same as on test t1 above.").count(), 1, "{html}");
     }
 
     #[test]

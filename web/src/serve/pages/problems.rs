@@ -114,10 +114,10 @@ const CHECK_PAGE_RELOAD_SECONDS: u32 = 2;
 
 pub(super) async fn problem_check_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
     let check = found(app.db.problem_check(path.into_inner())?)?;
-    if !is_api(&req) {
-        if let (CheckStatus::Ready, Some(problem)) = (check.status, check.problem_id) {
-            return see_other(&format!("/problems/{problem}"));
-        }
+    if !is_api(&req)
+        && let (CheckStatus::Ready, Some(problem)) = (check.status, check.problem_id)
+    {
+        return see_other(&format!("/problems/{problem}"));
     }
     let action = check.replaces.map_or_else(|| "/problems".to_owned(), |id| format!("/problems/{id}/bundle"));
     let checking = check.status == CheckStatus::Checking;

@@ -26,9 +26,12 @@ struct EmailsView {
     server: Option<String>,
 }
 
+/// A student who gets no letter, and why: `(id, reason)`.
+type LeftOut = (String, String);
+
 /// The letters of a batch's students, and who is left out and why. The base of each
 /// link is the address the instructor's browser used.
-fn letters(app: &App, req: &HttpRequest, batch: &BatchRow) -> Result<(Vec<Letter>, Vec<(String, String)>), AppError> {
+fn letters(app: &App, req: &HttpRequest, batch: &BatchRow) -> Result<(Vec<Letter>, Vec<LeftOut>), AppError> {
     let info = req.connection_info();
     let base = format!("{}://{}", info.scheme(), info.host());
     let rosters: Vec<(i64, course::submissions::RosterRow)> = app.db.rosters()?.into_iter().map(|(course, _, row)| (course, row)).collect();
