@@ -129,28 +129,43 @@ impl Jobs {
     }
 }
 
+/// The most hand-ins an analysis may grade to be taken by the express worker: a lab
+/// section's batch, a late hand-in's re-run of a small class, a problem's examples. A class
+/// of 1,000 Python hand-ins takes many minutes; a batch of 6 takes seconds, and must not wait
+/// behind it (it did, 9 minutes for its own 4 seconds).
+pub const EXPRESS_ANSWERS: usize = 60;
+
 /// Starts `workers` threads that run queued analyses, each on a rayon pool of `threads`
-/// (0: one per core, rayon's default). Returns their handles (they run for ever).
+/// (0: one per core, rayon's default), and, when there is at least one, an express worker
+/// as well, which takes only analyses of at most [`EXPRESS_ANSWERS`] hand-ins: a small batch
+/// runs at once beside a large analysis, the two sharing the cores (the system schedules
+/// their threads alike), instead of waiting for it to end. Returns their handles (they run
+/// for ever).
 pub fn start(app: Arc<App>, workers: usize, threads: usize) -> anyhow::Result<Vec<std::thread::JoinHandle<()>>> {
     let requeued = app.db.requeue_running()?;
     if requeued > 0 {
         eprintln!("{requeued} analyses interrupted by the last shutdown are queued again");
     }
+    let express = (workers > 0).then_some(workers);
     (0..workers)
+        .chain(express)
         .map(|n| {
             let app = app.clone();
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .thread_name(move |i| format!("analysis-{n}-{i}"))
                 .build()?;
-            Ok(std::thread::Builder::new().name(format!("worker-{n}")).spawn(move || work(&app, &pool, &holder(n)))?)
+            let (at_most, holder) = if Some(n) == express { (Some(EXPRESS_ANSWERS), format!("{} (express)", holder(n))) } else { (None, holder(n)) };
+            Ok(std::thread::Builder::new().name(format!("worker-{n}")).spawn(move || work(&app, &pool, &holder, at_most))?)
         })
         .collect()
 }
 
-fn work(app: &Arc<App>, pool: &rayon::ThreadPool, holder: &str) {
+/// A worker's life: claims the next analysis it may take (of at most `at_most` hand-ins,
+/// when given), runs it, and again.
+fn work(app: &Arc<App>, pool: &rayon::ThreadPool, holder: &str, at_most: Option<usize>) {
     loop {
-        match app.db.claim_next(holder) {
+        match app.db.claim_next(holder, at_most) {
             Ok(Some(row)) => run_job(app, pool, row, holder),
             Ok(None) => app.jobs.wait(),
             Err(error) => {

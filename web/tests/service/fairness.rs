@@ -82,3 +82,43 @@ fn a_stability_check_runs_other_seeds_in_the_background_and_shows_each_students_
     let next = client.wait_for_analysis(run_analysis(&client, batch, &[("stable_after", "500")]));
     assert_eq!(next["analysis"]["previous_id"], first);
 }
+
+/// A class of `n` students named `s001`…, every one handing in `module`: one program, so
+/// its runs cost little, but `n` answers to the queue.
+fn class_of_one_module(client: &Client, problem: i64, name: &str, n: usize, module: &[u8]) -> i64 {
+    let names: Vec<String> = (1..=n).map(|i| format!("s{i:03}.wasm")).collect();
+    let files: Vec<(&str, &[u8])> = names.iter().map(|name| (name.as_str(), module)).collect();
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", name), ("course", "C101")], &[("modules", "class.zip", &crate::common::zip(&files))]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap()
+}
+
+#[test]
+fn a_small_batch_is_graded_while_a_large_analysis_runs_and_the_queue_says_what_runs_and_waits() {
+    let data = tempfile::tempdir().unwrap();
+    let service = crate::common::Service::start(data.path(), &["--threads", "1"]);
+    let client = service.instructor();
+    let problem = crate::common::upload_problem(&client, "interval-sets");
+    let a01 = std::fs::read(fixture("interval-sets").join("submissions/a01.wasm")).unwrap();
+    // Two large analyses that would run for minutes (61 hand-ins, a search that stops
+    // only after a million tests add nothing), and a small batch queued after them.
+    let large = class_of_one_module(&client, problem, "Large", 61, &a01);
+    let first = run_analysis(&client, large, &[("stable_after", "1000000")]);
+    crate::common::wait_until_running(&client, first);
+    let second = run_analysis(&client, large, &[("stable_after", "1000000")]);
+    let small = class_of_one_module(&client, problem, "Lab section", 3, &a01);
+    let quick = client.wait_for_analysis(run_analysis(&client, small, &[("stable_after", "100")]));
+    assert_eq!(quick["analysis"]["status"], "done", "{:#}", quick["analysis"]);
+    assert_eq!(client.api(&format!("/api/analyses/{first}"))["analysis"]["status"], "running", "the small batch did not wait for the large analysis");
+
+    let waiting = client.api(&format!("/api/analyses/{second}"));
+    assert_eq!(waiting["analysis"]["status"], "queued");
+    let queue = waiting["queue"].as_array().unwrap();
+    assert!(queue.iter().any(|e| e["analysis"] == first && e["running"] == true && e["answers"] == 61), "{queue:#?}");
+    let page = client.get(&format!("/analyses/{second}")).body;
+    assert!(page.contains(&format!("Running now: <a href=\"/analyses/{first}\">analysis {first}</a> of Large (61 hand-ins, on ")), "{page}");
+    assert!(page.contains("a batch of at most 60 hand-ins does not wait for them"), "{page}");
+    for id in [second, first] {
+        assert_eq!(client.post(&format!("/analyses/{id}/cancel"), &[]).status, 303);
+    }
+}

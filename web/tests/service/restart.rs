@@ -32,8 +32,11 @@ fn a_service_killed_during_an_analysis_loses_nothing_and_finishes_it_after_a_res
 fn a_running_analysis_can_be_cancelled() {
     let (_data, _service, client, batch) = service_with_cohort("interval-sets");
     let running = run_analysis(&client, batch, &[("stable_after", "1000000")]);
+    // (A batch of 19 hand-ins: the express worker takes the second analysis; the third waits.)
+    let express = run_analysis(&client, batch, &[("stable_after", "1000000")]);
     let queued = run_analysis(&client, batch, &[("stable_after", "1000000")]);
     let view = wait_until_running(&client, running);
+    wait_until_running(&client, express);
     // The page says in words where the analysis is; no one knows how long a search
     // will last (a new bug restarts its count), so it shows no time left and no share done.
     let progress = &view["progress"];
@@ -54,6 +57,8 @@ fn a_running_analysis_can_be_cancelled() {
     let again = client.post(&format!("/analyses/{running}/cancel"), &[]);
     assert_eq!(again.status, 400);
     assert!(again.body.contains("is not running"), "{}", again.body);
+    assert_eq!(client.post(&format!("/analyses/{express}/cancel"), &[]).status, 303);
+    assert_eq!(client.wait_for_analysis(express)["analysis"]["status"], "cancelled");
 }
 
 #[test]

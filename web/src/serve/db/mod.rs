@@ -16,7 +16,7 @@ mod schema;
 
 use course::submissions::{Adjustment, RosterRow};
 use sql::{Backend, Conn, Row, args};
-pub use queue::{AnalysisRow, AnalysisSettings, AnswerRow, LEASE_SECONDS, MAX_ATTEMPTS, Status};
+pub use queue::{AnalysisRow, AnalysisSettings, AnswerRow, LEASE_SECONDS, MAX_ATTEMPTS, QueueEntry, Status};
 pub use sql::{DbError, DbResult, Engine};
 
 /// Seconds since the epoch: timestamps in the store.

@@ -80,6 +80,17 @@ pub(super) fn parse_rerun(text: Option<&str>) -> DbResult<Option<RerunMode>> {
     }
 }
 
+/// An analysis queued or running, as the queue shows it (see [`Db::queue`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct QueueEntry {
+    pub analysis: i64,
+    pub running: bool,
+    pub batch: String,
+    pub answers: usize,
+    /// Where it runs (machine, process, worker), while it runs.
+    pub holder: Option<String>,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct AnalysisRow {
     pub id: i64,
@@ -272,12 +283,16 @@ impl Db {
     /// `holder` (this machine and process) and marks it running with a new lease. One
     /// whose lease was lost [`MAX_ATTEMPTS`] times is failed with the reason instead. On
     /// PostgreSQL, workers claiming at once skip each other's rows: each gets another.
-    pub fn claim_next(&self, holder: &str) -> DbResult<Option<AnalysisRow>> {
+    pub fn claim_next(&self, holder: &str, at_most_answers: Option<usize>) -> DbResult<Option<AnalysisRow>> {
         self.0.transaction(|c| {
             let clock = c.engine().now();
+            let small = match at_most_answers {
+                Some(most) => format!("AND (SELECT COUNT(*) FROM analysis_answers x WHERE x.analysis_id = analyses.id) <= {most}"),
+                None => String::new(),
+            };
             let sql = format!(
                 "SELECT {ANALYSIS_COLUMNS}, attempts FROM analyses
-                 WHERE status = 'queued' OR (status = 'running' AND lease_until < {clock})
+                 WHERE (status = 'queued' OR (status = 'running' AND lease_until < {clock})) {small}
                  ORDER BY id LIMIT 1{}",
                 c.engine().skip_locked()
             );
@@ -300,6 +315,20 @@ impl Db {
                 )?;
                 return Ok(Some(AnalysisRow { status: Status::Running, holder: Some(holder.to_owned()), ..next }));
             }
+        })
+    }
+
+    /// The analyses queued or running, first queued first, each with its batch's name and
+    /// how many hand-ins it grades: what runs and what waits.
+    pub fn queue(&self) -> DbResult<Vec<QueueEntry>> {
+        self.0.run(|c| {
+            rows(
+                c,
+                "SELECT a.id, a.status, b.name, (SELECT COUNT(*) FROM analysis_answers x WHERE x.analysis_id = a.id), a.holder
+                 FROM analyses a JOIN batches b ON b.id = a.batch_id WHERE a.status IN ('queued', 'running') ORDER BY a.id",
+                &[],
+                |r| Ok(QueueEntry { analysis: r.int(0)?, running: r.text(1)? == "running", batch: r.text(2)?, answers: r.int(3)? as usize, holder: r.opt_text(4)? }),
+            )
         })
     }
 
@@ -429,11 +458,27 @@ mod tests {
     fn the_queue_hands_out_the_oldest_queued_analysis_once_to_one_holder() {
         let (_dir, db, batch) = store(&["a01"]);
         let (first, second) = (queue(&db, batch), queue(&db, batch));
-        let claimed = db.claim_next("one").unwrap().unwrap();
+        let claimed = db.claim_next("one", None).unwrap().unwrap();
         assert_eq!((claimed.id, claimed.status, claimed.holder.as_deref()), (first, Status::Running, Some("one")));
-        assert_eq!(db.claim_next("two").unwrap().unwrap().id, second, "the running one is not handed out again");
-        assert!(db.claim_next("three").unwrap().is_none(), "nothing else is queued");
+        assert_eq!(db.claim_next("two", None).unwrap().unwrap().id, second, "the running one is not handed out again");
+        assert!(db.claim_next("three", None).unwrap().is_none(), "nothing else is queued");
         assert_eq!(db.analysis(first).unwrap().unwrap().holder.as_deref(), Some("one"));
+    }
+
+    #[test]
+    fn the_express_worker_takes_only_analyses_of_few_hand_ins_and_the_queue_says_what_runs_and_waits() {
+        let (_dir, db, big) = store(&["a01", "a02", "a03"]);
+        let large = queue(&db, big);
+        let problem = db.add_problem("q", "Q", "/q", false).unwrap();
+        let small_batch = db.add_batch(problem, "Course", "Lab 2", &[submission("b01", "1")], &[]).unwrap();
+        let small = queue(&db, small_batch);
+        assert_eq!(db.claim_next("express", Some(2)).unwrap().map(|a| a.id), Some(small), "the large one is left to the others");
+        assert_eq!(db.claim_next("express", Some(2)).unwrap().map(|a| a.id), None);
+        let queue_now = db.queue().unwrap();
+        let said: Vec<(i64, bool, usize)> = queue_now.iter().map(|e| (e.analysis, e.running, e.answers)).collect();
+        assert_eq!(said, [(large, false, 3), (small, true, 1)]);
+        assert_eq!(queue_now[1].holder.as_deref(), Some("express"));
+        assert_eq!(db.claim_next("any", None).unwrap().map(|a| a.id), Some(large));
     }
 
     #[test]
@@ -451,11 +496,11 @@ mod tests {
     fn a_lost_lease_goes_to_the_next_claimant_and_only_the_holder_records_the_end() {
         let (_dir, db, batch) = store(&["a01"]);
         let id = queue(&db, batch);
-        db.claim_next("dead").unwrap().unwrap();
+        db.claim_next("dead", None).unwrap().unwrap();
         assert_eq!(db.heartbeat(id, "dead").unwrap(), Some(false), "its holder's heartbeat renews the lease");
-        assert!(db.claim_next("other").unwrap().is_none(), "a live lease is not taken");
+        assert!(db.claim_next("other", None).unwrap().is_none(), "a live lease is not taken");
         lose_lease(&db, id);
-        assert_eq!(db.claim_next("other").unwrap().unwrap().id, id, "a lost lease is taken over");
+        assert_eq!(db.claim_next("other", None).unwrap().unwrap().id, id, "a lost lease is taken over");
         assert_eq!(db.heartbeat(id, "dead").unwrap(), None, "the old holder learns it lost the analysis");
         assert!(!db.finish_analysis(id, "dead", Status::Failed, Some("killed"), &[]).unwrap(), "nor can it record an end");
         let lists = [("a01".to_owned(), "{}".to_owned())];
@@ -471,10 +516,10 @@ mod tests {
         let (_dir, db, batch) = store(&["a01"]);
         let id = queue(&db, batch);
         for attempt in 1..=MAX_ATTEMPTS {
-            assert_eq!(db.claim_next(&format!("holder {attempt}")).unwrap().map(|a| a.id), Some(id));
+            assert_eq!(db.claim_next(&format!("holder {attempt}"), None).unwrap().map(|a| a.id), Some(id));
             lose_lease(&db, id);
         }
-        assert!(db.claim_next("next").unwrap().is_none());
+        assert!(db.claim_next("next", None).unwrap().is_none());
         let failed = db.analysis(id).unwrap().unwrap();
         assert_eq!(failed.status, Status::Failed);
         assert!(failed.error.as_deref().unwrap().contains("3 times"), "{failed:?}");
@@ -484,23 +529,23 @@ mod tests {
     fn a_cancel_reaches_a_running_analysis_at_its_heartbeat_and_ends_a_queued_one_at_once() {
         let (_dir, db, batch) = store(&["a01"]);
         let (running, queued) = (queue(&db, batch), queue(&db, batch));
-        db.claim_next("one").unwrap();
+        db.claim_next("one", None).unwrap();
         assert!(!db.cancel_queued(running).unwrap(), "a running analysis is not cancelled behind its holder's back");
         assert!(db.request_cancel(running).unwrap());
         assert_eq!(db.heartbeat(running, "one").unwrap(), Some(true));
         assert!(!db.request_cancel(queued).unwrap(), "a queued one has no holder to ask");
         assert!(db.cancel_queued(queued).unwrap());
         assert_eq!(status(&db, queued), Status::Cancelled);
-        assert!(db.claim_next("two").unwrap().is_none(), "a cancelled analysis is not handed out");
+        assert!(db.claim_next("two", None).unwrap().is_none(), "a cancelled analysis is not handed out");
     }
 
     #[test]
     fn at_start_up_on_sqlite_running_analyses_are_queued_again_unless_started_three_times() {
         let (_dir, db, batch) = store(&["a01"]);
         let (again, given_up) = (queue(&db, batch), queue(&db, batch));
-        db.claim_next("before the restart").unwrap();
+        db.claim_next("before the restart", None).unwrap();
         for attempt in 1..=MAX_ATTEMPTS {
-            db.claim_next(&format!("holder {attempt}")).unwrap();
+            db.claim_next(&format!("holder {attempt}"), None).unwrap();
             if attempt < MAX_ATTEMPTS {
                 lose_lease(&db, given_up);
             }
@@ -515,9 +560,9 @@ mod tests {
     fn each_batchs_latest_analysis_and_latest_finished_one_come_in_one_query() {
         let (_dir, db, batch) = store(&["a01"]);
         let (done, running) = (queue(&db, batch), queue(&db, batch));
-        db.claim_next("one").unwrap();
+        db.claim_next("one", None).unwrap();
         assert!(db.finish_analysis(done, "one", Status::Done, None, &[]).unwrap());
-        db.claim_next("two").unwrap();
+        db.claim_next("two", None).unwrap();
         let of = db.analysis(done).unwrap().unwrap();
         db.queue_stability(&of, 1).unwrap();
         let latest = db.latest_analyses().unwrap();

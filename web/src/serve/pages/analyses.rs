@@ -10,7 +10,8 @@ use maud::{Markup, PreEscaped, html};
 use serde::{Deserialize, Serialize};
 
 use super::super::auth::Instructor;
-use super::super::db::{AnalysisRow, BatchRow, Status};
+use super::super::db::{AnalysisRow, BatchRow, QueueEntry, Status};
+use super::super::worker::EXPRESS_ANSWERS;
 use super::forms::{MAX_STABILITY_SEEDS, form_again, stability_form};
 use super::layout::{bug_list, button, table_filter};
 use super::super::worker::LiveProgress;
@@ -34,6 +35,8 @@ pub(super) struct AnalysisView {
     /// Each student's cohort in the batch's roster now (it may have been attached or
     /// replaced since the analysis ran; it wins over the cohort the analysis recorded).
     cohorts: HashMap<String, String>,
+    /// While this analysis waits: every analysis queued or running, first queued first.
+    queue: Vec<QueueEntry>,
 }
 
 /// A stability check: this analysis and others of the same answers with other seeds.
@@ -98,7 +101,8 @@ fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
         result = Some(current);
     }
     let cohorts = app.db.roster(batch.id)?.into_iter().map(|r| (r.id, r.cohort)).collect();
-    Ok(AnalysisView { analysis, batch, progress, result, bug_lists, changes, stability, cohorts })
+    let queue = if analysis.status == Status::Queued { app.db.queue()? } else { Vec::new() };
+    Ok(AnalysisView { analysis, batch, progress, result, bug_lists, changes, stability, cohorts, queue })
 }
 
 pub(super) async fn analysis_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
@@ -112,6 +116,23 @@ pub(super) async fn analysis_page(app: AppData, req: HttpRequest, who: Instructo
     };
     let title = format!("Analysis #{id} of {}", view.batch.name);
     respond(&req, Some(&who), &title, &view, |v| analysis_body(&who, v, svg))
+}
+
+/// What runs and what waits before analysis `id`, and when it will start.
+fn queue_said(id: i64, queue: &[QueueEntry]) -> Markup {
+    let entry = |e: &QueueEntry| html! { a href={ "/analyses/" (e.analysis) } { "analysis " (e.analysis) } " of " (e.batch) " (" (e.answers) " hand-ins" @if let Some(holder) = &e.holder { ", on " (holder) } ")" };
+    let running: Vec<&QueueEntry> = queue.iter().filter(|e| e.running).collect();
+    let before: Vec<&QueueEntry> = queue.iter().filter(|e| !e.running && e.analysis < id).collect();
+    let small = queue.iter().find(|e| e.analysis == id).is_some_and(|e| e.answers <= EXPRESS_ANSWERS);
+    html! {
+        @if !running.is_empty() { p { "Running now: " @for (i, e) in running.iter().enumerate() { @if i > 0 { "; " } (entry(e)) } "." } }
+        @if !before.is_empty() { p { "Waiting before this one: " @for (i, e) in before.iter().enumerate() { @if i > 0 { "; " } (entry(e)) } "." } }
+        p.muted { @if small {
+            "A batch of at most " (EXPRESS_ANSWERS) " hand-ins has a worker of its own beside the others: this one starts as soon as it or another worker is free."
+        } @else {
+            "Analyses start in the order they were queued; a batch of at most " (EXPRESS_ANSWERS) " hand-ins does not wait for them (it has a worker of its own)."
+        } }
+    }
 }
 
 fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Markup {
@@ -130,6 +151,7 @@ fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Mar
                     None => "waiting for a worker",
                     Some(p) => { (p.text) @if let Some(left) = &p.remaining { " · " (left) } },
                 } }
+                @if !v.queue.is_empty() { (queue_said(id, &v.queue)) }
                 (button(who, &format!("/analyses/{id}/cancel"), "Cancel"))
             }
         }
