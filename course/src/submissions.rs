@@ -757,13 +757,13 @@ pub fn parse_roster(file_name: &str, input: impl Read) -> CourseResult<(Vec<Rost
     let format = RosterFormat::of(&headers);
     let (Some(id_col), cohort_col) = (column(format.id_column()), column("cohort").or_else(|| format.cohort_column().and_then(column))) else {
         return Err(CourseError::Batch(format!(
-            "{file_name}: the header must name the columns `id` and `cohort`, or be Canvas's gradebook export (`Student,ID,SIS User ID,...`) or Moodle's participants (`First name,Last name,ID number,...`) (found: {})",
+            "{file_name}: the header must name the column `id` (and optionally `cohort`, `name`, `email`, ...), or be Canvas's gradebook export (`Student,ID,SIS User ID,...`) or Moodle's participants (`First name,Last name,ID number,...`) (found: {})",
             headers.join(",")
         )));
     };
-    let Some(cohort_col) = cohort_col.or((format != RosterFormat::Own).then_some(usize::MAX)) else {
-        return Err(CourseError::Batch(format!("{file_name}: the header names `id` but not `cohort` (found: {})", headers.join(","))));
-    };
+    // A roster without cohorts (`id,name,email`, as instructors have them) is a roster:
+    // every row's cohort is empty, and the batch simply has no two-cohort report.
+    let cohort_col = cohort_col.unwrap_or(usize::MAX);
     let manual_col = column("manual");
     let mut rows: Vec<RosterRow> = Vec::new();
     let mut ids: HashSet<String> = HashSet::new();
@@ -914,6 +914,16 @@ mod tests {
         assert_eq!(too_long, "r.csv has 100001 rows, more than the 100000 a roster may have: split it by course");
         let (_, twice) = parse_roster("r.csv", "id,cohort\na,A\nb,B\na,C\n".as_bytes()).unwrap();
         assert_eq!(twice[0].reason, "r.csv line 4: `a` is listed twice");
+    }
+
+    #[test]
+    fn a_roster_without_cohorts_is_read_with_every_cohort_empty() {
+        let (rows, rejected) = parse_roster("r.csv", "id,name,email\na01,Ada Lovelace,ada@example.edu\n".as_bytes()).unwrap();
+        assert!(rejected.is_empty(), "{rejected:?}");
+        assert_eq!((rows[0].id.as_str(), rows[0].cohort.as_str()), ("a01", ""));
+        assert_eq!(rows[0].extra, [("name".to_owned(), "Ada Lovelace".to_owned()), ("email".to_owned(), "ada@example.edu".to_owned())]);
+        let no_id = parse_roster("r.csv", "name,email\nAda,ada@example.edu\n".as_bytes()).err().unwrap().to_string();
+        assert!(no_id.contains("the header must name the column `id`"), "{no_id}");
     }
 
     #[test]
