@@ -15,6 +15,7 @@ mod import;
 mod interval_sets;
 mod module_circles;
 mod problems;
+mod python_cohorts;
 mod scores_cohort;
 mod sources;
 mod student_tests;
