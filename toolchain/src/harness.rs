@@ -92,15 +92,6 @@ impl Harness {
     }
 }
 
-/// What a hand-in built with a harness is made of: the sources to compile and the name of
-/// the student's file, when it was renamed (a Rust hand-in becomes `answer.rs`).
-pub(crate) struct Combined {
-    pub(crate) source: crate::Source,
-    pub(crate) renamed: Option<String>,
-}
-
-/// The hand-in `source` with `harness`: the harness's files and library replace any
-/// copies among the student's. `Err` says why they cannot be built together, in words.
 /// The crate a Rust hand-in is built as (from [`RUST_HAND_IN`]), before the harness.
 pub(crate) const RUST_CRATE: &str = "hand_in";
 
@@ -110,6 +101,16 @@ pub(crate) const RUST_HAND_IN: &str = "hand_in.rs";
 /// The harness's module `answer` (`answer.rs`) in a Rust build: the hand-in's crate.
 const RUST_SHIM: &str = "//! The hand-in, built as a crate of its own.\npub use ::hand_in::*;\n";
 
+/// What a hand-in built with a harness is made of: the sources to compile and the name of
+/// the student's file, when it was renamed (a Rust hand-in becomes [`RUST_HAND_IN`]).
+pub(crate) struct Combined {
+    pub(crate) source: crate::Source,
+    pub(crate) renamed: Option<String>,
+}
+
+/// The hand-in `source` with `harness`: the harness's files and library replace any
+/// copies among the student's. `Err` says why they cannot be built together, in words
+/// (a Rust hand-in that reaches for the host: [`rust_reaching_out`]).
 pub(crate) fn combine(source: &crate::Source, harness: &Harness) -> Result<Combined, String> {
     if source.language != harness.language {
         return Err(format!("the harness is in {}, the hand-in in {}", harness.language, source.language));
@@ -137,7 +138,7 @@ pub(crate) fn combine(source: &crate::Source, harness: &Harness) -> Result<Combi
 /// A failed build of a hand-in with its harness, said in plain words first when the cause
 /// is the hand-in's shape (a `main`, or something the harness calls that it lacks), then
 /// the compiler's message. `student` is the hand-in's file name for messages that speak
-/// of the module the harness sees (`answer.rs`).
+/// of the hand-in's crate ([`RUST_HAND_IN`]).
 pub(crate) fn explain(language: Language, message: &str, student: Option<&str>) -> String {
     let message = match student {
         Some(name) => message.replace(RUST_HAND_IN, name),
@@ -188,7 +189,9 @@ const MAIN_LEFT_OUT: &str = "warning: your file's `main` is left out";
 /// why the hand-in is refused, in words: it imports the output only the harness writes, or
 /// it has a constructor.
 pub(crate) fn check_objects(dir: &std::path::Path) -> Result<String, String> {
-    let mut objects: Vec<std::path::PathBuf> = std::fs::read_dir(dir).map_err(|e| format!("the build's objects cannot be read: {e}"))?.filter_map(|e| Some(e.ok()?.path()))
+    let mut objects: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("the build's objects cannot be read: {e}"))?
+        .filter_map(|e| Some(e.ok()?.path()))
         .filter(|path| path.extension().is_some_and(|e| e == "o"))
         .collect();
     objects.sort();

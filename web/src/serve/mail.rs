@@ -81,23 +81,21 @@ impl Mailer {
 /// `Ok` unless `url` would send a password in the clear (see the module's documentation);
 /// the error names the setting and what to write instead.
 fn credentials_protected(url: &str) -> anyhow::Result<()> {
-    let Some((scheme, rest)) = url.split_once("://") else { return Ok(()) };
-    let (authority, query) = match rest.split_once('?') {
-        Some((before, query)) => (before.split('/').next().unwrap_or(before), query),
-        None => (rest.split('/').next().unwrap_or(rest), ""),
-    };
-    let Some((user, host)) = authority.rsplit_once('@') else { return Ok(()) };
-    let parameter = |name: &str| query.split('&').find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='));
-    let encrypted = scheme == "smtps" || parameter("tls") == Some("required");
-    if encrypted || !user.contains(':') {
+    // (A URL lettre cannot read either is refused by it, with its reason.)
+    let Ok(parsed) = url::Url::parse(url) else { return Ok(()) };
+    let parameter = |name: &str| parsed.query_pairs().find(|(key, _)| key == name).map(|(_, value)| value.into_owned());
+    let encrypted = parsed.scheme() == "smtps" || parameter("tls").as_deref() == Some("required");
+    if encrypted || parsed.password().is_none() {
         return Ok(());
     }
-    let host = match host.rsplit_once(':') {
-        Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) => name,
-        _ => host,
+    let loopback = match parsed.host() {
+        // (smtp is no scheme the URL standard knows: its IPv4 hosts stay text.)
+        Some(url::Host::Domain(name)) => name == "localhost" || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
     };
-    let loopback = host == "localhost" || host.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
-    if loopback && parameter("plaintext_auth") == Some("loopback") {
+    if loopback && parameter("plaintext_auth").as_deref() == Some("loopback") {
         return Ok(());
     }
     let instead = if loopback {
@@ -107,7 +105,7 @@ fn credentials_protected(url: &str) -> anyhow::Result<()> {
     };
     anyhow::bail!(
         "{SMTP_URL_VAR} has a user and password, which this URL would send unencrypted ({}): {instead} `smtp://user:password@host:587?tls=required` (STARTTLS) or `smtps://user:password@host:465`",
-        if parameter("tls") == Some("opportunistic") { "tls=opportunistic sends them in the clear to a server without STARTTLS" } else { "smtp:// without tls=required" }
+        if parameter("tls").as_deref() == Some("opportunistic") { "tls=opportunistic sends them in the clear to a server without STARTTLS" } else { "smtp:// without tls=required" }
     )
 }
 

@@ -80,6 +80,10 @@ pub(super) fn parse_rerun(text: Option<&str>) -> DbResult<Option<RerunMode>> {
     }
 }
 
+/// How many hand-ins the analysis `analyses.id` grades (its rows of `analysis_answers`, made
+/// when it was queued), as a subquery.
+const ANSWERS_COUNTED: &str = "(SELECT COUNT(*) FROM analysis_answers x WHERE x.analysis_id = analyses.id)";
+
 /// An analysis queued or running, as the queue shows it (see [`Db::queue`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct QueueEntry {
@@ -287,7 +291,7 @@ impl Db {
         self.0.transaction(|c| {
             let clock = c.engine().now();
             let small = match at_most_answers {
-                Some(most) => format!("AND (SELECT COUNT(*) FROM analysis_answers x WHERE x.analysis_id = analyses.id) <= {most}"),
+                Some(most) => format!("AND {ANSWERS_COUNTED} <= {most}"),
                 None => String::new(),
             };
             let sql = format!(
@@ -324,8 +328,10 @@ impl Db {
         self.0.run(|c| {
             rows(
                 c,
-                "SELECT a.id, a.status, b.name, (SELECT COUNT(*) FROM analysis_answers x WHERE x.analysis_id = a.id), a.holder
-                 FROM analyses a JOIN batches b ON b.id = a.batch_id WHERE a.status IN ('queued', 'running') ORDER BY a.id",
+                &format!(
+                    "SELECT analyses.id, analyses.status, b.name, {ANSWERS_COUNTED}, analyses.holder
+                     FROM analyses JOIN batches b ON b.id = analyses.batch_id WHERE analyses.status IN ('queued', 'running') ORDER BY analyses.id"
+                ),
                 &[],
                 |r| Ok(QueueEntry { analysis: r.int(0)?, running: r.text(1)? == "running", batch: r.text(2)?, answers: r.int(3)? as usize, holder: r.opt_text(4)? }),
             )
