@@ -55,7 +55,9 @@ const INTERPRETER_SLOTS: u32 = 64;
 /// time and 78.5 s with 2 MiB; 4,725 faults, 5.9 s and 51.2 s with 8 MiB; 49.9 s with
 /// 16 MiB. Not more: every page a run of the slot ever wrote is copied back after every
 /// run (the kernel cannot tell the pages this run wrote from those an earlier one did), so
-/// after a run that wrote 16 MiB even an empty program paid 590 µs instead of 124. A pool
+/// after a run that wrote 16 MiB even an empty program paid 590 µs instead of 124. (The
+/// vendored wasmtime gives such a slot's pages back every 64 runs, so that what it keeps
+/// is what recent runs wrote: `vendor/README.md`.) A pool
 /// of its own, so that modules keep [`KEEP_RESIDENT_BYTES`] (a class of 300 modules keeps
 /// up to that much in each of 300 warm slots).
 const INTERPRETER_KEEP_RESIDENT_BYTES: usize = 8 << 20;

@@ -97,7 +97,9 @@ fn a_worker_killed_mid_analysis_loses_it_to_another_worker_that_finishes_it_the_
 
     let first = Worker::start(&data, &temp.path().join("first"));
     let running = poll(&client, ids[0], "taken by the first worker", |v| first.holds(v));
-    assert!(running["analysis"]["holder"].as_str().unwrap().contains("worker 0"), "{:#}", running["analysis"]);
+    // Either of its workers may take it: the express one too, for a class this small.
+    let holder = running["analysis"]["holder"].as_str().unwrap();
+    assert!(holder.contains(", worker 0)") || holder.contains(", worker 1) (express)"), "{:#}", running["analysis"]);
     let page = client.get(&format!("/analyses/{}", ids[0]));
     assert!(!page.body.contains("(pid "), "where it runs is for the JSON (operators), not the instructor's page");
     let second = Worker::start(&data, &temp.path().join("second"));
