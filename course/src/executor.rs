@@ -1,9 +1,11 @@
 //! The grader's [`Executor`], backed by the sandbox.
 
 use grader::{CheckerVerdict, ChoiceSource, Execution, Executor, RunOutcome};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use sandbox::{Choices, Limits, Outcome, Program, Sandbox};
+use sandbox::{Choices, Limits, Outcome, Program, Run, Sandbox};
 
 
 /// The line a Rust panic adds after its message.
@@ -54,6 +56,63 @@ pub struct SandboxExecutor<'a> {
     /// a cancelled analysis reaches its next progress report, and stops, within the runs
     /// already in flight.
     pub cancel: Option<&'a AtomicBool>,
+    /// Runs that went the same way whatever the input: each program's is run once.
+    pub input_free: InputFree,
+}
+
+/// The runs of programs that ended without asking for their input (a hand-in whose
+/// import fails, a program that crashes or loops before it reads): such a program does
+/// the same on every input ([`Run::read_input`]), so it is run once, not once per test, and
+/// every later run within limits that give the same run is that run. A large class has a
+/// few such hand-ins, and one that loops before it reads costs its whole budget on every
+/// input.
+#[derive(Default)]
+pub struct InputFree {
+    /// By program: the limits of its run that did not ask for its input, and that run.
+    runs: Mutex<HashMap<usize, (Limits, Run)>>,
+    spared: AtomicU64,
+}
+
+impl InputFree {
+    /// The run `program` makes within `limits`, if an earlier run that did not ask for its
+    /// input tells it, with the same memory and output limits: for a run that ended within
+    /// its fuel, any fuel above what it used (with no more, it may run out first); for one
+    /// that ran out of fuel, the same fuel, or any less if it wrote nothing at all (it then
+    /// runs out sooner, having written nothing either); with more it may get further.
+    fn get(&self, program: usize, limits: &Limits) -> Option<Run> {
+        let runs = self.runs.lock().expect("the input-free runs are never poisoned");
+        let (ran, run) = runs.get(&program)?;
+        let same_bounds = ran.memory_bytes == limits.memory_bytes && ran.output_bytes == limits.output_bytes;
+        let silent = run.stdout.is_empty() && run.printed.is_empty() && run.stderr.is_empty();
+        let same_end = match run.outcome {
+            // (All of its fuel used: it ran out in its own code or a host call's charge, not
+            // by the wall clock.)
+            Outcome::Timeout if silent && run.fuel_used == ran.fuel => limits.fuel <= ran.fuel,
+            Outcome::Timeout => limits.fuel == ran.fuel,
+            _ => run.fuel_used < limits.fuel,
+        };
+        (same_bounds && same_end).then(|| {
+            self.spared.fetch_add(1, Ordering::Relaxed);
+            let fuel_used = if run.outcome == Outcome::Timeout { limits.fuel } else { run.fuel_used };
+            Run { fuel_used, ..run.clone() }
+        })
+    }
+
+    /// Keeps `run` of `program` within `limits` if it did not ask for its input, in place of
+    /// one kept with less fuel (which tells less).
+    fn keep(&self, program: usize, limits: Limits, run: &Run) {
+        if !run.read_input {
+            let mut runs = self.runs.lock().expect("the input-free runs are never poisoned");
+            if runs.get(&program).is_none_or(|(kept, _)| kept.fuel < limits.fuel) {
+                runs.insert(program, (limits, run.clone()));
+            }
+        }
+    }
+
+    /// How many runs were not made because an earlier one told them.
+    pub fn spared(&self) -> u64 {
+        self.spared.load(Ordering::Relaxed)
+    }
 }
 
 impl SandboxExecutor<'_> {
@@ -173,10 +232,14 @@ impl Executor for SandboxExecutor<'_> {
         }
         let scale = self.fuel_scale(program, input);
         let limits = Limits { fuel: fuel.saturating_mul(scale), ..self.limits };
-        let run = self
-            .sandbox
-            .run(self.programs[program], input, &limits)
-            .unwrap_or_else(|error| panic!("the sandbox failed to run a program: {error}"));
+        let run = self.input_free.get(program, &limits).unwrap_or_else(|| {
+            let run = self
+                .sandbox
+                .run(self.programs[program], input, &limits)
+                .unwrap_or_else(|error| panic!("the sandbox failed to run a program: {error}"));
+            self.input_free.keep(program, limits, &run);
+            run
+        });
         let outcome = match &run.outcome {
             Outcome::Exited(0) => RunOutcome::Success,
             Outcome::Exited(_) if self.exit_status == ExitStatus::Any => RunOutcome::Success,
@@ -299,6 +362,40 @@ mod tests {
             "thread 'main' panicked at a14.rs:22:5:\nnot yet implemented\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n",
             "crashed: it aborted (a failed assert, a call to abort(), or a panic); stderr: thread 'main' panicked at a14.rs:22:5:\nnot yet implemented",
         );
+    }
+
+    fn input_free(outcome: Outcome, stdout: &str, fuel_used: u64, read_input: bool) -> Run {
+        Run { outcome, stdout: stdout.into(), printed: Vec::new(), stderr: Vec::new(), fuel_used, read_input }
+    }
+
+    #[test]
+    fn a_run_that_did_not_ask_for_its_input_tells_every_later_run_that_would_end_the_same() {
+        let limits = |fuel| Limits { fuel, ..Limits::default() };
+        let runs = InputFree::default();
+        let crashed = input_free(Outcome::Uncaught("NameError: name 'x' is not defined".into()), "said", 5_000, false);
+        runs.keep(1, limits(10_000), &crashed);
+        assert_eq!(runs.get(1, &limits(20_000)), Some(crashed.clone()), "more fuel: the same crash");
+        assert_eq!(runs.get(1, &limits(5_001)), Some(crashed.clone()));
+        assert_eq!(runs.get(1, &limits(5_000)), None, "no more fuel than it used: it might run out");
+        assert_eq!(runs.get(1, &Limits { memory_bytes: 1 << 20, ..limits(20_000) }), None, "other limits");
+        assert_eq!(runs.get(2, &limits(20_000)), None, "another program");
+
+        let silent_loop = input_free(Outcome::Timeout, "", 10_000, false);
+        runs.keep(3, limits(10_000), &silent_loop);
+        assert_eq!(runs.get(3, &limits(10_000)), Some(silent_loop.clone()));
+        assert_eq!(runs.get(3, &limits(4_000)), Some(input_free(Outcome::Timeout, "", 4_000, false)), "less fuel: out of it sooner");
+        assert_eq!(runs.get(3, &limits(20_000)), None, "with more fuel it may get further");
+        runs.keep(3, limits(8_000), &input_free(Outcome::Timeout, "", 8_000, false));
+        assert_eq!(runs.get(3, &limits(9_000)), Some(input_free(Outcome::Timeout, "", 9_000, false)), "the run with the most fuel is kept");
+
+        let noisy_loop = input_free(Outcome::Timeout, "1\n2\n", 10_000, false);
+        runs.keep(4, limits(10_000), &noisy_loop);
+        assert_eq!(runs.get(4, &limits(10_000)), Some(noisy_loop));
+        assert_eq!(runs.get(4, &limits(4_000)), None, "with less fuel it writes less: unknown how much");
+
+        runs.keep(5, limits(10_000), &input_free(Outcome::Exited(0), "", 100, true));
+        assert_eq!(runs.get(5, &limits(10_000)), None, "a run that read its input tells nothing of another input");
+        assert_eq!(runs.spared(), 6);
     }
 
     #[test]

@@ -110,6 +110,9 @@ pub struct Graded {
     pub roster: Vec<RosterRow>,
     /// `(student id, bug list as JSON)` in answer order, when [`Settings::bug_lists`].
     pub bug_lists: Vec<(String, String)>,
+    /// Of the analysis's executions, how many were not run because the same program had
+    /// already run without asking for its input (`executor::InputFree`).
+    pub runs_spared: u64,
 }
 
 /// Grades `class` on `problem`: compiles the hand-ins, searches for the suite, ranks, and
@@ -202,7 +205,8 @@ pub fn grade_batch(
             pool.install(|| explain(tools, problem_dir, &problem, &analysis, &answers, &programs, settings.previous.as_ref(), cancel, report))?
         }
     };
-    Ok(Graded { analysis, rejected, warnings, roster, bug_lists })
+    let runs_spared = executor.input_free.spared();
+    Ok(Graded { analysis, rejected, warnings, roster, bug_lists, runs_spared })
 }
 
 /// Loads every hand-in in parallel (sources are built first, with the problem's

@@ -440,6 +440,7 @@ impl ProblemDir {
             limits: self.run_limits(),
             exit_status: self.toml.exit_status,
             cancel: None,
+            input_free: Default::default(),
         }
     }
 

@@ -435,6 +435,7 @@ impl Sandbox {
         let stdio = Stdio {
             input: input.to_vec(),
             read: 0,
+            asked: false,
             stdout: Vec::new(),
             printed: Vec::new(),
             harness: false,
@@ -510,7 +511,8 @@ impl Sandbox {
         stdout.truncate(limits.output_bytes);
         printed.truncate(limits.output_bytes);
         stderr.truncate(STDERR_LIMIT_BYTES);
-        Ok((Run { outcome, stdout, printed, stderr, fuel_used }, state.choices))
+        let read_input = state.stdio.asked;
+        Ok((Run { outcome, stdout, printed, stderr, fuel_used, read_input }, state.choices))
     }
 
     /// The interpreter `spec` describes, initialised and snapshotted (see `interpreter.rs`):

@@ -115,6 +115,11 @@ pub struct Run {
     pub stderr: Vec<u8>,
     /// Fuel consumed: the same program on the same input always uses the same amount.
     pub fuel_used: u64,
+    /// Whether the program asked for its input (read stdin, even at its end). A run that
+    /// did not would have gone the same way on any input: within the same limits, the same
+    /// program gives this same run (every run starts from the same state, with the same
+    /// clock, random bytes and arguments).
+    pub read_input: bool,
 }
 
 /// Why a module could not be loaded, or the host could not run it.

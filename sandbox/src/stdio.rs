@@ -45,6 +45,9 @@ const ERRNO_INVAL: i32 = 28;
 pub(crate) struct Stdio {
     pub(crate) input: Vec<u8>,
     pub(crate) read: usize,
+    /// Whether the guest has asked for its input (called `fd_read` on stdin, whatever
+    /// came of it): until it has, nothing it did depends on the input.
+    pub(crate) asked: bool,
     /// The judged output: what the program writes to stdout, or, when `harness`, what its
     /// harness writes through `bugrank.output` ([`output`]).
     pub(crate) stdout: Vec<u8>,
@@ -155,7 +158,10 @@ fn scatter_gather(
 }
 
 /// `fd_read(fd, iovs, iovs_len, nread) -> errno`: stdin only.
-pub(crate) fn fd_read(caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nread: i32) -> wasmtime::Result<i32> {
+pub(crate) fn fd_read(mut caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nread: i32) -> wasmtime::Result<i32> {
+    if fd == 0 {
+        caller.data_mut().stdio.asked = true;
+    }
     scatter_gather(caller, fd == 0, iovs, count, nread, |data, stdio, buffers| {
         let mut total = 0usize;
         for (start, len) in buffers {

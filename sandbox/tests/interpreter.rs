@@ -50,6 +50,14 @@ fn a_python_program_reads_stdin_and_writes_stdout() {
 }
 
 #[test]
+fn a_python_program_that_fails_before_it_reads_has_not_asked_for_its_input() {
+    assert!(run("n = int(input())\nprint(n)\n", "").read_input, "input() at the end of the input still asks");
+    let early = check("print(undefined)\nn = int(input())\n", "7\n", Outcome::Uncaught("NameError: name 'undefined' is not defined".into()), "");
+    assert!(!early.read_input);
+    assert!(!run("print(42)\n", "7\n").read_input);
+}
+
+#[test]
 fn every_run_starts_from_the_same_state() {
     let program = compile("import random\nx = [0]\nx.append(random.random())\nprint(len(x), x[1])\n").unwrap();
     let first = sandbox().run(&program, b"", &Limits::default()).unwrap();

@@ -59,6 +59,16 @@ fn a_program_that_returns_from_start_exits_with_code_0_and_its_output() {
 }
 
 #[test]
+fn a_run_says_whether_the_program_asked_for_its_input_even_at_its_end() {
+    let asks = |body: &str, input: &str| check(body, input, Outcome::Exited(0)).read_input;
+    assert!(asks(ECHO, "member 0 []"));
+    assert!(asks("(drop (call $read))", ""), "a read at the end of the input is still a read");
+    assert!(!asks("(call $write (i32.const 1) (i32.const 100) (i32.const 6))", "member 0 []"));
+    let crashes_first = check("(unreachable) (drop (call $read))", "1 2 3", Outcome::Trap("wasm trap: wasm `unreachable` instruction executed".into()));
+    assert!(!crashes_first.read_input);
+}
+
+#[test]
 fn proc_exit_gives_its_code() {
     check("(call $write (i32.const 1) (i32.const 100) (i32.const 6)) (call $proc_exit (i32.const 3))", "", Outcome::Exited(3));
 }

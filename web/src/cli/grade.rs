@@ -80,9 +80,10 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<()> {
     write_outputs(&args.out, &graded)?;
     print_ranking(&graded);
     eprintln!(
-        "{} tests generated, {} executions in {:.1} s; results in {}",
+        "{} tests generated, {} executions ({} spared: programs that never read their input ran once) in {:.1} s; results in {}",
         graded.analysis.tests_generated,
         graded.analysis.executions,
+        graded.runs_spared,
         started.elapsed().as_secs_f64(),
         args.out.display()
     );
