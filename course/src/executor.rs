@@ -11,8 +11,13 @@ use sandbox::{Choices, Limits, Outcome, Program, Run, Sandbox};
 /// The line a Rust panic adds after its message.
 const RUST_BACKTRACE_NOTE: &str = "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace";
 
-/// How much of a crashing program's stderr is kept in its crash message.
+/// How much of a crashing program's stderr is kept in its crash message: its head (where a
+/// traceback or a panic says what happened first) and its tail (the exception's line),
+/// the middle cut out (`cut_middle`).
 const CRASH_MESSAGE_CHARS: usize = 300;
+
+/// Of [`CRASH_MESSAGE_CHARS`], at most this much is the head of stderr.
+const CRASH_MESSAGE_HEAD_CHARS: usize = 100;
 
 /// A problem's policy on exit statuses (`exit_status` in `problem.toml`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
@@ -304,13 +309,29 @@ fn crash_message(outcome: &Outcome, stderr: &[u8]) -> String {
     // Rust's advice to set RUST_BACKTRACE is for the program's author at a terminal: in a
     // bug list it is noise (and nothing the student can set).
     let stderr = stderr.replace(RUST_BACKTRACE_NOTE, "");
-    let stderr = stderr.trim();
-    let tail: String = {
-        let chars: Vec<char> = stderr.chars().collect();
-        chars[chars.len().saturating_sub(CRASH_MESSAGE_CHARS)..].iter().collect()
-    };
+    let kept = cut_middle(stderr.trim());
     let said = in_words(outcome);
-    if tail.is_empty() { said } else { format!("{said}; stderr: {tail}") }
+    if kept.is_empty() { said } else { format!("{said}; stderr: {kept}") }
+}
+
+/// `text` if it has at most [`CRASH_MESSAGE_CHARS`] characters; else its head (at most
+/// [`CRASH_MESSAGE_HEAD_CHARS`], ending at a line's end where there is one) and its tail
+/// (the rest of the characters, starting at a line's start where there is one), with " … "
+/// between: a long traceback keeps its first line and the exception at its end.
+fn cut_middle(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= CRASH_MESSAGE_CHARS {
+        return text.to_owned();
+    }
+    let mut head = &chars[..CRASH_MESSAGE_HEAD_CHARS];
+    if let Some(end) = head.iter().rposition(|&c| c == '\n') {
+        head = &head[..end];
+    }
+    let mut tail = &chars[chars.len() - (CRASH_MESSAGE_CHARS - head.len())..];
+    if let Some(start) = tail.iter().position(|&c| c == '\n') {
+        tail = &tail[start + 1..];
+    }
+    format!("{} … {}", head.iter().collect::<String>().trim_end(), tail.iter().collect::<String>().trim_start())
 }
 
 /// How a run ended, as a student reads it: a program's exit status and the engine's traps
@@ -396,6 +417,21 @@ mod tests {
         runs.keep(5, limits(10_000), &input_free(Outcome::Exited(0), "", 100, true));
         assert_eq!(runs.get(5, &limits(10_000)), None, "a run that read its input tells nothing of another input");
         assert_eq!(runs.spared(), 6);
+    }
+
+    #[test]
+    fn a_long_stderr_keeps_its_head_and_its_tail_the_middle_cut() {
+        let frames: String = (1..=40).map(|i| format!("  File \"a01.py\", line {i}, in f\n    return f(n - 1)\n")).collect();
+        let traceback = format!("Traceback (most recent call last):\n{frames}RecursionError: maximum recursion depth exceeded");
+        let kept = cut_middle(&traceback);
+        assert!(kept.starts_with("Traceback (most recent call last):\n  File \"a01.py\", line 1, in f\n"), "{kept}");
+        assert!(kept.ends_with("\nRecursionError: maximum recursion depth exceeded"), "{kept}");
+        assert!(kept.contains(" … "), "{kept}");
+        assert!(kept.chars().count() <= CRASH_MESSAGE_CHARS + 3, "{} chars", kept.chars().count());
+        let one_line = "é".repeat(500);
+        let kept = cut_middle(&one_line);
+        assert_eq!(kept, format!("{} … {}", "é".repeat(CRASH_MESSAGE_HEAD_CHARS), "é".repeat(CRASH_MESSAGE_CHARS - CRASH_MESSAGE_HEAD_CHARS)));
+        assert_eq!(cut_middle("short"), "short");
     }
 
     #[test]

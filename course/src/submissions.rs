@@ -333,6 +333,12 @@ impl<P: Send> Batch<P> {
             let taken = batch.submissions.iter().any(|s| s.id == id) || batch.not_built.iter().any(|s| s.id == id);
             match loaded {
                 Err(reason) => batch.rejected.push(Rejected { file, reason, id: Some(id) }),
+                // (The model answer's id in the correctness order and every output.)
+                Ok(_) if id == grader::REFERENCE_ID => batch.rejected.push(Rejected {
+                    reason: format!("{file}: the id `{id}` is the model answer's in every result; name the file after its student"),
+                    file,
+                    id: Some(id),
+                }),
                 Ok(_) if taken => batch.rejected.push(Rejected {
                     reason: format!("{file}: another file already gives submission `{id}`"),
                     file,

@@ -16,20 +16,28 @@ use course::Tools;
 
 #[derive(clap::Args)]
 pub struct GradeArgs {
-    /// The problem directory (problem.toml, reference.wasm, generator.wasm).
+    /// The problem directory: problem.toml, the reference and the generator (modules, or
+    /// sources built in the sandbox), a function-level problem's harnesses, the course's
+    /// own tests in tests/.
     #[arg(long)]
     pub problem: PathBuf,
-    /// A directory or zip of submissions: modules (.wasm, .wat), source files (.c, .cpp,
-    /// .rs) or a folder of sources per student; the id is the file's or folder's name.
+    /// A directory or zip of submissions (a Canvas "Download Submissions" zip too): modules
+    /// (.wasm, .wat), source files (.c, .cpp, .rs, .py) or a folder of sources per
+    /// student; the id is the file's or folder's name (`reference` is the model answer's).
+    /// For a function-level problem each file is the student's module, built with the
+    /// problem's harness.
     #[arg(long)]
     pub submissions: PathBuf,
-    /// CSV with a header and the columns id,cohort and optionally manual.
+    /// A roster: CSV with a header and an `id` column; optionally `cohort` (for the
+    /// two-cohort report), `manual`, `adjustment` and `adjustment_reason`, and any others
+    /// (a name, an email), kept as they are.
     #[arg(long)]
     pub roster: Option<PathBuf>,
     /// The seed of the random search: the same seed gives the same analysis.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Where to write analysis.json, scores.csv and order.dot.
+    /// Where to write the results: analysis.json, scores.csv, the correctness order
+    /// (order.dot, order.svg) and report.html (each student's bugs: `bugrank bugs`).
     #[arg(long, default_value = "out")]
     pub out: PathBuf,
     /// Stop after this many consecutive tests add nothing (default: problem.toml's).
@@ -115,18 +123,49 @@ pub fn run_grade(tools: &Tools, args: &GradeArgs) -> anyhow::Result<Graded> {
     // The paper's rule has a count to fill; the estimate's has none known beforehand.
     let estimated = settings.stable_after.is_none() && problem_dir.toml.search.stop == course::problem_dir::StopName::Estimate;
     let bar = progress_bar((!estimated).then(|| settings.stable_after.unwrap_or(problem_dir.toml.search.stable_after)));
-    let show = |stage: Stage<'_>| match stage {
-        Stage::Compiling { compiled, total } => bar.set_message(format!("compiling {compiled}/{total}")),
-        Stage::Searching(p) => {
-            bar.set_position(p.stable_run);
-            bar.set_message(p.describe());
-        }
-        Stage::Explaining { .. } => {}
+    let lines = ProgressLines::new(bar.is_hidden());
+    let show = |stage: Stage<'_>| {
+        let said = match stage {
+            Stage::Compiling { compiled, total } => format!("compiling {compiled}/{total}"),
+            Stage::Searching(p) => {
+                bar.set_position(p.stable_run);
+                format!("searching: {}", p.describe())
+            }
+            Stage::Explaining { explained, total } => format!("writing bug lists {explained}/{total}"),
+        };
+        lines.say(&said);
+        bar.set_message(said);
     };
     let class = Class { hand_ins, rejected, roster };
     let graded = grade_batch(tools, &problem_dir, class, &settings, &pool, &AtomicBool::new(false), &show);
     bar.finish_and_clear();
     graded.with_context(|| format!("cannot grade {} on {}", args.submissions.display(), args.problem.display()))
+}
+
+/// How often `grade` says where it is on stderr when stderr is not a terminal (a log, a CI
+/// job, a pipe), where no bar is drawn: a long analysis is seen to move.
+const PROGRESS_LINE_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Progress as lines on stderr, at most one every [`PROGRESS_LINE_EVERY`], when on.
+struct ProgressLines {
+    /// When the last line was written; `None` when lines are off (a bar is drawn instead).
+    last: Option<std::sync::Mutex<Instant>>,
+}
+
+impl ProgressLines {
+    fn new(on: bool) -> ProgressLines {
+        ProgressLines { last: on.then(|| std::sync::Mutex::new(Instant::now())) }
+    }
+
+    /// Writes `said` if the last line is old enough.
+    fn say(&self, said: &str) {
+        let Some(last) = &self.last else { return };
+        let mut last = last.lock().expect("the progress lines are never poisoned");
+        if last.elapsed() >= PROGRESS_LINE_EVERY {
+            *last = Instant::now();
+            eprintln!("{said}");
+        }
+    }
 }
 
 /// A bar filling up to `stable_after` (the paper's rule), or, without one, a spinner.

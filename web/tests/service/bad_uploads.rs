@@ -60,6 +60,7 @@ fn every_bad_upload_is_named_and_changes_nothing() {
     check(&[("modules", "a01.wasm", a01), ("modules", "sneaky.wat", SNEAKY.as_bytes())], &["imports `wasi_snapshot_preview1.path_open`, which programs may not use"]);
     let duplicate = zip(&[("a/a01.wasm", a01), ("b/a01.wasm", a02)]);
     check(&[("modules", "two.zip", &duplicate)], &["another file already gives submission `a01`"]);
+    check(&[("modules", "a01.wasm", a01), ("modules", "reference.wasm", a02)], &["reference.wasm: the id `reference` is the model answer's"]);
     let evil = zip(&[("a01.wasm", a01), ("../a02.wasm", a02), ("/etc/a03.wasm", a02)]);
     check(&[("modules", "evil.zip", &evil)], &["unsafe path in zip", "unsafe path in zip"]);
     check(&[("modules", "a01.wasm", a01), ("modules", "a02.wasm", a02), ("roster", "roster.csv", b"id,cohort\na01,quickcheck\n")], &["no roster row for `a02`"]);
