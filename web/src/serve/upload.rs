@@ -176,7 +176,14 @@ pub fn form_files(files: Vec<NamedFile>) -> (Vec<HandIn>, Vec<FileVerdict>, Vec<
         if name.to_ascii_lowercase().ends_with(".zip") {
             let read = unpacking.open(bytes).map_err(|e| format!("not a readable zip: {e:#}")).and_then(|zip| {
                 let entries = read_zip(&zip, &mut unpacking).map_err(anyhow::Error::from).and_then(|entries| Ok((entries, zip_rosters(&zip, &mut unpacking)?)));
-                entries.map_err(|e| format!("{name}: {e:#}"))
+                match entries {
+                    Ok((entries, found)) if entries.is_empty() && found.is_empty() => Err(if zip.is_empty() {
+                        format!("{name}: the zip is empty")
+                    } else {
+                        format!("{name}: the zip holds no submission (no {HAND_IN_FILES} file) and no roster.csv")
+                    }),
+                    entries => entries.map_err(|e| format!("{name}: {e:#}")),
+                }
             });
             match read {
                 Ok((entries, found)) => {
@@ -188,11 +195,14 @@ pub fn form_files(files: Vec<NamedFile>) -> (Vec<HandIn>, Vec<FileVerdict>, Vec<
         } else if module_id(&name).is_some() || source_id(&name).is_some() {
             modules.extend(hand_ins(vec![(name, Ok(ModuleSource::Bytes(bytes)))], false));
         } else {
-            reject(name.clone(), format!("{name}: not a module (.wasm, .wat), a source file (.c, .cpp, .rs) or a zip of them"));
+            reject(name.clone(), format!("{name}: not a hand-in ({HAND_IN_FILES}) or a zip of them"));
         }
     }
     (modules, rejected, rosters)
 }
+
+/// The files a hand-in may be, as the refusals name them.
+const HAND_IN_FILES: &str = "a module .wasm or .wat, a source .c, .cpp, .rs or .py";
 
 /// The most bytes a roster found in a zip may have: 100,000 students of 160 bytes each.
 const MAX_ROSTER_BYTES: u64 = 16 << 20;

@@ -55,7 +55,9 @@ fn every_bad_upload_is_named_and_changes_nothing() {
         report
     };
 
-    check(&[("modules", "a01.wasm", a01), ("modules", "notes.txt", b"hello"), ("roster", "roster.csv", b"id,cohort\na01,x\n")], &["notes.txt: not a module"]);
+    check(&[("modules", "a01.wasm", a01), ("modules", "notes.txt", b"hello"), ("roster", "roster.csv", b"id,cohort\na01,x\n")], &["notes.txt: not a hand-in (a module .wasm or .wat, a source .c, .cpp, .rs or .py)"]);
+    check(&[("modules", "a01.wasm", a01), ("modules", "empty.zip", &zip(&[]))], &["empty.zip: the zip is empty"]);
+    check(&[("modules", "a01.wasm", a01), ("modules", "notes.zip", &zip(&[("notes.txt", b"hello")]))], &["notes.zip: the zip holds no submission"]);
     check(&[("modules", "a01.wasm", a01), ("modules", "a02.wasm", b"this is text, not wasm")], &["a02.wasm: not a valid WebAssembly module: a .wasm file must be a WebAssembly binary"]);
     check(&[("modules", "a01.wasm", a01), ("modules", "sneaky.wat", SNEAKY.as_bytes())], &["imports `wasi_snapshot_preview1.path_open`, which programs may not use"]);
     let duplicate = zip(&[("a/a01.wasm", a01), ("b/a01.wasm", a02)]);

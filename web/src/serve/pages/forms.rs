@@ -64,8 +64,8 @@ pub fn batch_form(who: &Instructor, form: &BatchForm) -> Markup {
     html! {
         div.card #new-batch {
             h3 { "Upload a batch of submissions" }
-            p.muted { "Source files (" code { ".c" } ", " code { ".cpp" } ", " code { ".rs" } "), modules (" code { ".wasm" } " or " code { ".wat" } "), named " code { "<student id>.c" } " and so on, or zips of them (in a zip, a folder of sources is one student's, named by the folder), and optionally a roster CSV with the columns "
-                code { "id,cohort" } " (and " code { "manual" } ", " code { "name" } ", " code { "email" } ", " code { "section" } ", " code { "sis_user_id" } ", … for the gradebooks). A " code { "roster.csv" } " inside the zip is read when no roster file is given. Every file is checked and reported; nothing is saved until the whole upload is clean or you confirm the part that is." }
+            p.muted { "Source files (" code { ".c" } ", " code { ".cpp" } ", " code { ".rs" } ", " code { ".py" } "), modules (" code { ".wasm" } " or " code { ".wat" } "), named " code { "<student id>.c" } " and so on, or zips of them (in a zip, a folder of sources is one student's, named by the folder), and optionally a roster CSV with an "
+                code { "id" } " column (and " code { "cohort" } " for the two-cohort report, " code { "manual" } ", " code { "name" } ", " code { "email" } ", " code { "section" } ", " code { "sis_user_id" } ", … for the gradebooks). A " code { "roster.csv" } " inside the zip is read when no roster file is given. Every file is checked and reported; nothing is saved until the whole upload is clean or you confirm the part that is." }
             form method="post" action=(action) enctype="multipart/form-data" {
                 (csrf_field(who))
                 @if form.problem.is_none() {
@@ -110,7 +110,7 @@ pub fn late_form(who: &Instructor, batch: i64) -> Markup {
             form method="post" action={ "/batches/" (batch) "/late" } enctype="multipart/form-data" {
                 (csrf_field(who))
                 label { "Student id " input name="student" placeholder="from the file name"; }
-                input type="file" name="module" accept=".wasm,.wat,.c,.cpp,.cc,.cxx,.rs" required;
+                input type="file" name="module" accept=".wasm,.wat,.c,.cpp,.cc,.cxx,.rs,.py" required;
                 " "
                 button type="submit" { "Add" }
             }
@@ -123,7 +123,7 @@ pub fn roster_form(who: &Instructor, batch: i64, has_roster: bool) -> Markup {
     html! {
         div.card #roster {
             h3 { @if has_roster { "Replace the roster" } @else { "Attach a roster" } }
-            p.muted { "A CSV with the columns " code { "id,cohort" } " and any others (" code { "manual" } ", " code { "name" } ", " code { "email" } ", " code { "sis_user_id" } ", …). Grades do not change: cohorts and the roster's columns are read from it whenever a page, an export or the experiment report is made." }
+            p.muted { "A CSV with an " code { "id" } " column, optionally " code { "cohort" } ", and any others (" code { "manual" } ", " code { "name" } ", " code { "email" } ", " code { "sis_user_id" } ", …). Grades do not change: cohorts and the roster's columns are read from it whenever a page, an export or the experiment report is made." }
             form method="post" action={ "/batches/" (batch) "/roster" } enctype="multipart/form-data" {
                 (csrf_field(who))
                 input type="file" name="roster" accept=".csv" required;
