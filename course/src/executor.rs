@@ -90,23 +90,23 @@ impl InputFree {
         let same_bounds = ran.memory_bytes == limits.memory_bytes && ran.output_bytes == limits.output_bytes;
         let silent = run.stdout.is_empty() && run.printed.is_empty() && run.stderr.is_empty();
         let same_end = match run.outcome {
-            // (All of its fuel used: it ran out in its own code or a host call's charge, not
-            // by the wall clock.)
-            Outcome::Timeout if silent && run.fuel_used == ran.fuel => limits.fuel <= ran.fuel,
+            Outcome::Timeout if silent => limits.fuel <= ran.fuel,
             Outcome::Timeout => limits.fuel == ran.fuel,
             _ => run.fuel_used < limits.fuel,
         };
         (same_bounds && same_end).then(|| {
             self.spared.fetch_add(1, Ordering::Relaxed);
-            let fuel_used = if run.outcome == Outcome::Timeout { limits.fuel } else { run.fuel_used };
-            Run { fuel_used, ..run.clone() }
+            // (A time-out kept used all its fuel: one with less uses all of that.)
+            Run { fuel_used: run.fuel_used.min(limits.fuel), ..run.clone() }
         })
     }
 
     /// Keeps `run` of `program` within `limits` if it did not ask for its input, in place of
-    /// one kept with less fuel (which tells less).
+    /// one kept with less fuel (which tells less). A time-out is kept only when it used all
+    /// its fuel: one the wall clock ended (a busy machine) says nothing of another run.
     fn keep(&self, program: usize, limits: Limits, run: &Run) {
-        if !run.read_input {
+        let by_the_clock = run.outcome == Outcome::Timeout && run.fuel_used < limits.fuel;
+        if !run.read_input && !by_the_clock {
             let mut runs = self.runs.lock().expect("the input-free runs are never poisoned");
             if runs.get(&program).is_none_or(|(kept, _)| kept.fuel < limits.fuel) {
                 runs.insert(program, (limits, run.clone()));
@@ -416,6 +416,8 @@ mod tests {
 
         runs.keep(5, limits(10_000), &input_free(Outcome::Exited(0), "", 100, true));
         assert_eq!(runs.get(5, &limits(10_000)), None, "a run that read its input tells nothing of another input");
+        runs.keep(6, limits(10_000), &input_free(Outcome::Timeout, "", 3_000, false));
+        assert_eq!(runs.get(6, &limits(10_000)), None, "a time-out by the wall clock is not kept");
         assert_eq!(runs.spared(), 6);
     }
 
