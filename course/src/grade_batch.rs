@@ -113,6 +113,9 @@ pub struct Graded {
     /// Of the analysis's executions, how many were not run because the same program had
     /// already run without asking for its input (`executor::InputFree`).
     pub runs_spared: u64,
+    /// Hand-ins that ran as another's program, having the same code (see [`answers_of`]):
+    /// each of their runs was spared.
+    pub copies: usize,
 }
 
 /// Grades `class` on `problem`: compiles the hand-ins, searches for the suite, ranks, and
@@ -171,6 +174,24 @@ pub fn grade_batch(
         None => analyse(&problem, &answers, &executor, settings.seed, &mut show),
         Some(previous) => rerun(&problem, &answers, &executor, settings.seed, &previous.analysis, previous.mode, &mut show),
     })?;
+    // A copy ran as the first one's program: its failures are told again by its own, so
+    // that its messages name its own file and lines.
+    pool.install(|| {
+        let copies: Vec<(usize, &Program)> = batch.submissions.iter().map(|s| &s.program).enumerate().filter(|(a, own)| own.hash() != programs[answers[*a].program - 1].hash()).collect();
+        let told: Vec<(usize, grader::AnswerResult)> = copies
+            .par_iter()
+            .filter_map(|&(a, own)| {
+                let mut row = analysis.answers.iter().find(|row| row.id == answers[a].id)?.clone();
+                grader::own_failures(&problem, &analysis, &mut row, 1, &problem_dir.executor(&tools.sandbox, [own]));
+                Some((a, row))
+            })
+            .collect();
+        for (a, row) in told {
+            if let Some(slot) = analysis.answers.iter_mut().find(|slot| slot.id == answers[a].id) {
+                *slot = row;
+            }
+        }
+    });
     add_builds(
         &mut analysis,
         batch.submissions.iter().filter_map(|s| Some((s.id.as_str(), s.build.as_ref()?))),
@@ -201,12 +222,14 @@ pub fn grade_batch(
     let bug_lists = match settings.bug_lists {
         false => Vec::new(),
         true => {
-            let programs: Vec<&Program> = answers.iter().map(|a| programs[a.program - 1]).collect();
+            // Each student's own program (a copy's messages name its own lines).
+            let programs: Vec<&Program> = batch.submissions.iter().map(|s| &s.program).collect();
             pool.install(|| explain(tools, problem_dir, &problem, &analysis, &answers, &programs, settings.previous.as_ref(), cancel, report))?
         }
     };
     let runs_spared = executor.input_free.spared();
-    Ok(Graded { analysis, rejected, warnings, roster, bug_lists, runs_spared })
+    let copies = answers.len() - programs.len();
+    Ok(Graded { analysis, rejected, warnings, roster, bug_lists, runs_spared, copies })
 }
 
 /// Loads every hand-in in parallel (sources are built first, with the problem's
@@ -260,14 +283,17 @@ fn roster_warnings<P>(batch: &Batch<P>, roster: Option<&[RosterRow]>, rejected: 
 }
 
 /// The grader's answers for `(id, program, cohort)` triples, and the programs they run:
-/// identical modules run once, so answers with the same hash share a program number.
+/// copies run once, so answers whose programs have the same code ([`Program::same_code`]:
+/// identical modules, or Python hand-ins that differ only in comments, spacing, blank
+/// lines and file name) share a program number, the first one's. Each answer's version is
+/// still its own program's hash.
 pub fn answers_of<'a>(submissions: impl IntoIterator<Item = (&'a str, &'a Program, Option<String>)>) -> (Vec<&'a Program>, Vec<Answer>) {
     let mut programs: Vec<&Program> = Vec::new();
-    let mut by_hash: HashMap<[u8; 32], usize> = HashMap::new();
+    let mut by_code: HashMap<[u8; 32], usize> = HashMap::new();
     let answers = submissions
         .into_iter()
         .map(|(id, program, cohort)| {
-            let number = *by_hash.entry(program.hash()).or_insert_with(|| {
+            let number = *by_code.entry(program.same_code()).or_insert_with(|| {
                 programs.push(program);
                 programs.len()
             });

@@ -103,7 +103,7 @@ pub use result::{
     Analysis, AnswerResult, Build, FailureDetail, GradeChange, MAX_PROBLEM_ERRORS, ProblemError,
     REFERENCE_ID, Rerun, RerunMode, SuiteTest,
 };
-pub use run::calibrate;
+pub use run::{calibrate, own_failures};
 pub use search::{SPLIT_TESTS, analyse};
 pub use shrink::{SHRINK_BUDGET, shrink};
 pub use testing::{InvalidTest, SuiteScore, grade_test_suites};

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use crate::budget::{Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration};
-use crate::generate::ChoiceSource;
+use crate::generate::{ChoiceSource, TestCase};
 use crate::oracle::{Execution, Failure, FailureCounts, FailureKind, RunOutcome};
 use crate::points::{GRADING_SAMPLE_INPUTS, GRADING_SEED};
 use crate::problem::{Executor, Problem};
@@ -74,6 +74,29 @@ pub(crate) fn judge_answer(
     execution: &Execution,
 ) -> Result<Option<Failure>, String> {
     problem.oracle.judge(&reference.stdout, execution, |actual| executor.check(input, &reference.stdout, actual))
+}
+
+/// The failures of `answer` in `analysis` told by its own `program`: each failed suite
+/// test run once more with the test's budget, for the crash message or checker reason
+/// and the fuel of that program. For a copy, which the search ran as another answer's
+/// program having the same code (Python hand-ins that differ in comments, spacing and
+/// file name): its verdicts are that program's, but its messages name its own file and
+/// lines, never the other student's. A run that fails another way than the verdict (it
+/// cannot, the code being the same) keeps the verdict's kind.
+pub fn own_failures(problem: &Problem, analysis: &crate::Analysis, answer: &mut crate::AnswerResult, program: usize, executor: &dyn Executor) {
+    for (test_id, detail) in answer.failures.iter_mut() {
+        let Some(test) = analysis.suite.iter().find(|t| &t.id == test_id) else { continue };
+        // The input as the generator makes it (the analysis keeps it as text), and the
+        // reference's run on it, as the search had them.
+        let input = match &test.course_test {
+            Some(name) => problem.fixed.iter().find(|fixed| fixed.name == *name).map_or_else(|| test.input.clone().into_bytes(), |fixed| fixed.input.clone()),
+            None => executor.generate(ChoiceSource::replay(&TestCase { size: test.size, choices: test.choices.clone() })).0.unwrap_or_else(|_| test.input.clone().into_bytes()),
+        };
+        let Ok(reference) = run_reference(problem, executor, &input) else { continue };
+        let (run, verdict) = run_answer(problem, executor, &input, &reference, program, test.budget.fair);
+        let kind = detail.failure.kind;
+        *detail = crate::FailureDetail { failure: verdict.ok().flatten().filter(|f| f.kind == kind).unwrap_or(Failure::of(kind)), fuel_used: run.fuel_used };
+    }
 }
 
 /// Measures the reference on [`CALIBRATION_INPUTS`] generated inputs, in parallel.

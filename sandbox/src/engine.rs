@@ -14,7 +14,7 @@ use wasmtime::{
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{Deterministic, FsPerms, HostMonotonicClock, HostWallClock, I32Exit, WasiCtxBuilder};
 
-use crate::interpreter::{COMPILE_FUEL, Entries, INIT_FUEL, Interpreter, InterpreterSpec, Library, MAX_COMPILED_BYTES, UNCAUGHT};
+use crate::interpreter::{COMPILE_FUEL, Entries, INIT_FUEL, Interpreter, InterpreterSpec, Library, MAX_COMPILED_BYTES, SAME_CODE_BYTES, UNCAUGHT};
 use crate::compile::{CompileGate, FUNCTION_CACHE_BYTES, FunctionCache, MAX_COMPILE_WAIT, MODULE_CACHE_BYTES, ModuleCache};
 use crate::limits::{
     EPOCH_TICK, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES,
@@ -88,6 +88,8 @@ pub trait Choices: Send + std::any::Any {
 pub struct Program {
     name: String,
     hash: [u8; 32],
+    /// See [`Program::same_code`].
+    same_code: [u8; 32],
     /// Whether its judged output is a problem's harness's (a module that imports
     /// [`crate::HARNESS_IMPORTS`], or an interpreted hand-in compiled with its harness):
     /// its stdout is then its own prints, kept apart (see [`Run::printed`]).
@@ -116,6 +118,19 @@ impl Program {
     /// identity and the compiled program): identical uploads share it.
     pub fn hash(&self) -> [u8; 32] {
         self.hash
+    }
+    /// What it runs, as a fingerprint: programs that share it give the same output and
+    /// status on every input, so a class's copies need running once. A module's is its
+    /// [`Program::hash`]; an interpreted program's sets aside its file names, line numbers
+    /// and columns (and so its comments, blank lines and spacing): the interpreter's
+    /// digest of its code objects, bytecode, constants and names (`_bugrank.same_code`).
+    /// What differs between them: what names a file or a line (a traceback's message: a
+    /// crash is still a crash, on the same inputs), and the fuel of loading a longer
+    /// source (some hundreds of instructions a run, against budgets of hundreds of
+    /// thousands and more: a run within that of its budget is the only one a copy could
+    /// have finished otherwise).
+    pub fn same_code(&self) -> [u8; 32] {
+        self.same_code
     }
     /// The interpreter that runs it, if it is not a module of its own.
     pub fn interpreter(&self) -> Option<&Interpreter> {
@@ -332,7 +347,7 @@ impl Sandbox {
         })?;
         let start = module.get_export_index("_start").expect("validate::check: a program exports `_start`");
         let harness = module.imports().any(|import| import.module() == "bugrank" && crate::HARNESS_IMPORTS.contains(&import.name()));
-        Ok(Program { name: name.to_owned(), hash, harness, kind: Kind::Module { pre, start } })
+        Ok(Program { name: name.to_owned(), hash, same_code: hash, harness, kind: Kind::Module { pre, start } })
     }
 
     /// Whether `bytes` would load as a program of `role`, without compiling it: every check
@@ -648,11 +663,14 @@ impl Sandbox {
                 outcome => format!("{} could not compile it: it {outcome}", interpreter.name),
             }));
         }
-        let mut hash = Sha256::new();
-        hash.update(interpreter.hash);
-        hash.update(&run.stdout);
-        let kind = Kind::Interpreted { interpreter: interpreter.clone(), code: run.stdout.into() };
-        Ok(Ok(Program { name: name.to_owned(), hash: hash.finalize().into(), harness: harness.is_some(), kind }))
+        // The compiler writes the program's `same_code` digest, then the program.
+        let Some((digest, code)) = run.stdout.split_at_checked(SAME_CODE_BYTES) else {
+            let reason = format!("{} wrote {} bytes for a compiled program, less than its digest", interpreter.name, run.stdout.len());
+            return Err(SandboxError::Host { name: name.to_owned(), reason });
+        };
+        let of = |part: &[u8]| -> [u8; 32] { Sha256::new().chain_update(interpreter.hash).chain_update(part).finalize().into() };
+        let kind = Kind::Interpreted { interpreter: interpreter.clone(), code: code.into() };
+        Ok(Ok(Program { name: name.to_owned(), hash: of(code), same_code: of(digest), harness: harness.is_some(), kind }))
     }
 
     /// A module compiled earlier and kept at `path`, if it is there and usable.

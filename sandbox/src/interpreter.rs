@@ -11,8 +11,9 @@
 //! - `bugrank_alloc(size: i32) -> i32`: room for a request the host then writes;
 //! - `bugrank_compile(request, size) -> i32`: compiles `<name>\0<source>`, or, for a
 //!   function-level assignment, `<name>\0<source>\0<harness name>\0<harness source>` (the
-//!   harness run as the program, the hand-in as its module `answer`): 0 and the compiled
-//!   program on stdout, or not 0 and the compiler's message on stderr;
+//!   harness run as the program, the hand-in as its module `answer`): 0 and, on stdout,
+//!   the program's [`SAME_CODE_BYTES`]-byte digest (see [`crate::Program::same_code`])
+//!   then the compiled program; or not 0 and the compiler's message on stderr;
 //! - `bugrank_run(request, size) -> i32`: runs a compiled program: its exit status, or
 //!   [`UNCAUGHT`] for an exception it did not catch, whose line `bugrank_message()`
 //!   points at (NUL-terminated UTF-8).
@@ -71,6 +72,9 @@ impl InterpreterSpec<'_> {
 /// The version of how snapshots are made: a change of `snapshot.rs` or of the
 /// initialisation that gives other bytes bumps it, so no older snapshot is used again.
 const SNAPSHOT_FORMAT: u32 = 1;
+
+/// The length of the digest `bugrank_compile` writes before a compiled program (SHA-256).
+pub const SAME_CODE_BYTES: usize = 32;
 
 /// `bugrank_run`'s result for a program ended by an exception it did not catch.
 pub const UNCAUGHT: i32 = -1;

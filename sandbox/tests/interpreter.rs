@@ -267,3 +267,36 @@ fn sys_exit_gives_the_status_cpython_gives_natively_and_atexit_functions_run_wit
     let looping = run("import atexit\ndef forever():\n    while True:\n        pass\natexit.register(forever)\nprint(42)\n", "");
     assert_eq!(looping.outcome, Outcome::Timeout, "as natively, the program never ends");
 }
+
+/// Whether `a` and `b` (each a file name and source) compile to programs with the same code.
+fn same_code(a: (&str, &str), b: (&str, &str)) -> bool {
+    let compiled = |(name, source): (&str, &str)| sandbox().load_interpreted(python(), name, source.as_bytes()).unwrap().unwrap();
+    compiled(a).same_code() == compiled(b).same_code()
+}
+
+#[test]
+fn python_programs_that_differ_in_comments_spacing_blank_lines_and_file_name_have_the_same_code() {
+    let original = "def search(x, seq):\n    lo, hi = 0, len(seq)  # the range\n    while lo < hi:\n        mid = (lo + hi) // 2\n        if seq[mid] == x:\n            return mid\n        lo = mid + 1\n    return -1\n";
+    let restyled = "# my search\n\n\ndef search(x,seq):\n    lo,hi=0,len(seq)\n\n    while lo<hi:\n        mid=(lo+hi)//2\n        if seq[mid]==x: return mid\n        lo=mid+1\n    return -1  # absent\n";
+    assert!(same_code(("s001.py", original), ("s002.py", restyled)));
+    // What runs differently is other code: a constant, a name, an operator, a docstring.
+    for other in [
+        original.replace("return -1", "return -2"),
+        original.replace("mid", "middle"),
+        original.replace("lo < hi", "lo <= hi"),
+        original.replace("def search(x, seq):\n", "def search(x, seq):\n    \"\"\"Binary search.\"\"\"\n"),
+    ] {
+        assert!(!same_code(("s001.py", original), ("s001.py", &other)), "{other}");
+    }
+    // A module's code and its runs: the same program gives the same run whatever its comments.
+    let restyled_program = compile(&format!("{restyled}\nprint(search(3, (1, 3)))\n")).unwrap();
+    let original_program = compile(&format!("{original}\nprint(search(3, (1, 3)))  # prints 1\n")).unwrap();
+    assert_eq!(original_program.same_code(), restyled_program.same_code());
+    assert_ne!(original_program.hash(), restyled_program.hash(), "the hash is still of the compiled program, lines and all");
+    let run = |program: &Program| sandbox().run(program, b"", &Limits::default()).unwrap();
+    let (original_run, restyled_run) = (run(&original_program), run(&restyled_program));
+    assert_eq!((&original_run.outcome, &original_run.stdout), (&restyled_run.outcome, &restyled_run.stdout));
+    // Only loading the longer source and line tables costs a little more.
+    let (low, high) = (original_run.fuel_used.min(restyled_run.fuel_used), original_run.fuel_used.max(restyled_run.fuel_used));
+    assert!(high - low < low / 100, "{low} and {high}");
+}

@@ -10,8 +10,10 @@ snapshot; nothing of one run reaches the next.
 
 import ast
 import atexit
+import builtins
 import contextlib
 import gc
+import hashlib
 import importlib
 import importlib.machinery
 import importlib.util
@@ -38,8 +40,10 @@ PRELOADED = (
     # Not for what they can do here (nothing: no network, no processes), but so that a
     # program that tries costs a failed call, not tens of millions of fuel per run.
     "socket", "subprocess",
-    # What a function-level assignment's harness writes its output with.
-    "bugrank_harness",
+    # What a function-level assignment's harness writes its output with, and what a
+    # generator draws its choices with (every generator run imports it: unmarshalling and
+    # running its 16 KB each time cost more than many generators' own work).
+    "bugrank_harness", "bugrank_gen",
 )
 for _name in PRELOADED:
     importlib.import_module(_name)
@@ -88,11 +92,6 @@ sys.meta_path.insert(sys.meta_path.index(importlib.machinery.PathFinder), Standa
 sys.path[:] = []
 sys.path_importer_cache.clear()
 
-# Everything made so far is the snapshot's: the cyclic garbage collector leaves it alone
-# (a full collection would otherwise walk, and write to, every page of it in some runs).
-gc.collect()
-gc.freeze()
-
 # A program's atexit functions run at its end (run_answer); none of the set-up's is its.
 atexit._clear()
 
@@ -106,8 +105,9 @@ class Refused(Exception):
 
 
 def compile_answer(request):
-    """`<file name>\\0<source>` compiled: 0 and the marshalled program on stdout, or 1 and
-    Python's own error on stderr (a syntax error, or an import that cannot work here).
+    """`<file name>\\0<source>` compiled: 0 and, on stdout, the program's `same_code` digest
+    (32 bytes) then the marshalled program; or 1 and Python's own error on stderr (a syntax
+    error, or an import that cannot work here).
 
     With `\\0<harness name>\\0<harness source>` after it, the source is a hand-in of a
     function-level assignment: the harness is the program and the hand-in its module
@@ -128,9 +128,47 @@ def compile_answer(request):
     except Refused as refused:
         print(refused, file=sys.stderr)
         return 1
+    sys.stdout.buffer.write(same_code(result[0], *result[3:4]))
     sys.stdout.buffer.write(marshal.dumps(result))
     sys.stdout.flush()
     return 0
+
+
+def same_code(*codes):
+    """SHA-256 of what running `codes` executes: the bytecode, constants, names, flags and
+    exception tables of each and of every code object within it (functions, classes,
+    comprehensions), in order. Set aside: file names, line numbers and columns, and so a
+    source's comments, blank lines and spacing, which compile to nothing else. Programs
+    with the same digest run the same instructions on the same constants: they write the
+    same output, with the same status. What differs: what names a line or a file (a
+    traceback on stderr, `__file__`), the cost of loading a longer source and line tables
+    (some hundreds of instructions), and where the allocator puts objects after them,
+    which only `id()` and default `repr`s show."""
+    digest = hashlib.sha256()
+    for code in codes:
+        digest.update(repr(code_key(code)).encode("utf-8", "surrogatepass"))
+    return digest.digest()
+
+
+def code_key(code):
+    """What of `code` `same_code` compares (a tuple of plain values)."""
+    return (
+        code.co_code, tuple(constant_key(c) for c in code.co_consts), code.co_names, code.co_varnames,
+        code.co_freevars, code.co_cellvars, code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
+        code.co_flags, code.co_stacksize, code.co_name, code.co_qualname, code.co_exceptiontable,
+    )
+
+
+def constant_key(value):
+    """A constant as `same_code` compares it: by type and value (`1`, `1.0` and `True` are
+    equal but not the same constant), a frozenset's members in a fixed order."""
+    if isinstance(value, types.CodeType):
+        return ("code", code_key(value))
+    if isinstance(value, tuple):
+        return ("tuple", tuple(constant_key(v) for v in value))
+    if isinstance(value, frozenset):
+        return ("frozenset", tuple(sorted(repr(constant_key(v)) for v in value)))
+    return (type(value).__name__, repr(value))
 
 
 def compiled(name, source):
@@ -325,6 +363,11 @@ def run_answer(request):
     if len(program) == 6:
         answer = type(sys)(ANSWER)
         answer.__file__ = program[4]
+        # A module imported natively has a spec, whose `_initializing` every later import
+        # of it reads (without one, `import answer` in the harness raises and clears an
+        # AttributeError each time).
+        answer.__spec__ = importlib.machinery.ModuleSpec(ANSWER, None, origin=program[4])
+        answer.__spec__._initializing = False
         sys.modules[ANSWER] = answer
         sources.append((program[4], program[5]))
     main = sys.modules["__main__"]
@@ -332,13 +375,7 @@ def run_answer(request):
     sys.argv[:] = [filename]
     if answer is not None:
         # From here on only the harness writes the judged output (bugrank_python.c).
-        allowed = codes_within(code)
-        library = [value.__code__ for value in vars(bugrank_harness).values() if isinstance(value, types.FunctionType)]
-        for function in library:
-            allowed.extend(codes_within(function))
-        builtins = vars(sys.modules["builtins"])
-        kept = {name: builtins[name] for function in library for name in function.co_names if name in builtins}
-        _bugrank_gen.guard(allowed, [main.__dict__, vars(bugrank_harness)], (vars(bugrank_harness),), kept)
+        _bugrank_gen.guard(codes_within(code) + HARNESS_LIBRARY, [main.__dict__, vars(bugrank_harness)], (vars(bugrank_harness),), HARNESS_BUILTINS)
     # (Inline, not in a function of its own: every frame here is one less for the program's
     # recursion, whose limit counts them all.)
     result = 0
@@ -358,8 +395,10 @@ def run_answer(request):
     # the status stays.
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-        with contextlib.suppress(Exception):
+        try:
             stream.flush()
+        except Exception:
+            pass
     return result
 
 
@@ -370,6 +409,14 @@ def codes_within(code):
         if isinstance(constant, types.CodeType):
             found.extend(codes_within(constant))
     return found
+
+
+# What the output's guard allows of bugrank_harness, found once (its every run is the same):
+# the code of its functions, and the built-ins they use, which must stay as they are.
+HARNESS_LIBRARY = [
+    code for value in vars(bugrank_harness).values() if isinstance(value, types.FunctionType) for code in codes_within(value.__code__)
+]
+HARNESS_BUILTINS = {name: vars(builtins)[name] for code in HARNESS_LIBRARY for name in code.co_names if name in vars(builtins)}
 
 
 # The calls of a traceback shown, the innermost: a recursion stopped at its limit has a
@@ -405,3 +452,10 @@ def exit_status(code):
     with contextlib.suppress(Exception):
         print(code, file=sys.stderr)
     return 1
+
+
+# Everything made so far (this module's functions too) is the snapshot's: the cyclic
+# garbage collector leaves it alone (a full collection would otherwise walk, and write to,
+# every page of it in some runs).
+gc.collect()
+gc.freeze()

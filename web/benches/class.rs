@@ -1,10 +1,13 @@
-//! `cargo bench -p web --bench class [-- [--python] N ...]`: grading a class of N distinct
-//! submissions (default N = 19, 100, 300, 1,000), each `bugrank grade` in its own process,
-//! measured in one run: seconds, executions, µs per execution, CPU use, peak memory, and
-//! the ratio of the largest class's cost per execution to the smallest's. With `--python`,
-//! the class is the Python cohort's (sources, run by bugrank's CPython).
+//! `cargo bench -p web --bench class [-- [--python | --functions] N ...]`: grading a class
+//! of N distinct submissions (default N = 19, 100, 300, 1,000), each `bugrank grade` in its
+//! own process, with the problem's default settings, measured in one run: seconds,
+//! executions, µs per execution, CPU use, peak memory, and the ratio of the largest class's
+//! cost per execution to the smallest's. With `--python`, the class is the interval-sets
+//! Python cohort's (whole programs, run by bugrank's CPython); with `--functions`, the
+//! function-level Python class `fixtures/cohorts/search`'s (first-year hand-ins of
+//! `search(x, seq)`, each run by the problem's harness).
 //!
-//! The class is built reproducibly from the interval-sets fixture cohort (`class_of.rs`).
+//! The class is built reproducibly from the fixture cohorts (`class_of.rs`).
 //!
 //! Each class is graded twice: cold, with an empty compiled-module cache (every module is
 //! compiled, though the function cache shares the compiled functions of copies of one
@@ -20,9 +23,21 @@ mod measure;
 #[path = "support/class_of.rs"]
 mod class_of;
 
+/// The class a bench run grades.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Modules,
+    Python,
+    Functions,
+}
+
 /// Writes a class of `n` submissions (modules, or Python sources) and its roster into `dir`.
-fn write_class(n: usize, python: bool, dir: &Path) {
-    let (modules, roster) = if python { class_of::python_class(n) } else { class_of::class(n) };
+fn write_class(n: usize, kind: Kind, dir: &Path) {
+    let (modules, roster) = match kind {
+        Kind::Modules => class_of::class(n),
+        Kind::Python => class_of::python_class(n),
+        Kind::Functions => class_of::function_class(n),
+    };
     std::fs::create_dir_all(dir.join("submissions")).unwrap();
     for (file, bytes) in modules {
         std::fs::write(dir.join("submissions").join(file), bytes).unwrap();
@@ -39,7 +54,9 @@ struct Row {
 }
 
 fn main() {
-    let python = std::env::args().any(|a| a == "--python");
+    let flag = |name: &str| std::env::args().any(|a| a == name);
+    let kind = if flag("--functions") { Kind::Functions } else if flag("--python") { Kind::Python } else { Kind::Modules };
+    let problem = if kind == Kind::Functions { class_of::functions_problem() } else { class_of::problem() };
     let mut sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     if sizes.is_empty() {
         sizes = vec![19, 100, 300, 1000];
@@ -47,13 +64,13 @@ fn main() {
     let mut rows = Vec::new();
     for &n in &sizes {
         let dir = tempfile::tempdir().unwrap();
-        write_class(n, python, dir.path());
+        write_class(n, kind, dir.path());
         for cache in ["cold", "warm"] {
             let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
             command
                 .env("BUGRANK_CACHE", dir.path().join("cache"))
                 .args(["grade", "--seed", "1", "--problem"])
-                .arg(class_of::problem())
+                .arg(&problem)
                 .arg("--submissions")
                 .arg(dir.path().join("submissions"))
                 .arg("--roster")

@@ -84,3 +84,30 @@ fn a_slice_of_a_python_class_searching_a_sorted_sequence_is_graded_as_its_bugs_s
 fn a_slice_of_a_python_class_removing_duplicates_is_graded_as_its_bugs_say() {
     check("dedup");
 }
+
+#[test]
+fn a_resubmission_that_differs_only_in_comments_runs_as_the_first_and_keeps_its_own_messages() {
+    // s010 is s006 with its comments taken out (bugs.csv): the same code, other lines.
+    let grade = |ids: &[&str]| {
+        let dir = tempfile::tempdir().unwrap();
+        for id in ids {
+            std::fs::copy(cohort("search").join("submissions").join(format!("{id}.py")), dir.path().join(format!("{id}.py"))).unwrap();
+        }
+        let (problem, submissions) = (cohort("search").display().to_string(), dir.path().display().to_string());
+        grade_without_roster(&[("--problem", problem.as_str()), ("--submissions", &submissions), ("--seed", "1"), ("--stable-after", "200")]).graded
+    };
+    let (alone, both) = (grade(&["s006"]), grade(&["s006", "s010"]));
+    assert_eq!(both.copies, 1);
+    assert_eq!(both.analysis.executions, alone.analysis.executions, "the copy adds no run to the search");
+    assert_eq!(both.analysis.suite.len(), alone.analysis.suite.len());
+    let row = |id: &str| both.analysis.answers.iter().find(|a| a.id == id).unwrap().clone();
+    let (original, copy) = (row("s006"), row("s010"));
+    assert!(!original.failed.is_empty());
+    assert_eq!((&copy.failed, &copy.outcomes, &copy.points), (&original.failed, &original.outcomes, &original.points));
+    // Its crashes are told by its own program: its file, its lines, never the other's.
+    let messages = |row: &AnswerResult| row.failures.values().filter_map(|f| f.failure.reason.clone()).collect::<Vec<_>>().join("\n");
+    let (said_original, said_copy) = (messages(&original), messages(&copy));
+    assert!(said_copy.contains("s010.py") && !said_copy.contains("s006.py"), "{said_copy}");
+    assert!(said_original.contains("s006.py") && !said_original.contains("s010.py"), "{said_original}");
+    assert_ne!(said_copy, said_original.replace("s006.py", "s010.py"), "the copy's lines are its own (one comment line less)");
+}

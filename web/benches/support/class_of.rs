@@ -10,9 +10,20 @@ pub fn problem() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/problems/interval-sets")
 }
 
+/// The function-level Python class `fixtures/cohorts/search` (167 first-year hand-ins of
+/// `search(x, seq)`, graded with its harness).
+pub fn functions_problem() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/cohorts/search")
+}
+
 /// The bytes of the files of the problem's `folder` ending in `.extension`, in name order.
 fn cohort(folder: &str, extension: &str) -> Vec<Vec<u8>> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(problem().join(folder))
+    files_of(&problem().join(folder), extension)
+}
+
+/// The bytes of the files of `dir` ending in `.extension`, in name order.
+fn files_of(dir: &Path, extension: &str) -> Vec<Vec<u8>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == extension))
@@ -45,18 +56,31 @@ pub fn class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
 }
 
 /// The same class in Python: submission `i` is the Python cohort's answer `i mod 19`
-/// (`submissions-python/`) with a comment naming `i` appended, and named `s<i>.py`, so
-/// that no two compile to the same program (a program's file name is in its code). The
-/// roster is [`class`]'s.
+/// (`submissions-python/`) with a line `_submission = i` appended, and named `s<i>.py`:
+/// a constant of its own, so that no two have the same code and each one runs (copies
+/// that differ only in comments or file name run once: `Program::same_code`). The roster
+/// is [`class`]'s.
 pub fn python_class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
-    let sources = cohort("submissions-python", "py");
+    numbered_sources(&cohort("submissions-python", "py"), n)
+}
+
+/// A function-level Python class of `n` ([`functions_problem`]): submission `i` is the
+/// search cohort's hand-in `i mod 167` with `_submission = i` appended, as
+/// [`python_class`]'s; the roster is [`class`]'s.
+pub fn function_class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
+    numbered_sources(&files_of(&functions_problem().join("submissions"), "py"), n)
+}
+
+/// `n` Python sources named `s<i>.py`, source `i` being `sources[i mod len]` with a line
+/// `_submission = i` appended, and [`class`]'s roster.
+fn numbered_sources(sources: &[Vec<u8>], n: usize) -> (Vec<(String, Vec<u8>)>, String) {
     let (modules, roster) = class(n);
     let class = modules
         .into_iter()
         .enumerate()
         .map(|(i, (name, _))| {
             let mut source = sources[i % sources.len()].clone();
-            source.extend_from_slice(format!("\n# submission {i}\n").as_bytes());
+            source.extend_from_slice(format!("\n_submission = {i}\n").as_bytes());
             (name.replace(".wasm", ".py"), source)
         })
         .collect();

@@ -88,9 +88,11 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<()> {
     write_outputs(&args.out, &graded)?;
     print_ranking(&graded);
     eprintln!(
-        "{} tests generated, {} executions ({} spared: programs that never read their input ran once) in {:.1} s; results in {}",
+        "{} tests generated, {} executions ({} hand-ins ran as a copy of another's code, comments and spacing aside; \
+         {} runs spared: programs that never read their input ran once) in {:.1} s; results in {}",
         graded.analysis.tests_generated,
         graded.analysis.executions,
+        graded.copies,
         graded.runs_spared,
         started.elapsed().as_secs_f64(),
         args.out.display()
