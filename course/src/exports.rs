@@ -192,8 +192,8 @@ pub fn feedback(analysis: &Analysis, answer: &AnswerResult, row: Option<&RosterR
         let (points, max) = gradebook_points(analysis, answer, row);
         earned.push_str(&format!("The instructor adjusted your points by {:+}: {} That makes {points} of {max}. ", adjustment.points, sentence(&adjustment.reason)));
     }
-    if answer.not_built() {
-        return format!("{earned}Your program did not compile, so it failed all {tests} tests. Your bugrank page shows the compiler's message.");
+    if let Some(why) = answer.build.as_ref().and_then(grader::Build::not_built_in_words) {
+        return format!("{earned}Your program {why}, so it failed all {tests} tests. Your bugrank page shows why.");
     }
     if answer.failed.is_empty() {
         return format!("{earned}Your program passed all {tests} tests: no bug was found.");

@@ -135,8 +135,8 @@ impl BugList {
     /// combination of bugs in the class).
     pub fn headline(&self) -> String {
         let failed = self.bugs.len();
-        if self.compile_error().is_some() {
-            return format!("did not compile, and so fails all {} tests", self.suite_size);
+        if let Some(why) = self.build.as_ref().and_then(Build::not_built_in_words) {
+            return format!("{why}, and so fails all {} tests", self.suite_size);
         }
         match failed {
             0 => format!("passes all {} tests", self.suite_size),

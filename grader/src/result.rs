@@ -119,7 +119,32 @@ impl Build {
     pub fn messages(&self) -> &str {
         self.error.as_deref().unwrap_or(&self.warnings)
     }
+
+    /// Why no program was built, in a few words for its student (`None` when one was):
+    /// "did not compile" for a compiled language; for Python, whose sources are refused
+    /// by the interpreter, "did not run: SyntaxError at line 3" (the error's name, and its
+    /// line when the message gives one), or "did not run" (a function-level hand-in that
+    /// reads the input when loaded, or lacks a function). The whole message is
+    /// [`Build::messages`].
+    pub fn not_built_in_words(&self) -> Option<String> {
+        let error = self.error.as_deref()?;
+        if self.language != INTERPRETED {
+            return Some("did not compile".to_owned());
+        }
+        let last = error.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("").trim();
+        let name = last.split(':').next().filter(|name| name.ends_with("Error") && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        let line = error.lines().find_map(|l| l.trim().strip_prefix("File \"")?.split_once("\", line ")?.1.split(|c: char| !c.is_ascii_digit()).next()?.parse::<u64>().ok());
+        Some(match (name, line) {
+            (Some(name), Some(line)) => format!("did not run: {name} at line {line}"),
+            (Some(name), None) => format!("did not run: {name}"),
+            _ => "did not run".to_owned(),
+        })
+    }
 }
+
+/// The language whose hand-ins an interpreter refuses rather than a compiler (see
+/// [`Build::not_built_in_words`]), as [`Build::language`] names it.
+const INTERPRETED: &str = "Python";
 
 /// One failed run of an answer on a suite test.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -255,4 +280,28 @@ pub struct GradeChange {
     /// Plain sentences: the answer's own module changed, a test it fails was added or
     /// dropped, the suite grew or shrank.
     pub why: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Build;
+
+    fn check(language: &str, error: Option<&str>, expected: Option<&str>) {
+        let build = Build { language: language.into(), toolchain: String::new(), sources: String::new(), warnings: String::new(), error: error.map(Into::into) };
+        assert_eq!(build.not_built_in_words().as_deref(), expected, "{error:?}");
+    }
+
+    #[test]
+    fn a_python_hand_in_that_was_refused_did_not_run_and_says_with_what_error_where() {
+        check("Python", Some("  File \"s003.py\", line 3\n    def search(x, seq)\n                      ^\nSyntaxError: expected ':'"), Some("did not run: SyntaxError at line 3"));
+        check("Python", Some("  File \"s9.py\", line 12\n    import numpy\nModuleNotFoundError: No module named 'numpy'"), Some("did not run: ModuleNotFoundError at line 12"));
+        check("Python", Some("Your file does not define `search`, which the harness calls."), Some("did not run"));
+    }
+
+    #[test]
+    fn a_compiled_language_s_refusal_is_that_it_did_not_compile() {
+        check("C", Some("a.c:1:1: error: unknown type name 'nt'\nSyntaxError: no"), Some("did not compile"));
+        check("Rust", None, None);
+        check("Python", None, None);
+    }
 }

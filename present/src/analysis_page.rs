@@ -42,7 +42,10 @@ pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
         let name = if how.bug_links { format!("<a href=\"#bugs-{id}\">{id}</a>") } else { id };
         let cohort = how.cohorts.and_then(|c| c.get(&a.id)).map(String::as_str).or(a.cohort.as_deref()).unwrap_or("");
         let points = a.points.as_ref().map_or("–".to_owned(), |p| format!("<span title=\"of {}\">{}</span>", p.max, p.points));
-        let mut failed = if a.not_built() { "<span class=\"bad\">did not compile</span>".to_owned() } else { escape_html(&a.failed.join(" ")) };
+        let mut failed = match a.build.as_ref().and_then(grader::Build::not_built_in_words) {
+            Some(why) => format!("<span class=\"bad\">{}</span>", escape_html(&why)),
+            None => escape_html(&a.failed.join(" ")),
+        };
         if let Some(path) = how.code_links {
             // A student id has only letters, digits and `._-@+`: a path segment as it is.
             write!(failed, "</td><td><a href=\"{}{}\">code</a>", escape_html(path), escape_html(&a.id)).unwrap();

@@ -180,6 +180,12 @@ pub fn input_in_words(input: &str, max_chars: usize) -> String {
 /// 1000 inputs it was graded on (a wrong output on 30 inputs)."
 pub fn points_in_words(points: &Points) -> String {
     let earned = format!("{} of {} points", points.points, points.max);
+    if points.judged == 0 && points.points < points.max {
+        return format!("{earned}: it never ran, so no input could be graded.");
+    }
+    if points.judged == 0 {
+        return format!("{earned}: no input could be judged, so nothing counts against it.");
+    }
     if points.failed == 0 {
         return format!("{earned}: right on all {} inputs it was graded on.", points.judged);
     }
@@ -192,6 +198,12 @@ pub fn points_in_words(points: &Points) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_program_that_never_ran_earned_nothing_because_no_input_was_graded() {
+        let points = grader::Points::not_built(&grader::GradingPolicy::default());
+        assert_eq!(super::points_in_words(&points), "0 of 100 points: it never ran, so no input could be graded.");
+    }
+
     #[test]
     fn the_first_line_that_differs_is_named_with_both_versions_of_it() {
         let check = |expected: &str, got: &str, said: Option<&str>| assert_eq!(super::first_line_difference(expected, got).as_deref(), said, "{expected:?} / {got:?}");

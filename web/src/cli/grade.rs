@@ -233,7 +233,10 @@ pub fn print_ranking(graded: &Graded) {
             a.counts.crash,
             a.counts.timeout,
             a.counts.memory + a.counts.output,
-            if a.not_built() { "did not compile: fails every test".to_owned() } else { a.failed.join(" ") }
+            match a.build.as_ref().and_then(grader::Build::not_built_in_words) {
+                Some(why) => format!("{why}: fails every test"),
+                None => a.failed.join(" "),
+            }
         );
     }
     if let Some(completeness) = analysis.completeness_in_words() {

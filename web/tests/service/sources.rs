@@ -94,9 +94,13 @@ fn an_uploaded_zip_of_sources_is_built_by_the_analysis_and_a_compile_error_is_sh
 
     let page = client.get(&format!("/analyses/{id}"));
     assert!(page.body.contains("did not compile"), "the ranking says so");
+    assert!(page.body.contains("did not run: SyntaxError at line 1"), "a Python hand-in's refusal in Python's words");
     assert_eq!(client.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
     let hostile_page = client.get(&issue_link(&client, batch, "hostile"));
     assert!(hostile_page.body.contains("did not compile, and so fails all"), "{}", hostile_page.body);
+    let python_page = client.get(&issue_link(&client, batch, "badpy"));
+    assert!(python_page.body.contains("Your program did not run: SyntaxError at line 1, so it could not be tested"), "{}", python_page.body);
+    assert!(python_page.body.contains("earned 0 of 100 points: it never ran, so no input could be graded."), "{}", python_page.body);
     assert!(hostile_page.body.contains("&#39;/etc/passwd&#39; file not found") || hostile_page.body.contains("'/etc/passwd' file not found"), "{}", hostile_page.body);
     let a09_page = client.get(&issue_link(&client, batch, "a09"));
     assert!(!a09_page.body.contains("passwd"), "another student's compile error is not shown");
