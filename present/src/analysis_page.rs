@@ -16,15 +16,18 @@ pub struct Ranking<'a> {
     pub sortable_id: Option<&'a str>,
     /// Each answer's cohort where it differs from the analysis's (a roster attached later).
     pub cohorts: Option<&'a std::collections::HashMap<String, String>>,
+    /// Each answer's grade where the instructor adjusted its points: the points shown are
+    /// then the grade every export gives, the program's own in the cell's title.
+    pub grades: Option<&'a std::collections::HashMap<String, f64>>,
     /// Each answer's id links to `#bugs-<id>` (a page that has the bug lists).
     pub bug_links: bool,
     /// With a path, a last column links each answer to its code at that path + its id.
     pub code_links: Option<&'a str>,
 }
 
-/// The ranking, best first: rank, answer, cohort, points earned (on the fixed scale,
-/// before any adjustment), tests passed, percent, failed tests by kind, and which tests
-/// (or that it did not compile).
+/// The ranking, best first: rank, answer, cohort, points (on the fixed scale: earned by
+/// the program, or the grade where [`Ranking::grades`] has an adjustment), tests passed,
+/// percent, failed tests by kind, and which tests (or that it did not compile).
 pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
     let total = analysis.scored_tests();
     let mut html = match how.sortable_id {
@@ -32,7 +35,7 @@ pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
         None => "<table class=\"results\"><caption>Ranking</caption>".to_owned(),
     };
     html.push_str(
-        "<tr><th>Rank</th><th>Student</th><th>Cohort</th><th title=\"earned by the program on the grading sample, before any adjustment\">Points</th><th>Passed</th><th>%</th><th title=\"failed by a wrong output\">Wrong</th>\
+        "<tr><th>Rank</th><th>Student</th><th>Cohort</th><th title=\"the grade: earned by the program on the grading sample, with the instructor's adjustment where there is one (what every export gives)\">Points</th><th>Passed</th><th>%</th><th title=\"failed by a wrong output\">Wrong</th>\
          <th title=\"failed by a crash\">Crash</th><th title=\"failed by taking too long\">Time</th>\
          <th title=\"failed by exceeding the memory or output limit\">Limit</th><th>Failed tests</th>",
     );
@@ -41,7 +44,11 @@ pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
         let id = escape_html(&a.id);
         let name = if how.bug_links { format!("<a href=\"#bugs-{id}\">{id}</a>") } else { id };
         let cohort = how.cohorts.and_then(|c| c.get(&a.id)).map(String::as_str).or(a.cohort.as_deref()).unwrap_or("");
-        let points = a.points.as_ref().map_or("–".to_owned(), |p| format!("<span title=\"of {}\">{}</span>", p.max, p.points));
+        let points = match (a.points.as_ref(), how.grades.and_then(|g| g.get(&a.id))) {
+            (None, _) => "–".to_owned(),
+            (Some(p), Some(grade)) if *grade != p.points => format!("<span title=\"of {}; the program earned {}, adjusted by {:+}\">{grade}</span>", p.max, p.points, grade - p.points),
+            (Some(p), _) => format!("<span title=\"of {}\">{}</span>", p.max, p.points),
+        };
         let mut failed = match a.build.as_ref().and_then(grader::Build::not_built_in_words) {
             Some(why) => format!("<span class=\"bad\">{}</span>", escape_html(&why)),
             None => escape_html(&a.failed.join(" ")),

@@ -64,6 +64,9 @@ fn a_batch_grades_on_its_own_maximum_and_an_adjustment_with_its_reason_reaches_t
     let a14_row = canvas.lines().find(|l| l.contains("a14")).unwrap();
     assert!(a14_row.ends_with(",5"), "the gradebook has the adjusted points: {a14_row}");
     assert!(canvas.lines().nth(1).unwrap().ends_with(",20"), "Points Possible is the batch's maximum: {canvas}");
+    let ranking = client.get(&format!("/analyses/{analysis}")).body;
+    assert!(ranking.contains("<span title=\"of 20; the program earned 0, adjusted by +5\">5</span>"), "the ranking shows the grade the exports give: {ranking}");
+    assert_eq!(client.api(&format!("/api/analyses/{analysis}"))["grades"]["a14"], 5.0);
 
     // Removing it (empty points) gives the program's own points back.
     assert_eq!(adjust(&[("student", "a14"), ("points", "")]).status, 303);
