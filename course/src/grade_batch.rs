@@ -176,21 +176,18 @@ pub fn grade_batch(
     })?;
     // A copy ran as the first one's program: its failures are told again by its own, so
     // that its messages name its own file and lines.
+    let copies: HashMap<&str, &Program> = batch
+        .submissions
+        .iter()
+        .zip(&answers)
+        .filter(|(s, a)| s.program.hash() != programs[a.program - 1].hash())
+        .map(|(s, a)| (a.id.as_str(), &s.program))
+        .collect();
+    let grader::Analysis { suite, answers: rows, .. } = &mut analysis;
     pool.install(|| {
-        let copies: Vec<(usize, &Program)> = batch.submissions.iter().map(|s| &s.program).enumerate().filter(|(a, own)| own.hash() != programs[answers[*a].program - 1].hash()).collect();
-        let told: Vec<(usize, grader::AnswerResult)> = copies
-            .par_iter()
-            .filter_map(|&(a, own)| {
-                let mut row = analysis.answers.iter().find(|row| row.id == answers[a].id)?.clone();
-                grader::own_failures(&problem, &analysis, &mut row, 1, &problem_dir.executor(&tools.sandbox, [own]));
-                Some((a, row))
-            })
-            .collect();
-        for (a, row) in told {
-            if let Some(slot) = analysis.answers.iter_mut().find(|slot| slot.id == answers[a].id) {
-                *slot = row;
-            }
-        }
+        rows.par_iter_mut().filter_map(|row| Some((copies.get(row.id.as_str())?, row))).for_each(|(own, row)| {
+            grader::own_failures(&problem, suite, row, 1, &problem_dir.executor(&tools.sandbox, [*own]));
+        })
     });
     add_builds(
         &mut analysis,

@@ -83,9 +83,9 @@ pub(crate) fn judge_answer(
 /// file name): its verdicts are that program's, but its messages name its own file and
 /// lines, never the other student's. A run that fails another way than the verdict (it
 /// cannot, the code being the same) keeps the verdict's kind.
-pub fn own_failures(problem: &Problem, analysis: &crate::Analysis, answer: &mut crate::AnswerResult, program: usize, executor: &dyn Executor) {
+pub fn own_failures(problem: &Problem, suite: &[crate::SuiteTest], answer: &mut crate::AnswerResult, program: usize, executor: &dyn Executor) {
     for (test_id, detail) in answer.failures.iter_mut() {
-        let Some(test) = analysis.suite.iter().find(|t| &t.id == test_id) else { continue };
+        let Some(test) = suite.iter().find(|t| &t.id == test_id) else { continue };
         // The input as the generator makes it (the analysis keeps it as text), and the
         // reference's run on it, as the search had them.
         let input = match &test.course_test {
@@ -93,10 +93,16 @@ pub fn own_failures(problem: &Problem, analysis: &crate::Analysis, answer: &mut 
             None => executor.generate(ChoiceSource::replay(&TestCase { size: test.size, choices: test.choices.clone() })).0.unwrap_or_else(|_| test.input.clone().into_bytes()),
         };
         let Ok(reference) = run_reference(problem, executor, &input) else { continue };
-        let (run, verdict) = run_answer(problem, executor, &input, &reference, program, test.budget.fair);
-        let kind = detail.failure.kind;
-        *detail = crate::FailureDetail { failure: verdict.ok().flatten().filter(|f| f.kind == kind).unwrap_or(Failure::of(kind)), fuel_used: run.fuel_used };
+        *detail = failure_detail(problem, executor, &input, &reference, program, test.budget.fair, detail.failure.kind);
     }
+}
+
+/// A failed run once more, for what its verdict `kind` alone does not keep: the checker's
+/// reason or the crash message, and the fuel used. Runs are deterministic: one that fails
+/// another way keeps `kind`.
+pub(crate) fn failure_detail(problem: &Problem, executor: &dyn Executor, input: &[u8], reference: &Execution, program: usize, fuel: u64, kind: FailureKind) -> crate::FailureDetail {
+    let (run, verdict) = run_answer(problem, executor, input, reference, program, fuel);
+    crate::FailureDetail { failure: verdict.ok().flatten().filter(|f| f.kind == kind).unwrap_or(Failure::of(kind)), fuel_used: run.fuel_used }
 }
 
 /// Measures the reference on [`CALIBRATION_INPUTS`] generated inputs, in parallel.

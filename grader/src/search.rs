@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use crate::GraderError;
 use crate::budget::{Budget, Calibration};
 use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
-use crate::oracle::{Execution, Failure, FailureCounts, FailureKind, RunOutcome};
+use crate::oracle::{Execution, FailureCounts, FailureKind, RunOutcome};
 use crate::neighbours::{neighbours, random_edit};
 use crate::order::correctness_order;
 use crate::partition::{BitSet, FailingSet, Suite, union_within};
@@ -23,7 +23,7 @@ use crate::rank::{percent, ranks};
 use crate::result::{
     Analysis, AnswerResult, FailureDetail, MAX_PROBLEM_ERRORS, ProblemError, REFERENCE_ID, SuiteTest,
 };
-use crate::run::{Known, Unusable, budget, calibrate, run_answer, run_reference, sample_failures};
+use crate::run::{Known, Unusable, budget, calibrate, failure_detail, run_answer, run_reference, sample_failures};
 use crate::shrink::{Candidates, SHRINK_BUDGET, shrink};
 use crate::testing::{agrees, not_valid};
 
@@ -1014,9 +1014,7 @@ impl Search<'_> {
                 let evaluation = &self.evaluations[input];
                 let kind = evaluation.verdicts[program].expect("a failed test has a failure kind");
                 let reference = evaluation.reference().expect("suite inputs are valid");
-                let (run, verdict) = run_answer(self.problem, self.executor, input, &reference, program, evaluation.budget.fair);
-                let failure = verdict.ok().flatten().filter(|f| f.kind == kind).unwrap_or(Failure::of(kind));
-                ((t, program), FailureDetail { failure, fuel_used: run.fuel_used })
+                ((t, program), failure_detail(self.problem, self.executor, input, &reference, program, evaluation.budget.fair, kind))
             })
             .collect();
         // Points, for the answers searched: each distinct program on the grading sample.
