@@ -223,7 +223,7 @@ impl Executor for SandboxExecutor<'_> {
             Ok((run, Recorder(choices))) => {
                 let result = match run.outcome {
                     Outcome::Exited(0) => Ok(run.stdout),
-                    outcome => Err(crash_message(&outcome, &run.stderr)),
+                    outcome => Err(crash_message(&outcome, &run.stderr, &self.limits)),
                 };
                 (result, choices)
             }
@@ -255,7 +255,7 @@ impl Executor for SandboxExecutor<'_> {
             Outcome::Uncaught(line) if line == "MemoryError" || line.starts_with("MemoryError:") => RunOutcome::Memory,
             Outcome::OutputLimit => RunOutcome::Output,
             crash @ (Outcome::Exited(_) | Outcome::Trap(_) | Outcome::StackOverflow | Outcome::Uncaught(_)) => {
-                RunOutcome::Crash(crash_message(crash, &run.stderr))
+                RunOutcome::Crash(crash_message(crash, &run.stderr, &limits))
             }
         };
         Execution { outcome, stdout: run.stdout, fuel_used: run.fuel_used.div_ceil(scale) }
@@ -273,7 +273,7 @@ impl Executor for SandboxExecutor<'_> {
             .map_err(|error| error.to_string())?;
         match run.outcome {
             Outcome::Exited(0) => parse_checker_output(&run.stdout).map(|verdict| (verdict, Some(run.fuel_used))),
-            outcome => Err(crash_message(&outcome, &run.stderr)),
+            outcome => Err(crash_message(&outcome, &run.stderr, &self.limits)),
         }
     }
 }
@@ -303,14 +303,15 @@ pub fn parse_checker_output(stdout: &[u8]) -> Result<CheckerVerdict, String> {
     }
 }
 
-/// What a student sees of a crash: the end of stderr (a panic message, say) and how it ended.
-fn crash_message(outcome: &Outcome, stderr: &[u8]) -> String {
+/// What a student sees of a crash: the end of stderr (a panic message, say) and how it ended
+/// (within `limits`: a stack overflow names the problem's stack).
+fn crash_message(outcome: &Outcome, stderr: &[u8], limits: &Limits) -> String {
     let stderr = String::from_utf8_lossy(stderr);
     // Rust's advice to set RUST_BACKTRACE is for the program's author at a terminal: in a
     // bug list it is noise (and nothing the student can set).
     let stderr = stderr.replace(RUST_BACKTRACE_NOTE, "");
     let kept = cut_middle(stderr.trim());
-    let said = in_words(outcome);
+    let said = in_words(outcome, limits);
     if kept.is_empty() { said } else { format!("{said}; stderr: {kept}") }
 }
 
@@ -336,7 +337,7 @@ fn cut_middle(text: &str) -> String {
 
 /// How a run ended, as a student reads it: a program's exit status and the engine's traps
 /// said in plain words (wasmtime's own message kept for a trap this does not know).
-fn in_words(outcome: &Outcome) -> String {
+fn in_words(outcome: &Outcome, limits: &Limits) -> String {
     const TRAPS: [(&str, &str); 7] = [
         ("out of bounds memory access", "it read or wrote outside its memory (an index past the end of an array, or a bad pointer)"),
         ("integer divide by zero", "it divided an integer by zero"),
@@ -348,6 +349,10 @@ fn in_words(outcome: &Outcome) -> String {
     ];
     match outcome {
         Outcome::Exited(code) => format!("ended with exit status {code} instead of 0 (main returned {code}, or exit({code}) was called)"),
+        // (A problem's own stack holds its local variables and its calls alike.)
+        Outcome::StackOverflow if limits.stack_bytes != sandbox::MAX_WASM_STACK_BYTES => {
+            format!("overflowed its stack: more than {} MiB of local variables and calls at once, or recursion too deep", limits.stack_bytes >> 20)
+        }
         Outcome::StackOverflow => {
             format!("overflowed its stack: more than {} MiB of local variables at once, or recursion too deep", toolchain::STACK_BYTES >> 20)
         }
@@ -366,12 +371,17 @@ mod tests {
 
     #[test]
     fn how_a_run_ended_is_said_in_plain_words() {
-        let check = |outcome: Outcome, stderr: &str, expected: &str| assert_eq!(crash_message(&outcome, stderr.as_bytes()), expected);
+        let check = |outcome: Outcome, stderr: &str, expected: &str| assert_eq!(crash_message(&outcome, stderr.as_bytes(), &Limits::default()), expected);
         check(Outcome::Exited(1), "", "ended with exit status 1 instead of 0 (main returned 1, or exit(1) was called)");
         check(Outcome::Trap("wasm trap: integer divide by zero".into()), "", "crashed: it divided an integer by zero");
         check(Outcome::Trap("wasm trap: out of bounds memory access".into()), "", "crashed: it read or wrote outside its memory (an index past the end of an array, or a bad pointer)");
         check(Outcome::Trap("wasm trap: wasm `unreachable` instruction executed".into()), "thread 'main' panicked at src/main.rs:3:5", "crashed: it aborted (a failed assert, a call to abort(), or a panic); stderr: thread 'main' panicked at src/main.rs:3:5");
         check(Outcome::StackOverflow, "", "overflowed its stack: more than 8 MiB of local variables at once, or recursion too deep");
+        let judges = Limits { stack_bytes: 256 << 20, ..Limits::default() };
+        assert_eq!(
+            crash_message(&Outcome::StackOverflow, b"", &judges),
+            "overflowed its stack: more than 256 MiB of local variables and calls at once, or recursion too deep"
+        );
         check(Outcome::Trap("something new".into()), "", "crashed: something new");
         check(
             Outcome::Uncaught("ZeroDivisionError: division by zero".into()),

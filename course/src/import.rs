@@ -8,7 +8,7 @@
 //! | `problem.yaml`: `name` | `problem.toml`: `title`; the package's folder is the `name` |
 //! | `validation: default` and `validator_flags` | `oracle = "tokens"`: `case_sensitive` only with the flag (judges compare case-insensitively by default), `float_tolerance` (both), `float_absolute_tolerance`, `float_relative_tolerance` |
 //! | `validation: custom` (`output_validators/`) | `oracle = "checker"`: the validator's sources kept in `package/`, a `checker.rs` to port it into |
-//! | `limits: memory`, `output` (MiB) | `limits.memory_mib`, `limits.output_bytes` (within bugrank's bounds) |
+//! | `limits: memory`, `output` (MiB) | `limits.memory_mib`, `limits.output_bytes` (within bugrank's bounds); `limits.stack_mib` the memory limit, as judges set the stack |
 //! | `problem_statement/problem.en.md` (or `statement/`, or `.tex` kept as it is) | `statement.md` |
 //! | `data/sample/*.in` with `.ans`, `data/secret/**/*.in` with `.ans` | the course's tests: `tests/sample-NAME.in` with `.out`, `tests/secret-GROUP-NAME…` |
 //! | `submissions/accepted` | the reference (the first in C++, else C, Rust, Python), `reference.py` (a Python one, when the reference is compiled: it sets Python hand-ins' budgets) and `submissions/correct-NAME` |
@@ -223,13 +223,26 @@ fn tokens_oracle(flags: &str, notes: &mut Vec<String>) -> String {
 /// `[limits]` for the package's memory and output limits, within bugrank's bounds.
 fn limits_toml(limits: &PackageLimits, notes: &mut Vec<String>) -> String {
     let mut toml = String::new();
-    if let Some(mib) = limits.memory {
-        let max = (sandbox::MAX_MEMORY_BYTES >> 20) as u64;
-        if mib > max {
-            notes.push(format!("the package's memory limit of {mib} MiB is more than bugrank's {max} MiB; {max} MiB it is"));
+    // As judges do, a program's stack may take all its memory (a depth-first search a
+    // million calls deep is an accepted solution); bugrank reserves the stack beside the
+    // memory, both within its ceiling, so each gets at most half of it (and the default
+    // stack of 8 MiB).
+    let max = (sandbox::MAX_MEMORY_BYTES >> 20) as u64;
+    let half = max / 2 + (toolchain::STACK_BYTES >> 20) as u64 / 2;
+    let memory = match limits.memory {
+        Some(mib) => {
+            if mib > half {
+                notes.push(format!(
+                    "the package's memory limit of {mib} MiB is more than bugrank's {half} MiB with a stack as large (its ceiling is {max} MiB, stack included); {half} MiB it is, and as much stack"
+                ));
+            }
+            toml.push_str(&format!("memory_mib = {}\n", mib.clamp(1, half)));
+            mib.clamp(1, half)
         }
-        toml.push_str(&format!("memory_mib = {}\n", mib.clamp(1, max)));
-    }
+        None => (sandbox::Limits::default().memory_bytes >> 20) as u64,
+    };
+    toml.push_str(&format!("stack_mib = {memory}\n"));
+    notes.push(format!("stack: {memory} MiB, the memory limit, as judges give it (limits.stack_mib)"));
     if let Some(mib) = limits.output {
         let max = MAX_OUTPUT_BYTES as u64;
         toml.push_str(&format!("output_bytes = {}\n", (mib << 20).clamp(1, max)));

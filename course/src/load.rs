@@ -9,19 +9,19 @@ use std::path::Path;
 use std::sync::Arc;
 
 use sandbox::{Interpreter, InterpreterSpec, Program, Role, Sandbox};
-use toolchain::{Builder, Built, Harness, Language, Locals, Source, ToolchainError};
+use toolchain::{BuildOptions, Builder, Built, Harness, Language, Source, ToolchainError};
 
 use crate::error::{CourseError, CourseResult};
 use crate::hand_in::{Handed, Loaded, ModuleSource};
 
 /// What a problem accepts as hand-ins and how they are built: sources in `languages` (or
-/// modules), built with the harness of their language when it has `harnesses`, C and C++
-/// locals started as `locals` says.
+/// modules), built with the harness of their language when it has `harnesses`, and with
+/// the problem's `build` options (how C and C++ locals start, the stack).
 #[derive(Clone, Debug)]
 pub struct Accepted {
     pub languages: Vec<Language>,
     pub harnesses: Vec<Harness>,
-    pub locals: Locals,
+    pub build: BuildOptions,
 }
 
 /// Reads one student's source files (plain names: headers included) into a [`Source`] in
@@ -84,15 +84,14 @@ pub fn build(sandbox: &Sandbox, builder: &Builder, accepted: &Accepted, file: &s
 
 /// `source` built by `builder` as the problem `accepted` says: with the harness of its
 /// language when the problem has harnesses (a function-level assignment: a hand-in in a
-/// language without one is told so, as a build failure), C and C++ locals started as the
-/// problem says. `stop` stops a compile midway.
+/// language without one is told so, as a build failure), with the problem's build options. `stop` stops a compile midway.
 pub fn built(builder: &Builder, accepted: &Accepted, source: &Source, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
     let harnesses = &accepted.harnesses;
     let harness = harnesses.iter().find(|h| h.language == source.language);
     if harness.is_none() && !harnesses.is_empty() {
         return Ok(Built::Failed { failure: toolchain::Failure::CompileError, message: no_harness(harnesses, source.language) });
     }
-    builder.build_for(source, harness, accepted.locals, stop)
+    builder.build_for(source, harness, &accepted.build, stop)
 }
 
 /// A Python harness's file, as the sandbox takes it: its name and source.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use grader::{FuelPolicy, GradingPolicy, Oracle, SearchOptions, TokenRules, WrittenTest};
 use sandbox::{Limits, MAX_MEMORY_BYTES, Program, Role, Sandbox};
 use serde::Deserialize;
-use toolchain::{Builder, Built, Harness, Language, Locals, Source};
+use toolchain::{BuildOptions, Builder, Built, Harness, Language, Locals, Source};
 
 use crate::error::{CourseError, CourseResult};
 use crate::executor::{ExitStatus, PythonReference, SandboxExecutor};
@@ -198,6 +198,22 @@ impl ProblemToml {
                 return Err(CourseError::Problem(format!("{}: {field} must be between 1 and {max} (it is {value})", toml_path.display())));
             }
         }
+        if let Some(stack) = limits.stack_mib {
+            let (memory, most) = (limits.memory_mib, limits.most_memory_mib());
+            if stack == 0 || stack as usize > memory {
+                return Err(CourseError::Problem(format!(
+                    "{}: limits.stack_mib must be between 1 and limits.memory_mib, {memory} (it is {stack}): judges give at most the memory limit",
+                    toml_path.display()
+                )));
+            }
+            if most > MAX_MEMORY_BYTES >> 20 {
+                return Err(CourseError::Problem(format!(
+                    "{}: limits.memory_mib and limits.stack_mib together reserve {most} MiB, more than bugrank's {} MiB: lower one of them",
+                    toml_path.display(),
+                    MAX_MEMORY_BYTES >> 20
+                )));
+            }
+        }
         let grading = &toml.grading;
         max_points(grading.max_points).map_err(|why| CourseError::Problem(format!("{}: grading.{why}", toml_path.display())))?;
         if !(0.0..=1.0).contains(&grading.failure_deduction) {
@@ -248,6 +264,29 @@ pub struct LimitsToml {
     pub reference_fuel: u64,
     pub memory_mib: usize,
     pub output_bytes: usize,
+    /// The stack a program gets, in MiB: its local variables (C, C++, Rust: the stack in
+    /// its memory, so at most `memory_mib`) and its calls (every language: how deep it may
+    /// recurse). Default: 8 MiB of local variables, as Linux gives a process, and 1 MiB of
+    /// calls (about 15,000 calls of a small C function). Judges set it to the memory limit
+    /// (`bugrank import` does), so that an accepted depth-first search a million calls deep
+    /// runs.
+    pub stack_mib: Option<u32>,
+}
+
+impl LimitsToml {
+    /// The memory a run may have, in MiB: `memory_mib`, and the stack beyond the default's
+    /// 8 MiB. A program's stack is reserved at the bottom of its memory, but, as judges
+    /// count it, costs only what is used: a problem's larger stack does not take from its
+    /// memory limit.
+    pub fn most_memory_mib(&self) -> usize {
+        let extra = self.stack_mib.map_or(0, |mib| (mib as usize).saturating_sub((toolchain::STACK_BYTES >> 20) as usize));
+        self.memory_mib + extra
+    }
+
+    /// How the problem's hand-ins are built (C and C++ locals start as `locals` says).
+    pub fn build_options(&self, locals: Locals) -> BuildOptions {
+        BuildOptions { locals, stack_bytes: self.stack_mib.map_or(toolchain::STACK_BYTES, |mib| mib << 20) }
+    }
 }
 
 impl Default for LimitsToml {
@@ -261,6 +300,7 @@ impl Default for LimitsToml {
             reference_fuel: fuel.reference,
             memory_mib: limits.memory_bytes >> 20,
             output_bytes: limits.output_bytes,
+            stack_mib: None,
         }
     }
 }
@@ -382,7 +422,7 @@ impl ProblemDir {
                     } else if stem == "checker" {
                         builder.build_checker(&source)
                     } else {
-                        builder.build_for(&source, harness, toml.uninitialised_locals, None)
+                        builder.build_for(&source, harness, &toml.limits.build_options(toml.uninitialised_locals), None)
                     };
                     match result.map_err(|e| CourseError::Problem(format!("cannot build {}: {e}", path.display())))? {
                         Built::Module { wasm, .. } => wasm,
@@ -448,8 +488,9 @@ impl ProblemDir {
     pub fn run_limits(&self) -> Limits {
         Limits {
             fuel: self.toml.limits.reference_fuel,
-            memory_bytes: self.toml.limits.memory_mib << 20,
+            memory_bytes: self.toml.limits.most_memory_mib() << 20,
             output_bytes: self.toml.limits.output_bytes,
+            stack_bytes: self.toml.limits.stack_mib.map_or(sandbox::MAX_WASM_STACK_BYTES, |mib| (mib as usize) << 20),
         }
     }
 }
@@ -466,7 +507,7 @@ pub fn accepted(dir: &Path, toml: &ProblemToml) -> CourseResult<Accepted> {
             return Err(CourseError::Problem(format!("{}: the harnesses are in {}, none of the languages problem.toml accepts", dir.display(), given.join(", "))));
         }
     }
-    Ok(Accepted { languages, harnesses, locals: toml.uninitialised_locals })
+    Ok(Accepted { languages, harnesses, build: toml.limits.build_options(toml.uninitialised_locals) })
 }
 
 /// The harnesses in `dir`: for each language, its files when its `main` file is there
@@ -621,6 +662,11 @@ mod tests {
         check("[limits]\nreference_fuel = 10_000_000_001", Some("limits.reference_fuel must be between 1 and"));
         check("[limits]\nmemory_mib = 0", Some("limits.memory_mib must be between 1 and 1024"));
         check("[limits]\noutput_bytes = 16_777_217", Some("limits.output_bytes must be between 1 and 16777216"));
+        check("[limits]\nmemory_mib = 256\nstack_mib = 256", None);
+        check("[limits]\nstack_mib = 65", Some("limits.stack_mib must be between 1 and limits.memory_mib, 64 (it is 65)"));
+        check("[limits]\nstack_mib = 0", Some("limits.stack_mib must be between 1 and limits.memory_mib"));
+        check("[limits]\nmemory_mib = 516\nstack_mib = 516", None);
+        check("[limits]\nmemory_mib = 600\nstack_mib = 600", Some("limits.memory_mib and limits.stack_mib together reserve 1192 MiB, more than bugrank's 1024 MiB"));
         check("[search]\nstable_after = 1_000_001", Some("search.stable_after must be between 1 and 1000000"));
         check("[search]\nmax_tests = 0", Some("search.max_tests must be between 1 and 10000000"));
         check("[search]\nstop = \"estimate\"\nnew_set_chance = 0.001\nmin_tests = 500", None);

@@ -17,7 +17,7 @@ use wasmtime_wasi::{Deterministic, FsPerms, HostMonotonicClock, HostWallClock, I
 use crate::interpreter::{COMPILE_FUEL, Entries, INIT_FUEL, Interpreter, InterpreterSpec, Library, MAX_COMPILED_BYTES, SAME_CODE_BYTES, UNCAUGHT};
 use crate::compile::{CompileGate, FUNCTION_CACHE_BYTES, FunctionCache, MAX_COMPILE_WAIT, MODULE_CACHE_BYTES, ModuleCache};
 use crate::limits::{
-    EPOCH_TICK, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES,
+    EPOCH_TICK, HOST_STACK_BYTES, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_STACK_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES,
     WALL_CLOCK_LIMIT,
 };
 use crate::{process, snapshot};
@@ -432,6 +432,30 @@ impl Sandbox {
         limits: &Limits,
         choices: Option<Box<dyn Choices>>,
     ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
+        // A run recurses on the calling thread's stack: one with too little left for the
+        // run's call stack makes the run on a thread of its own, with enough.
+        let needed = limits.stack_bytes.min(MAX_STACK_BYTES) + HOST_STACK_BYTES;
+        if stack_left() < needed {
+            return std::thread::scope(|scope| {
+                std::thread::Builder::new()
+                    .name("sandbox-deep-run".into())
+                    .stack_size(needed + HOST_STACK_BYTES)
+                    .spawn_scoped(scope, || self.execute_here(program, input, limits, choices))
+                    .map_err(|e| SandboxError::Host { name: program.name.clone(), reason: format!("cannot start a thread for its stack: {e}") })?
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            });
+        }
+        self.execute_here(program, input, limits, choices)
+    }
+
+    fn execute_here(
+        &self,
+        program: &Program,
+        input: &[u8],
+        limits: &Limits,
+        choices: Option<Box<dyn Choices>>,
+    ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
         let launch = match &program.kind {
             Kind::Module { pre, start } => Launch { pre, entry: Entry::Start(start), base_memory: 0, harness: program.harness },
             Kind::Interpreted { interpreter, code } => Launch {
@@ -465,6 +489,7 @@ impl Sandbox {
         store.limiter(|state| &mut state.memory);
         store.call_hook(stdio::charge_host_call);
         store.set_fuel(limits.fuel).map_err(|e| SandboxError::Host { name: name.to_owned(), reason: format!("{e:#}") })?;
+        store.set_max_wasm_stack(limits.stack_bytes.min(MAX_STACK_BYTES));
         store.set_epoch_deadline((WALL_CLOCK_LIMIT.as_millis() / EPOCH_TICK.as_millis()) as u64);
         store.epoch_deadline_trap();
         Ok(store)
@@ -585,7 +610,7 @@ impl Sandbox {
         let (instrumented, globals) = snapshot::instrument(spec.module)?;
         let module = self.compile(&self.interpreter_engine, spec.name, instrumented).map_err(|e| e.to_string())?;
         let pre = self.with_files.instantiate_pre(&module).map_err(|e| format!("{e:#}"))?;
-        let limits = Limits { fuel: INIT_FUEL, memory_bytes: MAX_MEMORY_BYTES, output_bytes: STDERR_LIMIT_BYTES };
+        let limits = Limits { fuel: INIT_FUEL, memory_bytes: MAX_MEMORY_BYTES, output_bytes: STDERR_LIMIT_BYTES, ..Limits::default() };
         let mut store = self.store(&self.interpreter_engine, spec.name, &[], &limits, 0, None).map_err(|e| e.to_string())?;
         let stderr = wasmtime_wasi::p2::pipe::MemoryOutputPipe::new(STDERR_LIMIT_BYTES);
         let mut wasi = wasi_context(spec.name);
@@ -654,7 +679,7 @@ impl Sandbox {
             base_memory: interpreter.base_memory,
             harness: false,
         };
-        let limits = Limits { fuel: COMPILE_FUEL, memory_bytes: Limits::default().memory_bytes, output_bytes: MAX_COMPILED_BYTES };
+        let limits = Limits { fuel: COMPILE_FUEL, output_bytes: MAX_COMPILED_BYTES, ..Limits::default() };
         let (run, _) = self.launch(name, launch, &[], &limits, None)?;
         if run.outcome != Outcome::Exited(0) {
             let said = String::from_utf8_lossy(&run.stderr).trim_end().to_owned();
@@ -841,6 +866,34 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Bytes of stack left on the calling thread, about (the thread's stack as the system
+/// gives it, found once per thread; 0 when it cannot be found, so that runs are then made
+/// on a thread whose stack is known).
+fn stack_left() -> usize {
+    thread_local! {
+        static STACK_BOTTOM: usize = stack_bottom();
+    }
+    let here = 0u8;
+    let here = std::ptr::addr_of!(here) as usize;
+    STACK_BOTTOM.with(|&bottom| if bottom == 0 { 0 } else { here.saturating_sub(bottom) })
+}
+
+/// The lowest address of the calling thread's stack (its guard page above it), or 0.
+fn stack_bottom() -> usize {
+    // SAFETY: `attr` is initialised by `pthread_getattr_np` before it is read, and
+    // destroyed once; the out-pointers are valid locals.
+    unsafe {
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
+            return 0;
+        }
+        let (mut address, mut size, mut guard) = (std::ptr::null_mut(), 0usize, 0usize);
+        let found = libc::pthread_attr_getstack(&attr, &mut address, &mut size) == 0 && libc::pthread_attr_getguardsize(&attr, &mut guard) == 0;
+        libc::pthread_attr_destroy(&mut attr);
+        if found { address as usize + guard } else { 0 }
+    }
+}
+
 /// Whether a program that trapped on a bad memory access had overflowed its stack: its
 /// exported stack pointer (`__stack_pointer`, which bugrank's builds export; a module
 /// without it is never said to have overflowed) lies past its memory. The stack is first
@@ -919,5 +972,21 @@ fn classify(e: wasmtime::Error) -> Outcome {
         Some(Trap::StackOverflow) => Outcome::StackOverflow,
         Some(trap) => Outcome::Trap(trap.to_string()),
         None => Outcome::Trap(e.root_cause().to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_with_the_default_call_stack_fits_a_rust_thread_and_a_deeper_one_does_not() {
+        let needed = |stack_bytes: usize| stack_bytes + HOST_STACK_BYTES;
+        // A Rust thread's default stack (rayon's, a test's): 2 MiB.
+        let left = std::thread::Builder::new().stack_size(2 << 20).spawn(stack_left).unwrap().join().unwrap();
+        assert!(left >= needed(MAX_WASM_STACK_BYTES), "{left} bytes left");
+        assert!(left < needed(2 << 20), "{left} bytes left");
+        let big = std::thread::Builder::new().stack_size(crate::RUN_THREAD_STACK_BYTES).spawn(stack_left).unwrap().join().unwrap();
+        assert!(big >= needed(MAX_STACK_BYTES), "{big} bytes left");
     }
 }

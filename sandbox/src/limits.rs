@@ -9,9 +9,26 @@ pub const MAX_MODULE_BYTES: usize = 32 << 20;
 /// allocator reserves address space for this much per instance slot.
 pub const MAX_MEMORY_BYTES: usize = 1 << 30;
 
-/// Wasm call-stack budget. 1 MiB allows recursion some thousands of frames deep, more than
-/// any reasonable answer to our problems needs, while keeping host threads safe.
+/// The call stack a run gets by default ([`Limits::stack_bytes`]): 1 MiB allows recursion
+/// some thousands of frames deep (a C function with a few locals: about 15,000), more than
+/// the paper's problems need, and fits the 2 MiB every thread has.
 pub const MAX_WASM_STACK_BYTES: usize = 1 << 20;
+
+/// The most call stack a run may be given: as much as memory, as judges allow (they set
+/// the stack limit to the memory limit, so an accepted depth-first search a million calls
+/// deep runs).
+pub const MAX_STACK_BYTES: usize = MAX_MEMORY_BYTES;
+
+/// Stack a thread that runs programs needs beyond a run's call stack: the host's own frames
+/// (wasmtime's entry, and the host functions a program calls at its deepest). With the
+/// default call stack, a run fits the 2 MiB of a Rust thread (rayon's, a test's).
+pub const HOST_STACK_BYTES: usize = 512 << 10;
+
+/// The stack to give a thread on which runs of [`MAX_STACK_BYTES`] are made without a
+/// thread of their own (see [`Limits::stack_bytes`]): the run's, the host's
+/// ([`HOST_STACK_BYTES`]) and 2 MiB for the thread's own frames before the run (a rayon
+/// pool's). Address space only, until a run recurses that deep.
+pub const RUN_THREAD_STACK_BYTES: usize = MAX_STACK_BYTES + HOST_STACK_BYTES + (2 << 20);
 
 /// stderr is kept only to show students a crash message; a flood beyond this is an
 /// [`crate::Outcome::OutputLimit`] like a flood on stdout.
@@ -38,10 +55,18 @@ pub struct Limits {
     pub memory_bytes: usize,
     /// Bytes a run may write to stdout. Default 64 KiB.
     pub output_bytes: usize,
+    /// The call stack: how deep the program's calls may go, in bytes of the engine's
+    /// frames, at most [`MAX_STACK_BYTES`]; deeper is [`crate::Outcome::StackOverflow`].
+    /// Default [`MAX_WASM_STACK_BYTES`] (1 MiB). (A compiled program's local arrays are on
+    /// its own stack in its memory, sized when it is built.) Pitfall: a run needs this much
+    /// stack left on the calling thread, and [`HOST_STACK_BYTES`] more; on a thread with
+    /// less, the run is made on a thread of its own, which costs tens of microseconds:
+    /// give threads that make many such runs [`RUN_THREAD_STACK_BYTES`].
+    pub stack_bytes: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { fuel: 100_000_000, memory_bytes: 64 << 20, output_bytes: 64 << 10 }
+        Limits { fuel: 100_000_000, memory_bytes: 64 << 20, output_bytes: 64 << 10, stack_bytes: MAX_WASM_STACK_BYTES }
     }
 }

@@ -34,6 +34,10 @@ fn command(extra_imports: &str, body: &str) -> String {
     (i32.load (i32.const 24)))
   (func $recurse (param i32) (result i32)
     (i32.add (i32.const 1) (call $recurse (local.get 0))))
+  (func $depth (param $n i32) (result i32)
+    (if (result i32) (i32.eqz (local.get $n))
+      (then (i32.const 0))
+      (else (i32.add (i32.const 1) (call $depth (i32.sub (local.get $n) (i32.const 1)))))))
   (func (export "_start") {body}))"#
     )
 }
@@ -167,6 +171,21 @@ fn the_memory_limit_is_per_run() {
 #[test]
 fn deep_recursion_overflows_the_stack() {
     check("(drop (call $recurse (i32.const 0)))", "", Outcome::StackOverflow);
+}
+
+#[test]
+fn a_run_recurses_as_deep_as_its_call_stack_allows_on_any_thread() {
+    // 200,000 calls deep: past the default call stack of 1 MiB, well within 64 MiB.
+    let program = load("deep.wat", &command("", "(drop (call $depth (i32.const 200000)))"));
+    let deep = Limits { stack_bytes: 64 << 20, ..Limits::default() };
+    let outcome = move |limits: Limits| sandbox().run(&program, b"", &limits).unwrap().outcome;
+    assert_eq!(outcome(Limits::default()), Outcome::StackOverflow);
+    assert_eq!(outcome(deep), Outcome::Exited(0));
+    // On a thread with far less stack than the run's call stack, the run is made on a
+    // thread of its own: the same outcomes, and the host never overflows its own stack.
+    let small = std::thread::Builder::new().stack_size(256 << 10);
+    let outcomes = small.spawn(move || (outcome(deep), outcome(Limits::default()))).unwrap().join().unwrap();
+    assert_eq!(outcomes, (Outcome::Exited(0), Outcome::StackOverflow));
 }
 
 #[test]

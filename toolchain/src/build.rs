@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use crate::find::{Toolchain, Toolchains};
 use crate::harness::{self, Harness};
 use crate::jail::{Ended, Jail, Limits, Ran, SOURCES};
-use crate::language::{Language, Locals, OUTPUT};
+use crate::language::{BuildOptions, Language, Locals, OUTPUT, STACK_BYTES};
 use crate::ToolchainError;
 
 /// The most characters of compiler messages a student is shown: the first errors are the
@@ -168,7 +168,7 @@ impl Builder {
     /// (`analysis.json` names the sources by [`Source::hash`], without the toolchain.)
     pub fn key(&self, source: &Source) -> Result<String, ToolchainError> {
         let toolchain = self.toolchain(source.language)?;
-        Ok(key(source, Kind::Program, Locals::Pattern, toolchain))
+        Ok(key(source, Kind::Program, &BuildOptions::default(), toolchain))
     }
 
     fn toolchain(&self, language: Language) -> Result<&Toolchain, ToolchainError> {
@@ -191,7 +191,7 @@ impl Builder {
     /// compile (no toolchain for the language, no sandbox, a host failure): never for
     /// anything the sources do.
     pub fn build(&self, source: &Source) -> Result<Built, ToolchainError> {
-        self.build_as(source, Kind::Program, Locals::Pattern, None)
+        self.build_as(source, Kind::Program, &BuildOptions::default(), None)
     }
 
     /// [`Builder::build`] that gives up once `stop` is set: a compile running then is
@@ -201,7 +201,7 @@ impl Builder {
         if stop.load(Ordering::Relaxed) {
             return Err(ToolchainError::Stopped);
         }
-        self.build_as(source, Kind::Program, Locals::Pattern, Some(stop))
+        self.build_as(source, Kind::Program, &BuildOptions::default(), Some(stop))
     }
 
     /// Compiles a problem's generator: as [`Builder::build`], with the guest library of its
@@ -228,7 +228,7 @@ impl Builder {
         {
             source.files.push((name.to_owned(), text.as_bytes().to_vec()));
         }
-        self.build_as(&source, kind, Locals::Pattern, None)
+        self.build_as(&source, kind, &BuildOptions::default(), None)
     }
 
     /// Compiles a hand-in of a function-level assignment with the problem's `harness` (see
@@ -236,37 +236,36 @@ impl Builder {
     /// harness calls, or whose own code writes the judged output or has a constructor (C,
     /// C++), fails with that said in plain words; its `main` is left out, with a warning.
     pub fn build_harnessed(&self, source: &Source, harness: &Harness, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
-        self.build_for(source, Some(harness), Locals::Pattern, stop)
+        self.build_for(source, Some(harness), &BuildOptions::default(), stop)
     }
 
     /// Compiles a hand-in as a problem says: with its `harness` when it is a function-level
-    /// assignment ([`Builder::build_harnessed`]), C and C++ locals started as `locals` says
-    /// (the default, [`Locals::Pattern`], is what [`Builder::build`] gives); `stop` as
-    /// [`Builder::build_or_stop`].
-    pub fn build_for(&self, source: &Source, harness: Option<&Harness>, locals: Locals, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
+    /// assignment ([`Builder::build_harnessed`]), with its `options` (the default is what
+    /// [`Builder::build`] gives); `stop` as [`Builder::build_or_stop`].
+    pub fn build_for(&self, source: &Source, harness: Option<&Harness>, options: &BuildOptions, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
         if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
             return Err(ToolchainError::Stopped);
         }
-        let Some(harness) = harness else { return self.build_as(source, Kind::Program, locals, stop) };
+        let Some(harness) = harness else { return self.build_as(source, Kind::Program, options, stop) };
         let combined = match harness::combine(source, harness) {
             Ok(combined) => combined,
             Err(why) => return Ok(Built::Failed { failure: Failure::CompileError, message: why }),
         };
         let student = combined.renamed.as_deref();
-        Ok(match self.build_as(&combined.source, Kind::Harnessed { student }, locals, stop)? {
+        Ok(match self.build_as(&combined.source, Kind::Harnessed { student }, options, stop)? {
             Built::Module { wasm, warnings } => Built::Module { wasm, warnings: harness::explain(source.language, &warnings, student) },
             Built::Failed { failure, message } => Built::Failed { failure, message: harness::explain(source.language, &message, student) },
         })
     }
 
-    fn build_as(&self, source: &Source, kind: Kind, locals: Locals, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
+    fn build_as(&self, source: &Source, kind: Kind, options: &BuildOptions, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
         if source.language == Language::Python {
             return Err(ToolchainError::Interpreted(source.language));
         }
         let toolchain = self.ready(source.language)?;
         let jail = self.jail()?;
         source.check_names()?;
-        let key = key(source, kind, locals, toolchain);
+        let key = key(source, kind, options, toolchain);
         if let Some(built) = self.cached(&key) {
             return Ok(built);
         }
@@ -283,7 +282,7 @@ impl Builder {
         if matches!(kind, Kind::Harnessed { .. }) {
             std::fs::create_dir_all(dir.path().join(harness::HAND_IN_OBJECTS)).map_err(|e| ToolchainError::Io(format!("cannot create a build directory: {e}")))?;
         }
-        let built = match compiles(source, kind, locals) {
+        let built = match compiles(source, kind, options) {
             Err(message) => Built::Failed { failure: Failure::CompileError, message },
             Ok(steps) => {
                 let mut warnings = Vec::new();
@@ -347,13 +346,22 @@ impl Builder {
     /// no toolchain here (then nothing can have been kept under this toolchain's key).
     pub fn forget(&self, source: &Source) -> Option<Built> {
         let toolchain = self.toolchain(source.language).ok()?;
-        // Kept under the key of whichever start of locals its problem asked for.
+        // Kept under the key of whichever start of locals and stack its problem asked for
+        // (another stack than the default's is a suffix of the default's key).
+        let cache = self.cache.as_ref()?;
         let mut forgotten = None;
         for locals in Locals::ALL {
-            let entry = cache_entry(self.cache.as_ref()?, &key(source, Kind::Program, locals, toolchain));
-            let built = std::fs::read(&entry).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok());
-            if std::fs::remove_file(&entry).is_ok() {
-                forgotten = forgotten.or(built);
+            let base = key(source, Kind::Program, &BuildOptions { locals, ..BuildOptions::default() }, toolchain);
+            let stacks = std::fs::read_dir(cache).into_iter().flatten().flatten().filter_map(|entry| {
+                let name = entry.file_name().into_string().ok()?;
+                name.strip_suffix(".json")?.strip_prefix(&base)?.starts_with(STACK_KEY).then(|| name.trim_end_matches(".json").to_owned())
+            });
+            for key in std::iter::once(base.clone()).chain(stacks.collect::<Vec<_>>()) {
+                let entry = cache_entry(cache, &key);
+                let built = std::fs::read(&entry).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok());
+                if std::fs::remove_file(&entry).is_ok() {
+                    forgotten = forgotten.or(built);
+                }
             }
         }
         forgotten
@@ -453,7 +461,13 @@ impl Kind<'_> {
     }
 }
 
-fn key(source: &Source, kind: Kind, locals: Locals, toolchain: &Toolchain) -> String {
+/// What follows the default stack's key in the key of a build with another stack.
+const STACK_KEY: &str = "-stack";
+
+/// The cache key of a build: the hash of everything it depends on, with the default stack's
+/// flags, then [`STACK_KEY`] and the stack's bytes when the build has another stack (so that
+/// `forget` finds every stack's build of a source).
+fn key(source: &Source, kind: Kind, options: &BuildOptions, toolchain: &Toolchain) -> String {
     let mut hash = Sha256::new();
     let what = match kind {
         Kind::Program => "program",
@@ -469,7 +483,7 @@ fn key(source: &Source, kind: Kind, locals: Locals, toolchain: &Toolchain) -> St
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part.as_bytes());
     }
-    for flag in source.language.flags_with(locals) {
+    for flag in source.language.flags_for(&BuildOptions { stack_bytes: STACK_BYTES, ..*options }) {
         hash.update((flag.len() as u64).to_le_bytes());
         hash.update(flag.as_bytes());
     }
@@ -480,7 +494,10 @@ fn key(source: &Source, kind: Kind, locals: Locals, toolchain: &Toolchain) -> St
         }
     }
     hash.update(source.to_bytes());
-    hex(&hash.finalize())
+    match options.stack_bytes {
+        STACK_BYTES => hex(&hash.finalize()),
+        stack => format!("{}{STACK_KEY}{stack}", hex(&hash.finalize())),
+    }
 }
 
 /// `bytes` in lower-case hexadecimal.
@@ -494,7 +511,7 @@ fn hex(bytes: &[u8]) -> String {
 /// module holds (a panic's location, `__FILE__`), so they name the files as the student
 /// did, as [`clean`] does for the messages. One run, but two for a Rust generator: first
 /// its library crate.
-fn compiles(source: &Source, kind: Kind, locals: Locals) -> Result<Vec<Vec<String>>, String> {
+fn compiles(source: &Source, kind: Kind, options: &BuildOptions) -> Result<Vec<Vec<String>>, String> {
     let library = kind.library(source.language).map(|(name, _)| name);
     let in_jail = |name: &str| format!("{SOURCES}/{name}");
     let unprefix = match source.language {
@@ -502,7 +519,7 @@ fn compiles(source: &Source, kind: Kind, locals: Locals) -> Result<Vec<Vec<Strin
         Language::C | Language::Cpp => format!("-ffile-prefix-map={SOURCES}/="),
         Language::Python => return Err("Python sources are not compiled here".to_owned()),
     };
-    let mut args: Vec<String> = source.language.flags_with(locals).iter().map(|f| f.to_string()).collect();
+    let mut args: Vec<String> = source.language.flags_for(options);
     args.extend([unprefix.clone(), "-o".to_owned(), OUTPUT.to_owned()]);
     if let Kind::Harnessed { student } = kind {
         args.extend(match source.language {

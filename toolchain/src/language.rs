@@ -158,15 +158,43 @@ impl Locals {
     }
 }
 
-impl Language {
-    /// [`Language::flags`] with C and C++ locals started as `locals` says.
-    pub fn flags_with(self, locals: Locals) -> Vec<&'static str> {
-        self.flags().iter().map(|&flag| if flag == Locals::Pattern.flag() { locals.flag() } else { flag }).collect()
+/// What a problem chooses of how its hand-ins are built (`problem.toml`): everything else
+/// is [`Language::flags`], the same for every problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BuildOptions {
+    /// How C and C++ locals start. Default [`Locals::Pattern`].
+    pub locals: Locals,
+    /// The stack of a C, C++ or Rust program, in its memory (its local variables). Default
+    /// [`STACK_BYTES`]; a judge's problem gets its memory limit (`limits.stack_mib`).
+    /// Python's is the interpreter's own.
+    pub stack_bytes: u32,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions { locals: Locals::Pattern, stack_bytes: STACK_BYTES }
     }
 }
 
-/// The stack every program built from sources gets: 8 MiB, as Linux gives a process (a
-/// correct program with `char line[100000]` as a local must run as it does natively).
+impl Language {
+    /// [`Language::flags`] with `options`: C and C++ locals started as they say, the stack
+    /// their size.
+    pub fn flags_for(self, options: &BuildOptions) -> Vec<String> {
+        let default_stack = STACK_BYTES.to_string();
+        self.flags()
+            .iter()
+            .map(|&flag| match flag {
+                _ if flag == Locals::Pattern.flag() => options.locals.flag().to_owned(),
+                _ if flag.ends_with(&format!("stack-size={default_stack}")) => flag.replace(&default_stack, &options.stack_bytes.to_string()),
+                _ => flag.to_owned(),
+            })
+            .collect()
+    }
+}
+
+/// The stack every program built from sources gets by default: 8 MiB, as Linux gives a
+/// process (a correct program with `char line[100000]` as a local must run as it does
+/// natively). A problem may give more ([`BuildOptions::stack_bytes`]).
 pub const STACK_BYTES: u32 = 8 << 20;
 
 impl std::fmt::Display for Language {

@@ -36,7 +36,7 @@ pub use build::{BUILD_CACHE_BYTES, Builder, Built, Failure, MAX_MESSAGE_CHARS, S
 pub use harness::Harness;
 pub use find::{Missing, RUST_SYSROOT, Toolchain, Toolchains};
 pub use jail::{COMPILE_FILE_BYTES, COMPILE_MEMORY_BYTES, COMPILE_MESSAGE_BYTES, COMPILE_SECONDS, JAIL_ENV, Jail, Limits, Mount};
-pub use language::{Language, Locals, STACK_BYTES};
+pub use language::{BuildOptions, Language, Locals, STACK_BYTES};
 
 /// What this machine cannot do; never something a submission did.
 #[derive(Clone, Debug, thiserror::Error)]

@@ -20,6 +20,21 @@ fn file(dir: &Path, name: &str) -> String {
     std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// `check-problem` of the problem in `dir`: whether it passed, and what it says.
+fn checked(dir: &Path) -> (bool, String) {
+    let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, dir, None).unwrap();
+    (report.passed(), check_text(&problem, &report))
+}
+
+/// `check-problem` passes the problem in `dir`, saying each of `says`.
+fn passes_check(dir: &Path, says: &[&str]) {
+    let (passed, text) = checked(dir);
+    assert!(passed, "{text}");
+    for said in says {
+        assert!(text.contains(said), "{said}\nin:\n{text}");
+    }
+}
+
 fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
@@ -68,20 +83,18 @@ fn an_imported_package_checks_its_submissions_verdicts_and_grades_them_against_t
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("average");
     import_package(&package(), &dir).unwrap();
-    let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &dir, None).unwrap();
-    let text = check_text(&problem, &report);
-    assert!(report.passed(), "{text}");
-    for said in [
-        "checked on 1000 generated inputs and the course's 6 tests",
-        "ok    the reference agrees with the course's 6 tests: it runs all 6, and gives the expected output of the 6 that have one",
-        "ok    the example `crash-small_array` fails some input by crashing",
-        "ok    the example `slow-bubble_sort` fails some input by running out of time",
-        "ok    the example `wrong-int_overflow` fails some input by giving a wrong output: fails 1 of 1006 inputs, 1 of them by giving a wrong output; first on the course's test `secret-03-big-values`",
-        "ok    the correct example `correct-average` passes every input",
-        "ok    the correct example `reference.py` passes every input",
-    ] {
-        assert!(text.contains(said), "{said}\nin:\n{text}");
-    }
+    passes_check(
+        &dir,
+        &[
+            "checked on 1000 generated inputs and the course's 6 tests",
+            "ok    the reference agrees with the course's 6 tests: it runs all 6, and gives the expected output of the 6 that have one",
+            "ok    the example `crash-small_array` fails some input by crashing",
+            "ok    the example `slow-bubble_sort` fails some input by running out of time",
+            "ok    the example `wrong-int_overflow` fails some input by giving a wrong output: fails 1 of 1006 inputs, 1 of them by giving a wrong output; first on the course's test `secret-03-big-values`",
+            "ok    the correct example `correct-average` passes every input",
+            "ok    the correct example `reference.py` passes every input",
+        ],
+    );
 
     let (problem, submissions) = (dir.display().to_string(), dir.join("submissions").display().to_string());
     let run = grade_without_roster(&[("--problem", &problem), ("--submissions", &submissions), ("--stable-after", "500")]);
@@ -103,4 +116,50 @@ fn an_imported_package_checks_its_submissions_verdicts_and_grades_them_against_t
     let crash = row("crash-small_array").points.clone().unwrap();
     assert!(crash.points < 100.0 && crash.judged == 1006, "a hand-in failing a course's test loses points: {crash:?}");
     assert!(run.files["report.html"].contains("(the course's <code>sample-1</code>)"), "the suite table names it");
+}
+
+/// `fixtures/packages/height` with its deepest test made here (a path of 200,000 nodes,
+/// some MB: too big to commit), imported into `out`.
+fn imported_height(out: &Path) -> PathBuf {
+    let package = out.join("package");
+    for file in [
+        "problem.yaml", "problem_statement/problem.en.md", "data/sample/1.in", "data/sample/1.ans", "data/sample/2.in", "data/sample/2.ans",
+        "data/secret/01-reversed-edges.in", "data/secret/01-reversed-edges.ans", "data/secret/02-star.in", "data/secret/02-star.ans",
+        "submissions/accepted/height.cpp", "submissions/accepted/height.c", "submissions/wrong_answer/nodes.cpp",
+    ] {
+        std::fs::create_dir_all(package.join(file).parent().unwrap()).unwrap();
+        std::fs::copy(root().join("fixtures/packages/height").join(file), package.join(file)).unwrap();
+    }
+    let path: String = (1..200_000).map(|i| format!("{i} {}\n", i + 1)).collect();
+    std::fs::write(package.join("data/secret/03-path.in"), format!("200000\n{path}")).unwrap();
+    std::fs::write(package.join("data/secret/03-path.ans"), "199999\n").unwrap();
+    let dir = out.join("height");
+    import_package(&package, &dir).unwrap();
+    dir
+}
+
+#[test]
+fn a_judges_solution_that_recurses_once_per_node_runs_with_the_stack_judges_give() {
+    if !can_build(&[Language::C, Language::Cpp]) {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let dir = imported_height(out.path());
+    let toml = file(&dir, "problem.toml");
+    assert!(toml.contains("memory_mib = 256\nstack_mib = 256\n"), "the stack is the memory limit, as judges set it:\n{toml}");
+    passes_check(
+        &dir,
+        &[
+            "ok    the reference agrees with the course's 5 tests: it runs all 5, and gives the expected output of the 5 that have one",
+            "ok    the correct example `correct-height` passes every input",
+            "ok    the example `wrong-nodes` fails some input by giving a wrong output",
+        ],
+    );
+
+    // With the default stack, the same reference overflows it 200,000 calls deep, and
+    // check-problem says so before any class is graded with it.
+    std::fs::write(dir.join("problem.toml"), toml.replace("stack_mib = 256\n", "")).unwrap();
+    let (passed, text) = checked(&dir);
+    assert!(!passed, "{text}");
+    assert!(text.contains("overflowed its stack") && text.contains("secret-03-path"), "{text}");
 }

@@ -121,7 +121,8 @@ pub fn run_grade(tools: &Tools, args: &GradeArgs) -> anyhow::Result<Graded> {
         None => None,
     };
     let settings = Settings { stable_after: args.stable_after, max_points: args.max_points, previous, ..Settings::seed(args.seed) };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
+    // Threads with the stack of the deepest run a problem may give (address space, until used).
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).stack_size(sandbox::RUN_THREAD_STACK_BYTES).build()?;
     // The paper's rule has a count to fill; the estimate's has none known beforehand.
     let estimated = settings.stable_after.is_none() && problem_dir.toml.search.stop == course::problem_dir::StopName::Estimate;
     let bar = progress_bar((!estimated).then(|| settings.stable_after.unwrap_or(problem_dir.toml.search.stable_after)));

@@ -154,6 +154,8 @@ pub fn start(app: Arc<App>, workers: usize, threads: usize) -> anyhow::Result<Ve
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .thread_name(move |i| format!("analysis-{n}-{i}"))
+                // (The stack of the deepest run a problem may give: address space, until used.)
+                .stack_size(sandbox::RUN_THREAD_STACK_BYTES)
                 .build()?;
             let (at_most, holder) = if Some(n) == express { (Some(EXPRESS_ANSWERS), format!("{} (express)", holder(n))) } else { (None, holder(n)) };
             Ok(std::thread::Builder::new().name(format!("worker-{n}")).spawn(move || work(&app, &pool, &holder, at_most))?)

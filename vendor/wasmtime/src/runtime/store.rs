@@ -494,6 +494,9 @@ pub struct StoreOpaque {
     // together. Then when we run out of gas, we inject the yield amount from the reserve
     // until the reserve is empty.
     fuel_reserve: u64,
+    /// bugrank: this store's own wasm stack, in place of the engine's
+    /// `max_wasm_stack` (see `Store::set_max_wasm_stack`).
+    max_wasm_stack: Option<usize>,
     pub(crate) fuel_yield_interval: Option<NonZeroU64>,
     /// Indexed data within this `Store`, used to store information about
     /// globals, functions, memories, etc.
@@ -747,6 +750,7 @@ impl<T> Store<T> {
             #[cfg(feature = "async")]
             async_state: Default::default(),
             fuel_reserve: 0,
+            max_wasm_stack: None,
             fuel_yield_interval: None,
             store_data,
             traitobj: StorePtr(None),
@@ -1015,6 +1019,18 @@ impl<T> Store<T> {
     /// details on Wasmtime's out-of-memory handling.
     pub fn set_fuel(&mut self, fuel: u64) -> Result<()> {
         self.inner.set_fuel(fuel)
+    }
+
+    /// bugrank: the native stack wasm called from this store may use, in
+    /// bytes, in place of [`Config::max_wasm_stack`](crate::Config::max_wasm_stack)
+    /// (the same bound, per store: a problem's programs get the stack the
+    /// problem gives them).
+    ///
+    /// Pitfall: as with the engine's setting, the thread that calls wasm must
+    /// have this much stack left, and more for the host's own frames; a
+    /// deeper recursion than the thread's stack crashes the process.
+    pub fn set_max_wasm_stack(&mut self, bytes: usize) {
+        self.inner.max_wasm_stack = Some(bytes);
     }
 
     /// Configures a [`Store`] to yield execution of async WebAssembly code
@@ -1516,6 +1532,12 @@ fn set_fuel(
 
 #[doc(hidden)]
 impl StoreOpaque {
+    /// bugrank: the native stack wasm called from this store may use: its own
+    /// (`Store::set_max_wasm_stack`) or the engine's.
+    pub(crate) fn max_wasm_stack(&self) -> usize {
+        self.max_wasm_stack.unwrap_or(self.engine.config().max_wasm_stack)
+    }
+
     pub fn id(&self) -> StoreId {
         self.store_data.id()
     }
