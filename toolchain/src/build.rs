@@ -483,7 +483,7 @@ fn key(source: &Source, kind: Kind, options: &BuildOptions, toolchain: &Toolchai
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part.as_bytes());
     }
-    for flag in source.language.flags_for(&BuildOptions { stack_bytes: STACK_BYTES, ..*options }) {
+    for flag in flags(source, &BuildOptions { stack_bytes: STACK_BYTES, ..*options }) {
         hash.update((flag.len() as u64).to_le_bytes());
         hash.update(flag.as_bytes());
     }
@@ -498,6 +498,38 @@ fn key(source: &Source, kind: Kind, options: &BuildOptions, toolchain: &Toolchai
         STACK_BYTES => hex(&hash.finalize()),
         stack => format!("{}{STACK_KEY}{stack}", hex(&hash.finalize())),
     }
+}
+
+/// wasi-libc's `printf` and `scanf` leave `long double` out (a program that formats one
+/// aborts: "Support for formatting long double values is currently disabled") unless it is
+/// linked with this library, whose formatting works in `long double` for every number, and
+/// so formats a `double` in software quad precision, several times the fuel. Only a C or
+/// C++ source that names `long double` (or a `%L` conversion, or `strtold`/`stold`) gets
+/// it: a program's build, and so its fuel, depends on its own source alone.
+const LONG_DOUBLE_LIBRARY: &str = "-lc-printscan-long-double";
+
+/// The compiler's flags for `source` with `options` ([`Language::flags_for`]), and the
+/// [`LONG_DOUBLE_LIBRARY`] when the source uses `long double`.
+fn flags(source: &Source, options: &BuildOptions) -> Vec<String> {
+    let mut flags = source.language.flags_for(options);
+    if matches!(source.language, Language::C | Language::Cpp) && source.files.iter().any(|(_, text)| uses_long_double(text)) {
+        flags.push(LONG_DOUBLE_LIBRARY.to_owned());
+    }
+    flags
+}
+
+/// Whether a C or C++ file names `long double`, `strtold` or `stold`, or has a `%L`
+/// conversion (`%Lf`, `%.10Lg`, ...).
+fn uses_long_double(text: &[u8]) -> bool {
+    let names = [&b"long double"[..], b"strtold", b"stold"];
+    if names.iter().any(|name| text.windows(name.len()).any(|window| window == *name)) {
+        return true;
+    }
+    text.iter().enumerate().filter(|(_, byte)| **byte == b'%').any(|(at, _)| {
+        let rest = &text[at + 1..];
+        let spec = rest.iter().position(|b| !b"-+ #0123456789.*".contains(b)).map_or(rest, |end| &rest[end..]);
+        spec.len() >= 2 && spec[0] == b'L' && b"aAeEfFgG".contains(&spec[1])
+    })
 }
 
 /// `bytes` in lower-case hexadecimal.
@@ -519,7 +551,7 @@ fn compiles(source: &Source, kind: Kind, options: &BuildOptions) -> Result<Vec<V
         Language::C | Language::Cpp => format!("-ffile-prefix-map={SOURCES}/="),
         Language::Python => return Err("Python sources are not compiled here".to_owned()),
     };
-    let mut args: Vec<String> = source.language.flags_for(options);
+    let mut args: Vec<String> = flags(source, options);
     args.extend([unprefix.clone(), "-o".to_owned(), OUTPUT.to_owned()]);
     if let Kind::Harnessed { student } = kind {
         args.extend(match source.language {
@@ -643,6 +675,18 @@ pub fn cache_entry(cache: &Path, key: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_source_uses_long_double_when_it_names_it_or_converts_with_percent_l() {
+        let check = |text: &str, expected: bool| assert_eq!(uses_long_double(text.as_bytes()), expected, "{text}");
+        check("typedef long double ld;", true);
+        check("printf(\"%.10Lf\\n\", x);", true);
+        check("scanf(\"%Lg\", &x);", true);
+        check("double d = strtold(s, 0);", true);
+        check("long long x; double d; printf(\"%lld %f %lf 100%%\", x, d, d);", false);
+        check("printf(\"%Ld\", 5LL);", false);
+        check("%", false);
+    }
 
     fn source(files: &[(&str, &[u8])]) -> Source {
         Source { language: Language::C, files: files.iter().map(|(n, b)| (n.to_string(), b.to_vec())).collect() }

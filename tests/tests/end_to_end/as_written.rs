@@ -209,3 +209,18 @@ fn a_tokens_problem_accepts_any_spacing_and_numbers_within_its_tolerance_and_say
     let reason = rough.failures.values().next().unwrap().failure.reason.clone().unwrap();
     assert!(reason.starts_with("word 1 of the output is `") && reason.contains("` where `") && reason.ends_with("` is expected"), "{reason}");
 }
+
+#[test]
+fn long_double_is_read_and_written_as_natively_in_c_and_cpp() {
+    if !can_build(&[Language::C, Language::Cpp]) {
+        return;
+    }
+    // Judges' solutions print `long double` with cout and printf's `%Lf`, and read it with
+    // scanf's `%Lf`: wasi-libc's formatting of it is left out unless linked.
+    let cpp = "#include <bits/stdc++.h>\nusing namespace std;\ntypedef long double ld;\nint main() {\n    ld x;\n    cin >> x;\n    cout << fixed << setprecision(6) << x / 3 << '\\n';\n    printf(\"%.3Lf\\n\", x * 2);\n}\n";
+    let (_, run_cpp) = run(Language::Cpp, "main.cpp", cpp, "10\n");
+    assert_eq!((run_cpp.outcome.clone(), stdout(&run_cpp)), (Outcome::Exited(0), "3.333333\n20.000\n".to_owned()), "{}", String::from_utf8_lossy(&run_cpp.stderr));
+    let c = "#include <stdio.h>\nint main(void) {\n    long double x;\n    if (scanf(\"%Lf\", &x) != 1) return 1;\n    printf(\"%.4Lf %Lg\\n\", x / 8, x);\n    return 0;\n}\n";
+    let (_, run_c) = run(Language::C, "main.c", c, "2.5\n");
+    assert_eq!((run_c.outcome.clone(), stdout(&run_c)), (Outcome::Exited(0), "0.3125 2.5\n".to_owned()), "{}", String::from_utf8_lossy(&run_c.stderr));
+}
