@@ -13,6 +13,9 @@
 //! | `data/sample/*.in` with `.ans`, `data/secret/**/*.in` with `.ans` | the course's tests: `tests/sample-NAME.in` with `.out`, `tests/secret-GROUP-NAME…` |
 //! | `submissions/accepted` | the reference (the first in C++, else C, Rust, Python), `reference.py` (a Python one, when the reference is compiled: it sets Python hand-ins' budgets) and `submissions/correct-NAME` |
 //! | `submissions/wrong_answer`, `time_limit_exceeded`, `run_time_error` | `submissions/wrong-NAME`, `slow-NAME`, `crash-NAME`: `check-problem` checks each fails some test that way |
+//! | `submissions/rejected`, `brute_force`, `slow_accepted` (the 2023 format's, and tools') | `buggy-NAME` (fails some test), `slow-NAME`, `correct-NAME`; `partially_accepted/` and unknown folders are said and left out |
+//! | a submission's extension: `.c`, `.cpp .cc .cxx .c++`, `.rs`, `.py .py3` | its language; Python 2 (`.py2`, or a `print` statement) is said and left out; two examples of one name keep their language in their ids (`correct-paul-c`, `correct-paul-rs`) |
+//! | `type: interactive` (2023) or `validation: custom interactive` | refused, with the reason; `type: scoring`, `multi-pass`, `.timelimit` and `testdata.yaml` are said in `IMPORT.md` |
 //!
 //! A package has no generator: the import writes `generator.rs`, which draws one of the
 //! sample inputs (so the problem is complete and checks at once), with the inputs' shape
@@ -51,13 +54,24 @@ pub const MAX_STATEMENT_BYTES: u64 = 4 << 20;
 pub const MAX_SOURCE_BYTES: u64 = sandbox::MAX_MODULE_BYTES as u64;
 
 /// A package's submission folders, the prefix their examples get in bugrank (see
-/// [`crate::problem_check::example_expectation`]), and what the judge's verdict was.
-const SUBMISSION_FOLDERS: [(&str, &str, &str); 4] = [
+/// [`crate::problem_check::example_expectation`]), and what the judge's verdict was. Only
+/// `accepted/` gives the reference.
+const SUBMISSION_FOLDERS: [(&str, &str, &str); 7] = [
     ("accepted", "correct", "accepted"),
     ("wrong_answer", "wrong", "a wrong answer"),
     ("time_limit_exceeded", "slow", "too slow"),
     ("run_time_error", "crash", "a run-time error"),
+    // The 2023 format's: rejected in any way, and right but too slow.
+    ("rejected", "buggy", "rejected"),
+    ("brute_force", "slow", "right but too slow"),
+    // Accepted within the time limit, though slowly: checked as correct, so that
+    // `check-problem` says when bugrank's budget (relative to the reference) is tighter.
+    ("slow_accepted", "correct", "accepted, though slow"),
 ];
+
+/// Submission folders judges' tools have that bugrank leaves out, and why.
+const FOLDERS_LEFT_OUT: [(&str, &str); 1] =
+    [("partially_accepted", "partial scores are for scoring problems; bugrank grades each input pass or fail")];
 
 /// Accepted solutions tried as the reference, in this order: a compiled one sets tighter,
 /// steadier budgets than an interpreted one.
@@ -84,6 +98,10 @@ pub struct Imported {
 #[serde(default)]
 struct PackageYaml {
     name: Option<PackageName>,
+    /// The 2023 format's `type`: `pass-fail` (the default), `scoring`, `interactive`,
+    /// `multi-pass`, or several of them in a list.
+    #[serde(rename = "type")]
+    kind: Option<PackageType>,
     validation: Option<String>,
     validator_flags: Option<String>,
     limits: PackageLimits,
@@ -95,6 +113,23 @@ struct PackageYaml {
 enum PackageName {
     One(String),
     ByLanguage(BTreeMap<String, String>),
+}
+
+/// A package's `type`: one word, or a list of them.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum PackageType {
+    One(String),
+    Several(Vec<String>),
+}
+
+impl PackageType {
+    fn has(&self, word: &str) -> bool {
+        match self {
+            PackageType::One(one) => one.trim() == word,
+            PackageType::Several(all) => all.iter().any(|one| one.trim() == word),
+        }
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -137,9 +172,17 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
     let mut imported = Imported { dir: out.to_owned(), tests: 0, examples: BTreeMap::new(), todo: Vec::new(), notes: Vec::new() };
     let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     let validation = yaml.validation.as_deref().unwrap_or("default").trim().to_owned();
-    if validation.contains("interactive") {
-        return Err(bad("an interactive problem (validation: custom interactive) cannot be graded by bugrank, which runs each program from its input to its output".to_owned()));
+    if validation.contains("interactive") || yaml.kind.as_ref().is_some_and(|kind| kind.has("interactive")) {
+        let said = if validation.contains("interactive") { "validation: custom interactive" } else { "type: interactive" };
+        return Err(bad(format!("an interactive problem ({said}) cannot be graded by bugrank, which runs each program from its input to its output")));
     }
+    if yaml.kind.as_ref().is_some_and(|kind| kind.has("scoring")) {
+        imported.notes.push("type: scoring: bugrank grades each test pass or fail, and its own points (see IMPORT.md's problem.toml [grading]); the package's test-group scores are not read".to_owned());
+    }
+    if yaml.kind.as_ref().is_some_and(|kind| kind.has("multi-pass")) {
+        imported.notes.push("type: multi-pass: bugrank runs each program once per input; the passes after the first are not run".to_owned());
+    }
+    package_files_said(&own, &mut imported.notes);
     let oracle = match validation.as_str() {
         "default" => tokens_oracle(yaml.validator_flags.as_deref().unwrap_or(""), &mut imported.notes),
         _ => {
@@ -404,6 +447,15 @@ fn input_shape(samples: &[String]) -> String {
 /// each verdict's folder (a submission of several files, in a folder of its own, is left
 /// out with a note, as is a file the package links to from outside).
 fn submissions(own: &OwnFiles, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &mut Imported) {
+    let (all, _) = own.files_under("submissions");
+    let mut other_folders: Vec<&str> = all.iter().filter_map(|path| path["submissions/".len()..].split_once('/').map(|(folder, _)| folder)).collect();
+    other_folders.dedup();
+    for folder in other_folders.into_iter().filter(|folder| !SUBMISSION_FOLDERS.iter().any(|(known, _, _)| known == folder)) {
+        let why = FOLDERS_LEFT_OUT.iter().find(|(known, _)| *known == folder).map_or("not a verdict bugrank knows", |(_, why)| why);
+        imported.notes.push(format!("submissions/{folder}/ left out: {why}"));
+    }
+    // (prefix, stem, language, bytes) of every example, and the accepted ones apart.
+    let mut examples: Vec<(&str, String, Language, Vec<u8>)> = Vec::new();
     let mut accepted: Vec<(Language, String, Vec<u8>)> = Vec::new();
     for (folder, prefix, verdict) in SUBMISSION_FOLDERS {
         let root = format!("submissions/{folder}");
@@ -419,10 +471,6 @@ fn submissions(own: &OwnFiles, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &m
                 }
                 continue;
             }
-            let Some(language) = Language::of_file(file) else {
-                imported.notes.push(format!("{path} ({verdict}) left out: bugrank builds one C, C++, Rust or Python file"));
-                continue;
-            };
             let bytes = match own.read(path, MAX_SOURCE_BYTES) {
                 Ok(Some(bytes)) => bytes,
                 Ok(None) => continue,
@@ -431,18 +479,25 @@ fn submissions(own: &OwnFiles, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &m
                     continue;
                 }
             };
+            let language = match package_language(file, &bytes) {
+                Ok(language) => language,
+                Err(why) => {
+                    imported.notes.push(format!("{path} ({verdict}) left out: {why}"));
+                    continue;
+                }
+            };
             let stem = test_name(file.rsplit_once('.').map_or(file, |(stem, _)| stem));
             if folder == "accepted" {
                 accepted.push((language, stem, bytes));
             } else {
-                files.push((PathBuf::from(format!("submissions/{prefix}-{stem}.{}", language.extension())), bytes));
-                *imported.examples.entry(prefix).or_default() += 1;
+                examples.push((prefix, stem, language, bytes));
             }
         }
     }
     let reference = REFERENCE_LANGUAGES.iter().find_map(|language| accepted.iter().position(|(l, _, _)| l == language));
     let Some(reference) = reference else {
         imported.todo.insert(0, "Write the reference (reference.c, .cpp, .rs or .py): the package has no accepted submission bugrank can build.".to_owned());
+        write_examples(examples, files, imported);
         return;
     };
     let (language, stem, bytes) = accepted.remove(reference);
@@ -456,9 +511,86 @@ fn submissions(own: &OwnFiles, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &m
         imported.notes.push(format!("reference.py is submissions/accepted/{stem}.py: Python hand-ins' time budgets come from it"));
         files.push((PathBuf::from("reference.py"), bytes));
     }
-    for (language, stem, bytes) in accepted {
-        files.push((PathBuf::from(format!("submissions/correct-{stem}.{}", language.extension())), bytes));
-        *imported.examples.entry("correct").or_default() += 1;
+    examples.extend(accepted.into_iter().map(|(language, stem, bytes)| ("correct", stem, language, bytes)));
+    write_examples(examples, files, imported);
+}
+
+/// Writes `examples` as `submissions/PREFIX-STEM.EXT`; examples that would share an id
+/// (`paul.cpp` and `paul.py`, both accepted) keep their language in it (`correct-paul-cpp`,
+/// `correct-paul-py`).
+fn write_examples(examples: Vec<(&'static str, String, Language, Vec<u8>)>, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &mut Imported) {
+    let shared = |prefix: &str, stem: &str| examples.iter().filter(|(p, s, _, _)| *p == prefix && s == stem).count() > 1;
+    let names: Vec<String> = examples
+        .iter()
+        .map(|(prefix, stem, language, _)| match shared(prefix, stem) {
+            true => format!("{prefix}-{stem}-{}.{}", language.extension(), language.extension()),
+            false => format!("{prefix}-{stem}.{}", language.extension()),
+        })
+        .collect();
+    for ((prefix, _, _, bytes), name) in examples.into_iter().zip(names) {
+        files.push((PathBuf::from(format!("submissions/{name}")), bytes));
+        *imported.examples.entry(prefix).or_default() += 1;
+    }
+}
+
+/// The language of a package's submission `file` (its `bytes`), as judges read its
+/// extension (`.cc`, `.cxx`, `.c++`, `.py3` too), or why it is left out: another language,
+/// or Python 2, which bugrank does not run.
+fn package_language(file: &str, bytes: &[u8]) -> Result<Language, String> {
+    const PYTHON_2: &str = "Python 2, which bugrank does not run (it runs Python 3)";
+    let language = match file.rsplit_once('.').map_or("", |(_, extension)| extension) {
+        "c++" => Language::Cpp,
+        "py3" => Language::Python,
+        "py2" => return Err(PYTHON_2.to_owned()),
+        _ => Language::of_file(file).ok_or("bugrank builds one C, C++, Rust or Python file")?,
+    };
+    if language == Language::Python
+        && let Some(line) = python_2_line(bytes)
+    {
+        return Err(format!("{PYTHON_2}: line {line} is a `print` statement"));
+    }
+    Ok(language)
+}
+
+/// The first line of a Python source that is a Python 2 `print` statement (`print x`,
+/// `print "..."`, `print >>f, x`), a syntax error in Python 3, outside triple-quoted text;
+/// `None` if there is none. (`print (x)` is a call in both, and `print` alone a name in
+/// Python 3: neither counts.)
+fn python_2_line(bytes: &[u8]) -> Option<usize> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut quoted: Option<&str> = None;
+    for (index, line) in text.lines().enumerate() {
+        let code = line.trim_start();
+        let statement = quoted.is_none()
+            && code.strip_prefix("print").is_some_and(|rest| match rest.chars().next() {
+                Some('"' | '\'') => true,
+                Some(' ' | '\t') => rest.trim_start().chars().next().is_some_and(|c| c.is_alphanumeric() || matches!(c, '"' | '\'' | '_' | '>' | '-')),
+                _ => false,
+            });
+        if statement {
+            return Some(index + 1);
+        }
+        for delimiter in ["\"\"\"", "'''"] {
+            if quoted.is_none_or(|open| open == delimiter) && line.matches(delimiter).count() % 2 == 1 {
+                quoted = if quoted.is_some() { None } else { Some(delimiter) };
+            }
+        }
+    }
+    None
+}
+
+/// Notes on a package's files bugrank does not read: `.timelimit` (judges' seconds) and
+/// `testdata.yaml` (grading and validator flags per test group).
+fn package_files_said(own: &OwnFiles, notes: &mut Vec<String>) {
+    if let Ok(Some(bytes)) = own.read(".timelimit", 64) {
+        let seconds = String::from_utf8_lossy(&bytes).trim().to_owned();
+        notes.push(format!("`.timelimit` ({seconds} s): a judge's seconds of wall clock are not read; bugrank's budgets are relative to the reference's instructions (limits.fuel_factor)"));
+    }
+    let (data, _) = own.files_under("data");
+    let groups: Vec<&String> = data.iter().filter(|path| path.ends_with("testdata.yaml")).collect();
+    if !groups.is_empty() {
+        let named: Vec<&str> = groups.iter().map(|path| path.as_str()).collect();
+        notes.push(format!("{}: test groups' grading and validator flags are not read; every course test is one input, passed or failed", named.join(", ")));
     }
 }
 
@@ -542,6 +674,16 @@ fn main() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_python_2_print_statement_is_found_outside_docstrings() {
+        let check = |text: &str, expected: Option<usize>| assert_eq!(python_2_line(text.as_bytes()), expected, "{text}");
+        check("n = int(raw_input())\nprint n * 2\n", Some(2));
+        check("print \"hello\"\n", Some(1));
+        check("import sys\nprint >>sys.stderr, 'x'\n", Some(2));
+        check("print(n * 2)\nprint (n)\nprint = 3\nprint\nprinted = 1\n", None);
+        check("\"\"\"Reads n and\nprint the answer doubled.\n\"\"\"\nprint(2 * int(input()))\n", None);
+    }
 
     fn check(yaml: &str, expected: Option<usize>) {
         assert_eq!(nesting_beyond(yaml, MAX_YAML_DEPTH), expected, "{yaml:.80}");

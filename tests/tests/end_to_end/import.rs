@@ -163,3 +163,79 @@ fn a_judges_solution_that_recurses_once_per_node_runs_with_the_stack_judges_give
     assert!(!passed, "{text}");
     assert!(text.contains("overflowed its stack") && text.contains("secret-03-path"), "{text}");
 }
+
+/// Writes `files` (path, text) under `dir`.
+fn write_files(dir: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        std::fs::create_dir_all(dir.join(path).parent().unwrap()).unwrap();
+        std::fs::write(dir.join(path), text).unwrap();
+    }
+}
+
+#[test]
+fn an_import_reads_submissions_as_judges_name_them_and_says_what_it_leaves_out() {
+    let out = tempfile::tempdir().unwrap();
+    let package = out.path().join("pairs");
+    let cpp = "#include <bits/stdc++.h>\nint main() { long long a, b; std::cin >> a >> b; std::cout << a + b << '\\n'; }\n";
+    let c = "#include <stdio.h>\nint main(void) { long long a, b; scanf(\"%lld %lld\", &a, &b); printf(\"%lld\\n\", a + b); return 0; }\n";
+    write_files(
+        &package,
+        &[
+            ("problem.yaml", "name: Pairs\ntype: scoring\n"),
+            (".timelimit", "2\n"),
+            ("data/sample/1.in", "1 2\n"),
+            ("data/sample/1.ans", "3\n"),
+            ("data/secret/testdata.yaml", "grading: default\n"),
+            ("submissions/accepted/paul.cc", cpp),
+            ("submissions/accepted/paul.py3", "a, b = map(int, input().split())\nprint(a + b)\n"),
+            ("submissions/accepted/old.py", "a, b = map(int, raw_input().split())\nprint a + b\n"),
+            ("submissions/accepted/older.py2", "print 3\n"),
+            ("submissions/slow_accepted/loop.c++", cpp),
+            ("submissions/rejected/minus.c", &c.replace("a + b", "a - b")),
+            ("submissions/brute_force/count.c", c),
+            ("submissions/partially_accepted/half.c", c),
+            ("submissions/mystery/m.c", c),
+        ],
+    );
+    let dir = out.path().join("imported");
+    let imported = import_package(&package, &dir).unwrap();
+    assert_eq!(file(&dir, "reference.cpp"), cpp, "the first accepted in C++, read from its .cc");
+    assert_eq!(file(&dir, "reference.py"), file(&package, "submissions/accepted/paul.py3"));
+    assert_eq!(names(&dir.join("submissions")), ["buggy-minus.c", "correct-loop.cpp", "slow-count.c"]);
+    let notes = imported.notes.join("\n");
+    for said in [
+        "submissions/accepted/old.py (accepted) left out: Python 2, which bugrank does not run (it runs Python 3): line 2 is a `print` statement",
+        "submissions/accepted/older.py2 (accepted) left out: Python 2",
+        "submissions/partially_accepted/ left out: partial scores are for scoring problems",
+        "submissions/mystery/ left out: not a verdict bugrank knows",
+        "type: scoring: bugrank grades each test pass or fail",
+        "`.timelimit` (2 s)",
+        "data/secret/testdata.yaml: test groups' grading and validator flags are not read",
+    ] {
+        assert!(notes.contains(said), "{said}\nin:\n{notes}");
+    }
+
+    // Two accepted submissions of one name in two languages keep the language in their ids.
+    let twins = out.path().join("twins");
+    write_files(
+        &twins,
+        &[
+            ("problem.yaml", "name: Twins\n"),
+            ("data/sample/1.in", "1 2\n"),
+            ("data/sample/1.ans", "3\n"),
+            ("submissions/accepted/first.cpp", cpp),
+            ("submissions/accepted/paul.c", c),
+            ("submissions/accepted/paul.py", "a, b = map(int, input().split())\nprint(a + b)\n"),
+            ("submissions/accepted/paul.rs", "use std::io::*;\nfn main() { let mut s = String::new(); stdin().read_to_string(&mut s).unwrap(); let v: Vec<i64> = s.split_whitespace().map(|w| w.parse().unwrap()).collect(); println!(\"{}\", v[0] + v[1]); }\n"),
+        ],
+    );
+    let dir = out.path().join("twins-imported");
+    import_package(&twins, &dir).unwrap();
+    assert_eq!(names(&dir.join("submissions")), ["correct-paul-c.c", "correct-paul-rs.rs"], "paul.py is reference.py");
+
+    // The 2023 format's interactive type is refused with its reason.
+    let interactive = out.path().join("guess");
+    write_files(&interactive, &[("problem.yaml", "name: Guess\ntype: [pass-fail, interactive]\n")]);
+    let refused = import_package(&interactive, &out.path().join("guess-imported")).unwrap_err().to_string();
+    assert!(refused.contains("an interactive problem (type: interactive) cannot be graded by bugrank"), "{refused}");
+}
