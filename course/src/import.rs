@@ -26,10 +26,15 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use grader::Executor;
+use sandbox::Sandbox;
 use serde::Deserialize;
-use toolchain::Language;
+use toolchain::{Builder, Language};
 
 use crate::error::{CourseError, CourseResult};
+use crate::hand_in::HandIn;
+use crate::problem_dir::ProblemDir;
+use crate::submissions::{Batch, accept_languages, hand_ins, read_batch_dir};
 use crate::own_files::{OwnFiles, size_in_words};
 use crate::problem_dir::{MAX_COURSE_TEST_BYTES, MAX_COURSE_TESTS, MAX_OUTPUT_BYTES, MAX_PROBLEM_NAME_CHARS, MAX_TEST_NAME_CHARS};
 
@@ -91,6 +96,9 @@ pub struct Imported {
     pub todo: Vec<String>,
     /// What did not map exactly and how it was done instead, or what was left out.
     pub notes: Vec<String>,
+    /// The package's time multiplier: its time limit is this many times its slowest
+    /// accepted run ([`set_time_limit`] sets the fuel limit so).
+    pub time_multiplier: f64,
 }
 
 /// The parts of `problem.yaml` the import reads (the rest is left alone).
@@ -98,6 +106,8 @@ pub struct Imported {
 #[serde(default)]
 struct PackageYaml {
     name: Option<PackageName>,
+    /// `2023-07-draft` and the like: the 2023 format (another default time multiplier).
+    problem_format_version: Option<String>,
     /// The 2023 format's `type`: `pass-fail` (the default), `scoring`, `interactive`,
     /// `multi-pass`, or several of them in a list.
     #[serde(rename = "type")]
@@ -137,9 +147,27 @@ impl PackageType {
 struct PackageLimits {
     /// MiB.
     memory: Option<u64>,
+    /// The legacy format's: the time limit is this many times the slowest accepted run
+    /// (default [`LEGACY_TIME_MULTIPLIER`]).
+    time_multiplier: Option<f64>,
+    /// The 2023 format's (`ac_to_time_limit`, default [`TIME_MULTIPLIER_2023`]).
+    time_multipliers: Option<TimeMultipliers>,
     /// MiB.
     output: Option<u64>,
 }
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct TimeMultipliers {
+    ac_to_time_limit: Option<f64>,
+}
+
+/// problemtools' default `time_multiplier` (legacy format): the time limit is 5 times the
+/// slowest accepted run.
+pub const LEGACY_TIME_MULTIPLIER: f64 = 5.0;
+
+/// The 2023 format's default `ac_to_time_limit`.
+pub const TIME_MULTIPLIER_2023: f64 = 2.0;
 
 /// Imports the package in `package` into a new problem directory `out` (which must not
 /// exist). Errors name the file and what is wrong; what merely does not map is a note.
@@ -169,7 +197,13 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
     };
     let title: String = title.chars().filter(|c| !c.is_control() && *c != '"' && *c != '\\').collect();
 
-    let mut imported = Imported { dir: out.to_owned(), tests: 0, examples: BTreeMap::new(), todo: Vec::new(), notes: Vec::new() };
+    let format_2023 = yaml.problem_format_version.as_deref().is_some_and(|version| version.trim().starts_with("2023"));
+    let time_multiplier = match format_2023 {
+        true => yaml.limits.time_multipliers.as_ref().and_then(|m| m.ac_to_time_limit).unwrap_or(TIME_MULTIPLIER_2023),
+        false => yaml.limits.time_multiplier.unwrap_or(LEGACY_TIME_MULTIPLIER),
+    };
+    let time_multiplier = if time_multiplier.is_finite() && time_multiplier >= 1.0 { time_multiplier } else { LEGACY_TIME_MULTIPLIER };
+    let mut imported = Imported { dir: out.to_owned(), tests: 0, examples: BTreeMap::new(), todo: Vec::new(), notes: Vec::new(), time_multiplier };
     let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     let validation = yaml.validation.as_deref().unwrap_or("default").trim().to_owned();
     if validation.contains("interactive") || yaml.kind.as_ref().is_some_and(|kind| kind.has("interactive")) {
@@ -291,9 +325,71 @@ fn limits_toml(limits: &PackageLimits, notes: &mut Vec<String>) -> String {
         toml.push_str(&format!("output_bytes = {}\n", (mib << 20).clamp(1, max)));
     }
     notes.push(
-        "time: a judge's time limit is seconds of wall clock; bugrank gives each hand-in a budget of instructions relative to the reference on the same input (limits.fuel_factor, 20 times by default), the same on every machine".to_owned(),
+        "time: a judge's time limit is seconds of wall clock; bugrank counts instructions (fuel), the same on every machine: a hand-in's budget is relative to the reference on the same input (limits.fuel_factor, 20 times by default) and at least the judges' limit, limits.fuel_limit, which `bugrank import` sets from the accepted submissions' runs on the package's tests".to_owned(),
     );
     if toml.is_empty() { toml } else { format!("\n[limits]\n{toml}") }
+}
+
+/// The time limit [`set_time_limit`] set: a judge's, in fuel, and the run it comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeLimit {
+    /// `limits.fuel_limit`.
+    pub fuel: u64,
+    /// The slowest accepted run: who, on which of the course's tests, and its fuel.
+    pub slowest: (String, String, u64),
+}
+
+/// Sets the judge's time limit of the problem imported into `dir`, as problemtools does:
+/// `multiplier` (the package's `time_multiplier`, see [`Imported::time_multiplier`]) times
+/// the most fuel the reference or any `correct-` example uses on one of the course's tests
+/// (the package's data), written as `limits.fuel_limit` in `problem.toml` and said in
+/// `IMPORT.md`. A judge-accepted solution that is slower than the reference by more than
+/// the budget's factor then passes, as it does on the judge, and the package's
+/// `slow-` examples must still fail (`check-problem` checks). `Ok(None)` when no accepted
+/// run could be measured (no course test, or none that an accepted submission passed).
+pub fn set_time_limit(sandbox: &Sandbox, builder: &Builder, dir: &Path, multiplier: f64) -> CourseResult<Option<TimeLimit>> {
+    let problem_dir = ProblemDir::load(sandbox, builder, dir)?;
+    let examples_dir = dir.join("submissions");
+    let files = if examples_dir.is_dir() { read_batch_dir(&examples_dir)? } else { Vec::new() };
+    let accepted: Vec<HandIn> = hand_ins(files, false).into_iter().filter(|h| h.id.as_deref().is_some_and(|id| id.starts_with("correct-"))).collect();
+    let batch = Batch::from_hand_ins(sandbox, builder, &problem_dir.accepted, &accept_languages(accepted, &problem_dir.toml.languages));
+    let executor = problem_dir.executor(sandbox, batch.submissions.iter().map(|s| &s.program));
+    // (An accepted submission passes the judges' limit however slow the reference is: it
+    // is measured with as much fuel as a limit may be.)
+    let fuel = crate::problem_dir::MAX_FUEL_FLOOR;
+    let who = |program: usize| if program == 0 { "the reference".to_owned() } else { format!("`{}`", batch.submissions[program - 1].id) };
+    let mut slowest: Option<(usize, &str, u64)> = None;
+    for test in &problem_dir.fixed {
+        for program in 0..=batch.submissions.len() {
+            let run = executor.run(program, &test.input, fuel);
+            if run.outcome == grader::RunOutcome::Success && slowest.is_none_or(|(_, _, fuel)| run.fuel_used > fuel) {
+                slowest = Some((program, &test.name, run.fuel_used));
+            }
+        }
+    }
+    let Some((program, test, fuel)) = slowest else { return Ok(None) };
+    let most = crate::problem_dir::MAX_FUEL_FLOOR;
+    let limit = TimeLimit { fuel: (((fuel as f64) * multiplier).ceil() as u64).min(most), slowest: (who(program), test.to_owned(), fuel) };
+    let toml_path = dir.join("problem.toml");
+    let toml = std::fs::read_to_string(&toml_path).map_err(CourseError::io(format!("cannot read {}", toml_path.display())))?;
+    let toml = toml.replacen("\n[limits]\n", &format!("\n[limits]\nfuel_limit = {}\n", limit.fuel), 1);
+    std::fs::write(&toml_path, toml).map_err(CourseError::io(format!("cannot write {}", toml_path.display())))?;
+    let notes_path = dir.join("IMPORT.md");
+    let mut notes = std::fs::read_to_string(&notes_path).map_err(CourseError::io(format!("cannot read {}", notes_path.display())))?;
+    notes.push_str(&format!("- {}\n", limit.in_words(multiplier)));
+    std::fs::write(&notes_path, notes).map_err(CourseError::io(format!("cannot write {}", notes_path.display())))?;
+    Ok(Some(limit))
+}
+
+impl TimeLimit {
+    /// The limit and where it comes from, as `IMPORT.md` and the command say it.
+    pub fn in_words(&self, multiplier: f64) -> String {
+        let (who, test, fuel) = &self.slowest;
+        format!(
+            "time limit: {multiplier} times the slowest accepted run, as the judges set theirs: {who} used {fuel} fuel on the course's test `{test}`, so any run may use {} (limits.fuel_limit)",
+            self.fuel
+        )
+    }
 }
 
 /// The statement: the package's Markdown one, else its LaTeX one kept as it is.

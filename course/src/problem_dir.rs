@@ -198,6 +198,13 @@ impl ProblemToml {
                 return Err(CourseError::Problem(format!("{}: {field} must be between 1 and {max} (it is {value})", toml_path.display())));
             }
         }
+        if limits.fuel_limit > MAX_FUEL_FLOOR {
+            return Err(CourseError::Problem(format!(
+                "{}: limits.fuel_limit must be at most {MAX_FUEL_FLOOR} (it is {}): 0 is none",
+                toml_path.display(),
+                limits.fuel_limit
+            )));
+        }
         if let Some(stack) = limits.stack_mib {
             let (memory, most) = (limits.memory_mib, limits.most_memory_mib());
             if stack == 0 || stack as usize > memory {
@@ -262,6 +269,9 @@ pub struct LimitsToml {
     pub hardest_factor: u64,
     /// Fuel for the reference (and the generator) on one input.
     pub reference_fuel: u64,
+    /// A judge's time limit, in fuel: any run may use this much (0, the default: none).
+    /// See `grader::FuelPolicy::limit`; `bugrank import` sets it.
+    pub fuel_limit: u64,
     pub memory_mib: usize,
     pub output_bytes: usize,
     /// The stack a program gets, in MiB: its local variables (C, C++, Rust: the stack in
@@ -298,6 +308,7 @@ impl Default for LimitsToml {
             fuel_floor: fuel.floor,
             hardest_factor: fuel.hardest_factor,
             reference_fuel: fuel.reference,
+            fuel_limit: fuel.limit,
             memory_mib: limits.memory_bytes >> 20,
             output_bytes: limits.output_bytes,
             stack_mib: None,
@@ -462,6 +473,7 @@ impl ProblemDir {
                 floor: limits.fuel_floor,
                 hardest_factor: limits.hardest_factor,
                 reference: limits.reference_fuel,
+                limit: limits.fuel_limit,
             },
             search: self.toml.search.options(),
             grading: self.toml.grading,
@@ -663,6 +675,9 @@ mod tests {
         check("[limits]\nmemory_mib = 0", Some("limits.memory_mib must be between 1 and 1024"));
         check("[limits]\noutput_bytes = 16_777_217", Some("limits.output_bytes must be between 1 and 16777216"));
         check("[limits]\nmemory_mib = 256\nstack_mib = 256", None);
+        check("[limits]\nfuel_limit = 0", None);
+        check("[limits]\nfuel_limit = 2_000_000_000", None);
+        check("[limits]\nfuel_limit = 10_000_000_001", Some("limits.fuel_limit must be at most 10000000000 (it is 10000000001): 0 is none"));
         check("[limits]\nstack_mib = 65", Some("limits.stack_mib must be between 1 and limits.memory_mib, 64 (it is 65)"));
         check("[limits]\nstack_mib = 0", Some("limits.stack_mib must be between 1 and limits.memory_mib"));
         check("[limits]\nmemory_mib = 516\nstack_mib = 516", None);

@@ -11,7 +11,9 @@
 //! - `factor` times the reference's fuel on this very input (a large input that the
 //!   reference itself finds hard), and
 //! - the *allowance*: `hardest_factor` times the reference's fuel on the hardest inputs of
-//!   this input's size.
+//!   this input's size, and
+//! - a judge's time limit in fuel (`limit`), when the problem has one: an imported package's
+//!   accepted submissions set it, as judges set theirs.
 //!
 //! So a correct program never fails for time on an input where it needs less than the
 //! allowance, however differently from the reference it prunes; and a program that is
@@ -123,8 +125,9 @@ pub struct Budget {
 }
 
 /// How much fuel an answer gets on an input (see the module's documentation for why this is fair):
-/// the largest of `floor`, `factor` times the reference's fuel on the same input, and
-/// `hardest_factor` times the reference's fuel on the hardest inputs of the same size.
+/// the largest of `floor`, `factor` times the reference's fuel on the same input,
+/// `hardest_factor` times the reference's fuel on the hardest inputs of the same size, and
+/// a judge's `limit` when the problem has one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FuelPolicy {
     /// Default 20: a large input that the reference itself finds hard leaves a program
@@ -146,11 +149,22 @@ pub struct FuelPolicy {
     /// Fuel for the reference itself. Default 1,000,000,000 (a few seconds): a reference
     /// that needs more on a generated input is a problem error.
     pub reference: u64,
+    /// A judge's time limit, in fuel: every run may use this much before it fails for
+    /// time, whatever the reference needs on the input (in the fair budget: a loop still
+    /// costs the quick one first). Default 0, none. `bugrank import` sets it from the
+    /// package's accepted submissions, as judges set their time limit: a multiplier times
+    /// the slowest one's run on the package's tests.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub limit: u64,
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
 }
 
 impl Default for FuelPolicy {
     fn default() -> Self {
-        FuelPolicy { factor: 20, floor: 500_000, hardest_factor: 10, reference: 1_000_000_000 }
+        FuelPolicy { factor: 20, floor: 500_000, hardest_factor: 10, reference: 1_000_000_000, limit: 0 }
     }
 }
 
@@ -158,7 +172,24 @@ impl FuelPolicy {
     /// The budget on an input on which the reference used `reference_fuel`, in `class`.
     pub fn budget(&self, reference_fuel: u64, class: &SizeClass) -> Budget {
         let quick = reference_fuel.saturating_mul(self.factor).max(self.floor);
-        let fair = class.hardest.saturating_mul(self.hardest_factor).max(quick);
+        let fair = class.hardest.saturating_mul(self.hardest_factor).max(quick).max(self.limit);
         Budget { quick, fair, hardest: class.hardest }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_judges_limit_raises_the_fair_budget_and_never_the_quick_one() {
+        let class = SizeClass { up_to_bytes: 100, inputs: 10, hardest: 1_000 };
+        let check = |limit: u64, reference_fuel: u64, expected: (u64, u64)| {
+            let budget = FuelPolicy { limit, ..FuelPolicy::default() }.budget(reference_fuel, &class);
+            assert_eq!((budget.quick, budget.fair), expected, "limit {limit}, reference {reference_fuel}");
+        };
+        check(0, 100_000, (2_000_000, 2_000_000));
+        check(50_000_000, 100_000, (2_000_000, 50_000_000));
+        check(50_000_000, 10_000_000, (200_000_000, 200_000_000));
     }
 }

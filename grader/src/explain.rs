@@ -559,7 +559,7 @@ mod tests {
 
     /// The inputs of this size cost the reference at most 100 on the hardest ones.
     fn check_slowness(program: usize, floor: u64, expected: &str) {
-        let fuel = FuelPolicy { factor: 20, floor, hardest_factor: 10, reference: 1_000_000 };
+        let fuel = FuelPolicy { factor: 20, floor, hardest_factor: 10, reference: 1_000_000, limit: 0 };
         let problem = Problem { fuel, ..Problem::default() };
         let calibration = Calibration::from_costs(vec![(1, 100)]);
         let explainer = Explainer { problem: &problem, calibration: &calibration, executor: &Slow, program };

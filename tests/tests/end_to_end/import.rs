@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use course::import::import_package;
+use course::import::{TimeLimit, import_package, set_time_limit};
 use course::problem_check::run_check_problem;
 use end_to_end::{can_build, grade_without_roster, root, tools};
 use toolchain::Language;
@@ -118,24 +118,41 @@ fn an_imported_package_checks_its_submissions_verdicts_and_grades_them_against_t
     assert!(run.files["report.html"].contains("(the course's <code>sample-1</code>)"), "the suite table names it");
 }
 
-/// `fixtures/packages/height` with its deepest test made here (a path of 200,000 nodes,
-/// some MB: too big to commit), imported into `out`.
-fn imported_height(out: &Path) -> PathBuf {
+/// `fixtures/packages/height` with its two large tests made here (too big to commit: a
+/// path of 200,000 nodes, and a star of 8,001), imported into `out` as `bugrank import`
+/// does: the problem, and the judges' time limit set from its accepted submissions.
+fn imported_height(out: &Path) -> (PathBuf, TimeLimit) {
     let package = out.join("package");
     for file in [
         "problem.yaml", "problem_statement/problem.en.md", "data/sample/1.in", "data/sample/1.ans", "data/sample/2.in", "data/sample/2.ans",
         "data/secret/01-reversed-edges.in", "data/secret/01-reversed-edges.ans", "data/secret/02-star.in", "data/secret/02-star.ans",
-        "submissions/accepted/height.cpp", "submissions/accepted/height.c", "submissions/wrong_answer/nodes.cpp",
+        "submissions/accepted/height.cpp", "submissions/accepted/height.c", "submissions/accepted/height_dedupe.c", "submissions/wrong_answer/nodes.cpp",
     ] {
         std::fs::create_dir_all(package.join(file).parent().unwrap()).unwrap();
         std::fs::copy(root().join("fixtures/packages/height").join(file), package.join(file)).unwrap();
     }
     let path: String = (1..200_000).map(|i| format!("{i} {}\n", i + 1)).collect();
-    std::fs::write(package.join("data/secret/03-path.in"), format!("200000\n{path}")).unwrap();
-    std::fs::write(package.join("data/secret/03-path.ans"), "199999\n").unwrap();
+    let star: String = (2..=8_001).map(|i| format!("1 {i}\n")).collect();
+    write_files(
+        &package,
+        &[
+            ("data/secret/03-path.in", &format!("200000\n{path}")),
+            ("data/secret/03-path.ans", "199999\n"),
+            ("data/secret/04-big-star.in", &format!("8001\n{star}")),
+            ("data/secret/04-big-star.ans", "1\n"),
+        ],
+    );
     let dir = out.join("height");
-    import_package(&package, &dir).unwrap();
-    dir
+    let imported = import_package(&package, &dir).unwrap();
+    let limit = set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_multiplier).unwrap().unwrap();
+    (dir, limit)
+}
+
+/// The problem in `dir` with `line` of its problem.toml taken out.
+fn without(dir: &Path, line: &str) {
+    let toml = file(dir, "problem.toml");
+    assert!(toml.contains(line), "{line} in:\n{toml}");
+    std::fs::write(dir.join("problem.toml"), toml.replacen(line, "", 1)).unwrap();
 }
 
 #[test]
@@ -144,13 +161,13 @@ fn a_judges_solution_that_recurses_once_per_node_runs_with_the_stack_judges_give
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    let dir = imported_height(out.path());
+    let (dir, _) = imported_height(out.path());
     let toml = file(&dir, "problem.toml");
     assert!(toml.contains("memory_mib = 256\nstack_mib = 256\n"), "the stack is the memory limit, as judges set it:\n{toml}");
     passes_check(
         &dir,
         &[
-            "ok    the reference agrees with the course's 5 tests: it runs all 5, and gives the expected output of the 5 that have one",
+            "ok    the reference agrees with the course's 6 tests: it runs all 6, and gives the expected output of the 6 that have one",
             "ok    the correct example `correct-height` passes every input",
             "ok    the example `wrong-nodes` fails some input by giving a wrong output",
         ],
@@ -158,10 +175,36 @@ fn a_judges_solution_that_recurses_once_per_node_runs_with_the_stack_judges_give
 
     // With the default stack, the same reference overflows it 200,000 calls deep, and
     // check-problem says so before any class is graded with it.
-    std::fs::write(dir.join("problem.toml"), toml.replace("stack_mib = 256\n", "")).unwrap();
+    without(&dir, "stack_mib = 256\n");
     let (passed, text) = checked(&dir);
     assert!(!passed, "{text}");
     assert!(text.contains("overflowed its stack") && text.contains("secret-03-path"), "{text}");
+}
+
+#[test]
+fn an_accepted_solution_slower_than_the_reference_passes_within_the_judges_time_limit() {
+    if !can_build(&[Language::C, Language::Cpp]) {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let (dir, limit) = imported_height(out.path());
+    // The C solution that looks each edge up before adding it is the slowest accepted one,
+    // on the star of 8,001 nodes; the limit is the legacy format's 5 times its run.
+    let (who, test, fuel) = &limit.slowest;
+    assert_eq!((who.as_str(), test.as_str()), ("`correct-height_dedupe`", "secret-04-big-star"), "{limit:?}");
+    assert_eq!(limit.fuel, fuel * 5);
+    assert!(file(&dir, "problem.toml").contains(&format!("fuel_limit = {}\n", limit.fuel)));
+    assert!(file(&dir, "IMPORT.md").contains("time limit: 5 times the slowest accepted run, as the judges set theirs: `correct-height_dedupe` used"));
+    // It is many times slower than the reference there, and passes within the judges'
+    // limit...
+    passes_check(&dir, &["ok    the correct example `correct-height_dedupe` passes every input", "ok    the correct example `correct-height` passes every input"]);
+
+    // ...where the budget relative to the reference alone fails it for time, though the
+    // judges accept it.
+    without(&dir, &format!("fuel_limit = {}\n", limit.fuel));
+    let (passed, text) = checked(&dir);
+    assert!(!passed, "{text}");
+    assert!(text.contains("FAIL  the correct example `correct-height_dedupe` passes every input") && text.contains("secret-04-big-star"), "{text}");
 }
 
 /// Writes `files` (path, text) under `dir`.

@@ -22,6 +22,9 @@ pub fn import_command(args: &ImportArgs) -> anyhow::Result<()> {
         None => PathBuf::from(args.package.canonicalize().with_context(|| format!("cannot read {}", args.package.display()))?.file_name().context("the package has no folder name")?),
     };
     let imported = course::import::import_package(&args.package, &out)?;
+    // The judges' time limit, from the accepted submissions' runs on the package's tests:
+    // it needs them built, so a machine without their compilers says so and goes on.
+    let time_limit = super::cli_tools().and_then(|tools| Ok(course::import::set_time_limit(&tools.sandbox, &tools.builder, &out, imported.time_multiplier)?));
     let examples: Vec<String> = imported.examples.iter().map(|(prefix, n)| format!("{n} {prefix}-…")).collect();
     println!(
         "imported {} into {}: {} tests, now the course's; examples {}",
@@ -33,6 +36,11 @@ pub fn import_command(args: &ImportArgs) -> anyhow::Result<()> {
     println!("still to do (also in {}):", out.join("IMPORT.md").display());
     for (i, item) in imported.todo.iter().enumerate() {
         println!("  {}. {item}", i + 1);
+    }
+    match time_limit {
+        Ok(Some(limit)) => println!("{}", limit.in_words(imported.time_multiplier)),
+        Ok(None) => println!("no time limit set: no accepted submission passed a course's test (the budgets are relative to the reference)"),
+        Err(error) => println!("no time limit set: {error:#} (the budgets are relative to the reference)"),
     }
     if !imported.notes.is_empty() {
         println!("what did not map exactly, or was left out:");
