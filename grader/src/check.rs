@@ -45,6 +45,22 @@ fn until_failures<I: Sync, T: Send>(items: &[I], failed: impl Fn(&T) -> bool + S
         .collect()
 }
 
+/// A correct example within [`CLOSE_TO_BUDGET`] of its budget is said to be (a correct
+/// program written differently, twice as slow, would run out of time there).
+const CLOSE_TO_BUDGET: f64 = 0.5;
+
+/// The words that say a correct example's closest run to its budget was within
+/// [`CLOSE_TO_BUDGET`] of it (its share of the budget, and the input), or nothing.
+fn close_to_budget(closest: Option<(f64, &String)>) -> String {
+    match closest {
+        Some((share, shown)) if share > CLOSE_TO_BUDGET => format!(
+            "; warning: it uses {:.0}% of its budget on {shown}: a correct program twice as slow would run out of time (raise limits.fuel_factor or hardest_factor, or set fuel_limit)",
+            share * 100.0
+        ),
+        _ => String::new(),
+    }
+}
+
 /// The words that say a check stopped early, when `not_run` runs were skipped.
 fn stopped(not_run: usize) -> String {
     if not_run > 0 { format!(" (the check stopped there: {not_run} not run)") } else { String::new() }
@@ -284,15 +300,17 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         };
         // The runs stop after enough failures of the kind wanted, or of timeouts (each one
         // costs the whole budget): other failures are quick, and the kind wanted may come later.
-        let stops = |judged: &Option<(String, String, Option<FailureKind>)>| match (judged, wanted) {
+        let stops = |(judged, _): &(Option<(String, String, Option<FailureKind>)>, f64)| match (judged, wanted) {
             (None, _) => false,
             (Some(_), None) => true,
             (Some((_, _, kind)), Some(wanted)) => *kind == Some(wanted) || *kind == Some(FailureKind::Timeout),
         };
+        // Each run's failure, if it failed, and the share of its budget it used.
         let judged = until_failures(&cases, stops, |(shown, input, reference)| {
             let fuel = problem.fuel.budget(reference.fuel_used, calibration.class(input.len())).fair;
             let run = executor.run(example.program, input, fuel);
-            match judge_answer(problem, executor, input, reference, &run) {
+            let share = run.fuel_used as f64 / fuel.max(1) as f64;
+            let failure = match judge_answer(problem, executor, input, reference, &run) {
                 Ok(None) => None,
                 // The kind in lower case; the checker's or the crash's reason as written.
                 Ok(Some(failure)) => {
@@ -300,10 +318,20 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
                     Some((shown.clone(), format!("{kind}{}", failure.reason.map(|r| format!(": {r}")).unwrap_or_default()), Some(failure.kind)))
                 }
                 Err(reason) => Some((shown.clone(), format!("the checker failed: {reason}"), None)),
-            }
+            };
+            (failure, share)
         });
         let not_run = judged.iter().filter(|j| j.is_none()).count();
-        let failures: Vec<(String, String, Option<FailureKind>)> = judged.into_iter().flatten().flatten().collect();
+        // The most of its budget a passing run used, and where (the first such input).
+        let closest = cases.iter().zip(&judged).filter_map(|((shown, _, _), judged)| match judged {
+            Some((None, share)) => Some((*share, shown)),
+            _ => None,
+        });
+        let closest = closest.fold(None, |most: Option<(f64, &String)>, (share, shown)| match most {
+            Some((top, _)) if top >= share => most,
+            _ => Some((share, shown)),
+        });
+        let failures: Vec<(String, String, Option<FailureKind>)> = judged.into_iter().flatten().filter_map(|(failure, _)| failure).collect();
         let total = cases.len();
         let first = failures.first().map(|(shown, why, _)| format!("{}; first on {shown}: {why}", stopped(not_run))).unwrap_or_default();
         let as_wanted = failures.iter().filter(|(_, _, kind)| wanted.is_none() || *kind == wanted).count();
@@ -312,7 +340,7 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
             Expect::Pass => Check {
                 what: format!("the correct example `{}` passes every input", example.id),
                 passed: failures.is_empty(),
-                detail: format!("fails {} of {total} inputs{first}", failures.len()),
+                detail: format!("fails {} of {total} inputs{first}{}", failures.len(), close_to_budget(closest)),
             },
             Expect::Fail => Check {
                 what: match checked {
@@ -398,10 +426,12 @@ mod tests {
             }
             (Ok(n.to_string().into_bytes()), choices)
         }
-        fn run(&self, program: usize, input: &[u8], _fuel: u64) -> Execution {
+        fn run(&self, program: usize, input: &[u8], fuel: u64) -> Execution {
             let n: u64 = std::str::from_utf8(input).unwrap().parse().unwrap();
             let answer = if program == 2 && n == 7 { 15 } else { 2 * n };
-            Execution { outcome: RunOutcome::Success, stdout: format!("{answer}\n").into_bytes(), fuel_used: 100 + n }
+            // Program 3 is right, and slow on 42: three fifths of its budget.
+            let fuel_used = if program == 3 && n == 42 { fuel * 3 / 5 } else { 100 + n };
+            Execution { outcome: RunOutcome::Success, stdout: format!("{answer}\n").into_bytes(), fuel_used }
         }
     }
 
@@ -474,6 +504,16 @@ mod tests {
         assert_eq!(report.inputs, CALIBRATION_INPUTS, "the inputs the check was to run on");
         let generator = &report.checks[0];
         assert!(!generator.passed && generator.detail.contains("the check stopped there"), "{}", generator.detail);
+    }
+
+    #[test]
+    fn a_correct_example_within_twice_of_its_budget_passes_with_a_warning_that_names_the_input() {
+        let examples = [Example { id: "correct".into(), program: 1, expect: Expect::Pass }, Example { id: "correct-slow".into(), program: 3, expect: Expect::Pass }];
+        let report = check_problem(&Problem::default(), &Doubling { replays: true, counter: Default::default() }, &examples);
+        assert!(report.passed(), "a warning, not a failure: {:#?}", report.checks);
+        let detail = |id: &str| report.checks.iter().find(|c| c.what == format!("the correct example `{id}` passes every input")).unwrap().detail.clone();
+        assert!(detail("correct-slow").ends_with("; warning: it uses 60% of its budget on \"42\": a correct program twice as slow would run out of time (raise limits.fuel_factor or hardest_factor, or set fuel_limit)"), "{}", detail("correct-slow"));
+        assert!(!detail("correct").contains("warning"), "{}", detail("correct"));
     }
 
     #[test]
