@@ -11,7 +11,7 @@
 //! | `limits: memory`, `output` (MiB) | `limits.memory_mib`, `limits.output_bytes` (within bugrank's bounds); `limits.stack_mib` the memory limit, as judges set the stack |
 //! | `problem_statement/problem.en.md` (or `statement/`, or `.tex` kept as it is) | `statement.md` |
 //! | `data/sample/*.in` with `.ans`, `data/secret/**/*.in` with `.ans` | the course's tests: `tests/sample-NAME.in` with `.out`, `tests/secret-GROUP-NAME…` |
-//! | `submissions/accepted` | the reference (the first in C++, else C, Rust, Python), `reference.py` (a Python one, when the reference is compiled: it sets Python hand-ins' budgets) and `submissions/correct-NAME` |
+//! | `submissions/accepted` | the reference (the first in C++, else C, Rust, Python; [`choose_reference`] then keeps the first that builds and passes the package's tests), `reference.py` (a Python one, when the reference is compiled: it sets Python hand-ins' budgets) and `submissions/correct-NAME` |
 //! | `submissions/wrong_answer`, `time_limit_exceeded`, `run_time_error` | `submissions/wrong-NAME`, `slow-NAME`, `crash-NAME`: `check-problem` checks each fails some test that way |
 //! | `submissions/rejected`, `brute_force`, `slow_accepted` (the 2023 format's, and tools') | `buggy-NAME` (fails some test), `slow-NAME`, `correct-NAME`; `partially_accepted/` and unknown folders are said and left out |
 //! | a submission's extension: `.c`, `.cpp .cc .cxx .c++`, `.rs`, `.py .py3` | its language; Python 2 (`.py2`, or a `print` statement) is said and left out; two examples of one name keep their language in their ids (`correct-paul-c`, `correct-paul-rs`) |
@@ -328,6 +328,82 @@ fn limits_toml(limits: &PackageLimits, notes: &mut Vec<String>) -> String {
         "time: a judge's time limit is seconds of wall clock; bugrank counts instructions (fuel), the same on every machine: a hand-in's budget is relative to the reference on the same input (limits.fuel_factor, 20 times by default) and at least the judges' limit, limits.fuel_limit, which `bugrank import` sets from the accepted submissions' runs on the package's tests".to_owned(),
     );
     if toml.is_empty() { toml } else { format!("\n[limits]\n{toml}") }
+}
+
+/// Makes the reference an accepted submission that builds and passes every one of the
+/// course's tests (the package's data), as a judge's reference must: the import's choice
+/// if it does, else the next accepted one that does, in the import's order (C++, C, Rust,
+/// then Python: `correct-` examples, then `reference.py`). One that does not is left out
+/// (it cannot be a correct example either), said with why: a compile error bugrank's
+/// toolchain gives (exceptions, say), or the test it fails. Returns what it said, also
+/// added to `IMPORT.md`; `Ok` with nothing said when the import's choice passes.
+pub fn choose_reference(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> CourseResult<Vec<String>> {
+    let mut said = Vec::new();
+    let mut candidates = reference_candidates(dir);
+    while let Some(candidate) = candidates.first().cloned() {
+        let failure = match ProblemDir::load(sandbox, builder, dir) {
+            Err(error) => Some(format!("does not build here: {error}")),
+            Ok(problem_dir) => {
+                let (problem, executor) = (problem_dir.problem(), problem_dir.executor(sandbox, []));
+                problem.fixed.iter().find_map(|test| grader::check_test(&problem, &executor, test).err().map(|why| format!("fails the package's test `{}`: {why}", test.name)))
+            }
+        };
+        let Some(failure) = failure else {
+            if !said.is_empty() {
+                said.push(format!("the reference is now {candidate}, which builds and passes the package's tests"));
+            }
+            break;
+        };
+        said.push(format!("{candidate}, an accepted submission, {failure}; left out"));
+        candidates.remove(0);
+        let current = reference_file(dir);
+        if let Some(current) = &current {
+            std::fs::remove_file(dir.join(current)).map_err(CourseError::io(format!("cannot remove {current}")))?;
+        }
+        match candidates.first() {
+            Some(next) if next.starts_with("submissions/") => {
+                let extension = next.rsplit_once('.').map_or("", |(_, e)| e);
+                let to = format!("reference.{extension}");
+                std::fs::rename(dir.join(next), dir.join(&to)).map_err(CourseError::io(format!("cannot move {next} to {to}")))?;
+            }
+            Some(_) => {}
+            None => said.push("no accepted submission builds and passes the package's tests: write the reference (reference.c, .cpp, .rs or .py)".to_owned()),
+        }
+    }
+    if !said.is_empty() {
+        let notes_path = dir.join("IMPORT.md");
+        let mut notes = std::fs::read_to_string(&notes_path).map_err(CourseError::io(format!("cannot read {}", notes_path.display())))?;
+        notes.extend(said.iter().map(|line| format!("- {line}\n")));
+        std::fs::write(&notes_path, notes).map_err(CourseError::io(format!("cannot write {}", notes_path.display())))?;
+    }
+    Ok(said)
+}
+
+/// The problem's reference file in `dir` (`reference.cpp`, ...: a compiled one before
+/// `reference.py`), if any.
+fn reference_file(dir: &Path) -> Option<String> {
+    REFERENCE_LANGUAGES.iter().map(|language| format!("reference.{}", language.extension())).find(|name| dir.join(name).is_file())
+}
+
+/// The reference and the accepted submissions that could take its place, in the import's
+/// order: the reference file, the compiled `correct-` examples by language (C++, C, Rust)
+/// and name, a `reference.py` beside a compiled reference, then the Python examples.
+fn reference_candidates(dir: &Path) -> Vec<String> {
+    let mut examples: Vec<(usize, String)> = std::fs::read_dir(dir.join("submissions"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let language = Language::of_file(&name)?;
+            name.starts_with("correct-").then(|| (REFERENCE_LANGUAGES.iter().position(|l| *l == language).unwrap_or(usize::MAX), format!("submissions/{name}")))
+        })
+        .collect();
+    examples.sort();
+    let reference = reference_file(dir);
+    let twin = (reference.as_deref() != Some("reference.py") && dir.join("reference.py").is_file()).then(|| "reference.py".to_owned());
+    let (python, compiled): (Vec<String>, Vec<String>) = examples.into_iter().map(|(_, name)| name).partition(|name| name.ends_with(".py"));
+    reference.into_iter().chain(compiled).chain(twin).chain(python).collect()
 }
 
 /// The time limit [`set_time_limit`] set: a judge's, in fuel, and the run it comes from.

@@ -106,7 +106,7 @@ pub use result::{
 pub use run::{calibrate, own_failures};
 pub use search::{SPLIT_TESTS, analyse};
 pub use shrink::{SHRINK_BUDGET, shrink};
-pub use testing::{InvalidTest, SuiteScore, grade_test_suites};
+pub use testing::{InvalidTest, SuiteScore, check_test, grade_test_suites};
 pub use suite_stability::{OrderShape, RankSpread, Stability, VaryingBug, order_shape, sample_sd, stability};
 
 /// Why an analysis could not be done. Answers that crash are results, not errors; these

@@ -69,8 +69,9 @@ pub fn grade_test_suites(
 
 /// The reference's run on a valid test, or why the test is invalid: the reference cannot
 /// run it ([`not_valid`]), or its output is wrong given the test's expected output
-/// ([`agrees`]).
-pub(crate) fn check_test(problem: &Problem, executor: &dyn Executor, test: &WrittenTest) -> Result<Execution, String> {
+/// ([`agrees`]). (`bugrank import` tries a judge's accepted submissions as the reference
+/// with it.)
+pub fn check_test(problem: &Problem, executor: &dyn Executor, test: &WrittenTest) -> Result<Execution, String> {
     let reference = run_reference(problem, executor, &test.input).map_err(not_valid)?;
     agrees(problem, executor, test, &reference)?;
     Ok(reference)

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use course::import::{TimeLimit, import_package, set_time_limit};
+use course::import::{TimeLimit, choose_reference, import_package, set_time_limit};
 use course::problem_check::run_check_problem;
 use end_to_end::{can_build, grade_without_roster, root, tools};
 use toolchain::Language;
@@ -205,6 +205,46 @@ fn an_accepted_solution_slower_than_the_reference_passes_within_the_judges_time_
     let (passed, text) = checked(&dir);
     assert!(!passed, "{text}");
     assert!(text.contains("FAIL  the correct example `correct-height_dedupe` passes every input") && text.contains("secret-04-big-star"), "{text}");
+}
+
+#[test]
+fn the_reference_is_the_first_accepted_submission_that_builds_and_passes_the_packages_tests() {
+    if !can_build(&[Language::C, Language::Cpp]) {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let package = out.path().join("sum");
+    // Accepted by the judges: one that throws (bugrank's C++ has no exceptions yet), one that
+    // sums into an uninitialised variable (0 by luck natively; every byte 0xFF here), and a
+    // plain C one.
+    let throws = "#include <bits/stdc++.h>\nusing namespace std;\nint main() {\n    long long n, s = 0, x;\n    cin >> n;\n    try {\n        for (int i = 0; i < n; i++) { cin >> x; s += x; }\n    } catch (...) { return 1; }\n    cout << s << endl;\n}\n";
+    let unset = "#include <bits/stdc++.h>\nusing namespace std;\nint main() {\n    long long n, s, x;\n    cin >> n;\n    for (int i = 0; i < n; i++) { cin >> x; if (i == 0) s = x; else s += x; }\n    cout << s << endl;\n}\n";
+    let plain = "#include <stdio.h>\nint main(void) {\n    long long n, s = 0, x;\n    scanf(\"%lld\", &n);\n    for (long long i = 0; i < n; i++) { scanf(\"%lld\", &x); s += x; }\n    printf(\"%lld\\n\", s);\n    return 0;\n}\n";
+    write_files(
+        &package,
+        &[
+            ("problem.yaml", "name: Sum\n"),
+            ("data/sample/1.in", "2\n1 2\n"),
+            ("data/sample/1.ans", "3\n"),
+            ("data/secret/empty.in", "0\n"),
+            ("data/secret/empty.ans", "0\n"),
+            ("submissions/accepted/a_throws.cpp", throws),
+            ("submissions/accepted/b_unset.cpp", unset),
+            ("submissions/accepted/plain.c", plain),
+        ],
+    );
+    let dir = out.path().join("imported");
+    import_package(&package, &dir).unwrap();
+    assert_eq!(file(&dir, "reference.cpp"), throws, "the import's choice: the first accepted in C++");
+    let said = choose_reference(&tools().sandbox, &tools().builder, &dir).unwrap();
+    assert_eq!(said.len(), 3, "{said:#?}");
+    assert!(said[0].starts_with("reference.cpp, an accepted submission, does not build here:") && said[0].contains("exception"), "{}", said[0]);
+    assert!(said[1].starts_with("submissions/correct-b_unset.cpp, an accepted submission, fails the package's test `secret-empty`"), "{}", said[1]);
+    assert_eq!(said[2], "the reference is now submissions/correct-plain.c, which builds and passes the package's tests");
+    assert_eq!((file(&dir, "reference.c"), dir.join("reference.cpp").exists()), (plain.to_owned(), false));
+    assert_eq!(names(&dir.join("submissions")), Vec::<String>::new(), "the two left out are no examples either");
+    assert!(file(&dir, "IMPORT.md").contains("- the reference is now submissions/correct-plain.c"));
+    passes_check(&dir, &["ok    the reference agrees with the course's 2 tests"]);
 }
 
 /// Writes `files` (path, text) under `dir`.

@@ -22,9 +22,17 @@ pub fn import_command(args: &ImportArgs) -> anyhow::Result<()> {
         None => PathBuf::from(args.package.canonicalize().with_context(|| format!("cannot read {}", args.package.display()))?.file_name().context("the package has no folder name")?),
     };
     let imported = course::import::import_package(&args.package, &out)?;
-    // The judges' time limit, from the accepted submissions' runs on the package's tests:
-    // it needs them built, so a machine without their compilers says so and goes on.
-    let time_limit = super::cli_tools().and_then(|tools| Ok(course::import::set_time_limit(&tools.sandbox, &tools.builder, &out, imported.time_multiplier)?));
+    // The reference, an accepted submission that passes the package's tests, and the judges'
+    // time limit, from the accepted submissions' runs on them: both need them built, so a
+    // machine without their compilers says so and goes on.
+    let measured = super::cli_tools().and_then(|tools| {
+        let reference = course::import::choose_reference(&tools.sandbox, &tools.builder, &out)?;
+        Ok((reference, course::import::set_time_limit(&tools.sandbox, &tools.builder, &out, imported.time_multiplier)?))
+    });
+    let (reference, time_limit) = match measured {
+        Ok((reference, limit)) => (reference, Ok(limit)),
+        Err(error) => (Vec::new(), Err(error)),
+    };
     let examples: Vec<String> = imported.examples.iter().map(|(prefix, n)| format!("{n} {prefix}-…")).collect();
     println!(
         "imported {} into {}: {} tests, now the course's; examples {}",
@@ -36,6 +44,9 @@ pub fn import_command(args: &ImportArgs) -> anyhow::Result<()> {
     println!("still to do (also in {}):", out.join("IMPORT.md").display());
     for (i, item) in imported.todo.iter().enumerate() {
         println!("  {}. {item}", i + 1);
+    }
+    for said in reference {
+        println!("{said}");
     }
     match time_limit {
         Ok(Some(limit)) => println!("{}", limit.in_words(imported.time_multiplier)),
