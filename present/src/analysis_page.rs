@@ -19,6 +19,8 @@ pub struct Ranking<'a> {
     /// Each answer's grade where the instructor adjusted its points: the points shown are
     /// then the grade every export gives, the program's own in the cell's title.
     pub grades: Option<&'a std::collections::HashMap<String, f64>>,
+    /// Each student's name (the roster's `name`), shown beside the id.
+    pub names: Option<&'a std::collections::HashMap<String, String>>,
     /// Each answer's id links to `#bugs-<id>` (a page that has the bug lists).
     pub bug_links: bool,
     /// With a path, a last column links each answer to its code at that path + its id.
@@ -42,7 +44,10 @@ pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
     html.push_str(if how.code_links.is_some() { "<th>Code</th></tr>\n" } else { "</tr>\n" });
     for a in analysis.ranked() {
         let id = escape_html(&a.id);
-        let name = if how.bug_links { format!("<a href=\"#bugs-{id}\">{id}</a>") } else { id };
+        let mut name = if how.bug_links { format!("<a href=\"#bugs-{id}\">{id}</a>") } else { id };
+        if let Some(full) = how.names.and_then(|n| n.get(&a.id)).filter(|n| !n.is_empty()) {
+            write!(name, " <span class=\"muted\">{}</span>", escape_html(full)).unwrap();
+        }
         let cohort = how.cohorts.and_then(|c| c.get(&a.id)).map(String::as_str).or(a.cohort.as_deref()).unwrap_or("");
         let points = match (a.points.as_ref(), how.grades.and_then(|g| g.get(&a.id))) {
             (None, _) => "–".to_owned(),

@@ -224,3 +224,20 @@ fn the_links_are_emailed_through_the_smtp_server_the_environment_names_after_a_p
         assert!(message.contains(greeting) && message.contains(&format!("{}{}", service.url, link_of(id))), "{id}'s own link: {message}");
     }
 }
+
+#[test]
+fn instructor_pages_show_each_students_name_beside_the_id() {
+    let (_data, _service, client, batch) = service_with_cohort("interval-sets");
+    let roster = "id,cohort,name,email\na01,A,Ada Lovelace,ada@example.edu\na02,A,Alan Turing,alan@example.edu\na03,B,,grace@example.edu\n";
+    assert_eq!(client.upload(&format!("/batches/{batch}/roster"), &[], &[("roster", "roster.csv", roster.as_bytes())]).status, 200);
+    let page = client.get(&format!("/batches/{batch}")).body;
+    assert!(page.contains("<th>Student</th><th>Name</th>") && page.contains("<td>a01</td><td>Ada Lovelace</td>"), "{page}");
+    assert!(page.contains("<td>a03</td><td></td>"), "a row without a name leaves it empty: {page}");
+
+    let analysis = client.wait_for_analysis(run_analysis(&client, batch, &[("seed", "1")]));
+    let id = analysis["analysis"]["id"].as_i64().unwrap();
+    let ranking = client.get(&format!("/analyses/{id}")).body;
+    assert!(ranking.contains("<a href=\"#bugs-a02\">a02</a> <span class=\"muted\">Alan Turing</span>"), "{ranking}");
+    assert!(ranking.contains("<a href=\"#bugs-a03\">a03</a></td>"), "no name, nothing beside the id: {ranking}");
+    assert_eq!(client.api(&format!("/api/analyses/{id}"))["names"]["a01"], "Ada Lovelace");
+}

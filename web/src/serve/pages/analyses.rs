@@ -37,6 +37,8 @@ pub(super) struct AnalysisView {
     cohorts: HashMap<String, String>,
     /// Each answer's grade: its points with the instructor's adjustment.
     grades: HashMap<String, f64>,
+    /// Each student's name, from the batch's roster.
+    names: HashMap<String, String>,
     /// While this analysis waits: every analysis queued or running, first queued first.
     queue: Vec<QueueEntry>,
 }
@@ -108,8 +110,9 @@ fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
     let grades = result.as_ref().map_or_else(HashMap::new, |result| {
         result.answers.iter().map(|a| (a.id.clone(), course::exports::gradebook_points(result, a, graded.iter().find(|r| r.id == a.id)).0)).collect()
     });
+    let names = graded.iter().filter_map(|r| Some((r.id.clone(), r.get("name").filter(|n| !n.is_empty())?.to_owned()))).collect();
     let queue = if analysis.status == Status::Queued { app.db.queue()? } else { Vec::new() };
-    Ok(AnalysisView { analysis, batch, progress, result, bug_lists, changes, stability, cohorts, grades, queue })
+    Ok(AnalysisView { analysis, batch, progress, result, bug_lists, changes, stability, cohorts, grades, names, queue })
 }
 
 pub(super) async fn analysis_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
@@ -200,7 +203,7 @@ pub(super) fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg
         (stability_card(who, v))
         h2 { "Ranking" }
         (table_filter("ranking", "students"))
-        (PreEscaped(present::ranking_table_html(result, &present::Ranking { sortable_id: Some("ranking"), cohorts: Some(&v.cohorts), grades: Some(&v.grades), bug_links: true, code_links: Some(&format!("/batches/{}/sources/", v.batch.id)) })))
+        (PreEscaped(present::ranking_table_html(result, &present::Ranking { sortable_id: Some("ranking"), cohorts: Some(&v.cohorts), grades: Some(&v.grades), names: Some(&v.names), bug_links: true, code_links: Some(&format!("/batches/{}/sources/", v.batch.id)) })))
         h2 { "Correctness order" }
         p.muted { "Each box is a class of answers that pass the same tests; an arrow goes from a class to one that passes strictly fewer, labelled with a test that tells them apart (its input is in the suite below, and shown when you point at the arrow)." }
         @if let Some(svg) = svg { div.diagram { (PreEscaped(svg)) } }

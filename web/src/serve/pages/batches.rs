@@ -153,11 +153,13 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
             h2 { "Submissions" }
             (table_filter("submissions", "submissions"))
             table.sortable #submissions {
-                tr { th { "Student" } th { "Cohort" } th { "File" } th { "Uploaded" } }
+                tr { th { "Student" } th { "Name" } th { "Cohort" } th { "File" } th { "Uploaded" } }
                 @for s in &v.submissions {
+                    @let row = v.roster.iter().find(|r| r.id == s.student);
                     tr {
                         td { (s.student) }
-                        td { (v.roster.iter().find(|r| r.id == s.student).map(|r| r.cohort.as_str()).unwrap_or("")) }
+                        td { (row.and_then(|r| r.get("name")).unwrap_or("")) }
+                        td { (row.map(|r| r.cohort.as_str()).unwrap_or("")) }
                         td { a href={ "/batches/" (id) "/sources/" (s.student) } title="The code handed in, every version" { code { (s.file) } } }
                         td { (date(s.uploaded)) @if s.late { " " strong.bad { "late" } } }
                     }
