@@ -337,7 +337,7 @@ impl Builder {
             ),
             Ended::Exited(_) if out_of_memory => limit(Failure::MemoryLimit, format!("the compiler ran out of {mib} MiB of memory")),
             Ended::Exited(0) => Ok(messages),
-            Ended::Exited(_) => Err(Built::Failed { failure: Failure::CompileError, message: messages }),
+            Ended::Exited(_) => Err(Built::Failed { failure: Failure::CompileError, message: format!("{messages}{}", not_as_gcc(&messages)) }),
         }
     }
 
@@ -498,6 +498,32 @@ fn key(source: &Source, kind: Kind, options: &BuildOptions, toolchain: &Toolchai
         STACK_BYTES => hex(&hash.finalize()),
         stack => format!("{}{STACK_KEY}{stack}", hex(&hash.finalize())),
     }
+}
+
+/// The functions of `<cmath>` GCC evaluates at compile time, as an extension, where clang
+/// (bugrank's compiler) follows the standard and refuses them in a `constexpr`.
+const GCC_CONSTEXPR_MATH: [&str; 24] = [
+    "sqrt", "cbrt", "pow", "exp", "exp2", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+    "floor", "ceil", "round", "trunc", "fabs", "hypot",
+];
+
+/// What a student reads after a compile error that GCC (which judges and most courses
+/// compile with) would not give, or that bugrank's toolchain gives for what it lacks: a
+/// paragraph for each such sign in `messages`, or nothing.
+fn not_as_gcc(messages: &str) -> String {
+    let mut said = String::new();
+    if messages.contains("with exceptions disabled") {
+        said.push_str(
+            "\n\nbugrank builds C++ without exceptions for now: `try`, `throw` and `catch` are refused. Report an error with a return value or an exit status instead.",
+        );
+    }
+    let math = GCC_CONSTEXPR_MATH.iter().find(|name| messages.contains(&format!("non-constexpr function '{name}' cannot be used in a constant expression")));
+    if let Some(name) = math {
+        said.push_str(&format!(
+            "\n\nGCC accepts this: it computes `{name}` at compile time, as an extension. clang, which bugrank compiles with, follows the C++ standard, where `{name}` is not `constexpr`: drop `constexpr` (use `const`), and the value is computed when the program starts."
+        ));
+    }
+    said
 }
 
 /// wasi-libc's `printf` and `scanf` leave `long double` out (a program that formats one
