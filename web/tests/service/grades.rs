@@ -233,6 +233,8 @@ fn instructor_pages_show_each_students_name_beside_the_id() {
     let page = client.get(&format!("/batches/{batch}")).body;
     assert!(page.contains("<th>Student</th><th>Name</th>") && page.contains("<td>a01</td><td>Ada Lovelace</td>"), "{page}");
     assert!(page.contains("<td>a03</td><td></td>"), "a row without a name leaves it empty: {page}");
+    let students = client.get("/students").body;
+    assert!(students.contains("<th>Student</th><th>Name</th>") && students.contains("<td>a02</td><td>Alan Turing</td>"), "{students}");
 
     let analysis = client.wait_for_analysis(run_analysis(&client, batch, &[("seed", "1")]));
     let id = analysis["analysis"]["id"].as_i64().unwrap();

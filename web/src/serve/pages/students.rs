@@ -20,6 +20,8 @@ struct StudentLink {
     student: StudentRow,
     /// The private link's path, while one is live.
     link: Option<String>,
+    /// The student's name in the course's rosters (empty without one).
+    name: String,
 }
 
 #[derive(Serialize)]
@@ -28,8 +30,24 @@ struct StudentsView {
     students: Vec<StudentLink>,
 }
 
+/// Each student's name and email in the rosters, by course and id (see
+/// [`exports::roster_contacts`]).
+fn contacts(app: &App) -> Result<std::collections::HashMap<(i64, String), (String, String)>, AppError> {
+    let rosters: Vec<(i64, RosterRow)> = app.db.rosters()?.into_iter().map(|(course, _, row)| (course, row)).collect();
+    Ok(exports::roster_contacts(&rosters))
+}
+
 pub(super) async fn students_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
-    let students = app.db.students()?.into_iter().map(|student| StudentLink { link: student.token.as_ref().map(|t| format!("/s/{t}")), student }).collect();
+    let contacts = contacts(&app)?;
+    let students = app
+        .db
+        .students()?
+        .into_iter()
+        .map(|student| {
+            let name = contacts.get(&(student.course_id, student.student.clone())).map(|(name, _)| name.clone()).unwrap_or_default();
+            StudentLink { link: student.token.as_ref().map(|t| format!("/s/{t}")), student, name }
+        })
+        .collect();
     let view = StudentsView { students };
     respond(&req, Some(&who), "Students", &view, |v| {
         html! {
@@ -41,11 +59,12 @@ pub(super) async fn students_page(app: AppData, req: HttpRequest, who: Instructo
                 @let table = format!("students-{}", course[0].student.course_id);
                 (table_filter(&table, "students"))
                 table.sortable id=(table) {
-                    tr { th { "Student" } th { "Private link" } th {} }
+                    tr { th { "Student" } th { "Name" } th { "Private link" } th {} }
                     @for s in course {
                         @let action = format!("/students/{}/{}", s.student.course_id, s.student.student);
                         tr {
                             td { (s.student.student) }
+                            td { (s.name) }
                             td { @match &s.link { Some(link) => a href=(link) { code { (link) } }, None => span.muted { "none" } } }
                             td {
                                 @if s.link.is_some() {
@@ -67,8 +86,7 @@ pub(super) async fn links_csv(app: AppData, req: HttpRequest, _who: Instructor) 
     // The base URL students reach the service at, as the instructor's browser did.
     let info = req.connection_info();
     let base = format!("{}://{}", info.scheme(), info.host());
-    let rosters: Vec<(i64, RosterRow)> = app.db.rosters()?.into_iter().map(|(course, _, row)| (course, row)).collect();
-    let contacts = exports::roster_contacts(&rosters);
+    let contacts = contacts(&app)?;
     let links: Vec<exports::StudentLink> = app
         .db
         .students()?
