@@ -220,7 +220,15 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     let modules = cohort("interval-sets");
     let archive = temp.path().join("submissions.zip");
     std::fs::write(&archive, zip(&modules.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>())).unwrap();
-    let roster: PathBuf = fixture("interval-sets").join("roster.csv");
+    // The fixture's roster with a `name` column: a14 has a name, the others none.
+    let roster = temp.path().join("roster.csv");
+    let named: String = std::fs::read_to_string(fixture("interval-sets").join("roster.csv"))
+        .unwrap()
+        .lines()
+        .enumerate()
+        .map(|(i, line)| format!("{line},{}\n", if i == 0 { "name" } else if line.starts_with("a14,") { "Grace Hopper" } else { "" }))
+        .collect();
+    std::fs::write(&roster, named).unwrap();
 
     let browser = Browser::start(&temp.path().join("profile"));
     browser.open(&format!("{}/", service.url));
@@ -266,6 +274,9 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     browser.open(url.split('?').next().unwrap());
     browser.wait_for("Bug lists", 30);
     assert_eq!(ids(&browser), ranked, "without the state in the address, the ranking as served");
+
+    // Beside an id, the student's name from the roster, where it has one.
+    assert!(ranked.contains(&"a14 Grace Hopper".to_owned()) && ranked.contains(&"a18".to_owned()), "{ranked:?}");
 
     // A student's name in the ranking opens their bug list, not a folded one.
     // (The page's script opens it on the click: on a busy machine, a moment later.)
