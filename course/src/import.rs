@@ -371,12 +371,21 @@ pub fn choose_reference(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> Cou
         }
     }
     if !said.is_empty() {
-        let notes_path = dir.join("IMPORT.md");
-        let mut notes = std::fs::read_to_string(&notes_path).map_err(CourseError::io(format!("cannot read {}", notes_path.display())))?;
-        notes.extend(said.iter().map(|line| format!("- {line}\n")));
-        std::fs::write(&notes_path, notes).map_err(CourseError::io(format!("cannot write {}", notes_path.display())))?;
+        add_notes(dir, &said)?;
     }
     Ok(said)
+}
+
+/// Rewrites the file `name` of the problem in `dir` as `change` says.
+fn rewrite(dir: &Path, name: &str, change: impl FnOnce(String) -> String) -> CourseResult<()> {
+    let path = dir.join(name);
+    let text = std::fs::read_to_string(&path).map_err(CourseError::io(format!("cannot read {}", path.display())))?;
+    std::fs::write(&path, change(text)).map_err(CourseError::io(format!("cannot write {}", path.display())))
+}
+
+/// Adds `lines` to the list of what did not map exactly, at the end of `IMPORT.md`.
+fn add_notes(dir: &Path, lines: &[String]) -> CourseResult<()> {
+    rewrite(dir, "IMPORT.md", |notes| notes + &lines.iter().map(|line| format!("- {line}\n")).collect::<String>())
 }
 
 /// The problem's reference file in `dir` (`reference.cpp`, ...: a compiled one before
@@ -446,14 +455,8 @@ pub fn set_time_limit(sandbox: &Sandbox, builder: &Builder, dir: &Path, multipli
     let Some((program, test, fuel)) = slowest else { return Ok(None) };
     let most = crate::problem_dir::MAX_FUEL_FLOOR;
     let limit = TimeLimit { fuel: (((fuel as f64) * multiplier).ceil() as u64).min(most), slowest: (who(program), test.to_owned(), fuel) };
-    let toml_path = dir.join("problem.toml");
-    let toml = std::fs::read_to_string(&toml_path).map_err(CourseError::io(format!("cannot read {}", toml_path.display())))?;
-    let toml = toml.replacen("\n[limits]\n", &format!("\n[limits]\nfuel_limit = {}\n", limit.fuel), 1);
-    std::fs::write(&toml_path, toml).map_err(CourseError::io(format!("cannot write {}", toml_path.display())))?;
-    let notes_path = dir.join("IMPORT.md");
-    let mut notes = std::fs::read_to_string(&notes_path).map_err(CourseError::io(format!("cannot read {}", notes_path.display())))?;
-    notes.push_str(&format!("- {}\n", limit.in_words(multiplier)));
-    std::fs::write(&notes_path, notes).map_err(CourseError::io(format!("cannot write {}", notes_path.display())))?;
+    rewrite(dir, "problem.toml", |toml| toml.replacen("\n[limits]\n", &format!("\n[limits]\nfuel_limit = {}\n", limit.fuel), 1))?;
+    add_notes(dir, &[limit.in_words(multiplier)])?;
     Ok(Some(limit))
 }
 

@@ -349,15 +349,18 @@ impl Builder {
         // Kept under the key of whichever start of locals and stack its problem asked for
         // (another stack than the default's is a suffix of the default's key).
         let cache = self.cache.as_ref()?;
+        let kept: Vec<String> = std::fs::read_dir(cache)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|entry| Some(entry.file_name().into_string().ok()?.strip_suffix(".json")?.to_owned()))
+            .collect();
         let mut forgotten = None;
         for locals in Locals::ALL {
             let base = key(source, Kind::Program, &BuildOptions { locals, ..BuildOptions::default() }, toolchain);
-            let stacks = std::fs::read_dir(cache).into_iter().flatten().flatten().filter_map(|entry| {
-                let name = entry.file_name().into_string().ok()?;
-                name.strip_suffix(".json")?.strip_prefix(&base)?.starts_with(STACK_KEY).then(|| name.trim_end_matches(".json").to_owned())
-            });
-            for key in std::iter::once(base.clone()).chain(stacks.collect::<Vec<_>>()) {
-                let entry = cache_entry(cache, &key);
+            let stacks = kept.iter().filter(|key| key.strip_prefix(&base).is_some_and(|rest| rest.starts_with(STACK_KEY)));
+            for key in std::iter::once(&base).chain(stacks) {
+                let entry = cache_entry(cache, key);
                 let built = std::fs::read(&entry).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok());
                 if std::fs::remove_file(&entry).is_ok() {
                     forgotten = forgotten.or(built);

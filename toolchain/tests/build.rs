@@ -339,3 +339,21 @@ fn a_compile_error_gcc_would_not_give_says_so_in_words() {
     assert!(message.contains("bugrank builds C++ without exceptions for now: `try`, `throw` and `catch` are refused."), "{message}");
     assert!(message.contains("GCC accepts this: it computes `sqrt` at compile time, as an extension."), "{message}");
 }
+
+#[test]
+fn a_forgotten_source_leaves_no_build_of_any_stack_or_start_of_locals() {
+    let cache = tempfile::tempdir().unwrap();
+    let Some(builder) = ready(Builder::new(Some(cache.path().to_owned())), Language::C) else { return };
+    let program = source(Language::C, "a.c", "int main(void) { return 0; }\n");
+    let other = source(Language::C, "b.c", "int main(void) { return 1; }\n");
+    let judges = toolchain::BuildOptions { stack_bytes: 64 << 20, ..Default::default() };
+    let unset = toolchain::BuildOptions { locals: toolchain::Locals::Uninitialized, ..judges };
+    for options in [toolchain::BuildOptions::default(), judges, unset] {
+        module(builder.build_for(&program, None, &options, None).unwrap());
+    }
+    module(builder.build(&other).unwrap());
+    assert_eq!(kept(cache.path()).len(), 4, "{:?}", kept(cache.path()));
+    assert!(kept(cache.path()).iter().any(|name| name.contains("-stack67108864")), "another stack's build is kept under its own key");
+    assert!(matches!(builder.forget(&program), Some(Built::Module { .. })));
+    assert_eq!(kept(cache.path()), [format!("{}.json", builder.key(&other).unwrap())], "only the other source's build is left");
+}
