@@ -16,13 +16,17 @@ pub struct WorkerArgs {
     /// database are kept there, so that the next analysis of a batch starts at once.
     #[arg(long, default_value = "worker-data")]
     pub data: PathBuf,
-    /// Threads for the analysis (default: one per core). The result does not depend on it.
+    /// Analyses run at the same time, sharing the cores alike, beside an express worker for
+    /// batches of at most 60 hand-ins.
+    #[arg(long, default_value_t = worker::ANALYSES_AT_ONCE)]
+    pub workers: usize,
+    /// Threads per analysis (default: one per core). The result does not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
 }
 
-/// `bugrank worker`: runs queued analyses of the shared database, one at a time, for
-/// ever (until killed: an analysis it was running is taken over by another worker when
+/// `bugrank worker`: runs queued analyses of the shared database, `--workers` at a time,
+/// for ever (until killed: an analysis it was running is taken over by another worker when
 /// its lease runs out).
 pub fn worker_command(args: &WorkerArgs) -> anyhow::Result<()> {
     anyhow::ensure!(
@@ -32,7 +36,7 @@ pub fn worker_command(args: &WorkerArgs) -> anyhow::Result<()> {
     let lock = store::lock_data(&args.data)?;
     let mut app = App::open(&args.data, Some(&args.database), MAX_UPLOAD_BYTES)?;
     app.lock = Some(lock);
-    let workers = worker::start(Arc::new(app), 1, args.threads)?;
+    let workers = worker::start(Arc::new(app), args.workers.max(1), args.threads)?;
     println!("bugrank worker (pid {}) takes analyses from {}", std::process::id(), sql::redacted(&args.database));
     for worker in workers {
         worker.join().map_err(|_| anyhow::anyhow!("the worker thread panicked"))?;

@@ -52,10 +52,11 @@ pub struct ServeArgs {
     /// Start with an empty store instead of the demo data.
     #[arg(long)]
     pub no_demo: bool,
-    /// Analyses run at the same time (each uses `--threads` threads). 0: this process
-    /// serves pages only, and `bugrank worker` processes on the same --database run the
-    /// analyses.
-    #[arg(long, default_value_t = 1)]
+    /// Analyses run at the same time, sharing the cores alike (each uses `--threads`
+    /// threads), beside an express worker for batches of at most 60 hand-ins. 0: this
+    /// process serves pages only, and `bugrank worker` processes on the same --database run
+    /// the analyses.
+    #[arg(long, default_value_t = worker::ANALYSES_AT_ONCE)]
     pub workers: usize,
     /// Threads per analysis (default: one per core).
     #[arg(long, default_value_t = 0)]

@@ -135,6 +135,18 @@ impl Jobs {
 /// behind it (it did, 9 minutes for its own 4 seconds).
 pub const EXPRESS_ANSWERS: usize = 60;
 
+/// How many analyses a process runs at once by default (`--workers`), besides the express
+/// worker: each has a pool of `--threads` threads, and the system schedules all their
+/// threads alike, so analyses that run at once share the cores equally, whatever their
+/// size. Measured here (2 cores, `--threads 2` each): the interval-sets Python cohort
+/// (`--stable-after 2000`) took 13.1 s alone and 21.2 s beside the 167-answer search
+/// cohort's analysis (20.6 s of CPU of the 42 there were: half the machine), instead of
+/// waiting minutes for it; the same analysis, byte for byte. Not more: each running
+/// analysis keeps its class's compiled modules and warm slots in memory (a class of 1,000
+/// Python hand-ins peaks at 117 MB, one of 300 modules at 160 MB), and with more at once
+/// each gets too thin a share to finish sooner than if it had waited.
+pub const ANALYSES_AT_ONCE: usize = 4;
+
 /// Starts `workers` threads that run queued analyses, each on a rayon pool of `threads`
 /// (0: one per core, rayon's default), and, when there is at least one, an express worker
 /// as well, which takes only analyses of at most [`EXPRESS_ANSWERS`] hand-ins: a small batch

@@ -94,31 +94,39 @@ fn class_of_one_module(client: &Client, problem: i64, name: &str, n: usize, modu
 }
 
 #[test]
-fn a_small_batch_is_graded_while_a_large_analysis_runs_and_the_queue_says_what_runs_and_waits() {
+fn analyses_run_side_by_side_a_small_batch_does_not_wait_and_the_queue_says_what_runs_and_waits() {
     let data = tempfile::tempdir().unwrap();
-    let service = crate::common::Service::start(data.path(), &["--threads", "1"]);
+    // Two analyses at once (the default is more: `ANALYSES_AT_ONCE`), so that a third waits.
+    let service = crate::common::Service::start(data.path(), &["--threads", "1", "--workers", "2"]);
     let client = service.instructor();
     let problem = crate::common::upload_problem(&client, "interval-sets");
     let a01 = std::fs::read(fixture("interval-sets").join("submissions/a01.wasm")).unwrap();
-    // Two large analyses that would run for minutes (61 hand-ins, a search that stops
+    // Three large analyses that would run for minutes (61 hand-ins, a search that stops
     // only after a million tests add nothing), and a small batch queued after them.
     let large = class_of_one_module(&client, problem, "Large", 61, &a01);
-    let first = run_analysis(&client, large, &[("stable_after", "1000000")]);
-    crate::common::wait_until_running(&client, first);
-    let second = run_analysis(&client, large, &[("stable_after", "1000000")]);
+    let [first, second, third] = [(); 3].map(|_| run_analysis(&client, large, &[("stable_after", "1000000")]));
+    // The second does not wait for the first: both search at once.
+    for id in [first, second] {
+        crate::common::wait_until_running(&client, id);
+    }
     let small = class_of_one_module(&client, problem, "Lab section", 3, &a01);
     let quick = client.wait_for_analysis(run_analysis(&client, small, &[("stable_after", "100")]));
     assert_eq!(quick["analysis"]["status"], "done", "{:#}", quick["analysis"]);
-    assert_eq!(client.api(&format!("/api/analyses/{first}"))["analysis"]["status"], "running", "the small batch did not wait for the large analysis");
+    for id in [first, second] {
+        assert_eq!(client.api(&format!("/api/analyses/{id}"))["analysis"]["status"], "running", "the small batch did not wait for the large analyses");
+    }
 
-    let waiting = client.api(&format!("/api/analyses/{second}"));
+    let waiting = client.api(&format!("/api/analyses/{third}"));
     assert_eq!(waiting["analysis"]["status"], "queued");
     let queue = waiting["queue"].as_array().unwrap();
-    assert!(queue.iter().any(|e| e["analysis"] == first && e["running"] == true && e["answers"] == 61), "{queue:#?}");
-    let page = client.get(&format!("/analyses/{second}")).body;
+    for id in [first, second] {
+        assert!(queue.iter().any(|e| e["analysis"] == id && e["running"] == true && e["answers"] == 61), "{queue:#?}");
+    }
+    let page = client.get(&format!("/analyses/{third}")).body;
     assert!(page.contains(&format!("Running now: <a href=\"/analyses/{first}\">analysis {first}</a> of Large (61 hand-ins, on ")), "{page}");
+    assert!(page.contains(&format!("; <a href=\"/analyses/{second}\">analysis {second}</a> of Large (61 hand-ins, on ")), "{page}");
     assert!(page.contains("a batch of at most 60 hand-ins does not wait for them"), "{page}");
-    for id in [second, first] {
+    for id in [third, second, first] {
         assert_eq!(client.post(&format!("/analyses/{id}/cancel"), &[]).status, 303);
     }
 }

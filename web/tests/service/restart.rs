@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{Client, Service, run_analysis, service_with_cohort, wait_until_running};
+use crate::common::{Client, Service, run_analysis, service_with_cohort, upload_cohort, upload_problem, wait_until_running};
 
 #[test]
 fn a_service_killed_during_an_analysis_loses_nothing_and_finishes_it_after_a_restart() {
@@ -30,7 +30,11 @@ fn a_service_killed_during_an_analysis_loses_nothing_and_finishes_it_after_a_res
 
 #[test]
 fn a_running_analysis_can_be_cancelled() {
-    let (_data, _service, client, batch) = service_with_cohort("interval-sets");
+    // One analysis at a time besides the express worker, so that a third waits.
+    let data = tempfile::tempdir().unwrap();
+    let _service = Service::start(data.path(), &["--workers", "1"]);
+    let client = _service.instructor();
+    let batch = upload_cohort(&client, upload_problem(&client, "interval-sets"), "interval-sets");
     let running = run_analysis(&client, batch, &[("stable_after", "1000000")]);
     // (A batch of 19 hand-ins: the express worker takes the second analysis; the third waits.)
     let express = run_analysis(&client, batch, &[("stable_after", "1000000")]);

@@ -47,7 +47,9 @@ struct Worker(std::process::Child);
 impl Worker {
     fn start(service_data: &std::path::Path, own: &std::path::Path) -> Worker {
         let child = common::bugrank(service_data)
-            .args(["worker", "--threads", "1", "--data"])
+            // (One analysis at a time besides the express worker: which takes what is then
+            // known.)
+            .args(["worker", "--threads", "1", "--workers", "1", "--data"])
             .arg(own)
             .stdout(std::process::Stdio::null())
             .spawn()
