@@ -61,6 +61,13 @@ pub struct ServeArgs {
     /// Threads per analysis (default: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// The address students reach the service at (`https://grades.example.edu`, or with a
+    /// path prefix): the base of every student's link that leaves the service, in emails
+    /// and `links.csv`. Without it no email is sent (the links would carry whatever address
+    /// the instructor's browser used, often one students cannot reach), and `links.csv`
+    /// uses the browser's address and says so.
+    #[arg(long, env = "BUGRANK_PUBLIC_URL", value_parser = public_url)]
+    pub public_url: Option<String>,
     /// Mark the login cookies `Secure` (sent over HTTPS only): set it when a TLS proxy is
     /// in front, as it must be anywhere but on loopback (see deploy/README.md).
     #[arg(long, env = "BUGRANK_SECURE_COOKIES")]
@@ -96,6 +103,9 @@ pub struct App {
     pub mailer: Option<mail::Mailer>,
     /// Whether login cookies are `Secure` (HTTPS only): `serve --secure-cookies`.
     pub secure_cookies: bool,
+    /// The address students reach the service at (`serve --public-url`), without a final
+    /// `/`: see [`App::link_base`].
+    pub public_url: Option<String>,
     /// The serving process's lock on the data directory, held while the app lives.
     pub(crate) lock: Option<std::fs::File>,
 }
@@ -108,7 +118,20 @@ impl App {
         // class again.
         let sandbox = Sandbox::new()?.with_disk_cache(data.join("compiled"))?;
         let builder = toolchain::Builder::new(Some(data.join("builds")));
-        Ok(App { db, store, tools: course::Tools { sandbox, builder }, jobs: Jobs::default(), checks: checks::BundleChecks::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), mailer: mail::Mailer::from_env()?, secure_cookies: false, lock: None })
+        Ok(App { db, store, tools: course::Tools { sandbox, builder }, jobs: Jobs::default(), checks: checks::BundleChecks::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), mailer: mail::Mailer::from_env()?, secure_cookies: false, public_url: None, lock: None })
+    }
+
+    /// The base of the students' links that leave the service (emails, `links.csv`): the
+    /// public address when `--public-url` gives one, else (`Err`) the address `req` was made
+    /// to, which only the instructor's browser is known to reach.
+    pub fn link_base(&self, req: &actix_web::HttpRequest) -> Result<String, String> {
+        match &self.public_url {
+            Some(url) => Ok(url.clone()),
+            None => {
+                let info = req.connection_info();
+                Err(format!("{}://{}", info.scheme(), info.host()))
+            }
+        }
     }
 
     /// Whether the store keeps files as rows too (PostgreSQL): then another process, on
@@ -328,6 +351,19 @@ pub(crate) fn open_db(store: &Store, database: Option<&str>) -> anyhow::Result<D
     }
 }
 
+/// `--public-url`: an `http` or `https` URL with a host, kept without a final `/` (a link
+/// is the base, then `/s/<token>`); no query or fragment.
+fn public_url(given: &str) -> Result<String, String> {
+    let url = given.trim().trim_end_matches('/');
+    let rest = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"));
+    match rest {
+        None => Err(format!("`{given}` is not an http:// or https:// address (such as https://grades.example.edu)")),
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => Err(format!("`{given}` has no host name")),
+        Some(rest) if rest.contains(['?', '#', ' ']) => Err(format!("`{given}` has a query, a fragment or a space: give the address the links start with")),
+        Some(_) => Ok(url.to_owned()),
+    }
+}
+
 /// The most bytes one upload request may carry by default: a class of 300 modules of a
 /// few hundred KiB each, zipped, fits; a runaway upload does not fill memory or disk.
 pub const MAX_UPLOAD_BYTES: usize = 256 << 20;
@@ -346,6 +382,7 @@ pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
     let mut app = App::open(&args.data, args.database.as_deref(), args.max_upload_mib << 20)?;
     app.lock = Some(lock);
     app.secure_cookies = args.secure_cookies;
+    app.public_url = args.public_url.clone();
     let app = Arc::new(app);
     app.db.exclusively(|| -> anyhow::Result<()> {
         if app.db.instructor_count()? == 0 {

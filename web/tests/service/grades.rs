@@ -186,7 +186,9 @@ fn the_links_are_emailed_through_the_smtp_server_the_environment_names_after_a_p
     let temp = tempfile::tempdir().unwrap();
     let maildir = temp.path().join("mail");
     let Some(smtp) = SmtpServer::start(&maildir) else { return };
-    let mut command = serve_command(&temp.path().join("data"), &["--no-demo"]);
+    // The address students reach the service at, not the one the instructor browses from.
+    let public = "https://grades.example.edu/cs1";
+    let mut command = serve_command(&temp.path().join("data"), &["--no-demo", "--public-url", &format!("{public}/")]);
     command.env("BUGRANK_SMTP_URL", format!("smtp://127.0.0.1:{}", smtp.port)).env("BUGRANK_MAIL_FROM", "Course staff <staff@example.edu>");
     let service = Service::spawn(command);
     let client = service.instructor();
@@ -221,8 +223,36 @@ fn the_links_are_emailed_through_the_smtp_server_the_environment_names_after_a_p
     for (address, id, greeting) in [("ada@example.edu", "a01", "Hello Ada Lovelace,"), ("alan@example.edu", "a02", "Hello Alan Turing,"), ("grace@example.edu", "a03", "Hello a03,")] {
         let message = received.iter().find(|m| m.contains(&format!("<{address}>")) || m.contains(&format!("To: {address}"))).unwrap_or_else(|| panic!("no message to {address}: {received:#?}"));
         assert!(message.contains("From: \"Course staff\" <staff@example.edu>") || message.contains("From: Course staff <staff@example.edu>"), "{message}");
-        assert!(message.contains(greeting) && message.contains(&format!("{}{}", service.url, link_of(id))), "{id}'s own link: {message}");
+        assert!(message.contains(greeting) && message.contains(&format!("{public}{}", link_of(id))), "{id}'s own link: {message}");
+        assert!(!message.contains(&service.url), "{message}");
     }
+    let links = client.get("/students/links.csv").body;
+    assert!(links.contains(&format!(",{public}/s/")) && !links.contains(&service.url), "{links}");
+}
+
+#[test]
+fn without_a_public_address_no_link_is_emailed_and_the_pages_say_why() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut command = serve_command(&temp.path().join("data"), &["--no-demo"]);
+    // A mail server that is never reached: nothing may be sent.
+    command.env("BUGRANK_SMTP_URL", "smtp://127.0.0.1:9").env("BUGRANK_MAIL_FROM", "Course staff <staff@example.edu>");
+    let service = Service::spawn(command);
+    let client = service.instructor();
+    let batch = upload_cohort(&client, upload_problem(&client, "interval-sets"), "interval-sets");
+    let roster = "id,cohort,name,email\na01,A,Ada Lovelace,ada@example.edu\n";
+    assert_eq!(client.upload(&format!("/batches/{batch}/roster"), &[], &[("roster", "roster.csv", roster.as_bytes())]).status, 200);
+    assert_eq!(client.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
+    let page = client.get(&format!("/batches/{batch}/emails")).body;
+    assert!(page.contains("Nothing is sent until the service knows the address students reach it at") && !page.contains("Send 1 messages"), "{page}");
+    let refused = client.post(&format!("/batches/{batch}/emails"), &[]);
+    assert_eq!(refused.status, 400);
+    assert!(refused.body.contains("--public-url"), "{}", refused.body);
+    let students = client.get("/students").body;
+    assert!(students.contains(&format!("The links in links.csv start with <code>{}</code>, the address your browser used", service.url)), "{students}");
+
+    let bad = serve_command(&temp.path().join("other"), &["--no-demo", "--public-url", "grades.example.edu"]).output().unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not an http:// or https:// address"), "{}", String::from_utf8_lossy(&bad.stderr));
 }
 
 #[test]

@@ -15,6 +15,10 @@ use course::exports;
 
 use super::{AppData, CsrfForm, blocking, found, respond};
 
+/// Why nothing is sent without `--public-url`.
+const NO_PUBLIC_URL: &str = "Nothing is sent until the service knows the address students reach it at: the links above carry the address your browser \
+     used, which students may not reach. Start the service with --public-url (or BUGRANK_PUBLIC_URL), such as https://grades.example.edu.";
+
 #[derive(Serialize)]
 struct EmailsView {
     batch: BatchRow,
@@ -24,16 +28,19 @@ struct EmailsView {
     left_out: Vec<(String, String)>,
     /// The SMTP server, when one is set.
     server: Option<String>,
+    /// Whether the links carry the service's public address (`--public-url`): without it
+    /// nothing is sent.
+    public: bool,
 }
 
 /// A student who gets no letter, and why: `(id, reason)`.
 type LeftOut = (String, String);
 
 /// The letters of a batch's students, and who is left out and why. The base of each
-/// link is the address the instructor's browser used.
+/// link is the service's public address, or, without one, the address the instructor's
+/// browser used (then the letters are a preview only: see [`App::link_base`]).
 fn letters(app: &App, req: &HttpRequest, batch: &BatchRow) -> Result<(Vec<Letter>, Vec<LeftOut>), AppError> {
-    let info = req.connection_info();
-    let base = format!("{}://{}", info.scheme(), info.host());
+    let base = app.link_base(req).unwrap_or_else(|browsed| browsed);
     let rosters: Vec<(i64, course::submissions::RosterRow)> = app.db.rosters()?.into_iter().map(|(course, _, row)| (course, row)).collect();
     let contacts = exports::roster_contacts(&rosters);
     let occasion = Occasion { course: &batch.course, batch: &batch.name, problem: &batch.problem };
@@ -52,7 +59,7 @@ fn letters(app: &App, req: &HttpRequest, batch: &BatchRow) -> Result<(Vec<Letter
 pub(super) async fn emails_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
     let batch = found(app.db.batch(path.into_inner())?)?;
     let (letters, left_out) = letters(&app, &req, &batch)?;
-    let view = EmailsView { letters, left_out, server: app.mailer.as_ref().map(|m| m.server.clone()), batch };
+    let view = EmailsView { letters, left_out, server: app.mailer.as_ref().map(|m| m.server.clone()), public: app.public_url.is_some(), batch };
     respond(&req, Some(&who), &format!("Email the links of {}", view.batch.name), &view, |v| {
         html! {
             p { a href={ "/batches/" (v.batch.id) "#access" } { "Back to " (v.batch.name) } }
@@ -72,6 +79,7 @@ pub(super) async fn emails_page(app: AppData, req: HttpRequest, who: Instructor,
                     ul { @for (student, why) in &v.left_out { li { strong { (student) } ": " (why) } } } }
             }
             @match &v.server {
+                Some(_) if !v.public => p.bad { (NO_PUBLIC_URL) },
                 Some(server) => {
                     @if !v.letters.is_empty() && v.batch.released {
                         form method="post" action={ "/batches/" (v.batch.id) "/emails" } {
@@ -101,6 +109,9 @@ pub(super) async fn send_emails(app: AppData, req: HttpRequest, who: Instructor,
     }
     if app.mailer.is_none() {
         return Err(AppError::BadRequest(format!("no mail server is set: start the service with {SMTP_URL_VAR} and {MAIL_FROM_VAR}")));
+    }
+    if app.public_url.is_none() {
+        return Err(AppError::BadRequest(NO_PUBLIC_URL.to_owned()));
     }
     let (letters, _) = letters(&app, &req, &batch)?;
     let app2 = app.clone();

@@ -28,6 +28,9 @@ struct StudentLink {
 struct StudentsView {
     /// By course, then by id.
     students: Vec<StudentLink>,
+    /// What the links of `links.csv` start with: the service's public address (`Ok`), or
+    /// the address this page was asked at (`Err`: `--public-url` is not set).
+    link_base: Result<String, String>,
 }
 
 /// Each student's name and email in the rosters, by course and id (see
@@ -48,11 +51,16 @@ pub(super) async fn students_page(app: AppData, req: HttpRequest, who: Instructo
             StudentLink { link: student.token.as_ref().map(|t| format!("/s/{t}")), student, name }
         })
         .collect();
-    let view = StudentsView { students };
+    let view = StudentsView { students, link_base: app.link_base(&req) };
     respond(&req, Some(&who), "Students", &view, |v| {
         html! {
             p { "Each student has one private link to their own results in one course (of released batches only): the same id in two courses is two students with two links. "
                 a href="/students/links.csv" { "Download all links (CSV, for mail merge, with the rosters' " code { "name" } " and " code { "email" } " columns when they have them)" } ". Revoking a link makes it a plain 404; issuing a new one replaces it." }
+            @match &v.link_base {
+                Ok(base) => p.muted { "The links in links.csv start with " code { (base) } ", the service's public address." },
+                Err(browsed) => p.bad { "The links in links.csv start with " code { (browsed) } ", the address your browser used, which students may not reach: start the service with "
+                    code { "--public-url" } " (or " code { "BUGRANK_PUBLIC_URL" } "), such as " code { "https://grades.example.edu" } ", and emailed links and links.csv carry it." },
+            }
             @if v.students.is_empty() { p.muted { "No students yet: they come with the batches you upload." } }
             @for course in v.students.chunk_by(|a, b| a.student.course_id == b.student.course_id) {
                 h2 { (course[0].student.course) }
@@ -83,9 +91,9 @@ pub(super) async fn students_page(app: AppData, req: HttpRequest, who: Instructo
 }
 
 pub(super) async fn links_csv(app: AppData, req: HttpRequest, _who: Instructor) -> Page {
-    // The base URL students reach the service at, as the instructor's browser did.
-    let info = req.connection_info();
-    let base = format!("{}://{}", info.scheme(), info.host());
+    // The service's public address; without one, the address the instructor's browser
+    // used (the Students page says so).
+    let base = app.link_base(&req).unwrap_or_else(|browsed| browsed);
     let contacts = contacts(&app)?;
     let links: Vec<exports::StudentLink> = app
         .db
