@@ -120,6 +120,11 @@ fn every_refused_form_is_a_page_with_the_reason_and_the_form_again() {
     assert!(reply.body.contains("value=\"Empty\"") && reply.body.contains(&format!("value=\"{COURSE}\"")), "what was typed is kept: {}", reply.body);
     let reply = client.upload("/batches", &[("name", "No problem"), ("course", COURSE)], &[("modules", "a.wat", b"(module)")]);
     check_refused(&reply, 400, "choose the problem", "/batches");
+    // On the Batches page's form, the problem chosen is chosen again with what was typed.
+    let reply = client.upload("/batches", &[("problem", &problem.to_string()), ("name", "Nothing"), ("course", COURSE)], &[]);
+    check_refused(&reply, 400, "choose the submissions", "/batches");
+    assert!(reply.body.contains(&format!("<option value=\"{problem}\" selected>")), "the problem is kept: {}", reply.body);
+    assert!(reply.body.contains("value=\"Nothing\"") && reply.body.contains(&format!("value=\"{COURSE}\"")), "{}", reply.body);
     let reply = client.upload(&batches, &[("name", "Big"), ("course", COURSE)], &[("modules", "big.wasm", &vec![0u8; 2 << 20])]);
     check_refused(&reply, 413, "larger than the limit of 1 MiB", &batches);
     let reply = client.upload("/problems", &[], &[("bundle", "p.zip", &zip(&[("p/problem.toml", b"title = \"x\"")]))]);

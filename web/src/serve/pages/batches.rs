@@ -48,7 +48,7 @@ pub(super) async fn batches_page(app: AppData, req: HttpRequest, who: Instructor
         .collect();
     let view = BatchesView { batches, problems: app.db.problems()?, courses: app.db.courses()? };
     respond(&req, Some(&who), "Batches", &view, |v| {
-        let form = BatchForm { problems: &v.problems, problem: None, courses: &v.courses, name: "", course: None };
+        let form = BatchForm { problems: &v.problems, problem: None, courses: &v.courses, name: "", course: None, chosen: None };
         html! {
             @if v.batches.is_empty() {
                 p { "No batch yet: upload one below." }

@@ -49,6 +49,8 @@ pub struct BatchForm<'a> {
     /// The values sent before, when the form is shown again.
     pub name: &'a str,
     pub course: Option<&'a str>,
+    /// The problem chosen before, selected again (a form with a choice of problem).
+    pub chosen: Option<i64>,
 }
 
 /// The form that uploads a new batch: on a problem's page, and on the Batches page with a
@@ -71,7 +73,7 @@ pub fn batch_form(who: &Instructor, form: &BatchForm) -> Markup {
                 @if form.problem.is_none() {
                     p { label { "Problem "
                         select name="problem" required {
-                            @for p in form.problems { option value=(p.id) { (p.title) } }
+                            @for p in form.problems { option value=(p.id) selected[form.chosen == Some(p.id)] { (p.title) } }
                         } } }
                 }
                 p { label { "Batch name " input name="name" required placeholder="Assignment 1" maxlength=(MAX_NAME_CHARS) value=(form.name); } }

@@ -197,7 +197,7 @@ pub(super) async fn problem_page(app: AppData, req: HttpRequest, who: Instructor
     };
     respond(&req, Some(&who), &view.problem.title.clone(), &view, |v| {
         html! {
-            (batch_form(&who, &BatchForm { problems: &[], problem: Some(v.problem.id), courses: &v.courses, name: "", course: v.batches.last().map(|b| b.course.as_str()) }))
+            (batch_form(&who, &BatchForm { problems: &[], problem: Some(v.problem.id), courses: &v.courses, name: "", course: v.batches.last().map(|b| b.course.as_str()), chosen: None }))
             h2 { "Batches" }
             @if v.batches.is_empty() { p.muted { "None yet." } }
             ul { @for b in &v.batches { li { a href={ "/batches/" (b.id) } { (b.name) } } } }

@@ -30,15 +30,15 @@ pub(super) async fn new_batch(app: AppData, req: HttpRequest, who: Instructor, p
 /// A new batch for `problem` (or the form's `problem`): checked, then saved or held (see
 /// [`save_or_hold`]). A refusal shows the form again with the values sent.
 async fn receive_batch(app: AppData, req: HttpRequest, who: Instructor, payload: Multipart, problem: Option<i64>) -> Page {
-    let mut sent = (String::new(), None::<String>);
+    let mut sent = (String::new(), None::<String>, None::<i64>);
     let result = async {
         let form = Form::read(&req, payload, app.max_upload_bytes).await?;
         who.check_csrf(&req, form.field("csrf"))?;
-        sent = (form.field("name").unwrap_or_default().to_owned(), form.field("course").map(str::to_owned));
         let chosen = match problem {
             Some(id) => Some(id),
             None => form.field("problem").and_then(|id| id.parse().ok()),
         };
+        sent = (form.field("name").unwrap_or_default().to_owned(), form.field("course").map(str::to_owned), chosen);
         let problem = app.db.problem(chosen.ok_or_else(|| AppError::BadRequest("choose the problem the batch is for".into()))?)?;
         let problem = problem.ok_or_else(|| AppError::BadRequest("the problem chosen does not exist (any more)".into()))?;
         let name = name_field(Some(form.field("name").unwrap_or("Batch")), "batch")?;
@@ -73,7 +73,7 @@ async fn receive_batch(app: AppData, req: HttpRequest, who: Instructor, payload:
     form_again(&req, &who, "The batch was not uploaded", result, || {
         let problems = app.db.problems().unwrap_or_default();
         let courses = app.db.courses().unwrap_or_default();
-        batch_form(&who, &BatchForm { problems: &problems, problem, courses: &courses, name: &sent.0, course: sent.1.as_deref() })
+        batch_form(&who, &BatchForm { problems: &problems, problem, courses: &courses, name: &sent.0, course: sent.1.as_deref(), chosen: sent.2 })
     })
 }
 
