@@ -118,16 +118,18 @@ pub struct StudentLink {
     pub link: String,
 }
 
-/// Each student's name and email, by course and id, from `rosters` (course, row) in the
-/// order the batches were made: a later batch's value wins, an empty cell never does.
+/// Each student's name and email ([`RosterRow::name`], [`RosterRow::email`]), by course and
+/// id, from `rosters` (course, row) in the order the batches were made: a later batch's
+/// value wins, an empty cell never does.
 pub fn roster_contacts(rosters: &[(i64, RosterRow)]) -> HashMap<(i64, String), (String, String)> {
     let mut contact: HashMap<(i64, String), (String, String)> = HashMap::new();
     for (course, row) in rosters {
         let entry = contact.entry((*course, row.id.clone())).or_default();
-        for (column, value) in [("name", &mut entry.0), ("email", &mut entry.1)] {
-            if let Some(text) = row.get(column).filter(|t| !t.is_empty()) {
-                *value = text.to_owned();
-            }
+        if let Some(name) = row.name() {
+            entry.0 = name;
+        }
+        if let Some(email) = row.email() {
+            entry.1 = email.to_owned();
         }
     }
     contact
@@ -153,9 +155,33 @@ pub fn links_csv(links: &[StudentLink]) -> csv::Result<Vec<u8>> {
     out.into_bytes()
 }
 
+/// The assignment columns of a roster that is Canvas's gradebook export, in its order: the
+/// headers Canvas writes for an assignment, its title then its Canvas id in parentheses
+/// (`Interval sets (5501)`). Grades imported under that exact header land in that
+/// assignment; under any other name Canvas makes a new assignment. Empty for any other
+/// roster.
+pub fn canvas_assignments(roster: &[RosterRow]) -> Vec<String> {
+    let Some(first) = roster.first().filter(|r| r.get("SIS User ID").is_some()) else { return Vec::new() };
+    let is_assignment = |header: &str| {
+        header.strip_suffix(')').and_then(|h| h.rsplit_once(" (")).is_some_and(|(title, id)| !title.trim().is_empty() && !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+    };
+    first.extra.iter().map(|(header, _)| header).filter(|h| is_assignment(h)).cloned().collect()
+}
+
+/// The students of `analysis` whom Canvas's import cannot match to a student of its own:
+/// their roster row (if any) gives none of Canvas's `ID`, `SIS User ID`, `SIS Login ID`
+/// (nor bugrank's `canvas_id`, `sis_user_id`, `sis_login_id`), in the analysis's order.
+pub fn canvas_unmatched(analysis: &Analysis, roster: &[RosterRow]) -> Vec<String> {
+    let matched = |row: Option<&RosterRow>| first_of(row, &["ID", "canvas_id", "SIS User ID", "sis_user_id", "SIS Login ID", "sis_login_id"]).is_some();
+    analysis.answers.iter().filter(|a| !matched(roster.iter().find(|r| r.id == a.id))).map(|a| a.id.clone()).collect()
+}
+
 /// Canvas's gradebook import, as Canvas exports it: `Student,ID,SIS User ID,SIS Login
 /// ID,Section,<assignment>`, then a `Points Possible` row giving the maximum
-/// (`grading.max_points`), then each student's points ([`gradebook_points`]).
+/// (`grading.max_points`), then each student's points ([`gradebook_points`]). Pitfall:
+/// `assignment` is the grade column's header, which Canvas matches exactly to an
+/// assignment of its own ([`canvas_assignments`]); Canvas keeps that assignment's points
+/// possible, and takes the points as they are.
 pub fn canvas_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str) -> csv::Result<Vec<u8>> {
     let mut out = SpreadsheetCsv::new();
     out.write_record(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment])?;
@@ -244,6 +270,23 @@ mod tests {
         check("-2+3", "'-2+3");
         check("\tx", "'\tx");
         check("\r=1", "\"'\r=1\"");
+    }
+
+    /// A Canvas gradebook export with two assignments (and the columns Canvas adds that
+    /// are not assignments), read as a roster.
+    fn canvas_roster() -> Vec<RosterRow> {
+        let export = "Student,ID,SIS User ID,SIS Login ID,Section,Interval sets (5501),Lab 2 (5502),Current Score,Final Grade\n\
+                      \"    Points Possible\",,,,,100,10,,\n\
+                      \"Lovelace, Ada\",1001,s1001,ada,Section A,,7,,\n\
+                      \"Turing, Alan\",1002,,,Section B,87,9,,\n";
+        crate::submissions::parse_roster("gradebook.csv", export.as_bytes()).unwrap().0
+    }
+
+    #[test]
+    fn a_canvas_export_names_its_assignments_by_their_exact_headers_and_another_roster_none() {
+        assert_eq!(canvas_assignments(&canvas_roster()), ["Interval sets (5501)", "Lab 2 (5502)"]);
+        let own = crate::submissions::parse_roster("r.csv", "id,name,Lab (draft)\na01,Ada,1\n".as_bytes()).unwrap().0;
+        assert!(canvas_assignments(&own).is_empty(), "a column like Canvas's in a roster of bugrank's own is not an assignment");
     }
 
     #[test]

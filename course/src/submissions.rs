@@ -163,6 +163,24 @@ impl RosterRow {
         self.extra.iter().find(|(h, _)| h == header).map(|(_, v)| v.as_str())
     }
 
+    /// The student's name as the roster gives it: its `name`, or a platform export's
+    /// (Canvas's `Student`, "Last, First"; Moodle's `First name` and `Last name`); `None`
+    /// when it gives none.
+    pub fn name(&self) -> Option<String> {
+        let cell = |header: &str| self.get(header).map(str::trim).filter(|v| !v.is_empty());
+        match (cell("name").or_else(|| cell("Student")), cell("First name"), cell("Last name")) {
+            (Some(name), _, _) => Some(name.to_owned()),
+            (None, Some(first), Some(last)) => Some(format!("{first} {last}")),
+            (None, first, last) => first.or(last).map(str::to_owned),
+        }
+    }
+
+    /// The student's email address as the roster gives it: its `email`, or Moodle's
+    /// `Email address`; `None` when it gives none.
+    pub fn email(&self) -> Option<&str> {
+        ["email", "Email address"].iter().find_map(|header| self.get(header).map(str::trim).filter(|v| !v.is_empty()))
+    }
+
     /// The instructor's adjustment of this student's points, if the roster gives one
     /// ([`ADJUSTMENT_COLUMN`], [`ADJUSTMENT_REASON_COLUMN`]; checked by [`parse_roster`]).
     pub fn adjustment(&self) -> Option<Adjustment> {
@@ -888,6 +906,7 @@ mod tests {
         let read: Vec<(&str, &str, Option<&str>, Option<&str>)> =
             rows.iter().map(|r| (r.id.as_str(), r.cohort.as_str(), r.get("Student"), r.get("SIS User ID"))).collect();
         assert_eq!(read, [("1001", "Section A", Some("Lovelace, Ada"), Some("s1001")), ("1002", "Section B", Some("Turing, Alan"), Some("s1002"))]);
+        assert_eq!((rows[0].name().as_deref(), rows[0].email()), (Some("Lovelace, Ada"), None), "Canvas's name, as it writes it; no address");
     }
 
     #[test]
@@ -939,6 +958,7 @@ mod tests {
         assert!(rejected.is_empty(), "{rejected:?}");
         let read: Vec<(&str, &str, Option<&str>)> = rows.iter().map(|r| (r.id.as_str(), r.cohort.as_str(), r.get("Email address"))).collect();
         assert_eq!(read, [("s1001", "Lab 1", Some("ada@uni.example")), ("s1002", "", Some("alan@uni.example"))]);
+        assert_eq!((rows[0].name().as_deref(), rows[0].email()), (Some("Ada Lovelace"), Some("ada@uni.example")), "names and addresses as Moodle gives them");
         let refused = parse_roster("r.csv", "name,email\nAda,a@x\n".as_bytes()).unwrap_err().to_string();
         assert!(refused.contains("or be Canvas's gradebook export"), "{refused}");
     }

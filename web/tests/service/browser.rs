@@ -405,7 +405,8 @@ fn an_instructor_releases_grades_reads_the_code_and_round_trips_the_canvas_grade
     assert_eq!(reply.status, 303, "{}", reply.body);
     let problem = reply.redirect_id();
     // The roster is Canvas's own gradebook export: students are Canvas's user ids.
-    let roster = "Student,ID,SIS User ID,SIS Login ID,Section\n    Points Possible,,,,\n\"Lovelace, Ada\",1001,S1,ada,CS 101 A\n\"Turing, Alan\",1002,S2,alan,CS 101 A\n\"Hopper, Grace\",1003,S3,grace,CS 101 B\n";
+    // It has two assignments: the grades go into the one the instructor picks.
+    let roster = "Student,ID,SIS User ID,SIS Login ID,Section,Lab 1 (5501),Lab 2 (5502)\n    Points Possible,,,,,100,100\n\"Lovelace, Ada\",1001,S1,ada,CS 101 A,,\n\"Turing, Alan\",1002,S2,alan,CS 101 A,,\n\"Hopper, Grace\",1003,S3,grace,CS 101 B,,\n";
     let class = zip(&largest_class());
     let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Lab 1"), ("course", "CS 101")], &[("modules", "lab1.zip", &class), ("roster", "roster.csv", roster.as_bytes())]);
     assert_eq!(reply.status, 303, "{}", reply.body);
@@ -446,9 +447,15 @@ fn an_instructor_releases_grades_reads_the_code_and_round_trips_the_canvas_grade
     assert!(graded.contains("id=\"largest.c-L1\""), "{graded}");
     browser.call("POST", "/window/rect", json!({"width": 1400, "height": 1800}));
 
-    // The Canvas gradebook, read back as the batch's roster: the same students, the same
-    // Canvas identities, and the same file again.
-    let canvas = client.get(&format!("/analyses/{analysis}/files/canvas.csv")).body;
+    // The Canvas gradebook: the instructor picks the assignment of Canvas's export, the
+    // file keeps its exact header; read back as the batch's roster: the same students,
+    // the same Canvas identities, and the same file again.
+    browser.open(&format!("{}/analyses/{analysis}", service.url));
+    let page = browser.wait_for("Canvas gradebook into the assignment", 30);
+    assert!(page.contains("<option value=\"Lab 2 (5502)\">") && !page.contains("Canvas cannot match"), "{page}");
+    browser.screenshot("canvas-assignment-choice.png", "choosing the Canvas assignment the grades go into");
+    let canvas = client.get(&format!("/analyses/{analysis}/files/canvas.csv?assignment=Lab%201%20(5501)")).body;
+    assert!(canvas.contains("Section,Lab 1 (5501)\n"), "the assignment's exact header: {canvas}");
     assert!(canvas.contains("\"Lovelace, Ada\",1001,S1,ada,CS 101 A,"), "Canvas's name order and identities: {canvas}");
     let canvas_file = temp.path().join("canvas.csv");
     std::fs::write(&canvas_file, &canvas).unwrap();
@@ -459,6 +466,9 @@ fn an_instructor_releases_grades_reads_the_code_and_round_trips_the_canvas_grade
     let attached = browser.wait_for("The roster of", 30);
     assert!(attached.contains(": 3 rows.") && !attached.contains("have no row"), "{attached}");
     browser.screenshot("canvas-round-trip.png", "the Canvas export attached as the roster");
+    // The file attached has one assignment, the one its grades went into.
+    browser.open(&format!("{}/analyses/{analysis}", service.url));
+    browser.wait_for("Canvas gradebook (into Lab 1 (5501))", 30);
     let again = client.get(&format!("/analyses/{analysis}/files/canvas.csv")).body;
     let identities = |text: &str| text.lines().map(|l| l.splitn(6, ',').take(5).collect::<Vec<_>>().join(",")).collect::<Vec<_>>();
     assert_eq!(identities(&again), identities(&canvas), "Canvas's own columns round-trip");

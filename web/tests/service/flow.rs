@@ -78,6 +78,10 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     // Points on the fixed scale (of 100 by default); no SIS data in this roster, so none
     // is made up.
     assert!(canvas.body.contains("\nPoints Possible,,,,,100\n") && canvas.body.contains("\na18,,,,,100\n"), "{}", canvas.body);
+    // Said before the download: a new assignment, and nobody Canvas could match.
+    let page = client.get(&format!("/analyses/{id}")).body;
+    assert!(page.contains("which Canvas imports as a new assignment"), "{page}");
+    assert!(page.contains("Canvas would match nobody: the roster gives no Canvas ID or SIS id for a01, a02,"), "{page}");
     let moodle = client.get(&format!("/analyses/{id}/files/moodle.csv"));
     assert!(moodle.body.starts_with('\u{feff}'));
     let (header, rows) = csv_shape(&moodle.body);

@@ -273,3 +273,34 @@ fn instructor_pages_show_each_students_name_beside_the_id() {
     assert!(ranking.contains("<a href=\"#bugs-a03\">a03</a></td>"), "no name, nothing beside the id: {ranking}");
     assert_eq!(client.api(&format!("/api/analyses/{id}"))["names"]["a01"], "Ada Lovelace");
 }
+
+#[test]
+fn the_canvas_gradebook_lands_in_the_assignment_of_canvas_export_the_instructor_picks() {
+    let (_data, _service, client, batch) = service_with_cohort("interval-sets");
+    // Canvas's gradebook export with two assignments and Canvas's own score columns;
+    // a19 is not in it.
+    let mut export = String::from("Student,ID,SIS User ID,SIS Login ID,Section,Interval sets (5501),Lab 2 (5502),Current Score\n    Points Possible,,,,,100,10,\n");
+    for i in 1..=18 {
+        export.push_str(&format!("\"Student, Number {i}\",a{i:02},S{i},login{i},Section A,,,\n"));
+    }
+    assert_eq!(client.upload(&format!("/batches/{batch}/roster"), &[], &[("roster", "gradebook.csv", export.as_bytes())]).status, 200);
+    let analysis = client.wait_for_analysis(run_analysis(&client, batch, &[("seed", "1")]));
+    let id = analysis["analysis"]["id"].as_i64().unwrap();
+    assert_eq!(analysis["canvas_assignments"], serde_json::json!(["Interval sets (5501)", "Lab 2 (5502)"]));
+    let page = client.get(&format!("/analyses/{id}")).body;
+    assert!(page.contains("<option value=\"Interval sets (5501)\">Interval sets (5501)</option><option value=\"Lab 2 (5502)\">"), "the instructor picks: {page}");
+    assert!(page.contains("Canvas cannot match 1 of 19 students: the roster gives no Canvas ID or SIS id for a19."), "{page}");
+    assert!(page.contains("Canvas takes the points as they are, of 100"), "{page}");
+
+    let unchosen = client.get(&format!("/analyses/{id}/files/canvas.csv"));
+    assert_eq!(unchosen.status, 400);
+    assert!(unchosen.body.contains("choose the Canvas assignment the grades go into"), "{}", unchosen.body);
+    let wrong = client.get(&format!("/analyses/{id}/files/canvas.csv?assignment=Lab%203%20(5503)"));
+    assert_eq!(wrong.status, 400);
+    assert!(wrong.body.contains("has no assignment <code>Lab 3 (5503)</code>"), "{}", wrong.body);
+    let canvas = client.get(&format!("/analyses/{id}/files/canvas.csv?assignment=Lab%202%20(5502)"));
+    assert_eq!(canvas.status, 200, "{}", canvas.body);
+    let header = canvas.body.trim_start_matches('\u{feff}').lines().next().unwrap().to_owned();
+    assert_eq!(header, "Student,ID,SIS User ID,SIS Login ID,Section,Lab 2 (5502)", "Canvas's exact header: the grades land in its assignment");
+    assert!(canvas.body.contains("\n\"Student, Number 1\",a01,S1,login1,Section A,"), "{}", canvas.body);
+}

@@ -41,6 +41,11 @@ pub(super) struct AnalysisView {
     names: HashMap<String, String>,
     /// While this analysis waits: every analysis queued or running, first queued first.
     queue: Vec<QueueEntry>,
+    /// Where the Canvas gradebook file's grades land: the assignment columns of the
+    /// batch's roster when it is Canvas's gradebook export (the instructor picks one when
+    /// there are several), and the students Canvas could not match (no Canvas or SIS id).
+    canvas_assignments: Vec<String>,
+    canvas_unmatched: Vec<String>,
 }
 
 /// A stability check: this analysis and others of the same answers with other seeds.
@@ -110,9 +115,11 @@ fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
     let grades = result.as_ref().map_or_else(HashMap::new, |result| {
         result.answers.iter().map(|a| (a.id.clone(), course::exports::gradebook_points(result, a, graded.iter().find(|r| r.id == a.id)).0)).collect()
     });
-    let names = graded.iter().filter_map(|r| Some((r.id.clone(), r.get("name").filter(|n| !n.is_empty())?.to_owned()))).collect();
+    let names = graded.iter().filter_map(|r| Some((r.id.clone(), r.name()?))).collect();
     let queue = if analysis.status == Status::Queued { app.db.queue()? } else { Vec::new() };
-    Ok(AnalysisView { analysis, batch, progress, result, bug_lists, changes, stability, cohorts, grades, names, queue })
+    let canvas_assignments = exports::canvas_assignments(&graded);
+    let canvas_unmatched = result.as_ref().map_or_else(Vec::new, |result| exports::canvas_unmatched(result, &graded));
+    Ok(AnalysisView { analysis, batch, progress, result, bug_lists, changes, stability, cohorts, grades, names, queue, canvas_assignments, canvas_unmatched })
 }
 
 pub(super) async fn analysis_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
@@ -170,6 +177,43 @@ fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Mar
     }
 }
 
+/// Where the Canvas gradebook file's grades land, said before it is downloaded: the
+/// assignment (a choice when the roster, Canvas's export, has several), the points scale
+/// Canvas takes them on, and the students Canvas cannot match.
+fn canvas_said(v: &AnalysisView, result: &Analysis) -> Markup {
+    let max = result.answers.first().map_or(result.grading.max_points, |a| exports::gradebook_points(result, a, None).1);
+    let unmatched = &v.canvas_unmatched;
+    html! {
+        @if v.canvas_assignments.len() > 1 {
+            form #canvas method="get" action={ "/analyses/" (v.analysis.id) "/files/canvas.csv" } {
+                label { "Canvas gradebook into the assignment "
+                    select name="assignment" { @for a in &v.canvas_assignments { option value=(a) { (a) } } } }
+                " " button type="submit" { "Download" }
+            }
+        }
+        p.muted {
+            @if v.canvas_assignments.is_empty() {
+                "The Canvas gradebook file has a column named after the batch (" code { (v.batch.name) } "), which Canvas imports as a new assignment: to fill an assignment Canvas already has, attach Canvas's own gradebook export (Grades, Export) as the batch's roster. "
+            } @else {
+                "The Canvas gradebook file keeps the header of Canvas's own export, so the grades land in that assignment. "
+            }
+            "Canvas takes the points as they are, of " (max) ": the assignment should be worth " (max) " points in Canvas (or set the maximum of the analysis to the assignment's)."
+        }
+        @if !unmatched.is_empty() {
+            p.bad #canvas-unmatched {
+                @if unmatched.len() == result.answers.len() { "Canvas would match nobody: " } @else { "Canvas cannot match " (unmatched.len()) " of " (result.answers.len()) " students: " }
+                "the roster gives no Canvas ID or SIS id for " (list_or_none(unmatched)) ". Attach Canvas's gradebook export as the roster (or give the columns "
+                code { "canvas_id" } ", " code { "sis_user_id" } " or " code { "sis_login_id" } ") before importing."
+            }
+        }
+    }
+}
+
+/// `text` as a URL's query value: every byte but an unreserved one percent-encoded.
+fn percent_encoded(text: &str) -> String {
+    text.bytes().map(|b| if b.is_ascii_alphanumeric() || b"-._~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
+}
+
 fn percent_text(p: Option<f64>) -> String {
     p.map_or("–".to_owned(), |p| format!("{p:.1}%"))
 }
@@ -181,9 +225,17 @@ pub(super) fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg
         @if let Some(completeness) = result.completeness_in_words() { p.muted { "How complete the search is: " (completeness) "." } }
         p { "Download: "
             @for (i, (file, label)) in [("scores.csv", "scores.csv"), ("canvas.csv", "Canvas gradebook"), ("moodle.csv", "Moodle import"), ("analysis.json", "analysis.json"), ("order.dot", "order.dot"), ("order.svg", "order.svg")].into_iter().enumerate() {
-                @if i > 0 { " · " } a href={ "/analyses/" (id) "/files/" (file) } { (label) }
+                @if i > 0 { " · " }
+                @if file == "canvas.csv" && v.canvas_assignments.len() == 1 {
+                    a href={ "/analyses/" (id) "/files/canvas.csv?assignment=" (percent_encoded(&v.canvas_assignments[0])) } { (label) " (into " (v.canvas_assignments[0]) ")" }
+                } @else if file == "canvas.csv" && v.canvas_assignments.len() > 1 {
+                    a href="#canvas" { (label) " (choose the assignment below)" }
+                } @else {
+                    a href={ "/analyses/" (id) "/files/" (file) } { (label) }
+                }
             }
         }
+        (canvas_said(v, result))
         @if result.reference_failures + result.checker_failures > 0 {
             div.card.bad { "The problem's own programs failed on " (result.reference_failures + result.checker_failures) " generated tests (set aside, never counted against a student)." }
         }
@@ -297,7 +349,27 @@ pub(super) async fn cancel_analysis(app: AppData, req: HttpRequest, who: Instruc
     see_other(&format!("/analyses/{}", analysis.id))
 }
 
-pub(super) async fn analysis_file(app: AppData, _who: Instructor, path: web::Path<(i64, String)>) -> Page {
+/// The query of a Canvas gradebook file: the assignment column its grades go into.
+#[derive(Deserialize)]
+pub(super) struct CanvasQuery {
+    assignment: Option<String>,
+}
+
+/// The header of the Canvas gradebook file's grade column: the assignment `asked` for, one
+/// of the roster's (Canvas's export's) assignments; its only one when none is asked; the
+/// batch's name when the roster has none (Canvas then makes a new assignment).
+fn canvas_column(assignments: &[String], asked: Option<&str>, batch: &str) -> Result<String, AppError> {
+    match (asked, assignments) {
+        (Some(asked), _) if assignments.iter().any(|a| a == asked) => Ok(asked.to_owned()),
+        (Some(asked), []) => Err(AppError::BadRequest(format!("the roster is not Canvas's gradebook export, so it has no assignment `{asked}`"))),
+        (Some(asked), _) => Err(AppError::BadRequest(format!("the roster's Canvas export has no assignment `{asked}`: it has {}", list_or_none(assignments)))),
+        (None, []) => Ok(batch.to_owned()),
+        (None, [only]) => Ok(only.clone()),
+        (None, _) => Err(AppError::BadRequest(format!("choose the Canvas assignment the grades go into: {}", list_or_none(assignments)))),
+    }
+}
+
+pub(super) async fn analysis_file(app: AppData, _who: Instructor, path: web::Path<(i64, String)>, query: web::Query<CanvasQuery>) -> Page {
     let (id, file) = path.into_inner();
     let row = found(app.db.analysis(id)?)?;
     if row.status != Status::Done {
@@ -309,7 +381,10 @@ pub(super) async fn analysis_file(app: AppData, _who: Instructor, path: web::Pat
     let csv_of = |bytes: csv::Result<Vec<u8>>| bytes.map_err(|e| AppError::Internal(e.into()));
     let (content_type, body) = match file.as_str() {
         "scores.csv" => ("text/csv", scores_csv(&analysis, &roster)?),
-        "canvas.csv" => ("text/csv", csv_of(exports::canvas_csv(&analysis, &roster, &batch.name))?),
+        "canvas.csv" => {
+            let column = canvas_column(&exports::canvas_assignments(&roster), query.assignment.as_deref(), &batch.name)?;
+            ("text/csv", csv_of(exports::canvas_csv(&analysis, &roster, &column))?)
+        }
         "moodle.csv" => ("text/csv", csv_of(exports::moodle_csv(&analysis, &roster, &batch.name))?),
         "order.svg" => ("image/svg+xml", present::order_svg(&analysis).into_bytes()),
         "analysis.json" | "order.dot" => {

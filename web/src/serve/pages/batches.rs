@@ -158,7 +158,7 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
                     @let row = v.roster.iter().find(|r| r.id == s.student);
                     tr {
                         td { (s.student) }
-                        td { (row.and_then(|r| r.get("name")).unwrap_or("")) }
+                        td { (row.and_then(|r| r.name()).unwrap_or_default()) }
                         td { (row.map(|r| r.cohort.as_str()).unwrap_or("")) }
                         td { a href={ "/batches/" (id) "/sources/" (s.student) } title="The code handed in, every version" { code { (s.file) } } }
                         td { (date(s.uploaded)) @if s.late { " " strong.bad { "late" } } }
