@@ -13,7 +13,7 @@ use crate::error::{CourseError, CourseResult};
 use crate::hand_in::SharedBytes;
 use crate::problem_check::example_expectation;
 use crate::problem_dir::{MAX_COURSE_TESTS, MAX_PROBLEM_NAME_CHARS, PROBLEM_FILES, ProblemToml};
-use crate::submissions::{Unpacking, is_batch_file, zip_entry_problem};
+use crate::submissions::{Unpacking, entry_name, is_batch_file, zip_entry_problem};
 
 
 /// The most example submissions a bundle may carry: each is built and run on a thousand
@@ -56,7 +56,7 @@ impl Bundle {
         let mut folders = BTreeSet::new();
         for i in 0..zip.len() {
             let entry = zip.by_index(i).map_err(|e| bad(e.to_string()))?;
-            let name = entry.name().to_owned();
+            let name = entry_name(&entry);
             if let Some(problem) = zip_entry_problem(&entry) {
                 return Err(bad(problem));
             }

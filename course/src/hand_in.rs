@@ -19,6 +19,9 @@ pub struct HandIn {
     /// The file (a path, inside a zip), or the folder followed by `/`.
     pub file: String,
     pub what: Result<Handed, String>,
+    /// Handed in after the deadline, as the platform it came from says (Canvas's `_LATE_`
+    /// in a "Download Submissions" zip).
+    pub late: bool,
 }
 
 /// A module, or the files of one student's sources (plain names: headers included).
@@ -77,7 +80,7 @@ impl ModuleSource {
                 let mut zip = zip.clone();
                 let mut entry = zip.by_index(*index).map_err(|e| e.to_string())?;
                 let mut bytes = Vec::with_capacity(entry.size().min(MAX_MODULE_BYTES as u64) as usize);
-                entry.by_ref().take(MAX_MODULE_BYTES as u64).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", entry.name()))?;
+                entry.by_ref().take(MAX_MODULE_BYTES as u64).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", crate::submissions::entry_name(&entry)))?;
                 Ok(bytes.into())
             }
             ModuleSource::Fetched(fetch) => fetch().map(Into::into),

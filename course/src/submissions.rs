@@ -444,7 +444,7 @@ fn dir_file(entry: &std::fs::DirEntry) -> std::io::Result<Result<ModuleSource, S
 /// holding one student's folder alone thus reads as that folder's files, one submission
 /// each; zip the folder together with the others, or upload its source file.
 pub fn hand_ins(files: Vec<BatchFile>, strip_folder: bool) -> Vec<HandIn> {
-    let files = from_canvas_download(files);
+    let (files, late) = from_canvas_download(files);
     let mut hand_ins: Vec<HandIn> = Vec::new();
     let mut sources: Vec<(Vec<&str>, &str, &Result<ModuleSource, String>)> = Vec::new();
     for (name, source) in &files {
@@ -455,9 +455,9 @@ pub fn hand_ins(files: Vec<BatchFile>, strip_folder: bool) -> Vec<HandIn> {
             continue;
         }
         if let Some(id) = module_id(base) {
-            hand_ins.push(HandIn { id: Some(id.to_owned()), file: name.clone(), what: source.clone().map(Handed::Module) });
+            hand_ins.push(HandIn { id: Some(id.to_owned()), file: name.clone(), what: source.clone().map(Handed::Module), late: late.contains(id) });
         } else if source.is_err() && !is_batch_file(base) {
-            hand_ins.push(HandIn { id: None, file: name.clone(), what: source.clone().map(Handed::Module) });
+            hand_ins.push(HandIn { id: None, file: name.clone(), what: source.clone().map(Handed::Module), late: false });
         } else {
             sources.push((parts[..parts.len().saturating_sub(1)].to_vec(), name, source));
         }
@@ -485,7 +485,7 @@ pub fn hand_ins(files: Vec<BatchFile>, strip_folder: bool) -> Vec<HandIn> {
             [] => {
                 if let Some(id) = source_id(&base) {
                     let what = source.clone().map(|s| Handed::Sources(vec![(base.clone(), s)]));
-                    hand_ins.push(HandIn { id: Some(id.to_owned()), file: name.to_owned(), what });
+                    hand_ins.push(HandIn { id: Some(id.to_owned()), file: name.to_owned(), what, late: late.contains(id) });
                 }
             }
             [folder, deeper @ ..] => {
@@ -508,7 +508,8 @@ pub fn hand_ins(files: Vec<BatchFile>, strip_folder: bool) -> Vec<HandIn> {
             Some(reason) => Err(reason),
             None => Ok(Handed::Sources(files)),
         };
-        hand_ins.push(HandIn { id: Some(id), file, what });
+        let late = late.contains(&id);
+        hand_ins.push(HandIn { id: Some(id), file, what, late });
     }
     // A module wins over sources of the same id: they are what it was built from.
     let modules: Vec<String> = hand_ins.iter().filter(|h| matches!(h.what, Ok(Handed::Module(_)))).filter_map(|h| h.id.clone()).collect();
@@ -518,43 +519,59 @@ pub fn hand_ins(files: Vec<BatchFile>, strip_folder: bool) -> Vec<HandIn> {
 
 /// A file name as Canvas names a submission's file in its "Download Submissions" zip,
 /// `<sortable name>[_LATE]_<Canvas user id>_<submission id>_<the student's file name>`
-/// (`lovelaceada_LATE_1001_55501_sumlist.c`): the Canvas user id and the file's own name.
-fn canvas_file_name(name: &str) -> Option<(&str, &str)> {
+/// (`lovelaceada_LATE_1001_55501_sumlist.c`, `garcíajosé_1003_55503_sumlist.c`: the
+/// sortable name is the student's in lower case, letters of any alphabet): the Canvas user
+/// id, the file's own name, and whether it was late.
+fn canvas_file_name(name: &str) -> Option<(&str, &str, bool)> {
     let mut parts = name.splitn(2, '_');
     let sortable = parts.next()?;
     let mut rest = parts.next()?;
-    if !sortable.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()) || sortable.is_empty() {
+    if !sortable.chars().all(|c| c.is_alphanumeric() && !c.is_uppercase()) || sortable.is_empty() {
         return None;
     }
-    if let Some(after) = rest.strip_prefix("LATE_").or_else(|| rest.strip_prefix("late_")) {
-        rest = after;
-    }
+    let late = match rest.strip_prefix("LATE_").or_else(|| rest.strip_prefix("late_")) {
+        Some(after) => {
+            rest = after;
+            true
+        }
+        None => false,
+    };
     let number = |text: &str| !text.is_empty() && text.chars().all(|c| c.is_ascii_digit());
     let mut fields = rest.splitn(3, '_');
     let (user, submission, file) = (fields.next()?, fields.next()?, fields.next()?);
-    (number(user) && number(submission) && !file.is_empty()).then_some((user, file))
+    (number(user) && number(submission) && !file.is_empty()).then_some((user, file, late))
 }
 
 /// A batch downloaded from Canvas ("Download Submissions": every file at the top, each
 /// named as [`canvas_file_name`] reads) as one folder per student named by Canvas user id,
 /// so that its students are matched to a Canvas roster by id, late ones too; a module
 /// becomes `<id>.wasm`. Any other batch is returned as it is: one file not named so (a
-/// folder, a roster, a stray file) and the names are the students' own.
-fn from_canvas_download(files: Vec<BatchFile>) -> Vec<BatchFile> {
+/// folder, a roster, a stray file) and the names are the students' own. Also returns the
+/// ids of the students whose files Canvas marks late.
+fn from_canvas_download(files: Vec<BatchFile>) -> (Vec<BatchFile>, HashSet<String>) {
     let handed: Vec<&str> =
         files.iter().map(|(name, _)| name.as_str()).filter(|name| is_batch_file(base_name(name)) && !name.split('/').any(is_hidden)).collect();
     let canvas = !handed.is_empty() && handed.iter().all(|name| !name.contains('/') && canvas_file_name(name).is_some());
     if !canvas {
-        return files;
+        return (files, HashSet::new());
     }
-    files
+    let mut late = HashSet::new();
+    let files = files
         .into_iter()
         .map(|(name, source)| match canvas_file_name(&name) {
-            Some((user, file)) if module_id(file).is_some() => (format!("{user}.{}", file.rsplit('.').next().unwrap_or("wasm")), source),
-            Some((user, file)) => (format!("{user}/{file}"), source),
+            Some((user, file, was_late)) => {
+                if was_late {
+                    late.insert(user.to_owned());
+                }
+                match module_id(file) {
+                    Some(_) => (format!("{user}.{}", file.rsplit('.').next().unwrap_or("wasm")), source),
+                    None => (format!("{user}/{file}"), source),
+                }
+            }
             None => (name, source),
         })
-        .collect()
+        .collect();
+    (files, late)
 }
 
 /// Orders ids as people do: digit runs by their value, so `A2` comes before `A10`.
@@ -597,7 +614,7 @@ pub fn read_zip(zip: &zip::ZipArchive<Cursor<SharedBytes>>, unpacking: &mut Unpa
     let mut files = Vec::new();
     for index in 0..zip.len() {
         let mut entry = zip.by_index(index).map_err(|e| CourseError::Batch(e.to_string()))?;
-        let name = entry.name().to_owned();
+        let name = entry_name(&entry);
         if entry.is_dir() {
             continue;
         }
@@ -619,13 +636,26 @@ pub fn read_zip(zip: &zip::ZipArchive<Cursor<SharedBytes>>, unpacking: &mut Unpa
     Ok(files)
 }
 
+/// A zip entry's name as its writer meant it: UTF-8 when the zip says so (its flag, or
+/// Info-ZIP's Unicode path field), and also when its bytes are UTF-8 without the flag, as
+/// Canvas and many other tools write them (`garcíajosé_1003_…` read as the format's old
+/// default, CP437, is `garcÃ­ajosÃ©_1003_…`); else CP437, as the format says. (A name in
+/// CP437 with letters beyond ASCII is almost never valid UTF-8: `é` is one byte, 0x82.)
+pub fn entry_name(entry: &zip::read::ZipFile<'_, impl Read>) -> String {
+    match std::str::from_utf8(entry.name_raw()) {
+        Ok(name) => name.to_owned(),
+        Err(_) => entry.name().to_owned(),
+    }
+}
+
 /// Why a zip's entry is not read, if it is not: a path that could write outside the folder
 /// it is unpacked in ([`is_unsafe_path`]), or a symbolic link (its bytes are a path on the
 /// machine it was zipped on, never a file of the upload). Every reader of an uploaded zip
 /// asks this first: batches, rosters in them and problem bundles.
 pub fn zip_entry_problem(entry: &zip::read::ZipFile<'_, impl Read>) -> Option<String> {
-    let name = entry.name();
-    if is_unsafe_path(name) {
+    let name = entry_name(entry);
+    // (Either reading of the name: `/`, `\`, `:` and `..` are the same bytes in both.)
+    if is_unsafe_path(&name) || is_unsafe_path(entry.name()) {
         return Some(format!("{name}: unsafe path in zip (absolute or with `..`)"));
     }
     if entry.is_symlink() {
@@ -1057,11 +1087,45 @@ mod tests {
             true,
             &[("1001", "1001/", "sumlist.c sumlist.h"), ("1002", "1002/", "sumlist-1.c"), ("1003", "1003.wasm", "module")],
         );
+        // A sortable name with letters beyond ASCII is a sortable name.
+        check(&["garcíajosé_1004_55530_sumlist.c", "lovelaceada_1001_55501_sumlist.c"], true, &[("1001", "1001/", "sumlist.c"), ("1004", "1004/", "sumlist.c")]);
         // One file not named by Canvas: the names are the students' own.
         check(&["lovelaceada_1001_55501_sumlist.c", "a02.c"], true, &[
             ("lovelaceada_1001_55501_sumlist", "lovelaceada_1001_55501_sumlist.c", "lovelaceada_1001_55501_sumlist.c"),
             ("a02", "a02.c", "a02.c"),
         ]);
+    }
+
+    /// A zip of `entries` whose names are written as `raw` bytes, without the zip's UTF-8
+    /// flag (as Canvas writes them): each name is written as a placeholder of the same
+    /// length, whose bytes are then replaced.
+    fn zip_with_raw_names(entries: &[(&[u8], &[u8])]) -> Vec<u8> {
+        let placeholders: Vec<String> = entries.iter().enumerate().map(|(i, (raw, _))| format!("{i}{}", "#".repeat(raw.len() - 1))).collect();
+        let mut bytes = zip_of(&placeholders.iter().zip(entries).map(|(name, (_, body))| (name.as_str(), *body)).collect::<Vec<_>>());
+        for (placeholder, (raw, _)) in placeholders.iter().zip(entries) {
+            let mut at = 0;
+            while let Some(found) = bytes[at..].windows(raw.len()).position(|w| w == placeholder.as_bytes()) {
+                bytes[at + found..at + found + raw.len()].copy_from_slice(raw);
+                at += found + raw.len();
+            }
+        }
+        bytes
+    }
+
+    #[test]
+    fn a_canvas_zip_with_accented_names_is_read_by_user_id_with_its_late_files_marked() {
+        // UTF-8 without the flag (Canvas's way), and CP437 (the format's own: é is 0x82).
+        let zip = zip_with_raw_names(&[
+            ("garcíajosé_LATE_1004_55530_sumlist.c".as_bytes(), b"int main(void) { return 0; }\n"),
+            (b"m\x82lanie_1005_55531_sumlist.c", b"int main(void) { return 0; }\n"),
+            (b"lovelaceada_1001_55501_sumlist.c", b"int main(void) { return 0; }\n"),
+        ]);
+        let archive = Unpacking::new().open(shared(&zip)).unwrap();
+        let files = read_zip(&archive, &mut Unpacking::new()).unwrap();
+        let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(names, ["garcíajosé_LATE_1004_55530_sumlist.c", "mélanie_1005_55531_sumlist.c", "lovelaceada_1001_55501_sumlist.c"]);
+        let found: Vec<(Option<String>, String, bool)> = hand_ins(files, true).into_iter().map(|h| (h.id, h.file, h.late)).collect();
+        assert_eq!(found, [(Some("1001".into()), "1001/".into(), false), (Some("1004".into()), "1004/".into(), true), (Some("1005".into()), "1005/".into(), false)]);
     }
 
     #[test]

@@ -94,6 +94,9 @@ pub struct FileVerdict {
     /// still accepted: its result is the compiler's message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<UploadBuild>,
+    /// Handed in late, as the platform it came from says (Canvas's `_LATE_`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub late: bool,
 }
 
 /// What compiling an accepted source at upload gave.
@@ -148,7 +151,7 @@ impl UploadReport {
                     student: f.student.clone()?,
                     file: f.file.clone(),
                     sha256: f.sha256.clone()?,
-                    late: self.late,
+                    late: self.late || f.late,
                     uploaded: now(),
                 })
             })
@@ -168,7 +171,7 @@ pub fn form_files(files: Vec<NamedFile>) -> (Vec<HandIn>, Vec<FileVerdict>, Vec<
     let mut modules = Vec::new();
     let mut rejected = Vec::new();
     let mut rosters = Vec::new();
-    let mut reject = |file: String, reason: String| rejected.push(FileVerdict { file, student: None, rejected: Some(reason), sha256: None, build: None });
+    let mut reject = |file: String, reason: String| rejected.push(FileVerdict { file, student: None, rejected: Some(reason), sha256: None, build: None, late: false });
     // One budget for every entry of every zip of the upload: two bombs are no better than one.
     let mut unpacking = Unpacking::new();
     for (name, bytes) in files {
@@ -337,7 +340,7 @@ pub fn validate(
     let files = course::submissions::accept_languages(files, &accepted.languages);
     let batch = Batch::checked(&app.tools.sandbox, &app.tools.builder, &files);
     for r in batch.rejected {
-        verdicts.push(FileVerdict { file: r.file, student: r.id, rejected: Some(r.reason), sha256: None, build: None });
+        verdicts.push(FileVerdict { file: r.file, student: r.id, rejected: Some(r.reason), sha256: None, build: None, late: false });
     }
     let (mut roster_rows, mut roster_problems, mut checked_against) = (Vec::new(), Vec::new(), None);
     match roster {
@@ -360,12 +363,12 @@ pub fn validate(
     let mut modules = Vec::new();
     for (s, off_roster) in batch.submissions.iter().zip(off_roster) {
         let file = s.file.clone();
-        let mut verdict = FileVerdict { file: file.clone(), student: Some(s.id.clone()), rejected: None, sha256: None, build: None };
+        let hand_in = files.iter().find(|h| h.file == file).expect("a checked hand-in is in the batch");
+        let mut verdict = FileVerdict { file: file.clone(), student: Some(s.id.clone()), rejected: None, sha256: None, build: None, late: hand_in.late };
         if let Some(problem) = id_problem(&s.id).or(off_roster) {
             verdict.rejected = Some(format!("{file}: {problem}"));
         } else {
-            let handed = files.iter().find(|h| h.file == file).and_then(|h| h.what.as_ref().ok());
-            match handed.expect("a checked hand-in is in the batch").stored() {
+            match hand_in.what.as_ref().expect("a checked hand-in was handed").stored() {
                 Ok(bytes) => {
                     let sha256 = sha256_hex(&bytes);
                     verdict.sha256 = Some(sha256.clone());

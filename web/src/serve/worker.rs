@@ -277,7 +277,7 @@ fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, canc
         .map(|a| {
             let (app, sha256) = (Arc::clone(app), a.sha256.clone());
             let fetch = move || app.module(&sha256).map_err(|e| format!("{e:#}"));
-            HandIn { id: Some(a.student.clone()), file: a.student.clone(), what: Ok(Handed::Module(ModuleSource::Fetched(Arc::new(fetch)))) }
+            HandIn { id: Some(a.student.clone()), file: a.student.clone(), what: Ok(Handed::Module(ModuleSource::Fetched(Arc::new(fetch)))), late: false }
         })
         .collect();
     let class = Class { hand_ins, rejected: Vec::new(), roster: (!roster.is_empty()).then_some(roster) };

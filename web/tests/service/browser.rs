@@ -379,7 +379,7 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
 fn largest_class() -> Vec<(&'static str, &'static [u8])> {
     vec![
         ("lovelaceada_1001_55501_largest.c", include_bytes!("../../templates/new-problem/submissions/correct.c")),
-        ("turingalan_1002_55502_largest.c", b"#include <stdio.h>\nint main() {\n    long long x, best;\n    int n = 0;\n    while (scanf(\"%lld\", &x) == 1) {\n        if (n == 0 || x > best) best = x;\n        n++;\n    }\n    if (n > 0) printf(\"%lld\\n\", best);\n    return 0;\n}\n"),
+        ("turingalán_1002_55502_largest.c", b"#include <stdio.h>\nint main() {\n    long long x, best;\n    int n = 0;\n    while (scanf(\"%lld\", &x) == 1) {\n        if (n == 0 || x > best) best = x;\n        n++;\n    }\n    if (n > 0) printf(\"%lld\\n\", best);\n    return 0;\n}\n"),
         ("hoppergrace_LATE_1003_55503_largest.c", include_bytes!("../../templates/new-problem/submissions/buggy.c")),
     ]
 }
@@ -411,6 +411,10 @@ fn an_instructor_releases_grades_reads_the_code_and_round_trips_the_canvas_grade
     let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Lab 1"), ("course", "CS 101")], &[("modules", "lab1.zip", &class), ("roster", "roster.csv", roster.as_bytes())]);
     assert_eq!(reply.status, 303, "{}", reply.body);
     let batch = client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap();
+    // Canvas's names (an accented one too) are read by user id, and its late file is late.
+    let submissions = client.api(&format!("/api/batches/{batch}"))["submissions"].clone();
+    let late: Vec<(&str, bool)> = submissions.as_array().unwrap().iter().map(|s| (s["student"].as_str().unwrap(), s["late"].as_bool().unwrap())).collect();
+    assert_eq!(late, [("1001", false), ("1002", false), ("1003", true)]);
     let analysis = crate::common::run_analysis(&client, batch, &[("seed", "1")]);
     let done = client.wait_for_analysis(analysis);
     assert_eq!(done["analysis"]["status"], "done");

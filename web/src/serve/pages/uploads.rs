@@ -150,6 +150,7 @@ pub(super) async fn upload_page(app: AppData, req: HttpRequest, who: Instructor,
                         td { (f.student.as_deref().unwrap_or("")) }
                         td {
                             @match &f.rejected { None => span.ok { "accepted" }, Some(reason) => span.bad { "rejected: " (reason) } }
+                            @if f.late { " · " strong.bad { "late" } " (so Canvas says)" }
                             @match &f.build {
                                 Some(UploadBuild::Compiles { language }) => { " · " (language) ", compiles" },
                                 Some(UploadBuild::DoesNotCompile { language, message }) => {
