@@ -17,9 +17,14 @@
 //!   on inputs drawn as the problem draws them. A program that fails every input the same
 //!   way (it does not start, or loops on everything) gets 0: one failure, on every input.
 //!
-//! Pitfall: a bug rarer than the sample can show (below one input in a thousand) costs no
-//! points even when the search found it: it shows in the bug list, the score and the rank,
-//! and the instructor may adjust the points.
+//! A bug the sample misses but the analysis found (the program fails a suite test, or a
+//! course test, while it passes every sample input) costs the failure deduction too
+//! ([`Points::failing_beyond_sample`]): a bug bugrank found is never worth full points.
+//!
+//! Pitfall: what can then depend on the class is whether such a rare bug (below about one
+//! input in a thousand) was found at all: the search's tests near the bugs found (mutants,
+//! neighbours, the split search) are drawn near the class's failing sets, so a classmate's
+//! bug can lead the search to it. A bug the sample shows costs the same in any class.
 
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +70,14 @@ pub struct Points {
     /// Set when it failed every input judged, all in this one way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub every_input: Option<FailureKind>,
+    /// The share of `max` any failure costs ([`GradingPolicy::failure_deduction`]); absent
+    /// in analyses made before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deduction: Option<f64>,
+    /// A test of the analysis the program fails although it passed every sample input: a
+    /// bug the search found beyond the sample, which cost the deduction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beyond_sample: Option<String>,
 }
 
 impl Points {
@@ -81,7 +94,28 @@ impl Points {
             (counts.output, FailureKind::Output),
         ];
         let every_input = kinds.iter().find(|(n, _)| judged > 0 && *n as u64 == judged).map(|(_, kind)| *kind);
-        Points { points: (earned * 100.0).round() / 100.0, max: policy.max_points, judged, failed, counts, every_input }
+        Points {
+            points: (earned * 100.0).round() / 100.0,
+            max: policy.max_points,
+            judged,
+            failed,
+            counts,
+            every_input,
+            deduction: Some(policy.failure_deduction),
+            beyond_sample: None,
+        }
+    }
+
+    /// These points of a program that fails `test`, a test of the analysis (of the suite,
+    /// or the course's): when the sample found no failure, the failure deduction is taken
+    /// all the same, and `test` is named; otherwise they are as they were (the sample's
+    /// failures already cost it).
+    pub fn failing_beyond_sample(self, policy: &GradingPolicy, test: &str) -> Points {
+        if self.failed > 0 || self.judged == 0 {
+            return self;
+        }
+        let earned = policy.max_points * (1.0 - policy.failure_deduction);
+        Points { points: (earned * 100.0).round() / 100.0, beyond_sample: Some(test.to_owned()), ..self }
     }
 
     /// The same program's points under another `policy` (a re-run's new maximum, say):
@@ -89,7 +123,11 @@ impl Points {
     /// judged on no input keeps its share: none if it never ran, all if nothing could judge it.
     pub fn under(&self, policy: &GradingPolicy) -> Points {
         if self.judged > 0 {
-            return Points::of(policy, self.judged, self.counts);
+            let points = Points::of(policy, self.judged, self.counts);
+            return match &self.beyond_sample {
+                Some(test) => points.failing_beyond_sample(policy, test),
+                None => points,
+            };
         }
         let share = if self.max > 0.0 { self.points / self.max } else { 0.0 };
         Points { points: (share * policy.max_points * 100.0).round() / 100.0, max: policy.max_points, ..self.clone() }
@@ -97,7 +135,16 @@ impl Points {
 
     /// The points of a program that never ran (its sources did not compile): none.
     pub fn not_built(policy: &GradingPolicy) -> Points {
-        Points { points: 0.0, max: policy.max_points, judged: 0, failed: 0, counts: FailureCounts::default(), every_input: None }
+        Points {
+            points: 0.0,
+            max: policy.max_points,
+            judged: 0,
+            failed: 0,
+            counts: FailureCounts::default(),
+            every_input: None,
+            deduction: Some(policy.failure_deduction),
+            beyond_sample: None,
+        }
     }
 }
 
@@ -126,6 +173,18 @@ mod tests {
         assert_eq!((mixed.points, mixed.every_input), (0.0, None));
         let one = Points::of(&policy, 800, FailureCounts { crash: 8, ..Default::default() });
         assert_eq!((one.points, one.max, one.failed), (14.85, 20.0, 8));
+    }
+
+    #[test]
+    fn a_failure_the_search_found_beyond_the_sample_costs_the_deduction_and_is_named() {
+        let policy = GradingPolicy::default();
+        let clean = Points::of(&policy, 1000, FailureCounts::default());
+        let found = clean.clone().failing_beyond_sample(&policy, "t07");
+        assert_eq!((found.points, found.beyond_sample.as_deref(), found.failed), (90.0, Some("t07"), 0));
+        let sampled = Points::of(&policy, 1000, FailureCounts { wrong: 3, ..Default::default() });
+        assert_eq!(sampled.clone().failing_beyond_sample(&policy, "t07"), sampled, "the sample's failures already cost it");
+        let ten = GradingPolicy { max_points: 10.0, ..policy };
+        assert_eq!(found.under(&ten), clean.under(&ten).failing_beyond_sample(&ten, "t07"), "kept under another maximum");
     }
 
     #[test]

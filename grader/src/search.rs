@@ -1051,7 +1051,14 @@ impl Search<'_> {
                     rank: 0,
                     percent: 0.0,
                     build: None,
-                    points: sampled.get(&answer.program).map(|&(judged, counts)| Points::of(&self.problem.grading, judged, counts)),
+                    points: sampled.get(&answer.program).map(|&(judged, counts)| {
+                        let points = Points::of(&self.problem.grading, judged, counts);
+                        // A test of the analysis it fails, the first: a bug found is never worth full points.
+                        match failed.first() {
+                            Some(&t) => points.failing_beyond_sample(&self.problem.grading, &test_ids[t]),
+                            None => points,
+                        }
+                    }),
                     course_tests_failed: self.course_tests_failed(answer.program),
                 }
             })

@@ -216,6 +216,6 @@ mod tests {
         let counts = grader::FailureCounts { wrong: 12, ..Default::default() };
         with_points.points = Some(grader::Points::of(&grader::GradingPolicy::default(), 1000, counts));
         let md = bug_list_markdown(&with_points);
-        assert!(md.starts_with("# Bug list: a01\n\nYour program earned 88.92 of 100 points: it failed 12 of the 1000 inputs it was graded on (a wrong output on 12 inputs).\n\n"), "{md}");
+        assert!(md.starts_with("# Bug list: a01\n\nYour program earned 88.92 of 100 points: it failed 12 of the 1000 inputs it was graded on (a wrong output on 12 inputs): any failure costs 10 points, and the rest goes by the share passed.\n\n"), "{md}");
     }
 }

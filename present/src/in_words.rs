@@ -186,14 +186,24 @@ pub fn points_in_words(points: &Points) -> String {
     if points.judged == 0 {
         return format!("{earned}: no input could be judged, so nothing counts against it.");
     }
-    if points.failed == 0 {
-        return format!("{earned}: right on all {} inputs it was graded on.", points.judged);
+    // What any failure costs, in points (analyses made before it was kept do not say).
+    let costs = points.deduction.filter(|d| *d > 0.0).map(|d| format!("any failure costs {} points", (d * points.max * 100.0).round() / 100.0));
+    match (&points.beyond_sample, &costs) {
+        (Some(test), Some(costs)) if points.failed == 0 => {
+            return format!("{earned}: right on all {} inputs it was graded on, but it fails test {test}, which the search found: {costs}.", points.judged);
+        }
+        _ if points.failed == 0 => return format!("{earned}: right on all {} inputs it was graded on.", points.judged),
+        _ => {}
     }
     if let Some(kind) = points.every_input {
         let how = kind_in_words(kind);
         return format!("{earned}: it failed every one of the {} inputs it was graded on the same way ({how}): one failure, on every input.", points.judged);
     }
-    format!("{earned}: it failed {} of the {} inputs it was graded on ({}).", points.failed, points.judged, kinds_in_words(&points.counts).join(", "))
+    let failed = format!("{earned}: it failed {} of the {} inputs it was graded on ({})", points.failed, points.judged, kinds_in_words(&points.counts).join(", "));
+    match costs {
+        Some(costs) => format!("{failed}: {costs}, and the rest goes by the share passed."),
+        None => format!("{failed}."),
+    }
 }
 
 #[cfg(test)]
@@ -202,6 +212,17 @@ mod tests {
     fn a_program_that_never_ran_earned_nothing_because_no_input_was_graded() {
         let points = grader::Points::not_built(&grader::GradingPolicy::default());
         assert_eq!(super::points_in_words(&points), "0 of 100 points: it never ran, so no input could be graded.");
+    }
+
+    #[test]
+    fn points_say_what_a_failure_costs_and_name_a_test_failed_beyond_the_sample() {
+        let policy = grader::GradingPolicy::default();
+        let three = grader::Points::of(&policy, 1000, grader::FailureCounts { wrong: 3, ..Default::default() });
+        assert_eq!(super::points_in_words(&three), "89.73 of 100 points: it failed 3 of the 1000 inputs it was graded on (a wrong output on 3 inputs): any failure costs 10 points, and the rest goes by the share passed.");
+        let found = grader::Points::of(&policy, 1000, grader::FailureCounts::default()).failing_beyond_sample(&policy, "t04");
+        assert_eq!(super::points_in_words(&found), "90 of 100 points: right on all 1000 inputs it was graded on, but it fails test t04, which the search found: any failure costs 10 points.");
+        let clean = grader::Points::of(&policy, 1000, grader::FailureCounts::default());
+        assert_eq!(super::points_in_words(&clean), "100 of 100 points: right on all 1000 inputs it was graded on.");
     }
 
     #[test]

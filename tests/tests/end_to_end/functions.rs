@@ -36,6 +36,10 @@ fn the_lru_cohort_fails_where_its_bugs_are_and_nowhere_else() {
         assert!(answer.build.as_ref().is_some_and(|b| b.error.is_none()), "{id} builds with its harness: {:?}", answer.build);
         let correct = header.to_lowercase().contains("correct") && !header.contains("BUG");
         assert_eq!(answer.failed.is_empty(), correct, "{id} ({header}) failed {:?}", answer.failed);
+        // A bug found is never worth full points, even one the grading sample misses (a
+        // hit that does not refresh recency: a02, a09, a13).
+        let points = answer.points.as_ref().unwrap();
+        assert_eq!(points.points == points.max, correct, "{id} ({header}) has {} of {} points", points.points, points.max);
     }
     // Every failing sequence is shrunk to a few calls.
     for test in &analysis.suite {
