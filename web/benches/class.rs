@@ -1,11 +1,12 @@
-//! `cargo bench -p web --bench class [-- [--python | --functions] N ...]`: grading a class
+//! `cargo bench -p web --bench class [-- [--python | --functions | --functions-c] N ...]`: grading a class
 //! of N distinct submissions (default N = 19, 100, 300, 1,000), each `bugrank grade` in its
 //! own process, with the problem's default settings, measured in one run: seconds,
 //! executions, µs per execution, CPU use, peak memory, and the ratio of the largest class's
 //! cost per execution to the smallest's. With `--python`, the class is the interval-sets
 //! Python cohort's (whole programs, run by bugrank's CPython); with `--functions`, the
 //! function-level Python class `fixtures/cohorts/search`'s (first-year hand-ins of
-//! `search(x, seq)`, each run by the problem's harness).
+//! `search(x, seq)`, each run by the problem's harness); with `--functions-c`, the same
+//! class in C (`fixtures/cohorts/search-c`: each hand-in translated, the same inputs).
 //!
 //! The class is built reproducibly from the fixture cohorts (`class_of.rs`).
 //!
@@ -29,6 +30,7 @@ enum Kind {
     Modules,
     Python,
     Functions,
+    FunctionsC,
 }
 
 /// Writes a class of `n` submissions (modules, or Python sources) and its roster into `dir`.
@@ -37,6 +39,7 @@ fn write_class(n: usize, kind: Kind, dir: &Path) {
         Kind::Modules => class_of::class(n),
         Kind::Python => class_of::python_class(n),
         Kind::Functions => class_of::function_class(n),
+        Kind::FunctionsC => class_of::function_c_class(n),
     };
     std::fs::create_dir_all(dir.join("submissions")).unwrap();
     for (file, bytes) in modules {
@@ -55,8 +58,20 @@ struct Row {
 
 fn main() {
     let flag = |name: &str| std::env::args().any(|a| a == name);
-    let kind = if flag("--functions") { Kind::Functions } else if flag("--python") { Kind::Python } else { Kind::Modules };
-    let problem = if kind == Kind::Functions { class_of::functions_problem() } else { class_of::problem() };
+    let kind = if flag("--functions-c") {
+        Kind::FunctionsC
+    } else if flag("--functions") {
+        Kind::Functions
+    } else if flag("--python") {
+        Kind::Python
+    } else {
+        Kind::Modules
+    };
+    let problem = match kind {
+        Kind::Functions => class_of::functions_problem(),
+        Kind::FunctionsC => class_of::functions_c_problem(),
+        Kind::Modules | Kind::Python => class_of::problem(),
+    };
     let mut sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     if sizes.is_empty() {
         sizes = vec![19, 100, 300, 1000];
@@ -88,19 +103,20 @@ fn main() {
         let same = std::fs::read(dir.path().join("cold/analysis.json")).unwrap() == std::fs::read(dir.path().join("warm/analysis.json")).unwrap();
         assert!(same, "the warm analysis of {n} differs from the cold one");
     }
-    println!("\n| N | modules | seconds | executions | suite | µs/execution | executions/test | CPU | user s | system s | peak MB |");
-    println!("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("\n| N | modules | seconds | executions | suite | µs/execution | µs of CPU/execution | executions/test | CPU | user s | system s | peak MB |");
+    println!("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let per_execution = |r: &Row| r.process.seconds / r.executions as f64 * 1e6;
     for r in &rows {
         let p = &r.process;
         println!(
-            "| {} | {} | {:.2} | {} | {} | {:.1} | {:.0} | {:.0} % | {:.1} | {:.1} | {} |",
+            "| {} | {} | {:.2} | {} | {} | {:.1} | {:.1} | {:.0} | {:.0} % | {:.1} | {:.1} | {} |",
             r.n,
             r.cache,
             p.seconds,
             r.executions,
             r.suite,
             per_execution(r),
+            (p.user_seconds + p.system_seconds) / r.executions as f64 * 1e6,
             r.executions as f64 / r.suite as f64,
             (p.user_seconds + p.system_seconds) / p.seconds * 100.0,
             p.user_seconds,

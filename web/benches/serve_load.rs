@@ -33,7 +33,7 @@ fn on_postgres() -> bool {
 use std::time::{Duration, Instant};
 
 #[path = "support/class_of.rs"]
-#[allow(dead_code)] // (python_class, function_class, functions_problem: the class bench's)
+#[allow(dead_code)] // (python_class, function_class, function_c_class and their problems: the class bench's)
 mod class_of;
 
 use common::{COURSE, Client, Service, issue_link, run_analysis, service_with_cohort, upload_problem, zip};

@@ -1,7 +1,8 @@
 //! Slices of the function-level Python classes `fixtures/cohorts/search` and
 //! `fixtures/cohorts/dedup` (first-year hand-ins, each one's bugs written down in
-//! `bugs.csv`), graded as bugrank grades them: what it infers must agree with the bugs the
-//! hand-ins were written with, and copies of one another fail the same tests.
+//! `bugs.csv`), and of the search class translated to C (`fixtures/cohorts/search-c`),
+//! graded as bugrank grades them: what it infers must agree with the bugs the hand-ins
+//! were written with, and copies of one another fail the same tests.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -37,8 +38,9 @@ fn written(name: &str) -> BTreeMap<String, Written> {
 /// Grades `ids` of the cohort `name` (seed 1): each answer's result by id.
 fn graded(name: &str, ids: &[&str]) -> BTreeMap<String, AnswerResult> {
     let dir = tempfile::tempdir().unwrap();
+    let extension = if name.ends_with("-c") { "c" } else { "py" };
     for id in ids {
-        std::fs::copy(cohort(name).join("submissions").join(format!("{id}.py")), dir.path().join(format!("{id}.py"))).unwrap();
+        std::fs::copy(cohort(name).join("submissions").join(format!("{id}.{extension}")), dir.path().join(format!("{id}.{extension}"))).unwrap();
     }
     let (problem, submissions) = (cohort(name).display().to_string(), dir.path().display().to_string());
     let options = [("--problem", problem.as_str()), ("--submissions", &submissions), ("--seed", "1"), ("--stable-after", "500")];
@@ -83,6 +85,14 @@ fn a_slice_of_a_python_class_searching_a_sorted_sequence_is_graded_as_its_bugs_s
 #[test]
 fn a_slice_of_a_python_class_removing_duplicates_is_graded_as_its_bugs_say() {
     check("dedup");
+}
+
+#[test]
+fn a_slice_of_the_search_class_translated_to_c_is_graded_as_its_bugs_say() {
+    if !end_to_end::can_build(&[toolchain::Language::C]) {
+        return;
+    }
+    check("search-c");
 }
 
 #[test]

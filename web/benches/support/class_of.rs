@@ -71,6 +71,34 @@ pub fn function_class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
     numbered_sources(&files_of(&functions_problem().join("submissions"), "py"), n)
 }
 
+/// The C twin of [`functions_problem`], `fixtures/cohorts/search-c` (the same 167 hand-ins
+/// translated to C, the same generator).
+pub fn functions_c_problem() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/cohorts/search-c")
+}
+
+/// [`function_class`] in C ([`functions_c_problem`]): submission `i` is the C cohort's
+/// hand-in `i mod 167` with a constructor of its own appended, which stores `i` in a
+/// volatile variable before `main`: C's `_submission = i`, kept by the linker (an unused
+/// constant would not be), so that no two modules are the same and every one runs (copies
+/// run once). The roster is [`class`]'s.
+pub fn function_c_class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
+    let sources = files_of(&functions_c_problem().join("submissions"), "c");
+    let (modules, roster) = class(n);
+    let class = modules
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, _))| {
+            let mut source = sources[i % sources.len()].clone();
+            source.extend_from_slice(format!("
+__attribute__((constructor)) static void bugrank_submission(void) {{ volatile int submission = {i}; (void)submission; }}
+").as_bytes());
+            (name.replace(".wasm", ".c"), source)
+        })
+        .collect();
+    (class, roster)
+}
+
 /// `n` Python sources named `s<i>.py`, source `i` being `sources[i mod len]` with a line
 /// `_submission = i` appended, and [`class`]'s roster.
 fn numbered_sources(sources: &[Vec<u8>], n: usize) -> (Vec<(String, Vec<u8>)>, String) {
