@@ -78,10 +78,12 @@ pub fn functions_c_problem() -> PathBuf {
 }
 
 /// [`function_class`] in C ([`functions_c_problem`]): submission `i` is the C cohort's
-/// hand-in `i mod 167` with a constructor of its own appended, which stores `i` in a
-/// volatile variable before `main`: C's `_submission = i`, kept by the linker (an unused
-/// constant would not be), so that no two modules are the same and every one runs (copies
-/// run once). The roster is [`class`]'s.
+/// hand-in `i mod 167` with its `search` renamed (a `#define` before it) and called by a
+/// `search` appended after it that first stores `i` in a volatile variable: C's
+/// `_submission = i`, which the linker keeps (an unused constant it drops, and a
+/// constructor is refused in a hand-in), so that no two modules are the same and every
+/// one runs (copies run once). A hand-in that does not define `search` or does not
+/// compile still does not. The roster is [`class`]'s.
 pub fn function_c_class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
     let sources = files_of(&functions_c_problem().join("submissions"), "c");
     let (modules, roster) = class(n);
@@ -89,10 +91,15 @@ pub fn function_c_class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
         .into_iter()
         .enumerate()
         .map(|(i, (name, _))| {
-            let mut source = sources[i % sources.len()].clone();
-            source.extend_from_slice(format!("
-__attribute__((constructor)) static void bugrank_submission(void) {{ volatile int submission = {i}; (void)submission; }}
-").as_bytes());
+            let mut source = b"#define search bugrank_submitted_search\n".to_vec();
+            source.extend_from_slice(&sources[i % sources.len()]);
+            source.extend_from_slice(
+                format!(
+                    "\n#undef search\nint bugrank_submitted_search(int x, const int *seq, int n);\n\
+                     int search(int x, const int *seq, int n) {{ volatile int submission = {i}; (void)submission; return bugrank_submitted_search(x, seq, n); }}\n"
+                )
+                .as_bytes(),
+            );
             (name.replace(".wasm", ".c"), source)
         })
         .collect();
