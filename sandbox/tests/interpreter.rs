@@ -218,6 +218,22 @@ fn a_python_harness_writes_the_judged_output_and_the_hand_ins_prints_are_kept_ap
     assert!(traceback.contains("File \"mine.py\", line 2, in double\n    return 2 * n // 0"), "{traceback}");
 }
 
+#[test]
+fn a_python_harness_writes_with_out_as_print_does_built_in_and_checked() {
+    // `out` is bugrank_harness.py's `out`, in C in bugrank's CPython: the same output.
+    let harness = b"import answer\nfrom bugrank_harness import out, write\nout(1, 'a', None, [2.5], sep=',', end=';\\n')\nout()\nout('\xc3\xa9t\xc3\xa9', answer.double(3))\nwrite('w\\n')\nout(1, 2, sep='')\n";
+    let program = sandbox().load_harnessed(python(), "mine.py", b"def double(n):\n    return 2 * n\n", Some(("harness.py", harness))).unwrap().unwrap();
+    let run = sandbox().run(&program, b"", &Limits::default()).unwrap();
+    assert_eq!(run.outcome, Outcome::Exited(0), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "1,a,None,[2.5];\n\n\u{e9}t\u{e9} 6\nw\n12\n");
+    for (call, error) in [("out(1, sep=None)", "TypeError: out(): sep and end must be str, not NoneType"), ("out(1, flush=True)", "TypeError: out() got an unexpected keyword argument 'flush'")] {
+        let harness = format!("import answer\nfrom bugrank_harness import out\n{call}\n");
+        let program = sandbox().load_harnessed(python(), "mine.py", b"def double(n):\n    return 2 * n\n", Some(("harness.py", harness.as_bytes()))).unwrap().unwrap();
+        let run = sandbox().run(&program, b"", &Limits::default()).unwrap();
+        assert_eq!(run.outcome, Outcome::Uncaught(error.to_owned()), "{call}");
+    }
+}
+
 /// The doubling harness of the test above, with `hand_in` as its answer, run on three
 /// numbers: the run's outcome, judged output and the hand-in's own prints.
 fn doubled(hand_in: &str) -> (Outcome, String, String) {

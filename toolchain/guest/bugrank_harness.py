@@ -31,8 +31,9 @@ the output goes to stdout.
 import sys
 
 try:
-    from _bugrank_gen import output as _output
+    from _bugrank_gen import output as _output, out as _out
 except ImportError:  # natively: stdout
+    _out = None
 
     def _output(data):
         sys.stdout.buffer.write(data)
@@ -47,3 +48,8 @@ def write(data):
 def out(*values, sep=" ", end="\n"):
     """`print` to the judged output: one write per call."""
     write(sep.join(str(value) for value in values) + end)
+
+
+# In bugrank's CPython, the same function in C: a harness calls it once a line.
+if _out is not None:
+    out = _out

@@ -99,6 +99,16 @@ atexit._clear()
 # The module a function-level assignment's harness imports the hand-in as.
 ANSWER = "answer"
 
+# The hand-in's module and its spec, made here, in the snapshot, so that a run pays for
+# neither (every run starts from the snapshot: each gets them fresh, never a previous
+# run's). A module imported natively has a spec, whose `_initializing` every later import
+# of it reads (without one, `import answer` in the harness raises and clears an
+# AttributeError each time). run_answer sets their file name and puts the module in
+# sys.modules, for a hand-in's run only.
+ANSWER_MODULE = type(sys)(ANSWER)
+ANSWER_MODULE.__spec__ = importlib.machinery.ModuleSpec(ANSWER, None)
+ANSWER_MODULE.__spec__._initializing = False
+
 
 class Refused(Exception):
     """Why a program cannot be compiled, in the words a student reads."""
@@ -361,13 +371,8 @@ def run_answer(request):
     sources = [(filename, text)]
     answer = None
     if len(program) == 6:
-        answer = type(sys)(ANSWER)
-        answer.__file__ = program[4]
-        # A module imported natively has a spec, whose `_initializing` every later import
-        # of it reads (without one, `import answer` in the harness raises and clears an
-        # AttributeError each time).
-        answer.__spec__ = importlib.machinery.ModuleSpec(ANSWER, None, origin=program[4])
-        answer.__spec__._initializing = False
+        answer = ANSWER_MODULE
+        answer.__file__ = answer.__spec__.origin = program[4]
         sys.modules[ANSWER] = answer
         sources.append((program[4], program[5]))
     main = sys.modules["__main__"]
@@ -375,7 +380,7 @@ def run_answer(request):
     sys.argv[:] = [filename]
     if answer is not None:
         # From here on only the harness writes the judged output (bugrank_python.c).
-        _bugrank_gen.guard(codes_within(code) + HARNESS_LIBRARY, [main.__dict__, vars(bugrank_harness)], (vars(bugrank_harness),), HARNESS_BUILTINS)
+        _bugrank_gen.guard(_bugrank_gen.codes_within(code) + HARNESS_LIBRARY, [main.__dict__, vars(bugrank_harness)], (vars(bugrank_harness),), HARNESS_BUILTINS)
     # (Inline, not in a function of its own: every frame here is one less for the program's
     # recursion, whose limit counts them all.)
     result = 0
@@ -402,19 +407,10 @@ def run_answer(request):
     return result
 
 
-def codes_within(code):
-    """`code` and every code object defined in it (functions, classes, comprehensions)."""
-    found = [code]
-    for constant in code.co_consts:
-        if isinstance(constant, types.CodeType):
-            found.extend(codes_within(constant))
-    return found
-
-
 # What the output's guard allows of bugrank_harness, found once (its every run is the same):
 # the code of its functions, and the built-ins they use, which must stay as they are.
 HARNESS_LIBRARY = [
-    code for value in vars(bugrank_harness).values() if isinstance(value, types.FunctionType) for code in codes_within(value.__code__)
+    code for value in vars(bugrank_harness).values() if isinstance(value, types.FunctionType) for code in _bugrank_gen.codes_within(value.__code__)
 ]
 HARNESS_BUILTINS = {name: vars(builtins)[name] for code in HARNESS_LIBRARY for name in code.co_names if name in vars(builtins)}
 

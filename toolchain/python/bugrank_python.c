@@ -136,6 +136,82 @@ static PyObject *gen_output(PyObject *self, PyObject *arg) {
     Py_RETURN_NONE;
 }
 
+/* bugrank_harness.out in C, as bugrank_harness.py defines it natively: `print` to the
+ * judged output, one write per call: the values as str() gives them, `sep` between them
+ * (a str, default " "), then `end` (a str, default "\n"), in UTF-8, through gen_output
+ * (and so its guard). In C because a harness writes once per call it makes: the Python
+ * function cost some 17,000 instructions a line (a generator, a join, a call of write),
+ * this some 3,000. */
+static PyObject *gen_out(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *sep = NULL, *end = NULL;
+    Py_ssize_t keywords = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < keywords; i++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, i), *value = args[nargs + i];
+        if (PyUnicode_CompareWithASCIIString(key, "sep") == 0) {
+            sep = value;
+        } else if (PyUnicode_CompareWithASCIIString(key, "end") == 0) {
+            end = value;
+        } else {
+            PyErr_Format(PyExc_TypeError, "out() got an unexpected keyword argument '%U'", key);
+            return NULL;
+        }
+    }
+    if ((sep && !PyUnicode_Check(sep)) || (end && !PyUnicode_Check(end))) {
+        PyErr_Format(PyExc_TypeError, "out(): sep and end must be str, not %.100s", Py_TYPE(sep && !PyUnicode_Check(sep) ? sep : end)->tp_name);
+        return NULL;
+    }
+    PyObject *parts = PyList_New(nargs);
+    if (!parts) return NULL;
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        PyObject *text = PyObject_Str(args[i]);
+        if (!text) {
+            Py_DECREF(parts);
+            return NULL;
+        }
+        PyList_SET_ITEM(parts, i, text);
+    }
+    PyObject *space = sep ? NULL : PyUnicode_FromString(" ");
+    PyObject *joined = (sep || space) ? PyUnicode_Join(sep ? sep : space, parts) : NULL;
+    Py_XDECREF(space);
+    Py_DECREF(parts);
+    if (!joined) return NULL;
+    PyObject *newline = end ? NULL : PyUnicode_FromString("\n");
+    PyObject *line = (end || newline) ? PyUnicode_Concat(joined, end ? end : newline) : NULL;
+    Py_XDECREF(newline);
+    Py_DECREF(joined);
+    if (!line) return NULL;
+    PyObject *bytes = PyUnicode_AsUTF8String(line);
+    Py_DECREF(line);
+    if (!bytes) return NULL;
+    PyObject *done = gen_output(self, bytes);
+    Py_DECREF(bytes);
+    return done;
+}
+
+/* Appends `code` and every code object among its constants, depth first, to `found`. */
+static int add_codes(PyObject *found, PyObject *code) {
+    if (PyList_Append(found, code) < 0) return -1;
+    PyObject *constants = ((PyCodeObject *)code)->co_consts;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(constants); i++) {
+        PyObject *constant = PyTuple_GET_ITEM(constants, i);
+        if (PyCode_Check(constant) && add_codes(found, constant) < 0) return -1;
+    }
+    return 0;
+}
+
+/* codes_within(code): `code` and every code object defined in it (functions, classes,
+ * comprehensions), depth first: what _bugrank.codes_within gives, in C (a run of a
+ * function-level hand-in asks it once, for the harness's code). */
+static PyObject *gen_codes_within(PyObject *self, PyObject *code) {
+    if (!PyCode_Check(code)) {
+        PyErr_SetString(PyExc_TypeError, "codes_within(code): a code object");
+        return NULL;
+    }
+    PyObject *found = PyList_New(0);
+    if (found && add_codes(found, code) < 0) Py_CLEAR(found);
+    return found;
+}
+
 static PyObject *gen_choice(PyObject *self, PyObject *arg) {
     unsigned long long max = PyLong_AsUnsignedLongLong(arg);
     if (max == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
@@ -150,6 +226,8 @@ static PyMethodDef gen_methods[] = {
     {"choice", gen_choice, METH_O, "choice(max): the host's choice in 0..=max (read as u64)."},
     {"size", gen_size, METH_NOARGS, "size(): the host's size hint."},
     {"output", gen_output, METH_O, "output(bytes): writes to a harness's judged output."},
+    {"out", (PyCFunction)(void (*)(void))gen_out, METH_FASTCALL | METH_KEYWORDS, "out(*values, sep=' ', end='\\n'): print to a harness's judged output."},
+    {"codes_within", gen_codes_within, METH_O, "codes_within(code): code and every code object defined in it."},
     {"guard", gen_guard, METH_VARARGS, "guard(codes, globals, pinned, kept): only the harness writes the judged output from now on."},
     {NULL, NULL, 0, NULL},
 };
