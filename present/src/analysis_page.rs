@@ -37,7 +37,7 @@ pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
         None => "<table class=\"results\"><caption>Ranking</caption>".to_owned(),
     };
     html.push_str(
-        "<tr><th>Rank</th><th>Student</th><th>Cohort</th><th title=\"the grade: earned by the program on the grading sample, with the instructor's adjustment where there is one (what every export gives)\">Points</th><th>Passed</th><th>%</th><th title=\"failed by a wrong output\">Wrong</th>\
+        "<tr><th title=\"the paper's rank: the place among this class by suite tests passed, not the grade\">Rank</th><th>Student</th><th>Cohort</th><th title=\"the grade: earned by the program on the grading sample, with the instructor's adjustment where there is one (what every export gives)\">Points</th><th title=\"the paper's score: suite tests passed, each a bug found in this class; it moves with the class, the points do not\">Passed</th><th title=\"the paper's score as a share of the suite\">%</th><th title=\"failed by a wrong output\">Wrong</th>\
          <th title=\"failed by a crash\">Crash</th><th title=\"failed by taking too long\">Time</th>\
          <th title=\"failed by exceeding the memory or output limit\">Limit</th><th>Failed tests</th>",
     );

@@ -338,7 +338,7 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     browser.call("POST", "/window/rect", json!({"width": 360, "height": 780}));
     browser.call("POST", "/goog/cdp/execute", json!({"cmd": "Emulation.setEmulatedMedia", "params": {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}}));
     browser.open(&format!("{}{link}", service.url));
-    let page = browser.wait_for("Your score", 30);
+    let page = browser.wait_for("Compared with your class", 30);
     assert!(page.contains("crashed") && page.contains("The problem statement"), "{page}");
     let measured = browser.call("POST", "/execute/sync", json!({"script": "return [document.documentElement.scrollWidth, window.innerWidth, getComputedStyle(document.body).backgroundColor]", "args": []}));
     let (width, window) = (measured[0].as_u64().unwrap(), measured[1].as_u64().unwrap());

@@ -171,7 +171,8 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     assert_eq!(markdown.status, 200);
     assert!(markdown.body.contains("Input:\n\n```text\n") && !markdown.body.contains("- Input: `\""), "code blocks, not escaped strings: {}", markdown.body);
     // The score in plain words, and the statement as graded, with its tables rendered.
-    assert!(own.body.contains("Your score: <strong>") && own.body.contains("the share of those bugs yours does not have"), "{}", own.body);
+    // The paper's score is said to be the class comparison, not the grade.
+    assert!(own.body.contains("Compared with your class: <strong>") && own.body.contains("the share of those bugs yours does not have") && own.body.contains("and not your grade: your points above are"), "{}", own.body);
     // The points on the fixed scale, and how the program earned them.
     let points = &own_json["results"][0]["points"];
     assert_eq!(points["max"], 100.0, "{own_json}");

@@ -254,6 +254,8 @@ pub(super) fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg
         }
         (stability_card(who, v))
         h2 { "Ranking" }
+        p.muted { strong { "Points" } " is the grade (what every export gives): earned by the program on the grading sample, the same whoever else handed in. "
+            strong { "Rank" } ", " strong { "Passed" } " and " strong { "%" } " compare each program with this class (the paper's score against the class's suite): they move when the class does." }
         (table_filter("ranking", "students"))
         (PreEscaped(present::ranking_table_html(result, &present::Ranking { sortable_id: Some("ranking"), cohorts: Some(&v.cohorts), grades: Some(&v.grades), names: Some(&v.names), bug_links: true, code_links: Some(&format!("/batches/{}/sources/", v.batch.id)) })))
         h2 { "Correctness order" }

@@ -233,10 +233,11 @@ pub(super) async fn student_page(app: AppData, req: HttpRequest, path: web::Path
                 p.score {
                     @let percent = grader::percent(r.bugs.passed, r.bugs.suite_size);
                     @if let Some(why) = r.bugs.build.as_ref().and_then(grader::Build::not_built_in_words) {
-                        "Your score: " strong { "0%" } ". Your program " (why) ", so it could not be tested; the message is below."
+                        "Compared with your class: " strong { "0%" } ". Your program " (why) ", so it could not be tested; the message is below."
                     } @else {
-                        "Your score: " strong { (format!("{percent:.1}%")) } ": your program passes " (r.bugs.passed) " of the " (r.bugs.suite_size)
-                        " tests. Each test stands for a bug found in at least one program of your class, so the score is the share of those bugs yours does not have, not a share of everything that could go wrong."
+                        "Compared with your class: " strong { (format!("{percent:.1}%")) } ", your program passes " (r.bugs.passed) " of the " (r.bugs.suite_size)
+                        " tests. Each test stands for a bug found in at least one program of your class, so this is the share of those bugs yours does not have, not a share of everything that could go wrong"
+                        @if r.points.is_some() { ", and not your grade: your points above are, the same whoever else handed in." } @else { "." }
                     }
                 }
                 p {
