@@ -80,7 +80,7 @@ impl ModuleSource {
                 let mut zip = zip.clone();
                 let mut entry = zip.by_index(*index).map_err(|e| e.to_string())?;
                 let mut bytes = Vec::with_capacity(entry.size().min(MAX_MODULE_BYTES as u64) as usize);
-                entry.by_ref().take(MAX_MODULE_BYTES as u64).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", crate::submissions::entry_name(&entry)))?;
+                entry.by_ref().take(MAX_MODULE_BYTES as u64).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", entry_name(&entry)))?;
                 Ok(bytes.into())
             }
             ModuleSource::Fetched(fetch) => fetch().map(Into::into),
@@ -102,4 +102,16 @@ pub fn hex(bytes: &[u8]) -> String {
 /// The hex SHA-256 of `bytes`: a module's name in the service's store.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
+}
+
+/// A zip entry's name as its writer meant it: UTF-8 when the zip says so (its flag, or
+/// Info-ZIP's Unicode path field), and also when its bytes are UTF-8 without the flag, as
+/// Canvas and many other tools write them (`garcíajosé_1003_…` read as the format's old
+/// default, CP437, is `garcÃ­ajosÃ©_1003_…`); else CP437, as the format says. (A name in
+/// CP437 with letters beyond ASCII is almost never valid UTF-8: `é` is one byte, 0x82.)
+pub fn entry_name(entry: &zip::read::ZipFile<'_, impl Read>) -> String {
+    match std::str::from_utf8(entry.name_raw()) {
+        Ok(name) => name.to_owned(),
+        Err(_) => entry.name().to_owned(),
+    }
 }

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use toolchain::{Builder, Language};
 
 use crate::error::{CourseError, CourseResult};
-use crate::hand_in::{HandIn, Handed, Loaded, ModuleSource, SharedBytes};
+use crate::hand_in::{HandIn, Handed, Loaded, ModuleSource, SharedBytes, entry_name};
 
 /// The most entries the zips of one request may have together: a class of 1,000 with a
 /// few files each is far below.
@@ -634,18 +634,6 @@ pub fn read_zip(zip: &zip::ZipArchive<Cursor<SharedBytes>>, unpacking: &mut Unpa
         files.push((name, Ok(ModuleSource::Zipped { zip: zip.clone(), index })));
     }
     Ok(files)
-}
-
-/// A zip entry's name as its writer meant it: UTF-8 when the zip says so (its flag, or
-/// Info-ZIP's Unicode path field), and also when its bytes are UTF-8 without the flag, as
-/// Canvas and many other tools write them (`garcíajosé_1003_…` read as the format's old
-/// default, CP437, is `garcÃ­ajosÃ©_1003_…`); else CP437, as the format says. (A name in
-/// CP437 with letters beyond ASCII is almost never valid UTF-8: `é` is one byte, 0x82.)
-pub fn entry_name(entry: &zip::read::ZipFile<'_, impl Read>) -> String {
-    match std::str::from_utf8(entry.name_raw()) {
-        Ok(name) => name.to_owned(),
-        Err(_) => entry.name().to_owned(),
-    }
 }
 
 /// Why a zip's entry is not read, if it is not: a path that could write outside the folder
