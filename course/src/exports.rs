@@ -102,6 +102,12 @@ pub fn gradebook_points(analysis: &Analysis, answer: &AnswerResult, row: Option<
     (adjusted_points(points, max, row), max)
 }
 
+/// The most points a gradebook can give in `analysis`: its answers' maximum (an analysis
+/// made before points existed has the suite's size), else the policy's.
+pub fn points_possible(analysis: &Analysis) -> f64 {
+    analysis.answers.first().map_or(analysis.grading.max_points, |a| gradebook_points(analysis, a, None).1)
+}
+
 /// `points` of `max` with the instructor's adjustment from the student's roster row, if
 /// any, kept between 0 and the maximum, to two decimals.
 pub fn adjusted_points(points: f64, max: f64, row: Option<&RosterRow>) -> f64 {
@@ -185,8 +191,7 @@ pub fn canvas_unmatched(analysis: &Analysis, roster: &[RosterRow]) -> Vec<String
 pub fn canvas_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str) -> csv::Result<Vec<u8>> {
     let mut out = SpreadsheetCsv::new();
     out.write_record(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment])?;
-    let possible = analysis.answers.first().map_or(analysis.grading.max_points, |a| gradebook_points(analysis, a, None).1);
-    out.write_record(["Points Possible", "", "", "", "", &possible.to_string()])?;
+    out.write_record(["Points Possible", "", "", "", "", &points_possible(analysis).to_string()])?;
     for a in &analysis.answers {
         let row = roster.iter().find(|r| r.id == a.id);
         out.write_record([

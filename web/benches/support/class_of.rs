@@ -61,14 +61,14 @@ pub fn class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
 /// that differ only in comments or file name run once: `Program::same_code`). The roster
 /// is [`class`]'s.
 pub fn python_class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
-    numbered_sources(&cohort("submissions-python", "py"), n)
+    numbered_sources(&cohort("submissions-python", "py"), n, "py", python_numbered)
 }
 
 /// A function-level Python class of `n` ([`functions_problem`]): submission `i` is the
 /// search cohort's hand-in `i mod 167` with `_submission = i` appended, as
 /// [`python_class`]'s; the roster is [`class`]'s.
 pub fn function_class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
-    numbered_sources(&files_of(&functions_problem().join("submissions"), "py"), n)
+    numbered_sources(&files_of(&functions_problem().join("submissions"), "py"), n, "py", python_numbered)
 }
 
 /// The C twin of [`functions_problem`], `fixtures/cohorts/search-c` (the same 167 hand-ins
@@ -85,39 +85,29 @@ pub fn functions_c_problem() -> PathBuf {
 /// one runs (copies run once). A hand-in that does not define `search` or does not
 /// compile still does not. The roster is [`class`]'s.
 pub fn function_c_class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
-    let sources = files_of(&functions_c_problem().join("submissions"), "c");
+    numbered_sources(&files_of(&functions_c_problem().join("submissions"), "c"), n, "c", |i, source| {
+        let mut marked = b"#define search bugrank_submitted_search\n".to_vec();
+        marked.extend_from_slice(source);
+        marked.extend_from_slice(
+            format!(
+                "\n#undef search\nint bugrank_submitted_search(int x, const int *seq, int n);\n\
+                 int search(int x, const int *seq, int n) {{ volatile int submission = {i}; (void)submission; return bugrank_submitted_search(x, seq, n); }}\n"
+            )
+            .as_bytes(),
+        );
+        marked
+    })
+}
+
+/// `n` sources named `s<i>.<extension>`, source `i` being `sources[i mod len]` marked
+/// with its number by `mark(i, source)`, and [`class`]'s roster.
+fn numbered_sources(sources: &[Vec<u8>], n: usize, extension: &str, mark: impl Fn(usize, &[u8]) -> Vec<u8>) -> (Vec<(String, Vec<u8>)>, String) {
     let (modules, roster) = class(n);
-    let class = modules
-        .into_iter()
-        .enumerate()
-        .map(|(i, (name, _))| {
-            let mut source = b"#define search bugrank_submitted_search\n".to_vec();
-            source.extend_from_slice(&sources[i % sources.len()]);
-            source.extend_from_slice(
-                format!(
-                    "\n#undef search\nint bugrank_submitted_search(int x, const int *seq, int n);\n\
-                     int search(int x, const int *seq, int n) {{ volatile int submission = {i}; (void)submission; return bugrank_submitted_search(x, seq, n); }}\n"
-                )
-                .as_bytes(),
-            );
-            (name.replace(".wasm", ".c"), source)
-        })
-        .collect();
+    let class = modules.into_iter().enumerate().map(|(i, (name, _))| (name.replace(".wasm", &format!(".{extension}")), mark(i, &sources[i % sources.len()]))).collect();
     (class, roster)
 }
 
-/// `n` Python sources named `s<i>.py`, source `i` being `sources[i mod len]` with a line
-/// `_submission = i` appended, and [`class`]'s roster.
-fn numbered_sources(sources: &[Vec<u8>], n: usize) -> (Vec<(String, Vec<u8>)>, String) {
-    let (modules, roster) = class(n);
-    let class = modules
-        .into_iter()
-        .enumerate()
-        .map(|(i, (name, _))| {
-            let mut source = sources[i % sources.len()].clone();
-            source.extend_from_slice(format!("\n_submission = {i}\n").as_bytes());
-            (name.replace(".wasm", ".py"), source)
-        })
-        .collect();
-    (class, roster)
+/// A Python source with a line `_submission = i` appended: a constant of its own.
+fn python_numbered(i: usize, source: &[u8]) -> Vec<u8> {
+    [source, format!("\n_submission = {i}\n").as_bytes()].concat()
 }

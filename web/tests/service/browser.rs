@@ -472,7 +472,10 @@ fn an_instructor_releases_grades_reads_the_code_and_round_trips_the_canvas_grade
     browser.screenshot("canvas-round-trip.png", "the Canvas export attached as the roster");
     // The file attached has one assignment, the one its grades went into.
     browser.open(&format!("{}/analyses/{analysis}", service.url));
-    browser.wait_for("Canvas gradebook (into Lab 1 (5501))", 30);
+    let page = browser.wait_for("Canvas gradebook (into Lab 1 (5501))", 30);
+    let href = format!("/analyses/{analysis}/files/canvas.csv?assignment=Lab+1+%285501%29");
+    assert!(page.contains(&format!("href=\"{href}\"")), "{page}");
+    assert!(client.get(&href).body.contains("Section,Lab 1 (5501)\n"), "the link downloads into the assignment");
     let again = client.get(&format!("/analyses/{analysis}/files/canvas.csv")).body;
     let identities = |text: &str| text.lines().map(|l| l.splitn(6, ',').take(5).collect::<Vec<_>>().join(",")).collect::<Vec<_>>();
     assert_eq!(identities(&again), identities(&canvas), "Canvas's own columns round-trip");

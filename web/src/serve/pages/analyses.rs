@@ -181,7 +181,7 @@ fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Mar
 /// assignment (a choice when the roster, Canvas's export, has several), the points scale
 /// Canvas takes them on, and the students Canvas cannot match.
 fn canvas_said(v: &AnalysisView, result: &Analysis) -> Markup {
-    let max = result.answers.first().map_or(result.grading.max_points, |a| exports::gradebook_points(result, a, None).1);
+    let max = exports::points_possible(result);
     let unmatched = &v.canvas_unmatched;
     html! {
         @if v.canvas_assignments.len() > 1 {
@@ -209,11 +209,6 @@ fn canvas_said(v: &AnalysisView, result: &Analysis) -> Markup {
     }
 }
 
-/// `text` as a URL's query value: every byte but an unreserved one percent-encoded.
-fn percent_encoded(text: &str) -> String {
-    text.bytes().map(|b| if b.is_ascii_alphanumeric() || b"-._~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
-}
-
 fn percent_text(p: Option<f64>) -> String {
     p.map_or("–".to_owned(), |p| format!("{p:.1}%"))
 }
@@ -227,7 +222,7 @@ pub(super) fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg
             @for (i, (file, label)) in [("scores.csv", "scores.csv"), ("canvas.csv", "Canvas gradebook"), ("moodle.csv", "Moodle import"), ("analysis.json", "analysis.json"), ("order.dot", "order.dot"), ("order.svg", "order.svg")].into_iter().enumerate() {
                 @if i > 0 { " · " }
                 @if file == "canvas.csv" && v.canvas_assignments.len() == 1 {
-                    a href={ "/analyses/" (id) "/files/canvas.csv?assignment=" (percent_encoded(&v.canvas_assignments[0])) } { (label) " (into " (v.canvas_assignments[0]) ")" }
+                    a href={ "/analyses/" (id) "/files/canvas.csv?assignment=" (form_urlencoded::byte_serialize(v.canvas_assignments[0].as_bytes()).collect::<String>()) } { (label) " (into " (v.canvas_assignments[0]) ")" }
                 } @else if file == "canvas.csv" && v.canvas_assignments.len() > 1 {
                     a href="#canvas" { (label) " (choose the assignment below)" }
                 } @else {
