@@ -450,6 +450,17 @@ def exit_status(code):
     return 1
 
 
+# Every import of a module already imported reads its spec's `_initializing` (CPython's
+# import_ensure_initialized); a spec without one (the built-in modules', `sys` among them,
+# and this module's own) makes that read raise and clear an AttributeError, some 7,000
+# fuel for each `import sys` of every run. Imports during a run set theirs as they load.
+for _module in list(sys.modules.values()):
+    _spec = getattr(_module, "__spec__", None)
+    if _spec is not None and not hasattr(_spec, "_initializing"):
+        with contextlib.suppress(AttributeError, TypeError):
+            _spec._initializing = False
+del _module, _spec
+
 # Everything made so far (this module's functions too) is the snapshot's: the cyclic
 # garbage collector leaves it alone (a full collection would otherwise walk, and write to,
 # every page of it in some runs).
