@@ -115,6 +115,57 @@ pub fn adjusted_points(points: f64, max: f64, row: Option<&RosterRow>) -> f64 {
     (adjusted.clamp(0.0, max) * 100.0).round() / 100.0
 }
 
+/// What a gradebook gets for a student on the roster who handed in nothing: 0 points (the
+/// default: a missing hand-in earns nothing), or an empty cell (no grade yet: the
+/// instructor grades it by hand, or the student has an extension). Every export of an
+/// analysis applies the same choice; the instructor's adjustment still applies to 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NoHandIn {
+    #[default]
+    Zero,
+    Empty,
+}
+
+impl NoHandIn {
+    /// Its name in forms, flags and the database: `zero` or `empty`.
+    pub fn name(self) -> &'static str {
+        match self {
+            NoHandIn::Zero => "zero",
+            NoHandIn::Empty => "empty",
+        }
+    }
+
+    /// The choice named `name` ([`NoHandIn::name`]).
+    pub fn named(name: &str) -> Option<NoHandIn> {
+        [NoHandIn::Zero, NoHandIn::Empty].into_iter().find(|choice| choice.name() == name)
+    }
+
+    /// The gradebook cell of a student of `row` who handed in nothing, of `max` points.
+    pub fn cell(self, max: f64, row: &RosterRow) -> String {
+        match self {
+            NoHandIn::Zero => adjusted_points(0.0, max, Some(row)).to_string(),
+            NoHandIn::Empty => String::new(),
+        }
+    }
+
+    /// In words, for pages: "0 points" or "no grade (an empty cell)".
+    pub fn in_words(self) -> &'static str {
+        match self {
+            NoHandIn::Zero => "0 points",
+            NoHandIn::Empty => "no grade (an empty cell)",
+        }
+    }
+}
+
+/// The roster's students who handed in nothing graded in `analysis`, in the roster's
+/// order: part of the class, so every export lists them ([`NoHandIn`]). The id
+/// `reference`, the model answer's, is nobody's.
+pub fn without_hand_in<'r>(analysis: &Analysis, roster: &'r [RosterRow]) -> Vec<&'r RosterRow> {
+    let graded: std::collections::HashSet<&str> = analysis.answers.iter().map(|a| a.id.as_str()).collect();
+    roster.iter().filter(|r| r.id != "reference" && !graded.contains(r.id.as_str())).collect()
+}
+
 /// One student's private link, with what the rosters say of them, for `links.csv`.
 pub struct StudentLink {
     pub course: String,
@@ -176,10 +227,12 @@ pub fn canvas_assignments(roster: &[RosterRow]) -> Vec<String> {
 
 /// The students of `analysis` whom Canvas's import cannot match to a student of its own:
 /// their roster row (if any) gives none of Canvas's `ID`, `SIS User ID`, `SIS Login ID`
-/// (nor bugrank's `canvas_id`, `sis_user_id`, `sis_login_id`), in the analysis's order.
+/// (nor bugrank's `canvas_id`, `sis_user_id`, `sis_login_id`), in the analysis's order,
+/// then those of the roster without a hand-in ([`without_hand_in`]).
 pub fn canvas_unmatched(analysis: &Analysis, roster: &[RosterRow]) -> Vec<String> {
     let matched = |row: Option<&RosterRow>| first_of(row, &["ID", "canvas_id", "SIS User ID", "sis_user_id", "SIS Login ID", "sis_login_id"]).is_some();
-    analysis.answers.iter().filter(|a| !matched(roster.iter().find(|r| r.id == a.id))).map(|a| a.id.clone()).collect()
+    let graded = analysis.answers.iter().filter(|a| !matched(roster.iter().find(|r| r.id == a.id))).map(|a| a.id.clone());
+    graded.chain(without_hand_in(analysis, roster).into_iter().filter(|r| !matched(Some(r))).map(|r| r.id.clone())).collect()
 }
 
 /// Canvas's gradebook import, as Canvas exports it: `Student,ID,SIS User ID,SIS Login
@@ -187,20 +240,26 @@ pub fn canvas_unmatched(analysis: &Analysis, roster: &[RosterRow]) -> Vec<String
 /// (`grading.max_points`), then each student's points ([`gradebook_points`]). Pitfall:
 /// `assignment` is the grade column's header, which Canvas matches exactly to an
 /// assignment of its own ([`canvas_assignments`]); Canvas keeps that assignment's points
-/// possible, and takes the points as they are.
-pub fn canvas_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str) -> csv::Result<Vec<u8>> {
+/// possible, and takes the points as they are. The roster's students who handed in
+/// nothing follow, with `no_hand_in`'s cell.
+pub fn canvas_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str, no_hand_in: NoHandIn) -> csv::Result<Vec<u8>> {
     let mut out = SpreadsheetCsv::new();
+    let max = points_possible(analysis);
     out.write_record(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment])?;
-    out.write_record(["Points Possible", "", "", "", "", &points_possible(analysis).to_string()])?;
-    for a in &analysis.answers {
+    out.write_record(["Points Possible", "", "", "", "", &max.to_string()])?;
+    let graded = analysis.answers.iter().map(|a| {
         let row = roster.iter().find(|r| r.id == a.id);
+        (a.id.as_str(), row, gradebook_points(analysis, a, row).0.to_string())
+    });
+    let missing = without_hand_in(analysis, roster).into_iter().map(|r| (r.id.as_str(), Some(r), no_hand_in.cell(max, r)));
+    for (id, row, points) in graded.chain(missing) {
         out.write_record([
-            &canvas_name(row, &a.id),
+            &canvas_name(row, id),
             first_of(row, &["ID", "canvas_id"]).unwrap_or(""),
             first_of(row, &["SIS User ID", "sis_user_id"]).unwrap_or(""),
             first_of(row, &["SIS Login ID", "sis_login_id"]).unwrap_or(""),
             first_of(row, &["Section", "section"]).unwrap_or(""),
-            &gradebook_points(analysis, a, row).0.to_string(),
+            &points,
         ])?;
     }
     out.into_bytes()
@@ -240,18 +299,22 @@ pub fn feedback(analysis: &Analysis, answer: &AnswerResult, row: Option<&RosterR
 
 /// Moodle's grade import: two identity columns Moodle can map to its users (`ID number`,
 /// from the roster's `ID number` or `idnumber`, else the id; and `Email address`), the
-/// grade (the points, [`gradebook_points`]) and the feedback.
-pub fn moodle_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str) -> csv::Result<Vec<u8>> {
+/// grade (the points, [`gradebook_points`]) and the feedback; then the roster's students
+/// who handed in nothing, with `no_hand_in`'s cell and a feedback that says so.
+pub fn moodle_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str, no_hand_in: NoHandIn) -> csv::Result<Vec<u8>> {
     let mut out = SpreadsheetCsv::new();
     out.write_record(["ID number", "Email address", assignment, &format!("{assignment} (feedback)")])?;
-    for a in &analysis.answers {
+    let graded = analysis.answers.iter().map(|a| {
         let row = roster.iter().find(|r| r.id == a.id);
-        out.write_record([
-            first_of(row, &["ID number", "idnumber"]).unwrap_or(&a.id),
-            first_of(row, &["Email address", "email"]).unwrap_or(""),
-            &gradebook_points(analysis, a, row).0.to_string(),
-            &feedback(analysis, a, row),
-        ])?;
+        (a.id.as_str(), row, gradebook_points(analysis, a, row).0.to_string(), feedback(analysis, a, row))
+    });
+    let max = points_possible(analysis);
+    let missing = without_hand_in(analysis, roster).into_iter().map(|r| {
+        let why = format!("No hand-in of yours was graded for {assignment}: {}.", no_hand_in.in_words());
+        (r.id.as_str(), Some(r), no_hand_in.cell(max, r), why)
+    });
+    for (id, row, points, feedback) in graded.chain(missing) {
+        out.write_record([first_of(row, &["ID number", "idnumber"]).unwrap_or(id), first_of(row, &["Email address", "email"]).unwrap_or(""), &points, &feedback])?;
     }
     out.into_bytes()
 }

@@ -68,12 +68,16 @@ pub struct Settings {
     /// Whether to write each student's bug list too (the service shows them at once;
     /// `bugrank bugs` writes them from a finished analysis). Default false.
     pub bug_lists: bool,
+    /// What the roster's students who handed in nothing get in the exports. Default 0
+    /// points.
+    pub no_hand_in: crate::exports::NoHandIn,
 }
 
 impl Settings {
-    /// Seed `seed`, the problem's own search and fuel, no previous analysis, no bug lists.
+    /// Seed `seed`, the problem's own search and fuel, no previous analysis, no bug lists,
+    /// 0 points for no hand-in.
     pub fn seed(seed: u64) -> Settings {
-        Settings { seed, stable_after: None, fuel_factor: None, max_points: None, previous: None, bug_lists: false }
+        Settings { seed, stable_after: None, fuel_factor: None, max_points: None, previous: None, bug_lists: false, no_hand_in: Default::default() }
     }
 }
 
@@ -116,6 +120,9 @@ pub struct Graded {
     /// Hand-ins that ran as another's program, having the same code (see [`answers_of`]):
     /// each of their runs was spared.
     pub copies: usize,
+    /// What the roster's students who handed in nothing get in `scores.csv` (from
+    /// [`Settings::no_hand_in`]).
+    pub no_hand_in: crate::exports::NoHandIn,
 }
 
 /// Grades `class` on `problem`: compiles the hand-ins, searches for the suite, ranks, and
@@ -226,7 +233,7 @@ pub fn grade_batch(
     };
     let runs_spared = executor.input_free.spared();
     let copies = answers.len() - programs.len();
-    Ok(Graded { analysis, rejected, warnings, roster, bug_lists, runs_spared, copies })
+    Ok(Graded { analysis, rejected, warnings, roster, bug_lists, runs_spared, copies, no_hand_in: settings.no_hand_in })
 }
 
 /// Loads every hand-in in parallel (sources are built first, with the problem's

@@ -9,7 +9,7 @@ use present::{analysis_html, experiment_html, order_dot, order_svg};
 use serde::Serialize;
 
 use crate::error::{CourseError, CourseResult};
-use crate::exports::gradebook_points;
+use crate::exports::{NoHandIn, gradebook_points, points_possible, without_hand_in};
 use crate::grade_batch::Graded;
 use crate::submissions::{Rejected, RosterRow};
 
@@ -30,7 +30,7 @@ impl Graded {
         let mut json = serde_json::to_string_pretty(&file).map_err(|e| CourseError::Output { file: "analysis.json", reason: e.to_string() })?;
         json.push('\n');
         Ok(vec![
-            ("scores.csv", scores_csv(&self.analysis, &self.roster)?),
+            ("scores.csv", scores_csv(&self.analysis, &self.roster, self.no_hand_in)?),
             ("order.dot", order_dot(&self.analysis).into_bytes()),
             ("order.svg", order_svg(&self.analysis).into_bytes()),
             ("report.html", analysis_html(&self.analysis, self.cohort_comparison().as_ref()).into_bytes()),
@@ -85,8 +85,11 @@ pub fn main_cohorts(rows: &[ScoreRow]) -> Option<(String, String)> {
 /// from sources, `language` (`module` for one handed in as a module) and `compiled`
 /// (`yes`/`no`: a `no` failed every test without running); then the roster's own
 /// columns (`manual` and any others), so that an instructor's extra columns
-/// (names, sections) come back with the scores.
-pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> CourseResult<Vec<u8>> {
+/// (names, sections) come back with the scores. When some of the roster's students handed
+/// in nothing ([`without_hand_in`]), a `handed_in` column (`yes`/`no`) follows the
+/// counts, and each of them has a row after the answers': the cohort, the suite's size,
+/// `no_hand_in`'s points of the maximum, and nothing else of an answer's.
+pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow], no_hand_in: NoHandIn) -> CourseResult<Vec<u8>> {
     let failed = |e: csv::Error| CourseError::Output { file: "scores.csv", reason: e.to_string() };
     // The roster's columns in its own order (one header for every row of one roster).
     let mut columns: Vec<&str> = Vec::new();
@@ -99,11 +102,16 @@ pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> CourseResult<Vec
     let mut csv = csv::Writer::from_writer(Vec::new());
     let mut header =
         vec!["id", "cohort", "passed", "failed", "suite_size", "percent", "rank", "points", "max_points", "wrong", "crash", "timeout", "memory", "output"];
+    let missing = without_hand_in(analysis, roster);
+    if !missing.is_empty() {
+        header.push("handed_in");
+    }
     if has_sources {
         header.extend(["language", "compiled"]);
     }
     header.extend(&columns);
     csv.write_record(&header).map_err(failed)?;
+    let roster_columns = |row: Option<&RosterRow>| -> Vec<String> { columns.iter().map(|column| row.and_then(|r| r.get(column)).unwrap_or_default().to_owned()).collect() };
     for a in &analysis.answers {
         let row = roster.iter().find(|r| r.id == a.id);
         let mut record = vec![
@@ -123,11 +131,26 @@ pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow]) -> CourseResult<Vec
             a.counts.memory.to_string(),
             a.counts.output.to_string(),
         ];
+        if !missing.is_empty() {
+            record.push("yes".to_owned());
+        }
         if has_sources {
             record.push(a.build.as_ref().map_or("module", |b| b.language.as_str()).to_owned());
             record.push(if a.not_built() { "no" } else { "yes" }.to_owned());
         }
-        record.extend(columns.iter().map(|column| row.and_then(|r| r.get(column)).unwrap_or_default().to_owned()));
+        record.extend(roster_columns(row));
+        csv.write_record(&record).map_err(failed)?;
+    }
+    let max = points_possible(analysis);
+    for row in missing {
+        let mut record = vec![row.id.clone(), row.cohort.clone(), String::new(), String::new(), analysis.scored_tests().to_string()];
+        record.extend([String::new(), String::new(), no_hand_in.cell(max, row), max.to_string()]);
+        record.extend(std::iter::repeat_n(String::new(), 5));
+        record.push("no".to_owned());
+        if has_sources {
+            record.extend([String::new(), String::new()]);
+        }
+        record.extend(roster_columns(Some(row)));
         csv.write_record(&record).map_err(failed)?;
     }
     csv.into_inner().map_err(|e| CourseError::Output { file: "scores.csv", reason: e.to_string() })

@@ -756,23 +756,33 @@ pub fn read_roster(path: &Path) -> CourseResult<(Vec<RosterRow>, Vec<Rejected>)>
 /// in one request, so a bigger one is refused at once, with its count.
 pub const MAX_ROSTER_ROWS: usize = 100_000;
 
-/// A roster attached to a batch that already has hand-ins: the rows kept, those that name
-/// no student of the batch, and the batch's students without a row, in their orders.
+/// A roster attached to a batch that already has hand-ins: every row is kept (a student
+/// who handed in nothing is part of the class: every export lists them); the ids of the
+/// rows that name no student of the batch, and the batch's students without a row, in
+/// their orders.
 #[derive(Debug, PartialEq)]
 pub struct Attached {
     pub kept: Vec<RosterRow>,
-    pub left_out: Vec<RosterRow>,
+    pub without_hand_in: Vec<String>,
     pub without_row: Vec<String>,
+}
+
+impl Attached {
+    /// Whether some row names a student of the batch: a roster that names none is another
+    /// class's (or another file), not this one's.
+    pub fn names_the_batch(&self) -> bool {
+        self.kept.len() > self.without_hand_in.len()
+    }
 }
 
 /// Attaches `rows` to a batch whose students are `students` (see [`Attached`]); linear in
 /// both.
 pub fn attach_roster(rows: Vec<RosterRow>, students: &[String]) -> Attached {
     let in_batch: HashSet<&str> = students.iter().map(String::as_str).collect();
-    let (kept, left_out): (Vec<RosterRow>, Vec<RosterRow>) = rows.into_iter().partition(|r| in_batch.contains(r.id.as_str()));
-    let listed: HashSet<&str> = kept.iter().map(|r| r.id.as_str()).collect();
+    let listed: HashSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    let without_hand_in = rows.iter().filter(|r| !in_batch.contains(r.id.as_str())).map(|r| r.id.clone()).collect();
     let without_row = students.iter().filter(|s| !listed.contains(s.as_str())).cloned().collect();
-    Attached { kept, left_out, without_row }
+    Attached { kept: rows, without_hand_in, without_row }
 }
 
 /// Reads a roster named `file_name` (for messages) from `input`. Linear in its lines; one
@@ -951,8 +961,8 @@ mod tests {
         assert_eq!((rows.len(), rejected.len()), (MAX_ROSTER_ROWS, 0));
         let students: Vec<String> = (0..MAX_ROSTER_ROWS).map(|i| format!("s{}", i + 1)).collect();
         let attached = attach_roster(rows, &students);
-        assert_eq!((attached.kept.len(), attached.left_out.len()), (MAX_ROSTER_ROWS - 1, 1));
-        assert_eq!((attached.left_out[0].id.as_str(), attached.without_row), ("s0", vec![format!("s{MAX_ROSTER_ROWS}")]));
+        assert_eq!(attached.kept.len(), MAX_ROSTER_ROWS, "a student who handed in nothing keeps their row");
+        assert_eq!((attached.without_hand_in, attached.without_row), (vec!["s0".to_owned()], vec![format!("s{MAX_ROSTER_ROWS}")]));
         let too_long = parse_roster("r.csv", roster(MAX_ROSTER_ROWS + 1).as_bytes()).err().unwrap().to_string();
         assert_eq!(too_long, "r.csv has 100001 rows, more than the 100000 a roster may have: split it by course");
         let (_, twice) = parse_roster("r.csv", "id,cohort\na,A\nb,B\na,C\n".as_bytes()).unwrap();

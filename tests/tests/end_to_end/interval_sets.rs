@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use course::exports::NoHandIn;
 use end_to_end::{FIXTURE, grade, graded_with_seed, verdicts};
 use grader::{Analysis, FailingSet, is_redundant};
 
@@ -285,10 +286,47 @@ fn an_adjustment_in_the_roster_moves_the_points_within_the_scale_and_says_why() 
     assert_eq!(scores["a01"], expected_a01.to_string());
     assert_eq!((scores["a14"].as_str(), scores["a18"].as_str()), ("0", "100"), "kept within 0 and 100");
     assert_eq!(scores["a02"], earned("a02").to_string(), "no adjustment, the points earned");
-    let moodle = String::from_utf8(course::exports::moodle_csv(&run.graded.analysis, &run.graded.roster, "A1").unwrap()).unwrap();
+    let moodle = String::from_utf8(course::exports::moodle_csv(&run.graded.analysis, &run.graded.roster, "A1", NoHandIn::Zero).unwrap()).unwrap();
     let a01 = moodle.lines().find(|l| l.starts_with("a01,")).unwrap();
     assert!(a01.starts_with(&format!("a01,,{expected_a01},")), "{a01}");
     assert!(a01.contains("The instructor adjusted your points by +5: the statement did not say intervals may touch. That makes"), "{a01}");
+}
+
+/// A student on the roster who handed in nothing is part of the class: every export lists
+/// them, with 0 points (adjusted, as any grade) by default or an empty cell when the
+/// instructor chooses, and no answer of theirs enters the analysis.
+#[test]
+fn a_student_on_the_roster_with_no_hand_in_gets_the_instructors_choice_in_every_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let roster = dir.path().join("roster.csv");
+    let mut rows = std::fs::read_to_string(end_to_end::problem_dir().join("roster.csv")).unwrap();
+    let header = rows.lines().next().unwrap().to_owned();
+    assert!(header.starts_with("id,cohort"), "{header}");
+    rows.push_str("z90,hunit,,\nz91,quickcheck,,\n");
+    std::fs::write(&roster, &rows).unwrap();
+    let check = |choice: &str, cell: &str| {
+        let run = grade(&[("--roster", &roster.display().to_string()), ("--stable-after", "300"), ("--no-hand-in", choice)]);
+        assert!(run.graded.analysis.answers.iter().all(|a| !a.id.starts_with('z')), "nobody's answer is graded for them");
+        assert!(run.graded.warnings.iter().any(|w| w == "roster row `z90` has no submission"), "{:?} {:?}", run.graded.warnings, run.graded.roster.iter().map(|r| &r.id).collect::<Vec<_>>());
+        let scores = &run.files["scores.csv"];
+        let header: Vec<&str> = scores.lines().next().unwrap().split(',').collect();
+        let column = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no {name} in {header:?}"));
+        let row = |id: &str| -> Vec<String> { scores.lines().find(|l| l.starts_with(&format!("{id},"))).unwrap().split(',').map(str::to_owned).collect() };
+        for (id, cohort) in [("z90", "hunit"), ("z91", "quickcheck")] {
+            let z = row(id);
+            assert_eq!((z[column("cohort")].as_str(), z[column("points")].as_str(), z[column("handed_in")].as_str()), (cohort, cell, "no"), "{z:?}");
+            assert_eq!((z[column("passed")].as_str(), z[column("rank")].as_str(), z[column("max_points")].as_str()), ("", "", "100"), "{z:?}");
+        }
+        assert_eq!(row("a01")[column("handed_in")], "yes");
+        let canvas = String::from_utf8(course::exports::canvas_csv(&run.graded.analysis, &run.graded.roster, "A1", run.graded.no_hand_in).unwrap()).unwrap();
+        assert!(canvas.lines().any(|l| l == format!("z90,,,,,{cell}")), "{canvas}");
+        let moodle = String::from_utf8(course::exports::moodle_csv(&run.graded.analysis, &run.graded.roster, "A1", run.graded.no_hand_in).unwrap()).unwrap();
+        let z91 = moodle.lines().find(|l| l.starts_with("z91,")).unwrap();
+        assert!(z91.starts_with(&format!("z91,,{cell},No hand-in of yours was graded for A1")), "{z91}");
+        assert!(course::exports::canvas_unmatched(&run.graded.analysis, &run.graded.roster).contains(&"z90".to_owned()), "Canvas cannot match them either");
+    };
+    check("zero", "0");
+    check("empty", "");
 }
 
 /// A class whose roster is Canvas's own gradebook export goes back to Canvas: the Canvas
@@ -306,7 +344,7 @@ fn a_canvas_gradebook_export_as_the_roster_round_trips_through_the_canvas_file()
     std::fs::write(&roster, &export).unwrap();
     let run = grade(&[("--roster", &roster.display().to_string()), ("--stable-after", "300")]);
     assert!(run.graded.warnings.is_empty(), "every hand-in is on the roster by its Canvas id: {:?}", run.graded.warnings);
-    let canvas = course::exports::canvas_csv(&run.graded.analysis, &run.graded.roster, "Assignment 1").unwrap();
+    let canvas = course::exports::canvas_csv(&run.graded.analysis, &run.graded.roster, "Assignment 1", NoHandIn::Zero).unwrap();
     // Read back as Canvas would give it, byte-order mark and all.
     let (back, rejected) = course::submissions::parse_roster("canvas.csv", canvas.as_slice()).unwrap();
     assert!(rejected.is_empty(), "{rejected:?}");

@@ -13,6 +13,7 @@ use grader::RerunMode;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use course::Tools;
+use course::exports::NoHandIn;
 
 #[derive(clap::Args)]
 pub struct GradeArgs {
@@ -33,6 +34,10 @@ pub struct GradeArgs {
     /// (a name, an email), kept as they are.
     #[arg(long)]
     pub roster: Option<PathBuf>,
+    /// What the roster's students who handed in nothing get in scores.csv: `zero` (0
+    /// points) or `empty` (no grade: an empty cell, to grade by hand).
+    #[arg(long, default_value = "zero", value_parser = no_hand_in)]
+    pub no_hand_in: NoHandIn,
     /// The seed of the random search: the same seed gives the same analysis.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -70,6 +75,7 @@ impl GradeArgs {
             problem,
             submissions,
             roster: None,
+            no_hand_in: NoHandIn::Zero,
             seed: 1,
             out: PathBuf::from("out"),
             stable_after: None,
@@ -79,6 +85,11 @@ impl GradeArgs {
             full: false,
         }
     }
+}
+
+/// `--no-hand-in`'s value: `zero` or `empty`.
+fn no_hand_in(value: &str) -> Result<NoHandIn, String> {
+    NoHandIn::named(value).ok_or_else(|| format!("`{value}` is neither `zero` (0 points) nor `empty` (an empty cell)"))
 }
 
 pub fn grade(args: &GradeArgs) -> anyhow::Result<()> {
@@ -120,7 +131,7 @@ pub fn run_grade(tools: &Tools, args: &GradeArgs) -> anyhow::Result<Graded> {
         }),
         None => None,
     };
-    let settings = Settings { stable_after: args.stable_after, max_points: args.max_points, previous, ..Settings::seed(args.seed) };
+    let settings = Settings { stable_after: args.stable_after, max_points: args.max_points, previous, no_hand_in: args.no_hand_in, ..Settings::seed(args.seed) };
     // Threads with the stack of the deepest run a problem may give (address space, until used).
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).stack_size(sandbox::RUN_THREAD_STACK_BYTES).build()?;
     // The paper's rule has a count to fill; the estimate's has none known beforehand.

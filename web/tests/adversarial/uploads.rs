@@ -228,7 +228,11 @@ fn a_roster_of_100000_rows(service: &Service) -> String {
     let most = course::submissions::MAX_ROSTER_ROWS;
     let reply = client.upload(&format!("/batches/{batch}/roster"), &[], &[("roster", "roster.csv", roster(most).as_bytes())]);
     assert_eq!(reply.status, 200, "{}", &reply.body[..reply.body.len().min(2000)]);
-    assert!(reply.body.contains(&format!("{} rows name no student of this batch", most - 1)), "{}", &reply.body[..2000]);
+    assert!(reply.body.contains(&format!("{} students on it handed in nothing", most - 1)), "{}", &reply.body[..2000]);
+    assert!(reply.body.len() < 100_000, "the reply names the first of them, not all: {} bytes", reply.body.len());
+    let page = client.get(&format!("/batches/{batch}")).body;
+    assert!(page.contains(&format!("{} of the {most} students on the roster handed in nothing", most - 1)), "{}", &page[..2000]);
+    assert!(page.len() < 1_000_000, "the batch page lists the first of them, not all: {} bytes", page.len());
     let reply = client.upload(&format!("/batches/{batch}/roster"), &[], &[("roster", "roster.csv", roster(most + 1).as_bytes())]);
     assert_eq!(reply.status, 400, "{}", &reply.body[..reply.body.len().min(2000)]);
     assert!(reply.body.contains("more than the 100000 a roster may have"), "{}", &reply.body[..2000]);

@@ -258,11 +258,19 @@ fn without_a_public_address_no_link_is_emailed_and_the_pages_say_why() {
 #[test]
 fn instructor_pages_show_each_students_name_beside_the_id() {
     let (_data, _service, client, batch) = service_with_cohort("interval-sets");
-    let roster = "id,cohort,name,email\na01,A,Ada Lovelace,ada@example.edu\na02,A,Alan Turing,alan@example.edu\na03,B,,grace@example.edu\n";
-    assert_eq!(client.upload(&format!("/batches/{batch}/roster"), &[], &[("roster", "roster.csv", roster.as_bytes())]).status, 200);
+    // z90 is on the roster and handed in nothing.
+    let roster = "id,cohort,name,email\na01,A,Ada Lovelace,ada@example.edu\na02,A,Alan Turing,alan@example.edu\na03,B,,grace@example.edu\nz90,B,Zed Nobody,zed@example.edu\n";
+    let attached = client.upload(&format!("/batches/{batch}/roster"), &[], &[("roster", "roster.csv", roster.as_bytes())]);
+    assert_eq!(attached.status, 200, "{}", attached.body);
+    assert!(attached.body.contains("1 students on it handed in nothing: z90. They are part of the class: every export gives them 0 points"), "{}", attached.body);
     let page = client.get(&format!("/batches/{batch}")).body;
     assert!(page.contains("<th>Student</th><th>Name</th>") && page.contains("<td>a01</td><td>Ada Lovelace</td>"), "{page}");
     assert!(page.contains("<td>a03</td><td></td>"), "a row without a name leaves it empty: {page}");
+    assert!(page.contains("<td>z90</td><td>Zed Nobody</td><td>B</td><td><strong class=\"bad\">no hand-in</strong></td>"), "{page}");
+    assert!(page.contains("1 of the 4 students on the roster handed in nothing."), "{page}");
+    assert_eq!(client.post(&format!("/batches/{batch}/no-hand-in"), &[("choice", "none")]).status, 400, "only the two choices");
+    assert_eq!(client.post(&format!("/batches/{batch}/no-hand-in"), &[("choice", "empty")]).status, 303);
+    assert!(client.get(&format!("/batches/{batch}")).body.contains("with no grade (an empty cell)."), "the choice is kept");
     let students = client.get("/students").body;
     assert!(students.contains("<th>Student</th><th>Name</th>") && students.contains("<td>a02</td><td>Alan Turing</td>"), "{students}");
 
@@ -272,6 +280,13 @@ fn instructor_pages_show_each_students_name_beside_the_id() {
     assert!(ranking.contains("<a href=\"#bugs-a02\">a02</a> <span class=\"muted\">Alan Turing</span>"), "{ranking}");
     assert!(ranking.contains("<a href=\"#bugs-a03\">a03</a></td>"), "no name, nothing beside the id: {ranking}");
     assert_eq!(client.api(&format!("/api/analyses/{id}"))["names"]["a01"], "Ada Lovelace");
+    assert!(ranking.contains("1 students on the roster handed in nothing (z90): every file gives them no grade (an empty cell)."), "{ranking}");
+    let scores = client.get(&format!("/analyses/{id}/files/scores.csv")).body;
+    let z90 = scores.lines().find(|l| l.starts_with("z90,")).unwrap_or_else(|| panic!("{scores}"));
+    assert!(z90.starts_with("z90,B,,,") && z90.contains(",no,"), "{z90}");
+    assert_eq!(client.post(&format!("/batches/{batch}/no-hand-in"), &[("choice", "zero")]).status, 303);
+    let canvas = client.get(&format!("/analyses/{id}/files/canvas.csv")).body;
+    assert!(canvas.lines().any(|l| l == "\"Nobody, Zed\",,,,,0"), "0 points once the instructor chooses them: {canvas}");
 }
 
 #[test]

@@ -65,6 +65,8 @@ pub struct BatchRow {
     /// Students see their bug lists only once this is set.
     pub released: bool,
     pub created: i64,
+    /// What the exports give the roster's students who handed in nothing.
+    pub no_hand_in: course::exports::NoHandIn,
 }
 
 /// A student: one id of one course. The same id in two courses is two students, with two
@@ -177,7 +179,7 @@ fn upload_status(text: String) -> DbResult<String> {
 }
 
 
-const BATCH_COLUMNS: &str = "b.id, b.problem_id, p.title, b.name, b.released, b.created, b.course_id, c.name";
+const BATCH_COLUMNS: &str = "b.id, b.problem_id, p.title, b.name, b.released, b.created, b.course_id, c.name, b.no_hand_in";
 /// The tables [`BATCH_COLUMNS`] come from.
 const BATCHES: &str = "batches b JOIN problems p ON p.id = b.problem_id JOIN courses c ON c.id = b.course_id";
 fn batch_row(row: &Row) -> DbResult<BatchRow> {
@@ -190,6 +192,8 @@ fn batch_row(row: &Row) -> DbResult<BatchRow> {
         created: row.int(5)?,
         course_id: row.int(6)?,
         course: row.text(7)?,
+        // (The column's default, and the only values written, are the choices' names.)
+        no_hand_in: course::exports::NoHandIn::named(&row.text(8)?).unwrap_or_default(),
     })
 }
 
@@ -493,6 +497,11 @@ impl Db {
 
     pub fn batch(&self, id: i64) -> DbResult<Option<BatchRow>> {
         self.0.run(|c| row(c, &format!("SELECT {BATCH_COLUMNS} FROM {BATCHES} WHERE b.id = ?1"), args![id], batch_row))
+    }
+
+    pub fn set_no_hand_in(&self, batch: i64, choice: course::exports::NoHandIn) -> DbResult<()> {
+        self.0.run(|c| c.execute("UPDATE batches SET no_hand_in = ?2 WHERE id = ?1", args![batch, choice.name()]))?;
+        Ok(())
     }
 
     pub fn set_released(&self, batch: i64, released: bool) -> DbResult<()> {

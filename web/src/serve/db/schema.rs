@@ -20,6 +20,7 @@ pub(super) const SQLITE_MIGRATIONS: &[&str] = &[
     include_str!("migrations/sqlite/0007_problem_checks.sql"),
     include_str!("migrations/sqlite/0008_indexes_by_module_queue_and_batch.sql"),
     include_str!("migrations/sqlite/0009_points_and_adjustments.sql"),
+    include_str!("migrations/sqlite/0010_no_hand_in.sql"),
 ];
 
 /// PostgreSQL's schema, one migration per file of `migrations/postgres/`, in the order of
@@ -32,6 +33,7 @@ const POSTGRES_MIGRATIONS: &[&str] = &[
     include_str!("migrations/postgres/0002_leases_and_files.sql"),
     include_str!("migrations/postgres/0003_problem_checks.sql"),
     include_str!("migrations/postgres/0004_points_and_adjustments.sql"),
+    include_str!("migrations/postgres/0005_no_hand_in.sql"),
 ];
 
 /// The key of the advisory lock under which PostgreSQL's migrations run: two processes

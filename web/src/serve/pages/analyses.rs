@@ -13,7 +13,7 @@ use super::super::auth::Instructor;
 use super::super::db::{AnalysisRow, BatchRow, QueueEntry, Status};
 use super::super::worker::EXPRESS_ANSWERS;
 use super::forms::{MAX_STABILITY_SEEDS, form_again, stability_form};
-use super::layout::{bug_list, button, table_filter};
+use super::layout::{bug_list, button, first_ids, table_filter};
 use super::super::worker::LiveProgress;
 use super::super::{App, AppError, Page};
 use course::exports;
@@ -46,6 +46,8 @@ pub(super) struct AnalysisView {
     /// there are several), and the students Canvas could not match (no Canvas or SIS id).
     canvas_assignments: Vec<String>,
     canvas_unmatched: Vec<String>,
+    /// The roster's students who handed in nothing (every export lists them).
+    no_hand_in: Vec<String>,
 }
 
 /// A stability check: this analysis and others of the same answers with other seeds.
@@ -119,7 +121,8 @@ fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
     let queue = if analysis.status == Status::Queued { app.db.queue()? } else { Vec::new() };
     let canvas_assignments = exports::canvas_assignments(&graded);
     let canvas_unmatched = result.as_ref().map_or_else(Vec::new, |result| exports::canvas_unmatched(result, &graded));
-    Ok(AnalysisView { analysis, batch, progress, result, bug_lists, changes, stability, cohorts, grades, names, queue, canvas_assignments, canvas_unmatched })
+    let no_hand_in = result.as_ref().map_or_else(Vec::new, |result| exports::without_hand_in(result, &graded).into_iter().map(|r| r.id.clone()).collect());
+    Ok(AnalysisView { analysis, batch, progress, result, bug_lists, changes, stability, cohorts, grades, names, queue, canvas_assignments, canvas_unmatched, no_hand_in })
 }
 
 pub(super) async fn analysis_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
@@ -199,9 +202,16 @@ fn canvas_said(v: &AnalysisView, result: &Analysis) -> Markup {
             }
             "Canvas takes the points as they are, of " (max) ": the assignment should be worth " (max) " points in Canvas (or set the maximum of the analysis to the assignment's)."
         }
+        @if !v.no_hand_in.is_empty() {
+            p #no-hand-in {
+                (v.no_hand_in.len()) " students on the roster handed in nothing (" (first_ids(&v.no_hand_in)) "): every file gives them "
+                (v.batch.no_hand_in.in_words()) ". " a href={ "/batches/" (v.batch.id) "#no-hand-in" } { "Change this on the batch's page" } "."
+            }
+        }
         @if !unmatched.is_empty() {
+            @let class = result.answers.len() + v.no_hand_in.len();
             p.bad #canvas-unmatched {
-                @if unmatched.len() == result.answers.len() { "Canvas would match nobody: " } @else { "Canvas cannot match " (unmatched.len()) " of " (result.answers.len()) " students: " }
+                @if unmatched.len() == class { "Canvas would match nobody: " } @else { "Canvas cannot match " (unmatched.len()) " of " (class) " students: " }
                 "the roster gives no Canvas ID or SIS id for " (list_or_none(unmatched)) ". Attach Canvas's gradebook export as the roster (or give the columns "
                 code { "canvas_id" } ", " code { "sis_user_id" } " or " code { "sis_login_id" } ") before importing."
             }
@@ -377,12 +387,12 @@ pub(super) async fn analysis_file(app: AppData, _who: Instructor, path: web::Pat
     let roster = app.db.graded_roster(batch.id)?;
     let csv_of = |bytes: csv::Result<Vec<u8>>| bytes.map_err(|e| AppError::Internal(e.into()));
     let (content_type, body) = match file.as_str() {
-        "scores.csv" => ("text/csv", scores_csv(&analysis, &roster)?),
+        "scores.csv" => ("text/csv", scores_csv(&analysis, &roster, batch.no_hand_in)?),
         "canvas.csv" => {
             let column = canvas_column(&exports::canvas_assignments(&roster), query.assignment.as_deref(), &batch.name)?;
-            ("text/csv", csv_of(exports::canvas_csv(&analysis, &roster, &column))?)
+            ("text/csv", csv_of(exports::canvas_csv(&analysis, &roster, &column, batch.no_hand_in))?)
         }
-        "moodle.csv" => ("text/csv", csv_of(exports::moodle_csv(&analysis, &roster, &batch.name))?),
+        "moodle.csv" => ("text/csv", csv_of(exports::moodle_csv(&analysis, &roster, &batch.name, batch.no_hand_in))?),
         "order.svg" => ("image/svg+xml", present::order_svg(&analysis).into_bytes()),
         "analysis.json" | "order.dot" => {
             let kind = if file.ends_with("json") { "application/json" } else { "text/vnd.graphviz" };

@@ -11,10 +11,11 @@ use serde::{Deserialize, Serialize};
 use super::super::auth::Instructor;
 use super::super::db::{AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, SubmissionRow};
 use super::forms::{BatchForm, adjustment_form, batch_form, form_again, late_form, name_field, rename_form, roster_form, run_form};
-use super::layout::{csrf_field, table_filter, date};
+use super::layout::{csrf_field, date, first_ids, table_filter};
 use super::super::upload::Form;
 use super::super::auth::random_token;
 use super::super::{App, AppError, Page};
+use course::exports::NoHandIn;
 use course::submissions::{Adjustment, RosterRow};
 
 use super::{AppData, CsrfForm, blocking, found, number, problem_toml, respond, see_other, status_word};
@@ -101,6 +102,8 @@ struct BatchView {
     adjustments: Vec<(String, Adjustment)>,
     /// How many of the batch's students have a private link.
     linked: usize,
+    /// The roster's students with no submission in the batch, in the roster's order.
+    without_hand_in: Vec<RosterRow>,
 }
 
 pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
@@ -111,9 +114,14 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
         Some(max) => max,
         None => problem_toml(&app, &problem)?.grading.max_points,
     };
+    let submissions = app.db.submissions(batch.id)?;
+    let roster = app.db.roster(batch.id)?;
+    let handed_in: std::collections::HashSet<&str> = submissions.iter().map(|s| s.student.as_str()).collect();
+    let without_hand_in = roster.iter().filter(|r| !handed_in.contains(r.id.as_str())).cloned().collect();
     let view = BatchView {
-        submissions: app.db.submissions(batch.id)?,
-        roster: app.db.roster(batch.id)?,
+        without_hand_in,
+        submissions,
+        roster,
         shown: if batch.released { app.db.latest_done(batch.id)? } else { None },
         max_points,
         adjustments: app.db.adjustments(batch.id)?,
@@ -163,6 +171,35 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
                         td { a href={ "/batches/" (id) "/sources/" (s.student) } title="The code handed in, every version" { code { (s.file) } } }
                         td { (date(s.uploaded)) @if s.late { " " strong.bad { "late" } } }
                     }
+                }
+                @for row in v.without_hand_in.iter().take(NO_HAND_IN_ROWS_SHOWN) {
+                    tr.no-hand-in {
+                        td { (row.id) }
+                        td { (row.name().unwrap_or_default()) }
+                        td { (row.cohort) }
+                        td { strong.bad { "no hand-in" } }
+                        td {}
+                    }
+                }
+            }
+            div.card #no-hand-in {
+                h3 { "Students who handed in nothing" }
+                @if v.without_hand_in.is_empty() {
+                    p.muted { "Every student on the roster handed in. " @if v.roster.is_empty() { "(Attach a roster below to list the whole class: a student on it with no hand-in is listed here and in every export.)" } }
+                } @else {
+                    p { (v.without_hand_in.len()) " of the " (v.roster.len()) " students on the roster handed in nothing. Every export (scores.csv, Canvas, Moodle) lists them, with " (v.batch.no_hand_in.in_words()) "."
+                        @if v.without_hand_in.len() > NO_HAND_IN_ROWS_SHOWN { " The table above shows the first " (NO_HAND_IN_ROWS_SHOWN) " of them; scores.csv has every one." } }
+                }
+                form method="post" action={ "/batches/" (id) "/no-hand-in" } {
+                    (csrf_field(&who))
+                    fieldset {
+                        legend { "A student on the roster with no hand-in gets" }
+                        @for choice in [NoHandIn::Zero, NoHandIn::Empty] {
+                            label { input type="radio" name="choice" value=(choice.name()) checked[v.batch.no_hand_in == choice]; " " (choice.in_words()) }
+                            " "
+                        }
+                    }
+                    button type="submit" { "Save" }
                 }
             }
             (adjustment_form(&who, id, &v.submissions, &v.adjustments, v.max_points))
@@ -261,23 +298,24 @@ pub(super) async fn attach_roster(app: AppData, req: HttpRequest, who: Instructo
             }
             let students: Vec<String> = db.submissions(batch_id)?.into_iter().map(|s| s.student).collect();
             let attached = course::submissions::attach_roster(rows, &students);
-            if attached.kept.is_empty() {
+            if !attached.names_the_batch() {
                 return Err(AppError::BadRequest(format!("{name}: no row names a student of this batch: nothing was changed")));
             }
             db.replace_roster(batch_id, &attached.kept)?;
             Ok(attached)
         })
         .await?;
-        let course::submissions::Attached { kept, left_out, without_row: missing } = attached;
-        let view = serde_json::json!({ "batch": batch.id, "rows": kept.len(), "left_out": left_out.iter().map(|r| &r.id).collect::<Vec<_>>(), "without_row": missing });
+        let course::submissions::Attached { kept, without_hand_in, without_row: missing } = attached;
+        let view = serde_json::json!({ "batch": batch.id, "rows": kept.len(), "without_hand_in": without_hand_in, "without_row": missing });
         respond(&req, Some(&who), "Roster attached", &view, |_| {
             html! {
                 p.ok { "The roster of " a href={ "/batches/" (batch.id) } { (batch.name) } " is now " code { (file) } ": " (kept.len()) " rows." }
-                @if !left_out.is_empty() {
-                    p { (left_out.len()) " rows name no student of this batch and were left out: " (left_out.iter().map(|r| r.id.as_str()).collect::<Vec<_>>().join(", ")) "." }
+                @if !without_hand_in.is_empty() {
+                    p { (without_hand_in.len()) " students on it handed in nothing: " (first_ids(&without_hand_in)) ". They are part of the class: every export gives them "
+                        (batch.no_hand_in.in_words()) " (" a href={ "/batches/" (batch.id) "#no-hand-in" } { "your choice" } ")." }
                 }
                 @if !missing.is_empty() {
-                    p.bad { (missing.len()) " students of the batch have no row (graded without a cohort): " (missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")) "." }
+                    p.bad { (missing.len()) " students of the batch have no row (graded without a cohort): " (first_ids(&missing)) "." }
                 }
                 p { "Grades did not change; the analyses' pages, exports and the experiment report use the new cohorts and columns now. " a href={ "/batches/" (batch.id) } { "Back to the batch" } }
             }
@@ -334,6 +372,27 @@ fn queue_run(app: &App, req: &HttpRequest, who: &Instructor, batch: &BatchRow, f
     let id = app.db.queue_analysis(batch.id, &problem.dir, settings)?;
     app.jobs.notify();
     see_other(&format!("/analyses/{id}"))
+}
+
+/// The most students with no hand-in the batch page lists: a roster of a whole year (tens
+/// of thousands) attached to a small batch would otherwise make a page of megabytes.
+const NO_HAND_IN_ROWS_SHOWN: usize = 1_000;
+
+#[derive(Deserialize)]
+pub(super) struct NoHandInForm {
+    csrf: Option<String>,
+    choice: Option<String>,
+}
+
+/// Sets what the exports give the batch's students on the roster who handed in nothing.
+pub(super) async fn set_no_hand_in(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<NoHandInForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let asked = form.choice.as_deref().unwrap_or_default();
+    let choice = NoHandIn::named(asked)
+        .ok_or_else(|| AppError::BadRequest(format!("choose what a student with no hand-in gets: `zero` (0 points) or `empty` (an empty cell), not `{asked}`")))?;
+    app.db.set_no_hand_in(batch.id, choice)?;
+    see_other(&format!("/batches/{}#no-hand-in", batch.id))
 }
 
 #[derive(Deserialize)]

@@ -441,3 +441,15 @@ mod tests {
         }
     }
 }
+
+/// The most ids a sentence names before "and N more".
+const IDS_NAMED: usize = 20;
+
+/// `ids` for a sentence: the first [`IDS_NAMED`], then how many more.
+pub(super) fn first_ids(ids: &[String]) -> String {
+    let named = ids[..ids.len().min(IDS_NAMED)].join(", ");
+    match ids.len().saturating_sub(IDS_NAMED) {
+        0 => named,
+        more => format!("{named} and {more} more"),
+    }
+}

@@ -45,12 +45,19 @@ fn letters(app: &App, req: &HttpRequest, batch: &BatchRow) -> Result<(Vec<Letter
     let contacts = exports::roster_contacts(&rosters);
     let occasion = Occasion { course: &batch.course, batch: &batch.name, problem: &batch.problem };
     let (mut letters, mut left_out) = (Vec::new(), Vec::new());
-    for student in app.db.batch_students(batch.id)? {
+    let students = app.db.batch_students(batch.id)?;
+    for student in &students {
         let (name, email) = contacts.get(&(student.course_id, student.student.clone())).cloned().unwrap_or_default();
         match (&student.token, email.trim()) {
-            (None, _) => left_out.push((student.student, "no private link: release the batch, or issue one on the Students page".to_owned())),
-            (Some(_), "") => left_out.push((student.student, "no email address in the roster (an `email` or `Email address` column)".to_owned())),
+            (None, _) => left_out.push((student.student.clone(), "no private link: release the batch, or issue one on the Students page".to_owned())),
+            (Some(_), "") => left_out.push((student.student.clone(), "no email address in the roster (an `email` or `Email address` column)".to_owned())),
             (Some(token), email) => letters.push(occasion.letter(&student.student, &name, email, &format!("{base}/s/{token}"))),
+        }
+    }
+    // The roster's students who handed in nothing have no page to link to.
+    for row in app.db.roster(batch.id)? {
+        if !students.iter().any(|s| s.student == row.id) {
+            left_out.push((row.id, format!("handed in nothing, so there is no page to link to (every export gives them {})", batch.no_hand_in.in_words())));
         }
     }
     Ok((letters, left_out))

@@ -14,7 +14,6 @@ use super::layout::button;
 use super::super::upload::{Form, RosterGiven, UploadBuild, UploadReport, choose_roster, form_files, validate};
 use course::submissions::UploadKind;
 use super::super::{App, AppError, Page};
-use course::submissions::RosterRow;
 
 use super::{AppData, CsrfForm, accepted, blocking, found, respond, see_other};
 
@@ -101,9 +100,8 @@ fn commit(app: &App, problem: i64, batch: Option<i64>, report: &UploadReport) ->
             Ok(batch)
         }
         None => {
-            let roster: Vec<RosterRow> =
-                report.roster.iter().filter(|r| submissions.iter().any(|s| s.student == r.id)).cloned().collect();
-            Ok(app.db.add_batch(problem, &report.course, &report.name, &submissions, &roster)?)
+            // Every row: a student who handed in nothing is part of the class.
+            Ok(app.db.add_batch(problem, &report.course, &report.name, &submissions, &report.roster)?)
         }
     }
 }
