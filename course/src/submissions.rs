@@ -682,9 +682,10 @@ pub fn id_problem(id: &str) -> Option<String> {
 }
 
 /// The roster rule, once for every upload: a hand-in must have a roster row when there
-/// is a roster; and, for a whole batch, a roster row should have a hand-in. Returns the
-/// reason each id of `handed` is refused (`None`: on the roster, or no roster), and the
-/// roster rows without a hand-in (none for late hand-ins).
+/// is a roster. Returns the reason each id of `handed` is refused (`None`: on the roster,
+/// or no roster), and, for a whole batch, the ids of the roster's students without a
+/// hand-in (none for late hand-ins): no problem, a student who handed in nothing is part
+/// of the class, and the batch lists them as such.
 pub fn roster_rule(handed: &[&str], roster: Option<&[RosterRow]>, kind: UploadKind) -> (Vec<Option<String>>, Vec<String>) {
     let Some(roster) = roster else { return (vec![None; handed.len()], Vec::new()) };
     let missing = |id: &str| match kind {
@@ -695,7 +696,7 @@ pub fn roster_rule(handed: &[&str], roster: Option<&[RosterRow]>, kind: UploadKi
     let refused = handed.iter().map(|id| (!listed.contains(id)).then(|| missing(id))).collect();
     let handed: HashSet<&str> = handed.iter().copied().collect();
     let without = match kind {
-        UploadKind::Batch => roster.iter().filter(|r| !handed.contains(r.id.as_str())).map(|r| format!("roster row `{}` has no module", r.id)).collect(),
+        UploadKind::Batch => roster.iter().filter(|r| !handed.contains(r.id.as_str())).map(|r| r.id.clone()).collect(),
         UploadKind::Late => Vec::new(),
     };
     (refused, without)
@@ -992,11 +993,11 @@ mod tests {
     }
 
     #[test]
-    fn the_roster_rule_refuses_hand_ins_off_the_roster_and_names_rows_without_one_for_a_whole_batch_only() {
+    fn the_roster_rule_refuses_hand_ins_off_the_roster_and_names_students_without_one_for_a_whole_batch_only() {
         let (roster, _) = parse_roster("r.csv", "id,cohort\na01,A\na02,A\na03,B\n".as_bytes()).unwrap();
         let (refused, without) = roster_rule(&["a01", "x9"], Some(&roster), UploadKind::Batch);
         assert_eq!(refused, [None, Some("no roster row for `x9`".to_owned())]);
-        assert_eq!(without, ["roster row `a02` has no module", "roster row `a03` has no module"]);
+        assert_eq!(without, ["a02", "a03"]);
         let (refused, without) = roster_rule(&["a02", "x9"], Some(&roster), UploadKind::Late);
         assert_eq!((refused, without.len()), (vec![None, Some("no roster row for `x9` in this batch".to_owned())], 0));
         assert_eq!(roster_rule(&["x9"], None, UploadKind::Batch), (vec![None], Vec::new()), "no roster, no rule");

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use grader::{ANY, BugList, FailureKind};
 
-use crate::in_words::{CallLine, calls_of, first_line_difference, points_in_words, shown_start, uninitialised_in_words};
+use crate::in_words::{CallLine, calls_of, first_line_difference, points_in_words, shown_start, shows_every_call, uninitialised_in_words};
 
 /// A student's bug list as Markdown. Inputs and outputs are shown quoted, with escapes,
 /// so that white space and newlines are visible.
@@ -53,10 +53,9 @@ pub fn bug_list_markdown(list: &BugList) -> String {
             writeln!(md, "The calls in order, with what the model answer and yours gave (→ marks the first difference):\n\n{}", calls_table(calls)).unwrap();
         }
         writeln!(md, "Input:\n\n{}", text_block(&bug.input)).unwrap();
-        let folded = calls.as_ref().is_some_and(|calls| calls.iter().any(|line| matches!(line, CallLine::Folded(_))));
         // A table of every call shows every result: the outputs are given whole only when
         // it is folded.
-        let whole_table = calls.is_some() && !folded;
+        let whole_table = shows_every_call(calls.as_deref());
         if !whole_table {
             writeln!(md, "Expected output:\n\n{}", text_block(&bug.expected)).unwrap();
         }

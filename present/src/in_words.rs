@@ -118,6 +118,12 @@ pub fn calls_of(bug: &BugReport) -> Option<Vec<CallLine>> {
     }
 }
 
+/// Whether `calls` ([`calls_of`]) shows every call, none folded: then it gives every
+/// expected and actual result, and a bug list shows the outputs no second time.
+pub fn shows_every_call(calls: Option<&[CallLine]>) -> bool {
+    calls.is_some_and(|calls| !calls.iter().any(|line| matches!(line, CallLine::Folded(_))))
+}
+
 /// A failure's kind in words, as the feedback says it.
 pub fn kind_in_words(kind: FailureKind) -> &'static str {
     match kind {

@@ -127,8 +127,12 @@ pub struct UploadReport {
     /// Where the roster came from, in words (none given: `None`).
     #[serde(default)]
     pub roster_from: Option<String>,
-    /// Roster lines rejected, and roster rows without a module.
+    /// Roster lines rejected.
     pub roster_problems: Vec<String>,
+    /// The roster's students with no hand-in in a whole batch's upload: no problem (they
+    /// are the class's, listed as "no hand-in"), said on the report.
+    #[serde(default)]
+    pub no_hand_in: Vec<String>,
 }
 
 /// The course migration 5 of the store put the batches from before courses into.
@@ -379,10 +383,9 @@ pub fn validate(
         }
         verdicts.push(verdict);
     }
-    roster_problems.extend(without);
     compile_sources(app, accepted, &mut verdicts, &modules);
     verdicts.sort_by(|a, b| natural_cmp(&a.file, &b.file));
     let late = kind == UploadKind::Late;
-    let report = UploadReport { name: name.to_owned(), course: String::new(), late, files: verdicts, roster: roster_rows, roster_from: None, roster_problems };
+    let report = UploadReport { name: name.to_owned(), course: String::new(), late, files: verdicts, roster: roster_rows, roster_from: None, roster_problems, no_hand_in: without };
     Ok(Checked { report, modules })
 }

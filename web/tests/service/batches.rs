@@ -83,11 +83,12 @@ fn a_roster_in_the_zip_is_read_and_a_roster_can_be_attached_or_replaced_later() 
     assert!(reply.body.contains("19 rows") && reply.body.contains("Grades did not change"), "{}", reply.body);
     assert_eq!(cohorts(&client, later), with_zip_roster);
 
-    // Replaced by one that names a stranger and leaves a student out: said, and kept apart.
+    // Replaced by one that names a student with no hand-in and leaves the others out: said,
+    // and kept apart.
     let partial = "id,cohort,name,email\na01,first,Ada Lovelace,ada@example.org\nz99,stranger,Zed,z@example.org\n".as_bytes();
     let reply = client.upload(&format!("/batches/{later}/roster"), &[], &[("roster", "partial.csv", partial)]);
     assert_eq!(reply.status, 200, "{}", reply.body);
-    assert!(reply.body.contains("left out: z99"), "{}", reply.body);
+    assert!(reply.body.contains("1 students on it handed in nothing: z99."), "{}", reply.body);
     assert!(reply.body.contains("18 students of the batch have no row"), "{}", reply.body);
     let now = cohorts(&client, later);
     assert_eq!(now.iter().filter(|(_, c)| !c.is_empty()).collect::<Vec<_>>(), [&("a01".to_owned(), "first".to_owned())]);

@@ -195,6 +195,9 @@ fn a_function_level_problem_shows_its_harness_builds_hand_ins_with_it_and_says_w
     let link = issue_link(&client, batch, "a02");
     let a02 = client.get(&link).body;
     assert!(a02.contains("The calls in order") && a02.contains("first-difference"), "{a02}");
+    // Shown once, as the calls: not again as the raw input and outputs (one tap away).
+    assert!(a02.contains("<summary>The input as the harness reads it</summary>"), "{a02}");
+    assert!(!a02.contains("<th>Expected</th><td>") && !a02.contains("<th>Input</th>"), "no second copy of the outputs: {a02}");
     let statement = client.get(&format!("{link}/{id}/statement")).body;
     assert!(statement.contains("int stack_pop(void);"), "the student sees the interface: {statement}");
 }

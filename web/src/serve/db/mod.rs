@@ -696,7 +696,8 @@ impl Db {
                      FROM {BATCHES} WHERE b.released = TRUE AND b.course_id = ?1 ORDER BY b.id"
                 ),
                 args![course, student],
-                |r| Ok((batch_row(r)?, r.opt_int(8)?)),
+                // (The column after the batch's own.)
+                |r| Ok((batch_row(r)?, r.opt_int(BATCH_COLUMNS.split(',').count())?)),
             )
         })?;
         Ok(found.into_iter().filter_map(|(batch, analysis)| analysis.map(|a| (batch, a))).collect())

@@ -203,17 +203,26 @@ pub fn bug_list(list: &BugList) -> Markup {
                         }
                     }
                 }
+                // A table of every call gives the input and both outputs already: on a
+                // phone the student reads it once (the input as the harness reads it stays
+                // one tap away).
+                @let every_call = present::shows_every_call(calls.as_deref());
+                @if every_call { details.raw-input { summary { "The input as the harness reads it" } (visible_text(&bug.input)) } }
                 table {
-                    tr { th { "Input" } td { (visible_text(&bug.input)) } }
-                    tr { th { "Expected" } td { (visible_text(&bug.expected)) } }
-                    tr { th { "Your program" } td {
-                        @match earlier {
-                            Some(first) => { "The same as on test " (first) " above." }
-                            None => {
-                                @if bug.got.kind == grader::FailureKind::Wrong { (visible_text(&bug.got.detail)) } @else { (bug.got.detail) }
+                    @if !every_call {
+                        tr { th { "Input" } td { (visible_text(&bug.input)) } }
+                        tr { th { "Expected" } td { (visible_text(&bug.expected)) } }
+                    }
+                    @if !(every_call && bug.got.kind == grader::FailureKind::Wrong) {
+                        tr { th { "Your program" } td {
+                            @match earlier {
+                                Some(first) => { "The same as on test " (first) " above." }
+                                None => {
+                                    @if bug.got.kind == grader::FailureKind::Wrong { (visible_text(&bug.got.detail)) } @else { (bug.got.detail) }
+                                }
                             }
-                        }
-                    } }
+                        } }
+                    }
                     @if let Some(reason) = &bug.got.reason {
                         tr { th { "Why it is wrong" } td { (with_code(reason)) } }
                     } @else if bug.got.kind == grader::FailureKind::Wrong && calls.is_none() {

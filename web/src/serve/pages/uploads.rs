@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::super::auth::Instructor;
 use super::super::db::{UPLOAD_DISCARDED, UPLOAD_PENDING, UPLOAD_SAVED};
 use super::forms::{BatchForm, batch_form, form_again, late_form, name_field};
-use super::layout::button;
+use super::layout::{button, first_ids};
 use super::super::upload::{Form, RosterGiven, UploadBuild, UploadReport, choose_roster, form_files, validate};
 use course::submissions::UploadKind;
 use super::super::{App, AppError, Page};
@@ -164,6 +164,10 @@ pub(super) async fn upload_page(app: AppData, req: HttpRequest, who: Instructor,
             }
             @if let Some(from) = &v.report.roster_from {
                 p { "Roster: " (from) ", " (v.report.roster.len()) " rows." }
+            }
+            @if !v.report.no_hand_in.is_empty() {
+                p #no-hand-in { (v.report.no_hand_in.len()) " students on the roster handed in nothing: " (first_ids(&v.report.no_hand_in))
+                    ". They are part of the class: the batch lists them as \"no hand-in\", and every export gives them 0 points (or, as you choose on the batch's page, an empty cell)." }
             }
             @if !v.report.roster_problems.is_empty() {
                 h2 { "Roster" }
