@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
@@ -14,12 +14,13 @@ use wasmtime::{
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{Deterministic, FsPerms, HostMonotonicClock, HostWallClock, I32Exit, WasiCtxBuilder};
 
-use crate::interpreter::{COMPILE_FUEL, Entries, INIT_FUEL, Interpreter, InterpreterSpec, Library, MAX_COMPILED_BYTES, SAME_CODE_BYTES, UNCAUGHT};
+use crate::interpreter::{COMPILE_FUEL, Entries, INIT_FUEL, Interpreter, InterpreterSpec, Library, MAX_COMPILED_BYTES, SAME_CODE_BYTES, SnapshotState, UNCAUGHT};
 use crate::compile::{CompileGate, FUNCTION_CACHE_BYTES, FunctionCache, MAX_COMPILE_WAIT, MODULE_CACHE_BYTES, ModuleCache};
 use crate::limits::{
     EPOCH_TICK, HOST_STACK_BYTES, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_STACK_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES,
     WALL_CLOCK_LIMIT,
 };
+use crate::prepared::{self, Prepared};
 use crate::{process, snapshot};
 use crate::stdio::{self, OutputFull, Stdio};
 use crate::validate::{self, Role};
@@ -105,8 +106,9 @@ enum Kind {
         /// Where `_start` is among the module's exports, found once (not by name every run).
         start: ModuleExport,
     },
-    /// A program an interpreter compiled: run by its `bugrank_run`.
-    Interpreted { interpreter: Arc<Interpreter>, code: Arc<[u8]> },
+    /// A program an interpreter compiled: run by its `bugrank_run`, or, prepared once
+    /// (see `prepared.rs`: a hand-in with its harness), by its `bugrank_run_prepared`.
+    Interpreted { interpreter: Arc<Interpreter>, code: Arc<[u8]>, prepared: Arc<OnceLock<Option<Arc<Prepared>>>> },
 }
 
 impl Program {
@@ -176,6 +178,9 @@ pub struct Sandbox {
     /// same code as the instrumented interpreter compiled just before, cheap, and are of
     /// no use once it is compiled (CPython's are some 60 MB).
     interpreter_functions: std::sync::Arc<FunctionCache>,
+    /// Whether a hand-in with its harness is prepared once for all its runs (see
+    /// `prepared.rs`). Default true; [`Sandbox::without_preparation`] turns it off.
+    prepare: bool,
 }
 
 pub(crate) struct RunState {
@@ -282,6 +287,7 @@ impl Sandbox {
             interpreter_linker,
             with_files,
             interpreter_functions,
+            prepare: true,
         })
     }
 
@@ -359,6 +365,13 @@ impl Sandbox {
         check_size_and_format(name, bytes)?;
         let (binary, types) = self.checked_binary(name, bytes, role)?;
         validate::check_uncompiled(name, &binary, types)
+    }
+
+    /// Runs every program whole, none prepared (see `prepared.rs`): the runs a prepared
+    /// program's must equal, for tests and benchmarks.
+    pub fn without_preparation(mut self) -> Sandbox {
+        self.prepare = false;
+        self
     }
 
     /// Refuses modules that take longer than `wait` to compile, instead of
@@ -457,13 +470,32 @@ impl Sandbox {
         choices: Option<Box<dyn Choices>>,
     ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
         let launch = match &program.kind {
-            Kind::Module { pre, start } => Launch { pre, entry: Entry::Start(start), base_memory: 0, harness: program.harness },
-            Kind::Interpreted { interpreter, code } => Launch {
-                pre: &interpreter.pre,
-                entry: Entry::Request { call: &interpreter.entries.run, entries: &interpreter.entries, request: code },
-                base_memory: interpreter.base_memory,
-                harness: program.harness,
-            },
+            Kind::Module { pre, start } => Launch { pre, entry: Entry::Start(start), base_memory: 0, harness: program.harness, prepared: None },
+            Kind::Interpreted { interpreter, code, prepared } => {
+                let prepared = match self.prepare && program.harness {
+                    true => prepared.get_or_init(|| self.prepared(interpreter, &program.name, code)).as_deref(),
+                    false => None,
+                };
+                // A run whose budget cannot hold the prepared part runs whole, and ends as
+                // it would have.
+                let fits = |p: &&Prepared| p.fuel < limits.fuel && p.memory_bytes <= limits.memory_bytes.min(MAX_MEMORY_BYTES).saturating_add(interpreter.base_memory);
+                match prepared.filter(fits) {
+                    Some(prepared) => Launch {
+                        pre: &interpreter.pre,
+                        entry: Entry::Request { call: &interpreter.entries.run_prepared, entries: &interpreter.entries, request: &[] },
+                        base_memory: interpreter.base_memory,
+                        harness: program.harness,
+                        prepared: Some((prepared, &interpreter.globals)),
+                    },
+                    None => Launch {
+                        pre: &interpreter.pre,
+                        entry: Entry::Request { call: &interpreter.entries.run, entries: &interpreter.entries, request: code },
+                        base_memory: interpreter.base_memory,
+                        harness: program.harness,
+                        prepared: None,
+                    },
+                }
+            }
         };
         self.launch(&program.name, launch, input, limits, choices)
     }
@@ -524,8 +556,18 @@ impl Sandbox {
     ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
         let mut store = self.store(launch.pre.module().engine(), name, input, limits, launch.base_memory, choices)?;
         store.data_mut().stdio.harness = launch.harness;
+        if let Some((prepared, _)) = launch.prepared {
+            // The prepared part's fuel, as if it ran in this run (`fits` above).
+            store.set_fuel(limits.fuel - prepared.fuel).map_err(|e| SandboxError::Host { name: name.to_owned(), reason: format!("{e:#}") })?;
+        }
         let (result, instance) = match self.instantiate(name, launch.pre, &mut store)? {
-            Ok(instance) => (enter(&mut store, instance, &launch.entry), Some(instance)),
+            Ok(instance) => {
+                let started = match launch.prepared {
+                    Some((prepared, globals)) => start_prepared(&mut store, instance, prepared, globals),
+                    None => Ok(()),
+                };
+                (started.and_then(|()| enter(&mut store, instance, &launch.entry)), Some(instance))
+            }
             Err(e) => (Err(e), None),
         };
         let fuel_used = limits.fuel - store.get_fuel().unwrap_or(0);
@@ -595,9 +637,17 @@ impl Sandbox {
             None => return Err(failed("it exports no memory".to_owned())),
         };
         let entry = |name: &str| snapshot.get_export_index(name).ok_or_else(|| failed(format!("it does not export `{name}`")));
-        let entries = Entries { alloc: entry("bugrank_alloc")?, compile: entry("bugrank_compile")?, run: entry("bugrank_run")?, message: entry("bugrank_message")? };
+        let entries = Entries {
+            alloc: entry("bugrank_alloc")?,
+            compile: entry("bugrank_compile")?,
+            run: entry("bugrank_run")?,
+            prepare: entry("bugrank_prepare")?,
+            run_prepared: entry("bugrank_run_prepared")?,
+            message: entry("bugrank_message")?,
+        };
+        let globals: Vec<String> = (0..).map(snapshot::global_export).take_while(|name| snapshot.get_export_index(name).is_some()).collect();
         let pre = self.interpreter_linker.instantiate_pre(&snapshot).map_err(|e| failed(format!("{e:#}")))?;
-        let ready = Arc::new(Interpreter { name: spec.name.to_owned(), hash, pre, entries, base_memory });
+        let ready = Arc::new(Interpreter { name: spec.name.to_owned(), hash, pre, entries, base_memory, globals, base: OnceLock::new() });
         interpreters.insert(hash, ready.clone());
         Ok(ready)
     }
@@ -608,7 +658,7 @@ impl Sandbox {
     fn take_snapshot(&self, spec: &InterpreterSpec<'_>) -> Result<Vec<u8>, String> {
         let library = Library::write(spec.library).map_err(|e| format!("cannot write its library: {e}"))?;
         let (instrumented, globals) = snapshot::instrument(spec.module)?;
-        let module = self.compile(&self.interpreter_engine, spec.name, instrumented).map_err(|e| e.to_string())?;
+        let module = self.compile(&self.interpreter_engine, spec.name, instrumented.clone()).map_err(|e| e.to_string())?;
         let pre = self.with_files.instantiate_pre(&module).map_err(|e| format!("{e:#}"))?;
         let limits = Limits { fuel: INIT_FUEL, memory_bytes: MAX_MEMORY_BYTES, output_bytes: STDERR_LIMIT_BYTES, ..Limits::default() };
         let mut store = self.store(&self.interpreter_engine, spec.name, &[], &limits, 0, None).map_err(|e| e.to_string())?;
@@ -634,15 +684,14 @@ impl Sandbox {
         }
         let memory = instance.get_memory(&mut store, "memory").ok_or("it exports no memory named `memory`")?;
         let values = (0..globals)
-            .map(|i| match instance.get_global(&mut store, &snapshot::global_export(i)).map(|g| g.get(&mut store)) {
-                Some(Val::I32(v)) => Ok(snapshot::Value::I32(v)),
-                Some(Val::I64(v)) => Ok(snapshot::Value::I64(v)),
-                Some(Val::F32(v)) => Ok(snapshot::Value::F32(v)),
-                Some(Val::F64(v)) => Ok(snapshot::Value::F64(v)),
-                other => Err(format!("global {i} is {other:?}, which a snapshot cannot keep")),
+            .map(|i| {
+                let value = instance.get_global(&mut store, &snapshot::global_export(i)).map(|g| g.get(&mut store));
+                value.and_then(snapshot_value).ok_or(format!("global {i} is {value:?}, which a snapshot cannot keep"))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        snapshot::snapshot(spec.module, memory.data(&store), &values)
+        // (Of the instrumented module: its globals stay exported, so that a prepared
+        // program's run can start with theirs, see `prepared.rs`.)
+        snapshot::snapshot(&instrumented, memory.data(&store), &values)
     }
 
     /// Compiles the program `source` (its file `name`) with `interpreter`. `Ok(Err(message))`
@@ -678,6 +727,7 @@ impl Sandbox {
             entry: Entry::Request { call: &entries.compile, entries, request: &request },
             base_memory: interpreter.base_memory,
             harness: false,
+            prepared: None,
         };
         let limits = Limits { fuel: COMPILE_FUEL, output_bytes: MAX_COMPILED_BYTES, ..Limits::default() };
         let (run, _) = self.launch(name, launch, &[], &limits, None)?;
@@ -694,7 +744,7 @@ impl Sandbox {
             return Err(SandboxError::Host { name: name.to_owned(), reason });
         };
         let of = |part: &[u8]| -> [u8; 32] { Sha256::new().chain_update(interpreter.hash).chain_update(part).finalize().into() };
-        let kind = Kind::Interpreted { interpreter: interpreter.clone(), code: code.into() };
+        let kind = Kind::Interpreted { interpreter: interpreter.clone(), code: code.into(), prepared: Arc::default() };
         Ok(Ok(Program { name: name.to_owned(), hash: of(code), same_code: of(digest), harness: harness.is_some(), kind }))
     }
 
@@ -711,6 +761,48 @@ impl Sandbox {
         Some(module)
     }
 }
+
+impl Sandbox {
+    /// `code` of `interpreter` prepared for its runs (see `prepared.rs`), or `None` when it
+    /// runs whole: the part every run shares stopped short of its end, or reached out of
+    /// the instance, or the host could not run it (a run then runs whole, as before).
+    fn prepared(&self, interpreter: &Interpreter, name: &str, code: &[u8]) -> Option<Arc<Prepared>> {
+        let base = interpreter.base.get_or_init(|| self.snapshot_state(interpreter, name)).as_ref()?;
+        let limits = Limits { fuel: PREPARE_FUEL, memory_bytes: MAX_MEMORY_BYTES, ..Limits::default() };
+        let mut store = self.store(interpreter.pre.module().engine(), name, &[], &limits, interpreter.base_memory, None).ok()?;
+        store.data_mut().stdio.harness = true;
+        let instance = self.instantiate(name, &interpreter.pre, &mut store).ok()?.ok()?;
+        let entry = Entry::Request { call: &interpreter.entries.prepare, entries: &interpreter.entries, request: code };
+        let outcome = enter(&mut store, instance, &entry).ok()?;
+        let fuel = limits.fuel - store.get_fuel().ok()?;
+        let stdio = &store.data().stdio;
+        if outcome != Outcome::Exited(0) || stdio.asked || !stdio.stdout.is_empty() || !stdio.printed.is_empty() || !stdio.stderr.is_empty() {
+            return None;
+        }
+        let globals = globals_of(&mut store, instance, &interpreter.globals)?;
+        let globals = globals.into_iter().enumerate().filter(|(i, value)| base.globals.get(*i) != Some(value)).collect();
+        let memory = instance.get_memory(&mut store, "memory")?.data(&store);
+        Some(Arc::new(Prepared { fuel, memory_bytes: memory.len(), changes: prepared::changes(&base.memory, memory), globals }))
+    }
+
+    /// The memory and globals every run of `interpreter` starts with: a new instance's.
+    fn snapshot_state(&self, interpreter: &Interpreter, name: &str) -> Option<SnapshotState> {
+        let mut store = self.store(interpreter.pre.module().engine(), name, &[], &Limits::default(), interpreter.base_memory, None).ok()?;
+        let instance = self.instantiate(name, &interpreter.pre, &mut store).ok()?.ok()?;
+        let globals = globals_of(&mut store, instance, &interpreter.globals)?;
+        Some(SnapshotState { memory: instance.get_memory(&mut store, "memory")?.data(&store).to_vec(), globals })
+    }
+}
+
+/// The values of an interpreter's instance's globals (by `globals`, their export names), or
+/// `None` if one cannot be kept.
+fn globals_of(store: &mut Store<RunState>, instance: Instance, globals: &[String]) -> Option<Vec<snapshot::Value>> {
+    globals.iter().map(|name| snapshot_value(instance.get_global(&mut *store, name)?.get(&mut *store))).collect()
+}
+
+/// Fuel for preparing a program (see `prepared.rs`): a hand-in's module that takes more to
+/// load runs whole on every run.
+const PREPARE_FUEL: u64 = 1_000_000_000;
 
 /// An engine, its linker, wasmtime-wasi's own linker, and the engine's function cache.
 type Configured = (Engine, Linker<RunState>, Linker<RunState>, std::sync::Arc<FunctionCache>);
@@ -919,6 +1011,48 @@ struct Launch<'p> {
     /// Whether the program writes its judged output through `bugrank.output` (see
     /// [`Stdio::printed`]).
     harness: bool,
+    /// The state the run starts from instead of the snapshot's, with the names of the
+    /// interpreter's global exports (see `prepared.rs`).
+    prepared: Option<(&'p Prepared, &'p [String])>,
+}
+
+/// Puts `prepared` into a new instance of its interpreter: its memory's size and bytes,
+/// and its globals.
+fn start_prepared(store: &mut Store<RunState>, instance: Instance, prepared: &Prepared, globals: &[String]) -> wasmtime::Result<()> {
+    let memory = instance.get_memory(&mut *store, "memory").ok_or_else(|| wasmtime::Error::msg("an interpreter exports its memory"))?;
+    let grow = prepared.memory_bytes.saturating_sub(memory.data_size(&*store)).div_ceil(WASM_PAGE_BYTES);
+    if grow > 0 {
+        memory.grow(&mut *store, grow as u64)?;
+    }
+    prepared::write_back(memory.data_mut(&mut *store), &prepared.changes);
+    for (i, value) in &prepared.globals {
+        let global = instance.get_global(&mut *store, &globals[*i]).ok_or_else(|| wasmtime::Error::msg("an interpreter exports its globals"))?;
+        global.set(&mut *store, value_of(*value))?;
+    }
+    Ok(())
+}
+
+/// The bytes of a WebAssembly page.
+const WASM_PAGE_BYTES: usize = 64 << 10;
+
+fn value_of(value: snapshot::Value) -> Val {
+    match value {
+        snapshot::Value::I32(v) => Val::I32(v),
+        snapshot::Value::I64(v) => Val::I64(v),
+        snapshot::Value::F32(v) => Val::F32(v),
+        snapshot::Value::F64(v) => Val::F64(v),
+    }
+}
+
+/// A global's value as a snapshot keeps it, if it can.
+fn snapshot_value(value: Val) -> Option<snapshot::Value> {
+    match value {
+        Val::I32(v) => Some(snapshot::Value::I32(v)),
+        Val::I64(v) => Some(snapshot::Value::I64(v)),
+        Val::F32(v) => Some(snapshot::Value::F32(v)),
+        Val::F64(v) => Some(snapshot::Value::F64(v)),
+        _ => None,
+    }
 }
 
 /// Where a run enters its instance.

@@ -16,7 +16,11 @@
 //!   then the compiled program; or not 0 and the compiler's message on stderr;
 //! - `bugrank_run(request, size) -> i32`: runs a compiled program: its exit status, or
 //!   [`UNCAUGHT`] for an exception it did not catch, whose line `bugrank_message()`
-//!   points at (NUL-terminated UTF-8).
+//!   points at (NUL-terminated UTF-8);
+//! - `bugrank_prepare(request, size) -> i32` and `bugrank_run_prepared(request, size) ->
+//!   i32`: the same run in two parts, the first (the part every run of a hand-in with its
+//!   harness shares) once per program, the second from where it left, each run (see
+//!   `prepared.rs`).
 //!
 //! [`crate::Sandbox::interpreter`] instantiates the module with the same deterministic
 //! WASI as every run, calls `_initialize` and `bugrank_init`, and makes the snapshot
@@ -71,7 +75,7 @@ impl InterpreterSpec<'_> {
 
 /// The version of how snapshots are made: a change of `snapshot.rs` or of the
 /// initialisation that gives other bytes bumps it, so no older snapshot is used again.
-const SNAPSHOT_FORMAT: u32 = 1;
+const SNAPSHOT_FORMAT: u32 = 2;
 
 /// The length of the digest `bugrank_compile` writes before a compiled program (SHA-256).
 pub const SAME_CODE_BYTES: usize = 32;
@@ -100,6 +104,17 @@ pub struct Interpreter {
     /// Bytes of linear memory every run starts with (the snapshot's heap): not counted
     /// against a run's memory limit, which is the program's own.
     pub(crate) base_memory: usize,
+    /// The names of its globals' exports, in the order of their indices.
+    pub(crate) globals: Vec<String>,
+    /// The memory and globals of a new instance, read when a program is first prepared
+    /// (see `prepared.rs`); `None` if they could not be.
+    pub(crate) base: std::sync::OnceLock<Option<SnapshotState>>,
+}
+
+/// The state every run of an interpreter starts from: its memory's bytes and its globals.
+pub(crate) struct SnapshotState {
+    pub(crate) memory: Vec<u8>,
+    pub(crate) globals: Vec<crate::snapshot::Value>,
 }
 
 impl Interpreter {
@@ -121,6 +136,8 @@ pub(crate) struct Entries {
     pub(crate) alloc: ModuleExport,
     pub(crate) compile: ModuleExport,
     pub(crate) run: ModuleExport,
+    pub(crate) prepare: ModuleExport,
+    pub(crate) run_prepared: ModuleExport,
     pub(crate) message: ModuleExport,
 }
 

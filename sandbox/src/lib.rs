@@ -38,6 +38,7 @@ mod compile;
 mod engine;
 mod interpreter;
 mod limits;
+mod prepared;
 mod process;
 mod snapshot;
 mod stdio;

@@ -316,3 +316,55 @@ fn python_programs_that_differ_in_comments_spacing_blank_lines_and_file_name_hav
     let (low, high) = (original_run.fuel_used.min(restyled_run.fuel_used), original_run.fuel_used.max(restyled_run.fuel_used));
     assert!(high - low < low / 100, "{low} and {high}");
 }
+
+/// A sandbox that runs every program whole (none prepared), with the same interpreter.
+fn whole_runs() -> &'static (Sandbox, Arc<Interpreter>) {
+    static WHOLE: OnceLock<(Sandbox, Arc<Interpreter>)> = OnceLock::new();
+    WHOLE.get_or_init(|| {
+        let sandbox = Sandbox::new().unwrap().without_preparation();
+        let spec = InterpreterSpec { name: "CPython 3.11.2", module: PYTHON, library: &[("python311.zip", STDLIB)], library_dir: "/usr/local/lib" };
+        let python = sandbox.interpreter(&spec).unwrap();
+        (sandbox, python)
+    })
+}
+
+#[test]
+fn a_prepared_hand_in_runs_as_it_runs_whole_on_every_input_whatever_it_does_when_loaded() {
+    // The hand-in's module runs once for all its runs (prepared): every run must still be
+    // the run it is whole, whatever the module does when it is loaded and whatever a run
+    // leaves behind.
+    let harness = b"import sys\nimport answer\nfrom bugrank_harness import out\nfor line in sys.stdin:\n    out(answer.double(int(line)))\n";
+    let hand_ins = [
+        ("plain", "def double(n):\n    return 2 * n\n"),
+        ("global state", "calls = 0\ndef double(n):\n    global calls\n    calls += 1\n    return 2 * n + calls\n"),
+        ("a default argument mutated", "def double(n, seen=[]):\n    seen.append(n)\n    return 2 * n + len(seen)\n"),
+        ("prints left in when loaded", "print('loading my answer')\ndef double(n):\n    print('doubling', n)\n    return 2 * n\n"),
+        ("a table built when loaded", "TABLE = {i: 2 * i for i in range(50_000)}\ndef double(n):\n    return TABLE.get(n, 2 * n)\n"),
+        ("random when loaded", "import random\nSALT = random.random()\ndef double(n):\n    return 2 * n if SALT < 2 else 0\n"),
+        ("raises when loaded", "def double(n):\n    return 2 * n\nraise ValueError('not ready')\n"),
+        ("exits when loaded", "import sys\ndef double(n):\n    return 2 * n\nsys.exit(4)\n"),
+        ("writes to stderr when loaded", "import sys\nprint('debug', file=sys.stderr)\ndef double(n):\n    return 2 * n\n"),
+        ("changes a built-in", "import builtins\nbuiltins.int = lambda s: 3\ndef double(n):\n    return 2 * n\n"),
+        ("an atexit function", "import atexit\natexit.register(print, 'bye')\ndef double(n):\n    return 2 * n\n"),
+        ("loops when loaded", "while True:\n    pass\ndef double(n):\n    return 2 * n\n"),
+        ("crashes on a call", "def double(n):\n    return 2 * n // (n - 5)\n"),
+    ];
+    let limits = Limits { fuel: 50_000_000, ..Limits::default() };
+    let (whole, whole_python) = whole_runs();
+    for (what, source) in hand_ins {
+        let prepared = sandbox().load_harnessed(python(), "mine.py", source.as_bytes(), Some(("harness.py", harness))).unwrap().unwrap();
+        let every_time = whole.load_harnessed(whole_python, "mine.py", source.as_bytes(), Some(("harness.py", harness))).unwrap().unwrap();
+        for input in ["1\n5\n7\n", "", "5\n", "2\n3\n"] {
+            // Twice each: a second run starts where the first did, not where it ended.
+            for round in 0..2 {
+                let (got, expected) = (sandbox().run(&prepared, input.as_bytes(), &limits).unwrap(), whole.run(&every_time, input.as_bytes(), &limits).unwrap());
+                let at = format!("{what}, input {input:?}, round {round}");
+                assert_eq!((&got.outcome, &got.stdout, &got.printed), (&expected.outcome, &expected.stdout, &expected.printed), "{at}");
+                assert_eq!((String::from_utf8_lossy(&got.stderr), got.read_input), (String::from_utf8_lossy(&expected.stderr), expected.read_input), "{at}");
+                // The prepared part is charged to every run: within a call or two of the whole run's fuel.
+                let (a, b) = (got.fuel_used as f64, expected.fuel_used as f64);
+                assert!((a - b).abs() <= 0.02 * b + 2_000.0, "{at}: {a} fuel prepared, {b} whole");
+            }
+        }
+    }
+}

@@ -365,39 +365,87 @@ def run_answer(request):
     """Runs a program compiled by compile_answer as __main__: its exit status, or (-1, the
     last line of its traceback) when an exception ends it (the traceback on stderr). A
     hand-in with its harness is first run as the module `answer`, then the harness as
-    __main__."""
-    program = marshal.loads(request)
-    code, filename, text = program[:3]
-    sources = [(filename, text)]
-    answer = None
-    if len(program) == 6:
-        answer = ANSWER_MODULE
-        answer.__file__ = answer.__spec__.origin = program[4]
-        sys.modules[ANSWER] = answer
-        sources.append((program[4], program[5]))
-    main = sys.modules["__main__"]
-    main.__file__ = filename
-    sys.argv[:] = [filename]
-    if answer is not None:
-        # From here on only the harness writes the judged output (bugrank_python.c).
-        _bugrank_gen.guard(_bugrank_gen.codes_within(code) + HARNESS_LIBRARY, [main.__dict__, vars(bugrank_harness)], (vars(bugrank_harness),), HARNESS_BUILTINS)
+    __main__. An empty request runs the program prepare_answer made ready, from where it
+    left: the harness as __main__."""
+    if request:
+        program = marshal.loads(request)
+        answer = enter(program)
+    else:
+        program, answer = PREPARED, None
     # (Inline, not in a function of its own: every frame here is one less for the program's
     # recursion, whose limit counts them all.)
     result = 0
     try:
         if answer is not None:
             exec(program[3], answer.__dict__)
-        exec(code, main.__dict__)
+        exec(program[0], sys.modules["__main__"].__dict__)
     except SystemExit as exit:
         result = exit_status(exit.code)
     except BaseException as error:
-        for name, source in sources:
-            linecache.cache[name] = (len(source), None, source.splitlines(True), name)
-        print_traceback(error)
-        result = (-1, traceback.format_exception_only(type(error), error)[-1].strip())
-    # As Python does at its end: the functions registered with atexit run, within the
-    # run's budget (one that loops runs out of time); an exception in one is printed and
-    # the status stays.
+        result = uncaught(error, program)
+    return ended(result)
+
+
+# The program prepare_answer made ready: run_answer of an empty request runs its harness.
+PREPARED = None
+
+
+def prepare_answer(request):
+    """What every run of a hand-in with its harness shares, done once: the program set up
+    as run_answer sets it up and the hand-in run as the module `answer`. 0 when that went
+    through; the host then keeps this instance's state as the start of each of the
+    program's runs (run_answer of an empty request runs the harness from there), which is
+    where run_answer would be when it starts the harness. 1 when the program must run whole
+    each time (no harness, or the hand-in's module raised or exited: run_answer says so in
+    the run). The host keeps the state only when nothing reached it meanwhile (no input
+    read, no output written: a print of the module's is still in sys.stdout's buffer, and
+    is written in the run, as run_answer writes it)."""
+    global PREPARED
+    program = marshal.loads(request)
+    if len(program) != 6:
+        return 1
+    answer = enter(program)
+    try:
+        exec(program[3], answer.__dict__)
+    except BaseException:
+        return 1
+    PREPARED = program
+    return 0
+
+
+def enter(program):
+    """Sets up `program` (as compile_answer made it) to run as __main__: its file name and
+    argv, and, for a hand-in with its harness, the module `answer` (returned; else None)
+    and the output's guard."""
+    code, filename = program[:2]
+    answer = None
+    if len(program) == 6:
+        answer = ANSWER_MODULE
+        answer.__file__ = answer.__spec__.origin = program[4]
+        sys.modules[ANSWER] = answer
+    main = sys.modules["__main__"]
+    main.__file__ = filename
+    sys.argv[:] = [filename]
+    if answer is not None:
+        # From here on only the harness writes the judged output (bugrank_python.c).
+        _bugrank_gen.guard(_bugrank_gen.codes_within(code) + HARNESS_LIBRARY, [main.__dict__, vars(bugrank_harness)], (vars(bugrank_harness),), HARNESS_BUILTINS)
+    return answer
+
+
+def uncaught(error, program):
+    """An exception that ended `program`: its traceback on stderr (with the lines of the
+    program's sources), and (-1, its last line)."""
+    sources = [(program[1], program[2])] + ([(program[4], program[5])] if len(program) == 6 else [])
+    for name, source in sources:
+        linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    print_traceback(error)
+    return (-1, traceback.format_exception_only(type(error), error)[-1].strip())
+
+
+def ended(result):
+    """`result` once the program has ended as Python ends: the functions registered with
+    atexit run, within the run's budget (one that loops runs out of time; an exception in
+    one is printed and the status stays), and the streams are flushed."""
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:

@@ -15,6 +15,12 @@
  *                            255), or -1 for an exception it did not catch (traceback on
  *                            stderr, its last line at bugrank_message()) or for a hand-in
  *                            that wrote a harness's judged output itself (REFUSED)
+ *   bugrank_prepare(p, n)    a compiled hand-in with its harness made ready to run: its
+ *                            module `answer` run (0), or not (1: the program runs whole);
+ *                            the host then keeps the instance's state (memory, globals) as
+ *                            the start of each of the program's runs, and calls
+ *   bugrank_run_prepared(p, n) from there: bugrank_run of that program, the harness run
+ *                            as __main__ (the request is unused)
  *   bugrank_message() -> p   that last line, NUL-terminated UTF-8
  * The work is Python's, in _bugrank.py (in python311.zip): this file only calls it.
  */
@@ -240,6 +246,7 @@ static PyObject *gen_init(void) {
 
 static PyObject *compile_answer; /* _bugrank.compile_answer */
 static PyObject *run_answer;     /* _bugrank.run_answer */
+static PyObject *prepare_answer; /* _bugrank.prepare_answer */
 static char *message;            /* the last uncaught exception's line */
 
 /* Bytes of heap left free in the snapshot (see the end of bugrank_init). */
@@ -282,9 +289,10 @@ __attribute__((export_name("bugrank_init"))) int bugrank_init(void) {
     if (module) {
         compile_answer = PyObject_GetAttrString(module, "compile_answer");
         run_answer = PyObject_GetAttrString(module, "run_answer");
+        prepare_answer = PyObject_GetAttrString(module, "prepare_answer");
         Py_DECREF(module);
     }
-    if (!compile_answer || !run_answer) {
+    if (!compile_answer || !run_answer || !prepare_answer) {
         PyErr_Print();
         return 1;
     }
@@ -346,4 +354,15 @@ __attribute__((export_name("bugrank_compile"))) int bugrank_compile(char *reques
 
 __attribute__((export_name("bugrank_run"))) int bugrank_run(char *request, int size) {
     return call(run_answer, request, size);
+}
+
+__attribute__((export_name("bugrank_prepare"))) int bugrank_prepare(char *request, int size) {
+    return call(prepare_answer, request, size);
+}
+
+/* run_answer of an empty request: the program bugrank_prepare made ready (the request the
+ * host writes is not read). */
+__attribute__((export_name("bugrank_run_prepared"))) int bugrank_run_prepared(char *request, int size) {
+    (void)size;
+    return call(run_answer, request, 0);
 }

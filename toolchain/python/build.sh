@@ -23,7 +23,8 @@
 #                  libmpdec as bundled with CPython). Linked as a reactor
 #                  around bugrank_python.c (no main: the host calls
 #                  _initialize, bugrank_init, then takes its snapshot, and
-#                  runs programs with bugrank_compile and bugrank_run; the
+#                  runs programs with bugrank_compile and bugrank_run, or
+#                  bugrank_prepare once and bugrank_run_prepared each run; the
 #                  Python side is _bugrank.py, in the zip). Exports those and
 #                  memory; imports bugrank.choice and bugrank.size (the
 #                  generators' host functions, as the built-in module
@@ -462,7 +463,8 @@ if bad:
 if got != sorted(EXPECTED):
     print("WASI imports changed; expected", sorted(EXPECTED), "got", got, file=sys.stderr); ok = False
 want = [(f, 0) for f in ("_initialize", "bugrank_init", "bugrank_alloc", "bugrank_compile",
-                           "bugrank_run", "bugrank_message")] + [("memory", 2)]
+                           "bugrank_run", "bugrank_prepare", "bugrank_run_prepared",
+                           "bugrank_message")] + [("memory", 2)]
 if any(w not in exports for w in want) or ("_start", 0) in exports:
     print("not the reactor's exports (", " ".join(f for f, k in want), "and no _start):",
           exports, file=sys.stderr); ok = False

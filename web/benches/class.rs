@@ -14,6 +14,10 @@
 //! compiled, though the function cache shares the compiled functions of copies of one
 //! program, which distinct programs share only in part: see `sandbox`'s `compile` bench),
 //! then warm, as a second grading of the same class is (every module loaded compiled).
+//! A function-level Python class is graded a third time, warm, with every hand-in run
+//! whole (`--whole-runs`: none prepared once for all its runs), the baseline of what
+//! preparing saves; its suite and every hand-in's failed tests and points must be the
+//! same (its fuel counts, and so its bytes, differ by the few calls the split adds).
 
 use std::path::Path;
 use std::process::Command;
@@ -80,11 +84,16 @@ fn main() {
     for &n in &sizes {
         let dir = tempfile::tempdir().unwrap();
         write_class(n, kind, dir.path());
-        for cache in ["cold", "warm"] {
+        let modes: &[&'static str] = if kind == Kind::Functions { &["cold", "warm", "whole"] } else { &["cold", "warm"] };
+        for &cache in modes {
             let mut command = Command::new(env!("CARGO_BIN_EXE_bugrank"));
+            command.arg("grade");
+            if cache == "whole" {
+                command.arg("--whole-runs");
+            }
             command
                 .env("BUGRANK_CACHE", dir.path().join("cache"))
-                .args(["grade", "--seed", "1", "--problem"])
+                .args(["--seed", "1", "--problem"])
                 .arg(&problem)
                 .arg("--submissions")
                 .arg(dir.path().join("submissions"))
@@ -102,6 +111,16 @@ fn main() {
         }
         let same = std::fs::read(dir.path().join("cold/analysis.json")).unwrap() == std::fs::read(dir.path().join("warm/analysis.json")).unwrap();
         assert!(same, "the warm analysis of {n} differs from the cold one");
+        if modes.contains(&"whole") {
+            let grades = |cache: &str| -> serde_json::Value {
+                let analysis: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join(cache).join("analysis.json")).unwrap()).unwrap();
+                let suite: Vec<&serde_json::Value> = analysis["suite"].as_array().unwrap().iter().map(|t| &t["input"]).collect();
+                let answers: Vec<serde_json::Value> =
+                    analysis["answers"].as_array().unwrap().iter().map(|a| serde_json::json!([a["id"], a["failed"], a["points"]["points"]])).collect();
+                serde_json::json!([suite, answers])
+            };
+            assert_eq!(grades("warm"), grades("whole"), "prepared runs grade the class of {n} as whole runs do");
+        }
     }
     println!("\n| N | modules | seconds | executions | suite | µs/execution | µs of CPU/execution | executions/test | CPU | user s | system s | peak MB |");
     println!("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
