@@ -159,7 +159,7 @@ fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Mar
     let id = v.analysis.id;
     html! {
         p { "Batch " a href={ "/batches/" (v.batch.id) } { (v.batch.name) } " · problem " (v.batch.problem) " · seed " (v.analysis.seed)
-            @if let Some(n) = v.analysis.stable_after { " · stop after " (n) } @if let Some(f) = v.analysis.fuel_factor { " · fuel factor " (f) }
+            @if let Some(n) = v.analysis.stable_after { " · stop once " (n) " tests in a row find no new bug" } @if let Some(f) = v.analysis.fuel_factor { " · at most " (f) " times the model answer's work" }
             " · " strong #status { (status_word(v.analysis.status)) } }
         @if matches!(v.analysis.status, Status::Queued | Status::Running) {
             div.card #live data-analysis=(id) {

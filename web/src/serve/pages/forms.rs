@@ -161,8 +161,8 @@ pub fn run_form(who: &Instructor, batch: i64, done: bool, released: bool, max_po
                 (csrf_field(who))
                 label { "Points out of " input name="max_points" type="number" min="0.01" max=(MAX_POINTS) step="any" value=(max_points) style="width:6em"; }
                 label { "Seed " input name="seed" type="number" min="0" value="1" style="width:6em"; }
-                label { "Stop after " input name="stable_after" type="number" min="1" placeholder="problem's default" style="width:10em"; " tests add nothing" }
-                label { "Fuel factor " input name="fuel_factor" type="number" min="1" placeholder="problem's default" style="width:10em"; }
+                label { "Stop searching once " input name="stable_after" type="number" min="1" placeholder="problem's default" style="width:10em"; " tests in a row find no new bug" }
+                label { "A program may do at most " input name="fuel_factor" type="number" min="1" placeholder="problem's default" style="width:10em"; " times the model answer's work (counted in instructions) before it counts as too slow" }
                 @if done {
                     fieldset {
                         legend { "Against the latest finished analysis" }

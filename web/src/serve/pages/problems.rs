@@ -220,9 +220,9 @@ pub(super) async fn problem_page(app: AppData, req: HttpRequest, who: Instructor
                     }
                 }
                 details {
-                    summary { "Sample inputs and the reference's outputs; the reference's cost" }
+                    summary { "Sample inputs and the model answer's outputs; the model answer's cost" }
                     table {
-                        tr { th { "Input" } th { "Reference's output" } }
+                        tr { th { "Input" } th { "Model answer's output" } }
                         @for sample in &check.samples { tr { td { pre { (sample.input) } } td { pre { (sample.output) } } } }
                     }
                     p { "The reference's fuel per input: min " (check.cost.min) ", median " (check.cost.median) ", 90% " (check.cost.p90) ", 99% " (check.cost.p99) ", max " (check.cost.max) " (its limit: " (check.cost.limit) ")." }

@@ -253,7 +253,7 @@ pub(super) async fn student_page(app: AppData, req: HttpRequest, path: web::Path
                 (bug_list(&r.bugs))
             }
             @if v.results.iter().any(|r| !r.bugs.bugs.is_empty()) {
-                p.muted { "Each test is a small input on which your program and the model solution disagree: one inferred bug. Fix the bug, not the test: other inputs show the same bug." }
+                p.muted { "Each test is a small input on which your program and the model answer disagree: one inferred bug. Fix the bug, not the test: other inputs show the same bug." }
             }
         }
     })
