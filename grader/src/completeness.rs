@@ -81,6 +81,35 @@ impl Completeness {
     }
 }
 
+impl Completeness {
+    /// The chance, by this estimate, that `tests` more random tests find a set of failing
+    /// programs no test failed before: `1 - (1 - p)^tests`, where `p` is the chance for one
+    /// ([`Completeness::chance_of_new_set`]; when every set was seen twice, its bound, one
+    /// in the random tests so far). Pitfall: as that chance, an upper bound on new bugs.
+    pub fn chance_within(&self, tests: u64) -> f64 {
+        let one = if self.seen_once == 0 { 1.0 / self.random_tests.max(1) as f64 } else { self.chance_of_new_set };
+        1.0 - (1.0 - one.clamp(0.0, 1.0)).powf(tests as f64)
+    }
+
+    /// What the estimate means for the instructor, in a sentence to act on: the chance that
+    /// `tests` more random tests find a new kind of failure, and whether to search longer
+    /// (at [`SEARCH_LONGER_FROM`] or more).
+    pub fn advice(&self, tests: u64) -> String {
+        let chance = self.chance_within(tests);
+        let percent = if chance < 0.01 { "under 1 %".to_owned() } else { format!("about {:.0} %", chance * 100.0) };
+        let then = if chance >= SEARCH_LONGER_FROM {
+            "Searching longer may find more bugs: analyse again with more tests in a row that find no new bug before the search stops."
+        } else {
+            "Searching longer would seldom find more."
+        };
+        format!("{} more random tests would find a new kind of failure with a chance of {percent}. {then}", thousands(tests))
+    }
+}
+
+/// The chance of a new kind of failure in the next tests from which [`Completeness::advice`]
+/// says to search longer: one in ten.
+pub const SEARCH_LONGER_FROM: f64 = 0.1;
+
 /// The random tests' failing sets as the search goes: how many fell in each, and which are
 /// combinations (the union of the other seen sets inside them), so that the sets seen once
 /// that are new kinds of failure are known at any time. A set once a combination stays one
@@ -254,5 +283,19 @@ mod tests {
             Completeness::estimate(&counts, 20_000).in_words(),
             "every set of failing programs random testing found was found at least twice: under a 1 in 20,000 chance that one more random test fails a new set"
         );
+    }
+
+    #[test]
+    fn the_advice_says_how_likely_more_tests_find_a_new_failure_and_whether_to_search_longer() {
+        let check = |counts: &[(u8, u64)], tests: u64, expected: &str| {
+            let counts: HashMap<u8, u64> = counts.iter().copied().collect();
+            assert_eq!(Completeness::estimate(&counts, tests).advice(1_000), expected);
+        };
+        // 2 seen once in 10,000: 1 in 5,000 a test, 1 - (1 - 1/5000)^1000 = 18 %.
+        check(&[(1, 1), (2, 1), (3, 7)], 10_000, "1,000 more random tests would find a new kind of failure with a chance of about 18 %. Searching longer may find more bugs: analyse again with more tests in a row that find no new bug before the search stops.");
+        // 1 seen once in 50,000: 1 - (1 - 1/50000)^1000 = 2 %.
+        check(&[(1, 1), (3, 7)], 50_000, "1,000 more random tests would find a new kind of failure with a chance of about 2 %. Searching longer would seldom find more.");
+        // None seen once in 200,000: under 1 in 200,000 a test, under 1 % in 1,000.
+        check(&[(3, 7)], 200_000, "1,000 more random tests would find a new kind of failure with a chance of under 1 %. Searching longer would seldom find more.");
     }
 }

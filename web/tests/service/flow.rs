@@ -97,6 +97,7 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     let page = client.get(&format!("/analyses/{id}"));
     assert!(page.body.contains("<svg"), "the diagram is inline");
     assert!(page.body.contains("How complete the search is: "), "the search's completeness in words");
+    assert!(page.body.contains("1,000 more random tests would find a new kind of failure with a chance of "), "and what it means: {}", page.body);
     // For screen readers: the diagram's title and description, and the order as a table.
     assert!(page.body.contains("<title id=\"order-title\">Correctness order of interval-sets</title>") && page.body.contains("<desc id=\"order-desc\">"));
     assert!(page.body.contains("<caption>The correctness order as a table</caption>"));

@@ -180,6 +180,10 @@ fn analysis_body(who: &Instructor, v: &AnalysisView, svg: Option<String>) -> Mar
     }
 }
 
+/// The more random tests the completeness advice speaks of: a number an instructor can
+/// picture, some minutes of a large class's search.
+const ADVICE_TESTS: u64 = 1_000;
+
 /// Where the Canvas gradebook file's grades land, said before it is downloaded: the
 /// assignment (a choice when the roster, Canvas's export, has several), the points scale
 /// Canvas takes them on, and the students Canvas cannot match.
@@ -228,6 +232,7 @@ pub(super) fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg
     html! {
         p { (result.tests_generated) " tests generated, " (result.executions) " runs; the suite has " strong { (result.scored_tests()) " tests" } ", one per inferred bug." }
         @if let Some(completeness) = result.completeness_in_words() { p.muted { "How complete the search is: " (completeness) "." } }
+        @if let Some(estimate) = result.completeness.as_ref().filter(|_| !result.generator_exhausted) { p #search-advice { (estimate.advice(ADVICE_TESTS)) } }
         p { "Download: "
             @for (i, (file, label)) in [("scores.csv", "scores.csv"), ("canvas.csv", "Canvas gradebook"), ("moodle.csv", "Moodle import"), ("analysis.json", "analysis.json"), ("order.dot", "order.dot"), ("order.svg", "order.svg")].into_iter().enumerate() {
                 @if i > 0 { " · " }
