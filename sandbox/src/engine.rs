@@ -479,21 +479,17 @@ impl Sandbox {
                 // A run whose budget cannot hold the prepared part runs whole, and ends as
                 // it would have.
                 let fits = |p: &&Prepared| p.fuel < limits.fuel && p.memory_bytes <= limits.memory_bytes.min(MAX_MEMORY_BYTES).saturating_add(interpreter.base_memory);
-                match prepared.filter(fits) {
-                    Some(prepared) => Launch {
-                        pre: &interpreter.pre,
-                        entry: Entry::Request { call: &interpreter.entries.run_prepared, entries: &interpreter.entries, request: &[] },
-                        base_memory: interpreter.base_memory,
-                        harness: program.harness,
-                        prepared: Some((prepared, &interpreter.globals)),
-                    },
-                    None => Launch {
-                        pre: &interpreter.pre,
-                        entry: Entry::Request { call: &interpreter.entries.run, entries: &interpreter.entries, request: code },
-                        base_memory: interpreter.base_memory,
-                        harness: program.harness,
-                        prepared: None,
-                    },
+                let prepared = prepared.filter(fits);
+                let (call, request): (_, &[u8]) = match prepared {
+                    Some(_) => (&interpreter.entries.run_prepared, &[]),
+                    None => (&interpreter.entries.run, code),
+                };
+                Launch {
+                    pre: &interpreter.pre,
+                    entry: Entry::Request { call, entries: &interpreter.entries, request },
+                    base_memory: interpreter.base_memory,
+                    harness: program.harness,
+                    prepared: prepared.map(|p| (p, interpreter.globals.as_slice())),
                 }
             }
         };

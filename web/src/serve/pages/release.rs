@@ -55,8 +55,9 @@ fn letters(app: &App, req: &HttpRequest, batch: &BatchRow) -> Result<(Vec<Letter
         }
     }
     // The roster's students who handed in nothing have no page to link to.
+    let handed_in: std::collections::HashSet<&str> = students.iter().map(|s| s.student.as_str()).collect();
     for row in app.db.roster(batch.id)? {
-        if !students.iter().any(|s| s.student == row.id) {
+        if !handed_in.contains(row.id.as_str()) {
             left_out.push((row.id, format!("handed in nothing, so there is no page to link to (every export gives them {})", batch.no_hand_in.in_words())));
         }
     }
