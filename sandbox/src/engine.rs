@@ -21,7 +21,8 @@ use crate::limits::{
     WALL_CLOCK_LIMIT,
 };
 use crate::prepared::{self, Prepared};
-use crate::{process, snapshot};
+use crate::warm::Warm;
+use crate::{process, snapshot, written};
 use crate::stdio::{self, OutputFull, Stdio};
 use crate::validate::{self, Role};
 use crate::{Outcome, Run, SandboxError};
@@ -46,6 +47,10 @@ const KEEP_RESIDENT_BYTES: usize = 2 << 20;
 /// Instance slots of the interpreters' engine: the runs in flight at once (one per
 /// thread) and a warm slot per interpreter and thread.
 const INTERPRETER_SLOTS: u32 = 64;
+
+/// The memories of an interpreter's instance: its own and the byte map of the pages its
+/// runs write (see `written.rs`).
+const INTERPRETER_MEMORIES: u32 = 2;
 
 /// [`KEEP_RESIDENT_BYTES`] for interpreters, whose every program starts from the same
 /// snapshot in the same warm slot: CPython writes pages all over its heap and static data,
@@ -181,6 +186,12 @@ pub struct Sandbox {
     /// Whether a hand-in with its harness is prepared once for all its runs (see
     /// `prepared.rs`). Default true; [`Sandbox::without_preparation`] turns it off.
     prepare: bool,
+    /// Whether an interpreter's instances are kept from one run to the next (see
+    /// `warm.rs`). Default true; [`Sandbox::without_preparation`] turns it off.
+    keep_instances: bool,
+    /// Whether every kept instance is compared, once reset, with the state it must start
+    /// from. Default false; [`Sandbox::with_reset_checks`] turns it on.
+    check_resets: bool,
 }
 
 pub(crate) struct RunState {
@@ -269,8 +280,8 @@ impl Sandbox {
     /// metering, a bounded wasm stack, and the WASI preview 1 and generator host functions;
     /// one engine for modules, one for interpreters (see [`INTERPRETER_KEEP_RESIDENT_BYTES`]).
     pub fn new() -> Result<Sandbox, SandboxError> {
-        let (engine, linker, _, _) = configured(POOL_SLOTS, KEEP_RESIDENT_BYTES)?;
-        let (interpreter_engine, interpreter_linker, with_files, interpreter_functions) = configured(INTERPRETER_SLOTS, INTERPRETER_KEEP_RESIDENT_BYTES)?;
+        let (engine, linker, _, _) = configured(POOL_SLOTS, KEEP_RESIDENT_BYTES, 1)?;
+        let (interpreter_engine, interpreter_linker, with_files, interpreter_functions) = configured(INTERPRETER_SLOTS, INTERPRETER_KEEP_RESIDENT_BYTES, INTERPRETER_MEMORIES)?;
         Ok(Sandbox {
             engine,
             linker,
@@ -288,6 +299,8 @@ impl Sandbox {
             with_files,
             interpreter_functions,
             prepare: true,
+            keep_instances: true,
+            check_resets: false,
         })
     }
 
@@ -367,10 +380,21 @@ impl Sandbox {
         validate::check_uncompiled(name, &binary, types)
     }
 
-    /// Runs every program whole, none prepared (see `prepared.rs`): the runs a prepared
-    /// program's must equal, for tests and benchmarks.
+    /// Runs every program whole, none prepared (see `prepared.rs`), each run in a new
+    /// instance (none kept, see `warm.rs`): the runs a prepared program's must equal, for
+    /// tests and benchmarks.
     pub fn without_preparation(mut self) -> Sandbox {
         self.prepare = false;
+        self.keep_instances = false;
+        self
+    }
+
+    /// Compares every kept instance, once reset for its next run, with the state a new
+    /// instance starts that run from, byte for byte and global for global; a difference is
+    /// a [`SandboxError::Host`] naming the first differing byte. For tests: the comparison
+    /// costs a copy of the interpreter's memory a run.
+    pub fn with_reset_checks(mut self) -> Sandbox {
+        self.check_resets = true;
         self
     }
 
@@ -470,15 +494,15 @@ impl Sandbox {
         choices: Option<Box<dyn Choices>>,
     ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
         let launch = match &program.kind {
-            Kind::Module { pre, start } => Launch { pre, entry: Entry::Start(start), base_memory: 0, harness: program.harness, prepared: None },
+            Kind::Module { pre, start } => Launch { pre, entry: Entry::Start(start), base_memory: 0, harness: program.harness, prepared: None, keep: None },
             Kind::Interpreted { interpreter, code, prepared } => {
                 let prepared = match self.prepare && program.harness {
-                    true => prepared.get_or_init(|| self.prepared(interpreter, &program.name, code)).as_deref(),
+                    true => prepared.get_or_init(|| self.prepared(interpreter, &program.name, code)).as_ref(),
                     false => None,
                 };
                 // A run whose budget cannot hold the prepared part runs whole, and ends as
                 // it would have.
-                let fits = |p: &&Prepared| p.fuel < limits.fuel && p.memory_bytes <= limits.memory_bytes.min(MAX_MEMORY_BYTES).saturating_add(interpreter.base_memory);
+                let fits = |p: &&Arc<Prepared>| p.fuel < limits.fuel && p.memory_bytes <= limits.memory_bytes.min(MAX_MEMORY_BYTES).saturating_add(interpreter.base_memory);
                 let prepared = prepared.filter(fits);
                 let (call, request): (_, &[u8]) = match prepared {
                     Some(_) => (&interpreter.entries.run_prepared, &[]),
@@ -490,6 +514,7 @@ impl Sandbox {
                     base_memory: interpreter.base_memory,
                     harness: program.harness,
                     prepared: prepared.map(|p| (p, interpreter.globals.as_slice())),
+                    keep: (self.keep_instances && interpreter.keeps).then_some(&**interpreter),
                 }
             }
         };
@@ -499,27 +524,10 @@ impl Sandbox {
     /// A fresh store for one run of `name` within `limits` (memory beyond `base_memory`,
     /// the interpreter's own).
     fn store(&self, engine: &Engine, name: &str, input: &[u8], limits: &Limits, base_memory: usize, choices: Option<Box<dyn Choices>>) -> Result<Store<RunState>, SandboxError> {
-        let stdio = Stdio {
-            input: input.to_vec(),
-            read: 0,
-            asked: false,
-            stdout: Vec::new(),
-            printed: Vec::new(),
-            harness: false,
-            stdout_limit: limits.output_bytes,
-            stderr: Vec::new(),
-            stderr_limit: STDERR_LIMIT_BYTES,
-            random: &RANDOM_SEED_BYTES,
-        };
-        let memory = MemoryLimit { max_bytes: limits.memory_bytes.min(MAX_MEMORY_BYTES).saturating_add(base_memory), refused: false };
-        let state = RunState { wasi: None, arg0: name.to_owned(), stdio, memory, choices };
-        let mut store = Store::new(engine, state);
+        let mut store = Store::new(engine, run_state(name, input, limits, base_memory, choices));
         store.limiter(|state| &mut state.memory);
         store.call_hook(stdio::charge_host_call);
-        store.set_fuel(limits.fuel).map_err(|e| SandboxError::Host { name: name.to_owned(), reason: format!("{e:#}") })?;
-        store.set_max_wasm_stack(limits.stack_bytes.min(MAX_STACK_BYTES));
-        store.set_epoch_deadline((WALL_CLOCK_LIMIT.as_millis() / EPOCH_TICK.as_millis()) as u64);
-        store.epoch_deadline_trap();
+        arm(&mut store, name, limits)?;
         Ok(store)
     }
 
@@ -550,20 +558,46 @@ impl Sandbox {
         limits: &Limits,
         choices: Option<Box<dyn Choices>>,
     ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
-        let mut store = self.store(launch.pre.module().engine(), name, input, limits, launch.base_memory, choices)?;
-        store.data_mut().stdio.harness = launch.harness;
-        if let Some((prepared, _)) = launch.prepared {
-            // The prepared part's fuel, as if it ran in this run (`fits` above).
-            store.set_fuel(limits.fuel - prepared.fuel).map_err(|e| SandboxError::Host { name: name.to_owned(), reason: format!("{e:#}") })?;
-        }
-        let (result, instance) = match self.instantiate(name, launch.pre, &mut store)? {
-            Ok(instance) => {
-                let started = match launch.prepared {
-                    Some((prepared, globals)) => start_prepared(&mut store, instance, prepared, globals),
-                    None => Ok(()),
-                };
-                (started.and_then(|()| enter(&mut store, instance, &launch.entry)), Some(instance))
+        let target = launch.prepared.map(|(prepared, _)| prepared);
+        let size = target.map_or(launch.base_memory, |prepared| prepared.memory_bytes.max(launch.base_memory));
+        let mut warm = match launch.keep {
+            Some(interpreter) => self.warm(interpreter, name, size, target)?,
+            None => None,
+        };
+        let mut fresh = None;
+        let store = match warm.as_mut() {
+            Some(warm) => {
+                *warm.store.data_mut() = run_state(name, input, limits, launch.base_memory, choices);
+                arm(&mut warm.store, name, limits)?;
+                &mut warm.store
             }
+            None => fresh.insert(self.store(launch.pre.module().engine(), name, input, limits, launch.base_memory, choices)?),
+        };
+        store.data_mut().stdio.harness = launch.harness;
+        // The prepared part's fuel is charged as if it ran in this run (`fits` above).
+        let fuel = limits.fuel - launch.prepared.map_or(0, |(prepared, _)| prepared.fuel);
+        store.set_fuel(fuel).map_err(|e| SandboxError::Host { name: name.to_owned(), reason: format!("{e:#}") })?;
+        let kept_instance = warm.as_ref().map(|warm| warm.instance);
+        let store = match warm.as_mut() {
+            Some(warm) => &mut warm.store,
+            None => fresh.as_mut().expect("a store made above"),
+        };
+        let instance = match kept_instance {
+            Some(instance) => Ok(instance),
+            None => self.instantiate(name, launch.pre, store)?.and_then(|instance| {
+                // An interpreter's instantiation takes a unit of fuel (wasmtime's), which is
+                // not the run's: a kept instance's run has none.
+                if let Entry::Request { .. } = launch.entry {
+                    store.set_fuel(fuel)?;
+                }
+                match launch.prepared {
+                    Some((prepared, globals)) => start_prepared(store, instance, prepared, globals).map(|()| instance),
+                    None => Ok(instance),
+                }
+            }),
+        };
+        let (result, instance) = match instance {
+            Ok(instance) => (enter(store, instance, &launch.entry), Some(instance)),
             Err(e) => (Err(e), None),
         };
         let fuel_used = limits.fuel - store.get_fuel().unwrap_or(0);
@@ -573,12 +607,24 @@ impl Sandbox {
         let mut outcome = match result {
             Ok(outcome) => outcome,
             Err(e) if ends_by_return && e.downcast_ref::<I32Exit>().is_some() => Outcome::Trap(HAND_IN_EXITED.to_owned()),
-            Err(e) if e.downcast_ref::<Trap>() == Some(&Trap::MemoryOutOfBounds) && instance.is_some_and(|i| stack_overflowed(&mut store, i)) => {
+            Err(e) if e.downcast_ref::<Trap>() == Some(&Trap::MemoryOutOfBounds) && instance.is_some_and(|i| stack_overflowed(store, i)) => {
                 Outcome::StackOverflow
             }
             Err(e) => classify(e),
         };
-        let state = store.into_data();
+        let mut state = std::mem::replace(store.data_mut(), run_state(name, &[], limits, 0, None));
+        if let (Some(interpreter), Some(instance), None, false) = (launch.keep, instance, &state.wasi, state.stdio.wrote.lost) {
+            let wrote = std::mem::take(&mut state.stdio.wrote.ranges);
+            let warm = match warm {
+                Some(warm) => Some(warm),
+                None => fresh.take().and_then(|store| Warm::new(store, instance, &interpreter.globals, target.cloned())),
+            };
+            // An instance whose memory grew starts no run as a new one would.
+            if let Some(mut warm) = warm.filter(|warm| warm.size() == size) {
+                warm.ran(wrote);
+                interpreter.kept.keep(warm);
+            }
+        }
         let (mut stdout, mut printed, mut stderr) = (state.stdio.stdout, state.stdio.printed, state.stdio.stderr);
         if stdout.len() > limits.output_bytes || printed.len() > limits.output_bytes || stderr.len() > STDERR_LIMIT_BYTES {
             outcome = Outcome::OutputLimit;
@@ -643,7 +689,8 @@ impl Sandbox {
         };
         let globals: Vec<String> = (0..).map(snapshot::global_export).take_while(|name| snapshot.get_export_index(name).is_some()).collect();
         let pre = self.interpreter_linker.instantiate_pre(&snapshot).map_err(|e| failed(format!("{e:#}")))?;
-        let ready = Arc::new(Interpreter { name: spec.name.to_owned(), hash, pre, entries, base_memory, globals, base: OnceLock::new() });
+        let keeps = snapshot.get_export_index(written::WRITTEN_EXPORT).is_some();
+        let ready = Arc::new(Interpreter { name: spec.name.to_owned(), hash, pre, entries, base_memory, globals, base: OnceLock::new(), keeps, kept: Default::default(), resets: Default::default() });
         interpreters.insert(hash, ready.clone());
         Ok(ready)
     }
@@ -687,7 +734,10 @@ impl Sandbox {
             .collect::<Result<Vec<_>, _>>()?;
         // (Of the instrumented module: its globals stay exported, so that a prepared
         // program's run can start with theirs, see `prepared.rs`.)
-        snapshot::snapshot(&instrumented, memory.data(&store), &values)
+        let taken = snapshot::snapshot(&instrumented, memory.data(&store), &values)?;
+        // Its writes marked, so that its instances can be kept from run to run; a module
+        // whose writes cannot all be marked runs as it is, each run in a new instance.
+        Ok(written::track(&taken).unwrap_or(taken))
     }
 
     /// Compiles the program `source` (its file `name`) with `interpreter`. `Ok(Err(message))`
@@ -724,6 +774,7 @@ impl Sandbox {
             base_memory: interpreter.base_memory,
             harness: false,
             prepared: None,
+            keep: None,
         };
         let limits = Limits { fuel: COMPILE_FUEL, output_bytes: MAX_COMPILED_BYTES, ..Limits::default() };
         let (run, _) = self.launch(name, launch, &[], &limits, None)?;
@@ -759,6 +810,25 @@ impl Sandbox {
 }
 
 impl Sandbox {
+    /// A kept instance of `interpreter` whose memory has `size` bytes, reset to start a
+    /// run from `target` (the snapshot's state when `None`), if one is kept (see
+    /// `warm.rs`). With [`Sandbox::with_reset_checks`], an instance not as a new one would
+    /// be is the host's error.
+    fn warm(&self, interpreter: &Interpreter, name: &str, size: usize, target: Option<&Arc<Prepared>>) -> Result<Option<Warm>, SandboxError> {
+        let Some(base) = interpreter.base.get_or_init(|| self.snapshot_state(interpreter, name)).as_ref() else { return Ok(None) };
+        let Some(mut warm) = interpreter.kept.take(size) else { return Ok(None) };
+        if warm.reset(base, target).is_err() {
+            return Ok(None);
+        }
+        if self.check_resets
+            && let Some(difference) = warm.differs(base, target)
+        {
+            return Err(SandboxError::Host { name: name.to_owned(), reason: format!("a kept instance was not reset: {difference}") });
+        }
+        interpreter.resets.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(Some(warm))
+    }
+
     /// `code` of `interpreter` prepared for its runs (see `prepared.rs`), or `None` when it
     /// runs whole: the part every run shares stopped short of its end, or reached out of
     /// the instance, or the host could not run it (a run then runs whole, as before).
@@ -808,10 +878,11 @@ type Configured = (Engine, Linker<RunState>, Linker<RunState>, std::sync::Arc<Fu
 /// sandbox's own calls, the generator host functions and the harnesses' output), the linker
 /// of wasmtime-wasi's calls alone (files included), which initialises interpreters, and its
 /// cache of compiled functions.
-fn configured(slots: u32, keep_resident: usize) -> Result<Configured, SandboxError> {
+fn configured(slots: u32, keep_resident: usize, memories: u32) -> Result<Configured, SandboxError> {
     let mut pool = PoolingAllocationConfig::new();
     pool.total_core_instances(slots)
-        .total_memories(slots)
+        .total_memories(slots * memories)
+        .max_memories_per_module(memories)
         .total_tables(slots)
         .max_unused_warm_slots(slots)
         .max_memory_size(MAX_MEMORY_BYTES)
@@ -825,6 +896,9 @@ fn configured(slots: u32, keep_resident: usize) -> Result<Configured, SandboxErr
         .consume_fuel(true)
         .epoch_interruption(true)
         .max_wasm_stack(MAX_WASM_STACK_BYTES);
+    if memories > 1 {
+        config.wasm_multi_memory(true);
+    }
     // A trap's kind is all an outcome keeps: no backtrace is captured (symbolising one
     // took several % of an analysis whose answers crash often), nor the address map
     // that backtraces need compiled.
@@ -1009,7 +1083,10 @@ struct Launch<'p> {
     harness: bool,
     /// The state the run starts from instead of the snapshot's, with the names of the
     /// interpreter's global exports (see `prepared.rs`).
-    prepared: Option<(&'p Prepared, &'p [String])>,
+    prepared: Option<(&'p Arc<Prepared>, &'p [String])>,
+    /// The interpreter whose kept instance the run may take, and keep after it (see
+    /// `warm.rs`).
+    keep: Option<&'p Interpreter>,
 }
 
 /// Puts `prepared` into a new instance of its interpreter: its memory's size and bytes,
@@ -1028,10 +1105,39 @@ fn start_prepared(store: &mut Store<RunState>, instance: Instance, prepared: &Pr
     Ok(())
 }
 
+/// The state of one run of `name` on `input` within `limits` (memory beyond `base_memory`,
+/// an interpreter's own).
+fn run_state(name: &str, input: &[u8], limits: &Limits, base_memory: usize, choices: Option<Box<dyn Choices>>) -> RunState {
+    let stdio = Stdio {
+        input: input.to_vec(),
+        read: 0,
+        asked: false,
+        stdout: Vec::new(),
+        printed: Vec::new(),
+        harness: false,
+        stdout_limit: limits.output_bytes,
+        stderr: Vec::new(),
+        stderr_limit: STDERR_LIMIT_BYTES,
+        random: &RANDOM_SEED_BYTES,
+        wrote: stdio::Wrote::default(),
+    };
+    let memory = MemoryLimit { max_bytes: limits.memory_bytes.min(MAX_MEMORY_BYTES).saturating_add(base_memory), refused: false };
+    RunState { wasi: None, arg0: name.to_owned(), stdio, memory, choices }
+}
+
+/// Sets `store` up for one run within `limits`: its fuel, call stack and wall clock.
+fn arm(store: &mut Store<RunState>, name: &str, limits: &Limits) -> Result<(), SandboxError> {
+    store.set_fuel(limits.fuel).map_err(|e| SandboxError::Host { name: name.to_owned(), reason: format!("{e:#}") })?;
+    store.set_max_wasm_stack(limits.stack_bytes.min(MAX_STACK_BYTES));
+    store.set_epoch_deadline((WALL_CLOCK_LIMIT.as_millis() / EPOCH_TICK.as_millis()) as u64);
+    store.epoch_deadline_trap();
+    Ok(())
+}
+
 /// The bytes of a WebAssembly page.
 const WASM_PAGE_BYTES: usize = 64 << 10;
 
-fn value_of(value: snapshot::Value) -> Val {
+pub(crate) fn value_of(value: snapshot::Value) -> Val {
     match value {
         snapshot::Value::I32(v) => Val::I32(v),
         snapshot::Value::I64(v) => Val::I64(v),
@@ -1041,7 +1147,7 @@ fn value_of(value: snapshot::Value) -> Val {
 }
 
 /// A global's value as a snapshot keeps it, if it can.
-fn snapshot_value(value: Val) -> Option<snapshot::Value> {
+pub(crate) fn snapshot_value(value: Val) -> Option<snapshot::Value> {
     match value {
         Val::I32(v) => Some(snapshot::Value::I32(v)),
         Val::I64(v) => Some(snapshot::Value::I64(v)),
@@ -1077,6 +1183,7 @@ fn enter(store: &mut Store<RunState>, instance: Instance, entry: &Entry<'_>) -> 
                 return Ok(Outcome::OutOfMemory);
             }
             memory.write(&mut *store, at as u32 as usize, request)?;
+            store.data_mut().stdio.wrote.push((at as u32 as usize, request.len()));
             let status = func(store, call).typed::<(i32, i32), i32>(&*store)?.call(&mut *store, (at, request.len() as i32))?;
             if status != UNCAUGHT {
                 return Ok(Outcome::Exited(status));

@@ -75,7 +75,7 @@ impl InterpreterSpec<'_> {
 
 /// The version of how snapshots are made: a change of `snapshot.rs` or of the
 /// initialisation that gives other bytes bumps it, so no older snapshot is used again.
-const SNAPSHOT_FORMAT: u32 = 2;
+const SNAPSHOT_FORMAT: u32 = 3;
 
 /// The length of the digest `bugrank_compile` writes before a compiled program (SHA-256).
 pub const SAME_CODE_BYTES: usize = 32;
@@ -109,6 +109,13 @@ pub struct Interpreter {
     /// The memory and globals of a new instance, read when a program is first prepared
     /// (see `prepared.rs`); `None` if they could not be.
     pub(crate) base: std::sync::OnceLock<Option<SnapshotState>>,
+    /// Whether its instances can be kept from run to run (its snapshot's writes are marked,
+    /// see `written.rs`).
+    pub(crate) keeps: bool,
+    /// Its instances kept between runs (see `warm.rs`).
+    pub(crate) kept: crate::warm::Kept,
+    /// How many runs started in a kept instance.
+    pub(crate) resets: std::sync::atomic::AtomicU64,
 }
 
 /// The state every run of an interpreter starts from: its memory's bytes and its globals.
@@ -121,6 +128,12 @@ impl Interpreter {
     /// Its name and version, as given in its [`InterpreterSpec`].
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// How many of its runs so far started in an instance kept from an earlier run (see
+    /// `warm.rs`) rather than in a new one: for tests and benchmarks.
+    pub fn kept_runs(&self) -> u64 {
+        self.resets.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 

@@ -43,6 +43,8 @@ mod process;
 mod snapshot;
 mod stdio;
 mod validate;
+mod warm;
+mod written;
 
 pub use compile::{COMPILE_BYTES_AT_ONCE, FUNCTION_CACHE_BYTES, MAX_COMPILE_WAIT, MODULE_CACHE_BYTES};
 pub use engine::{Choices, Program, Sandbox};

@@ -22,21 +22,30 @@ fn bad_pointer(what: &str, at: u32) -> wasmtime::Error {
 
 /// Stores `value` at the guest address `at` (a `u32` result or array slot, which must be
 /// aligned).
-fn store_u32(data: &mut [u8], at: u32, value: u32) -> wasmtime::Result<()> {
+fn store_u32(guest: &mut Guest<'_>, at: u32, value: u32) -> wasmtime::Result<()> {
     if !at.is_multiple_of(4) {
         return Err(bad_pointer("misaligned", at));
     }
-    if !stdio::store_u32(data, at, value) {
+    if !stdio::store_u32(guest.data, at, value) {
         return Err(bad_pointer("out-of-bounds", at));
     }
+    guest.wrote.push((at as usize, 4));
     Ok(())
 }
 
-/// Runs `write` on the guest's memory (a module without one cannot take results).
-fn with_memory(caller: &mut Caller<'_, RunState>, write: impl FnOnce(&mut [u8], &str) -> wasmtime::Result<()>) -> wasmtime::Result<i32> {
+/// The guest's memory as a call of this file writes it: its bytes, and the record of the
+/// ranges written (`Stdio::wrote`), which every write here adds to.
+struct Guest<'a> {
+    data: &'a mut [u8],
+    wrote: &'a mut stdio::Wrote,
+}
+
+/// Runs `write` on the guest's memory (a module without one cannot take results), with
+/// the program's name.
+fn with_memory(caller: &mut Caller<'_, RunState>, write: impl FnOnce(&mut Guest<'_>, &str) -> wasmtime::Result<()>) -> wasmtime::Result<i32> {
     let memory = memory(caller).ok_or_else(|| wasmtime::Error::msg("a WASI call needs the module's exported memory"))?;
     let (data, state) = memory.data_and_store_mut(caller);
-    write(data, &state.arg0)?;
+    write(&mut Guest { data, wrote: &mut state.stdio.wrote }, &state.arg0)?;
     Ok(0)
 }
 
@@ -55,9 +64,10 @@ pub(crate) fn args_get(mut caller: Caller<'_, RunState>, argv: i32, buf: i32) ->
         store_u32(data, argv as u32, buf as u32)?;
         let start = buf as u32 as usize;
         let end = start + arg0.len() + 1;
-        let text = data.get_mut(start..end).ok_or_else(|| bad_pointer("out-of-bounds", buf as u32))?;
+        let text = data.data.get_mut(start..end).ok_or_else(|| bad_pointer("out-of-bounds", buf as u32))?;
         text[..arg0.len()].copy_from_slice(arg0.as_bytes());
         text[arg0.len()] = 0;
+        data.wrote.push((start, end - start));
         Ok(())
     })
 }

@@ -35,7 +35,7 @@ pub(crate) enum Value {
 const SEGMENT_GAP_BYTES: usize = 64;
 
 /// The sections of a module: id and contents, in order.
-fn sections(module: &[u8]) -> Result<Vec<(u8, &[u8])>, String> {
+pub(crate) fn sections(module: &[u8]) -> Result<Vec<(u8, &[u8])>, String> {
     if module.len() < 8 || &module[..4] != b"\0asm" || module[4..8] != [1, 0, 0, 0] {
         return Err("not a WebAssembly module (version 1)".to_owned());
     }
@@ -52,15 +52,19 @@ fn sections(module: &[u8]) -> Result<Vec<(u8, &[u8])>, String> {
     Ok(found)
 }
 
-const IMPORT: u8 = 2;
-const MEMORY: u8 = 5;
+// Section ids.
+pub(crate) const TYPE: u8 = 1;
+pub(crate) const IMPORT: u8 = 2;
+pub(crate) const FUNCTION: u8 = 3;
+pub(crate) const MEMORY: u8 = 5;
 const GLOBAL: u8 = 6;
-const EXPORT: u8 = 7;
+pub(crate) const EXPORT: u8 = 7;
 const START: u8 = 8;
+pub(crate) const CODE: u8 = 10;
 const DATA: u8 = 11;
 const DATA_COUNT: u8 = 12;
 
-fn limited<'a, T: wasmparser::FromReader<'a>>(contents: &'a [u8]) -> Result<Vec<T>, String> {
+pub(crate) fn limited<'a, T: wasmparser::FromReader<'a>>(contents: &'a [u8]) -> Result<Vec<T>, String> {
     SectionLimited::<T>::new(BinaryReader::new(contents, 0))
         .and_then(|section| section.into_iter().collect::<Result<Vec<T>, _>>())
         .map_err(|e| e.to_string())

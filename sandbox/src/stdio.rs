@@ -61,6 +61,33 @@ pub(crate) struct Stdio {
     pub(crate) stderr_limit: usize,
     /// The bytes `random_get` hands out, repeated.
     pub(crate) random: &'static [u8],
+    /// The ranges of the guest's memory the host wrote, (start, length): a kept instance
+    /// puts them back before its next run (see `warm.rs`). Every write of a host call into
+    /// the guest's memory is recorded here.
+    pub(crate) wrote: Wrote,
+}
+
+/// The ranges of the guest's memory the host wrote in a run, up to [`MAX_WROTE`] of them.
+#[derive(Debug, Default)]
+pub(crate) struct Wrote {
+    pub(crate) ranges: Vec<(usize, usize)>,
+    /// Whether more were written than are kept: then what the host wrote is not known, and
+    /// the instance is given up after the run.
+    pub(crate) lost: bool,
+}
+
+/// The most ranges [`Wrote`] keeps: a run reading its input or writing its output a
+/// buffer at a time makes a few; one that calls `fd_read` in a loop millions of times
+/// would otherwise keep millions.
+const MAX_WROTE: usize = 4096;
+
+impl Wrote {
+    pub(crate) fn push(&mut self, range: (usize, usize)) {
+        match self.ranges.len() < MAX_WROTE {
+            true => self.ranges.push(range),
+            false => self.lost = true,
+        }
+    }
 }
 
 /// The error that ends a run which wrote past its output limit: the run's outcome is then
@@ -153,6 +180,7 @@ fn scatter_gather(
     if !store_u32(data, done as u32, total as u32) {
         return Ok(ERRNO_FAULT);
     }
+    state.stdio.wrote.push((done as u32 as usize, 4));
     charge(&mut caller, total as u64 / BYTES_PER_FUEL)?;
     Ok(ERRNO_SUCCESS)
 }
@@ -168,6 +196,7 @@ pub(crate) fn fd_read(mut caller: Caller<'_, RunState>, fd: i32, iovs: i32, coun
             let rest = &stdio.input[stdio.read..];
             let n = len.min(rest.len());
             data[start..start + n].copy_from_slice(&rest[..n]);
+            stdio.wrote.push((start, n));
             stdio.read += n;
             total += n;
             if n < len {
@@ -230,6 +259,7 @@ pub(crate) fn random_get(mut caller: Caller<'_, RunState>, buf: i32, len: i32) -
     for (byte, random) in target.iter_mut().zip(state.stdio.random.iter().cycle()) {
         *byte = *random;
     }
+    state.stdio.wrote.push((buf, len));
     Ok(ERRNO_SUCCESS)
 }
 
@@ -244,7 +274,7 @@ pub(crate) fn poll_oneoff(mut caller: Caller<'_, RunState>, subscriptions: i32, 
         return Ok(ERRNO_INVAL);
     }
     let Some(memory) = memory(&mut caller) else { return Ok(ERRNO_FAULT) };
-    let data = memory.data_mut(&mut caller);
+    let (data, state) = memory.data_and_store_mut(&mut caller);
     let (subscriptions, events, count) = (subscriptions as u32 as usize, events as u32 as usize, count as usize);
     let fits = |at: usize, len: usize| at.checked_add(len).is_some_and(|end| end <= data.len());
     if !fits(subscriptions, 48 * count) || !fits(events, 32 * count) {
@@ -257,9 +287,11 @@ pub(crate) fn poll_oneoff(mut caller: Caller<'_, RunState>, subscriptions: i32, 
         event[10] = data[subscription + 8];
         data[events + 32 * i..events + 32 * (i + 1)].copy_from_slice(&event);
     }
+    state.stdio.wrote.push((events, 32 * count));
     if !store_u32(data, nevents as u32, count as u32) {
         return Ok(ERRNO_FAULT);
     }
+    state.stdio.wrote.push((nevents as u32 as usize, 4));
     charge(&mut caller, BUFFER_FUEL * count as u64)?;
     Ok(ERRNO_SUCCESS)
 }

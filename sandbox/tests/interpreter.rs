@@ -10,7 +10,7 @@ const STDLIB: &[u8] = include_bytes!("../../toolchain/python/python311.zip");
 
 fn sandbox() -> &'static Sandbox {
     static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
-    SANDBOX.get_or_init(|| Sandbox::new().unwrap())
+    SANDBOX.get_or_init(|| Sandbox::new().unwrap().with_reset_checks())
 }
 
 fn python() -> &'static Arc<Interpreter> {
@@ -143,7 +143,12 @@ fn nothing_of_the_host_reaches_a_python_program() {
 fn limits_hold_for_python_as_for_modules() {
     assert_eq!(run("while True:\n    pass\n", "").outcome, Outcome::Timeout);
     assert_eq!(run("x = [0] * (10**8)\n", "").outcome, Outcome::OutOfMemory);
-    assert_eq!(run("x = []\nwhile True:\n    x.append('a' * 10**6)\n", "").outcome, Outcome::OutOfMemory);
+    // (Every byte a run writes is marked, and fuel counts the marks: filling 64 MiB a
+    // store at a time takes more than the default fuel; the memory limit is what is
+    // tested here.)
+    let bomb = compile("x = []\nwhile True:\n    x.append('a' * 10**6)\n").unwrap();
+    let fuel = Limits { fuel: 1_000_000_000, ..Limits::default() };
+    assert_eq!(sandbox().run(&bomb, b"", &fuel).unwrap().outcome, Outcome::OutOfMemory);
     assert_eq!(run("while True:\n    print('flood' * 100)\n", "").outcome, Outcome::OutputLimit);
     let recursed = run("def f(n):\n    return f(n + 1)\nf(0)\n", "");
     assert_eq!(recursed.outcome, Outcome::Uncaught("RecursionError: maximum recursion depth exceeded".into()));
@@ -367,4 +372,38 @@ fn a_prepared_hand_in_runs_as_it_runs_whole_on_every_input_whatever_it_does_when
             }
         }
     }
+}
+
+#[test]
+fn a_kept_instance_starts_every_run_as_a_new_one_whatever_the_last_run_did() {
+    // Python runs share kept instances (every run after the first takes one and puts
+    // back what the last run wrote): a probe run between every two others must be the
+    // run it was the first time, and every reset is compared with a new instance's
+    // state byte for byte (`with_reset_checks`, which `sandbox()` has).
+    let harness = b"import sys\nimport answer\nfrom bugrank_harness import out\nfor line in sys.stdin:\n    out(answer.f(int(line)))\n";
+    let probe = sandbox().load_harnessed(python(), "probe.py", b"seen = []\ndef f(n):\n    seen.append(n)\n    return sum(seen)\n", Some(("harness.py", harness))).unwrap().unwrap();
+    let limits = Limits { fuel: 200_000_000, ..Limits::default() };
+    let kept_before = python().kept_runs();
+    let first = sandbox().run(&probe, b"1\n2\n", &limits).unwrap();
+    assert_eq!(first.stdout, b"1\n3\n");
+    let others: [(&str, &str, String); 9] = [
+        ("writes much", "kept = [str(i) * 3 for i in range(200_000)]\nprint(len(kept))\n", String::new()),
+        ("reads a large input", "import sys\ndata = sys.stdin.read()\nprint(len(data))\n", "7 ".repeat(15_000)),
+        ("grows its memory", "x = bytearray(40 << 20)\nprint(len(x))\n", String::new()),
+        ("runs out of fuel while writing", "x = []\nwhile True:\n    x.append([1] * 1000)\n", String::new()),
+        ("overflows the stack", "import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return f(n + 1) + 1\nf(0)\n", String::new()),
+        ("asks WASI for files and clocks", "import os, time\ntry:\n    open('/tmp/x')\nexcept OSError as e:\n    print(e)\nprint(time.monotonic())\n", String::new()),
+        ("draws random bytes", "import os\nprint(sum(os.urandom(100_000)))\n", String::new()),
+        ("crashes with an exception", "d = {}\nfor i in range(10_000):\n    d[i] = i\nraise KeyError('x')\n", String::new()),
+        ("exits", "import sys\nprint('bye')\nsys.exit(3)\n", String::new()),
+    ];
+    for (what, source, input) in others {
+        let program = compile(source).unwrap();
+        let run = sandbox().run(&program, input.as_bytes(), &limits).unwrap();
+        assert!(!run.stdout.is_empty() || !run.outcome.is_success(), "{what}: {run:?}");
+        let again = sandbox().run(&program, input.as_bytes(), &limits).unwrap();
+        assert_eq!(run, again, "{what}: the same run twice");
+        assert_eq!(sandbox().run(&probe, b"1\n2\n", &limits).unwrap(), first, "the probe after a program that {what}");
+    }
+    assert!(python().kept_runs() > kept_before, "runs started in kept instances");
 }

@@ -1,0 +1,418 @@
+//! The pages a run wrote: what lets one instance of an interpreter serve run after run.
+//!
+//! A run in a new instance pays for the instance as much as for the program: the pool's
+//! reset of the slot after the run (a kernel scan of every page of the interpreter's
+//! memory, some 24 MiB, and a copy back of every page any run in the slot ever wrote), the
+//! instance's set-up, and the lazy start of every function-table entry it calls. Measured
+//! (`perf`, a loop of runs of the search reference on `0 0`, prepared): CPython's own
+//! instructions were a quarter of the time, the scan 29%, the copy back 22%, the table
+//! entries 8%.
+//!
+//! So the interpreter's module is rewritten ([`track`]) so that every write of its code to
+//! its memory also marks the written page in a second memory, a byte per 4 KiB page
+//! ([`WRITTEN_EXPORT`]), which the program's own code cannot address: every store
+//! instruction, `memory.fill`, `memory.copy` and `memory.init` of the module is followed by
+//! its mark. After a run the host reads the marks ([`marked_pages`]), puts back exactly
+//! those pages and keeps the instance for the next run (`engine.rs`, `Warm`). What the host
+//! itself writes into the guest's memory (the input read, random bytes, a call's results)
+//! it marks where it writes (`Stdio::wrote`). A run that called anything of WASI the
+//! sandbox does not do itself (wasmtime-wasi writes where it likes), or grew its memory,
+//! gives its instance up instead, and the pool resets it as before.
+//!
+//! A module whose code could change what the marks cannot see (a table written or grown,
+//! a data or element segment dropped, an atomic or any instruction of a proposal that
+//! writes memory otherwise) is refused: its instances are never kept.
+//!
+//! The marks are instructions, and fuel counts them: a rewritten interpreter's runs take
+//! more fuel than the same runs of the module as it was (every run of it alike, the
+//! reference's too, so budgets, which follow the reference's fuel, follow).
+
+use wasm_encoder::{BlockType, ExportKind, Function, Instruction, MemArg, ValType};
+use wasmparser::{BinaryReader, FunctionBody, Operator, SectionLimited, TypeRef};
+
+use crate::snapshot::{CODE, EXPORT, FUNCTION, IMPORT, MEMORY, TYPE, limited, sections};
+
+/// The export of the byte map of written pages (the module's memory 1).
+pub(crate) const WRITTEN_EXPORT: &str = "bugrank-written";
+
+/// The bytes one mark stands for: a host page.
+pub(crate) const PAGE_BYTES: usize = 4096;
+
+/// `log2(PAGE_BYTES)`.
+const PAGE_SHIFT: i32 = 12;
+
+/// The most bytes one store instruction writes (`v128.store`): a store marks the page of
+/// its first byte, so the bytes a mark stands for run this far into the next page.
+pub(crate) const SPILL_BYTES: usize = 16;
+
+/// The byte map's size in WebAssembly pages: a byte for every page of a 32-bit memory
+/// (4 GiB / 4 KiB = 1 MiB), so that no mark can fall outside it.
+const MAP_WASM_PAGES: u64 = 16;
+
+/// The value types a store instruction can write, each with a local of its own.
+const STORED: [ValType; 5] = [ValType::I32, ValType::I64, ValType::F32, ValType::F64, ValType::V128];
+
+/// `module` with every write of its code to its memory marked in a byte map exported as
+/// [`WRITTEN_EXPORT`]; `Err` names what cannot be marked (and the module is then run as
+/// it is, its instances never kept). Function, type and memory indices are unchanged: what
+/// is added (a type, the function that marks a range, the map) comes last.
+pub(crate) fn track(module: &[u8]) -> Result<Vec<u8>, String> {
+    let sections = sections(module)?;
+    let mut imported_functions = 0u32;
+    let mut types: Vec<Option<u32>> = Vec::new(); // the parameter count of each function type
+    let mut function_types: Vec<u32> = Vec::new();
+    for &(id, contents) in &sections {
+        match id {
+            IMPORT => {
+                for import in limited::<wasmparser::Import>(contents)? {
+                    match import.ty {
+                        TypeRef::Func(_) | TypeRef::FuncExact(_) => imported_functions += 1,
+                        TypeRef::Memory(_) | TypeRef::Table(_) | TypeRef::Global(_) => {
+                            return Err(format!("it imports `{}.{}`, not a function", import.module, import.name));
+                        }
+                        TypeRef::Tag(_) => {}
+                    }
+                }
+            }
+            TYPE => {
+                for group in limited::<wasmparser::RecGroup>(contents)? {
+                    for ty in group.into_types() {
+                        types.push(match &ty.composite_type.inner {
+                            wasmparser::CompositeInnerType::Func(func) => Some(func.params().len() as u32),
+                            _ => None,
+                        });
+                    }
+                }
+            }
+            FUNCTION => function_types = limited::<u32>(contents)?,
+            MEMORY if limited::<wasmparser::MemoryType>(contents)?.len() != 1 => return Err("it defines more than one memory".to_owned()),
+            _ => {}
+        }
+    }
+    for (section, what) in [(MEMORY, "it defines no memory"), (EXPORT, "it exports nothing")] {
+        if !sections.iter().any(|&(id, _)| id == section) {
+            return Err(what.to_owned());
+        }
+    }
+    let mark_type = types.len() as u32;
+    let mark = imported_functions + function_types.len() as u32;
+
+    let mut out = wasm_encoder::Module::new();
+    for &(id, contents) in &sections {
+        let section = match id {
+            // (i32, i32) -> (): the function that marks a range.
+            TYPE => extended(contents, &[0x60, 2, 0x7f, 0x7f, 0])?,
+            FUNCTION => extended(contents, &leb(mark_type))?,
+            MEMORY => {
+                let mut map = vec![0x01]; // a minimum and a maximum
+                map.extend(leb(MAP_WASM_PAGES as u32));
+                map.extend(leb(MAP_WASM_PAGES as u32));
+                extended(contents, &map)?
+            }
+            EXPORT => {
+                let mut export = leb(WRITTEN_EXPORT.len() as u32);
+                export.extend(WRITTEN_EXPORT.as_bytes());
+                export.push(ExportKind::Memory as u8);
+                export.extend(leb(1));
+                extended(contents, &export)?
+            }
+            CODE => {
+                let bodies = SectionLimited::<FunctionBody>::new(BinaryReader::new(contents, 0)).map_err(|e| e.to_string())?;
+                let mut code = wasm_encoder::CodeSection::new();
+                for (i, body) in bodies.into_iter().enumerate() {
+                    let body = body.map_err(|e| e.to_string())?;
+                    let ty = *function_types.get(i).ok_or("more function bodies than functions")?;
+                    let params = types.get(ty as usize).copied().flatten().ok_or("a function whose type is not a function type")?;
+                    code.function(&marked(contents, &body, params, mark).map_err(|e| format!("function {}: {e}", imported_functions as usize + i))?);
+                }
+                code.function(&mark_range());
+                let mut bytes = Vec::new();
+                wasm_encoder::Encode::encode(&code, &mut bytes);
+                // (`encode` writes the section's contents with their length first.)
+                let mut reader = BinaryReader::new(&bytes, 0);
+                reader.read_var_u32().map_err(|e| e.to_string())?;
+                bytes[reader.original_position()..].to_vec()
+            }
+            _ => contents.to_vec(),
+        };
+        out.section(&wasm_encoder::RawSection { id, data: &section });
+    }
+    Ok(out.finish())
+}
+
+/// A vector section's `contents` with one more entry, `entry`.
+fn extended(contents: &[u8], entry: &[u8]) -> Result<Vec<u8>, String> {
+    let mut reader = BinaryReader::new(contents, 0);
+    let count = reader.read_var_u32().map_err(|e| e.to_string())?;
+    let mut out = leb(count + 1);
+    out.extend(&contents[reader.original_position()..]);
+    out.extend(entry);
+    Ok(out)
+}
+
+fn leb(value: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    wasm_encoder::Encode::encode(&value, &mut out);
+    out
+}
+
+/// The locals [`marked`] adds after a function's own: the address, a length, and a value
+/// of each of [`STORED`]'s types.
+struct Temporaries {
+    address: u32,
+    length: u32,
+    first_value: u32,
+}
+
+impl Temporaries {
+    fn value(&self, ty: ValType) -> u32 {
+        self.first_value + STORED.iter().position(|&t| t == ty).expect("a stored type") as u32
+    }
+}
+
+/// `body` (at its place in the code section `contents`) with every write marked: its
+/// instructions copied byte for byte, each write followed by its mark.
+fn marked(contents: &[u8], body: &FunctionBody<'_>, params: u32, mark: u32) -> Result<Function, String> {
+    let mut locals = Vec::new();
+    let mut count = params;
+    for local in body.get_locals_reader().map_err(|e| e.to_string())? {
+        let (n, ty) = local.map_err(|e| e.to_string())?;
+        let ty = match ty {
+            wasmparser::ValType::I32 => ValType::I32,
+            wasmparser::ValType::I64 => ValType::I64,
+            wasmparser::ValType::F32 => ValType::F32,
+            wasmparser::ValType::F64 => ValType::F64,
+            wasmparser::ValType::V128 => ValType::V128,
+            wasmparser::ValType::Ref(_) => return Err("a local of a reference type".to_owned()),
+        };
+        locals.push((n, ty));
+        count += n;
+    }
+    let temporaries = Temporaries { address: count, length: count + 1, first_value: count + 2 };
+    locals.push((2, ValType::I32));
+    locals.extend(STORED.iter().map(|&ty| (1, ty)));
+    let mut function = Function::new(locals);
+
+    let mut operators = body.get_operators_reader().map_err(|e| e.to_string())?;
+    let mut copied = operators.original_position();
+    while !operators.eof() {
+        let start = operators.original_position();
+        let operator = operators.read().map_err(|e| e.to_string())?;
+        let end = operators.original_position();
+        let instruction = &contents[start..end];
+        if instruction.first() == Some(&0xFE) {
+            return Err("an atomic instruction".to_owned());
+        }
+        let write = match operator {
+            Operator::I32Store { memarg } | Operator::I32Store8 { memarg } | Operator::I32Store16 { memarg } => Some((memarg, ValType::I32)),
+            Operator::I64Store { memarg } | Operator::I64Store8 { memarg } | Operator::I64Store16 { memarg } | Operator::I64Store32 { memarg } => {
+                Some((memarg, ValType::I64))
+            }
+            Operator::F32Store { memarg } => Some((memarg, ValType::F32)),
+            Operator::F64Store { memarg } => Some((memarg, ValType::F64)),
+            Operator::V128Store { memarg }
+            | Operator::V128Store8Lane { memarg, .. }
+            | Operator::V128Store16Lane { memarg, .. }
+            | Operator::V128Store32Lane { memarg, .. }
+            | Operator::V128Store64Lane { memarg, .. } => Some((memarg, ValType::V128)),
+            Operator::MemoryFill { mem: 0 } | Operator::MemoryCopy { dst_mem: 0, src_mem: 0 } | Operator::MemoryInit { mem: 0, .. } => None,
+            Operator::MemoryFill { .. } | Operator::MemoryCopy { .. } | Operator::MemoryInit { .. } => return Err("a bulk write to another memory".to_owned()),
+            Operator::TableSet { .. }
+            | Operator::TableGrow { .. }
+            | Operator::TableFill { .. }
+            | Operator::TableCopy { .. }
+            | Operator::TableInit { .. }
+            | Operator::ElemDrop { .. }
+            | Operator::DataDrop { .. }
+            | Operator::MemoryDiscard { .. } => return Err(format!("`{operator:?}`, which the marks do not see")),
+            _ => continue,
+        };
+        function.raw(contents[copied..start].iter().copied());
+        copied = end;
+        let t = &temporaries;
+        match write {
+            Some((memarg, ty)) => {
+                if memarg.memory != 0 {
+                    return Err("a store to another memory".to_owned());
+                }
+                let value = t.value(ty);
+                function.instruction(&Instruction::LocalSet(value));
+                function.instruction(&Instruction::LocalTee(t.address));
+                function.instruction(&Instruction::LocalGet(value));
+                function.raw(instruction.iter().copied());
+                function.instruction(&Instruction::LocalGet(t.address));
+                if memarg.offset != 0 {
+                    // (No wrap: a store whose address and offset pass 4 GiB has trapped.)
+                    function.instruction(&Instruction::I32Const(memarg.offset as u32 as i32));
+                    function.instruction(&Instruction::I32Add);
+                }
+                mark_page(&mut function);
+            }
+            None => {
+                // [destination, value or source, length]
+                let other = t.value(ValType::I32);
+                function.instruction(&Instruction::LocalSet(t.length));
+                function.instruction(&Instruction::LocalSet(other));
+                function.instruction(&Instruction::LocalTee(t.address));
+                function.instruction(&Instruction::LocalGet(other));
+                function.instruction(&Instruction::LocalGet(t.length));
+                function.raw(instruction.iter().copied());
+                function.instruction(&Instruction::LocalGet(t.address));
+                function.instruction(&Instruction::LocalGet(t.length));
+                function.instruction(&Instruction::Call(mark));
+            }
+        }
+    }
+    function.raw(contents[copied..operators.original_position()].iter().copied());
+    Ok(function)
+}
+
+/// Marks the page of the address on the stack.
+fn mark_page(function: &mut Function) {
+    function.instruction(&Instruction::I32Const(PAGE_SHIFT));
+    function.instruction(&Instruction::I32ShrU);
+    function.instruction(&Instruction::I32Const(1));
+    function.instruction(&Instruction::I32Store8(MemArg { offset: 0, align: 0, memory_index: 1 }));
+}
+
+/// `mark(at, len)`: marks every page of `at..at + len` (nothing when `len` is 0). Called
+/// only after the write succeeded, so `at + len` is at most 4 GiB.
+fn mark_range() -> Function {
+    let (at, len, page, last) = (0, 1, 2, 3);
+    let mut function = Function::new([(2, ValType::I32)]);
+    for instruction in [
+        Instruction::LocalGet(len),
+        Instruction::I32Eqz,
+        Instruction::If(BlockType::Empty),
+        Instruction::Return,
+        Instruction::End,
+        Instruction::LocalGet(at),
+        Instruction::I32Const(PAGE_SHIFT),
+        Instruction::I32ShrU,
+        Instruction::LocalSet(page),
+        Instruction::LocalGet(at),
+        Instruction::LocalGet(len),
+        Instruction::I32Add,
+        Instruction::I32Const(1),
+        Instruction::I32Sub,
+        Instruction::I32Const(PAGE_SHIFT),
+        Instruction::I32ShrU,
+        Instruction::LocalSet(last),
+        Instruction::Loop(BlockType::Empty),
+        Instruction::LocalGet(page),
+    ] {
+        function.instruction(&instruction);
+    }
+    function.instruction(&Instruction::I32Const(1));
+    function.instruction(&Instruction::I32Store8(MemArg { offset: 0, align: 0, memory_index: 1 }));
+    for instruction in [
+        Instruction::LocalGet(page),
+        Instruction::I32Const(1),
+        Instruction::I32Add,
+        Instruction::LocalTee(page),
+        Instruction::LocalGet(last),
+        Instruction::I32LeU,
+        Instruction::BrIf(0),
+        Instruction::End,
+        Instruction::End,
+    ] {
+        function.instruction(&instruction);
+    }
+    function
+}
+
+/// The pages marked in `map` among the first `pages`, each mark cleared: in order.
+pub(crate) fn marked_pages(map: &mut [u8], pages: usize, found: &mut Vec<usize>) {
+    let end = pages.min(map.len());
+    let map = &mut map[..end];
+    let mut words = map.chunks_exact_mut(8);
+    let mut at = 0;
+    for word in &mut words {
+        if u64::from_ne_bytes(word.try_into().expect("8 bytes")) != 0 {
+            for (i, byte) in word.iter_mut().enumerate() {
+                if *byte != 0 {
+                    found.push(at + i);
+                    *byte = 0;
+                }
+            }
+        }
+        at += 8;
+    }
+    for (i, byte) in words.into_remainder().iter_mut().enumerate() {
+        if *byte != 0 {
+            found.push(at + i);
+            *byte = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `body` (a function `(param i32 i32)` of a module with one memory page) in the
+    /// tracked module: the pages it marked.
+    fn check(body: &str, expected: &[usize]) {
+        let module = wat::parse_str(format!(
+            r#"(module
+                (memory (export "memory") 4)
+                (data (i32.const 0) "abcdefgh")
+                (func (export "f") (param i32 i32) {body}))"#
+        ))
+        .unwrap();
+        let tracked = track(&module).unwrap();
+        let engine = wasmtime::Engine::default();
+        let mut store = wasmtime::Store::new(&engine, ());
+        let instance = wasmtime::Instance::new(&mut store, &wasmtime::Module::new(&engine, &tracked).unwrap(), &[]).unwrap();
+        let f = instance.get_typed_func::<(i32, i32), ()>(&mut store, "f").unwrap();
+        let _ = f.call(&mut store, (5000, 70_000));
+        let map = instance.get_memory(&mut store, WRITTEN_EXPORT).unwrap();
+        let mut found = Vec::new();
+        marked_pages(map.data_mut(&mut store), 64, &mut found);
+        assert_eq!(found, expected, "{body}");
+        assert!(map.data(&store).iter().all(|&b| b == 0), "the marks are cleared as they are read");
+    }
+
+    #[test]
+    fn every_store_marks_the_page_of_its_first_byte() {
+        check("(i32.store (local.get 0) (i32.const 1))", &[1]);
+        check("(i64.store offset=4096 (local.get 0) (i64.const 1))", &[2]);
+        check("(f64.store (local.get 1) (f64.const 1))", &[17]);
+        check("(i32.store8 (i32.const 100) (i32.const 1)) (i64.store32 offset=70000 (i32.const 0) (i64.const 1))", &[0, 17]);
+        check("(v128.store (local.get 0) (v128.const i64x2 1 2))", &[1]);
+        check("(v128.store64_lane 1 (i32.const 9000) (v128.const i64x2 1 2))", &[2]);
+    }
+
+    #[test]
+    fn a_bulk_write_marks_every_page_it_touches_and_an_empty_one_none() {
+        check("(memory.fill (local.get 0) (i32.const 7) (i32.const 10000))", &[1, 2, 3]);
+        check("(memory.copy (i32.const 4095) (i32.const 0) (i32.const 2))", &[0, 1]);
+        check("(memory.fill (i32.const 8192) (i32.const 7) (i32.const 0))", &[]);
+    }
+
+    #[test]
+    fn a_write_that_traps_marks_nothing_and_reads_mark_nothing() {
+        check("(i32.store (i32.const 300000) (i32.const 1))", &[]);
+        check("(drop (i32.load (local.get 1)))", &[]);
+    }
+
+    #[test]
+    fn what_the_marks_cannot_see_is_refused() {
+        let refused = |text: &str| track(&wat::parse_str(text).unwrap()).unwrap_err();
+        assert!(refused(r#"(module (memory (export "m") 1) (table 1 funcref) (func (table.set (i32.const 0) (ref.null func))))"#).contains("TableSet"));
+        assert!(refused(r#"(module (memory (export "m") 1) (func (drop (i32.atomic.load (i32.const 0)))))"#).contains("atomic"));
+        assert_eq!(refused(r#"(module (import "a" "m" (memory 1)))"#), "it imports `a.m`, not a function");
+    }
+
+    #[test]
+    fn marks_are_found_in_order_across_words() {
+        let mut map = vec![0u8; 40];
+        for page in [0, 7, 8, 31, 33, 39] {
+            map[page] = 1;
+        }
+        let mut found = Vec::new();
+        marked_pages(&mut map, 34, &mut found);
+        assert_eq!(found, [0, 7, 8, 31, 33]);
+        assert_eq!(map[39], 1, "past `pages` the map is not read");
+    }
+}
