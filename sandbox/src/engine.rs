@@ -527,7 +527,7 @@ impl Sandbox {
         let mut store = Store::new(engine, run_state(name, input, limits, base_memory, choices));
         store.limiter(|state| &mut state.memory);
         store.call_hook(stdio::charge_host_call);
-        arm(&mut store, name, limits)?;
+        arm(&mut store, name, limits, limits.fuel)?;
         Ok(store)
     }
 
@@ -564,24 +564,23 @@ impl Sandbox {
             Some(interpreter) => self.warm(interpreter, name, size, target)?,
             None => None,
         };
+        // The prepared part's fuel is charged as if it ran in this run (`fits` above).
+        let fuel = limits.fuel - launch.prepared.map_or(0, |(prepared, _)| prepared.fuel);
+        let kept_instance = warm.as_ref().map(|warm| warm.instance);
         let mut fresh = None;
         let store = match warm.as_mut() {
             Some(warm) => {
                 *warm.store.data_mut() = run_state(name, input, limits, launch.base_memory, choices);
-                arm(&mut warm.store, name, limits)?;
+                arm(&mut warm.store, name, limits, fuel)?;
                 &mut warm.store
             }
-            None => fresh.insert(self.store(launch.pre.module().engine(), name, input, limits, launch.base_memory, choices)?),
+            None => {
+                let store = fresh.insert(self.store(launch.pre.module().engine(), name, input, limits, launch.base_memory, choices)?);
+                store.set_fuel(fuel).map_err(|e| SandboxError::Host { name: name.to_owned(), reason: format!("{e:#}") })?;
+                store
+            }
         };
         store.data_mut().stdio.harness = launch.harness;
-        // The prepared part's fuel is charged as if it ran in this run (`fits` above).
-        let fuel = limits.fuel - launch.prepared.map_or(0, |(prepared, _)| prepared.fuel);
-        store.set_fuel(fuel).map_err(|e| SandboxError::Host { name: name.to_owned(), reason: format!("{e:#}") })?;
-        let kept_instance = warm.as_ref().map(|warm| warm.instance);
-        let store = match warm.as_mut() {
-            Some(warm) => &mut warm.store,
-            None => fresh.as_mut().expect("a store made above"),
-        };
         let instance = match kept_instance {
             Some(instance) => Ok(instance),
             None => self.instantiate(name, launch.pre, store)?.and_then(|instance| {
@@ -1142,9 +1141,10 @@ fn run_state(name: &str, input: &[u8], limits: &Limits, base_memory: usize, choi
     RunState { wasi: None, arg0: name.to_owned(), stdio, memory, choices }
 }
 
-/// Sets `store` up for one run within `limits`: its fuel, call stack and wall clock.
-fn arm(store: &mut Store<RunState>, name: &str, limits: &Limits) -> Result<(), SandboxError> {
-    store.set_fuel(limits.fuel).map_err(|e| SandboxError::Host { name: name.to_owned(), reason: format!("{e:#}") })?;
+/// Sets `store` up for one run within `limits` that starts with `fuel`: its fuel, call
+/// stack and wall clock.
+fn arm(store: &mut Store<RunState>, name: &str, limits: &Limits, fuel: u64) -> Result<(), SandboxError> {
+    store.set_fuel(fuel).map_err(|e| SandboxError::Host { name: name.to_owned(), reason: format!("{e:#}") })?;
     store.set_max_wasm_stack(limits.stack_bytes.min(MAX_STACK_BYTES));
     store.set_epoch_deadline((WALL_CLOCK_LIMIT.as_millis() / EPOCH_TICK.as_millis()) as u64);
     store.epoch_deadline_trap();

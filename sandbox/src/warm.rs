@@ -49,7 +49,7 @@ impl Kept {
     /// A kept instance whose memory has `size` bytes, if there is one.
     pub(crate) fn take(&self, size: usize) -> Option<Warm> {
         let mut kept = self.0.lock().expect("kept instances poisoned");
-        let at = kept.iter().rposition(|warm| warm.memory.data_size(&warm.store) == size)?;
+        let at = kept.iter().rposition(|warm| warm.size() == size)?;
         Some(kept.remove(at))
     }
 

@@ -126,12 +126,8 @@ pub(crate) fn track(module: &[u8]) -> Result<Vec<u8>, String> {
                     code.function(&marked(contents, &body, params, mark).map_err(|e| format!("function {}: {e}", imported_functions as usize + i))?);
                 }
                 code.function(&mark_range());
-                let mut bytes = Vec::new();
-                wasm_encoder::Encode::encode(&code, &mut bytes);
-                // (`encode` writes the section's contents with their length first.)
-                let mut reader = BinaryReader::new(&bytes, 0);
-                reader.read_var_u32().map_err(|e| e.to_string())?;
-                bytes[reader.original_position()..].to_vec()
+                out.section(&code);
+                continue;
             }
             _ => contents.to_vec(),
         };
