@@ -13,7 +13,7 @@ use crate::budget::{Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration};
 use crate::generate::{ChoiceSource, TestCase};
 use crate::oracle::{Execution, Failure, FailureCounts, FailureKind, RunOutcome};
 use crate::points::{GRADING_SAMPLE_INPUTS, GRADING_SEED};
-use crate::problem::{Executor, Problem};
+use crate::problem::{Executor, Problem, RunRequest};
 
 /// Why a generated input cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,6 +130,11 @@ pub(crate) enum Known {
     Usable { reference: Execution, fair: u64, verdicts: Vec<Option<Option<FailureKind>>> },
 }
 
+/// About the runs of one round of the grading sample ([`Executor::run_all`]): whole
+/// programs, as many as make this many runs (at least one). A class of 1,000 would
+/// otherwise make a million runs in one round, each run's output held until judged.
+const SAMPLE_ROUND_RUNS: usize = 8_192;
+
 /// Runs `programs` (executor program numbers, each once) on the grading sample and counts
 /// each one's failures: `(program, judged, counts)` in the order given, and the runs made.
 /// Deterministic whatever the thread count. An input the sample holds several times (a
@@ -175,31 +180,50 @@ pub(crate) fn sample_failures(
             Some((input, reference, fuel, copies[input], settled))
         })
         .collect();
-    // Each program runs on the whole sample in a row (its instance slot stays warm).
-    let counted: Vec<(usize, u64, FailureCounts, u64)> = programs
-        .par_iter()
-        .map(|&program| {
-            let (mut kinds, mut judged, mut runs) = (Vec::new(), 0, 0);
-            for (input, reference, fuel, copies, settled) in &sample {
-                let verdict = match settled.as_ref().and_then(|settled| settled.get(program)).copied().flatten() {
+    // Rounds of whole programs (each on the whole sample in a row, its instance warm), of
+    // about SAMPLE_ROUND_RUNS runs, which only those a search did not settle make.
+    let settled = |program: usize, known: &Option<Vec<Option<Option<FailureKind>>>>| known.as_ref().and_then(|k| k.get(program)).copied().flatten();
+    let mut counted: Vec<(usize, u64, FailureCounts, u64)> = Vec::with_capacity(programs.len());
+    for group in programs.chunks(SAMPLE_ROUND_RUNS.div_ceil(sample.len().max(1))) {
+        let requests: Vec<(usize, RunRequest<'_>)> = group
+            .iter()
+            .flat_map(|&program| sample.iter().enumerate().map(move |(at, s)| (at, program, s)))
+            .filter(|(_, program, (.., known))| settled(*program, known).is_none())
+            .map(|(at, program, (input, _, fuel, ..))| (at, RunRequest { program, input, fuel: *fuel }))
+            .collect();
+        let runs: Vec<RunRequest<'_>> = requests.iter().map(|(_, request)| *request).collect();
+        let executions = executor.run_all(&runs);
+        let judged: Vec<Result<Option<FailureKind>, String>> = requests
+            .par_iter()
+            .zip(executions)
+            .map(|((at, _), execution)| {
+                let (input, reference, ..) = &sample[*at];
+                judge_answer(problem, executor, input, reference, &execution).map(|v| v.map(|f| f.kind))
+            })
+            .collect();
+        let mut judged = judged.into_iter();
+        for &program in group {
+            let (mut kinds, mut judged_copies, mut runs) = (Vec::new(), 0, 0);
+            for (_, _, _, copies, known) in &sample {
+                let verdict = match settled(program, known) {
                     Some(kind) => Ok(kind),
                     None => {
                         runs += 1;
-                        run_answer(problem, executor, input, reference, program, *fuel).1.map(|v| v.map(|f| f.kind))
+                        judged.next().expect("a verdict for every run asked")
                     }
                 };
                 match verdict {
                     // The checker failed on this output: the input says nothing of the program.
                     Err(_) => continue,
                     Ok(kind) => {
-                        judged += copies;
+                        judged_copies += copies;
                         kinds.extend(kind.into_iter().flat_map(|kind| std::iter::repeat_n(kind, *copies as usize)));
                     }
                 }
             }
-            (program, judged, FailureCounts::of(&kinds), runs)
-        })
-        .collect();
+            counted.push((program, judged_copies, FailureCounts::of(&kinds), runs));
+        }
+    }
     let reference_runs = sample.iter().filter(|(.., settled)| settled.is_none()).count() as u64;
     let runs = reference_runs + counted.iter().map(|(.., runs)| runs).sum::<u64>();
     (counted.into_iter().map(|(program, judged, counts, _)| (program, (judged, counts))).collect(), runs)

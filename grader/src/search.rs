@@ -18,12 +18,12 @@ use crate::oracle::{Execution, FailureCounts, FailureKind, RunOutcome};
 use crate::neighbours::{neighbours, random_edit};
 use crate::order::correctness_order;
 use crate::partition::{BitSet, FailingSet, Suite, union_within};
-use crate::problem::{Answer, Executor, Problem, Progress};
+use crate::problem::{Answer, Executor, Problem, Progress, RunRequest};
 use crate::rank::{percent, ranks};
 use crate::result::{
     Analysis, AnswerResult, FailureDetail, MAX_PROBLEM_ERRORS, ProblemError, REFERENCE_ID, SuiteTest,
 };
-use crate::run::{Known, Unusable, budget, calibrate, failure_detail, run_answer, run_reference, sample_failures};
+use crate::run::{Known, Unusable, budget, calibrate, failure_detail, judge_answer, run_answer, run_reference, sample_failures};
 use crate::shrink::{Candidates, SHRINK_BUDGET, shrink};
 use crate::testing::{agrees, not_valid};
 
@@ -143,10 +143,6 @@ fn cached_bytes<T>(values: &[T]) -> usize {
 /// verdicts could turn out is tried against the suite before they are re-run: 2^6 = 64
 /// redundancy checks cost microseconds, a re-run with the fair budget up to a second.
 const PENDING_ENUMERATED: usize = 6;
-
-/// Inputs one answer runs on in a row when several are evaluated together: enough that
-/// its instance slot is reused while warm, few enough that the tasks spread evenly.
-const RUNS_IN_A_ROW: usize = 8;
 
 /// Runs the analysis of Paper III on `answers` (sorted as they should appear) with `seed`.
 ///
@@ -518,37 +514,27 @@ impl Search<'_> {
             })
             .collect();
         let usable: Vec<usize> = (0..fresh.len()).filter(|&i| references[i].is_ok()).collect();
-        // A task is one program on up to RUNS_IN_A_ROW usable inputs from `start`: small
-        // enough that long runs (a program that times out everywhere) spread over every core.
-        // Each task may be taken by any thread (`with_max_len(1)`): rayon otherwise hands
-        // out ranges of tasks that it splits only when another thread steals from them, and
-        // a range it did not split runs on one thread to its end. The tasks go program by
-        // program, so such a range held all of a slow program's runs: cryptarithm's a07,
-        // which times out on most inputs and is a third of the analysis's work, ran 25 s on
-        // one thread and 3.5 s on the other, which sat idle a third of the time (seed 1:
-        // 46 s instead of 55 s, the same analysis).
-        let tasks: Vec<(usize, usize)> =
-            (0..self.run.len()).flat_map(|p| (0..usable.len()).step_by(RUNS_IN_A_ROW).map(move |start| (p, start))).collect();
-        let done: Vec<Vec<Result<Option<FailureKind>, String>>> = tasks
+        // One round: every program on every usable input, program by program.
+        let (fresh_inputs, quick) = (&fresh, |i: usize| references[i].as_ref().expect("usable").1.quick);
+        let requests: Vec<RunRequest<'_>> = self
+            .run
+            .iter()
+            .flat_map(|&program| usable.iter().map(move |&i| RunRequest { program, input: &fresh_inputs[i], fuel: quick(i) }))
+            .collect();
+        let executions = executor.run_all(&requests);
+        let verdicts: Vec<Result<Option<FailureKind>, String>> = requests
             .par_iter()
-            .with_max_len(1)
-            .map(|&(p, start)| {
-                usable[start..usable.len().min(start + RUNS_IN_A_ROW)]
-                    .iter()
-                    .map(|&i| {
-                        let (reference, budget) = references[i].as_ref().expect("usable");
-                        let verdict = run_answer(problem, executor, &fresh[i], reference, self.run[p], budget.quick).1;
-                        verdict.map(|failure| failure.map(|f| f.kind))
-                    })
-                    .collect()
+            .zip(executions)
+            .enumerate()
+            .map(|(n, (request, execution))| {
+                let reference = &references[usable[n % usable.len()]].as_ref().expect("usable").0;
+                judge_answer(problem, executor, request.input, reference, &execution).map(|failure| failure.map(|f| f.kind))
             })
             .collect();
-        // Each usable input's verdicts in program order (the tasks go program by program).
+        // Each usable input's verdicts in program order.
         let mut judged: Vec<Vec<Result<Option<FailureKind>, String>>> = vec![Vec::with_capacity(self.run.len()); usable.len()];
-        for (&(_, start), verdicts) in tasks.iter().zip(done) {
-            for (k, verdict) in (start..).zip(verdicts) {
-                judged[k].push(verdict);
-            }
+        for (n, verdict) in verdicts.into_iter().enumerate() {
+            judged[n % usable.len()].push(verdict);
         }
         let mut judged = judged.into_iter();
         for (input, reference) in fresh.into_iter().zip(references) {

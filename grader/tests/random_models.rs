@@ -85,12 +85,15 @@ fn analyse_model(model: &Model, seed: u64) -> Analysis {
 }
 
 fn analyse_model_until(model: &Model, seed: u64, stable_after: u64) -> Analysis {
+    analyse_by(model, model.answers.len(), seed, stable_after)
+}
+
+/// The analysis of `answers` answers (programs 1 and up) run by `executor`.
+fn analyse_by(executor: &dyn Executor, answers: usize, seed: u64, stable_after: u64) -> Analysis {
     let mut problem = Problem { name: "model".into(), ..Problem::default() };
     problem.search.stable_after = stable_after;
-    let answers: Vec<Answer> = (0..model.answers.len())
-        .map(|i| Answer { id: format!("a{i}"), cohort: None, program: i + 1, version: String::new() })
-        .collect();
-    analyse(&problem, &answers, model, seed, &mut |_| std::ops::ControlFlow::Continue(())).unwrap()
+    let answers: Vec<Answer> = (0..answers).map(|i| Answer { id: format!("a{i}"), cohort: None, program: i + 1, version: String::new() }).collect();
+    analyse(&problem, &answers, executor, seed, &mut |_| std::ops::ControlFlow::Continue(())).unwrap()
 }
 
 fn suite_sets(model: &Model, analysis: &Analysis) -> Vec<FailingSet> {
@@ -160,6 +163,41 @@ fn the_analysis_is_the_same_byte_for_byte_with_one_thread_or_many() {
     let one = run(1);
     assert_eq!(one, run(4));
     assert_eq!(one, run(2));
+}
+
+/// The model's runs made as another worker would make a round: elsewhere (a thread of
+/// its own), in another order, and counted.
+struct Elsewhere<'a> {
+    model: &'a Model,
+    rounds: std::sync::atomic::AtomicU64,
+}
+
+impl Executor for Elsewhere<'_> {
+    fn generate(&self, choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+        self.model.generate(choices)
+    }
+
+    fn run(&self, program: usize, input: &[u8], fuel: u64) -> Execution {
+        self.model.run(program, input, fuel)
+    }
+
+    fn run_all(&self, runs: &[grader::RunRequest<'_>]) -> Vec<Execution> {
+        self.rounds.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let model = self.model;
+        let mut done = std::thread::scope(|scope| scope.spawn(|| runs.iter().rev().map(|r| model.run(r.program, r.input, r.fuel)).collect::<Vec<_>>()).join().unwrap());
+        done.reverse();
+        done
+    }
+}
+
+#[test]
+fn the_analysis_is_the_same_byte_for_byte_wherever_and_in_whatever_order_a_round_of_runs_is_made() {
+    let model = Model::random(11);
+    let here = serde_json::to_string(&analyse_model(&model, 5)).unwrap();
+    let elsewhere = Elsewhere { model: &model, rounds: Default::default() };
+    let there = analyse_by(&elsewhere, model.answers.len(), 5, 300);
+    assert_eq!(serde_json::to_string(&there).unwrap(), here);
+    assert!(elsewhere.rounds.into_inner() > 10, "the search and the grading sample hand their runs over in rounds");
 }
 
 #[test]
