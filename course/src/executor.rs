@@ -63,6 +63,9 @@ pub struct SandboxExecutor<'a> {
     pub cancel: Option<&'a AtomicBool>,
     /// Runs that went the same way whatever the input: each program's is run once.
     pub input_free: InputFree,
+    /// Where rounds of runs may be made besides this process's pool, and the digest of
+    /// these programs there ([`SandboxExecutor::programs_digest`]). Default none.
+    pub elsewhere: Option<(&'a dyn crate::rounds::RunsElsewhere, [u8; 32])>,
 }
 
 /// The runs of programs that ended without asking for their input (a hand-in whose
@@ -228,6 +231,13 @@ impl Executor for SandboxExecutor<'_> {
                 (result, choices)
             }
             Err(error) => panic!("the sandbox failed to run the generator: {error}"),
+        }
+    }
+
+    fn run_all(&self, runs: &[grader::RunRequest<'_>]) -> Vec<Execution> {
+        match self.elsewhere {
+            Some((elsewhere, programs)) if !self.cancelled() => elsewhere.run_all(&programs, runs, &|here| grader::run_here(self, here)),
+            _ => grader::run_here(self, runs),
         }
     }
 

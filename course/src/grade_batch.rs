@@ -71,13 +71,16 @@ pub struct Settings {
     /// What the roster's students who handed in nothing get in the exports. Default 0
     /// points.
     pub no_hand_in: crate::exports::NoHandIn,
+    /// Where the search's rounds of runs may be made besides `pool` (other workers of the
+    /// service). Default none: every run here.
+    pub elsewhere: Option<std::sync::Arc<dyn crate::rounds::RunsElsewhere>>,
 }
 
 impl Settings {
     /// Seed `seed`, the problem's own search and fuel, no previous analysis, no bug lists,
     /// 0 points for no hand-in.
     pub fn seed(seed: u64) -> Settings {
-        Settings { seed, stable_after: None, fuel_factor: None, max_points: None, previous: None, bug_lists: false, no_hand_in: Default::default() }
+        Settings { seed, stable_after: None, fuel_factor: None, max_points: None, previous: None, bug_lists: false, no_hand_in: Default::default(), elsewhere: None }
     }
 }
 
@@ -138,17 +141,7 @@ pub fn grade_batch(
     cancel: &AtomicBool,
     report: &(dyn Fn(Stage<'_>) + Sync),
 ) -> CourseResult<Graded> {
-    let mut problem = problem_dir.problem();
-    if let Some(stable_after) = settings.stable_after {
-        problem.search.stable_after = stable_after;
-        problem.search.estimate = None;
-    }
-    if let Some(factor) = settings.fuel_factor {
-        problem.fuel.factor = factor;
-    }
-    if let Some(max) = settings.max_points {
-        problem.grading.max_points = crate::problem_dir::max_points(max).map_err(CourseError::Problem)?;
-    }
+    let mut problem = problem_of(problem_dir, settings)?;
     let batch = pool.install(|| compile(tools, &problem_dir.accepted, &class.hand_ins, cancel, report));
     if cancel.load(Ordering::Relaxed) {
         return Err(GraderError::Cancelled.into());
@@ -172,7 +165,10 @@ pub fn grade_batch(
         warnings.push(format!("none of the {} hand-ins compiled: each one's result is its compiler's message", batch.not_built.len()));
         problem.search = grader::SearchOptions { stable_after: 1, estimate: None, ..problem.search };
     }
-    let executor = crate::executor::SandboxExecutor { cancel: Some(cancel), ..problem_dir.executor(&tools.sandbox, programs.iter().copied()) };
+    let mut executor = crate::executor::SandboxExecutor { cancel: Some(cancel), ..problem_dir.executor(&tools.sandbox, programs.iter().copied()) };
+    if let Some(elsewhere) = &settings.elsewhere {
+        executor.elsewhere = Some((&**elsewhere, executor.programs_digest()));
+    }
     let mut show = |p: &Progress| {
         report(Stage::Searching(p));
         if cancel.load(Ordering::Relaxed) { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
@@ -226,9 +222,8 @@ pub fn grade_batch(
     let bug_lists = match settings.bug_lists {
         false => Vec::new(),
         true => {
-            // Each student's own program (a copy's messages name its own lines).
-            let programs: Vec<&Program> = batch.submissions.iter().map(|s| &s.program).collect();
-            pool.install(|| explain(tools, problem_dir, &problem, &analysis, &answers, &programs, settings.previous.as_ref(), cancel, report))?
+            let places = Explained { answers: &answers, submissions: &batch.submissions, elsewhere: executor.elsewhere };
+            pool.install(|| explain(tools, problem_dir, &problem, &analysis, &places, settings.previous.as_ref(), cancel, report))?
         }
     };
     let runs_spared = executor.input_free.spared();
@@ -236,10 +231,27 @@ pub fn grade_batch(
     Ok(Graded { analysis, rejected, warnings, roster, bug_lists, runs_spared, copies, no_hand_in: settings.no_hand_in })
 }
 
+/// The problem of `problem_dir` as `settings` grade it (their search, fuel factor and
+/// points instead of `problem.toml`'s).
+pub fn problem_of(problem_dir: &ProblemDir, settings: &Settings) -> CourseResult<grader::Problem> {
+    let mut problem = problem_dir.problem();
+    if let Some(stable_after) = settings.stable_after {
+        problem.search.stable_after = stable_after;
+        problem.search.estimate = None;
+    }
+    if let Some(factor) = settings.fuel_factor {
+        problem.fuel.factor = factor;
+    }
+    if let Some(max) = settings.max_points {
+        problem.grading.max_points = crate::problem_dir::max_points(max).map_err(CourseError::Problem)?;
+    }
+    Ok(problem)
+}
+
 /// Loads every hand-in in parallel (sources are built first, with the problem's
 /// `harnesses` if any), until the batch's compile
 /// time runs out or `cancel` is set: those not reached then are in `not_reached`.
-fn compile(tools: &Tools, accepted: &crate::problem_dir::Accepted, hand_ins: &[HandIn], cancel: &AtomicBool, report: &(dyn Fn(Stage<'_>) + Sync)) -> Batch {
+pub(crate) fn compile(tools: &Tools, accepted: &crate::problem_dir::Accepted, hand_ins: &[HandIn], cancel: &AtomicBool, report: &(dyn Fn(Stage<'_>) + Sync)) -> Batch {
     let compiled = AtomicUsize::new(0);
     let started = Instant::now();
     let total = hand_ins.len();
@@ -330,17 +342,26 @@ pub fn add_builds<'a>(
     }
 }
 
-/// Each answer's bug list as JSON (`answers` run `programs`, one each), computed now so
-/// that a student's page costs nothing; then those whose sources did not compile (their
-/// list is the compiler's message). A frozen re-run keeps an unchanged answer's list.
+/// Whose bug lists [`explain`] writes: the answers, the hand-ins they are (in the same
+/// order: each student's own program, so that a copy's messages name its own lines), and
+/// where the lists may be written besides here.
+struct Explained<'a> {
+    answers: &'a [Answer],
+    submissions: &'a [crate::submissions::Submission],
+    elsewhere: Option<(&'a dyn crate::rounds::RunsElsewhere, [u8; 32])>,
+}
+
+/// Each answer's bug list as JSON, computed now so that a student's page costs nothing
+/// (some here, some elsewhere when `explained` says where); then those whose sources did
+/// not compile (their list is the compiler's message). A frozen re-run keeps an
+/// unchanged answer's list.
 #[allow(clippy::too_many_arguments)]
 fn explain(
     tools: &Tools,
     problem_dir: &ProblemDir,
     problem: &grader::Problem,
     analysis: &Analysis,
-    answers: &[Answer],
-    programs: &[&Program],
+    explained: &Explained<'_>,
     previous: Option<&Previous>,
     cancel: &AtomicBool,
     report: &(dyn Fn(Stage<'_>) + Sync),
@@ -349,36 +370,65 @@ fn explain(
         (Some(previous), Some(rerun)) if previous.mode == RerunMode::Frozen && !rerun.changed.iter().any(|c| c == id) => previous.bug_lists.get(id),
         _ => None,
     };
+    let answers = explained.answers;
     let total = answers.len();
-    let explained = AtomicUsize::new(0);
-    report(Stage::Explaining { explained: 0, total });
+    let done = AtomicUsize::new(answers.iter().filter(|a| unchanged(&a.id).is_some()).count());
+    report(Stage::Explaining { explained: done.load(Ordering::Relaxed), total });
+    let places: Vec<usize> = (0..total).filter(|&i| unchanged(&answers[i].id).is_none()).collect();
+    let tick = || report(Stage::Explaining { explained: done.fetch_add(1, Ordering::Relaxed) + 1, total });
+    let here = |places: &[usize]| bug_lists_here(tools, problem_dir, problem, analysis, explained.submissions, places, cancel, &tick);
+    let made = match explained.elsewhere {
+        Some((elsewhere, programs)) => elsewhere.bug_lists(&programs, &crate::rounds::encode_analysis(analysis)?, &places, &here),
+        None => here(&places),
+    };
+    if cancel.load(Ordering::Relaxed) {
+        return Err(GraderError::Cancelled.into());
+    }
+    let mut made = places.iter().zip(made).collect::<HashMap<_, _>>();
     let mut lists: Vec<(String, String)> = answers
-        .par_iter()
-        .zip(programs)
-        .map(|(answer, program)| {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(GraderError::Cancelled.into());
-            }
-            let list = match unchanged(&answer.id) {
-                Some(list) => list.clone(),
-                None => {
-                    let executor = problem_dir.executor(&tools.sandbox, [*program]);
-                    json(&bug_list(problem, analysis, &answer.id, 1, &executor).expect("every answer is in the analysis"))?
-                }
-            };
-            report(Stage::Explaining { explained: explained.fetch_add(1, Ordering::Relaxed) + 1, total });
-            Ok((answer.id.clone(), list))
-        })
-        .collect::<CourseResult<_>>()?;
+        .iter()
+        .enumerate()
+        .map(|(i, answer)| (answer.id.clone(), made.remove(&i).unwrap_or_else(|| unchanged(&answer.id).cloned().unwrap_or_default())))
+        .collect();
     let nothing = problem_dir.executor(&tools.sandbox, []);
     for a in analysis.answers.iter().filter(|a| a.not_built()) {
-        lists.push((a.id.clone(), json(&bug_list(problem, analysis, &a.id, 1, &nothing).expect("every answer is in the analysis"))?));
+        lists.push((a.id.clone(), json(&bug_list(problem, analysis, &a.id, 1, &nothing).expect("every answer is in the analysis"))));
     }
     Ok(lists)
 }
 
-fn json(list: &grader::BugList) -> CourseResult<String> {
-    serde_json::to_string(list).map_err(|e| CourseError::Output { file: "bug list", reason: e.to_string() })
+/// The bug lists (JSON) of `submissions` at `places` in `analysis`, each from the
+/// student's own program, on the current rayon pool; `tick` after each. Empty lists once
+/// `cancel` is set (the caller then gives up).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn bug_lists_here(
+    tools: &Tools,
+    problem_dir: &ProblemDir,
+    problem: &grader::Problem,
+    analysis: &Analysis,
+    submissions: &[crate::submissions::Submission],
+    places: &[usize],
+    cancel: &AtomicBool,
+    tick: &(dyn Fn() + Sync),
+) -> Vec<String> {
+    places
+        .par_iter()
+        .map(|&place| {
+            if cancel.load(Ordering::Relaxed) {
+                return String::new();
+            }
+            let submission = &submissions[place];
+            let executor = problem_dir.executor(&tools.sandbox, [&submission.program]);
+            let list = json(&bug_list(problem, analysis, &submission.id, 1, &executor).expect("every answer is in the analysis"));
+            tick();
+            list
+        })
+        .collect()
+}
+
+/// A bug list as JSON (plain strings and numbers: it always serialises).
+fn json(list: &grader::BugList) -> String {
+    serde_json::to_string(list).expect("a bug list serialises")
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! A course's grading work, without its edges: problems ([`problem_dir`], [`bundle`],
 //! [`problem_check`], and judges' packages: [`import`], read by [`own_files`]), batches, hand-ins and rosters ([`submissions`], [`hand_in`]),
 //! students' sources and their builds ([`load`]), the grader's executor on the sandbox
-//! ([`executor`]), the one pipeline that grades a batch ([`grade_batch`](mod@grade_batch)) and the files a
+//! ([`executor`]) and its rounds of runs made by other workers too ([`rounds`]), the one pipeline that grades a batch ([`grade_batch`](mod@grade_batch)) and the files a
 //! graded batch is written as ([`outputs`], [`exports`]).
 //!
 //! The command line and the service both grade through [`grade_batch`](fn@grade_batch) and only present
@@ -45,6 +45,7 @@ pub mod outputs;
 pub mod own_files;
 pub mod problem_check;
 pub mod problem_dir;
+pub mod rounds;
 pub mod submissions;
 
 pub use error::{CourseError, CourseResult};

@@ -493,6 +493,7 @@ impl ProblemDir {
             exit_status: self.toml.exit_status,
             cancel: None,
             input_free: Default::default(),
+            elsewhere: None,
         }
     }
 

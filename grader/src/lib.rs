@@ -96,7 +96,7 @@ pub use oracle::{CheckerVerdict, Execution, Failure, FailureCounts, FailureKind,
 pub use order::{Class, CorrectnessOrder, Edge, correctness_order};
 pub use partition::{BitSet, FailingSet, Suite, is_redundant};
 pub use points::{GRADING_SAMPLE_INPUTS, GRADING_SEED, GradingPolicy, Points};
-pub use problem::{Answer, EstimateStop, Executor, Problem, Progress, RUNS_IN_A_ROW, RunRequest, SearchOptions, WrittenTest, in_a_row};
+pub use problem::{Answer, EstimateStop, Executor, Problem, Progress, RUNS_IN_A_ROW, RunRequest, SearchOptions, WrittenTest, in_a_row, run_here};
 pub use rank::{percent, ranks};
 pub use rerun::{changed_since, grade_changes, rerun};
 pub use result::{

@@ -23,6 +23,10 @@ pub struct WorkerArgs {
     /// Threads per analysis (default: one per core). The result does not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// About the milliseconds of work of one shard of an analysis's rounds of runs that
+    /// other processes' idle workers may make (see `serve --shard-ms`).
+    #[arg(long, default_value_t = crate::serve::SHARD_WORK.as_millis() as u64)]
+    pub shard_ms: u64,
 }
 
 /// `bugrank worker`: runs queued analyses of the shared database, `--workers` at a time,
@@ -36,6 +40,7 @@ pub fn worker_command(args: &WorkerArgs) -> anyhow::Result<()> {
     let lock = store::lock_data(&args.data)?;
     let mut app = App::open(&args.data, Some(&args.database), MAX_UPLOAD_BYTES)?;
     app.lock = Some(lock);
+    app.shard_work = std::time::Duration::from_millis(args.shard_ms.max(1));
     let workers = worker::start(Arc::new(app), args.workers.max(1), args.threads)?;
     println!("bugrank worker (pid {}) takes analyses from {}", std::process::id(), sql::redacted(&args.database));
     for worker in workers {

@@ -15,6 +15,8 @@ pub mod mail;
 mod pages;
 pub mod store;
 mod upload;
+mod rounds;
+pub use rounds::SHARD_WORK;
 pub mod worker;
 
 use std::collections::HashMap;
@@ -61,6 +63,11 @@ pub struct ServeArgs {
     /// Threads per analysis (default: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// On PostgreSQL: about the least milliseconds of work of one shard of an analysis's
+    /// rounds of runs that other processes' idle workers may make. More where the workers reach
+    /// the database over a slow network (each shard costs a few round trips).
+    #[arg(long, default_value_t = rounds::SHARD_WORK.as_millis() as u64)]
+    pub shard_ms: u64,
     /// The address students reach the service at (`https://grades.example.edu`, or with a
     /// path prefix): the base of every student's link that leaves the service, in emails
     /// and `links.csv`. Without it no email is sent (the links would carry whatever address
@@ -108,6 +115,9 @@ pub struct App {
     pub public_url: Option<String>,
     /// The serving process's lock on the data directory, held while the app lives.
     pub(crate) lock: Option<std::fs::File>,
+    /// About the work of one shard of an analysis's rounds shared with other processes
+    /// (`--shard-ms`, default [`rounds::SHARD_WORK`]).
+    pub shard_work: std::time::Duration,
 }
 
 impl App {
@@ -118,7 +128,7 @@ impl App {
         // class again.
         let sandbox = Sandbox::new()?.with_disk_cache(data.join("compiled"))?;
         let builder = toolchain::Builder::new(Some(data.join("builds")));
-        Ok(App { db, store, tools: course::Tools { sandbox, builder }, jobs: Jobs::default(), checks: checks::BundleChecks::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), mailer: mail::Mailer::from_env()?, secure_cookies: false, public_url: None, lock: None })
+        Ok(App { db, store, tools: course::Tools { sandbox, builder }, jobs: Jobs::default(), checks: checks::BundleChecks::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), mailer: mail::Mailer::from_env()?, secure_cookies: false, public_url: None, lock: None, shard_work: rounds::SHARD_WORK })
     }
 
     /// The base of the students' links that leave the service (emails, `links.csv`): the
@@ -383,6 +393,7 @@ pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
     app.lock = Some(lock);
     app.secure_cookies = args.secure_cookies;
     app.public_url = args.public_url.clone();
+    app.shard_work = std::time::Duration::from_millis(args.shard_ms.max(1));
     let app = Arc::new(app);
     app.db.exclusively(|| -> anyhow::Result<()> {
         if app.db.instructor_count()? == 0 {

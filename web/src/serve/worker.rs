@@ -21,6 +21,7 @@ use grader::{Analysis, GraderError, RerunMode};
 use serde::{Deserialize, Serialize};
 
 use super::App;
+use super::rounds::SharedRounds;
 use super::db::{AnalysisRow, Status};
 use super::store::write_atomically;
 
@@ -41,8 +42,12 @@ const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(1);
 /// This process, as the holder of the analyses it runs: machine, process and worker
 /// thread, as the analysis page shows them.
 fn holder(worker: usize) -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_owned()).unwrap_or_else(|_| "unknown host".to_owned());
-    format!("{host} (pid {}, worker {worker})", std::process::id())
+    format!("{} worker {worker})", super::rounds::this_process(&host()))
+}
+
+/// This machine's name, as holders name it.
+fn host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_owned()).unwrap_or_else(|_| "unknown host".to_owned())
 }
 
 /// Where a running analysis is: what the progress bar shows.
@@ -73,6 +78,10 @@ pub struct LiveProgress {
     /// How long the rest may take, in words, once there is a rate to go by.
     #[serde(default)]
     pub remaining: Option<String>,
+    /// Runs and bug lists made by the workers of other processes so far (PostgreSQL:
+    /// `rounds.rs`).
+    #[serde(default)]
+    pub runs_elsewhere: u64,
 }
 
 /// A duration for people, rounded: "about 40 s", "about 3 min".
@@ -90,6 +99,9 @@ pub struct Jobs {
     running: Mutex<HashMap<i64, (LiveProgress, Arc<AtomicBool>)>>,
     wake: Condvar,
     queue_changed: Mutex<bool>,
+    /// Whether a worker of this process is helping another process's analysis: one at a
+    /// time, or the helpers' pools would share the cores for nothing.
+    helping: AtomicBool,
 }
 
 impl Jobs {
@@ -176,12 +188,33 @@ pub fn start(app: Arc<App>, workers: usize, threads: usize) -> anyhow::Result<Ve
 }
 
 /// A worker's life: claims the next analysis it may take (of at most `at_most` hand-ins,
-/// when given), runs it, and again.
+/// when given), runs it, and again. With nothing to claim, a worker that is not the express
+/// one helps another process's analysis with its rounds of runs (`rounds.rs`), one worker
+/// of the process at a time.
 fn work(app: &Arc<App>, pool: &rayon::ThreadPool, holder: &str, at_most: Option<usize>) {
+    let mut helper = at_most.is_none().then(|| super::rounds::Helper::new(holder, super::rounds::this_process(&host())));
     loop {
         match app.db.claim_next(holder, at_most) {
             Ok(Some(row)) => run_job(app, pool, row, holder),
-            Ok(None) => app.jobs.wait(),
+            Ok(None) => match &mut helper {
+                Some(helper) if app.jobs.helping.compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed).is_ok() => {
+                    // Shard after shard while there are any, back to the queue now and then.
+                    let started = Instant::now();
+                    while started.elapsed() < IDLE_POLL {
+                        if !helper.help(app, pool) {
+                            if !helper.lingering() {
+                                break;
+                            }
+                            std::thread::sleep(super::rounds::HELP_POLL);
+                        }
+                    }
+                    app.jobs.helping.store(false, Ordering::Release);
+                    if !helper.lingering() {
+                        app.jobs.wait();
+                    }
+                }
+                _ => app.jobs.wait(),
+            },
             Err(error) => {
                 eprintln!("worker: cannot read the queue: {error}");
                 std::thread::sleep(IDLE_POLL);
@@ -195,6 +228,10 @@ fn work(app: &Arc<App>, pool: &rayon::ThreadPool, holder: &str, at_most: Option<
 /// lost: the process that took the analysis over records its end.
 fn run_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: AnalysisRow, holder: &str) {
     let id = row.id;
+    // A holder before this one may have left shards of its rounds (`rounds.rs`).
+    if let Err(error) = app.db.drop_rounds(id) {
+        eprintln!("analysis {id}: the shards of its last holder cannot be deleted: {error}");
+    }
     let cancel = Arc::new(AtomicBool::new(false));
     app.jobs.running.lock().unwrap_or_else(|p| p.into_inner()).insert(id, (LiveProgress { phase: "loading".into(), text: "loading the problem".into(), ..Default::default() }, cancel.clone()));
     let lost = AtomicBool::new(false);
@@ -215,7 +252,7 @@ fn run_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: AnalysisRow, holder: &
                 }
             }
         });
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyse_job(app, pool, &row, cancel)))
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyse_job(app, pool, &row, holder, cancel)))
             .unwrap_or_else(|panic| {
                 let message = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
                 Err(anyhow::anyhow!("the analysis stopped on an internal error: {}", message.unwrap_or_default()))
@@ -246,6 +283,9 @@ fn run_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: AnalysisRow, holder: &
         let reason = format!("its result could not be saved: {error}");
         retry(|| app.db.finish_analysis(id, holder, Status::Failed, Some(&reason), &[]).map(drop), std::thread::sleep);
     }
+    if let Err(error) = app.db.drop_rounds(id) {
+        eprintln!("analysis {id}: its shards cannot be deleted: {error}");
+    }
     app.jobs.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
 }
 
@@ -267,20 +307,14 @@ fn retry<E: std::fmt::Display>(mut record: impl FnMut() -> Result<(), E>, sleep:
 /// were queued, its roster, and the analysis's settings; then its files are written and
 /// published. Returns each student's bug list as JSON (none for a stability check's
 /// analysis, which no student sees).
-fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, cancel: &AtomicBool) -> anyhow::Result<Vec<(String, String)>> {
+fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, holder: &str, cancel: &Arc<AtomicBool>) -> anyhow::Result<Vec<(String, String)>> {
     let problem_dir = ProblemDir::load(&app.tools.sandbox, &app.tools.builder, &app.local(&row.problem_dir)?)?;
     let rows = app.db.analysis_answers(row.id)?;
     anyhow::ensure!(!rows.is_empty(), "the batch has no submissions");
     let roster = app.db.roster(row.batch_id)?;
-    let hand_ins = rows
-        .iter()
-        .map(|a| {
-            let (app, sha256) = (Arc::clone(app), a.sha256.clone());
-            let fetch = move || app.module(&sha256).map_err(|e| format!("{e:#}"));
-            HandIn { id: Some(a.student.clone()), file: a.student.clone(), what: Ok(Handed::Module(ModuleSource::Fetched(Arc::new(fetch)))), late: false }
-        })
-        .collect();
-    let class = Class { hand_ins, rejected: Vec::new(), roster: (!roster.is_empty()).then_some(roster) };
+    let class = Class { hand_ins: hand_ins(app, &rows), rejected: Vec::new(), roster: (!roster.is_empty()).then_some(roster) };
+    // On PostgreSQL, other processes' idle workers may make some of its runs.
+    let shared = app.db.shares_rounds().then(|| Arc::new(SharedRounds::new(app.clone(), row.id, holder, cancel.clone())));
     let previous = match (row.rerun, row.previous_id) {
         (Some(mode), Some(previous)) => {
             let bug_lists = match mode {
@@ -292,12 +326,10 @@ fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, canc
         _ => None,
     };
     let settings = Settings {
-        stable_after: row.stable_after,
-        fuel_factor: row.fuel_factor,
-        max_points: row.max_points,
         previous,
         bug_lists: row.stability_of.is_none(),
-        ..Settings::seed(row.seed)
+        elsewhere: shared.clone().map(|shared| shared as Arc<dyn course::rounds::RunsElsewhere>),
+        ..settings(row)
     };
     let (total, explaining) = (rows.len(), Mutex::new(None::<Instant>));
     let last_write = Mutex::new(Instant::now());
@@ -328,6 +360,7 @@ fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, canc
                     compiled: total,
                     answers: total,
                     percent: None,
+                    runs_elsewhere: shared.as_ref().map_or(0, |shared| shared.elsewhere()),
                 }
             }
             Stage::Explaining { explained, total } => {
@@ -343,13 +376,14 @@ fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, canc
                 }
             }
         };
-        if matches!(stage, Stage::Searching(_)) {
-            let mut last_write = lock(&last_write);
-            if last_write.elapsed() >= PROGRESS_WRITE_INTERVAL {
-                *last_write = Instant::now();
-                let _ = app.db.set_progress(row.id, &serde_json::to_string(&live).expect("progress serialises"));
-            }
+        // Every stage's, so that the pages of another process (PostgreSQL) show the
+        // compiling and the bug lists too.
+        let mut last_write = lock(&last_write);
+        if last_write.elapsed() >= PROGRESS_WRITE_INTERVAL {
+            *last_write = Instant::now();
+            let _ = app.db.set_progress(row.id, &serde_json::to_string(&live).expect("progress serialises"));
         }
+        drop(last_write);
         app.jobs.publish(row.id, live);
     };
     let graded = grade_batch(&app.tools, &problem_dir, class, &settings, pool, cancel, &report)?;
@@ -363,6 +397,24 @@ fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, canc
     }
     app.publish(&dir)?;
     Ok(graded.bug_lists)
+}
+
+/// How an analysis's row says to grade it: its seed, search, fuel factor and points (no
+/// previous analysis, no bug lists).
+pub(super) fn settings(row: &AnalysisRow) -> Settings {
+    Settings { stable_after: row.stable_after, fuel_factor: row.fuel_factor, max_points: row.max_points, ..Settings::seed(row.seed) }
+}
+
+/// An analysis's hand-ins as its answer rows name them, each module fetched from the store
+/// when it is compiled.
+pub(super) fn hand_ins(app: &Arc<App>, rows: &[super::db::AnswerRow]) -> Vec<HandIn> {
+    rows.iter()
+        .map(|a| {
+            let (app, sha256) = (Arc::clone(app), a.sha256.clone());
+            let fetch = move || app.module(&sha256).map_err(|e| format!("{e:#}"));
+            HandIn { id: Some(a.student.clone()), file: a.student.clone(), what: Ok(Handed::Module(ModuleSource::Fetched(Arc::new(fetch)))), late: false }
+        })
+        .collect()
 }
 
 /// The value behind `mutex`, even if a thread panicked holding it (progress only).

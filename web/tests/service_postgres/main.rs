@@ -45,12 +45,13 @@ fn a_service_on_postgres_keeps_its_store_in_the_database_not_in_the_data_directo
 struct Worker(std::process::Child);
 
 impl Worker {
-    fn start(service_data: &std::path::Path, own: &std::path::Path) -> Worker {
+    fn start(service_data: &std::path::Path, own: &std::path::Path, options: &[&str]) -> Worker {
         let child = common::bugrank(service_data)
             // (One analysis at a time besides the express worker: which takes what is then
             // known.)
             .args(["worker", "--threads", "1", "--workers", "1", "--data"])
             .arg(own)
+            .args(options)
             .stdout(std::process::Stdio::null())
             .spawn()
             .expect("bugrank worker starts");
@@ -97,14 +98,14 @@ fn a_worker_killed_mid_analysis_loses_it_to_another_worker_that_finishes_it_the_
     let runs = [("1", "80000"), ("2", "2000"), ("3", "2000")];
     let ids: Vec<i64> = runs.iter().map(|(seed, stable)| common::run_analysis(&client, batch, &[("seed", seed), ("stable_after", stable)])).collect();
 
-    let first = Worker::start(&data, &temp.path().join("first"));
+    let first = Worker::start(&data, &temp.path().join("first"), &[]);
     let running = poll(&client, ids[0], "taken by the first worker", |v| first.holds(v));
     // Either of its workers may take it: the express one too, for a class this small.
     let holder = running["analysis"]["holder"].as_str().unwrap();
     assert!(holder.contains(", worker 0)") || holder.contains(", worker 1) (express)"), "{:#}", running["analysis"]);
     let page = client.get(&format!("/analyses/{}", ids[0]));
     assert!(!page.body.contains("(pid "), "where it runs is for the JSON (operators), not the instructor's page");
-    let second = Worker::start(&data, &temp.path().join("second"));
+    let second = Worker::start(&data, &temp.path().join("second"), &[]);
     for &id in &ids[1..] {
         assert_eq!(client.wait_for_analysis(id)["analysis"]["status"], "done");
     }
@@ -150,6 +151,52 @@ fn a_worker_killed_mid_analysis_loses_it_to_another_worker_that_finishes_it_the_
     assert_eq!(server.query(&data, &format!("SELECT attempts, holder IS NULL FROM analyses WHERE id = {}", ids[0])), "2|t");
     let after = client.api(&format!("/api/batches/{batch}"));
     assert_eq!((&after["submissions"], &after["roster"]), (&uploaded["submissions"], &uploaded["roster"]));
+}
+
+#[test]
+fn an_idle_worker_makes_runs_of_another_workers_analysis_and_killing_it_mid_analysis_changes_nothing() {
+    let temp = tempfile::tempdir().unwrap();
+    let data = temp.path().join("serve");
+    let service = common::Service::start(&data, &["--workers", "0"]);
+    let client = service.instructor();
+    let problem = common::upload_problem(&client, "interval-sets");
+    // The Python cohort (a whole program's run costs some 200 µs: its rounds are long
+    // enough to share with shards of about 5 ms).
+    let dir = common::fixture("interval-sets").join("submissions-python");
+    let mut sources: Vec<(String, Vec<u8>)> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap())).collect();
+    sources.sort();
+    let archive = common::zip(&sources.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>());
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Python"), ("course", common::COURSE)], &[("modules", "python.zip", &archive)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let batch = client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap();
+    let id = common::run_analysis(&client, batch, &[("seed", "3"), ("stable_after", "2000")]);
+
+    let shards = ["--shard-ms", "5"];
+    let holder = Worker::start(&data, &temp.path().join("holder"), &shards);
+    poll(&client, id, "taken by the first worker", |v| holder.holds(v));
+    let helper = Worker::start(&data, &temp.path().join("helper"), &shards);
+    let helped = poll(&client, id, "helped by the second worker", |v| v["progress"]["runs_elsewhere"].as_u64().is_some_and(|n| n > 0));
+    assert_eq!(helped["analysis"]["status"], "running", "{:#}", helped["analysis"]);
+    drop(helper);
+    let done = client.wait_for_analysis(id);
+    assert_eq!(done["analysis"]["status"], "done", "{:#}", done["analysis"]);
+    assert!(holder.holds(&helped), "the analysis stays its first worker's");
+    let server = postgres::Postgres::shared();
+    assert_eq!(server.query(&data, &format!("SELECT attempts FROM analyses WHERE id = {id}")), "1", "started once");
+    assert_eq!(server.query(&data, "SELECT count(*) FROM run_shards"), "0", "no shard is left behind");
+
+    // As one process grades it on its own, byte for byte, and each student's bug list.
+    let tools = course::Tools { sandbox: sandbox::Sandbox::new().unwrap(), builder: toolchain::Builder::new(None) };
+    let problem_dir = course::problem_dir::ProblemDir::load(&tools.sandbox, &tools.builder, &common::fixture("interval-sets")).unwrap();
+    let class = course::Class { hand_ins: course::submissions::hand_ins(course::submissions::read_batch_dir(&dir).unwrap(), false), ..Default::default() };
+    let settings = course::Settings { stable_after: Some(2000), bug_lists: true, ..course::Settings::seed(3) };
+    let pool = rayon::ThreadPoolBuilder::new().build().unwrap();
+    let graded = course::grade_batch(&tools, &problem_dir, class, &settings, &pool, &std::sync::atomic::AtomicBool::new(false), &|_| {}).unwrap();
+    let (_, written) = graded.files().unwrap().into_iter().find(|(name, _)| *name == "analysis.json").unwrap();
+    assert_eq!(client.get(&format!("/analyses/{id}/files/analysis.json")).body.as_bytes(), written);
+    let lists: Vec<serde_json::Value> = graded.bug_lists.iter().map(|(_, list)| serde_json::from_str(list).unwrap()).collect();
+    assert_eq!(client.api(&format!("/api/analyses/{id}"))["bug_lists"], serde_json::Value::Array(lists), "the bug lists, some written by the helper");
 }
 
 #[test]

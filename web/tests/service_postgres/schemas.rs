@@ -7,8 +7,9 @@ use std::collections::BTreeSet;
 use crate::postgres::Postgres;
 
 /// Tables PostgreSQL has and SQLite has not, on purpose: the files SQLite keeps under
-/// `--data`, and the count of applied migrations (SQLite's is `PRAGMA user_version`).
-const POSTGRES_ONLY: &[&str] = &["files", "bugrank_schema"];
+/// `--data`, the count of applied migrations (SQLite's is `PRAGMA user_version`), and the
+/// rounds of work that several processes share (a SQLite store has one process).
+const POSTGRES_ONLY: &[&str] = &["files", "bugrank_schema", "run_rounds", "run_shards"];
 
 /// A schema as facts, one a line: `table T`, `column T.C: integer, not null`,
 /// `primary key T (a, b)`, `unique T (a)`, `foreign key T.C -> U.D`,

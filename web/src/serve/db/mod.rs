@@ -13,10 +13,12 @@ use std::collections::HashMap;
 pub mod sql;
 mod queue;
 mod schema;
+mod shards;
 
 use course::submissions::{Adjustment, RosterRow};
 use sql::{Backend, Conn, Row, args};
 pub use queue::{AnalysisRow, AnalysisSettings, AnswerRow, LEASE_SECONDS, MAX_ATTEMPTS, QueueEntry, Status};
+pub use shards::{RoundKind, SHARD_LEASE_SECONDS, Shard};
 pub use sql::{DbError, DbResult, Engine};
 
 /// Seconds since the epoch: timestamps in the store.

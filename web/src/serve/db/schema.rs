@@ -34,6 +34,7 @@ const POSTGRES_MIGRATIONS: &[&str] = &[
     include_str!("migrations/postgres/0003_problem_checks.sql"),
     include_str!("migrations/postgres/0004_points_and_adjustments.sql"),
     include_str!("migrations/postgres/0005_no_hand_in.sql"),
+    include_str!("migrations/postgres/0006_run_shards.sql"),
 ];
 
 /// The key of the advisory lock under which PostgreSQL's migrations run: two processes

@@ -82,7 +82,8 @@ pub(crate) use args;
 pub enum DbError {
     #[error("SQLite: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    #[error("PostgreSQL: {0}")]
+    /// (The server's own words after the client's: tokio-postgres says only "db error".)
+    #[error("PostgreSQL: {0}{detail}", detail = .0.as_db_error().map(|e| format!(": {}", e.message())).unwrap_or_default())]
     Postgres(#[from] tokio_postgres::Error),
     /// A column held what the query did not expect (a bug, or a store written by a newer
     /// bugrank).

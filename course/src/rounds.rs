@@ -1,0 +1,222 @@
+//! An analysis's rounds of runs made by other workers too (issue 45.3).
+//!
+//! The grader hands its runs over in rounds ([`grader::Executor::run_all`]: every program
+//! on a batch of new inputs, a group of programs on the grading sample). Runs are
+//! deterministic, so any process that compiled the same class makes the same runs, and
+//! the grader judges their executions wherever they were made: the analysis is the same,
+//! byte for byte, whoever made which run. A caller that can share a round out (the
+//! service, over PostgreSQL) gives [`grade_batch`](crate::grade_batch) a
+//! [`RunsElsewhere`]; the runs travel as [`encode_runs`] writes them, and come back as
+//! [`encode_executions`] writes theirs; a helper makes them with a [`CompiledClass`] of
+//! the analysis's hand-ins. What tells a helper that it runs the same programs as the
+//! analysis: [`SandboxExecutor::programs_digest`].
+//!
+//! This module knows no database: how shards reach other processes is the caller's.
+
+use std::sync::atomic::AtomicBool;
+
+use grader::{Execution, RunOutcome, RunRequest};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::{CourseError, CourseResult};
+use crate::executor::SandboxExecutor;
+use crate::grade_batch::{Tools, answers_of, compile};
+use crate::hand_in::HandIn;
+use crate::problem_dir::ProblemDir;
+use crate::submissions::Batch;
+
+/// Where some of an analysis's runs may be made besides this process's pool.
+pub trait RunsElsewhere: Send + Sync + std::fmt::Debug {
+    /// Makes `runs` of the class whose programs have the digest `programs`: those it does
+    /// not send elsewhere with `here` (this process's pool), the others wherever it sends
+    /// them. Their executions, in the order of `runs`. Must not fail: a run it cannot have
+    /// made elsewhere it makes with `here`.
+    fn run_all(&self, programs: &[u8; 32], runs: &[RunRequest<'_>], here: &(dyn Fn(&[RunRequest<'_>]) -> Vec<Execution> + Sync)) -> Vec<Execution>;
+
+    /// Writes the bug lists of the hand-ins numbered `hand_ins` (their places among the
+    /// class's compiled hand-ins) of `analysis` ([`encode_analysis`]), of the class whose
+    /// programs have the digest `programs`: those it does not send elsewhere with `here`.
+    /// Each list as JSON, in the order of `hand_ins`; must not fail, as
+    /// [`RunsElsewhere::run_all`].
+    fn bug_lists(&self, programs: &[u8; 32], analysis: &[u8], hand_ins: &[usize], here: &(dyn Fn(&[usize]) -> Vec<String> + Sync)) -> Vec<String>;
+}
+
+/// What every shard of a round of bug lists shares: the analysis, as JSON.
+pub fn encode_analysis(analysis: &grader::Analysis) -> CourseResult<Vec<u8>> {
+    serde_json::to_vec(analysis).map_err(|e| CourseError::Output { file: "analysis", reason: e.to_string() })
+}
+
+/// A shard of bug lists: the hand-ins' places, for a helper.
+pub fn encode_hand_ins(hand_ins: &[usize]) -> Vec<u8> {
+    postcard::to_stdvec(&hand_ins.iter().map(|&i| i as u32).collect::<Vec<u32>>()).expect("places encode")
+}
+
+/// Bug lists as they travel back.
+pub fn encode_bug_lists(lists: &[String]) -> Vec<u8> {
+    postcard::to_stdvec(lists).expect("bug lists encode")
+}
+
+/// What [`encode_bug_lists`] wrote.
+pub fn decode_bug_lists(bytes: &[u8]) -> CourseResult<Vec<String>> {
+    postcard::from_bytes(bytes).map_err(|e| CourseError::Batch(format!("the bug lists of a shard cannot be read: {e}")))
+}
+
+/// A run as it travels.
+#[derive(Serialize, Deserialize)]
+struct SentRun {
+    program: u32,
+    fuel: u64,
+    input: Vec<u8>,
+}
+
+/// An execution as it travels.
+#[derive(Serialize, Deserialize)]
+struct MadeRun {
+    outcome: Outcome,
+    stdout: Vec<u8>,
+    fuel_used: u64,
+}
+
+#[derive(Serialize, Deserialize)]
+enum Outcome {
+    Success,
+    Crash(String),
+    Timeout,
+    Memory,
+    Output,
+}
+
+/// `runs` as bytes, for a helper ([`decode_runs`]).
+pub fn encode_runs(runs: &[RunRequest<'_>]) -> Vec<u8> {
+    let sent: Vec<SentRun> = runs.iter().map(|r| SentRun { program: r.program as u32, fuel: r.fuel, input: r.input.to_vec() }).collect();
+    postcard::to_stdvec(&sent).expect("runs encode")
+}
+
+/// What [`encode_runs`] wrote: `(program, input, fuel)` of each run.
+pub fn decode_runs(bytes: &[u8]) -> CourseResult<Vec<(usize, Vec<u8>, u64)>> {
+    let sent: Vec<SentRun> = postcard::from_bytes(bytes).map_err(|e| CourseError::Batch(format!("a shard of runs cannot be read: {e}")))?;
+    Ok(sent.into_iter().map(|r| (r.program as usize, r.input, r.fuel)).collect())
+}
+
+/// `executions` as bytes, for the analysis that asked for them ([`decode_executions`]).
+pub fn encode_executions(executions: &[Execution]) -> Vec<u8> {
+    let made: Vec<MadeRun> = executions
+        .iter()
+        .map(|e| MadeRun {
+            outcome: match &e.outcome {
+                RunOutcome::Success => Outcome::Success,
+                RunOutcome::Crash(message) => Outcome::Crash(message.clone()),
+                RunOutcome::Timeout => Outcome::Timeout,
+                RunOutcome::Memory => Outcome::Memory,
+                RunOutcome::Output => Outcome::Output,
+            },
+            stdout: e.stdout.clone(),
+            fuel_used: e.fuel_used,
+        })
+        .collect();
+    postcard::to_stdvec(&made).expect("executions encode")
+}
+
+/// What [`encode_executions`] wrote.
+pub fn decode_executions(bytes: &[u8]) -> CourseResult<Vec<Execution>> {
+    let made: Vec<MadeRun> = postcard::from_bytes(bytes).map_err(|e| CourseError::Batch(format!("the results of a shard cannot be read: {e}")))?;
+    Ok(made
+        .into_iter()
+        .map(|m| Execution {
+            outcome: match m.outcome {
+                Outcome::Success => RunOutcome::Success,
+                Outcome::Crash(message) => RunOutcome::Crash(message),
+                Outcome::Timeout => RunOutcome::Timeout,
+                Outcome::Memory => RunOutcome::Memory,
+                Outcome::Output => RunOutcome::Output,
+            },
+            stdout: m.stdout,
+            fuel_used: m.fuel_used,
+        })
+        .collect())
+}
+
+impl SandboxExecutor<'_> {
+    /// SHA-256 of what this executor runs: the generator, every program in order (the
+    /// reference first) and the checker. Two processes whose executors have the same
+    /// digest make the same run of program `p` on an input.
+    pub fn programs_digest(&self) -> [u8; 32] {
+        let mut digest = Sha256::new();
+        for program in std::iter::once(self.generator).chain(self.programs.iter().copied()).chain(self.checker) {
+            digest.update(program.hash());
+        }
+        digest.finalize().into()
+    }
+}
+
+/// A class compiled by a helper, as [`grade_batch`](crate::grade_batch) compiles it: the
+/// same programs, numbered the same way.
+pub struct CompiledClass {
+    batch: Batch,
+}
+
+impl CompiledClass {
+    /// Compiles `hand_ins` for `problem_dir` on the current rayon pool (until `cancel`).
+    /// `Err` when the batch's compile time ran out or the compile was cancelled: the
+    /// programs would not be the analysis's.
+    pub fn compile(tools: &Tools, problem_dir: &ProblemDir, hand_ins: &[HandIn], cancel: &AtomicBool) -> CourseResult<CompiledClass> {
+        let batch = compile(tools, &problem_dir.accepted, hand_ins, cancel, &|_| {});
+        if !batch.not_reached.is_empty() {
+            return Err(CourseError::NothingGraded(format!("{} hand-ins were not compiled", batch.not_reached.len())));
+        }
+        Ok(CompiledClass { batch })
+    }
+
+    /// The executor of the class's programs, numbered as the analysis numbers them.
+    pub fn executor<'a>(&'a self, tools: &'a Tools, problem_dir: &'a ProblemDir) -> SandboxExecutor<'a> {
+        let (programs, _) = answers_of(self.batch.submissions.iter().map(|s| (s.id.as_str(), &s.program, None)));
+        problem_dir.executor(&tools.sandbox, programs)
+    }
+
+    /// Writes the bug lists of a shard ([`encode_hand_ins`]) of `analysis`
+    /// ([`encode_analysis`]) graded on `problem` (as [`problem_of`](crate::grade_batch::problem_of)
+    /// gives it), on the current rayon pool: the lists ([`encode_bug_lists`]).
+    pub fn bug_lists_shard(&self, tools: &Tools, problem_dir: &ProblemDir, problem: &grader::Problem, analysis: &grader::Analysis, shard: &[u8]) -> CourseResult<Vec<u8>> {
+        let places: Vec<u32> = postcard::from_bytes(shard).map_err(|e| CourseError::Batch(format!("a shard of bug lists cannot be read: {e}")))?;
+        let places: Vec<usize> = places.into_iter().map(|p| p as usize).collect();
+        if let Some(place) = places.iter().find(|&&p| p >= self.batch.submissions.len()) {
+            return Err(CourseError::Batch(format!("a shard names hand-in {place}, which this class does not have")));
+        }
+        let lists = crate::grade_batch::bug_lists_here(tools, problem_dir, problem, analysis, &self.batch.submissions, &places, &AtomicBool::new(false), &|| {});
+        Ok(encode_bug_lists(&lists))
+    }
+
+    /// Makes the runs of a shard ([`encode_runs`]) on the current rayon pool: their
+    /// executions ([`encode_executions`]). `Err` when a run names a program the class
+    /// does not have.
+    pub fn run_shard(&self, executor: &SandboxExecutor<'_>, shard: &[u8]) -> CourseResult<Vec<u8>> {
+        let runs = decode_runs(shard)?;
+        if let Some((program, ..)) = runs.iter().find(|(program, ..)| *program >= executor.programs.len()) {
+            return Err(CourseError::Batch(format!("a shard names program {program}, which this class does not have")));
+        }
+        let requests: Vec<RunRequest<'_>> = runs.iter().map(|(program, input, fuel)| RunRequest { program: *program, input, fuel: *fuel }).collect();
+        Ok(encode_executions(&grader::run_here(executor, &requests)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_and_executions_come_back_as_they_were_sent() {
+        let runs = [RunRequest { program: 3, input: b"5 1 2\n", fuel: 700_000 }, RunRequest { program: 0, input: b"", fuel: 1 }];
+        let decoded = decode_runs(&encode_runs(&runs)).unwrap();
+        assert_eq!(decoded, [(3, b"5 1 2\n".to_vec(), 700_000), (0, Vec::new(), 1)]);
+        let executions = [
+            Execution { outcome: RunOutcome::Success, stdout: b"-1\n".to_vec(), fuel_used: 330_501 },
+            Execution { outcome: RunOutcome::Crash("IndexError: tuple index out of range".into()), stdout: Vec::new(), fuel_used: 12 },
+            Execution { outcome: RunOutcome::Timeout, stdout: b"partial".to_vec(), fuel_used: 6_600_000 },
+            Execution { outcome: RunOutcome::Memory, stdout: Vec::new(), fuel_used: 0 },
+            Execution { outcome: RunOutcome::Output, stdout: vec![b'x'; 1000], fuel_used: 5 },
+        ];
+        assert_eq!(decode_executions(&encode_executions(&executions)).unwrap(), executions);
+        assert!(decode_runs(b"\xff\xff").is_err(), "garbage is an error, not a panic");
+    }
+}
