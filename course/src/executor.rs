@@ -156,6 +156,20 @@ impl SandboxExecutor<'_> {
     }
 }
 
+impl SandboxExecutor<'_> {
+    /// SHA-256 of what this executor runs: the generator, every program in order (the
+    /// reference first) and the checker. Two processes whose executors have the same
+    /// digest make the same run of program `p` on an input.
+    pub fn programs_digest(&self) -> [u8; 32] {
+        use sha2::Digest;
+        let mut digest = sha2::Sha256::new();
+        for program in std::iter::once(self.generator).chain(self.programs.iter().copied()).chain(self.checker) {
+            digest.update(program.hash());
+        }
+        digest.finalize().into()
+    }
+}
+
 /// A problem's `reference.py` beside a compiled reference, compiled the first time a
 /// Python answer needs it (a class without Python pays nothing: not even the interpreter's
 /// snapshot), and its fuel over the reference's, by input: each input is measured once,

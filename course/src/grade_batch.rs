@@ -19,6 +19,8 @@ use sandbox::{Program, Sandbox};
 use toolchain::Builder;
 
 use crate::error::{CourseError, CourseResult};
+use crate::executor::SandboxExecutor;
+use crate::rounds::{decode_runs, encode_bug_lists, encode_executions};
 use crate::problem_dir::ProblemDir;
 use crate::hand_in::HandIn;
 use crate::submissions::{Batch, Rejected, RosterRow, natural_cmp};
@@ -165,7 +167,7 @@ pub fn grade_batch(
         warnings.push(format!("none of the {} hand-ins compiled: each one's result is its compiler's message", batch.not_built.len()));
         problem.search = grader::SearchOptions { stable_after: 1, estimate: None, ..problem.search };
     }
-    let mut executor = crate::executor::SandboxExecutor { cancel: Some(cancel), ..problem_dir.executor(&tools.sandbox, programs.iter().copied()) };
+    let mut executor = SandboxExecutor { cancel: Some(cancel), ..problem_dir.executor(&tools.sandbox, programs.iter().copied()) };
     if let Some(elsewhere) = &settings.elsewhere {
         executor.elsewhere = Some((&**elsewhere, executor.programs_digest()));
     }
@@ -339,6 +341,56 @@ pub fn add_builds<'a>(
     }
     if analysis.answers.len() > before {
         analysis.answers.sort_by(|a, b| natural_cmp(&a.id, &b.id));
+    }
+}
+
+/// A class compiled by a helper ([`crate::rounds`]), as [`grade_batch`] compiles it: the
+/// same programs, numbered the same way.
+pub struct CompiledClass {
+    batch: Batch,
+}
+
+impl CompiledClass {
+    /// Compiles `hand_ins` for `problem_dir` on the current rayon pool (until `cancel`).
+    /// `Err` when the batch's compile time ran out or the compile was cancelled: the
+    /// programs would not be the analysis's.
+    pub fn compile(tools: &Tools, problem_dir: &ProblemDir, hand_ins: &[HandIn], cancel: &AtomicBool) -> CourseResult<CompiledClass> {
+        let batch = compile(tools, &problem_dir.accepted, hand_ins, cancel, &|_| {});
+        if !batch.not_reached.is_empty() {
+            return Err(CourseError::NothingGraded(format!("{} hand-ins were not compiled", batch.not_reached.len())));
+        }
+        Ok(CompiledClass { batch })
+    }
+
+    /// The executor of the class's programs, numbered as the analysis numbers them.
+    pub fn executor<'a>(&'a self, tools: &'a Tools, problem_dir: &'a ProblemDir) -> SandboxExecutor<'a> {
+        let (programs, _) = answers_of(self.batch.submissions.iter().map(|s| (s.id.as_str(), &s.program, None)));
+        problem_dir.executor(&tools.sandbox, programs)
+    }
+
+    /// Writes the bug lists of a shard ([`encode_hand_ins`](crate::rounds::encode_hand_ins))
+    /// of `analysis` graded on `problem` (as [`problem_of`] gives it), on the current rayon
+    /// pool: the lists ([`encode_bug_lists`]).
+    pub fn bug_lists_shard(&self, tools: &Tools, problem_dir: &ProblemDir, problem: &grader::Problem, analysis: &grader::Analysis, shard: &[u8]) -> CourseResult<Vec<u8>> {
+        let places: Vec<u32> = postcard::from_bytes(shard).map_err(|e| CourseError::Batch(format!("a shard of bug lists cannot be read: {e}")))?;
+        let places: Vec<usize> = places.into_iter().map(|p| p as usize).collect();
+        if let Some(place) = places.iter().find(|&&p| p >= self.batch.submissions.len()) {
+            return Err(CourseError::Batch(format!("a shard names hand-in {place}, which this class does not have")));
+        }
+        let lists = crate::grade_batch::bug_lists_here(tools, problem_dir, problem, analysis, &self.batch.submissions, &places, &AtomicBool::new(false), &|| {});
+        Ok(encode_bug_lists(&lists))
+    }
+
+    /// Makes the runs of a shard ([`encode_runs`](crate::rounds::encode_runs)) on the
+    /// current rayon pool: their executions ([`encode_executions`]). `Err` when a run
+    /// names a program the class does not have.
+    pub fn run_shard(&self, executor: &SandboxExecutor<'_>, shard: &[u8]) -> CourseResult<Vec<u8>> {
+        let runs = decode_runs(shard)?;
+        if let Some((program, ..)) = runs.iter().find(|(program, ..)| *program >= executor.programs.len()) {
+            return Err(CourseError::Batch(format!("a shard names program {program}, which this class does not have")));
+        }
+        let requests: Vec<grader::RunRequest<'_>> = runs.iter().map(|(program, input, fuel)| grader::RunRequest { program: *program, input, fuel: *fuel }).collect();
+        Ok(encode_executions(&grader::run_here(executor, &requests)))
     }
 }
 

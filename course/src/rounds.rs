@@ -5,26 +5,20 @@
 //! deterministic, so any process that compiled the same class makes the same runs, and
 //! the grader judges their executions wherever they were made: the analysis is the same,
 //! byte for byte, whoever made which run. A caller that can share a round out (the
-//! service, over PostgreSQL) gives [`grade_batch`](crate::grade_batch) a
+//! service, over PostgreSQL) gives [`grade_batch`](fn@crate::grade_batch) a
 //! [`RunsElsewhere`]; the runs travel as [`encode_runs`] writes them, and come back as
-//! [`encode_executions`] writes theirs; a helper makes them with a [`CompiledClass`] of
-//! the analysis's hand-ins. What tells a helper that it runs the same programs as the
-//! analysis: [`SandboxExecutor::programs_digest`].
+//! [`encode_executions`] writes theirs; a helper makes them with a
+//! [`CompiledClass`](crate::grade_batch::CompiledClass) of the analysis's hand-ins. What
+//! tells a helper that it runs the same programs as the analysis:
+//! [`SandboxExecutor::programs_digest`](crate::executor::SandboxExecutor::programs_digest).
 //!
-//! This module knows no database: how shards reach other processes is the caller's.
-
-use std::sync::atomic::AtomicBool;
+//! This module knows no database (how shards reach other processes is the caller's), and
+//! nothing of the pipeline: the executor and the pipeline use it.
 
 use grader::{Execution, RunOutcome, RunRequest};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::error::{CourseError, CourseResult};
-use crate::executor::SandboxExecutor;
-use crate::grade_batch::{Tools, answers_of, compile};
-use crate::hand_in::HandIn;
-use crate::problem_dir::ProblemDir;
-use crate::submissions::Batch;
 
 /// Where some of an analysis's runs may be made besides this process's pool.
 pub trait RunsElsewhere: Send + Sync + std::fmt::Debug {
@@ -135,69 +129,6 @@ pub fn decode_executions(bytes: &[u8]) -> CourseResult<Vec<Execution>> {
             fuel_used: m.fuel_used,
         })
         .collect())
-}
-
-impl SandboxExecutor<'_> {
-    /// SHA-256 of what this executor runs: the generator, every program in order (the
-    /// reference first) and the checker. Two processes whose executors have the same
-    /// digest make the same run of program `p` on an input.
-    pub fn programs_digest(&self) -> [u8; 32] {
-        let mut digest = Sha256::new();
-        for program in std::iter::once(self.generator).chain(self.programs.iter().copied()).chain(self.checker) {
-            digest.update(program.hash());
-        }
-        digest.finalize().into()
-    }
-}
-
-/// A class compiled by a helper, as [`grade_batch`](crate::grade_batch) compiles it: the
-/// same programs, numbered the same way.
-pub struct CompiledClass {
-    batch: Batch,
-}
-
-impl CompiledClass {
-    /// Compiles `hand_ins` for `problem_dir` on the current rayon pool (until `cancel`).
-    /// `Err` when the batch's compile time ran out or the compile was cancelled: the
-    /// programs would not be the analysis's.
-    pub fn compile(tools: &Tools, problem_dir: &ProblemDir, hand_ins: &[HandIn], cancel: &AtomicBool) -> CourseResult<CompiledClass> {
-        let batch = compile(tools, &problem_dir.accepted, hand_ins, cancel, &|_| {});
-        if !batch.not_reached.is_empty() {
-            return Err(CourseError::NothingGraded(format!("{} hand-ins were not compiled", batch.not_reached.len())));
-        }
-        Ok(CompiledClass { batch })
-    }
-
-    /// The executor of the class's programs, numbered as the analysis numbers them.
-    pub fn executor<'a>(&'a self, tools: &'a Tools, problem_dir: &'a ProblemDir) -> SandboxExecutor<'a> {
-        let (programs, _) = answers_of(self.batch.submissions.iter().map(|s| (s.id.as_str(), &s.program, None)));
-        problem_dir.executor(&tools.sandbox, programs)
-    }
-
-    /// Writes the bug lists of a shard ([`encode_hand_ins`]) of `analysis`
-    /// ([`encode_analysis`]) graded on `problem` (as [`problem_of`](crate::grade_batch::problem_of)
-    /// gives it), on the current rayon pool: the lists ([`encode_bug_lists`]).
-    pub fn bug_lists_shard(&self, tools: &Tools, problem_dir: &ProblemDir, problem: &grader::Problem, analysis: &grader::Analysis, shard: &[u8]) -> CourseResult<Vec<u8>> {
-        let places: Vec<u32> = postcard::from_bytes(shard).map_err(|e| CourseError::Batch(format!("a shard of bug lists cannot be read: {e}")))?;
-        let places: Vec<usize> = places.into_iter().map(|p| p as usize).collect();
-        if let Some(place) = places.iter().find(|&&p| p >= self.batch.submissions.len()) {
-            return Err(CourseError::Batch(format!("a shard names hand-in {place}, which this class does not have")));
-        }
-        let lists = crate::grade_batch::bug_lists_here(tools, problem_dir, problem, analysis, &self.batch.submissions, &places, &AtomicBool::new(false), &|| {});
-        Ok(encode_bug_lists(&lists))
-    }
-
-    /// Makes the runs of a shard ([`encode_runs`]) on the current rayon pool: their
-    /// executions ([`encode_executions`]). `Err` when a run names a program the class
-    /// does not have.
-    pub fn run_shard(&self, executor: &SandboxExecutor<'_>, shard: &[u8]) -> CourseResult<Vec<u8>> {
-        let runs = decode_runs(shard)?;
-        if let Some((program, ..)) = runs.iter().find(|(program, ..)| *program >= executor.programs.len()) {
-            return Err(CourseError::Batch(format!("a shard names program {program}, which this class does not have")));
-        }
-        let requests: Vec<RunRequest<'_>> = runs.iter().map(|(program, input, fuel)| RunRequest { program: *program, input, fuel: *fuel }).collect();
-        Ok(encode_executions(&grader::run_here(executor, &requests)))
-    }
 }
 
 #[cfg(test)]

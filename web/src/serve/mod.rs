@@ -192,6 +192,19 @@ impl App {
         Ok(())
     }
 
+    /// An analysis's hand-ins as its answer rows name them, each module fetched from the
+    /// store when it is compiled: what its holder grades and a helper compiles.
+    pub(crate) fn hand_ins(app: &Arc<App>, rows: &[db::AnswerRow]) -> Vec<course::hand_in::HandIn> {
+        rows.iter()
+            .map(|a| {
+                let (app, sha256) = (Arc::clone(app), a.sha256.clone());
+                let fetch = move || app.module(&sha256).map_err(|e| format!("{e:#}"));
+                let what = Ok(course::hand_in::Handed::Module(course::hand_in::ModuleSource::Fetched(Arc::new(fetch))));
+                course::hand_in::HandIn { id: Some(a.student.clone()), file: a.student.clone(), what, late: false }
+            })
+            .collect()
+    }
+
     /// The folder here of what the store names `stored` (see [`Store::resolve`]); when
     /// files are shared and it is not here yet, it is fetched from the database first
     /// (into a temporary folder renamed into place: all of it or nothing).
@@ -443,4 +456,10 @@ pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
     .with_context(|| format!("cannot listen on {}", args.bind))?;
     let addr = *server.addrs().first().context("the server listens somewhere")?;
     Ok(Running { addr, server: server.run() })
+}
+
+/// How an analysis's row says to grade it: its seed, search, fuel factor and points (no
+/// previous analysis, no bug lists).
+pub(crate) fn settings(row: &db::AnalysisRow) -> course::Settings {
+    course::Settings { stable_after: row.stable_after, fuel_factor: row.fuel_factor, max_points: row.max_points, ..course::Settings::seed(row.seed) }
 }

@@ -15,7 +15,8 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use course::problem_dir::ProblemDir;
-use course::rounds::{CompiledClass, RunsElsewhere, decode_bug_lists, decode_executions, encode_hand_ins, encode_runs};
+use course::grade_batch::CompiledClass;
+use course::rounds::{RunsElsewhere, decode_bug_lists, decode_executions, encode_hand_ins, encode_runs};
 use grader::{Execution, RunRequest};
 
 use super::App;
@@ -278,8 +279,8 @@ impl Helping {
     fn prepare(app: &Arc<App>, pool: &rayon::ThreadPool, analysis: i64) -> anyhow::Result<Helping> {
         let row = app.db.analysis(analysis)?.ok_or_else(|| anyhow::anyhow!("no such analysis"))?;
         let problem_dir = ProblemDir::load(&app.tools.sandbox, &app.tools.builder, &app.local(&row.problem_dir)?)?;
-        let problem = course::grade_batch::problem_of(&problem_dir, &super::worker::settings(&row))?;
-        let hand_ins = super::worker::hand_ins(app, &app.db.analysis_answers(analysis)?);
+        let problem = course::grade_batch::problem_of(&problem_dir, &super::settings(&row))?;
+        let hand_ins = App::hand_ins(app, &app.db.analysis_answers(analysis)?);
         let class = pool.install(|| CompiledClass::compile(&app.tools, &problem_dir, &hand_ins, &AtomicBool::new(false)))?;
         let digest = class.executor(&app.tools, &problem_dir).programs_digest();
         Ok(Helping { analysis, problem_dir, problem, class, digest, analysis_read: None })

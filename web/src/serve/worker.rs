@@ -15,7 +15,6 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use course::problem_dir::ProblemDir;
-use course::hand_in::{HandIn, Handed, ModuleSource};
 use course::{Class, Previous, Settings, Stage, grade_batch};
 use grader::{Analysis, GraderError, RerunMode};
 use serde::{Deserialize, Serialize};
@@ -312,7 +311,7 @@ fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, hold
     let rows = app.db.analysis_answers(row.id)?;
     anyhow::ensure!(!rows.is_empty(), "the batch has no submissions");
     let roster = app.db.roster(row.batch_id)?;
-    let class = Class { hand_ins: hand_ins(app, &rows), rejected: Vec::new(), roster: (!roster.is_empty()).then_some(roster) };
+    let class = Class { hand_ins: App::hand_ins(app, &rows), rejected: Vec::new(), roster: (!roster.is_empty()).then_some(roster) };
     // On PostgreSQL, other processes' idle workers may make some of its runs.
     let shared = app.db.shares_rounds().then(|| Arc::new(SharedRounds::new(app.clone(), row.id, holder, cancel.clone())));
     let previous = match (row.rerun, row.previous_id) {
@@ -329,7 +328,7 @@ fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, hold
         previous,
         bug_lists: row.stability_of.is_none(),
         elsewhere: shared.clone().map(|shared| shared as Arc<dyn course::rounds::RunsElsewhere>),
-        ..settings(row)
+        ..super::settings(row)
     };
     let (total, explaining) = (rows.len(), Mutex::new(None::<Instant>));
     let last_write = Mutex::new(Instant::now());
@@ -397,24 +396,6 @@ fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, hold
     }
     app.publish(&dir)?;
     Ok(graded.bug_lists)
-}
-
-/// How an analysis's row says to grade it: its seed, search, fuel factor and points (no
-/// previous analysis, no bug lists).
-pub(super) fn settings(row: &AnalysisRow) -> Settings {
-    Settings { stable_after: row.stable_after, fuel_factor: row.fuel_factor, max_points: row.max_points, ..Settings::seed(row.seed) }
-}
-
-/// An analysis's hand-ins as its answer rows name them, each module fetched from the store
-/// when it is compiled.
-pub(super) fn hand_ins(app: &Arc<App>, rows: &[super::db::AnswerRow]) -> Vec<HandIn> {
-    rows.iter()
-        .map(|a| {
-            let (app, sha256) = (Arc::clone(app), a.sha256.clone());
-            let fetch = move || app.module(&sha256).map_err(|e| format!("{e:#}"));
-            HandIn { id: Some(a.student.clone()), file: a.student.clone(), what: Ok(Handed::Module(ModuleSource::Fetched(Arc::new(fetch)))), late: false }
-        })
-        .collect()
 }
 
 /// The value behind `mutex`, even if a thread panicked holding it (progress only).
