@@ -20,7 +20,7 @@ use toolchain::Builder;
 
 use crate::error::{CourseError, CourseResult};
 use crate::executor::SandboxExecutor;
-use crate::rounds::{decode_runs, encode_bug_lists, encode_executions};
+use crate::rounds::{decode_hand_ins, decode_runs, encode_bug_lists, encode_executions};
 use crate::problem_dir::ProblemDir;
 use crate::hand_in::HandIn;
 use crate::submissions::{Batch, Rejected, RosterRow, natural_cmp};
@@ -224,8 +224,8 @@ pub fn grade_batch(
     let bug_lists = match settings.bug_lists {
         false => Vec::new(),
         true => {
-            let places = Explained { answers: &answers, submissions: &batch.submissions, elsewhere: executor.elsewhere };
-            pool.install(|| explain(tools, problem_dir, &problem, &analysis, &places, settings.previous.as_ref(), cancel, report))?
+            let explained = Explained { answers: &answers, submissions: &batch.submissions, elsewhere: executor.elsewhere };
+            pool.install(|| explain(tools, problem_dir, &problem, &analysis, &explained, settings.previous.as_ref(), cancel, report))?
         }
     };
     let runs_spared = executor.input_free.spared();
@@ -368,16 +368,16 @@ impl CompiledClass {
         problem_dir.executor(&tools.sandbox, programs)
     }
 
-    /// Writes the bug lists of a shard ([`encode_hand_ins`](crate::rounds::encode_hand_ins))
+    /// Writes the bug lists of a shard ([`encode_hand_ins`](crate::rounds::encode_hand_ins),
+    /// [`decode_hand_ins`])
     /// of `analysis` graded on `problem` (as [`problem_of`] gives it), on the current rayon
     /// pool: the lists ([`encode_bug_lists`]).
     pub fn bug_lists_shard(&self, tools: &Tools, problem_dir: &ProblemDir, problem: &grader::Problem, analysis: &grader::Analysis, shard: &[u8]) -> CourseResult<Vec<u8>> {
-        let places: Vec<u32> = postcard::from_bytes(shard).map_err(|e| CourseError::Batch(format!("a shard of bug lists cannot be read: {e}")))?;
-        let places: Vec<usize> = places.into_iter().map(|p| p as usize).collect();
+        let places = decode_hand_ins(shard)?;
         if let Some(place) = places.iter().find(|&&p| p >= self.batch.submissions.len()) {
             return Err(CourseError::Batch(format!("a shard names hand-in {place}, which this class does not have")));
         }
-        let lists = crate::grade_batch::bug_lists_here(tools, problem_dir, problem, analysis, &self.batch.submissions, &places, &AtomicBool::new(false), &|| {});
+        let lists = bug_lists_here(tools, problem_dir, problem, analysis, &self.batch.submissions, &places, &AtomicBool::new(false), &|| {});
         Ok(encode_bug_lists(&lists))
     }
 
@@ -424,9 +424,10 @@ fn explain(
     };
     let answers = explained.answers;
     let total = answers.len();
-    let done = AtomicUsize::new(answers.iter().filter(|a| unchanged(&a.id).is_some()).count());
+    let kept: Vec<Option<&String>> = answers.iter().map(|a| unchanged(&a.id)).collect();
+    let places: Vec<usize> = (0..total).filter(|&i| kept[i].is_none()).collect();
+    let done = AtomicUsize::new(total - places.len());
     report(Stage::Explaining { explained: done.load(Ordering::Relaxed), total });
-    let places: Vec<usize> = (0..total).filter(|&i| unchanged(&answers[i].id).is_none()).collect();
     let tick = || report(Stage::Explaining { explained: done.fetch_add(1, Ordering::Relaxed) + 1, total });
     let here = |places: &[usize]| bug_lists_here(tools, problem_dir, problem, analysis, explained.submissions, places, cancel, &tick);
     let made = match explained.elsewhere {
@@ -440,7 +441,7 @@ fn explain(
     let mut lists: Vec<(String, String)> = answers
         .iter()
         .enumerate()
-        .map(|(i, answer)| (answer.id.clone(), made.remove(&i).unwrap_or_else(|| unchanged(&answer.id).cloned().unwrap_or_default())))
+        .map(|(i, answer)| (answer.id.clone(), made.remove(&i).or_else(|| kept[i].cloned()).unwrap_or_default()))
         .collect();
     let nothing = problem_dir.executor(&tools.sandbox, []);
     for a in analysis.answers.iter().filter(|a| a.not_built()) {

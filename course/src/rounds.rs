@@ -46,6 +46,12 @@ pub fn encode_hand_ins(hand_ins: &[usize]) -> Vec<u8> {
     postcard::to_stdvec(&hand_ins.iter().map(|&i| i as u32).collect::<Vec<u32>>()).expect("places encode")
 }
 
+/// What [`encode_hand_ins`] wrote.
+pub fn decode_hand_ins(bytes: &[u8]) -> CourseResult<Vec<usize>> {
+    let places: Vec<u32> = postcard::from_bytes(bytes).map_err(|e| CourseError::Batch(format!("a shard of bug lists cannot be read: {e}")))?;
+    Ok(places.into_iter().map(|p| p as usize).collect())
+}
+
 /// Bug lists as they travel back.
 pub fn encode_bug_lists(lists: &[String]) -> Vec<u8> {
     postcard::to_stdvec(lists).expect("bug lists encode")

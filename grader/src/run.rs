@@ -185,18 +185,18 @@ pub(crate) fn sample_failures(
     let settled = |program: usize, known: &Option<Vec<Option<Option<FailureKind>>>>| known.as_ref().and_then(|k| k.get(program)).copied().flatten();
     let mut counted: Vec<(usize, u64, FailureCounts, u64)> = Vec::with_capacity(programs.len());
     for group in programs.chunks(SAMPLE_ROUND_RUNS.div_ceil(sample.len().max(1))) {
-        let requests: Vec<(usize, RunRequest<'_>)> = group
+        // Each run asked, and where its input is in the sample.
+        let (at, runs): (Vec<usize>, Vec<RunRequest<'_>>) = group
             .iter()
             .flat_map(|&program| sample.iter().enumerate().map(move |(at, s)| (at, program, s)))
             .filter(|(_, program, (.., known))| settled(*program, known).is_none())
             .map(|(at, program, (input, _, fuel, ..))| (at, RunRequest { program, input, fuel: *fuel }))
-            .collect();
-        let runs: Vec<RunRequest<'_>> = requests.iter().map(|(_, request)| *request).collect();
+            .unzip();
         let executions = executor.run_all(&runs);
-        let judged: Vec<Result<Option<FailureKind>, String>> = requests
+        let judged: Vec<Result<Option<FailureKind>, String>> = at
             .par_iter()
             .zip(executions)
-            .map(|((at, _), execution)| {
+            .map(|(at, execution)| {
                 let (input, reference, ..) = &sample[*at];
                 judge_answer(problem, executor, input, reference, &execution).map(|v| v.map(|f| f.kind))
             })

@@ -23,8 +23,8 @@ pub struct WorkerArgs {
     /// Threads per analysis (default: one per core). The result does not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// About the milliseconds of work of one shard of an analysis's rounds of runs that
-    /// other processes' idle workers may make (see `serve --shard-ms`).
+    /// The least milliseconds of work of one shard of an analysis's rounds that other
+    /// processes' idle workers may make (see `serve --shard-ms`).
     #[arg(long, default_value_t = crate::serve::SHARD_WORK.as_millis() as u64)]
     pub shard_ms: u64,
 }

@@ -63,9 +63,9 @@ pub struct ServeArgs {
     /// Threads per analysis (default: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// On PostgreSQL: about the least milliseconds of work of one shard of an analysis's
-    /// rounds of runs that other processes' idle workers may make. More where the workers reach
-    /// the database over a slow network (each shard costs a few round trips).
+    /// On PostgreSQL: the least milliseconds of work of one shard of an analysis's rounds
+    /// that other processes' idle workers may make. More where the workers reach the
+    /// database over a slow network (each shard costs a few round trips).
     #[arg(long, default_value_t = rounds::SHARD_WORK.as_millis() as u64)]
     pub shard_ms: u64,
     /// The address students reach the service at (`https://grades.example.edu`, or with a
@@ -115,7 +115,7 @@ pub struct App {
     pub public_url: Option<String>,
     /// The serving process's lock on the data directory, held while the app lives.
     pub(crate) lock: Option<std::fs::File>,
-    /// About the work of one shard of an analysis's rounds shared with other processes
+    /// The least work of one shard of an analysis's rounds shared with other processes
     /// (`--shard-ms`, default [`rounds::SHARD_WORK`]).
     pub shard_work: std::time::Duration,
 }

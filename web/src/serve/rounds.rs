@@ -3,8 +3,8 @@
 //! machine). The analysis's holder cuts a round that is long enough into shards of about
 //! [`SHARD_WORK`] of work (`--shard-ms`; `db/shards.rs`), makes the shards nobody took,
 //! and collects the results of the others ([`SharedRounds`]); an idle worker of another
-//! process compiles
-//! the analysis's class once and makes shards of it ([`Helper`]). Runs are deterministic
+//! process compiles the analysis's class once and makes shards of it ([`Helper`]). Runs
+//! are deterministic
 //! and the holder judges every run, so the analysis is the same, byte for byte, whoever
 //! made which run; a helper that dies leaves its shard to the next claimant once its
 //! claim runs out ([`SHARD_LEASE_SECONDS`](super::db::SHARD_LEASE_SECONDS)).
@@ -78,7 +78,7 @@ impl SharedRounds {
     }
 
     /// `runs` made here, timed.
-    fn here(&self, runs: &[RunRequest<'_>], here: &(dyn Fn(&[RunRequest<'_>]) -> Vec<Execution> + Sync)) -> Vec<Execution> {
+    fn timed(&self, runs: &[RunRequest<'_>], here: &(dyn Fn(&[RunRequest<'_>]) -> Vec<Execution> + Sync)) -> Vec<Execution> {
         let started = Instant::now();
         let made = here(runs);
         if !runs.is_empty() {
@@ -155,9 +155,9 @@ impl RunsElsewhere for SharedRounds {
         // Until a round was timed here, the shards' size is unknown: the first is made here.
         let shard_runs = ((self.app.shard_work.as_nanos() as u64 / nanos.max(1)) as usize).max(runs.len().div_ceil(MAX_SHARDS)).max(1);
         if nanos == 0 || runs.len() < 2 * shard_runs || self.cancel.load(Ordering::Relaxed) {
-            return self.here(runs, here);
+            return self.timed(runs, here);
         }
-        let (encode, make) = (|r: std::ops::Range<usize>| encode_runs(&runs[r]), |r: std::ops::Range<usize>| self.here(&runs[r], here));
+        let (encode, make) = (|r: std::ops::Range<usize>| encode_runs(&runs[r]), |r: std::ops::Range<usize>| self.timed(&runs[r], here));
         self.shared(RoundKind::Runs, programs, &[], runs.len(), shard_runs, &encode, &make, &|bytes| decode_executions(bytes).ok())
     }
 
@@ -246,11 +246,13 @@ impl Helper {
         anyhow::ensure!(!self.refused.contains(&refused), "this worker cannot run its class");
         if self.class.as_ref().is_none_or(|helping| helping.analysis != shard.analysis) {
             self.class = None;
-            let helping = Helping::prepare(app, pool, shard.analysis);
-            if helping.is_err() {
-                self.refused.insert(refused.clone());
+            match Helping::prepare(app, pool, shard.analysis) {
+                Ok(helping) => self.class = Some(helping),
+                Err(error) => {
+                    self.refused.insert(refused);
+                    return Err(error);
+                }
             }
-            self.class = Some(helping?);
         }
         let helping = self.class.as_mut().expect("prepared above");
         if helping.digest[..] != shard.programs[..] {

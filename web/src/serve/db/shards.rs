@@ -10,9 +10,9 @@ use super::sql::{DbResult, Engine, Row, args};
 use super::{Db, row, rows};
 
 /// How long a claim on a shard lasts before another process may make it: some hundred
-/// times a shard's work (about 20 ms, `rounds.rs`), so that only a claimant that died, or
-/// stalled for seconds, loses it; short enough that a killed helper costs its analysis
-/// seconds, not minutes.
+/// times a shard's work (5 ms to some tens, `rounds.rs`), so that only a claimant that
+/// died, or stalled for seconds, loses it; short enough that a killed helper costs its
+/// analysis seconds, not minutes.
 pub const SHARD_LEASE_SECONDS: i64 = 5;
 
 /// A round of work: runs, or bug lists.
