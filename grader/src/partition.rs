@@ -142,6 +142,22 @@ impl<T> Suite<T> {
         is_redundant(failing, self.tests.iter().map(|(_, set)| set))
     }
 
+    /// Whether a test is redundant however its undecided answers turn out: `settled` are
+    /// the answers it is known to make fail, and each of `undecided` a group of answers
+    /// (a program's) that fail or pass together. Exact, in one check per group and not
+    /// one per outcome: an answer is explained by a suite set inside the failing set, and
+    /// a larger failing set only holds more of them, so the test is redundant in every
+    /// outcome exactly when it is with every group passing and with each group alone
+    /// failing.
+    pub fn is_redundant_whatever<'a>(&self, settled: &FailingSet, undecided: impl IntoIterator<Item = &'a FailingSet>) -> bool {
+        self.is_redundant(settled)
+            && undecided.into_iter().all(|group| {
+                let mut possible = settled.clone();
+                possible.union_with(group);
+                self.is_redundant(&possible)
+            })
+    }
+
     /// Adds an irredundant test, then drops every suite test that has become redundant
     /// with respect to the others and the new one (Paper III: remove any `t'` with
     /// `Redundant(t', (Suite - t') ∪ {t_min})`). Returns how many were dropped.
@@ -189,6 +205,32 @@ mod tests {
     fn check_redundant(failing: &[usize], suite: &[&[usize]], expected: bool) {
         let suite: Vec<FailingSet> = suite.iter().map(|s| set(s)).collect();
         assert_eq!(is_redundant(&set(failing), &suite), expected, "{failing:?} against {suite:?}");
+    }
+
+    #[test]
+    fn a_test_is_redundant_whatever_its_undecided_answers_do_exactly_when_every_outcome_is_redundant() {
+        // Every suite of up to 4 sets over 5 answers drawn at random, every split of a
+        // failing set into settled answers and undecided groups: the one-check-per-group
+        // answer agrees with trying every outcome.
+        let mut rng = crate::generate::Rng::for_test(7, 0);
+        let mut draw = |n: u64| rng.below_or_equal(n - 1) as usize;
+        let of = |mask: usize| FailingSet::of(5, (0..5).filter(|i| mask & (1 << i) != 0));
+        for _ in 0..2_000 {
+            let mut suite = Suite::default();
+            for _ in 0..1 + draw(4) {
+                let set = of(1 + draw(31));
+                if !suite.is_redundant(&set) {
+                    suite.add((), set);
+                }
+            }
+            let (settled, groups) = (of(draw(32)), (0..draw(4)).map(|_| of(1 + draw(31))).collect::<Vec<_>>());
+            let every_outcome = (0..1usize << groups.len()).all(|outcome| {
+                let mut possible = settled.clone();
+                groups.iter().enumerate().filter(|(bit, _)| outcome & (1 << bit) != 0).for_each(|(_, group)| possible.union_with(group));
+                suite.is_redundant(&possible)
+            });
+            assert_eq!(suite.is_redundant_whatever(&settled, &groups), every_outcome, "settled {settled:?}, groups {groups:?}, suite {:?}", suite.tests());
+        }
     }
 
     #[test]

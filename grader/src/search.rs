@@ -139,11 +139,6 @@ fn cached_bytes<T>(values: &[T]) -> usize {
     ENTRY_BYTES + std::mem::size_of_val(values)
 }
 
-/// Pending timeouts on one input (see [`Evaluation::pending`]) up to which every way their
-/// verdicts could turn out is tried against the suite before they are re-run: 2^6 = 64
-/// redundancy checks cost microseconds, a re-run with the fair budget up to a second.
-const PENDING_ENUMERATED: usize = 6;
-
 /// Runs the analysis of Paper III on `answers` (sorted as they should appear) with `seed`.
 ///
 /// Deterministic: the same problem, answers, executor behaviour and seed give the same
@@ -633,26 +628,15 @@ impl Search<'_> {
         if evaluation.pending.is_empty() {
             return Ok((!suite.is_redundant(&failing)).then_some(failing));
         }
-        if evaluation.pending.len() <= PENDING_ENUMERATED {
-            let pending = &evaluation.pending;
-            let settled = self.answers.iter().enumerate().filter(|(_, a)| {
-                evaluation.verdicts[a.program].is_some() && !pending.contains(&a.program)
-            });
-            let settled = FailingSet::of(self.answers.len(), settled.map(|(i, _)| i));
-            let redundant_whatever_they_do = (0..1u32 << pending.len()).all(|outcome| {
-                let mut possible = settled.clone();
-                for (i, answer) in self.answers.iter().enumerate() {
-                    if let Some(bit) = pending.iter().position(|&p| p == answer.program)
-                        && outcome & (1 << bit) != 0
-                    {
-                        possible.insert(i);
-                    }
-                }
-                suite.is_redundant(&possible)
-            });
-            if redundant_whatever_they_do {
-                return Ok(None);
-            }
+        let pending = &evaluation.pending;
+        let settled = self.answers.iter().enumerate().filter(|(_, a)| evaluation.verdicts[a.program].is_some() && !pending.contains(&a.program));
+        let settled = FailingSet::of(self.answers.len(), settled.map(|(i, _)| i));
+        let groups: Vec<FailingSet> = pending
+            .iter()
+            .map(|&program| FailingSet::of(self.answers.len(), self.answers.iter().enumerate().filter(|(_, a)| a.program == program).map(|(i, _)| i)))
+            .collect();
+        if suite.is_redundant_whatever(&settled, &groups) {
+            return Ok(None);
         }
         self.resolve_pending(input);
         let failing = self.failing_set(input)?;
