@@ -624,7 +624,7 @@ impl Search<'_> {
     /// suite, and so every grade, rests on fair verdicts only.
     fn irredundant(&mut self, input: &Arc<[u8]>, suite: &Suite<Made>) -> Result<Option<FailingSet>, Unusable> {
         let failing = self.failing_set(input)?;
-        let evaluation = self.evaluations.get_mut(input).expect("evaluated above");
+        let evaluation = &self.evaluations[input];
         if evaluation.pending.is_empty() {
             return Ok((!suite.is_redundant(&failing)).then_some(failing));
         }
