@@ -227,6 +227,12 @@ fn wasi_context(arg0: &str) -> WasiCtxBuilder {
     builder
 }
 
+/// The most memory a run within `limits` may have, an interpreter's own `base_memory`
+/// beyond its limit.
+fn memory_cap(limits: &Limits, base_memory: usize) -> usize {
+    limits.memory_bytes.min(MAX_MEMORY_BYTES).saturating_add(base_memory)
+}
+
 /// Refuses linear-memory growth beyond the run's limit and remembers that it did.
 struct MemoryLimit {
     max_bytes: usize,
@@ -502,7 +508,7 @@ impl Sandbox {
                 };
                 // A run whose budget cannot hold the prepared part runs whole, and ends as
                 // it would have.
-                let fits = |p: &&Arc<Prepared>| p.fuel < limits.fuel && p.memory_bytes <= limits.memory_bytes.min(MAX_MEMORY_BYTES).saturating_add(interpreter.base_memory);
+                let fits = |p: &&Arc<Prepared>| p.fuel < limits.fuel && p.memory_bytes <= memory_cap(limits, interpreter.base_memory);
                 let prepared = prepared.filter(fits);
                 let (call, request): (_, &[u8]) = match prepared {
                     Some(_) => (&interpreter.entries.run_prepared, &[]),
@@ -561,7 +567,7 @@ impl Sandbox {
         let target = launch.prepared.map(|(prepared, _)| prepared);
         let size = target.map_or(launch.base_memory, |prepared| prepared.memory_bytes.max(launch.base_memory));
         let mut warm = match launch.keep {
-            Some(interpreter) => self.warm(interpreter, name, size, target)?,
+            Some(interpreter) => self.warm(interpreter, name, size, memory_cap(limits, launch.base_memory), target)?,
             None => None,
         };
         // The prepared part's fuel is charged as if it ran in this run (`fits` above).
@@ -618,8 +624,7 @@ impl Sandbox {
                 Some(warm) => Some(warm),
                 None => fresh.take().and_then(|store| Warm::new(store, instance, &interpreter.globals, target.cloned())),
             };
-            // An instance whose memory grew starts no run as a new one would.
-            if let Some(mut warm) = warm.filter(|warm| warm.size() == size) {
+            if let Some(mut warm) = warm {
                 warm.ran(wrote);
                 interpreter.kept.keep(warm);
             }
@@ -809,13 +814,14 @@ impl Sandbox {
 }
 
 impl Sandbox {
-    /// A kept instance of `interpreter` whose memory has `size` bytes, reset to start a
-    /// run from `target` (the snapshot's state when `None`), if one is kept (see
-    /// `warm.rs`). With [`Sandbox::with_reset_checks`], an instance not as a new one would
-    /// be is the host's error.
-    fn warm(&self, interpreter: &Interpreter, name: &str, size: usize, target: Option<&Arc<Prepared>>) -> Result<Option<Warm>, SandboxError> {
+    /// A kept instance of `interpreter` whose memory has at least `size` bytes and at most
+    /// `cap` (the run's memory limit), reset to start a run from `target` (the snapshot's
+    /// state when `None`), if one is kept (see `warm.rs`). With
+    /// [`Sandbox::with_reset_checks`], an instance not as a new one would be is the host's
+    /// error.
+    fn warm(&self, interpreter: &Interpreter, name: &str, size: usize, cap: usize, target: Option<&Arc<Prepared>>) -> Result<Option<Warm>, SandboxError> {
         let Some(base) = interpreter.base.get_or_init(|| self.snapshot_state(interpreter, name)).as_ref() else { return Ok(None) };
-        let Some(mut warm) = interpreter.kept.take(size) else { return Ok(None) };
+        let Some(mut warm) = interpreter.kept.take(size, cap) else { return Ok(None) };
         if warm.reset(base, target).is_err() {
             return Ok(None);
         }
@@ -979,6 +985,10 @@ fn configured(slots: u32, keep_resident: usize, memories: u32) -> Result<Configu
         .and_then(|linker| linker.func_wrap(preview1, "args_get", process::args_get))
         .and_then(|linker| linker.func_wrap(preview1, "environ_sizes_get", process::environ_sizes_get))
         .and_then(|linker| linker.func_wrap(preview1, "environ_get", process::environ_get))
+        .and_then(|linker| linker.func_wrap(preview1, "fd_fdstat_get", process::fd_fdstat_get))
+        .and_then(|linker| linker.func_wrap(preview1, "fd_filestat_get", process::fd_filestat_get))
+        .and_then(|linker| linker.func_wrap(preview1, "fd_tell", process::fd_tell))
+        .and_then(|linker| linker.func_wrap(preview1, "fd_seek", process::fd_seek))
         .and_then(|linker| linker.func_wrap(preview1, "proc_exit", process::proc_exit))
         .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
     linker.allow_shadowing(false);
@@ -1137,7 +1147,7 @@ fn run_state(name: &str, input: &[u8], limits: &Limits, base_memory: usize, choi
         random: &RANDOM_SEED_BYTES,
         wrote: stdio::Wrote::default(),
     };
-    let memory = MemoryLimit { max_bytes: limits.memory_bytes.min(MAX_MEMORY_BYTES).saturating_add(base_memory), refused: false };
+    let memory = MemoryLimit { max_bytes: memory_cap(limits, base_memory), refused: false };
     RunState { wasi: None, arg0: name.to_owned(), stdio, memory, choices }
 }
 

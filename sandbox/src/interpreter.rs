@@ -73,9 +73,10 @@ impl InterpreterSpec<'_> {
     }
 }
 
-/// The version of how snapshots are made: a change of `snapshot.rs` or of the
-/// initialisation that gives other bytes bumps it, so no older snapshot is used again.
-const SNAPSHOT_FORMAT: u32 = 4;
+/// The version of how snapshots are made: a change of `snapshot.rs`, of `written.rs` or
+/// of the initialisation that gives other bytes bumps it, so no older snapshot is used
+/// again (5: the memory's size a global of its own).
+const SNAPSHOT_FORMAT: u32 = 5;
 
 /// The length of the digest `bugrank_compile` writes before a compiled program (SHA-256).
 pub const SAME_CODE_BYTES: usize = 32;

@@ -36,7 +36,7 @@ pub const BUFFER_FUEL: u64 = 10;
 pub const MAX_BUFFERS: usize = 1024;
 
 const ERRNO_SUCCESS: i32 = 0;
-const ERRNO_BADF: i32 = 8;
+pub(crate) const ERRNO_BADF: i32 = 8;
 const ERRNO_FAULT: i32 = 21;
 const ERRNO_INVAL: i32 = 28;
 

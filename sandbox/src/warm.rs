@@ -9,7 +9,9 @@
 //! bytes where anything was put back, and sets every global. Nothing else of an
 //! instance changes in a run of it: no run can write a table or drop a segment (a module
 //! whose code could is never kept, see [`crate::written::track`]), and an instance whose
-//! run grew its memory or called wasmtime-wasi is given up instead of kept.
+//! run called wasmtime-wasi is given up instead of kept. A run that grew the memory leaves
+//! it larger: the size its code sees is a global, which the reset sets (see `written.rs`),
+//! and the bytes past it are zeros, put back as such.
 
 use std::sync::{Arc, Mutex};
 
@@ -39,17 +41,19 @@ pub(crate) struct Warm {
 pub(crate) struct Kept(Mutex<Vec<Warm>>);
 
 /// The most instances an interpreter keeps for each thread that can run programs at once:
-/// one for runs from the snapshot, one for a prepared hand-in whose memory grew (an
-/// instance serves runs of its own memory's size only). Each keeps the pages its runs
+/// one for runs of programs that start small, one for those whose memory is larger (an
+/// instance serves runs of at most its memory's size only). Each keeps the pages its runs
 /// touched, some 30 MiB for CPython: the search cohort graded on one thread peaked at 386
 /// MB with 16 instances kept, whatever the threads.
 const KEPT_PER_THREAD: usize = 2;
 
 impl Kept {
-    /// A kept instance whose memory has `size` bytes, if there is one.
-    pub(crate) fn take(&self, size: usize) -> Option<Warm> {
+    /// A kept instance whose memory has at least `size` bytes and at most `cap` (a run's
+    /// memory limit: within it, every growth into what the memory already has would have
+    /// been allowed a new instance), if there is one.
+    pub(crate) fn take(&self, size: usize, cap: usize) -> Option<Warm> {
         let mut kept = self.0.lock().expect("kept instances poisoned");
-        let at = kept.iter().rposition(|warm| warm.size() == size)?;
+        let at = kept.iter().rposition(|warm| (size..=cap).contains(&warm.size()))?;
         Some(kept.remove(at))
     }
 
@@ -79,7 +83,7 @@ impl Warm {
         Some(Warm { store, instance, memory, map, globals, state, host_wrote: Vec::new() })
     }
 
-    /// The bytes of its memory.
+    /// The bytes of its memory (at least its last run's: see `written.rs`).
     pub(crate) fn size(&self) -> usize {
         self.memory.data_size(&self.store)
     }
@@ -90,7 +94,7 @@ impl Warm {
     }
 
     /// Puts the instance into the state a new instance of the interpreter (`base`) is in
-    /// once `target` is written into it. Its memory must have `target`'s size.
+    /// once `target` is written into it. Its memory must have at least `target`'s size.
     pub(crate) fn reset(&mut self, base: &SnapshotState, target: Option<&Arc<Prepared>>) -> wasmtime::Result<()> {
         let size = self.memory.data_size(&self.store);
         let pages = size / PAGE_BYTES;
@@ -110,9 +114,12 @@ impl Warm {
         dirty.dedup();
         let data = self.memory.data_mut(&mut self.store);
         let put_back = |data: &mut [u8], start: usize, end: usize| {
-            let from_base = end.min(base.memory.len()).saturating_sub(start);
-            data[start..start + from_base].copy_from_slice(&base.memory[start..start + from_base]);
-            data[start + from_base..end].fill(0);
+            // (Past the snapshot's memory, a new instance's bytes are zeros.)
+            let split = end.min(base.memory.len()).max(start);
+            if start < split {
+                data[start..split].copy_from_slice(&base.memory[start..split]);
+            }
+            data[split..end].fill(0);
         };
         for &page in &dirty {
             let start = page * PAGE_BYTES;

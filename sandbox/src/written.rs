@@ -16,8 +16,19 @@
 //! those pages and keeps the instance for the next run (`engine.rs`, `Warm`). What the host
 //! itself writes into the guest's memory (the input read, random bytes, a call's results)
 //! it marks where it writes (`Stdio::wrote`). A run that called anything of WASI the
-//! sandbox does not do itself (wasmtime-wasi writes where it likes), or grew its memory,
-//! gives its instance up instead, and the pool resets it as before.
+//! sandbox does not do itself (wasmtime-wasi writes where it likes) gives its instance up
+//! instead, and the pool resets it as before.
+//!
+//! A run may grow the memory (a whole program's run does, as CPython's heap grows), and
+//! no memory shrinks: so the size its code sees is a global of its own ([`pages_export`]),
+//! which `memory.size` reads and `memory.grow` moves, growing the memory itself only past
+//! what it already has. A kept instance's memory may thus be larger than the run's, with
+//! zeros beyond (every byte written there was marked, and is put back as zero); the run
+//! grows into them exactly as a new instance would grow, and is only given an instance no
+//! larger than its own memory limit (see `warm.rs`), so that growing never succeeds where
+//! a new instance's would have been refused. What differs is an access past the run's
+//! size that a new instance would trap on: only the interpreter's own bug could make one,
+//! and it then reads zeros.
 //!
 //! A module whose code could change what the marks cannot see (a table written or grown,
 //! a data or element segment dropped, an atomic or any instruction of a proposal that
@@ -30,7 +41,7 @@
 use wasm_encoder::{BlockType, ExportKind, Function, Instruction, MemArg, ValType};
 use wasmparser::{BinaryReader, FunctionBody, Operator, SectionLimited, TypeRef};
 
-use crate::snapshot::{CODE, EXPORT, FUNCTION, IMPORT, MEMORY, TYPE, limited, sections};
+use crate::snapshot::{CODE, EXPORT, FUNCTION, GLOBAL, IMPORT, MEMORY, TYPE, limited, sections};
 
 /// The export of the byte map of written pages (the module's memory 1).
 pub(crate) const WRITTEN_EXPORT: &str = "bugrank-written";
@@ -45,6 +56,14 @@ const PAGE_SHIFT: i32 = 12;
 /// its first byte, so the bytes a mark stands for run this far into the next page.
 pub(crate) const SPILL_BYTES: usize = 16;
 
+/// The name of the export of the global that holds the size of the memory the run's code
+/// sees, in WebAssembly pages (see the module's documentation), in a module of `globals`
+/// globals before: the last of the snapshot's exported globals, so that a reset sets it
+/// as it sets them.
+pub(crate) fn pages_export(globals: usize) -> String {
+    crate::snapshot::global_export(globals)
+}
+
 /// The byte map's size in WebAssembly pages: a byte for every page of a 32-bit memory
 /// (4 GiB / 4 KiB = 1 MiB), so that no mark can fall outside it.
 const MAP_WASM_PAGES: u64 = 16;
@@ -53,11 +72,13 @@ const MAP_WASM_PAGES: u64 = 16;
 const STORED: [ValType; 5] = [ValType::I32, ValType::I64, ValType::F32, ValType::F64, ValType::V128];
 
 /// `module` with every write of its code to its memory marked in a byte map exported as
-/// [`WRITTEN_EXPORT`]; `Err` names what cannot be marked (and the module is then run as
-/// it is, its instances never kept). Function, type and memory indices are unchanged: what
-/// is added (a type, the function that marks a range, the map) comes last.
+/// [`WRITTEN_EXPORT`], and its memory's size its own ([`pages_export`]); `Err` names what
+/// cannot be marked (and the module is then run as it is, its instances never kept).
+/// Function, type, global and memory indices are unchanged: what is added (two types, the
+/// functions that mark a range and grow the memory, the size's global, the map) comes last.
 pub(crate) fn track(module: &[u8]) -> Result<Vec<u8>, String> {
     let sections = sections(module)?;
+    let (mut globals, mut initial_pages) = (0usize, None);
     let mut imported_functions = 0u32;
     let mut types: Vec<Option<u32>> = Vec::new(); // the parameter count of each function type
     let mut function_types: Vec<u32> = Vec::new();
@@ -85,7 +106,12 @@ pub(crate) fn track(module: &[u8]) -> Result<Vec<u8>, String> {
                 }
             }
             FUNCTION => function_types = limited::<u32>(contents)?,
-            MEMORY if limited::<wasmparser::MemoryType>(contents)?.len() != 1 => return Err("it defines more than one memory".to_owned()),
+            MEMORY => match limited::<wasmparser::MemoryType>(contents)?.as_slice() {
+                [memory] if !memory.memory64 && !memory.shared => initial_pages = Some(memory.initial as u32),
+                [_] => return Err("a 64-bit or shared memory".to_owned()),
+                _ => return Err("it defines more than one memory".to_owned()),
+            },
+            GLOBAL => globals = limited::<wasmparser::Global>(contents)?.len(),
             _ => {}
         }
     }
@@ -94,27 +120,40 @@ pub(crate) fn track(module: &[u8]) -> Result<Vec<u8>, String> {
             return Err(what.to_owned());
         }
     }
-    let mark_type = types.len() as u32;
+    let initial_pages = initial_pages.ok_or("it defines no memory")?;
+    let (mark_type, grow_type) = (types.len() as u32, types.len() as u32 + 1);
     let mark = imported_functions + function_types.len() as u32;
+    let (grow, pages) = (mark + 1, globals as u32);
+    // (mut i32), starting at the memory's initial size.
+    let mut pages_global = vec![0x7f, 0x01, 0x41];
+    wasm_encoder::Encode::encode(&(initial_pages as i32), &mut pages_global);
+    pages_global.push(0x0b);
 
     let mut out = wasm_encoder::Module::new();
     for &(id, contents) in &sections {
+        if id == EXPORT && !sections.iter().any(|&(id, _)| id == GLOBAL) {
+            out.section(&wasm_encoder::RawSection { id: GLOBAL, data: &extended(&[0], &[&pages_global])? });
+        }
         let section = match id {
-            // (i32, i32) -> (): the function that marks a range.
-            TYPE => extended(contents, &[0x60, 2, 0x7f, 0x7f, 0])?,
-            FUNCTION => extended(contents, &leb(mark_type))?,
+            // (i32, i32) -> (): the function that marks a range; (i32) -> i32: `memory.grow`'s.
+            TYPE => extended(contents, &[&[0x60, 2, 0x7f, 0x7f, 0], &[0x60, 1, 0x7f, 1, 0x7f]])?,
+            FUNCTION => extended(contents, &[&leb(mark_type), &leb(grow_type)])?,
+            GLOBAL => extended(contents, &[&pages_global])?,
             MEMORY => {
                 let mut map = vec![0x01]; // a minimum and a maximum
                 map.extend(leb(MAP_WASM_PAGES as u32));
                 map.extend(leb(MAP_WASM_PAGES as u32));
-                extended(contents, &map)?
+                extended(contents, &[&map])?
             }
             EXPORT => {
-                let mut export = leb(WRITTEN_EXPORT.len() as u32);
-                export.extend(WRITTEN_EXPORT.as_bytes());
-                export.push(ExportKind::Memory as u8);
-                export.extend(leb(1));
-                extended(contents, &export)?
+                let export = |name: &str, kind: ExportKind, index: u32| {
+                    let mut export = leb(name.len() as u32);
+                    export.extend(name.as_bytes());
+                    export.push(kind as u8);
+                    export.extend(leb(index));
+                    export
+                };
+                extended(contents, &[&export(WRITTEN_EXPORT, ExportKind::Memory, 1), &export(&pages_export(globals), ExportKind::Global, pages)])?
             }
             CODE => {
                 let bodies = SectionLimited::<FunctionBody>::new(BinaryReader::new(contents, 0)).map_err(|e| e.to_string())?;
@@ -123,9 +162,10 @@ pub(crate) fn track(module: &[u8]) -> Result<Vec<u8>, String> {
                     let body = body.map_err(|e| e.to_string())?;
                     let ty = *function_types.get(i).ok_or("more function bodies than functions")?;
                     let params = types.get(ty as usize).copied().flatten().ok_or("a function whose type is not a function type")?;
-                    code.function(&marked(contents, &body, params, mark).map_err(|e| format!("function {}: {e}", imported_functions as usize + i))?);
+                    code.function(&marked(contents, &body, params, Added { mark, grow, pages }).map_err(|e| format!("function {}: {e}", imported_functions as usize + i))?);
                 }
                 code.function(&mark_range());
+                code.function(&grow_memory(pages));
                 out.section(&code);
                 continue;
             }
@@ -136,14 +176,23 @@ pub(crate) fn track(module: &[u8]) -> Result<Vec<u8>, String> {
     Ok(out.finish())
 }
 
-/// A vector section's `contents` with one more entry, `entry`.
-fn extended(contents: &[u8], entry: &[u8]) -> Result<Vec<u8>, String> {
+/// A vector section's `contents` with more entries, `entries`.
+fn extended(contents: &[u8], entries: &[&[u8]]) -> Result<Vec<u8>, String> {
     let mut reader = BinaryReader::new(contents, 0);
     let count = reader.read_var_u32().map_err(|e| e.to_string())?;
-    let mut out = leb(count + 1);
+    let mut out = leb(count + entries.len() as u32);
     out.extend(&contents[reader.original_position()..]);
-    out.extend(entry);
+    entries.iter().for_each(|entry| out.extend(*entry));
     Ok(out)
+}
+
+/// What [`track`] adds that the rewritten code calls and reads: the function that marks a
+/// range, `memory.grow`'s, and the size's global.
+#[derive(Clone, Copy)]
+struct Added {
+    mark: u32,
+    grow: u32,
+    pages: u32,
 }
 
 fn leb(value: u32) -> Vec<u8> {
@@ -168,7 +217,7 @@ impl Temporaries {
 
 /// `body` (at its place in the code section `contents`) with every write marked: its
 /// instructions copied byte for byte, each write followed by its mark.
-fn marked(contents: &[u8], body: &FunctionBody<'_>, params: u32, mark: u32) -> Result<Function, String> {
+fn marked(contents: &[u8], body: &FunctionBody<'_>, params: u32, added: Added) -> Result<Function, String> {
     let mut locals = Vec::new();
     let mut count = params;
     for local in body.get_locals_reader().map_err(|e| e.to_string())? {
@@ -213,6 +262,15 @@ fn marked(contents: &[u8], body: &FunctionBody<'_>, params: u32, mark: u32) -> R
             | Operator::V128Store64Lane { memarg, .. } => Some((memarg, ValType::V128)),
             Operator::MemoryFill { mem: 0 } | Operator::MemoryCopy { dst_mem: 0, src_mem: 0 } | Operator::MemoryInit { mem: 0, .. } => None,
             Operator::MemoryFill { .. } | Operator::MemoryCopy { .. } | Operator::MemoryInit { .. } => return Err("a bulk write to another memory".to_owned()),
+            Operator::MemorySize { mem: 0 } | Operator::MemoryGrow { mem: 0 } => {
+                function.raw(contents[copied..start].iter().copied());
+                copied = end;
+                function.instruction(&match operator {
+                    Operator::MemorySize { .. } => Instruction::GlobalGet(added.pages),
+                    _ => Instruction::Call(added.grow),
+                });
+                continue;
+            }
             Operator::TableSet { .. }
             | Operator::TableGrow { .. }
             | Operator::TableFill { .. }
@@ -257,7 +315,7 @@ fn marked(contents: &[u8], body: &FunctionBody<'_>, params: u32, mark: u32) -> R
                 function.instruction(&Instruction::LocalTee(t.address));
                 function.instruction(&Instruction::LocalGet(t.address));
                 function.instruction(&Instruction::LocalGet(t.length));
-                function.instruction(&Instruction::Call(mark));
+                function.instruction(&Instruction::Call(added.mark));
                 function.instruction(&Instruction::LocalGet(other));
                 function.instruction(&Instruction::LocalGet(t.length));
                 function.raw(instruction.iter().copied());
@@ -316,6 +374,51 @@ fn mark_range() -> Function {
         Instruction::I32LeU,
         Instruction::BrIf(0),
         Instruction::End,
+        Instruction::End,
+    ] {
+        function.instruction(&instruction);
+    }
+    function
+}
+
+/// `grow(delta)`, `memory.grow` of the size in the global `pages`: that size plus `delta`
+/// (unsigned), the memory itself grown first by what it lacks, if anything (refused as a
+/// new instance's growth to that size would be: the limiter is asked for the same size);
+/// the old size, or -1 if refused. The same instructions whether the memory grows or not
+/// (`select`, and a growth by 0), so that a run's fuel is the same in a new instance and
+/// a kept one.
+fn grow_memory(pages: u32) -> Function {
+    let (delta, new) = (0, 1);
+    let mut function = Function::new([(1, ValType::I64)]);
+    for instruction in [
+        Instruction::LocalGet(delta),
+        Instruction::I64ExtendI32U,
+        Instruction::GlobalGet(pages),
+        Instruction::I64ExtendI32U,
+        Instruction::I64Add,
+        Instruction::LocalTee(new),
+        // What the memory lacks (at most `delta`: it is never smaller than the size), or 0.
+        Instruction::MemorySize(0),
+        Instruction::I64ExtendI32U,
+        Instruction::I64Sub,
+        Instruction::I64Const(0),
+        Instruction::LocalGet(new),
+        Instruction::MemorySize(0),
+        Instruction::I64ExtendI32U,
+        Instruction::I64GtU,
+        Instruction::Select,
+        Instruction::I32WrapI64,
+        Instruction::MemoryGrow(0),
+        Instruction::I32Const(-1),
+        Instruction::I32Eq,
+        Instruction::If(BlockType::Empty),
+        Instruction::I32Const(-1),
+        Instruction::Return,
+        Instruction::End,
+        Instruction::GlobalGet(pages),
+        Instruction::LocalGet(new),
+        Instruction::I32WrapI64,
+        Instruction::GlobalSet(pages),
         Instruction::End,
     ] {
         function.instruction(&instruction);
@@ -407,6 +510,36 @@ mod tests {
         assert!(refused(r#"(module (memory (export "m") 1) (table 1 funcref) (func (table.set (i32.const 0) (ref.null func))))"#).contains("TableSet"));
         assert!(refused(r#"(module (memory (export "m") 1) (func (drop (i32.atomic.load (i32.const 0)))))"#).contains("atomic"));
         assert_eq!(refused(r#"(module (import "a" "m" (memory 1)))"#), "it imports `a.m`, not a function");
+    }
+
+    #[test]
+    fn the_code_sees_its_own_size_and_grows_into_memory_the_instance_already_has_as_a_new_one_would() {
+        let module = wat::parse_str(
+            r#"(module
+                (memory (export "memory") 1 4)
+                (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0)))
+                (func (export "size") (result i32) (memory.size)))"#,
+        )
+        .unwrap();
+        let tracked = track(&module).unwrap();
+        let engine = wasmtime::Engine::default();
+        let mut store = wasmtime::Store::new(&engine, ());
+        let instance = wasmtime::Instance::new(&mut store, &wasmtime::Module::new(&engine, &tracked).unwrap(), &[]).unwrap();
+        let grow = instance.get_typed_func::<i32, i32>(&mut store, "grow").unwrap();
+        let size = instance.get_typed_func::<(), i32>(&mut store, "size").unwrap();
+        let (memory, pages) = (instance.get_memory(&mut store, "memory").unwrap(), instance.get_global(&mut store, &pages_export(0)).unwrap());
+        let check = |store: &mut wasmtime::Store<()>, delta: i32, expected: (i32, i32, u64)| {
+            let old = grow.call(&mut *store, delta).unwrap();
+            assert_eq!((old, size.call(&mut *store, ()).unwrap(), memory.size(&*store)), expected, "grow by {delta}");
+        };
+        check(&mut store, 2, (1, 3, 3));
+        check(&mut store, 5, (-1, 3, 3)); // past the maximum, refused
+        // A kept instance: the size put back to 1, its memory still 3 pages.
+        pages.set(&mut store, wasmtime::Val::I32(1)).unwrap();
+        check(&mut store, 0, (1, 1, 3));
+        check(&mut store, 1, (1, 2, 3));
+        check(&mut store, 2, (2, 4, 4)); // grows the memory by the page it lacks
+        check(&mut store, 1, (-1, 4, 4));
     }
 
     #[test]

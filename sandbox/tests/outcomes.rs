@@ -229,9 +229,16 @@ const ARGS_AND_ENVIRON: &str = r#"
   (import "wasi_snapshot_preview1" "environ_sizes_get" (func $environ_sizes_get (param i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "environ_get" (func $environ_get (param i32 i32) (result i32)))"#;
 
-/// Runs `body` in a program named `name` that may call the argument and environment calls.
-fn run_with_args(name: &str, body: &str) -> sandbox::Run {
-    let program = load(name, &command(ARGS_AND_ENVIRON, body));
+const DESCRIPTORS: &str = r#"
+  (import "wasi_snapshot_preview1" "fd_fdstat_get" (func $fd_fdstat_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_filestat_get" (func $fd_filestat_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_tell" (func $fd_tell (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_seek" (func $fd_seek (param i32 i64 i32 i32) (result i32)))"#;
+
+/// Runs `body` in a program named `args.wat` that may call the argument and environment
+/// calls, and those that describe descriptors.
+fn run_with_args(body: &str) -> sandbox::Run {
+    let program = load("args.wat", &command(&format!("{ARGS_AND_ENVIRON}{DESCRIPTORS}"), body));
     sandbox().run(&program, b"", &Limits::default()).unwrap()
 }
 
@@ -244,7 +251,7 @@ fn the_one_argument_is_the_programs_name_and_the_environment_is_empty() {
                 (i32.store8 (i32.const 242) (call $environ_sizes_get (i32.const 232) (i32.const 236)))
                 (i32.store8 (i32.const 243) (call $environ_get (i32.const 300) (i32.const 400)))
                 (call $write (i32.const 1) (i32.const 200) (i32.const 44))";
-    let run = run_with_args("args.wat", body);
+    let run = run_with_args(body);
     assert_eq!(run.outcome, Outcome::Exited(0));
     let mut expected = Vec::new();
     expected.extend(1u32.to_le_bytes());
@@ -259,13 +266,61 @@ fn the_one_argument_is_the_programs_name_and_the_environment_is_empty() {
 }
 
 #[test]
-fn a_misaligned_or_outside_result_pointer_ends_the_run_with_a_trap() {
+fn the_standard_streams_are_pipes_that_cannot_seek_and_there_is_no_other_descriptor() {
+    // As wasmtime-wasi answers (this test passes with its own calls linked instead), over
+    // bytes 0xAA (padding is not written): the `fdstat` of descriptors 0 to 3 from 200, 24
+    // bytes each; their `filestat` from 296, 64 bytes each; the calls' errnos from 552; the
+    // position `fd_tell` and `fd_seek` would write at 576 (never written).
+    let mut body = "(memory.fill (i32.const 200) (i32.const 0xAA) (i32.const 384))".to_owned();
+    let mut errno = 552;
+    let mut call = |call: String| {
+        body += &format!("(i32.store8 (i32.const {errno}) {call})");
+        errno += 1;
+    };
+    for fd in 0..4 {
+        call(format!("(call $fd_fdstat_get (i32.const {fd}) (i32.const {}))", 200 + 24 * fd));
+        call(format!("(call $fd_filestat_get (i32.const {fd}) (i32.const {}))", 296 + 64 * fd));
+        call(format!("(call $fd_tell (i32.const {fd}) (i32.const 576))"));
+    }
+    for (fd, whence) in [(0, 0), (1, 1), (2, 2), (3, 0)] {
+        call(format!("(call $fd_seek (i32.const {fd}) (i64.const 0) (i32.const {whence}) (i32.const 576))"));
+    }
+    body += "(call $write (i32.const 1) (i32.const 200) (i32.const 384))";
+    let run = run_with_args(&body);
+    assert_eq!(run.outcome, Outcome::Exited(0));
+    let mut expected = Vec::new();
+    for rights in [2u64, 64, 64] {
+        expected.extend([0, 0xAA, 0, 0, 0xAA, 0xAA, 0xAA, 0xAA]);
+        expected.extend(rights.to_le_bytes());
+        expected.extend(rights.to_le_bytes());
+    }
+    expected.extend([0xAA; 24]);
+    for _ in 0..3 {
+        expected.extend([0; 17]);
+        expected.extend([0xAA; 7]);
+        expected.extend([0; 40]);
+    }
+    expected.extend([0xAA; 64]);
+    // fdstat, filestat, tell for each descriptor (`EBADF` 8, `ESPIPE` 70); the seeks.
+    expected.extend([0, 0, 70, 0, 0, 70, 0, 0, 70, 8, 8, 8]);
+    expected.extend([70, 70, 70, 8]);
+    expected.extend([0xAA; 8 + 8]);
+    assert_eq!(run.stdout, expected);
+}
+
+#[test]
+fn a_misaligned_or_outside_result_pointer_or_an_argument_out_of_its_range_ends_the_run_with_a_trap() {
     for (body, words) in [
         ("(drop (call $args_sizes_get (i32.const 201) (i32.const 204)))", "misaligned pointer 0xc9"),
         ("(drop (call $environ_sizes_get (i32.const 200) (i32.const 65536)))", "out-of-bounds pointer 0x10000"),
         ("(drop (call $args_get (i32.const 208) (i32.const 65530)))", "out-of-bounds pointer 0xfffa"),
+        ("(drop (call $fd_fdstat_get (i32.const 1) (i32.const 204)))", "misaligned pointer 0xcc"),
+        ("(drop (call $fd_fdstat_get (i32.const 2) (i32.const 65520)))", "out-of-bounds pointer 0xfff0"),
+        ("(drop (call $fd_filestat_get (i32.const 0) (i32.const 65480)))", "out-of-bounds pointer 0xffc8"),
+        ("(drop (call $fd_seek (i32.const 1) (i64.const 0) (i32.const 3) (i32.const 576)))", "whence 3"),
+        ("(drop (call $fd_seek (i32.const 9) (i64.const 0) (i32.const 256) (i32.const 576)))", "whence 256"),
     ] {
-        let run = run_with_args("args.wat", body);
+        let run = run_with_args(body);
         let Outcome::Trap(message) = &run.outcome else { panic!("{body}: {:?}", run.outcome) };
         assert!(message.contains(words), "{body}: {message}");
     }
