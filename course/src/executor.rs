@@ -61,6 +61,9 @@ pub struct SandboxExecutor<'a> {
     /// a cancelled analysis reaches its next progress report, and stops, within the runs
     /// already in flight.
     pub cancel: Option<&'a AtomicBool>,
+    /// Counts every run of a program or of the generator, when given: a problem check's
+    /// progress.
+    pub runs_made: Option<&'a AtomicU64>,
     /// Runs that went the same way whatever the input: each program's is run once.
     pub input_free: InputFree,
     /// Where rounds of runs may be made besides this process's pool, and the digest of
@@ -126,6 +129,12 @@ impl InputFree {
 impl SandboxExecutor<'_> {
     fn cancelled(&self) -> bool {
         self.cancel.is_some_and(|flag| flag.load(Ordering::Relaxed))
+    }
+
+    fn count_run(&self) {
+        if let Some(runs) = self.runs_made {
+            runs.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// How many units of fuel `program` gets for each unit of its budget (the grader's
@@ -234,6 +243,7 @@ impl Choices for Recorder {
 
 impl Executor for SandboxExecutor<'_> {
     fn generate(&self, choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+        self.count_run();
         // Generators still run after a cancel: they are quick, and the search relies on a
         // replayed test giving its input again.
         match self.sandbox.generate(self.generator, Recorder(choices), &self.limits) {
@@ -259,6 +269,7 @@ impl Executor for SandboxExecutor<'_> {
         if self.cancelled() {
             return Execution { outcome: RunOutcome::Timeout, stdout: Vec::new(), fuel_used: fuel };
         }
+        self.count_run();
         let scale = self.fuel_scale(program, input);
         let limits = Limits { fuel: fuel.saturating_mul(scale), ..self.limits };
         let run = self.input_free.get(program, &limits).unwrap_or_else(|| {
@@ -291,6 +302,7 @@ impl Executor for SandboxExecutor<'_> {
 
     fn check_counted(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<(CheckerVerdict, Option<u64>), String> {
         let checker = self.checker.ok_or("the problem has no checker.wasm")?;
+        self.count_run();
         let run = self
             .sandbox
             .run(checker, &checker_input(input, expected, actual), &self.limits)

@@ -6,7 +6,7 @@
 //! service checks an uploaded bundle with it before it becomes a problem.
 
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 
 use grader::{Check, Example, Expect, FailureKind, ProblemCheck};
 use sandbox::Sandbox;
@@ -33,13 +33,24 @@ pub fn example_expectation(id: &str) -> Option<Expect> {
     prefixes.into_iter().find(|(prefix, _)| id.starts_with(prefix)).map(|(_, expect)| expect)
 }
 
+/// A check followed from outside it (the service's, which shows its progress and stops it
+/// past its time).
+#[derive(Debug, Default)]
+pub struct CheckWatch {
+    /// Set from outside: the check's programs stop running.
+    pub stop: AtomicBool,
+    /// The runs the check has made so far (the generator's and the programs').
+    pub runs: AtomicU64,
+}
+
 /// Builds the problem in `dir` and checks it, with the examples of `dir/submissions`
 /// (only those [`example_expectation`] names are built, in the languages the problem accepts; an
 /// example that does not compile, or in another language, fails its check).
 ///
-/// Once `stop` is set, no program runs any more (each run ends at once as a timeout), so
-/// that a check past its time ends within the runs in flight.
-pub fn run_check_problem(sandbox: &Sandbox, builder: &Builder, dir: &Path, stop: Option<&AtomicBool>) -> CourseResult<(ProblemDir, ProblemCheck)> {
+/// With a `watch`, the check counts its runs there, and once its `stop` is set no program
+/// runs any more (each run ends at once as a timeout), so that a check past its time ends
+/// within the runs in flight.
+pub fn run_check_problem(sandbox: &Sandbox, builder: &Builder, dir: &Path, watch: Option<&CheckWatch>) -> CourseResult<(ProblemDir, ProblemCheck)> {
     let problem_dir = ProblemDir::load(sandbox, builder, dir)?;
     let examples_dir = dir.join("submissions");
     let files = if examples_dir.is_dir() { read_batch_dir(&examples_dir)? } else { Vec::new() };
@@ -60,7 +71,7 @@ pub fn run_check_problem(sandbox: &Sandbox, builder: &Builder, dir: &Path, stop:
         programs.push(python);
         examples.push(Example { id: "reference.py".to_owned(), program: programs.len(), expect: Expect::Pass });
     }
-    let executor = SandboxExecutor { cancel: stop, ..problem_dir.executor(sandbox, programs) };
+    let executor = SandboxExecutor { cancel: watch.map(|w| &w.stop), runs_made: watch.map(|w| &w.runs), ..problem_dir.executor(sandbox, programs) };
     let mut report = grader::check_problem(&problem_dir.problem(), &executor, &examples);
     if let Some(Err(message)) = python {
         report.checks.push(Check { what: "reference.py compiles".to_owned(), passed: false, detail: message.to_owned() });

@@ -492,6 +492,7 @@ impl ProblemDir {
             limits: self.run_limits(),
             exit_status: self.toml.exit_status,
             cancel: None,
+            runs_made: None,
             input_free: Default::default(),
             elsewhere: None,
         }

@@ -25,7 +25,7 @@ mod postgres;
 use std::process::{Child, Stdio};
 use std::time::Instant;
 
-use common::{Client, Service, run_analysis, service_with_cohort};
+use common::{Client, Service, run_analysis, service_with_cohort, upload_ready};
 
 fn on_postgres() -> bool {
     true
@@ -91,9 +91,8 @@ fn large(workers: usize, stable_after: u64) -> (f64, u64, String) {
     let service = Service::start(data.path(), &["--workers", "0"]);
     let client = service.instructor();
     let (problem, sources) = search_cohort();
-    let reply = client.upload("/problems", &[], &[("bundle", "search.zip", &problem)]);
-    assert_eq!(reply.status, 303, "{}", reply.body);
-    let reply = client.upload(&format!("/problems/{}/batches", reply.redirect_id()), &[("name", "Search"), ("course", common::COURSE)], &[("modules", "search.zip", &sources)]);
+    let problem = upload_ready(&client, "search.zip", &problem);
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Search"), ("course", common::COURSE)], &[("modules", "search.zip", &sources)]);
     assert_eq!(reply.status, 303, "{}", reply.body);
     let batch = client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap();
     let id = run_analysis(&client, batch, &[("seed", "1"), ("stable_after", &stable_after.to_string())]);

@@ -3,31 +3,29 @@
 //! careless bundle's reference near its fuel limit on every input), and a request must
 //! neither hold an HTTP worker that long nor keep a core busy after its client has left.
 //!
-//! The request unpacks the bundle, records its check (`problem_checks`, `checking`) and
-//! queues it on this process's check thread, which checks one bundle at a time; it then
-//! waits at most [`BUNDLE_CHECK_WAIT`] and answers as before when the check is done by then
-//! (the problem's page, or the refusal with the form again), else with the check's page,
-//! which reloads itself until the check ends. A check ends `ready` (it made or replaced a
+//! The request unpacks the bundle (a zip that is not a problem bundle is refused there and
+//! then), records its check (`problem_checks`, `checking`) and queues it on this process's
+//! check thread, which checks one bundle at a time; it answers at once with the check's
+//! page, which shows how far the check has come ([`BundleChecks::progress`]) and reloads
+//! itself until the check ends, then leads to the problem's page, or shows the refusal
+//! with the form again. A check ends `ready` (it made or replaced a
 //! problem) or `refused` (the reason kept, nothing of the bundle kept); one that runs past
 //! [`BUNDLE_CHECK_SECONDS`] is stopped and refused. On SQLite, checks a restart
 //! interrupted are queued again at start-up. Pitfall: on PostgreSQL a check belongs to
 //! the process that received the bundle; if that process dies, the check stays
 //! `checking` and the bundle must be uploaded again.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::App;
-use super::db::{CheckStatus, DbResult, Engine, ProblemCheckRow};
-use super::store::write_atomically;
+use course::problem_check::CheckWatch;
+use serde::Serialize;
 
-/// How long an upload request waits for its bundle's check before it answers with the
-/// check's page: a bundle of modules checks in about a second, one of sources in some
-/// seconds (each program compiled in the sandbox), so most uploads answer as if checked
-/// in the request.
-pub const BUNDLE_CHECK_WAIT: Duration = Duration::from_secs(20);
+use super::App;
+use super::db::{CheckStatus, Engine, ProblemCheckRow};
+use super::store::write_atomically;
 
 /// The longest a bundle's check may run: every program of a sound problem runs on a
 /// thousand inputs within this many times over, while a careless one (a reference near
@@ -38,10 +36,27 @@ pub const BUNDLE_CHECK_SECONDS: u64 = 10 * 60;
 /// The file in a stored problem's folder that keeps its check report (`ProblemCheck`).
 pub const CHECK_REPORT: &str = "check.json";
 
-/// This process's queue of bundle checks (see [`start`]).
+/// This process's queue of bundle checks (see [`start`]), and the check it runs now.
 #[derive(Default)]
 pub struct BundleChecks {
     queue: Mutex<Option<Sender<i64>>>,
+    running: Mutex<Option<Running>>,
+}
+
+/// The check the check thread runs: which, since when, and what it has done.
+struct Running {
+    id: i64,
+    started: Instant,
+    watch: Arc<CheckWatch>,
+}
+
+/// How far a running check has come, as its page shows it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CheckProgress {
+    /// Seconds since the check started (it is stopped at [`BUNDLE_CHECK_SECONDS`]).
+    pub seconds: u64,
+    /// Runs made so far: the generator's, the reference's, the examples' and the checker's.
+    pub runs: u64,
 }
 
 impl BundleChecks {
@@ -50,6 +65,18 @@ impl BundleChecks {
         let queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         let queue = queue.as_ref().ok_or_else(|| anyhow::anyhow!("this process checks no problem bundles"))?;
         queue.send(id).map_err(|_| anyhow::anyhow!("the check thread has stopped"))
+    }
+
+    /// How far check `id` has come, if this process runs it now; `None` while it waits
+    /// for the check before it, or when another process of the service runs it.
+    pub fn progress(&self, id: i64) -> Option<CheckProgress> {
+        let running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        running.as_ref().filter(|r| r.id == id).map(|r| CheckProgress { seconds: r.started.elapsed().as_secs(), runs: r.watch.runs.load(Ordering::Relaxed) })
+    }
+
+    /// Records that check `id` runs now, with `watch`, or that none does.
+    fn set_running(&self, running: Option<(i64, Arc<CheckWatch>)>) {
+        *self.running.lock().unwrap_or_else(|p| p.into_inner()) = running.map(|(id, watch)| Running { id, started: Instant::now(), watch });
     }
 }
 
@@ -69,18 +96,6 @@ pub fn start(app: Arc<App>) -> anyhow::Result<()> {
         }
     })?;
     Ok(())
-}
-
-/// Waits until check `id` has ended or `at_most` has passed; its row then.
-pub fn wait(app: &App, id: i64, at_most: Duration) -> DbResult<Option<ProblemCheckRow>> {
-    let until = Instant::now() + at_most;
-    loop {
-        let row = app.db.problem_check(id)?;
-        if row.as_ref().is_none_or(|r| r.status != CheckStatus::Checking) || Instant::now() >= until {
-            return Ok(row);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// Checks bundle `id` and records how it ended; a refused bundle's folder is removed.
@@ -108,21 +123,23 @@ fn run(app: &App, id: i64) {
 /// problem. The error is what the instructor is told.
 fn check(app: &App, row: &ProblemCheckRow) -> Result<i64, String> {
     let dir = app.store.resolve(&row.dir);
-    let stop = AtomicBool::new(false);
+    let watch = Arc::new(CheckWatch::default());
+    app.checks.set_running(Some((row.id, watch.clone())));
     let checked = std::thread::scope(|scope| {
         // Dropped when the check ends, however it ends: the timer then ends too.
         let (done, ended) = channel::<()>();
-        let stop = &stop;
+        let stop = &watch.stop;
         scope.spawn(move || {
             if ended.recv_timeout(Duration::from_secs(BUNDLE_CHECK_SECONDS)) == Err(RecvTimeoutError::Timeout) {
                 stop.store(true, Ordering::Relaxed);
             }
         });
-        let checked = course::problem_check::run_check_problem(&app.tools.sandbox, &app.tools.builder, &dir, Some(stop));
+        let checked = course::problem_check::run_check_problem(&app.tools.sandbox, &app.tools.builder, &dir, Some(&watch));
         drop(done);
         checked
     });
-    if stop.load(Ordering::Relaxed) {
+    app.checks.set_running(None);
+    if watch.stop.load(Ordering::Relaxed) {
         return Err(format!("{}: the check took longer than {} minutes, the most a bundle's check may take: are the reference's and the generator's fuel limits far above what they need?", row.file, BUNDLE_CHECK_SECONDS / 60));
     }
     let (problem, report) = checked.map_err(|error| format!("{}: {error:#}", row.file))?;

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use crate::common::{COURSE, Client, Service, fixture, run_analysis, upload_problem, wait_until_running, zip};
+use crate::common::{COURSE, Client, Service, fixture, run_analysis, upload_problem, upload_ready, wait_until_running, zip};
 use crate::modules::{command, flood, sleep};
 use crate::{Case, Measured};
 
@@ -248,9 +248,8 @@ fn script_links_in_a_statement(service: &Service) -> String {
         .collect();
     files.push(("p/statement.md".to_owned(), statement.as_bytes().to_vec()));
     let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
-    let reply = client.upload("/problems", &[], &[("bundle", "p.zip", &zip(&files))]);
-    assert_eq!(reply.status, 303, "{}", reply.body);
-    let page = client.get(&format!("/problems/{}", reply.redirect_id()));
+    let problem = upload_ready(&client, "p.zip", &zip(&files));
+    let page = client.get(&format!("/problems/{problem}"));
     assert!(!page.body.contains("href=\"javascript:") && !page.body.contains("href=\"data:"), "{}", page.body);
     assert!(page.body.contains("href=\"https://example.org/\""), "a safe link stays a link");
     assert!(page.headers["content-security-policy"].contains("script-src 'self'"), "{:?}", page.headers);

@@ -6,7 +6,7 @@ use std::io::Write;
 
 use wasm_encoder::{CodeSection, ExportKind, ExportSection, Function, FunctionSection, MemorySection, MemoryType, Module, TypeSection};
 
-use crate::common::{COURSE, Service, fixture, upload_problem, zip};
+use crate::common::{COURSE, Service, fixture, upload_problem, wait_for, zip};
 use crate::service::served;
 use crate::Case;
 
@@ -79,13 +79,25 @@ fn looping_generator() -> Vec<u8> {
 
 fn a_looping_generator_uploaded(service: &Service) -> String {
     let client = service.instructor();
+    // The upload answers at once; the check's page says how far it has come while it
+    // runs (each run of the generator takes its whole budget).
     let reply = client.upload("/problems", &[], &[("bundle", "loop.zip", &bundle("loop", None, Some(looping_generator())))]);
     assert_eq!(reply.status, 303, "{}", reply.body);
-    let page = client.api(&format!("/api/problems/{}", reply.redirect_id()));
+    let check = format!("/api{}", reply.location.unwrap());
+    let progress = wait_for("the check's progress", || {
+        let view = client.api(&check);
+        assert_eq!(view["status"], "checking", "the check ended before its page showed its progress: {view:#}");
+        Some(view["progress"].clone()).filter(|p| p["runs"].as_u64().is_some_and(|runs| runs > 0))
+    });
+    let page = client.get(&check.replacen("/api", "", 1)).body;
+    assert!(page.contains(" runs made so far."), "{page}");
+    let ended = wait_for("the check to end", || Some(client.api(&check)).filter(|view| view["status"] != "checking"));
+    assert_eq!(ended["status"], "ready", "{ended:#}");
+    let page = client.api(&format!("/api/problems/{}", ended["problem_id"]));
     let check = &page["check"]["checks"][0];
     assert_eq!(check["passed"], false, "{page:#}");
     assert!(check["detail"].as_str().unwrap().contains("the check stopped there"), "{check}");
-    "kept with its check failed: the generator stopped after 10 runs".to_owned()
+    format!("answered at once, {} runs shown after {} s; kept with its check failed: the generator stopped after 10 runs", progress["runs"], progress["seconds"])
 }
 
 fn limits_without_bounds(service: &Service) -> String {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use serde_json::{Value, json};
 
-use crate::common::{Service, cohort, fixture, issue_link, problem_bundle, zip};
+use crate::common::{Service, cohort, fixture, issue_link, problem_bundle, upload_ready, zip};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -401,9 +401,7 @@ fn an_instructor_releases_grades_reads_the_code_and_round_trips_the_canvas_grade
         bundle.push((name, std::fs::read(&entry).unwrap()));
     }
     let bundle = zip(&bundle.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>());
-    let reply = client.upload("/problems", &[], &[("bundle", "largest.zip", &bundle)]);
-    assert_eq!(reply.status, 303, "{}", reply.body);
-    let problem = reply.redirect_id();
+    let problem = upload_ready(&client, "largest.zip", &bundle);
     // The roster is Canvas's own gradebook export: students are Canvas's user ids.
     // It has two assignments: the grades go into the one the instructor picks.
     let roster = "Student,ID,SIS User ID,SIS Login ID,Section,Lab 1 (5501),Lab 2 (5502)\n    Points Possible,,,,,100,100\n\"Lovelace, Ada\",1001,S1,ada,CS 101 A,,\n\"Turing, Alan\",1002,S2,alan,CS 101 A,,\n\"Hopper, Grace\",1003,S3,grace,CS 101 B,,\n";

@@ -363,9 +363,40 @@ pub fn cohort(problem: &str) -> Vec<(String, Vec<u8>)> {
 
 /// Uploads `problem`'s bundle and returns its id.
 pub fn upload_problem(client: &Client, problem: &str) -> i64 {
-    let reply = client.upload("/problems", &[], &[("bundle", &format!("{problem}.zip"), &problem_bundle(problem))]);
+    upload_ready(client, &format!("{problem}.zip"), &problem_bundle(problem))
+}
+
+/// Uploads bundle `bytes` named `file` as a new problem, which its check must make; the
+/// problem's id.
+pub fn upload_ready(client: &Client, file: &str, bytes: &[u8]) -> i64 {
+    let check = upload_bundle(client, "/problems", file, bytes);
+    assert_eq!(check["status"], "ready", "{check:#}");
+    check["problem_id"].as_i64().unwrap()
+}
+
+/// Uploads bundle `bytes` named `file` to `path` (`/problems`, or `/problems/N/bundle` to
+/// replace problem N), which answers at once with its check's page, and waits for the
+/// check to end: its JSON then (`status` `ready` with the `problem_id`, or `refused` with
+/// the `error`).
+pub fn upload_bundle(client: &Client, path: &str, file: &str, bytes: &[u8]) -> serde_json::Value {
+    let reply = client.upload(path, &[], &[("bundle", file, bytes)]);
     assert_eq!(reply.status, 303, "{}", reply.body);
-    reply.redirect_id()
+    let location = reply.location.clone().unwrap_or_default();
+    assert!(location.starts_with("/problems/checks/"), "the answer is the check's page: {location}");
+    wait_for(&format!("the check of {file} to end"), || Some(client.api(&format!("/api{location}"))).filter(|check| check["status"] != "checking"))
+}
+
+/// Asks `probe` every 50 ms until it gives something, for at most 10 minutes (a generous
+/// deadline: a loaded machine is slow, never wrong).
+pub fn wait_for<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(600);
+    loop {
+        if let Some(found) = probe() {
+            return found;
+        }
+        assert!(Instant::now() < deadline, "waited 10 minutes for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// The course of the batches [`upload_cohort`] uploads.

@@ -1,6 +1,6 @@
 //! The instructor's and the students' main path through the service.
 
-use crate::common::{Client, Service, fixture, issue_link, run_analysis, upload_cohort, upload_problem};
+use crate::common::{Client, Service, fixture, issue_link, run_analysis, upload_bundle, upload_cohort, upload_problem};
 
 /// The header of a CSV download and its number of data rows (after any byte-order mark).
 pub fn csv_shape(text: &str) -> (Vec<String>, usize) {
@@ -145,8 +145,8 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
         ("interval-sets/generator.wasm", &std::fs::read(fixture("interval-sets").join("generator.wasm")).unwrap()),
         ("interval-sets/statement.md", &std::fs::read(fixture("interval-sets").join("statement.md")).unwrap()),
     ]);
-    let replaced = client.upload(&format!("/problems/{problem}/bundle"), &[], &[("bundle", "new.zip", &bundle)]);
-    assert_eq!(replaced.status, 303, "{}", replaced.body);
+    let replaced = upload_bundle(&client, &format!("/problems/{problem}/bundle"), "new.zip", &bundle);
+    assert_eq!((replaced["status"].as_str(), replaced["problem_id"].as_i64()), (Some("ready"), Some(problem)), "{replaced:#}");
     assert!(client.api(&format!("/api/problems/{problem}"))["settings"].as_str().unwrap().contains("stable_after = 700"));
     let latest = run_analysis(&client, batch, &[]);
     let third = client.wait_for_analysis(latest);

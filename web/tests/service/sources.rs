@@ -1,7 +1,7 @@
 //! A class hands in sources through the service: the upload stores them, the analysis
 //! builds them in the sandbox, and a compile error is its student's result.
 
-use crate::common::{Service, fixture, issue_link, run_analysis, upload_problem, zip};
+use crate::common::{Service, fixture, issue_link, run_analysis, upload_bundle, upload_problem, upload_ready, zip};
 
 /// True when C and Rust can be built here; otherwise says why and returns false, except
 /// under `CI` (where `.ci/run` installs the toolchains), where it fails.
@@ -156,9 +156,7 @@ fn a_function_level_problem_shows_its_harness_builds_hand_ins_with_it_and_says_w
     let service = Service::start(data.path(), &[]);
     let client = service.instructor();
     let files = new_c_problem_files(true, &[]);
-    let reply = client.upload("/problems", &[], &[("bundle", "stack.zip", &bundle(&files))]);
-    assert_eq!(reply.status, 303, "{}", reply.body);
-    let problem = reply.redirect_id();
+    let problem = upload_ready(&client, "stack.zip", &bundle(&files));
     let page = client.get(&format!("/problems/{problem}")).body;
     assert!(page.contains("Ready: every check passed."), "{page}");
     assert!(page.contains("<h2>Harness</h2>") && page.contains("int stack_push(int value);"), "the interface is on the problem's page: {page}");
@@ -216,9 +214,7 @@ fn a_problem_bundle_of_sources_is_built_in_the_sandbox_and_its_page_shows_the_ch
     let client = service.instructor();
 
     // Without the guest library in the bundle: the generator gets bugrank's own.
-    let reply = client.upload("/problems", &[], &[("bundle", "largest.zip", &bundle(&new_problem_files(&[])))]);
-    assert_eq!(reply.status, 303, "{}", reply.body);
-    let problem = reply.redirect_id();
+    let problem = upload_ready(&client, "largest.zip", &bundle(&new_problem_files(&[])));
     let page = client.get(&format!("/problems/{problem}")).body;
     assert!(page.contains("Problem check") && page.contains("Ready: every check passed."), "{page}");
     for check in ["the generator replays", "the reference handles the 1000 generated inputs", "the correct example `correct` passes every input", "the buggy example `buggy` fails some input"] {
@@ -234,9 +230,7 @@ fn a_problem_bundle_of_sources_is_built_in_the_sandbox_and_its_page_shows_the_ch
 
     // The problem accepts C only: a Rust source is rejected at upload, naming why.
     let c_only = "title = \"largest\"\nlanguages = [\"c\"]\n";
-    let reply = client.upload("/problems", &[], &[("bundle", "c-only.zip", &bundle(&new_problem_files(&[("problem.toml", c_only)])))]);
-    assert_eq!(reply.status, 303, "{}", reply.body);
-    let c_only = reply.redirect_id();
+    let c_only = upload_ready(&client, "c-only.zip", &bundle(&new_problem_files(&[("problem.toml", c_only)])));
     assert!(client.get(&format!("/problems/{c_only}")).body.contains("not in this problem"), "Rust and C++ are shown as not accepted");
     let rust = b"fn main() { println!(\"empty\"); }\n";
     let c = b"#include <stdio.h>\nint main(void) { puts(\"empty\"); return 0; }\n";
@@ -251,10 +245,11 @@ fn a_problem_bundle_of_sources_is_built_in_the_sandbox_and_its_page_shows_the_ch
     // appears nowhere; the bundle is refused with the compiler's message.
     let secret = std::fs::read_to_string("/etc/passwd").unwrap().lines().next().unwrap().to_owned();
     let hostile = "#include \"/etc/passwd\"\nint main(void) { return 0; }\n";
-    let reply = client.upload("/problems", &[], &[("bundle", "hostile.zip", &bundle(&new_problem_files(&[("reference.c", hostile)])))]);
-    assert_eq!(reply.status, 400, "{}", reply.body);
-    assert!(reply.body.contains("reference.c does not compile"), "{}", reply.body);
-    assert!(!reply.body.contains(&secret), "the host's password file stays out of the page");
+    let check = upload_bundle(&client, "/problems", "hostile.zip", &bundle(&new_problem_files(&[("reference.c", hostile)])));
+    assert_eq!(check["status"], "refused", "{check:#}");
+    let page = client.get(&format!("/problems/checks/{}", check["id"])).body;
+    assert!(page.contains("reference.c does not compile"), "{page}");
+    assert!(!page.contains(&secret), "the host's password file stays out of the page");
 }
 
 #[test]
@@ -277,9 +272,7 @@ fn a_bundle_with_the_courses_tests_checks_them_and_its_analysis_and_bug_lists_na
     let data = tempfile::tempdir().unwrap();
     let service = Service::start(data.path(), &[]);
     let client = service.instructor();
-    let reply = client.upload("/problems", &[], &[("bundle", "average.zip", &bundle(&files))]);
-    assert_eq!(reply.status, 303, "{}", reply.body);
-    let problem = reply.redirect_id();
+    let problem = upload_ready(&client, "average.zip", &bundle(&files));
     let page = client.get(&format!("/problems/{problem}")).body;
     assert!(page.contains("Ready: every check passed."), "{page}");
     assert!(page.contains("the reference agrees with the course") && page.contains("by running out of time"), "{page}");

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::super::auth::Instructor;
 use super::super::checks::{self, CHECK_REPORT};
-use super::super::db::{CheckStatus, BatchRow, ProblemRow};
+use super::super::db::{CheckStatus, BatchRow, ProblemCheckRow, ProblemRow};
 use super::forms::{BatchForm, batch_form, bundle_form, form_again};
 use super::layout::markdown;
 use super::super::upload::Form;
@@ -88,25 +88,27 @@ pub(super) async fn replace_problem(app: AppData, req: HttpRequest, who: Instruc
     form_again(&req, &who, "The problem was not replaced", result, || bundle_form(&who, &action, "Replace"))
 }
 
-/// Unpacks a bundle (a new problem, or one that `replaces` a problem) and has it checked
-/// outside the request (`checks.rs`); answers as the check ended when it ends within
-/// [`checks::BUNDLE_CHECK_WAIT`] (the problem's page, or the refusal), else with the
-/// check's page.
+/// Unpacks a bundle (a new problem, or one that `replaces` a problem), has it checked
+/// outside the request (`checks.rs`) and answers at once with the check's page: a check
+/// runs every program on a thousand inputs, which no request waits for.
 async fn checked_bundle(app: &AppData, file: String, bytes: Vec<u8>, replaces: Option<i64>) -> Page {
     let app = app.clone();
-    let check = blocking(move || {
+    let id = blocking(move || {
         let (dir, name) = unpack_bundle(&app, &file, bytes)?;
         let id = app.db.add_problem_check(&file, &name, &app.store.relative(&dir), replaces)?;
         app.checks.queue(id)?;
-        Ok(checks::wait(&app, id, checks::BUNDLE_CHECK_WAIT)?)
+        Ok(id)
     })
     .await?;
-    let check = found(check)?;
-    match (check.status, check.problem_id, check.error) {
-        (CheckStatus::Ready, Some(problem), _) => see_other(&format!("/problems/{problem}")),
-        (CheckStatus::Refused, _, error) => Err(AppError::BadRequest(error.unwrap_or_default())),
-        _ => see_other(&format!("/problems/checks/{}", check.id)),
-    }
+    see_other(&format!("/problems/checks/{id}"))
+}
+
+/// A bundle's check, and how far it has come while it runs here.
+#[derive(Serialize)]
+struct CheckView {
+    #[serde(flatten)]
+    check: ProblemCheckRow,
+    progress: Option<checks::CheckProgress>,
 }
 
 /// How often the page of a check still running reloads itself, in seconds.
@@ -121,10 +123,22 @@ pub(super) async fn problem_check_page(app: AppData, req: HttpRequest, who: Inst
     }
     let action = check.replaces.map_or_else(|| "/problems".to_owned(), |id| format!("/problems/{id}/bundle"));
     let checking = check.status == CheckStatus::Checking;
-    let mut response = respond(&req, Some(&who), &format!("Checking {}", check.file), &check, |c| {
+    let view = CheckView { progress: app.checks.progress(check.id), check };
+    let mut response = respond(&req, Some(&who), &format!("Checking {}", view.check.file), &view, |v| {
+        let c = &v.check;
         html! {
             @match c.status {
-                CheckStatus::Checking => p role="status" { "The bundle " code { (c.file) } " is being built and checked: its programs run on a thousand generated inputs. This page reloads itself until the check ends (at most " (checks::BUNDLE_CHECK_SECONDS / 60) " minutes)." },
+                CheckStatus::Checking => {
+                    p role="status" {
+                        "The bundle " code { (c.file) } " is being built and checked: its programs run on a thousand generated inputs. This page reloads itself until the check ends (at most " (checks::BUNDLE_CHECK_SECONDS / 60) " minutes)."
+                    }
+                    p.progress {
+                        @match &v.progress {
+                            Some(p) => { "Checking for " (p.seconds) " s: " (p.runs) " runs made so far." }
+                            None => "Waiting for the check before it (or checked by another process of the service).",
+                        }
+                    }
+                }
                 CheckStatus::Ready => p { "Checked: " a href={ "/problems/" (c.problem_id.unwrap_or_default()) } { "the problem's page" } "." },
                 CheckStatus::Refused => {
                     p.bad.refused role="alert" { (c.error.clone().unwrap_or_default()) }
