@@ -32,14 +32,20 @@ mod uploads;
 /// One hostile input and what must happen to it.
 pub struct Case {
     pub name: &'static str,
-    /// The bound on the case's wall time, and on the peak resident memory of the process
-    /// that handles it.
+    /// The bounds on the CPU time of the process that handles the case (its own and its
+    /// finished children's, such as compilers in their jails: what the case costs it,
+    /// however busy the machine is otherwise), and on its peak resident memory.
     pub max_seconds: f64,
     pub max_peak_mb: u64,
     /// Runs the case in a fresh process, checks its outcome (panicking with what went
     /// wrong) and says what happened.
     pub run: Box<dyn Fn() -> Measured>,
 }
+
+/// How many times its bound a case's process may run in wall time before it is killed:
+/// far enough that a loaded machine does not kill a sound case, near enough that a hung
+/// one ends the corpus.
+pub const KILLED_PAST: f64 = 10.0;
 
 /// What a case did, and what it cost the process that handled it.
 pub struct Measured {
@@ -70,7 +76,7 @@ fn main() {
             Ok(measured) => {
                 let mut problems = Vec::new();
                 if measured.seconds > case.max_seconds {
-                    problems.push(format!("took {:.1} s, more than {} s", measured.seconds, case.max_seconds));
+                    problems.push(format!("took {:.1} s of CPU, more than {} s", measured.seconds, case.max_seconds));
                 }
                 if measured.peak_mb > case.max_peak_mb {
                     problems.push(format!("peaked at {} MB, more than {} MB", measured.peak_mb, case.max_peak_mb));
@@ -92,7 +98,7 @@ fn main() {
         rows.push((case, row));
     }
 
-    println!("\n| case | outcome | seconds | peak MB | bounds | |");
+    println!("\n| case | outcome | CPU s | peak MB | bounds | |");
     println!("|---|---|---:|---:|---|---|");
     for (case, (verdict, outcome, seconds, peak)) in &rows {
         println!(

@@ -15,6 +15,13 @@ pub struct Process {
     pub peak_mb: u64,
 }
 
+impl Process {
+    /// Its CPU time, user and system: what it cost whatever else the machine did.
+    pub fn cpu_seconds(&self) -> f64 {
+        self.user_seconds + self.system_seconds
+    }
+}
+
 /// Runs `command` to its end (killed after `limit`, its stdout dropped, its stderr shown
 /// if it fails) and measures it.
 ///

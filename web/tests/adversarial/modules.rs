@@ -185,9 +185,9 @@ impl Batch {
                 // (Python cases search less: each of their runs costs tens of module runs.)
                 let stable_after = if file.ends_with(".py") { PYTHON_STABLE_AFTER } else { STABLE_AFTER };
                 command.args(["grade", "--stable-after", stable_after, "--problem"]).arg(problem()).arg("--submissions").arg(&submissions).arg("--out").arg(&out);
-                let process = measure(command, Duration::from_secs_f64(max_seconds * 2.0));
+                let process = measure(command, Duration::from_secs_f64(max_seconds * crate::KILLED_PAST));
                 assert_eq!(process.exit_code, Some(0), "bugrank grade must finish and succeed");
-                let (seconds, peak_mb) = (process.seconds, process.peak_mb);
+                let (seconds, peak_mb) = (process.cpu_seconds(), process.peak_mb);
                 let analysis: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("analysis.json")).unwrap()).unwrap();
                 let answers = analysis["answers"].as_array().unwrap();
                 let honest_id = honest.rsplit_once('.').map_or(honest, |(stem, _)| stem);

@@ -39,11 +39,11 @@ fn import_command(package: &Path, out: &Path) -> Command {
     command
 }
 
-/// Runs `bugrank import package --out out` (killed past twice `max_seconds`): its exit
-/// code and what it cost.
+/// Runs `bugrank import package --out out` (killed past `KILLED_PAST` times `max_seconds`
+/// of wall time): its exit code and what it cost.
 fn import(package: &Path, out: &Path, max_seconds: f64) -> (Option<i32>, f64, u64) {
-    let process = measure(import_command(package, out), Duration::from_secs_f64(max_seconds * 2.0));
-    (process.exit_code, process.seconds, process.peak_mb)
+    let process = measure(import_command(package, out), Duration::from_secs_f64(max_seconds * crate::KILLED_PAST));
+    (process.exit_code, process.cpu_seconds(), process.peak_mb)
 }
 
 /// An import that must be refused, measured: its cost, and the error it printed (from a

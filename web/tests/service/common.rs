@@ -131,6 +131,18 @@ impl Service {
         line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() / 1024
     }
 
+    /// The process's CPU time so far, user and system, its own and its finished
+    /// children's (`/proc/PID/stat`).
+    pub fn cpu_seconds(&self) -> f64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).expect("the service is running");
+        // After the command's name in parentheses: fields 3 on; utime, stime, cutime and
+        // cstime are fields 14 to 17, in clock ticks.
+        let fields: Vec<&str> = stat.rsplit_once(')').expect("Linux's format").1.split_whitespace().collect();
+        let ticks: u64 = fields[11..15].iter().map(|f| f.parse::<u64>().expect("a number of ticks")).sum();
+        // SAFETY: a query of a constant of the system.
+        ticks as f64 / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
+    }
+
     /// Kills the process with SIGKILL, as a crash or the OOM killer would.
     pub fn kill(mut self) {
         self.child.kill().unwrap();
