@@ -171,11 +171,7 @@ fn cancelling_a_batch_of_compile_bombs(service: &Service) -> String {
     let upload = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
     let batch = upload["batch"].as_i64().unwrap_or_else(|| panic!("saved: {upload:#}"));
     let analysis = crate::common::run_analysis(&client, batch, &[]);
-    let compiling = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while client.api(&format!("/api/analyses/{analysis}"))["progress"]["phase"] != "compiling" {
-        assert!(std::time::Instant::now() < compiling, "the analysis never started compiling");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    wait_for("the analysis to start compiling", || (client.api(&format!("/api/analyses/{analysis}"))["progress"]["phase"] == "compiling").then_some(()));
     std::thread::sleep(std::time::Duration::from_secs(1));
     let asked = std::time::Instant::now();
     assert_eq!(client.post(&format!("/analyses/{analysis}/cancel"), &[]).status, 303);
