@@ -39,7 +39,8 @@ pub fn example_expectation(id: &str) -> Option<Expect> {
 pub struct CheckWatch {
     /// Set from outside: the check's programs stop running.
     pub stop: AtomicBool,
-    /// The runs the check has made so far (the generator's and the programs').
+    /// The runs the check has made so far (the generator's, the programs' and the
+    /// checker's).
     pub runs: AtomicU64,
 }
 

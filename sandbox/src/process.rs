@@ -7,7 +7,8 @@
 //! wasmtime-wasi's would for the context the sandbox builds: one argument, the program's
 //! name; an empty environment; descriptors 0 to 2 alone, pipes (not terminals) that cannot
 //! seek and have no file status but their type; an exit ends the run with the status a native system gives (0 to 255). A pointer out of
-//! the guest's memory, or a result pointer not aligned to 4 bytes, ends the run with a
+//! the guest's memory, or a result pointer not aligned (to 4 bytes, to 8 for a structure
+//! with 64-bit fields), ends the run with a
 //! trap, as WASI asks (the stream calls of `stdio.rs` answer `EFAULT` instead, as they
 //! always have).
 

@@ -107,6 +107,8 @@ fn run(app: &App, id: i64) {
     };
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(app, &row)))
         .unwrap_or_else(|_| Err("the check failed unexpectedly (a bug: the service's log has its trace)".to_owned()));
+    // (Here, not in `check`: a check that panicked runs no more either.)
+    app.checks.set_running(None);
     if outcome.is_err() {
         // Nothing of a refused bundle stays: not its files, not its numbered folder.
         let dir = app.store.resolve(&row.dir);
@@ -138,7 +140,6 @@ fn check(app: &App, row: &ProblemCheckRow) -> Result<i64, String> {
         drop(done);
         checked
     });
-    app.checks.set_running(None);
     if watch.stop.load(Ordering::Relaxed) {
         return Err(format!("{}: the check took longer than {} minutes, the most a bundle's check may take: are the reference's and the generator's fuel limits far above what they need?", row.file, BUNDLE_CHECK_SECONDS / 60));
     }
