@@ -185,9 +185,8 @@ fn reading_dev_zero_is_stopped_by_the_memory_limit() {
     let limits = Limits { memory_bytes: 512 << 20, time: Duration::from_secs(30), ..Limits::default() };
     // clang reads a device as an empty file: bounded, whatever it makes of it.
     if let Some(builder) = builder(Language::C, limits.clone()) {
-        let started = std::time::Instant::now();
-        builder.build(&source(Language::C, "zero.c", "#include \"/dev/zero\"\nint main(void) { return 0; }\n")).unwrap();
-        assert!(started.elapsed() < Duration::from_secs(30));
+        let built = builder.build(&source(Language::C, "zero.c", "#include \"/dev/zero\"\nint main(void) { return 0; }\n")).unwrap();
+        assert!(!matches!(built, Built::Failed { failure: Failure::TimeLimit, .. }), "not read for ever: {built:?}");
     }
     let Some(builder) = builder(Language::Rust, limits) else { return };
     let (kind, message) = failure(builder.build(&source(Language::Rust, "zero.rs", RUST_ZERO)).unwrap());
@@ -201,7 +200,9 @@ fn a_macro_bomb_is_stopped_by_a_limit_in_seconds() {
     let Some(builder) = builder(Language::C, limits) else { return };
     let started = std::time::Instant::now();
     let (kind, message) = failure(builder.build(&source(Language::C, "bomb.c", &macro_bomb())).unwrap());
-    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    // Stopped by this limit, not the default one (the margin is for a busy machine).
+    let default = Duration::from_secs(toolchain::COMPILE_SECONDS);
+    assert!(started.elapsed() < default / 2, "{:?}", started.elapsed());
     assert!(matches!(kind, Failure::TimeLimit | Failure::MemoryLimit), "{kind:?}: {message}");
     assert!(message.starts_with("the compiler "), "{message}");
 }
@@ -221,7 +222,9 @@ fn a_compile_asked_to_stop_is_killed_at_once_and_not_kept() {
         builder.build_or_stop(&bomb, &stop)
     });
     assert!(matches!(result, Err(toolchain::ToolchainError::Stopped)), "{result:?}");
-    assert!(started.elapsed() < Duration::from_secs(3), "stopped after {:?}, not at the 60 s limit", started.elapsed());
+    // At once: long before the limit (the margin is for a busy machine).
+    let limit = Duration::from_secs(toolchain::COMPILE_SECONDS);
+    assert!(started.elapsed() < limit / 4, "stopped after {:?}, not at the {limit:?} limit", started.elapsed());
     assert!(kept(cache.path()).is_empty(), "a stopped compile is no verdict on the source");
     assert!(matches!(builder.build_or_stop(&bomb, &stop), Err(toolchain::ToolchainError::Stopped)), "nothing starts once stopped");
 }

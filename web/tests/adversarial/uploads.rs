@@ -176,10 +176,13 @@ fn cancelling_a_batch_of_compile_bombs(service: &Service) -> String {
     let asked = std::time::Instant::now();
     assert_eq!(client.post(&format!("/analyses/{analysis}/cancel"), &[]).status, 303);
     let ended = client.wait_for_analysis(analysis);
-    let took = asked.elapsed().as_secs_f64();
+    let took = asked.elapsed();
     assert_eq!(ended["analysis"]["status"], "cancelled", "{:#}", ended["analysis"]);
-    assert!(took < 3.0, "cancelled after {took:.2} s");
-    format!("cancelled {took:.2} s after asking, two compiles killed")
+    // Killed at once (a second here), not left to run to their limit: a quarter of the
+    // limit is the margin a busy machine needs, and still tells the two apart.
+    let limit = std::time::Duration::from_secs(toolchain::COMPILE_SECONDS);
+    assert!(took < limit / 4, "cancelled after {took:?}; a compile's limit is {limit:?}");
+    format!("cancelled {:.2} s after asking, two compiles killed", took.as_secs_f64())
 }
 
 /// A zip of `files`, and `links`: `(name, target)` entries that are symbolic links.

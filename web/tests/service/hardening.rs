@@ -70,12 +70,13 @@ fn many_stalled_connections_from_one_address_leave_the_service_answering_another
     let data = tempfile::tempdir().unwrap();
     let service = Service::start(data.path(), &[]);
     let count = 1_000;
+    let bound = raw::answer_bound(raw::client_address(2), &service.url);
     let mut stalled = raw::stalled_connections(raw::client_address(1), &service.url, count, raw::Stall::Body);
     let asked = Instant::now();
     let answer = raw::exchange(raw::client_address(2), &service.url, "GET /login HTTP/1.1\r\n", b"").unwrap();
     assert_eq!(answer.status, 200);
-    assert!(asked.elapsed() < Duration::from_secs(1), "another address waited {:?}", asked.elapsed());
-    let closed = raw::closed_by_the_service(&mut stalled, Duration::from_secs(1));
+    assert!(asked.elapsed() < bound, "another address waited {:?} (bound {bound:?})", asked.elapsed());
+    let closed = raw::closed_by_the_service(&mut stalled, bound);
     let most = web::serve::connections::MAX_CONNECTIONS_PER_ADDRESS;
     assert!(closed >= count - most, "{closed} of {count} connections from one address closed; at most {most} may stay");
 }
@@ -87,8 +88,9 @@ fn a_request_whose_body_trickles_is_cut_after_the_bound() {
     let started = Instant::now();
     let mut trickling = raw::stalled_connections(raw::client_address(1), &service.url, 1, raw::Stall::Body);
     let grace = web::serve::connections::BODY_GRACE;
-    let closed = raw::closed_by_the_service(&mut trickling, grace + Duration::from_secs(5));
-    assert_eq!(closed, 1, "a body that does not come is cut within {:?} (waited {:?})", grace + Duration::from_secs(5), started.elapsed());
+    // Cut at its grace; the patience beyond it is for a busy machine.
+    let closed = raw::closed_by_the_service(&mut trickling, grace + Duration::from_secs(30));
+    assert_eq!(closed, 1, "a body that does not come is cut (waited {:?})", started.elapsed());
     assert!(started.elapsed() >= grace - Duration::from_millis(100), "but not before its grace: {:?}", started.elapsed());
 }
 

@@ -85,6 +85,21 @@ pub fn exchange(source: Ipv4Addr, url: &str, head: &str, body: &[u8]) -> std::io
     Ok(Response { status, headers, body: body.to_owned() })
 }
 
+/// The bound on how long a request from `source` may wait while another address attacks
+/// the service: a second, or 20 times the slowest of three answers to `GET /login` now (a
+/// busy machine answers slower, attacked or not: the bound follows it; issue 51).
+pub fn answer_bound(source: Ipv4Addr, url: &str) -> Duration {
+    let slowest = (0..3)
+        .map(|_| {
+            let asked = std::time::Instant::now();
+            assert_eq!(exchange(source, url, "GET /login HTTP/1.1\r\n", b"").expect("the service answers").status, 200);
+            asked.elapsed()
+        })
+        .max()
+        .unwrap();
+    Duration::from_secs(1).max(20 * slowest)
+}
+
 /// A login through the form from `source`, as a browser there would: the form's page
 /// first (its CSRF cookie and token), then the post. The post's status (303: logged in).
 pub fn login_from(source: Ipv4Addr, url: &str, login: &str, password: &str) -> std::io::Result<u16> {

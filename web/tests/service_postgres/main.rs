@@ -119,8 +119,10 @@ fn a_worker_killed_mid_analysis_loses_it_to_another_worker_that_finishes_it_the_
     poll(&client, ids[0], "taken over by the second worker", |v| second.holds(v));
     let taken_over = killed.elapsed();
     // The lease (15 s) runs out at most that long after the last heartbeat, and an idle
-    // worker looks at the queue every 2 s.
-    assert!(taken_over < std::time::Duration::from_secs(20), "taken over after {taken_over:?}");
+    // worker looks at the queue every 2 s: some 17 s on a quiet machine. Twice the lease
+    // leaves a busy machine its margin and still tells the lease from any longer wait.
+    let lease = std::time::Duration::from_secs(web::serve::db::LEASE_SECONDS as u64);
+    assert!(taken_over < 2 * lease, "taken over after {taken_over:?}");
     let done = client.wait_for_analysis(ids[0]);
     assert_eq!(done["analysis"]["status"], "done", "{:#}", done["analysis"]);
 
@@ -142,11 +144,14 @@ fn a_worker_killed_mid_analysis_loses_it_to_another_worker_that_finishes_it_the_
     let long = common::run_analysis(&client, batch, &[("seed", "4"), ("stable_after", "1000000"), ("mode", "full")]);
     let running = poll(&client, long, "running with progress", |v| second.holds(v) && v["progress"]["tests_generated"].as_u64().is_some_and(|n| n > 0));
     assert!(running["progress"]["text"].as_str().is_some_and(|t| !t.is_empty()), "{:#}", running["progress"]);
-    let asked = std::time::Instant::now();
-    assert_eq!(client.post(&format!("/analyses/{long}/cancel"), &[]).status, 303);
-    assert_eq!(client.wait_for_analysis(long)["analysis"]["status"], "cancelled");
-    // A heartbeat a second, then the runs in flight.
-    assert!(asked.elapsed() < std::time::Duration::from_secs(5), "cancelled after {:?}", asked.elapsed());
+    let (ended, cpu) = common::cpu_spent(second.0.id(), || {
+        assert_eq!(client.post(&format!("/analyses/{long}/cancel"), &[]).status, 303);
+        client.wait_for_analysis(long)
+    });
+    assert_eq!(ended["analysis"]["status"], "cancelled");
+    // A heartbeat a second brings the cancel, then the runs in flight end: about a second
+    // of the worker's thread, in CPU time, which a busy machine does not stretch.
+    assert!(cpu < 5.0, "the worker worked {cpu:.1} s of CPU from the cancel to its end");
 
     // Started twice (by each worker), finished once; nothing uploaded is lost.
     let server = postgres::Postgres::shared();
