@@ -124,23 +124,39 @@ pub struct Occasion<'a> {
     pub course: &'a str,
     pub batch: &'a str,
     pub problem: &'a str,
+    /// What a roster's student who handed in nothing earns (their letter says it).
+    pub no_hand_in: course::exports::NoHandIn,
 }
 
 impl Occasion<'_> {
-    /// The letter to one student (`name` may be empty: the id greets them).
-    pub fn letter(&self, student: &str, name: &str, to: &str, link: &str) -> Letter {
+    /// The letter to one student (`name` may be empty: the id greets them) who handed in
+    /// (`handed_in`) or is on the roster and handed in nothing.
+    pub fn letter(&self, student: &str, name: &str, to: &str, link: &str, handed_in: bool) -> Letter {
         let greeting = if name.is_empty() { student } else { name };
+        let (batch, problem, course) = (self.batch, self.problem, self.course);
+        let (subject, opening) = if handed_in {
+            (
+                format!("{course}: your results for {batch}"),
+                format!(
+                    "Your results for {batch} ({problem}) in {course} are on your private page:\n\n\
+                     {link}\n\n\
+                     It shows your points, each test your program fails with what it should have printed, and the code that was graded."
+                ),
+            )
+        } else {
+            let earns = match self.no_hand_in {
+                course::exports::NoHandIn::Zero => "so it earns 0 points",
+                course::exports::NoHandIn::Empty => "so it has no grade: your instructor decides what it counts for",
+            };
+            (
+                format!("{course}: nothing received for {batch}"),
+                format!("Nothing of yours was received for {batch} ({problem}) in {course}, {earns}. Your private page says so:\n\n{link}\n\n"),
+            )
+        };
         let body = format!(
-            "Hello {greeting},\n\n\
-             Your results for {batch} ({problem}) in {course} are on your private page:\n\n\
-             {link}\n\n\
-             It shows your points, each test your program fails with what it should have printed, and the code that was graded. \
-             The link is yours alone: do not share it. It will also show your later results in {course}.\n",
-            batch = self.batch,
-            problem = self.problem,
-            course = self.course,
+            "Hello {greeting},\n\n{opening} The link is yours alone: do not share it. It will also show your later results in {course}.\n"
         );
-        Letter { student: student.to_owned(), name: name.to_owned(), to: to.to_owned(), subject: format!("{}: your results for {}", self.course, self.batch), body }
+        Letter { student: student.to_owned(), name: name.to_owned(), to: to.to_owned(), subject, body }
     }
 }
 
@@ -150,12 +166,24 @@ mod tests {
 
     #[test]
     fn a_letter_greets_the_student_by_name_else_by_id_and_gives_the_link() {
-        let occasion = Occasion { course: "CS 101", batch: "Lab 3", problem: "Interval sets" };
-        let named = occasion.letter("a01", "Ada Lovelace", "ada@example.edu", "https://grades.example.edu/s/abc");
+        let occasion = Occasion { course: "CS 101", batch: "Lab 3", problem: "Interval sets", no_hand_in: course::exports::NoHandIn::Zero };
+        let named = occasion.letter("a01", "Ada Lovelace", "ada@example.edu", "https://grades.example.edu/s/abc", true);
         assert_eq!(named.subject, "CS 101: your results for Lab 3");
         assert!(named.body.starts_with("Hello Ada Lovelace,\n\nYour results for Lab 3 (Interval sets) in CS 101"), "{}", named.body);
         assert!(named.body.contains("\n\nhttps://grades.example.edu/s/abc\n\n"), "{}", named.body);
-        assert!(occasion.letter("a02", "", "b@example.edu", "x").body.starts_with("Hello a02,"));
+        assert!(occasion.letter("a02", "", "b@example.edu", "x", true).body.starts_with("Hello a02,"));
+    }
+
+    #[test]
+    fn a_student_who_handed_in_nothing_is_told_so_and_what_it_earns() {
+        let zero = Occasion { course: "CS 101", batch: "Lab 3", problem: "Interval sets", no_hand_in: course::exports::NoHandIn::Zero };
+        let letter = zero.letter("a03", "Grace", "g@example.edu", "https://grades.example.edu/s/def", false);
+        assert_eq!(letter.subject, "CS 101: nothing received for Lab 3");
+        assert!(letter.body.starts_with("Hello Grace,\n\nNothing of yours was received for Lab 3 (Interval sets) in CS 101, so it earns 0 points."), "{}", letter.body);
+        assert!(letter.body.contains("\n\nhttps://grades.example.edu/s/def\n\n") && !letter.body.contains("your program"), "{}", letter.body);
+        let empty = Occasion { no_hand_in: course::exports::NoHandIn::Empty, ..zero };
+        let letter = empty.letter("a03", "Grace", "g@example.edu", "x", false);
+        assert!(letter.body.contains("so it has no grade: your instructor decides what it counts for."), "{}", letter.body);
     }
 
     #[test]

@@ -290,6 +290,47 @@ fn instructor_pages_show_each_students_name_beside_the_id() {
 }
 
 #[test]
+fn a_student_on_the_roster_who_handed_in_nothing_gets_a_link_a_letter_and_a_page_that_say_so() {
+    let (_data, service, client, batch) = service_with_cohort("interval-sets");
+    // z90 and z91 are on the roster and handed in nothing; z91's points were adjusted.
+    let roster = "id,cohort,name,email\na01,A,Ada Lovelace,ada@example.edu\nz90,B,Zed Nobody,zed@example.edu\nz91,B,Zoe Late,zoe@example.edu\n";
+    assert_eq!(client.upload(&format!("/batches/{batch}/roster"), &[], &[("roster", "roster.csv", roster.as_bytes())]).status, 200);
+    assert_eq!(client.post(&format!("/batches/{batch}/adjustments"), &[("student", "z91"), ("points", "5"), ("reason", "doctor's note")]).status, 303);
+    assert!(client.get(&format!("/batches/{batch}")).body.contains("<option value=\"z91\">z91 (no hand-in)</option>"), "the form offers them");
+    client.wait_for_analysis(run_analysis(&client, batch, &[("seed", "1")]));
+    assert_eq!(client.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
+
+    // A private link each, in links.csv too (19 who handed in, and the two).
+    let (_, rows) = csv_shape(&client.get("/students/links.csv").body);
+    assert_eq!(rows, 21);
+    let students = client.api("/api/students");
+    let link = |id: &str| students["students"].as_array().unwrap().iter().find(|s| s["student"] == id).unwrap_or_else(|| panic!("{id}: {students:#}"))["link"].as_str().unwrap().to_owned();
+    // A letter that says nothing was received and what it earns.
+    let emails = client.api(&format!("/api/batches/{batch}/emails"));
+    let letter = emails["letters"].as_array().unwrap().iter().find(|l| l["student"] == "z90").unwrap_or_else(|| panic!("{emails:#}"));
+    assert_eq!(letter["subject"], format!("{}: nothing received for {}", crate::common::COURSE, emails["batch"]["name"].as_str().unwrap()));
+    assert!(letter["body"].as_str().unwrap().contains(", so it earns 0 points. Your private page says so:"), "{letter:#}");
+    assert!(emails["left_out"].as_array().unwrap().iter().all(|l| l[0] != "z90"), "{emails:#}");
+    let ada = emails["letters"].as_array().unwrap().iter().find(|l| l["student"] == "a01").unwrap();
+    assert!(ada["subject"].as_str().unwrap().contains("your results for"), "{ada:#}");
+
+    // A page that says so, with the adjustment; the others' pages are as they were.
+    let page = |id: &str| Client::new(&service.url).get(&link(id)).body;
+    let z90 = page("z90");
+    assert!(z90.contains("Nothing of yours was received for this assignment, so it earns <strong>0 of 100 points</strong>."), "{z90}");
+    assert!(!z90.contains("No results have been released to you yet"), "{z90}");
+    let z91 = page("z91");
+    assert!(z91.contains("so it earns <strong>5 of 100 points</strong>.") && z91.contains("doctor's note"), "{z91}");
+    assert!(page("a01").contains("Your points: "), "a student who handed in sees their results");
+    // No grade, if the instructor chooses so.
+    assert_eq!(client.post(&format!("/batches/{batch}/no-hand-in"), &[("choice", "empty")]).status, 303);
+    assert!(page("z90").contains("Nothing of yours was received for this assignment. It has no grade here"), "{}", page("z90"));
+    let emails = client.api(&format!("/api/batches/{batch}/emails"));
+    let letter = emails["letters"].as_array().unwrap().iter().find(|l| l["student"] == "z90").unwrap();
+    assert!(letter["body"].as_str().unwrap().contains("so it has no grade: your instructor decides what it counts for."), "{letter:#}");
+}
+
+#[test]
 fn the_canvas_gradebook_lands_in_the_assignment_of_canvas_export_the_instructor_picks() {
     let (_data, _service, client, batch) = service_with_cohort("interval-sets");
     // Canvas's gradebook export with two assignments and Canvas's own score columns;

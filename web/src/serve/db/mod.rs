@@ -71,6 +71,16 @@ pub struct BatchRow {
     pub no_hand_in: course::exports::NoHandIn,
 }
 
+/// A released batch as one student of its course sees it ([`Db::released_to`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Released {
+    /// The latest finished analysis that graded them.
+    Graded(i64),
+    /// They are on its roster and no finished analysis graded them: the batch's latest
+    /// finished analysis, whose points say what a missing hand-in earns.
+    NotHandedIn(i64),
+}
+
 /// A student: one id of one course. The same id in two courses is two students, with two
 /// private links; in two batches of one course, one student with one link to both.
 #[derive(Clone, Debug, Serialize)]
@@ -203,9 +213,10 @@ const STUDENT_COLUMNS: &str = "s.course_id, c.name, s.student, s.token";
 /// The tables [`STUDENT_COLUMNS`] come from.
 const STUDENTS: &str = "course_students s JOIN courses c ON c.id = s.course_id";
 /// Narrows `course_students s` to the students of batch `?1`: those with a current
-/// submission in it.
-const OF_BATCH: &str = "JOIN batches b ON b.course_id = s.course_id
-     JOIN submissions x ON x.batch_id = b.id AND x.student = s.student AND x.superseded = FALSE WHERE b.id = ?1";
+/// submission in it, and its roster's students who handed in nothing.
+const OF_BATCH: &str = "JOIN batches b ON b.course_id = s.course_id WHERE b.id = ?1
+     AND (EXISTS (SELECT 1 FROM submissions x WHERE x.batch_id = b.id AND x.student = s.student AND x.superseded = FALSE)
+          OR EXISTS (SELECT 1 FROM roster r WHERE r.batch_id = b.id AND r.student = s.student))";
 
 fn student_row(row: &Row) -> DbResult<StudentRow> {
     Ok(StudentRow { course_id: row.int(0)?, course: row.text(1)?, student: row.text(2)?, token: row.opt_text(3)? })
@@ -448,8 +459,9 @@ impl Db {
                 c.execute(sql, args![batch])?;
             }
             c.execute(
-                "DELETE FROM course_students WHERE course_id = ?1 AND student NOT IN
-                     (SELECT s.student FROM submissions s JOIN batches b ON b.id = s.batch_id WHERE b.course_id = ?1)",
+                "DELETE FROM course_students WHERE course_id = ?1
+                     AND student NOT IN (SELECT s.student FROM submissions s JOIN batches b ON b.id = s.batch_id WHERE b.course_id = ?1)
+                     AND student NOT IN (SELECT r.student FROM roster r JOIN batches b ON b.id = r.batch_id WHERE b.course_id = ?1)",
                 args![course],
             )?;
             let in_pending_report = c.engine().position("report", "?1");
@@ -686,23 +698,34 @@ impl Db {
         self.0.run(|c| row(c, &format!("SELECT {STUDENT_COLUMNS} FROM {STUDENTS} WHERE s.token = ?1"), args![token], student_row))
     }
 
-    /// For a student of a course: each of the course's released batches' latest finished
-    /// analysis that graded them.
-    pub fn released_analyses_of(&self, course: i64, student: &str) -> DbResult<Vec<(BatchRow, i64)>> {
+    /// For a student of a course: each of the course's released batches that graded them or
+    /// has them on its roster, in the order they were made.
+    pub fn released_to(&self, course: i64, student: &str) -> DbResult<Vec<(BatchRow, Released)>> {
         let found = self.0.run(|c| {
             rows(
                 c,
                 &format!(
-                    "SELECT {BATCH_COLUMNS}, (SELECT max(a.id) FROM analyses a JOIN analysis_answers x ON x.analysis_id = a.id
-                         WHERE a.batch_id = b.id AND a.status = 'done' AND a.stability_of IS NULL AND x.student = ?2)
+                    "SELECT {BATCH_COLUMNS},
+                         (SELECT max(a.id) FROM analyses a JOIN analysis_answers x ON x.analysis_id = a.id
+                             WHERE a.batch_id = b.id AND a.status = 'done' AND a.stability_of IS NULL AND x.student = ?2),
+                         (SELECT max(a.id) FROM analyses a WHERE a.batch_id = b.id AND a.status = 'done' AND a.stability_of IS NULL),
+                         EXISTS (SELECT 1 FROM roster r WHERE r.batch_id = b.id AND r.student = ?2)
                      FROM {BATCHES} WHERE b.released = TRUE AND b.course_id = ?1 ORDER BY b.id"
                 ),
                 args![course, student],
-                // (The column after the batch's own.)
-                |r| Ok((batch_row(r)?, r.opt_int(BATCH_COLUMNS.split(',').count())?)),
+                |r| {
+                    // (The columns after the batch's own.)
+                    let after = BATCH_COLUMNS.split(',').count();
+                    let released = match (r.opt_int(after)?, r.opt_int(after + 1)?, r.bool(after + 2)?) {
+                        (Some(graded), _, _) => Some(Released::Graded(graded)),
+                        (None, Some(latest), true) => Some(Released::NotHandedIn(latest)),
+                        _ => None,
+                    };
+                    Ok((batch_row(r)?, released))
+                },
             )
         })?;
-        Ok(found.into_iter().filter_map(|(batch, analysis)| analysis.map(|a| (batch, a))).collect())
+        Ok(found.into_iter().filter_map(|(batch, released)| released.map(|r| (batch, r))).collect())
     }
 
 
@@ -749,6 +772,11 @@ fn insert_roster(c: &mut dyn Conn, batch: i64, roster: &[RosterRow]) -> DbResult
             "INSERT INTO roster (batch_id, student, cohort, manual, extra) VALUES (?1, ?2, ?3, ?4, ?5)",
             args![batch, &r.id, &r.cohort, r.manual, extra],
         )?;
+        // A roster's student is one of the course's, handed in or not (`reference` is the
+        // model answer's id, nobody's).
+        if r.id != grader::REFERENCE_ID {
+            add_course_student(c, batch, &r.id)?;
+        }
     }
     Ok(())
 }
@@ -758,10 +786,14 @@ fn insert_submission(c: &mut dyn Conn, batch: i64, s: &SubmissionRow) -> DbResul
         "INSERT INTO submissions (batch_id, student, file, sha256, late, uploaded) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         args![batch, &s.student, &s.file, &s.sha256, s.late, s.uploaded],
     )?;
-    // A submitting student is one of the batch's course (without a link until one is issued).
+    add_course_student(c, batch, &s.student)
+}
+
+/// Makes `student` one of batch `batch`'s course (without a link until one is issued).
+fn add_course_student(c: &mut dyn Conn, batch: i64, student: &str) -> DbResult<()> {
     c.execute(
         "INSERT INTO course_students (course_id, student) SELECT course_id, ?2 FROM batches WHERE id = ?1 ON CONFLICT DO NOTHING",
-        args![batch, &s.student],
+        args![batch, student],
     )?;
     Ok(())
 }

@@ -21,6 +21,7 @@ pub(super) const SQLITE_MIGRATIONS: &[&str] = &[
     include_str!("migrations/sqlite/0008_indexes_by_module_queue_and_batch.sql"),
     include_str!("migrations/sqlite/0009_points_and_adjustments.sql"),
     include_str!("migrations/sqlite/0010_no_hand_in.sql"),
+    include_str!("migrations/sqlite/0011_roster_students.sql"),
 ];
 
 /// PostgreSQL's schema, one migration per file of `migrations/postgres/`, in the order of
@@ -35,6 +36,7 @@ const POSTGRES_MIGRATIONS: &[&str] = &[
     include_str!("migrations/postgres/0004_points_and_adjustments.sql"),
     include_str!("migrations/postgres/0005_no_hand_in.sql"),
     include_str!("migrations/postgres/0006_run_shards.sql"),
+    include_str!("migrations/postgres/0007_roster_students.sql"),
 ];
 
 /// The key of the advisory lock under which PostgreSQL's migrations run: two processes

@@ -106,6 +106,13 @@ struct BatchView {
     without_hand_in: Vec<RosterRow>,
 }
 
+/// The roster's students with no current submission among `submissions`, in the roster's
+/// order (`reference`, the model answer's id, is nobody's).
+fn without_hand_in(submissions: &[SubmissionRow], roster: &[RosterRow]) -> Vec<RosterRow> {
+    let handed_in: std::collections::HashSet<&str> = submissions.iter().map(|s| s.student.as_str()).collect();
+    roster.iter().filter(|r| r.id != grader::REFERENCE_ID && !handed_in.contains(r.id.as_str())).cloned().collect()
+}
+
 pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
     let batch = found(app.db.batch(path.into_inner())?)?;
     let analyses = app.db.analyses_of(batch.id)?;
@@ -116,8 +123,7 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
     };
     let submissions = app.db.submissions(batch.id)?;
     let roster = app.db.roster(batch.id)?;
-    let handed_in: std::collections::HashSet<&str> = submissions.iter().map(|s| s.student.as_str()).collect();
-    let without_hand_in = roster.iter().filter(|r| !handed_in.contains(r.id.as_str())).cloned().collect();
+    let without_hand_in = without_hand_in(&submissions, &roster);
     let view = BatchView {
         without_hand_in,
         submissions,
@@ -202,7 +208,7 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
                     button type="submit" { "Save" }
                 }
             }
-            (adjustment_form(&who, id, &v.submissions, &v.adjustments, v.max_points))
+            (adjustment_form(&who, id, &v.submissions, &v.without_hand_in, &v.adjustments, v.max_points))
             (late_form(&who, id))
             (roster_form(&who, id, !v.roster.is_empty()))
         }
@@ -477,8 +483,11 @@ pub(super) async fn adjust_points(app: AppData, req: HttpRequest, who: Instructo
     let batch = found(app.db.batch(path.into_inner())?)?;
     let result = (|| {
         who.check_csrf(&req, form.csrf.as_deref())?;
-        if !app.db.submissions(batch.id)?.iter().any(|s| s.student == form.student) {
-            return Err(AppError::BadRequest(format!("`{}` has no submission in this batch: choose a student of the list", form.student)));
+        let (submissions, roster) = (app.db.submissions(batch.id)?, app.db.roster(batch.id)?);
+        // A student who handed in, or one of the roster's who did not (whose 0 the
+        // adjustment raises: a grade by hand, an excuse).
+        if !submissions.iter().any(|s| s.student == form.student) && !without_hand_in(&submissions, &roster).iter().any(|r| r.id == form.student) {
+            return Err(AppError::BadRequest(format!("`{}` is not a student of this batch (no submission, not on its roster): choose a student of the list", form.student)));
         }
         let adjustment = match points_field(&form.points, "the points to add")? {
             None => None,
@@ -495,7 +504,8 @@ pub(super) async fn adjust_points(app: AppData, req: HttpRequest, who: Instructo
     })();
     form_again(&req, &who, "The points were not adjusted", result, || {
         let (submissions, adjustments) = (app.db.submissions(batch.id).unwrap_or_default(), app.db.adjustments(batch.id).unwrap_or_default());
-        adjustment_form(&who, batch.id, &submissions, &adjustments, grader::GradingPolicy::default().max_points)
+        let without = without_hand_in(&submissions, &app.db.roster(batch.id).unwrap_or_default());
+        adjustment_form(&who, batch.id, &submissions, &without, &adjustments, grader::GradingPolicy::default().max_points)
     })
 }
 

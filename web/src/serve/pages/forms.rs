@@ -9,7 +9,7 @@ use maud::{Markup, html};
 use super::super::auth::Instructor;
 use super::super::db::{BatchRow, ProblemRow, SubmissionRow};
 use course::problem_dir::MAX_POINTS;
-use course::submissions::Adjustment;
+use course::submissions::{Adjustment, RosterRow};
 use super::layout::{csrf_field, page, with_code};
 use super::super::{AppError, Page};
 
@@ -180,8 +180,9 @@ pub fn run_form(who: &Instructor, batch: i64, done: bool, released: bool, max_po
 }
 
 /// The form that adjusts one student's points, with the adjustments made so far (each
-/// with its reason, which the student reads beside their points).
-pub fn adjustment_form(who: &Instructor, batch: i64, submissions: &[SubmissionRow], adjustments: &[(String, Adjustment)], max_points: f64) -> Markup {
+/// with its reason, which the student reads beside their points): of those who handed in
+/// (`submissions`) or of the roster's who did not (`without_hand_in`, whose 0 it raises).
+pub fn adjustment_form(who: &Instructor, batch: i64, submissions: &[SubmissionRow], without_hand_in: &[RosterRow], adjustments: &[(String, Adjustment)], max_points: f64) -> Markup {
     html! {
         div.card #adjustments {
             h3 { "Adjust a student's points" }
@@ -196,7 +197,10 @@ pub fn adjustment_form(who: &Instructor, batch: i64, submissions: &[SubmissionRo
             }
             form method="post" action={ "/batches/" (batch) "/adjustments" } {
                 (csrf_field(who))
-                label { "Student " select name="student" required { @for s in submissions { option value=(s.student) { (s.student) } } } }
+                label { "Student " select name="student" required {
+                    @for s in submissions { option value=(s.student) { (s.student) } }
+                    @for r in without_hand_in { option value=(r.id) { (r.id) " (no hand-in)" } }
+                } }
                 label { "Points " input name="points" type="number" step="any" placeholder="+5 or -2.5" style="width:7em"; }
                 label { "Reason " input name="reason" maxlength="500" placeholder="the student reads this" style="width:24em"; }
                 button type="submit" { "Save" }

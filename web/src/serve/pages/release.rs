@@ -43,22 +43,19 @@ fn letters(app: &App, req: &HttpRequest, batch: &BatchRow) -> Result<(Vec<Letter
     let base = app.link_base(req).unwrap_or_else(|browsed| browsed);
     let rosters: Vec<(i64, course::submissions::RosterRow)> = app.db.rosters()?.into_iter().map(|(course, _, row)| (course, row)).collect();
     let contacts = exports::roster_contacts(&rosters);
-    let occasion = Occasion { course: &batch.course, batch: &batch.name, problem: &batch.problem };
+    let occasion = Occasion { course: &batch.course, batch: &batch.name, problem: &batch.problem, no_hand_in: batch.no_hand_in };
     let (mut letters, mut left_out) = (Vec::new(), Vec::new());
-    let students = app.db.batch_students(batch.id)?;
-    for student in &students {
+    // The batch's students: those who handed in, and its roster's students who handed in
+    // nothing (their letter says so, and what it earns).
+    let handed_in: std::collections::HashSet<String> = app.db.submissions(batch.id)?.into_iter().map(|s| s.student).collect();
+    for student in &app.db.batch_students(batch.id)? {
         let (name, email) = contacts.get(&(student.course_id, student.student.clone())).cloned().unwrap_or_default();
         match (&student.token, email.trim()) {
             (None, _) => left_out.push((student.student.clone(), "no private link: release the batch, or issue one on the Students page".to_owned())),
             (Some(_), "") => left_out.push((student.student.clone(), "no email address in the roster (an `email` or `Email address` column)".to_owned())),
-            (Some(token), email) => letters.push(occasion.letter(&student.student, &name, email, &format!("{base}/s/{token}"))),
-        }
-    }
-    // The roster's students who handed in nothing have no page to link to.
-    let handed_in: std::collections::HashSet<&str> = students.iter().map(|s| s.student.as_str()).collect();
-    for row in app.db.roster(batch.id)? {
-        if !handed_in.contains(row.id.as_str()) {
-            left_out.push((row.id, format!("handed in nothing, so there is no page to link to (every export gives them {})", batch.no_hand_in.in_words())));
+            (Some(token), email) => {
+                letters.push(occasion.letter(&student.student, &name, email, &format!("{base}/s/{token}"), handed_in.contains(&student.student)))
+            }
         }
     }
     Ok((letters, left_out))

@@ -7,7 +7,7 @@ use maud::html;
 use serde::Serialize;
 
 use super::super::auth::{Instructor, random_token};
-use super::super::db::StudentRow;
+use super::super::db::{Released, StudentRow};
 use super::layout::{bug_list, button, confirm_button, table_filter, date, markdown, page, source_listing};
 use super::super::{App, AppError, Page};
 use course::exports;
@@ -168,11 +168,26 @@ struct StudentPoints {
     adjustment: Option<Adjustment>,
 }
 
+/// A released batch whose roster has the student and that graded nothing of theirs.
+#[derive(Serialize)]
+struct NotHandedIn {
+    batch: String,
+    problem: String,
+    /// What it earns, the instructor's adjustment included: 0 points and up (`None`: no
+    /// grade, the instructor's choice for the batch, [`exports::NoHandIn`]).
+    points: Option<f64>,
+    max: f64,
+    adjustment: Option<Adjustment>,
+    /// When their hand-in came, if one came after the analysis (not graded yet).
+    received: Option<i64>,
+}
+
 #[derive(Serialize)]
 struct StudentView {
     student: String,
     course: String,
     results: Vec<StudentResult>,
+    not_handed_in: Vec<NotHandedIn>,
 }
 
 fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
@@ -181,8 +196,25 @@ fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
         return Err(AppError::NotFound);
     }
     let StudentRow { course_id, course, student, .. } = found(app.db.student_by_token(token)?)?;
-    let mut results = Vec::new();
-    for (batch, analysis) in app.db.released_analyses_of(course_id, &student)? {
+    let (mut results, mut not_handed_in) = (Vec::new(), Vec::new());
+    for (batch, released) in app.db.released_to(course_id, &student)? {
+        let analysis = match released {
+            Released::Graded(analysis) => analysis,
+            Released::NotHandedIn(latest) => {
+                let roster = app.db.graded_roster(batch.id)?;
+                let row = roster.iter().find(|r| r.id == student);
+                let max = exports::points_possible(&*app.analysis(latest)?);
+                not_handed_in.push(NotHandedIn {
+                    points: (batch.no_hand_in == exports::NoHandIn::Zero).then(|| exports::adjusted_points(0.0, max, row)),
+                    max,
+                    adjustment: row.and_then(RosterRow::adjustment),
+                    received: app.db.submissions(batch.id)?.into_iter().find(|s| s.student == student).map(|s| s.uploaded),
+                    batch: batch.name,
+                    problem: batch.problem,
+                });
+                continue;
+            }
+        };
         let Some(list) = app.db.bug_list(analysis, &student)? else { continue };
         // The claim is true exactly when this result graded the late module.
         let graded = app.db.analysis_answers(analysis)?.into_iter().find(|a| a.student == student).map(|a| a.sha256);
@@ -213,7 +245,7 @@ fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
             harness: app.local(&problem_dir).map(|dir| super::layout::harness_files(&dir)).unwrap_or_default(),
         });
     }
-    Ok(StudentView { student, course, results })
+    Ok(StudentView { student, course, results, not_handed_in })
 }
 
 pub(super) async fn student_page(app: AppData, req: HttpRequest, path: web::Path<String>) -> Page {
@@ -221,7 +253,18 @@ pub(super) async fn student_page(app: AppData, req: HttpRequest, path: web::Path
     let view = student_view(&app, &token)?;
     respond(&req, None, &format!("Results of {} · {}", view.student, view.course), &view, |v| {
         html! {
-            @if v.results.is_empty() { p { "No results have been released to you yet." } }
+            @if v.results.is_empty() && v.not_handed_in.is_empty() { p { "No results have been released to you yet." } }
+            @for m in &v.not_handed_in {
+                h2 { (m.batch) " · " span.muted { (m.problem) } }
+                @match (m.received, m.points) {
+                    (Some(when), _) => p.score { "Your hand-in of " (date(when)) " came after the grading: it is not graded yet." },
+                    (None, Some(points)) => p.score { "Nothing of yours was received for this assignment, so it earns " strong { (points) " of " (m.max) " points" } "." },
+                    (None, None) => p.score { "Nothing of yours was received for this assignment. It has no grade here: your instructor decides what it counts for." },
+                }
+                @if let Some(adjustment) = &m.adjustment {
+                    p { "Your instructor adjusted your points by " strong { (format!("{:+}", adjustment.points)) } ": " (adjustment.reason) }
+                }
+            }
             @for r in &v.results {
                 h2 { (r.batch) " · " span.muted { (r.problem) } }
                 @if let Some(p) = &r.points {
