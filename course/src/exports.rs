@@ -102,6 +102,12 @@ pub fn gradebook_points(analysis: &Analysis, answer: &AnswerResult, row: Option<
     (adjusted_points(points, max, row), max)
 }
 
+/// Every graded answer's grade, by id: what every export gives it ([`gradebook_points`]
+/// with its row of `roster`, the batch's roster with the instructor's adjustments).
+pub fn grades(analysis: &Analysis, roster: &[RosterRow]) -> HashMap<String, f64> {
+    analysis.answers.iter().map(|a| (a.id.clone(), gradebook_points(analysis, a, roster.iter().find(|r| r.id == a.id)).0)).collect()
+}
+
 /// The most points a gradebook can give in `analysis`: its answers' maximum (an analysis
 /// made before points existed has the suite's size), else the policy's.
 pub fn points_possible(analysis: &Analysis) -> f64 {

@@ -42,11 +42,33 @@ fn a_late_submission_to_a_released_batch_moves_no_other_grade_and_the_page_says_
     assert_eq!(changes[0]["id"], "a01");
     assert_eq!(changes[0]["why"][0], "their own submission changed");
 
+    // Releasing published the first analysis: the re-run waits for the instructor, who
+    // sees the grades it would change, on the batch's page and the analysis's.
+    let (first_id, second_id) = (first["analysis"]["id"].as_i64().unwrap(), second["analysis"]["id"].as_i64().unwrap());
     let page = student.get(&link).body;
-    assert!(page.contains("Graded from your late submission."), "{page}");
-    let instructor_page = client.get(&format!("/analyses/{}", second["analysis"]["id"])).body;
+    assert!(page.contains("is not graded yet: this is the result of your earlier one"), "{page}");
+    let batch_page = client.get(&format!("/batches/{batch}")).body;
+    let waits = format!("Analysis #{second_id}</a> finished after it and is not released: students still see the grades of #{first_id}.");
+    assert!(batch_page.contains(&waits) && batch_page.contains("Releasing it changes 1 grades:"), "{batch_page}");
+    let waiting = &client.api(&format!("/api/batches/{batch}"))["waiting"];
+    assert_eq!((&waiting["changes"][0][0], &waiting["changes"][0][2]), (&serde_json::json!("a01"), &second["grades"]["a01"]), "{waiting:#}");
+    assert_eq!(waiting["changes"].as_array().unwrap().len(), 1);
+    let instructor_page = client.get(&format!("/analyses/{second_id}")).body;
     assert!(instructor_page.contains("Graded against the suite of analysis #"), "{instructor_page}");
     assert!(instructor_page.contains("their own submission changed"), "{instructor_page}");
+    assert!(instructor_page.contains(&format!("The batch's students see <a href=\"/analyses/{first_id}\">analysis #{first_id}</a>, not this one.")), "{instructor_page}");
+    assert_eq!(client.post(&format!("/batches/{batch}/shown"), &[("analysis", "999")]).status, 400, "only a finished analysis of the batch");
+    assert_eq!(client.post(&format!("/batches/{batch}/shown"), &[("analysis", &second_id.to_string())]).status, 303);
+    let page = student.get(&link).body;
+    assert!(page.contains("Graded from your late submission."), "{page}");
+    assert!(client.get(&format!("/analyses/{second_id}")).body.contains("The batch's students see this analysis."));
+    assert!(client.api(&format!("/api/batches/{batch}"))["waiting"].is_null());
+
+    // Released as they finish, if the instructor chooses so.
+    assert_eq!(client.post(&format!("/batches/{batch}/release-reruns"), &[("automatic", "1")]).status, 303);
+    let third = client.wait_for_analysis(run_analysis(&client, batch, &[]))["analysis"]["id"].clone();
+    let view = client.api(&format!("/api/batches/{batch}"));
+    assert_eq!((&view["batch"]["shown_analysis"], &view["batch"]["release_reruns"]), (&third, &serde_json::json!(true)), "{view:#}");
 }
 
 #[test]

@@ -69,6 +69,21 @@ pub struct BatchRow {
     pub created: i64,
     /// What the exports give the roster's students who handed in nothing.
     pub no_hand_in: course::exports::NoHandIn,
+    /// The analysis its students see once it is released: the one released (releasing
+    /// publishes the latest finished), or the first to finish after an early release.
+    /// A later analysis (a re-run) waits for the instructor ([`Db::show_analysis`]) unless
+    /// `release_reruns`.
+    pub shown_analysis: Option<i64>,
+    /// Whether each analysis that finishes is shown at once, without waiting for the
+    /// instructor (off by default: releasing is a decision).
+    pub release_reruns: bool,
+}
+
+impl BatchRow {
+    /// The analysis its students see now: none until it is released.
+    pub fn shown(&self) -> Option<i64> {
+        self.shown_analysis.filter(|_| self.released)
+    }
 }
 
 /// A released batch as one student of its course sees it ([`Db::released_to`]).
@@ -191,7 +206,9 @@ fn upload_status(text: String) -> DbResult<String> {
 }
 
 
-const BATCH_COLUMNS: &str = "b.id, b.problem_id, p.title, b.name, b.released, b.created, b.course_id, c.name, b.no_hand_in";
+const BATCH_COLUMNS: &str = "b.id, b.problem_id, p.title, b.name, b.released, b.created, b.course_id, c.name, b.no_hand_in, b.shown_analysis, b.release_reruns";
+/// The latest finished analysis of batch `?1` (not a stability check's), as a subquery.
+const LATEST_DONE: &str = "SELECT max(a.id) FROM analyses a WHERE a.batch_id = ?1 AND a.status = 'done' AND a.stability_of IS NULL";
 /// The tables [`BATCH_COLUMNS`] come from.
 const BATCHES: &str = "batches b JOIN problems p ON p.id = b.problem_id JOIN courses c ON c.id = b.course_id";
 fn batch_row(row: &Row) -> DbResult<BatchRow> {
@@ -206,6 +223,8 @@ fn batch_row(row: &Row) -> DbResult<BatchRow> {
         course: row.text(7)?,
         // (The column's default, and the only values written, are the choices' names.)
         no_hand_in: course::exports::NoHandIn::named(&row.text(8)?).unwrap_or_default(),
+        shown_analysis: row.opt_int(9)?,
+        release_reruns: row.bool(10)?,
     })
 }
 
@@ -518,8 +537,39 @@ impl Db {
         Ok(())
     }
 
+    /// Releasing publishes the batch's latest finished analysis (none yet: the first to
+    /// finish); hiding keeps which one was shown.
     pub fn set_released(&self, batch: i64, released: bool) -> DbResult<()> {
-        self.0.run(|c| c.execute("UPDATE batches SET released = ?2 WHERE id = ?1", args![batch, released]))?;
+        self.0.run(|c| match released {
+            true => c.execute(
+                &format!("UPDATE batches SET released = TRUE, shown_analysis = ({LATEST_DONE}) WHERE id = ?1"),
+                args![batch],
+            ),
+            false => c.execute("UPDATE batches SET released = FALSE WHERE id = ?1", args![batch]),
+        })?;
+        Ok(())
+    }
+
+    /// Shows the batch's students analysis `analysis` (a finished one of the batch, not a
+    /// stability check's): "release this re-run". Returns whether it was one.
+    pub fn show_analysis(&self, batch: i64, analysis: i64) -> DbResult<bool> {
+        let changed = self.0.run(|c| {
+            c.execute(
+                "UPDATE batches SET shown_analysis = ?2 WHERE id = ?1 AND EXISTS
+                     (SELECT 1 FROM analyses a WHERE a.id = ?2 AND a.batch_id = ?1 AND a.status = 'done' AND a.stability_of IS NULL)",
+                args![batch, analysis],
+            )
+        })?;
+        Ok(changed == 1)
+    }
+
+    /// Whether the batch's analyses are shown as they finish, without waiting for the
+    /// instructor. Turning it on shows the latest finished at once.
+    pub fn set_release_reruns(&self, batch: i64, automatic: bool) -> DbResult<()> {
+        self.0.run(|c| match automatic {
+            true => c.execute(&format!("UPDATE batches SET release_reruns = TRUE, shown_analysis = ({LATEST_DONE}) WHERE id = ?1"), args![batch]),
+            false => c.execute("UPDATE batches SET release_reruns = FALSE WHERE id = ?1", args![batch]),
+        })?;
         Ok(())
     }
 
@@ -699,7 +749,9 @@ impl Db {
     }
 
     /// For a student of a course: each of the course's released batches that graded them or
-    /// has them on its roster, in the order they were made.
+    /// has them on its roster, in the order they were made. What they see of a batch is its
+    /// shown analysis ([`BatchRow::shown_analysis`]), or, when that one did not grade them,
+    /// the latest before it that did (a late hand-in graded by a re-run not shown yet).
     pub fn released_to(&self, course: i64, student: &str) -> DbResult<Vec<(BatchRow, Released)>> {
         let found = self.0.run(|c| {
             rows(
@@ -707,8 +759,9 @@ impl Db {
                 &format!(
                     "SELECT {BATCH_COLUMNS},
                          (SELECT max(a.id) FROM analyses a JOIN analysis_answers x ON x.analysis_id = a.id
-                             WHERE a.batch_id = b.id AND a.status = 'done' AND a.stability_of IS NULL AND x.student = ?2),
-                         (SELECT max(a.id) FROM analyses a WHERE a.batch_id = b.id AND a.status = 'done' AND a.stability_of IS NULL),
+                             WHERE a.batch_id = b.id AND a.status = 'done' AND a.stability_of IS NULL AND x.student = ?2
+                             AND a.id <= b.shown_analysis),
+                         b.shown_analysis,
                          EXISTS (SELECT 1 FROM roster r WHERE r.batch_id = b.id AND r.student = ?2)
                      FROM {BATCHES} WHERE b.released = TRUE AND b.course_id = ?1 ORDER BY b.id"
                 ),

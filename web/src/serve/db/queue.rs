@@ -414,6 +414,16 @@ impl Db {
                     args![id, student, list],
                 )?;
             }
+            // Shown at once when the instructor chose so, or when the batch was released
+            // before any analysis finished; otherwise it waits for "release this re-run".
+            if status == Status::Done {
+                c.execute(
+                    "UPDATE batches SET shown_analysis = ?1
+                     WHERE id = (SELECT batch_id FROM analyses WHERE id = ?1 AND stability_of IS NULL)
+                     AND (release_reruns = TRUE OR (released = TRUE AND shown_analysis IS NULL))",
+                    args![id],
+                )?;
+            }
             Ok(true)
         })
     }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::super::auth::Instructor;
 use super::super::db::{AnalysisRow, BatchRow, QueueEntry, Status};
 use super::super::worker::EXPRESS_ANSWERS;
-use super::forms::{MAX_STABILITY_SEEDS, form_again, stability_form};
+use super::forms::{MAX_STABILITY_SEEDS, form_again, show_analysis_form, stability_form};
 use super::layout::{bug_list, button, first_ids, table_filter};
 use super::super::worker::LiveProgress;
 use super::super::{App, AppError, Page};
@@ -114,9 +114,7 @@ fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
     let cohorts = app.db.roster(batch.id)?.into_iter().map(|r| (r.id, r.cohort)).collect();
     // The grades every export gives: the points with the instructor's adjustments.
     let graded = app.db.graded_roster(batch.id)?;
-    let grades = result.as_ref().map_or_else(HashMap::new, |result| {
-        result.answers.iter().map(|a| (a.id.clone(), course::exports::gradebook_points(result, a, graded.iter().find(|r| r.id == a.id)).0)).collect()
-    });
+    let grades = result.as_ref().map_or_else(HashMap::new, |result| exports::grades(result, &graded));
     let names = graded.iter().filter_map(|r| Some((r.id.clone(), r.name()?))).collect();
     let queue = if analysis.status == Status::Queued { app.db.queue()? } else { Vec::new() };
     let canvas_assignments = exports::canvas_assignments(&graded);
@@ -230,6 +228,14 @@ fn percent_text(p: Option<f64>) -> String {
 pub(super) fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg: Option<String>) -> Markup {
     let id = v.analysis.id;
     html! {
+        @if let (Some(shown), None) = (v.batch.shown(), v.analysis.stability_of) {
+            @if shown == id {
+                p.ok #released { "The batch's students see this analysis." }
+            } @else {
+                p #released { "The batch's students see " a href={ "/analyses/" (shown) } { "analysis #" (shown) } ", not this one. "
+                    (show_analysis_form(who, v.batch.id, id)) }
+            }
+        }
         p { (result.tests_generated) " tests generated, " (result.executions) " runs; the suite has " strong { (result.scored_tests()) " tests" } ", one per inferred bug." }
         @if let Some(completeness) = result.completeness_in_words() { p.muted { "How complete the search is: " (completeness) "." } }
         @if let Some(estimate) = result.completeness.as_ref().filter(|_| !result.generator_exhausted) { p #search-advice { (estimate.advice(ADVICE_TESTS)) } }

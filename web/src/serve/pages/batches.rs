@@ -10,12 +10,12 @@ use serde::{Deserialize, Serialize};
 
 use super::super::auth::Instructor;
 use super::super::db::{AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, SubmissionRow};
-use super::forms::{BatchForm, adjustment_form, batch_form, form_again, late_form, name_field, rename_form, roster_form, run_form};
+use super::forms::{BatchForm, adjustment_form, batch_form, form_again, late_form, name_field, rename_form, roster_form, run_form, show_analysis_form};
 use super::layout::{csrf_field, date, first_ids, table_filter};
 use super::super::upload::Form;
 use super::super::auth::random_token;
 use super::super::{App, AppError, Page};
-use course::exports::NoHandIn;
+use course::exports::{self, NoHandIn};
 use course::submissions::{Adjustment, RosterRow};
 
 use super::{AppData, CsrfForm, blocking, found, number, problem_toml, respond, see_other, status_word};
@@ -24,8 +24,10 @@ struct BatchSummary {
     batch: BatchRow,
     submissions: usize,
     latest: Option<AnalysisRow>,
-    /// The analysis students see: the latest finished one of a released batch.
+    /// The analysis students see ([`BatchRow::shown`]).
     shown: Option<i64>,
+    /// The latest finished analysis, when it is not the one they see (it waits for release).
+    waiting: Option<i64>,
 }
 
 #[derive(Serialize)]
@@ -44,7 +46,8 @@ pub(super) async fn batches_page(app: AppData, req: HttpRequest, who: Instructor
         .into_iter()
         .map(|batch| {
             let (latest, done) = latest.remove(&batch.id).map_or((None, None), |(row, done)| (Some(row), done));
-            BatchSummary { submissions: counts.remove(&batch.id).unwrap_or(0), latest, shown: done.filter(|_| batch.released), batch }
+            let waiting = done.filter(|&done| batch.shown().is_some_and(|shown| shown != done));
+            BatchSummary { submissions: counts.remove(&batch.id).unwrap_or(0), latest, shown: batch.shown(), waiting, batch }
         })
         .collect();
     let view = BatchesView { batches, problems: app.db.problems()?, courses: app.db.courses()? };
@@ -66,7 +69,8 @@ pub(super) async fn batches_page(app: AppData, req: HttpRequest, who: Instructor
                         td { a href={ "/problems/" (b.batch.problem_id) } { (b.batch.problem) } }
                         td.num { (b.submissions) }
                         td { @if let Some(a) = &b.latest { a href={ "/analyses/" (a.id) } { "#" (a.id) " " (status_word(a.status)) } } @else { span.muted { "none" } } }
-                        td { (students_see(b.batch.released, b.shown)) }
+                        td { (students_see(b.batch.released, b.shown))
+                            @if let Some(waiting) = b.waiting { " " span.bad { "(#" (waiting) " waits for release)" } } }
                     }
                 }
             }
@@ -93,8 +97,10 @@ struct BatchView {
     submissions: Vec<SubmissionRow>,
     roster: Vec<RosterRow>,
     analyses: Vec<AnalysisRow>,
-    /// The analysis students see: the latest finished one, once the batch is released.
+    /// The analysis students see, once the batch is released ([`BatchRow::shown`]).
     shown: Option<i64>,
+    /// A finished analysis after the one shown, which waits for the instructor.
+    waiting: Option<Waiting>,
     /// The maximum of points the next analysis grades on: the latest analysis's, else the
     /// problem's.
     max_points: f64,
@@ -104,6 +110,29 @@ struct BatchView {
     linked: usize,
     /// The roster's students with no submission in the batch, in the roster's order.
     without_hand_in: Vec<RosterRow>,
+}
+
+/// A finished analysis students do not see yet (a re-run after the one released), and the
+/// grades it would change: `(student, now, with it)`, a grade absent where the analysis did
+/// not grade the student.
+#[derive(Serialize)]
+struct Waiting {
+    analysis: i64,
+    changes: Vec<(String, Option<f64>, Option<f64>)>,
+}
+
+/// What releasing analysis `waiting` instead of `shown` changes in the batch's grades.
+fn waiting(app: &App, batch: &BatchRow, shown: i64, waiting: i64) -> Result<Waiting, AppError> {
+    let roster = app.db.graded_roster(batch.id)?;
+    let (now, then) = (exports::grades(&*app.analysis(shown)?, &roster), exports::grades(&*app.analysis(waiting)?, &roster));
+    let mut students: Vec<&String> = now.keys().chain(then.keys()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    students.sort_by(|a, b| course::submissions::natural_cmp(a, b));
+    let changes = students
+        .into_iter()
+        .map(|s| (s.clone(), now.get(s).copied(), then.get(s).copied()))
+        .filter(|(_, now, then)| now != then)
+        .collect();
+    Ok(Waiting { analysis: waiting, changes })
 }
 
 /// The roster's students with no current submission among `submissions`, in the roster's
@@ -128,7 +157,11 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
         without_hand_in,
         submissions,
         roster,
-        shown: if batch.released { app.db.latest_done(batch.id)? } else { None },
+        shown: batch.shown(),
+        waiting: match (batch.shown(), app.db.latest_done(batch.id)?) {
+            (Some(shown), Some(latest)) if latest != shown => Some(waiting(&app, &batch, shown, latest)?),
+            _ => None,
+        },
         max_points,
         adjustments: app.db.adjustments(batch.id)?,
         linked: app.db.batch_students(batch.id)?.iter().filter(|s| s.token.is_some()).count(),
@@ -153,8 +186,30 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
                 h3 { "Students' access" }
                 @if v.batch.released {
                     @match v.shown {
-                        Some(analysis) => p.ok { "Students see their points, bug lists and code of " a href={ "/analyses/" (analysis) } { "analysis #" (analysis) } ", the latest finished." }
-                        None => p { "Released, but no analysis has finished: students see nothing of this batch yet. Run one above." }
+                        Some(analysis) => p.ok { "Students see their points, bug lists and code of " a href={ "/analyses/" (analysis) } { "analysis #" (analysis) } "." }
+                        None => p { "Released, but no analysis has finished: students see nothing of this batch yet, and the first to finish is theirs. Run one above." }
+                    }
+                    @if let Some(w) = &v.waiting {
+                        div #waiting {
+                            p.bad { a href={ "/analyses/" (w.analysis) } { "Analysis #" (w.analysis) } " finished after it and is not released: students still see the grades of #" (v.shown.unwrap_or_default()) "." }
+                            @if w.changes.is_empty() {
+                                p { "Releasing it changes no grade (bug lists and tests may differ)." }
+                            } @else {
+                                p { "Releasing it changes " (w.changes.len()) " grades:" }
+                                table #grade-changes {
+                                    tr { th { "Student" } th { "Now" } th { "With #" (w.analysis) } }
+                                    @for (student, now, then) in &w.changes {
+                                        tr { td { (student) } td.num { (grade_cell(*now)) } td.num { (grade_cell(*then)) } }
+                                    }
+                                }
+                            }
+                            p { (show_analysis_form(&who, id, w.analysis)) }
+                        }
+                    }
+                    form method="post" action={ "/batches/" (id) "/release-reruns" } {
+                        (csrf_field(&who))
+                        label { input type="checkbox" name="automatic" value="1" checked[v.batch.release_reruns]; " Release each analysis of this batch to students as it finishes (re-runs too), without waiting for me" }
+                        " " button type="submit" { "Save" }
                     }
                     p { (v.linked) " of " (v.submissions.len()) " students have their private link. " a href={ "/batches/" (id) "/emails" } { "Email the links to the students…" } " (you see the message first)" }
                     form method="post" action={ "/batches/" (id) "/release" } { (csrf_field(&who)) input type="hidden" name="released" value="0"; button type="submit" { "Hide from students" } }
@@ -420,6 +475,42 @@ pub(super) async fn release(app: AppData, req: HttpRequest, who: Instructor, pat
     see_other(&format!("/batches/{}#access", batch.id))
 }
 
+#[derive(Deserialize)]
+pub(super) struct ShowForm {
+    csrf: Option<String>,
+    analysis: String,
+}
+
+/// Shows the batch's students another finished analysis of it: "release this re-run".
+pub(super) async fn show_analysis(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<ShowForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let analysis = number(&Some(form.analysis.clone()), "the analysis")?.unwrap_or_default() as i64;
+    if !app.db.show_analysis(batch.id, analysis)? {
+        return Err(AppError::BadRequest(format!("analysis #{analysis} is not a finished analysis of {}: release one of its own", batch.name)));
+    }
+    see_other(&format!("/batches/{}#access", batch.id))
+}
+
+#[derive(Deserialize)]
+pub(super) struct ReleaseRerunsForm {
+    csrf: Option<String>,
+    automatic: Option<String>,
+}
+
+/// Whether the batch's analyses reach its students as they finish.
+pub(super) async fn release_reruns(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<ReleaseRerunsForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    app.db.set_release_reruns(batch.id, form.automatic.as_deref() == Some("1"))?;
+    see_other(&format!("/batches/{}#access", batch.id))
+}
+
+/// A grade in a table, or a dash where there is none.
+fn grade_cell(grade: Option<f64>) -> String {
+    grade.map_or("–".to_owned(), |g| g.to_string())
+}
+
 /// What releasing a batch does, for the instructor to confirm.
 #[derive(Serialize)]
 struct ReleaseView {
@@ -445,8 +536,8 @@ pub(super) async fn release_page(app: AppData, req: HttpRequest, who: Instructor
             div.card {
                 p { "Releasing " strong { (v.batch.name) } " shows each of its " (v.students) " students their own points, bug list and code, at their private link." }
                 @match v.shown {
-                    Some(analysis) => p { "They see " a href={ "/analyses/" (analysis) } { "analysis #" (analysis) } ", the latest finished (and later ones as they finish)." },
-                    None => p.bad { "No analysis has finished yet: they see nothing of this batch until one does." },
+                    Some(analysis) => p { "They see " a href={ "/analyses/" (analysis) } { "analysis #" (analysis) } ", the latest finished. A later analysis (a re-run) waits until you release it on the batch's page, unless you choose there to release each as it finishes." },
+                    None => p.bad { "No analysis has finished yet: they see nothing of this batch until one does (the first to finish is theirs)." },
                 }
                 @if v.without_link.is_empty() {
                     p { "Every one of them has a private link already." }

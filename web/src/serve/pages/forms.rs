@@ -209,6 +209,18 @@ pub fn adjustment_form(who: &Instructor, batch: i64, submissions: &[SubmissionRo
     }
 }
 
+/// The button that shows batch `batch`'s students analysis `analysis` instead of the one
+/// they see ("release this re-run").
+pub fn show_analysis_form(who: &Instructor, batch: i64, analysis: i64) -> Markup {
+    html! {
+        form method="post" action={ "/batches/" (batch) "/shown" } style="display:inline" {
+            (csrf_field(who))
+            input type="hidden" name="analysis" value=(analysis);
+            button type="submit" { "Release analysis #" (analysis) " to students" }
+        }
+    }
+}
+
 /// The form that checks an analysis's stability with other seeds.
 pub fn stability_form(who: &Instructor, analysis: i64) -> Markup {
     html! {

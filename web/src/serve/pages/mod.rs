@@ -62,6 +62,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     page!("/batches/{id}/release", batches::release_page);
     cfg.route("/batches/{id}/release", web::post().to(batches::release));
     cfg.route("/batches/{id}/adjustments", web::post().to(batches::adjust_points));
+    cfg.route("/batches/{id}/shown", web::post().to(batches::show_analysis));
+    cfg.route("/batches/{id}/release-reruns", web::post().to(batches::release_reruns));
     cfg.route("/batches/{id}/no-hand-in", web::post().to(batches::set_no_hand_in));
     page!("/batches/{id}/sources/{student}", sources::sources_page);
     page!("/batches/{id}/emails", release::emails_page);
