@@ -13,7 +13,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Grade a batch of submissions against a problem's reference, and write the results.
+    /// Grade a batch of submissions against a problem's model answer (its reference), and write the results.
     Grade(grade::GradeArgs),
     /// Grade the same batch with several seeds and report how stable the results are
     /// (Paper III, section 5.1).

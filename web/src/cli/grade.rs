@@ -45,7 +45,7 @@ pub struct GradeArgs {
     /// (order.dot, order.svg) and report.html (each student's bugs: `bugrank bugs`).
     #[arg(long, default_value = "out")]
     pub out: PathBuf,
-    /// Stop after this many consecutive tests add nothing (default: problem.toml's).
+    /// Stop searching once this many tests in a row find no new bug (default: problem.toml's `search.stable_after`).
     #[arg(long)]
     pub stable_after: Option<u64>,
     /// The points of a program with no failure (default: problem.toml's `grading.max_points`,

@@ -20,7 +20,7 @@ pub struct StabilityArgs {
     pub runs: u64,
     #[arg(long, default_value_t = 1)]
     pub first_seed: u64,
-    /// Stop each search after this many consecutive tests add nothing (default: the problem's).
+    /// Stop each search once this many tests in a row find no new bug (default: the problem's).
     #[arg(long)]
     pub stable_after: Option<u64>,
 }

@@ -403,8 +403,9 @@ fn an_instructor_releases_grades_reads_the_code_and_round_trips_the_canvas_grade
     let bundle = zip(&bundle.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>());
     let problem = upload_ready(&client, "largest.zip", &bundle);
     // The roster is Canvas's own gradebook export: students are Canvas's user ids.
-    // It has two assignments: the grades go into the one the instructor picks.
-    let roster = "Student,ID,SIS User ID,SIS Login ID,Section,Lab 1 (5501),Lab 2 (5502)\n    Points Possible,,,,,100,100\n\"Lovelace, Ada\",1001,S1,ada,CS 101 A,,\n\"Turing, Alan\",1002,S2,alan,CS 101 A,,\n\"Hopper, Grace\",1003,S3,grace,CS 101 B,,\n";
+    // It has two assignments: the grades go into the one the instructor picks. Knuth
+    // (1004) handed in nothing.
+    let roster = "Student,ID,SIS User ID,SIS Login ID,Section,Lab 1 (5501),Lab 2 (5502)\n    Points Possible,,,,,100,100\n\"Lovelace, Ada\",1001,S1,ada,CS 101 A,,\n\"Turing, Alan\",1002,S2,alan,CS 101 A,,\n\"Hopper, Grace\",1003,S3,grace,CS 101 B,,\n\"Knuth, Donald\",1004,S4,don,CS 101 B,,\n";
     let class = zip(&largest_class());
     let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Lab 1"), ("course", "CS 101")], &[("modules", "lab1.zip", &class), ("roster", "roster.csv", roster.as_bytes())]);
     assert_eq!(reply.status, 303, "{}", reply.body);
@@ -423,11 +424,11 @@ fn an_instructor_releases_grades_reads_the_code_and_round_trips_the_canvas_grade
     // Release: the confirmation says how many links it issues; released, every student has one.
     browser.open(&format!("{}/batches/{batch}", service.url));
     browser.click_link("Release to students…");
-    let confirm = browser.wait_for("Release to 3 students and issue 3 links", 30);
-    assert!(confirm.contains("<strong>3</strong> of them have no private link yet"), "{confirm}");
+    let confirm = browser.wait_for("Release to 4 students and issue 4 links", 30);
+    assert!(confirm.contains("<strong>4</strong> of them have no private link yet"), "{confirm}");
     browser.screenshot("release-confirmation.png", "the release confirmation");
     browser.click("form[action$='/release'] button");
-    let page = browser.wait_for("3 of 3 students have their private link", 30);
+    let page = browser.wait_for("4 of 4 students have their private link", 30);
     assert!(page.contains("Hide from students"), "{page}");
 
     // The code beside the results: from the batch's list of submissions, with line numbers.
@@ -466,7 +467,7 @@ fn an_instructor_releases_grades_reads_the_code_and_round_trips_the_canvas_grade
     browser.type_into("#roster input[name=roster]", canvas_file.to_str().unwrap());
     browser.click("#roster button");
     let attached = browser.wait_for("The roster of", 30);
-    assert!(attached.contains(": 3 rows.") && !attached.contains("have no row"), "{attached}");
+    assert!(attached.contains(": 4 rows.") && !attached.contains("have no row"), "{attached}");
     browser.screenshot("canvas-round-trip.png", "the Canvas export attached as the roster");
     // The file attached has one assignment, the one its grades went into.
     browser.open(&format!("{}/analyses/{analysis}", service.url));
@@ -477,6 +478,33 @@ fn an_instructor_releases_grades_reads_the_code_and_round_trips_the_canvas_grade
     let again = client.get(&format!("/analyses/{analysis}/files/canvas.csv")).body;
     let identities = |text: &str| text.lines().map(|l| l.splitn(6, ',').take(5).collect::<Vec<_>>().join(",")).collect::<Vec<_>>();
     assert_eq!(identities(&again), identities(&canvas), "Canvas's own columns round-trip");
+
+    // Knuth handed in nothing: the batch page lists him, and his own page says so.
+    browser.open(&format!("{}/batches/{batch}", service.url));
+    let page = browser.wait_for("students on the roster handed in nothing", 30);
+    assert!(page.contains("<td>1004</td><td>Knuth, Donald</td>") || page.contains("<td>1004</td><td>Donald Knuth</td>"), "{page}");
+    let link_of = |id: &str| client.api("/api/students")["students"].as_array().unwrap().iter().find(|s| s["student"] == id).unwrap()["link"].as_str().unwrap().to_owned();
+    browser.call("POST", "/window/rect", json!({"width": 360, "height": 780}));
+    browser.open(&format!("{}{}", service.url, link_of("1004")));
+    browser.wait_for("Nothing of yours was received for this assignment, so it earns <strong>0 of 100 points</strong>.", 30);
+    browser.screenshot("student-no-hand-in-360.png", "a student who handed in nothing, at 360 px");
+    browser.call("POST", "/window/rect", json!({"width": 1400, "height": 1800}));
+
+    // Turing hands in a fix late; the re-run waits for the instructor, who sees the grade
+    // it changes and releases it.
+    let fixed = std::fs::read(temp.path().join("largest/submissions/correct.c")).unwrap();
+    let reply = client.upload(&format!("/batches/{batch}/late"), &[("student", "1002")], &[("module", "largest.c", &fixed)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let rerun = crate::common::run_analysis(&client, batch, &[("seed", "1")]);
+    assert_eq!(client.wait_for_analysis(rerun)["analysis"]["status"], "done");
+    browser.open(&format!("{}/batches/{batch}", service.url));
+    let page = browser.wait_for(&format!("Analysis #{rerun}</a> finished after it and is not released"), 30);
+    assert!(page.contains("Releasing it changes 1 grades:") && page.contains("<td>1002</td>"), "{page}");
+    browser.screenshot("rerun-waiting.png", "a re-run waiting for release, with the grade it changes");
+    browser.click("#waiting form button");
+    let page = browser.wait_for(&format!("Students see their points, bug lists and code of <a href=\"/analyses/{rerun}\">analysis #{rerun}</a>."), 30);
+    assert!(!page.contains("finished after it and is not released"), "{page}");
+    assert!(client.get(&link_of("1002")).body.contains("Graded from your late submission."));
 }
 
 /// Every file under `dir`.

@@ -108,6 +108,8 @@ struct BatchView {
     adjustments: Vec<(String, Adjustment)>,
     /// How many of the batch's students have a private link.
     linked: usize,
+    /// The batch's students: those who handed in, and the roster's who did not.
+    students: usize,
     /// The roster's students with no submission in the batch, in the roster's order.
     without_hand_in: Vec<RosterRow>,
 }
@@ -153,6 +155,7 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
     let submissions = app.db.submissions(batch.id)?;
     let roster = app.db.roster(batch.id)?;
     let without_hand_in = without_hand_in(&submissions, &roster);
+    let batch_students = app.db.batch_students(batch.id)?;
     let view = BatchView {
         without_hand_in,
         submissions,
@@ -164,7 +167,8 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
         },
         max_points,
         adjustments: app.db.adjustments(batch.id)?,
-        linked: app.db.batch_students(batch.id)?.iter().filter(|s| s.token.is_some()).count(),
+        linked: batch_students.iter().filter(|s| s.token.is_some()).count(),
+        students: batch_students.len(),
         analyses,
         batch,
     };
@@ -211,7 +215,7 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
                         label { input type="checkbox" name="automatic" value="1" checked[v.batch.release_reruns]; " Release each analysis of this batch to students as it finishes (re-runs too), without waiting for me" }
                         " " button type="submit" { "Save" }
                     }
-                    p { (v.linked) " of " (v.submissions.len()) " students have their private link. " a href={ "/batches/" (id) "/emails" } { "Email the links to the students…" } " (you see the message first)" }
+                    p { (v.linked) " of " (v.students) " students have their private link. " a href={ "/batches/" (id) "/emails" } { "Email the links to the students…" } " (you see the message first)" }
                     form method="post" action={ "/batches/" (id) "/release" } { (csrf_field(&who)) input type="hidden" name="released" value="0"; button type="submit" { "Hide from students" } }
                 } @else {
                     p { "Hidden from students until you release it." }

@@ -261,6 +261,7 @@ pub(super) async fn student_page(app: AppData, req: HttpRequest, path: web::Path
                     (None, Some(points)) => p.score { "Nothing of yours was received for this assignment, so it earns " strong { (points) " of " (m.max) " points" } "." },
                     (None, None) => p.score { "Nothing of yours was received for this assignment. It has no grade here: your instructor decides what it counts for." },
                 }
+                @if m.received.is_none() { p.muted { "If you did hand something in, tell your instructor: it did not reach this batch." } }
                 @if let Some(adjustment) = &m.adjustment {
                     p { "Your instructor adjusted your points by " strong { (format!("{:+}", adjustment.points)) } ": " (adjustment.reason) }
                 }
