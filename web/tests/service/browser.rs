@@ -142,6 +142,13 @@ impl Browser {
 
     /// Saves what the window shows as `file` in the test's temporary folder (to be looked
     /// at: its path is printed, saying it shows `what`) and returns the path.
+    /// The page is no wider than the window: nothing to scroll sideways (on a phone).
+    fn assert_fits_the_window(&self) {
+        let measured = self.call("POST", "/execute/sync", json!({"script": "return [document.documentElement.scrollWidth, window.innerWidth]", "args": []}));
+        let (width, window) = (measured[0].as_u64().unwrap(), measured[1].as_u64().unwrap());
+        assert!(width <= window, "the page is {width} px wide in a {window} px window");
+    }
+
     fn screenshot(&self, file: &str, what: &str) -> PathBuf {
         let png = self.call("GET", "/screenshot", Value::Null);
         let bytes = base64::engine::general_purpose::STANDARD.decode(png.as_str().unwrap()).unwrap();
@@ -340,10 +347,9 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     browser.open(&format!("{}{link}", service.url));
     let page = browser.wait_for("Compared with your class", 30);
     assert!(page.contains("crashed") && page.contains("The problem statement"), "{page}");
-    let measured = browser.call("POST", "/execute/sync", json!({"script": "return [document.documentElement.scrollWidth, window.innerWidth, getComputedStyle(document.body).backgroundColor]", "args": []}));
-    let (width, window) = (measured[0].as_u64().unwrap(), measured[1].as_u64().unwrap());
-    assert!(width <= window, "the page is {width} px wide in a {window} px window");
-    assert_eq!(measured[2], "rgb(13, 17, 23)", "the dark scheme is followed");
+    browser.assert_fits_the_window();
+    let background = browser.call("POST", "/execute/sync", json!({"script": "return getComputedStyle(document.body).backgroundColor", "args": []}));
+    assert_eq!(background, "rgb(13, 17, 23)", "the dark scheme is followed");
     browser.screenshot("student-page-360-dark.png", "a student's page at 360 px, dark");
     browser.click_link("The problem statement");
     browser.wait_for("Back to your results", 30);
@@ -505,6 +511,38 @@ fn an_instructor_releases_grades_reads_the_code_and_round_trips_the_canvas_grade
     let page = browser.wait_for(&format!("Students see their points, bug lists and code of <a href=\"/analyses/{rerun}\">analysis #{rerun}</a>."), 30);
     assert!(!page.contains("finished after it and is not released"), "{page}");
     assert!(client.get(&link_of("1002")).body.contains("Graded from your late submission."));
+}
+
+#[test]
+fn a_student_reads_a_function_level_bug_list_on_a_phone_in_chromium() {
+    if browser_missing() || c_missing() {
+        return;
+    }
+    let temp = tempfile::tempdir().unwrap();
+    let service = Service::start(&temp.path().join("data"), &[]);
+    let client = service.instructor();
+    let files = crate::sources::new_c_problem_files(true, &[]);
+    let problem = upload_ready(&client, "stack.zip", &crate::sources::bundle(&files));
+    let text = |name: &str| files.iter().find(|(n, _)| n.ends_with(name)).unwrap().1.clone();
+    let class = zip(&[("class/a01.c", &text("submissions/correct.c")), ("class/a02.c", &text("submissions/buggy.c"))]);
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Stacks"), ("course", "C101")], &[("modules", "class.zip", &class)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let batch = client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap();
+    let done = client.wait_for_analysis(crate::common::run_analysis(&client, batch, &[("seed", "1"), ("stable_after", "500")]));
+    assert_eq!(done["analysis"]["status"], "done", "{:#}", done["analysis"]);
+    assert_eq!(client.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
+    let link = issue_link(&client, batch, "a02");
+
+    // The failing calls once, as a table of call, expected and got, that fits a phone;
+    // the raw input one tap away.
+    let browser = Browser::start(&temp.path().join("profile"));
+    browser.call("POST", "/window/rect", json!({"width": 360, "height": 780}));
+    browser.open(&format!("{}{link}", service.url));
+    let page = browser.wait_for("The calls in order", 30);
+    assert!(page.contains("first-difference") && page.contains("<summary>The input as the harness reads it</summary>"), "{page}");
+    browser.assert_fits_the_window();
+    browser.call("POST", "/execute/sync", json!({"script": "document.querySelector('.first-difference').scrollIntoView({block: 'center'})", "args": []}));
+    browser.screenshot("function-level-bug-list-360.png", "a function-level bug list at 360 px, at its first difference");
 }
 
 /// Every file under `dir`.

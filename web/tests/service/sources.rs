@@ -132,7 +132,7 @@ fn new_problem_files(edits: &[(&str, &str)]) -> Vec<(String, Vec<u8>)> {
 }
 
 /// [`new_problem_files`] of a function-level problem when `functions` (`--functions`).
-fn new_c_problem_files(functions: bool, edits: &[(&str, &str)]) -> Vec<(String, Vec<u8>)> {
+pub fn new_c_problem_files(functions: bool, edits: &[(&str, &str)]) -> Vec<(String, Vec<u8>)> {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("largest");
     web::cli::new_problem::new_problem(&dir, "largest", web::cli::new_problem::AuthorLanguage::C, functions).unwrap();
@@ -200,7 +200,8 @@ fn a_function_level_problem_shows_its_harness_builds_hand_ins_with_it_and_says_w
     assert!(statement.contains("int stack_pop(void);"), "the student sees the interface: {statement}");
 }
 
-fn bundle(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+/// A problem bundle (a zip) of `files`.
+pub fn bundle(files: &[(String, Vec<u8>)]) -> Vec<u8> {
     zip(&files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>())
 }
 
