@@ -322,7 +322,8 @@ pub fn answers_of<'a>(submissions: impl IntoIterator<Item = (&'a str, &'a Progra
 }
 
 
-/// Records how each answer that ran was built (`built`: id and build), and adds the
+/// Records how each answer that ran was built (`built`: id and build: a rule of the
+/// assignment broken costs its points, [`grader::Points::breaking_rule`]), and adds the
 /// answers whose sources did not compile ([`Analysis::add_not_built`]: id, cohort, build),
 /// keeping the answers in id order.
 pub fn add_builds<'a>(
@@ -332,6 +333,10 @@ pub fn add_builds<'a>(
 ) {
     for (id, build) in built {
         if let Some(row) = analysis.answers.iter_mut().find(|a| a.id == id) {
+            // A rule of the assignment its sources break costs what the policy says.
+            if let Some(rule) = build.rules_broken.first() {
+                row.points = row.points.take().map(|p| p.breaking_rule(&analysis.grading, &rule.in_words()));
+            }
             row.build = Some(build.clone());
         }
     }
@@ -491,7 +496,7 @@ mod tests {
 
     /// A batch of `loaded` hand-ins, `not_built` ones and `not_reached` ones, by id.
     fn batch(loaded: &[&str], not_built: &[&str], not_reached: &[&str]) -> Batch<()> {
-        let build = Build { language: "C".into(), toolchain: "clang".into(), sources: String::new(), warnings: String::new(), error: Some("took more than 60 s".into()) };
+        let build = Build { language: "C".into(), toolchain: "clang".into(), sources: String::new(), warnings: String::new(), error: Some("took more than 60 s".into()), rules_broken: Vec::new() };
         Batch {
             submissions: loaded.iter().map(|id| Submission { id: id.to_string(), file: id.to_string(), program: (), build: None }).collect(),
             not_built: not_built.iter().map(|id| NotBuilt { id: id.to_string(), file: id.to_string(), build: build.clone() }).collect(),

@@ -46,6 +46,7 @@ pub mod own_files;
 pub mod problem_check;
 pub mod problem_dir;
 pub mod rounds;
+pub mod rules;
 pub mod submissions;
 
 pub use error::{CourseError, CourseResult};

@@ -22,6 +22,9 @@ pub struct Accepted {
     pub languages: Vec<Language>,
     pub harnesses: Vec<Harness>,
     pub build: BuildOptions,
+    /// What a Python hand-in must not use ([`crate::problem_dir::RulesToml`]): checked
+    /// once it compiles, each use a [`grader::RuleBroken`] of its build.
+    pub python_forbidden: Vec<String>,
 }
 
 /// Reads one student's source files (plain names: headers included) into a [`Source`] in
@@ -63,7 +66,7 @@ pub fn language(files: &[(String, ModuleSource)]) -> Result<Language, String> {
 /// host's, not the student's).
 pub fn build(sandbox: &Sandbox, builder: &Builder, accepted: &Accepted, file: &str, source: &Source, stop: Option<&AtomicBool>) -> Result<Loaded<Program>, String> {
     if source.language == Language::Python {
-        return interpret(sandbox, &accepted.harnesses, file, source);
+        return interpret(sandbox, accepted, file, source);
     }
     let toolchain = builder.ready(source.language).map_err(|e| format!("{file}: {e}"))?;
     let record = |warnings: String, error: Option<String>| Build {
@@ -72,6 +75,7 @@ pub fn build(sandbox: &Sandbox, builder: &Builder, accepted: &Accepted, file: &s
         sources: source.hash(),
         warnings,
         error,
+        rules_broken: Vec::new(),
     };
     Ok(match built(builder, accepted, source, stop).map_err(|e| format!("{file}: {e}"))? {
         Built::Module { wasm, warnings } => match sandbox.load(file, &wasm, Role::Answer) {
@@ -118,13 +122,15 @@ pub fn python(sandbox: &Sandbox) -> Result<Arc<Interpreter>, String> {
 /// A Python hand-in (one `.py` file) compiled to bytecode by bugrank's CPython in the
 /// sandbox: a syntax error, or an import that cannot work there, is the student's result
 /// in Python's words.
-fn interpret(sandbox: &Sandbox, harnesses: &[Harness], file: &str, source: &Source) -> Result<Loaded<Program>, String> {
+fn interpret(sandbox: &Sandbox, accepted: &Accepted, file: &str, source: &Source) -> Result<Loaded<Program>, String> {
+    let harnesses = &accepted.harnesses;
     let record = |error: Option<String>| Build {
         language: source.language.name().to_owned(),
         toolchain: toolchain::python::VERSION.to_owned(),
         sources: source.hash(),
         warnings: String::new(),
         error,
+        rules_broken: Vec::new(),
     };
     let harness = match harnesses.iter().find(|h| h.language == Language::Python) {
         Some(harness) => Some(harness_source(harness)),
@@ -142,7 +148,10 @@ fn interpret(sandbox: &Sandbox, harnesses: &[Harness], file: &str, source: &Sour
     };
     let python = python(sandbox)?;
     Ok(match sandbox.load_harnessed(&python, name, text, harness).map_err(|e| format!("{file}: {e}"))? {
-        Ok(program) => Loaded::Program(program, Some(record(None))),
+        Ok(program) => match crate::rules::python_rules_broken(sandbox, &python, &accepted.python_forbidden, text).map_err(|e| format!("{file}: {e}"))? {
+            Ok(rules_broken) => Loaded::Program(program, Some(Build { rules_broken, ..record(None) })),
+            Err(unchecked) => Loaded::NotBuilt(record(Some(unchecked))),
+        },
         Err(message) => Loaded::NotBuilt(record(Some(message))),
     })
 }

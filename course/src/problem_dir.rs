@@ -143,6 +143,64 @@ pub struct ProblemToml {
     /// `-O2` may fold a read into any value, the right one included). See [`Locals`].
     #[serde(default)]
     pub uninitialised_locals: Locals,
+    /// `[rules]`: what hand-ins must not use, whatever they print (see [`RulesToml`]).
+    #[serde(default)]
+    pub rules: RulesToml,
+}
+
+/// `[rules]` of `problem.toml`: constructs a hand-in must not use, by language, checked in
+/// its sources by their syntax (no output shows them). What breaking one costs is
+/// `[grading] rule_cost` (default: all the points).
+///
+/// ```toml
+/// [rules.python]
+/// # Calls of these names (`sorted(xs)`, `xs.sort()`, `key=sorted`), and imports.
+/// forbid = ["sort", "sorted", "import bisect"]
+/// ```
+///
+/// A name the hand-in defines itself is its own (a function `sorted` it wrote, a variable
+/// `sort`). Pitfall: only Python's rules are checked so far; rules for another language
+/// are refused when the problem is read, not ignored.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulesToml {
+    #[serde(default)]
+    pub python: LanguageRules,
+    #[serde(default)]
+    pub c: LanguageRules,
+    #[serde(default)]
+    pub cpp: LanguageRules,
+    #[serde(default)]
+    pub rust: LanguageRules,
+}
+
+/// One language's rules (see [`RulesToml`]).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LanguageRules {
+    /// Names whose calls are forbidden, and `import M` for a module.
+    #[serde(default)]
+    pub forbid: Vec<String>,
+}
+
+impl RulesToml {
+    /// The Python rules, checked: each a name or `import` and a module's dotted name; other
+    /// languages' rules refused (not checked yet).
+    fn python_forbidden(&self) -> Result<Vec<String>, String> {
+        for (language, rules) in [("c", &self.c), ("cpp", &self.cpp), ("rust", &self.rust)] {
+            if !rules.forbid.is_empty() {
+                return Err(format!("[rules.{language}] forbid: rules are checked in Python hand-ins only so far, so this one would be ignored; remove it"));
+            }
+        }
+        let identifier = |name: &str| name.split('.').all(|part| part.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && part.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        for rule in &self.python.forbid {
+            let name = rule.strip_prefix("import ").map_or(rule.as_str(), str::trim);
+            if !identifier(name) || (!rule.starts_with("import ") && name.contains('.')) {
+                return Err(format!("[rules.python] forbid: `{rule}` is neither a name (`sorted`) nor `import` and a module (`import bisect`)"));
+            }
+        }
+        Ok(self.python.forbid.clone())
+    }
 }
 
 /// The oracle `problem.toml` names.
@@ -410,7 +468,12 @@ impl ProblemDir {
             };
             let bytes = match language {
                 None => bytes,
-                Some(Language::Python) => return crate::load::python_program(sandbox, &path, harness),
+                Some(Language::Python) => {
+                    if stem == "reference" {
+                        crate::rules::reference_obeys(sandbox, &path, &bytes, &accepted.python_forbidden)?;
+                    }
+                    return crate::load::python_program(sandbox, &path, harness);
+                }
                 Some(language) => {
                     let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
                     let mut source = Source { language, files: vec![(name, bytes)] };
@@ -521,7 +584,8 @@ pub fn accepted(dir: &Path, toml: &ProblemToml) -> CourseResult<Accepted> {
             return Err(CourseError::Problem(format!("{}: the harnesses are in {}, none of the languages problem.toml accepts", dir.display(), given.join(", "))));
         }
     }
-    Ok(Accepted { languages, harnesses, build: toml.limits.build_options(toml.uninitialised_locals) })
+    let python_forbidden = toml.rules.python_forbidden().map_err(|why| CourseError::Problem(format!("{}: problem.toml's {why}", dir.display())))?;
+    Ok(Accepted { languages, harnesses, build: toml.limits.build_options(toml.uninitialised_locals), python_forbidden })
 }
 
 /// The harnesses in `dir`: for each language, its files when its `main` file is there

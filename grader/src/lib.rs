@@ -101,7 +101,7 @@ pub use rank::{percent, ranks};
 pub use rerun::{changed_since, grade_changes, rerun};
 pub use result::{
     Analysis, AnswerResult, Build, FailureDetail, GradeChange, MAX_PROBLEM_ERRORS, ProblemError,
-    REFERENCE_ID, Rerun, RerunMode, SuiteTest,
+    REFERENCE_ID, Rerun, RerunMode, RuleBroken, SuiteTest,
 };
 pub use run::{calibrate, own_failures};
 pub use search::{SPLIT_TESTS, analyse};

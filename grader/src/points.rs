@@ -47,11 +47,15 @@ pub struct GradingPolicy {
     pub max_points: f64,
     /// The share of `max_points` that any failure costs, from 0 to 1. Default 0.1.
     pub failure_deduction: f64,
+    /// The points a broken rule of the assignment takes off (`[rules]` of `problem.toml`:
+    /// a construct it forbids). Default: all of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule_cost: Option<f64>,
 }
 
 impl Default for GradingPolicy {
     fn default() -> Self {
-        GradingPolicy { max_points: 100.0, failure_deduction: 0.1 }
+        GradingPolicy { max_points: 100.0, failure_deduction: 0.1, rule_cost: None }
     }
 }
 
@@ -78,6 +82,10 @@ pub struct Points {
     /// bug the search found beyond the sample, which cost the deduction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub beyond_sample: Option<String>,
+    /// The rule of the assignment its sources break, the first in words ("uses `sort`
+    /// (line 6)"), which cost it [`GradingPolicy::rule_cost`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broken_rule: Option<String>,
 }
 
 impl Points {
@@ -103,6 +111,7 @@ impl Points {
             every_input,
             deduction: Some(policy.failure_deduction),
             beyond_sample: None,
+            broken_rule: None,
         }
     }
 
@@ -118,14 +127,29 @@ impl Points {
         Points { points: (earned * 100.0).round() / 100.0, beyond_sample: Some(test.to_owned()), ..self }
     }
 
+    /// These points of a program whose sources break a rule of the assignment (`rule`, in
+    /// words): [`GradingPolicy::rule_cost`] taken off, all of them by default, never below
+    /// 0. Points that already took it are as they were (a frozen re-run keeps a result).
+    pub fn breaking_rule(self, policy: &GradingPolicy, rule: &str) -> Points {
+        if self.broken_rule.is_some() {
+            return self;
+        }
+        let left = self.points - policy.rule_cost.unwrap_or(self.max);
+        Points { points: (left.max(0.0) * 100.0).round() / 100.0, broken_rule: Some(rule.to_owned()), ..self }
+    }
+
     /// The same program's points under another `policy` (a re-run's new maximum, say):
     /// from its sample counts again, so exactly what a fresh grading would give. A program
     /// judged on no input keeps its share: none if it never ran, all if nothing could judge it.
     pub fn under(&self, policy: &GradingPolicy) -> Points {
         if self.judged > 0 {
             let points = Points::of(policy, self.judged, self.counts);
-            return match &self.beyond_sample {
+            let points = match &self.beyond_sample {
                 Some(test) => points.failing_beyond_sample(policy, test),
+                None => points,
+            };
+            return match &self.broken_rule {
+                Some(rule) => points.breaking_rule(policy, rule),
                 None => points,
             };
         }
@@ -144,6 +168,7 @@ impl Points {
             every_input: None,
             deduction: Some(policy.failure_deduction),
             beyond_sample: None,
+            broken_rule: None,
         }
     }
 }
@@ -166,7 +191,7 @@ mod tests {
 
     #[test]
     fn a_program_failing_every_input_one_way_is_said_to_and_one_failing_in_two_ways_is_not() {
-        let policy = GradingPolicy { max_points: 20.0, failure_deduction: 0.25 };
+        let policy = GradingPolicy { max_points: 20.0, failure_deduction: 0.25, rule_cost: None };
         let loops = Points::of(&policy, 800, FailureCounts { timeout: 800, ..Default::default() });
         assert_eq!((loops.points, loops.every_input), (0.0, Some(FailureKind::Timeout)));
         let mixed = Points::of(&policy, 800, FailureCounts { timeout: 400, crash: 400, ..Default::default() });
@@ -185,6 +210,22 @@ mod tests {
         assert_eq!(sampled.clone().failing_beyond_sample(&policy, "t07"), sampled, "the sample's failures already cost it");
         let ten = GradingPolicy { max_points: 10.0, ..policy };
         assert_eq!(found.under(&ten), clean.under(&ten).failing_beyond_sample(&ten, "t07"), "kept under another maximum");
+    }
+
+    #[test]
+    fn a_broken_rule_costs_all_the_points_by_default_or_the_policys_cost_once() {
+        let policy = GradingPolicy::default();
+        let clean = Points::of(&policy, 1000, FailureCounts::default());
+        let all = clean.clone().breaking_rule(&policy, "uses `sort` (line 6)");
+        assert_eq!((all.points, all.broken_rule.as_deref()), (0.0, Some("uses `sort` (line 6)")));
+        let five = GradingPolicy { rule_cost: Some(5.0), ..policy };
+        let some = clean.breaking_rule(&five, "uses `sort` (line 6)");
+        assert_eq!(some.points, 95.0);
+        assert_eq!(some.clone().breaking_rule(&five, "uses `sorted` (line 7)"), some, "taken once");
+        let ten = GradingPolicy { max_points: 10.0, ..five };
+        assert_eq!(some.under(&ten).points, 5.0, "kept under another maximum");
+        let failing = Points::of(&five, 1000, FailureCounts { wrong: 990, ..Default::default() });
+        assert_eq!(failing.breaking_rule(&five, "x").points, 0.0, "never below 0");
     }
 
     #[test]

@@ -112,6 +112,33 @@ pub struct Build {
     /// sandbox's paths). `None`: the build gave a program.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Where the sources break a rule of the assignment (a construct it forbids), in the
+    /// order of the sources: checked when the problem sets rules for the language.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules_broken: Vec<RuleBroken>,
+}
+
+/// One use of a construct the assignment forbids (`problem.toml`'s `[rules]`), found in
+/// the sources by their syntax: no run can see it, so it is a result of its own.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleBroken {
+    /// The rule as the problem states it: a name whose calls are forbidden (`sort`), or
+    /// `import M`.
+    pub rule: String,
+    /// The line of the sources, from 1.
+    pub line: u32,
+    /// That line's text, trimmed.
+    pub code: String,
+}
+
+impl RuleBroken {
+    /// In a few words: "uses `sort` (line 6)", "imports `bisect` (line 1)".
+    pub fn in_words(&self) -> String {
+        match self.rule.strip_prefix("import ") {
+            Some(module) => format!("imports `{module}` (line {})", self.line),
+            None => format!("uses `{}` (line {})", self.rule, self.line),
+        }
+    }
 }
 
 impl Build {
@@ -287,7 +314,7 @@ mod tests {
     use super::Build;
 
     fn check(language: &str, error: Option<&str>, expected: Option<&str>) {
-        let build = Build { language: language.into(), toolchain: String::new(), sources: String::new(), warnings: String::new(), error: error.map(Into::into) };
+        let build = Build { language: language.into(), toolchain: String::new(), sources: String::new(), warnings: String::new(), error: error.map(Into::into), rules_broken: Vec::new() };
         assert_eq!(build.not_built_in_words().as_deref(), expected, "{error:?}");
     }
 

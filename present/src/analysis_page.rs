@@ -58,6 +58,12 @@ pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
             Some(why) => format!("<span class=\"bad\">{}</span>", escape_html(&why)),
             None => escape_html(&a.failed.join(" ")),
         };
+        // A broken rule of the assignment is a kind of its own: no test shows it.
+        if let Some(rule) = a.build.as_ref().and_then(|b| b.rules_broken.first()) {
+            let more = a.build.as_ref().map_or(0, |b| b.rules_broken.len() - 1);
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            failed = format!("<span class=\"bad\">breaks a rule: {}{more}</span> {failed}", escape_html(&rule.in_words()));
+        }
         if let Some(path) = how.code_links {
             // A student id has only letters, digits and `._-@+`: a path segment as it is.
             write!(failed, "</td><td><a href=\"{}{}\">code</a>", escape_html(path), escape_html(&a.id)).unwrap();

@@ -25,6 +25,13 @@ pub fn bug_list_markdown(list: &BugList) -> String {
         list.headline()
     )
     .unwrap();
+    if let Some(build) = list.build.as_ref().filter(|b| !b.rules_broken.is_empty()) {
+        writeln!(md, "It breaks the assignment's rules, which no output shows:\n").unwrap();
+        for rule in &build.rules_broken {
+            writeln!(md, "- it {}: `{}`", rule.in_words(), rule.code).unwrap();
+        }
+        writeln!(md).unwrap();
+    }
     if !list.course_tests_failed.is_empty() {
         let names: Vec<String> = list.course_tests_failed.iter().map(|name| format!("`{name}`")).collect();
         writeln!(md, "Of the course's own tests, it fails {}.\n", names.join(", ")).unwrap();
@@ -169,6 +176,25 @@ mod tests {
         let md = bug_list_markdown(&list(&long, "-3.38\n", "-4\n"));
         assert!(md.contains("(… and ") && md.contains(" more characters, not shown)"), "{md}");
         assert!(md.len() < 6_000, "{} bytes", md.len());
+    }
+
+    #[test]
+    fn a_broken_rule_is_listed_with_its_line_and_the_points_say_what_it_cost() {
+        let mut list = list("1000\n", "1000\n", "1001\n");
+        let rule = grader::RuleBroken { rule: "sort".into(), line: 6, code: "xs.sort()".into() };
+        list.build = Some(grader::Build {
+            language: "Python".into(),
+            toolchain: String::new(),
+            sources: String::new(),
+            warnings: String::new(),
+            error: None,
+            rules_broken: vec![rule.clone()],
+        });
+        let policy = grader::GradingPolicy::default();
+        list.points = Some(grader::Points::of(&policy, 1000, grader::FailureCounts::default()).breaking_rule(&policy, &rule.in_words()));
+        let md = bug_list_markdown(&list);
+        assert!(md.contains("It breaks the assignment's rules, which no output shows:\n\n- it uses `sort` (line 6): `xs.sort()`\n"), "{md}");
+        assert!(md.contains("Your program earned 0 of 100 points: right on all 1000 inputs it was graded on. Its sources break a rule of the assignment, whatever they print: it uses `sort` (line 6), which costs points."), "{md}");
     }
 
     #[test]

@@ -185,6 +185,15 @@ pub fn input_in_words(input: &str, max_chars: usize) -> String {
 /// How a program's points were found, in words: "87.3 of 100 points: it failed 30 of the
 /// 1000 inputs it was graded on (a wrong output on 30 inputs)."
 pub fn points_in_words(points: &Points) -> String {
+    let how = points_by_output_in_words(points);
+    match &points.broken_rule {
+        Some(rule) => format!("{how} Its sources break a rule of the assignment, whatever they print: it {rule}, which costs points."),
+        None => how,
+    }
+}
+
+/// [`points_in_words`] without the rules of the assignment: how its output earned them.
+fn points_by_output_in_words(points: &Points) -> String {
     let earned = format!("{} of {} points", points.points, points.max);
     if points.judged == 0 && points.points < points.max {
         return format!("{earned}: it never ran, so no input could be graded.");

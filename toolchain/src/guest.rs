@@ -47,3 +47,8 @@ pub fn library(language: Language) -> (&'static str, &'static str) {
         Language::Python => ("bugrank_gen.py", PYTHON_MODULE),
     }
 }
+
+/// bugrank's check of a Python hand-in against the constructs its assignment forbids, by
+/// the syntax tree: a Python program run by bugrank's CPython in the sandbox (its protocol
+/// is in its docstring).
+pub const PYTHON_RULES: &str = include_str!("../guest/bugrank_rules.py");

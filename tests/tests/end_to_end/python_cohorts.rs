@@ -62,19 +62,78 @@ fn check(name: &str) {
     for id in &ids {
         let (w, result) = (&written[*id], &graded[*id]);
         let not_built = result.build.as_ref().is_some_and(|b| b.error.is_some());
+        let points = result.points.as_ref().expect("points");
         if w.output_bug {
             assert!(!result.failed.is_empty() || not_built, "{name}/{id} has {}, yet fails no test", w.bugs);
-            let points = result.points.as_ref().expect("points");
             assert!(points.points < points.max, "{name}/{id} has {}, yet has full points", w.bugs);
         } else {
             assert!(!not_built && result.failed.is_empty(), "{name}/{id} is right by its output ({}), yet fails {:?} {:?}", w.bugs, result.failed, result.build);
-            let points = result.points.as_ref().expect("points");
+        }
+        // A rule of the assignment broken (Python's are checked) costs all the points,
+        // whatever the output; a hand-in right by its output and breaking none has them all.
+        let breaks = result.build.as_ref().is_some_and(|b| !b.rules_broken.is_empty());
+        assert_eq!(breaks, !name.ends_with("-c") && breaks_a_rule(w) && !not_built, "{name}/{id} ({}): {:?}", w.bugs, result.build);
+        if breaks {
+            assert_eq!((points.points, points.broken_rule.is_some()), (0.0, true), "{name}/{id}: {points:?}");
+        } else if !w.output_bug {
             assert_eq!(points.points, points.max, "{name}/{id} is right by its output: full points");
         }
     }
     for (copy, original) in copies {
         assert_eq!(graded[copy].failed, graded[original].failed, "{name}: {copy} is a copy of {original}");
     }
+}
+
+/// Whether a hand-in was written with a construct its assignment forbids (the search
+/// class's statement forbids sort, sorted and bisect; `problem.toml` says so).
+fn breaks_a_rule(written: &Written) -> bool {
+    written.bugs.split(';').any(|bug| bug == "uses_sorted" || bug == "uses_bisect")
+}
+
+#[test]
+fn the_search_classs_forbidden_sort_sorted_and_bisect_are_found_in_exactly_the_hand_ins_written_with_them() {
+    let dir = cohort("search");
+    let toml = course::problem_dir::ProblemToml::read(&dir).unwrap();
+    let accepted = course::problem_dir::accepted(&dir, &toml).unwrap();
+    let tools = end_to_end::tools();
+    let (mut found, mut lines) = (0, Vec::new());
+    for (id, w) in written("search") {
+        let file = format!("{id}.py");
+        let source = toolchain::Source { language: toolchain::Language::Python, files: vec![(file.clone(), std::fs::read(dir.join("submissions").join(&file)).unwrap())] };
+        let loaded = course::load::build(&tools.sandbox, &tools.builder, &accepted, &file, &source, None).unwrap();
+        let broken = match &loaded {
+            course::hand_in::Loaded::Program(_, build) => build.as_ref().map(|b| b.rules_broken.clone()).unwrap_or_default(),
+            course::hand_in::Loaded::NotBuilt(build) => build.rules_broken.clone(),
+        };
+        // (A hand-in refused at its build is not checked: it never ran.)
+        if matches!(loaded, course::hand_in::Loaded::Program(..)) {
+            assert_eq!(!broken.is_empty(), breaks_a_rule(&w), "{id} ({}): {broken:?}", w.bugs);
+        }
+        found += usize::from(!broken.is_empty());
+        lines.extend(broken.into_iter().map(|b| (id.clone(), b.line, b.code)));
+    }
+    assert!(found >= 8, "{found} hand-ins break a rule: {lines:?}");
+    // Each with the line that breaks it, as written.
+    let (_, line, code) = lines.iter().find(|(id, _, _)| id == "s078").expect("s078 imports bisect");
+    let text = std::fs::read_to_string(dir.join("submissions/s078.py")).unwrap();
+    assert_eq!(text.lines().nth(*line as usize - 1).unwrap().trim(), code);
+    assert!(code.contains("bisect"), "{code}");
+}
+
+#[test]
+fn a_model_answer_that_breaks_the_rule_it_sets_is_refused_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["problem.toml", "statement.md", "generator.py", "harness.py"] {
+        std::fs::copy(cohort("search").join(file), dir.path().join(file)).unwrap();
+    }
+    let reference = "def search(x, seq):\n    ordered = sorted(seq)\n    return ordered.index(x) if x in ordered else -1\n";
+    std::fs::write(dir.path().join("reference.py"), reference).unwrap();
+    let tools = end_to_end::tools();
+    let error = course::problem_dir::ProblemDir::load(&tools.sandbox, &tools.builder, dir.path()).err().expect("refused").to_string();
+    assert!(error.contains("the model answer breaks the rule it sets") && error.contains("uses `sorted` (line 2): `ordered = sorted(seq)`"), "{error}");
+    // Obeyed, it loads.
+    std::fs::copy(cohort("search").join("reference.py"), dir.path().join("reference.py")).unwrap();
+    assert!(course::problem_dir::ProblemDir::load(&tools.sandbox, &tools.builder, dir.path()).is_ok());
 }
 
 #[test]

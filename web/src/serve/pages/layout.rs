@@ -175,6 +175,12 @@ pub fn bug_list(list: &BugList) -> Markup {
             @if let Some(said) = present::uninitialised_in_words(&build.warnings).filter(|_| !list.bugs.is_empty()) { p.bad { (said) } }
             details { summary { "The compiler's warnings (" (build.warnings.lines().count()) " lines)" } pre.compiler { (build.warnings) } }
         }
+        @if let Some(build) = list.build.as_ref().filter(|b| !b.rules_broken.is_empty()) {
+            div.rules-broken {
+                p.bad { "It breaks the assignment's rules, which no output shows:" }
+                ul { @for rule in &build.rules_broken { li { "it " (rule.in_words()) ": " code { (rule.code) } } } }
+            }
+        }
         @if !list.course_tests_failed.is_empty() {
             p { "Of the course's own tests, it fails "
                 @for (i, name) in list.course_tests_failed.iter().enumerate() { @if i > 0 { ", " } code { (name) } } "." }
