@@ -103,7 +103,13 @@ pub struct FileVerdict {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "snake_case")]
 pub enum UploadBuild {
-    Compiles { language: String },
+    Compiles {
+        language: String,
+        /// The rules of the assignment it breaks, each in words with its line's code
+        /// ("uses `sort` (line 6): `xs.sort()`"): no run shows them, the upload does.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        rules_broken: Vec<String>,
+    },
     /// The compiler's message.
     DoesNotCompile { language: String, message: String },
     /// It could not be compiled here (no toolchain): the analysis will say.
@@ -276,13 +282,16 @@ fn compile_sources(app: &App, accepted: &course::problem_dir::Accepted, verdicts
             let build = if source.language == toolchain::Language::Python {
                 // (Compiled to bytecode by the sandbox's CPython: milliseconds, not kept.)
                 match course::load::build(&app.tools.sandbox, &app.tools.builder, accepted, sha256, &source, None) {
-                    Ok(course::hand_in::Loaded::Program(..)) => UploadBuild::Compiles { language },
+                    Ok(course::hand_in::Loaded::Program(_, build)) => {
+                        let rules_broken = build.map_or_else(Vec::new, |b| b.rules_broken.iter().map(|r| format!("{}: `{}`", r.in_words(), r.code)).collect());
+                        UploadBuild::Compiles { language, rules_broken }
+                    }
                     Ok(course::hand_in::Loaded::NotBuilt(build)) => UploadBuild::DoesNotCompile { language, message: build.error.unwrap_or_default() },
                     Err(reason) => UploadBuild::NotChecked { reason },
                 }
             } else {
                 match course::load::built(&app.tools.builder, accepted, &source, None) {
-                    Ok(toolchain::Built::Module { .. }) => UploadBuild::Compiles { language },
+                    Ok(toolchain::Built::Module { .. }) => UploadBuild::Compiles { language, rules_broken: Vec::new() },
                     Ok(toolchain::Built::Failed { message, .. }) => UploadBuild::DoesNotCompile { language, message },
                     Err(missing) => UploadBuild::NotChecked { reason: missing.to_string() },
                 }

@@ -200,6 +200,44 @@ fn a_function_level_problem_shows_its_harness_builds_hand_ins_with_it_and_says_w
     assert!(statement.contains("int stack_pop(void);"), "the student sees the interface: {statement}");
 }
 
+#[test]
+fn a_python_hand_in_using_a_forbidden_sort_is_told_so_at_upload_in_the_ranking_and_on_its_page_with_the_line() {
+    let data = tempfile::tempdir().unwrap();
+    let service = Service::start(data.path(), &[]);
+    let client = service.instructor();
+    // The search class forbids sort, sorted and bisect (its problem.toml's [rules.python]).
+    let dir = fixture("../cohorts/search");
+    let files: Vec<(String, Vec<u8>)> = ["problem.toml", "statement.md", "reference.py", "generator.py", "harness.py"]
+        .iter()
+        .map(|f| (format!("search/{f}"), std::fs::read(dir.join(f)).unwrap()))
+        .collect();
+    let problem = upload_ready(&client, "search.zip", &bundle(&files));
+    let hand_in = |id: &str| std::fs::read(dir.join("submissions").join(format!("{id}.py"))).unwrap();
+    // s018 sorts a copy with `.sort()` and is right by its output; s007 is right and obeys.
+    let class = zip(&[("class/s018.py", &hand_in("s018")), ("class/s007.py", &hand_in("s007"))]);
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Search"), ("course", "Py101")], &[("modules", "class.zip", &class)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let upload = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
+    let build = |file: &str| upload["report"]["files"].as_array().unwrap().iter().find(|f| f["file"] == file).unwrap_or_else(|| panic!("{file}: {upload:#}"))["build"].clone();
+    assert_eq!(build("class.zip/class/s018.py")["compiles"]["rules_broken"], serde_json::json!(["uses `sort` (line 3): `s2.sort()`"]), "{upload:#}");
+    assert!(build("class.zip/class/s007.py")["compiles"].get("rules_broken").is_none(), "{upload:#}");
+    let page = client.get(&format!("/uploads/{}", reply.redirect_id())).body;
+    assert!(page.contains("breaks the assignment's rules</strong> (it costs points whatever it prints): uses `sort` (line 3): `s2.sort()`"), "{page}");
+
+    let batch = upload["batch"].as_i64().unwrap();
+    let id = run_analysis(&client, batch, &[("seed", "1"), ("stable_after", "200")]);
+    let done = client.wait_for_analysis(id);
+    let answer = |id: &str| done["result"]["answers"].as_array().unwrap().iter().find(|a| a["id"] == id).unwrap().clone();
+    assert_eq!((answer("s018")["points"]["points"].as_f64(), answer("s018")["failed"].as_array().unwrap().len()), (Some(0.0), 0), "right by its output, no points");
+    assert_eq!(answer("s007")["points"]["points"].as_f64(), Some(100.0));
+    let ranking = client.get(&format!("/analyses/{id}")).body;
+    assert!(ranking.contains("breaks a rule: uses `sort` (line 3)"), "{ranking}");
+    assert_eq!(client.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
+    let page = client.get(&issue_link(&client, batch, "s018")).body;
+    assert!(page.contains("It breaks the assignment's rules, which no output shows:") && page.contains("it uses `sort` (line 3): <code>s2.sort()</code>"), "{page}");
+    assert!(page.contains("Its sources break a rule of the assignment, whatever they print: it uses `sort` (line 3), which costs points."), "{page}");
+}
+
 /// A problem bundle (a zip) of `files`.
 pub fn bundle(files: &[(String, Vec<u8>)]) -> Vec<u8> {
     zip(&files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>())

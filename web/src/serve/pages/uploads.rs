@@ -150,7 +150,13 @@ pub(super) async fn upload_page(app: AppData, req: HttpRequest, who: Instructor,
                             @match &f.rejected { None => span.ok { "accepted" }, Some(reason) => span.bad { "rejected: " (reason) } }
                             @if f.late { " · " strong.bad { "late" } " (so Canvas says)" }
                             @match &f.build {
-                                Some(UploadBuild::Compiles { language }) => { " · " (language) ", compiles" },
+                                Some(UploadBuild::Compiles { language, rules_broken }) => {
+                                    " · " (language) ", compiles"
+                                    @if !rules_broken.is_empty() {
+                                        " · " strong.bad { "breaks the assignment's rules" } " (it costs points whatever it prints): "
+                                        @for (i, rule) in rules_broken.iter().enumerate() { @if i > 0 { "; " } (rule) }
+                                    }
+                                },
                                 Some(UploadBuild::DoesNotCompile { language, message }) => {
                                     " · " strong.bad { (language) ", does not compile" } " (its result will be the compiler's message)"
                                     details { summary { "The compiler's message" } pre.compiler { (message) } }
