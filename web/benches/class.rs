@@ -61,6 +61,8 @@ struct Row {
 }
 
 fn main() {
+    // (A measured command is started by this binary, as a small wrapper.)
+    measure::wrap_if_asked();
     let flag = |name: &str| std::env::args().any(|a| a == name);
     let kind = if flag("--functions-c") {
         Kind::FunctionsC

@@ -56,6 +56,8 @@ pub struct Measured {
 }
 
 fn main() {
+    // (A measured command is started by this binary, as a small wrapper.)
+    measure::wrap_if_asked();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
     let cases: Vec<Case> = modules::cases().into_iter().chain(python::cases()).chain(service::cases()).chain(uploads::cases()).chain(packages::cases()).collect();

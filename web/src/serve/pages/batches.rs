@@ -237,7 +237,7 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
                         td { (date(s.uploaded)) @if s.late { " " strong.bad { "late" } } }
                     }
                 }
-                @for row in v.without_hand_in.iter().take(NO_HAND_IN_ROWS_SHOWN) {
+                @for row in shown_without_hand_in(&v.without_hand_in) {
                     tr.no-hand-in {
                         td { (row.id) }
                         td { (row.name().unwrap_or_default()) }
@@ -267,7 +267,7 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
                     button type="submit" { "Save" }
                 }
             }
-            (adjustment_form(&who, id, &v.submissions, &v.without_hand_in, &v.adjustments, v.max_points))
+            (adjustment_form(&who, id, &v.submissions, shown_without_hand_in(&v.without_hand_in), &v.adjustments, v.max_points))
             (late_form(&who, id))
             (roster_form(&who, id, !v.roster.is_empty()))
         }
@@ -439,9 +439,15 @@ fn queue_run(app: &App, req: &HttpRequest, who: &Instructor, batch: &BatchRow, f
     see_other(&format!("/analyses/{id}"))
 }
 
-/// The most students with no hand-in the batch page lists: a roster of a whole year (tens
-/// of thousands) attached to a small batch would otherwise make a page of megabytes.
+/// The most students with no hand-in the batch page lists (in its table and its
+/// adjustment form's choices): a roster of a whole year (tens of thousands) attached to a
+/// small batch would otherwise make a page of megabytes.
 const NO_HAND_IN_ROWS_SHOWN: usize = 1_000;
+
+/// The first [`NO_HAND_IN_ROWS_SHOWN`] of `without`.
+fn shown_without_hand_in(without: &[RosterRow]) -> &[RosterRow] {
+    &without[..without.len().min(NO_HAND_IN_ROWS_SHOWN)]
+}
 
 #[derive(Deserialize)]
 pub(super) struct NoHandInForm {
@@ -600,7 +606,7 @@ pub(super) async fn adjust_points(app: AppData, req: HttpRequest, who: Instructo
     form_again(&req, &who, "The points were not adjusted", result, || {
         let (submissions, adjustments) = (app.db.submissions(batch.id).unwrap_or_default(), app.db.adjustments(batch.id).unwrap_or_default());
         let without = without_hand_in(&submissions, &app.db.roster(batch.id).unwrap_or_default());
-        adjustment_form(&who, batch.id, &submissions, &without, &adjustments, grader::GradingPolicy::default().max_points)
+        adjustment_form(&who, batch.id, &submissions, shown_without_hand_in(&without), &adjustments, grader::GradingPolicy::default().max_points)
     })
 }
 
