@@ -24,6 +24,7 @@ use std::process::Command;
 use std::time::Duration;
 
 #[path = "../tests/adversarial/measure.rs"]
+#[allow(dead_code)] // CPU times: for the adversarial corpus
 mod measure;
 #[path = "support/class_of.rs"]
 mod class_of;
