@@ -469,8 +469,9 @@ impl ProblemDir {
             let bytes = match language {
                 None => bytes,
                 Some(Language::Python) => {
-                    if stem == "reference" {
-                        crate::rules::reference_obeys(sandbox, &path, &bytes, &accepted.python_forbidden)?;
+                    if stem == "reference" && !accepted.python_forbidden.is_empty() {
+                        let python = crate::load::python(sandbox).map_err(CourseError::Problem)?;
+                        crate::rules::reference_obeys(sandbox, &python, &path, &bytes, &accepted.python_forbidden)?;
                     }
                     return crate::load::python_program(sandbox, &path, harness);
                 }

@@ -53,13 +53,10 @@ pub fn python_rules_broken(sandbox: &Sandbox, python: &Arc<Interpreter>, forbidd
 }
 
 /// Checks that the model answer at `path` (its `source`) obeys the rules it sets its
-/// students, `forbidden`: a problem whose reference breaks one is refused, naming the line.
-pub fn reference_obeys(sandbox: &Sandbox, path: &Path, source: &[u8], forbidden: &[String]) -> CourseResult<()> {
-    if forbidden.is_empty() {
-        return Ok(());
-    }
-    let python = crate::load::python(sandbox).map_err(CourseError::Problem)?;
-    let broken = python_rules_broken(sandbox, &python, forbidden, source).map_err(CourseError::Problem)?.map_err(|why| CourseError::Problem(format!("{}: {why}", path.display())))?;
+/// students, `forbidden`, with bugrank's CPython `python` ([`crate::load::python`]): a
+/// problem whose reference breaks one is refused, naming the line.
+pub fn reference_obeys(sandbox: &Sandbox, python: &Arc<Interpreter>, path: &Path, source: &[u8], forbidden: &[String]) -> CourseResult<()> {
+    let broken = python_rules_broken(sandbox, python, forbidden, source).map_err(CourseError::Problem)?.map_err(|why| CourseError::Problem(format!("{}: {why}", path.display())))?;
     match broken.first() {
         None => Ok(()),
         Some(rule) => Err(CourseError::Problem(format!(
