@@ -59,9 +59,8 @@ pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
             None => escape_html(&a.failed.join(" ")),
         };
         // A broken rule of the assignment is a kind of its own: no test shows it.
-        if let Some(rule) = a.build.as_ref().and_then(|b| b.rules_broken.first()) {
-            let more = a.build.as_ref().map_or(0, |b| b.rules_broken.len() - 1);
-            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        if let Some([rule, more @ ..]) = a.build.as_ref().map(|b| b.rules_broken.as_slice()).filter(|rules| !rules.is_empty()) {
+            let more = if more.is_empty() { String::new() } else { format!(" and {} more", more.len()) };
             failed = format!("<span class=\"bad\">breaks a rule: {}{more}</span> {failed}", escape_html(&rule.in_words()));
         }
         if let Some(path) = how.code_links {

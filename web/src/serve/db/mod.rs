@@ -89,10 +89,10 @@ impl BatchRow {
 /// A released batch as one student of its course sees it ([`Db::released_to`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Released {
-    /// The latest finished analysis that graded them.
+    /// The latest finished analysis up to the one shown that graded them.
     Graded(i64),
-    /// They are on its roster and no finished analysis graded them: the batch's latest
-    /// finished analysis, whose points say what a missing hand-in earns.
+    /// They are on its roster and no analysis up to the one shown graded them: the
+    /// analysis shown, whose points say what a missing hand-in earns.
     NotHandedIn(i64),
 }
 

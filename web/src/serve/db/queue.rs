@@ -268,7 +268,7 @@ impl Db {
     /// The latest finished analysis of a batch.
     pub fn latest_done(&self, batch: i64) -> DbResult<Option<i64>> {
         self.0.run(|c| {
-            c.query_one("SELECT max(id) FROM analyses WHERE batch_id = ?1 AND status = 'done' AND stability_of IS NULL", args![batch])?
+            c.query_one(super::LATEST_DONE, args![batch])?
                 .opt_int(0)
         })
     }
