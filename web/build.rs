@@ -45,7 +45,9 @@ fn main() {
                 println!("cargo:rerun-if-changed={}", dir.join(folder).display());
             }
             let mut cohort: Vec<PathBuf> = std::fs::read_dir(dir.join(folder))
-                .map(|entries| entries.filter_map(|e| Some(e.ok()?.path())).filter(|p| p.extension().is_some_and(|e| extensions.iter().any(|x| e == *x))).collect())
+                .map(|entries| {
+                    entries.filter_map(|e| Some(e.ok()?.path())).filter(|p| p.extension().is_some_and(|e| extensions.iter().any(|x| e == *x))).collect()
+                })
                 .unwrap_or_default();
             cohort.sort();
             for file in cohort {

@@ -15,7 +15,6 @@ use crate::problem_check::example_expectation;
 use crate::problem_dir::{MAX_COURSE_TESTS, MAX_PROBLEM_NAME_CHARS, PROBLEM_FILES, ProblemToml};
 use crate::submissions::{Unpacking, is_batch_file, zip_entry_problem};
 
-
 /// The most example submissions a bundle may carry: each is built and run on a thousand
 /// inputs in the check; `new-problem` writes two.
 pub const MAX_EXAMPLES: usize = 20;
@@ -81,7 +80,11 @@ impl Bundle {
         }
         if folders.len() > 1 {
             let names: Vec<String> = folders.iter().map(|f| format!("`{f}`")).collect();
-            return Err(bad(format!("its problem files are in {} folders ({}): a bundle is one problem, at its top or in one folder", folders.len(), names.join(", "))));
+            return Err(bad(format!(
+                "its problem files are in {} folders ({}): a bundle is one problem, at its top or in one folder",
+                folders.len(),
+                names.join(", ")
+            )));
         }
         let examples = wanted.iter().filter(|(_, f)| f.starts_with("submissions/")).count();
         if examples > MAX_EXAMPLES {
@@ -101,7 +104,10 @@ impl Bundle {
         }
         let name = folders.into_iter().next().unwrap_or_else(|| file_name.trim_end_matches(".zip").to_owned());
         if name.chars().count() > MAX_PROBLEM_NAME_CHARS {
-            return Err(bad(format!("the problem's name (its folder, or the zip's name) has {} characters, more than {MAX_PROBLEM_NAME_CHARS}", name.chars().count())));
+            return Err(bad(format!(
+                "the problem's name (its folder, or the zip's name) has {} characters, more than {MAX_PROBLEM_NAME_CHARS}",
+                name.chars().count()
+            )));
         }
         Ok(Bundle { name, file_name: file_name.to_owned(), zip, unpacking, wanted })
     }

@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use sandbox::{Choices, Limits, Outcome, Program, Run, Sandbox};
 
-
 /// The line a Rust panic adds after its message.
 const RUST_BACKTRACE_NOTE: &str = "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace";
 
@@ -273,10 +272,7 @@ impl Executor for SandboxExecutor<'_> {
         let scale = self.fuel_scale(program, input);
         let limits = Limits { fuel: fuel.saturating_mul(scale), ..self.limits };
         let run = self.input_free.get(program, &limits).unwrap_or_else(|| {
-            let run = self
-                .sandbox
-                .run(self.programs[program], input, &limits)
-                .unwrap_or_else(|error| panic!("the sandbox failed to run a program: {error}"));
+            let run = self.sandbox.run(self.programs[program], input, &limits).unwrap_or_else(|error| panic!("the sandbox failed to run a program: {error}"));
             self.input_free.keep(program, limits, &run);
             run
         });
@@ -303,10 +299,7 @@ impl Executor for SandboxExecutor<'_> {
     fn check_counted(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<(CheckerVerdict, Option<u64>), String> {
         let checker = self.checker.ok_or("the problem has no checker.wasm")?;
         self.count_run();
-        let run = self
-            .sandbox
-            .run(checker, &checker_input(input, expected, actual), &self.limits)
-            .map_err(|error| error.to_string())?;
+        let run = self.sandbox.run(checker, &checker_input(input, expected, actual), &self.limits).map_err(|error| error.to_string())?;
         match run.outcome {
             Outcome::Exited(0) => parse_checker_output(&run.stdout).map(|verdict| (verdict, Some(run.fuel_used))),
             outcome => Err(crash_message(&outcome, &run.stderr, &self.limits)),
@@ -410,8 +403,16 @@ mod tests {
         let check = |outcome: Outcome, stderr: &str, expected: &str| assert_eq!(crash_message(&outcome, stderr.as_bytes(), &Limits::default()), expected);
         check(Outcome::Exited(1), "", "ended with exit status 1 instead of 0 (main returned 1, or exit(1) was called)");
         check(Outcome::Trap("wasm trap: integer divide by zero".into()), "", "crashed: it divided an integer by zero");
-        check(Outcome::Trap("wasm trap: out of bounds memory access".into()), "", "crashed: it read or wrote outside its memory (an index past the end of an array, or a bad pointer)");
-        check(Outcome::Trap("wasm trap: wasm `unreachable` instruction executed".into()), "thread 'main' panicked at src/main.rs:3:5", "crashed: it aborted (a failed assert, a call to abort(), or a panic); stderr: thread 'main' panicked at src/main.rs:3:5");
+        check(
+            Outcome::Trap("wasm trap: out of bounds memory access".into()),
+            "",
+            "crashed: it read or wrote outside its memory (an index past the end of an array, or a bad pointer)",
+        );
+        check(
+            Outcome::Trap("wasm trap: wasm `unreachable` instruction executed".into()),
+            "thread 'main' panicked at src/main.rs:3:5",
+            "crashed: it aborted (a failed assert, a call to abort(), or a panic); stderr: thread 'main' panicked at src/main.rs:3:5",
+        );
         check(Outcome::StackOverflow, "", "overflowed its stack: more than 8 MiB of local variables at once, or recursion too deep");
         let judges = Limits { stack_bytes: 256 << 20, ..Limits::default() };
         assert_eq!(

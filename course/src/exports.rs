@@ -226,7 +226,10 @@ pub fn links_csv(links: &[StudentLink]) -> csv::Result<Vec<u8>> {
 pub fn canvas_assignments(roster: &[RosterRow]) -> Vec<String> {
     let Some(first) = roster.first().filter(|r| r.get("SIS User ID").is_some()) else { return Vec::new() };
     let is_assignment = |header: &str| {
-        header.strip_suffix(')').and_then(|h| h.rsplit_once(" (")).is_some_and(|(title, id)| !title.trim().is_empty() && !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+        header
+            .strip_suffix(')')
+            .and_then(|h| h.rsplit_once(" ("))
+            .is_some_and(|(title, id)| !title.trim().is_empty() && !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
     };
     first.extra.iter().map(|(header, _)| header).filter(|h| is_assignment(h)).cloned().collect()
 }
@@ -277,7 +280,6 @@ fn sentence(text: &str) -> String {
     if text.ends_with(['.', '!', '?']) { text.to_owned() } else { format!("{text}.") }
 }
 
-
 /// The feedback a student reads in Moodle: the points and why (and the instructor's
 /// adjustment, from the student's roster row), what the class's tests found, in words,
 /// with the shortest input that shows a bug, and where the rest is.
@@ -286,7 +288,11 @@ pub fn feedback(analysis: &Analysis, answer: &AnswerResult, row: Option<&RosterR
     let mut earned = answer.points.as_ref().map(|p| format!("{} ", points_in_words(p))).unwrap_or_default();
     if let Some(adjustment) = row.and_then(RosterRow::adjustment) {
         let (points, max) = gradebook_points(analysis, answer, row);
-        earned.push_str(&format!("The instructor adjusted your points by {:+}: {} That makes {points} of {max}. ", adjustment.points, sentence(&adjustment.reason)));
+        earned.push_str(&format!(
+            "The instructor adjusted your points by {:+}: {} That makes {points} of {max}. ",
+            adjustment.points,
+            sentence(&adjustment.reason)
+        ));
     }
     if let Some(why) = answer.build.as_ref().and_then(grader::Build::not_built_in_words) {
         return format!("{earned}Your program {why}, so it failed all {tests} tests. Your bugrank page shows why.");
@@ -320,7 +326,12 @@ pub fn moodle_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str, n
         (r.id.as_str(), Some(r), no_hand_in.cell(max, r), why)
     });
     for (id, row, points, feedback) in graded.chain(missing) {
-        out.write_record([first_of(row, &["ID number", "idnumber"]).unwrap_or(id), first_of(row, &["Email address", "email"]).unwrap_or(""), &points, &feedback])?;
+        out.write_record([
+            first_of(row, &["ID number", "idnumber"]).unwrap_or(id),
+            first_of(row, &["Email address", "email"]).unwrap_or(""),
+            &points,
+            &feedback,
+        ])?;
     }
     out.into_bytes()
 }

@@ -20,9 +20,9 @@ use toolchain::Builder;
 
 use crate::error::{CourseError, CourseResult};
 use crate::executor::SandboxExecutor;
-use crate::rounds::{decode_hand_ins, decode_runs, encode_bug_lists, encode_executions};
-use crate::problem_dir::ProblemDir;
 use crate::hand_in::HandIn;
+use crate::problem_dir::ProblemDir;
+use crate::rounds::{decode_hand_ins, decode_runs, encode_bug_lists, encode_executions};
 use crate::submissions::{Batch, Rejected, RosterRow, natural_cmp};
 
 /// The longest the compile phase of one batch may take, wall clock: some 30 times what
@@ -82,7 +82,16 @@ impl Settings {
     /// Seed `seed`, the problem's own search and fuel, no previous analysis, no bug lists,
     /// 0 points for no hand-in.
     pub fn seed(seed: u64) -> Settings {
-        Settings { seed, stable_after: None, fuel_factor: None, max_points: None, previous: None, bug_lists: false, no_hand_in: Default::default(), elsewhere: None }
+        Settings {
+            seed,
+            stable_after: None,
+            fuel_factor: None,
+            max_points: None,
+            previous: None,
+            bug_lists: false,
+            no_hand_in: Default::default(),
+            elsewhere: None,
+        }
     }
 }
 
@@ -253,7 +262,13 @@ pub fn problem_of(problem_dir: &ProblemDir, settings: &Settings) -> CourseResult
 /// Loads every hand-in in parallel (sources are built first, with the problem's
 /// `harnesses` if any), until the batch's compile
 /// time runs out or `cancel` is set: those not reached then are in `not_reached`.
-pub(crate) fn compile(tools: &Tools, accepted: &crate::problem_dir::Accepted, hand_ins: &[HandIn], cancel: &AtomicBool, report: &(dyn Fn(Stage<'_>) + Sync)) -> Batch {
+pub(crate) fn compile(
+    tools: &Tools,
+    accepted: &crate::problem_dir::Accepted,
+    hand_ins: &[HandIn],
+    cancel: &AtomicBool,
+    report: &(dyn Fn(Stage<'_>) + Sync),
+) -> Batch {
     let compiled = AtomicUsize::new(0);
     let started = Instant::now();
     let total = hand_ins.len();
@@ -321,7 +336,6 @@ pub fn answers_of<'a>(submissions: impl IntoIterator<Item = (&'a str, &'a Progra
     (programs, answers)
 }
 
-
 /// Records how each answer that ran was built (`built`: id and build: a rule of the
 /// assignment broken costs its points, [`grader::Points::breaking_rule`]), and adds the
 /// answers whose sources did not compile ([`Analysis::add_not_built`]: id, cohort, build),
@@ -377,7 +391,14 @@ impl CompiledClass {
     /// [`decode_hand_ins`])
     /// of `analysis` graded on `problem` (as [`problem_of`] gives it), on the current rayon
     /// pool: the lists ([`encode_bug_lists`]).
-    pub fn bug_lists_shard(&self, tools: &Tools, problem_dir: &ProblemDir, problem: &grader::Problem, analysis: &grader::Analysis, shard: &[u8]) -> CourseResult<Vec<u8>> {
+    pub fn bug_lists_shard(
+        &self,
+        tools: &Tools,
+        problem_dir: &ProblemDir,
+        problem: &grader::Problem,
+        analysis: &grader::Analysis,
+        shard: &[u8],
+    ) -> CourseResult<Vec<u8>> {
         let places = decode_hand_ins(shard)?;
         if let Some(place) = places.iter().find(|&&p| p >= self.batch.submissions.len()) {
             return Err(CourseError::Batch(format!("a shard names hand-in {place}, which this class does not have")));
@@ -394,7 +415,8 @@ impl CompiledClass {
         if let Some((program, ..)) = runs.iter().find(|(program, ..)| *program >= executor.programs.len()) {
             return Err(CourseError::Batch(format!("a shard names program {program}, which this class does not have")));
         }
-        let requests: Vec<grader::RunRequest<'_>> = runs.iter().map(|(program, input, fuel)| grader::RunRequest { program: *program, input, fuel: *fuel }).collect();
+        let requests: Vec<grader::RunRequest<'_>> =
+            runs.iter().map(|(program, input, fuel)| grader::RunRequest { program: *program, input, fuel: *fuel }).collect();
         Ok(encode_executions(&grader::run_here(executor, &requests)))
     }
 }
@@ -443,11 +465,8 @@ fn explain(
         return Err(GraderError::Cancelled.into());
     }
     let mut made = places.iter().zip(made).collect::<HashMap<_, _>>();
-    let mut lists: Vec<(String, String)> = answers
-        .iter()
-        .enumerate()
-        .map(|(i, answer)| (answer.id.clone(), made.remove(&i).or_else(|| kept[i].cloned()).unwrap_or_default()))
-        .collect();
+    let mut lists: Vec<(String, String)> =
+        answers.iter().enumerate().map(|(i, answer)| (answer.id.clone(), made.remove(&i).or_else(|| kept[i].cloned()).unwrap_or_default())).collect();
     let nothing = problem_dir.executor(&tools.sandbox, []);
     for a in analysis.answers.iter().filter(|a| a.not_built()) {
         lists.push((a.id.clone(), json(&bug_list(problem, analysis, &a.id, 1, &nothing).expect("every answer is in the analysis"))));
@@ -496,7 +515,14 @@ mod tests {
 
     /// A batch of `loaded` hand-ins, `not_built` ones and `not_reached` ones, by id.
     fn batch(loaded: &[&str], not_built: &[&str], not_reached: &[&str]) -> Batch<()> {
-        let build = Build { language: "C".into(), toolchain: "clang".into(), sources: String::new(), warnings: String::new(), error: Some("took more than 60 s".into()), rules_broken: Vec::new() };
+        let build = Build {
+            language: "C".into(),
+            toolchain: "clang".into(),
+            sources: String::new(),
+            warnings: String::new(),
+            error: Some("took more than 60 s".into()),
+            rules_broken: Vec::new(),
+        };
         Batch {
             submissions: loaded.iter().map(|id| Submission { id: id.to_string(), file: id.to_string(), program: (), build: None }).collect(),
             not_built: not_built.iter().map(|id| NotBuilt { id: id.to_string(), file: id.to_string(), build: build.clone() }).collect(),
@@ -508,7 +534,12 @@ mod tests {
     #[test]
     fn a_batch_whose_compile_time_ran_out_is_not_graded_and_the_error_says_who_did_not_compile() {
         let error = compile_time_ran_out(&batch(&["a1"], &["a2"], &["a3", "a4"]), 4).to_string();
-        assert!(error.contains("took longer than its limit of 30 minutes, so nothing was graded: 2 of 4 hand-ins were compiled, 2 were not reached; 1 did not compile (a2)"), "{error}");
+        assert!(
+            error.contains(
+                "took longer than its limit of 30 minutes, so nothing was graded: 2 of 4 hand-ins were compiled, 2 were not reached; 1 did not compile (a2)"
+            ),
+            "{error}"
+        );
     }
 
     fn roster(ids: &[&str]) -> Vec<RosterRow> {

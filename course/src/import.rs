@@ -33,10 +33,10 @@ use toolchain::{Builder, Language};
 
 use crate::error::{CourseError, CourseResult};
 use crate::hand_in::HandIn;
-use crate::problem_dir::ProblemDir;
-use crate::submissions::{Batch, accept_languages, hand_ins, read_batch_dir};
 use crate::own_files::{OwnFiles, size_in_words};
+use crate::problem_dir::ProblemDir;
 use crate::problem_dir::{MAX_COURSE_TEST_BYTES, MAX_COURSE_TESTS, MAX_OUTPUT_BYTES, MAX_PROBLEM_NAME_CHARS, MAX_TEST_NAME_CHARS};
+use crate::submissions::{Batch, accept_languages, hand_ins, read_batch_dir};
 
 /// The most bytes of sample inputs the generator written by the import embeds: a generator
 /// is one source file, built for every check, and samples are small.
@@ -75,8 +75,7 @@ const SUBMISSION_FOLDERS: [(&str, &str, &str); 7] = [
 ];
 
 /// Submission folders judges' tools have that bugrank leaves out, and why.
-const FOLDERS_LEFT_OUT: [(&str, &str); 1] =
-    [("partially_accepted", "partial scores are for scoring problems; bugrank grades each input pass or fail")];
+const FOLDERS_LEFT_OUT: [(&str, &str); 1] = [("partially_accepted", "partial scores are for scoring problems; bugrank grades each input pass or fail")];
 
 /// Accepted solutions tried as the reference, in this order: a compiled one sets tighter,
 /// steadier budgets than an interpreted one.
@@ -184,11 +183,7 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
         return Err(bad(format!("problem.yaml nests {depth} levels deep or more, beyond the {MAX_YAML_DEPTH} a problem.yaml may have: not read")));
     }
     let yaml: PackageYaml = serde_yaml_ng::from_str(&yaml_text).map_err(|e| bad(format!("problem.yaml is not valid: {e}")))?;
-    let id = package
-        .canonicalize()
-        .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| "imported".to_owned());
+    let id = package.canonicalize().ok().and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).unwrap_or_else(|| "imported".to_owned());
     let id: String = id.chars().take(MAX_PROBLEM_NAME_CHARS).collect();
     let title = match &yaml.name {
         Some(PackageName::One(name)) => name.clone(),
@@ -345,7 +340,10 @@ pub fn choose_reference(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> Cou
             Err(error) => Some(format!("does not build here: {error}")),
             Ok(problem_dir) => {
                 let (problem, executor) = (problem_dir.problem(), problem_dir.executor(sandbox, []));
-                problem.fixed.iter().find_map(|test| grader::check_test(&problem, &executor, test).err().map(|why| format!("fails the package's test `{}`: {why}", test.name)))
+                problem
+                    .fixed
+                    .iter()
+                    .find_map(|test| grader::check_test(&problem, &executor, test).err().map(|why| format!("fails the package's test `{}`: {why}", test.name)))
             }
         };
         let Some(failure) = failure else {
@@ -780,7 +778,8 @@ fn nesting_beyond(yaml: &str, limit: usize) -> Option<usize> {
         let mut depth = line.len() - content.len();
         let mut rest = content;
         while depth < limit
-            && let Some(after) = rest.strip_prefix("- ").or_else(|| rest.strip_prefix('-').filter(|r| r.is_empty())) {
+            && let Some(after) = rest.strip_prefix("- ").or_else(|| rest.strip_prefix('-').filter(|r| r.is_empty()))
+        {
             depth += 1;
             rest = after.trim_start_matches(' ');
         }

@@ -3,10 +3,10 @@
 //! student's result ([`Loaded`]); only what this machine cannot do (no toolchain, no
 //! sandbox) rejects the files.
 
-use std::sync::atomic::AtomicBool;
 use grader::Build;
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use sandbox::{Interpreter, InterpreterSpec, Program, Role, Sandbox};
 use toolchain::{BuildOptions, Builder, Built, Harness, Language, Source, ToolchainError};
@@ -64,7 +64,14 @@ pub fn language(files: &[(String, ModuleSource)]) -> Result<Language, String> {
 ///
 /// Once `stop` is set a compile running is killed and the build ends with an error (the
 /// host's, not the student's).
-pub fn build(sandbox: &Sandbox, builder: &Builder, accepted: &Accepted, file: &str, source: &Source, stop: Option<&AtomicBool>) -> Result<Loaded<Program>, String> {
+pub fn build(
+    sandbox: &Sandbox,
+    builder: &Builder,
+    accepted: &Accepted,
+    file: &str,
+    source: &Source,
+    stop: Option<&AtomicBool>,
+) -> Result<Loaded<Program>, String> {
     if source.language == Language::Python {
         return interpret(sandbox, accepted, file, source);
     }
@@ -140,11 +147,7 @@ fn interpret(sandbox: &Sandbox, accepted: &Accepted, file: &str, source: &Source
     let files: Vec<&(String, Vec<u8>)> = source.files.iter().filter(|(name, _)| Language::of_file(name) == Some(Language::Python)).collect();
     let [(name, text)] = files[..] else {
         let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
-        return Ok(Loaded::NotBuilt(record(Some(format!(
-            "a Python hand-in is one .py file, and this one has {}: {}",
-            names.len(),
-            names.join(", ")
-        )))));
+        return Ok(Loaded::NotBuilt(record(Some(format!("a Python hand-in is one .py file, and this one has {}: {}", names.len(), names.join(", "))))));
     };
     let python = python(sandbox)?;
     Ok(match sandbox.load_harnessed(&python, name, text, harness).map_err(|e| format!("{file}: {e}"))? {
@@ -159,7 +162,14 @@ fn interpret(sandbox: &Sandbox, accepted: &Accepted, file: &str, source: &Source
 /// One hand-in's program: a module compiled, or sources built then compiled (a module that
 /// is a bundle of sources, as the service stores them, is built too), with the problem's
 /// harnesses if any, as the problem `accepted` them. `stop` stops a compile of sources midway.
-pub fn load(sandbox: &Sandbox, builder: &Builder, accepted: &Accepted, file: &str, handed: &Handed, stop: Option<&AtomicBool>) -> Result<Loaded<Program>, String> {
+pub fn load(
+    sandbox: &Sandbox,
+    builder: &Builder,
+    accepted: &Accepted,
+    file: &str,
+    handed: &Handed,
+    stop: Option<&AtomicBool>,
+) -> Result<Loaded<Program>, String> {
     match handed {
         Handed::Module(source) => {
             let bytes = source.read()?;

@@ -111,7 +111,8 @@ pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow], no_hand_in: NoHandI
     }
     header.extend(&columns);
     csv.write_record(&header).map_err(failed)?;
-    let roster_columns = |row: Option<&RosterRow>| -> Vec<String> { columns.iter().map(|column| row.and_then(|r| r.get(column)).unwrap_or_default().to_owned()).collect() };
+    let roster_columns =
+        |row: Option<&RosterRow>| -> Vec<String> { columns.iter().map(|column| row.and_then(|r| r.get(column)).unwrap_or_default().to_owned()).collect() };
     for a in &analysis.answers {
         let row = roster.iter().find(|r| r.id == a.id);
         let mut record = vec![
@@ -167,7 +168,9 @@ pub fn read_analysis(path: &std::path::Path) -> CourseResult<Analysis> {
 /// against manual grades).
 pub fn experiment_files(reports: &[ProblemReport]) -> CourseResult<Vec<(&'static str, Vec<u8>)>> {
     let output = |file: &'static str| move |e: csv::Error| CourseError::Output { file, reason: e.to_string() };
-    let json = serde_json::to_string_pretty(&serde_json::json!({ "problems": reports })).map_err(|e| CourseError::Output { file: "report.json", reason: e.to_string() })? + "\n";
+    let json = serde_json::to_string_pretty(&serde_json::json!({ "problems": reports }))
+        .map_err(|e| CourseError::Output { file: "report.json", reason: e.to_string() })?
+        + "\n";
     Ok(vec![
         ("report.json", json.into_bytes()),
         ("report.html", experiment_html(reports).into_bytes()),
@@ -181,13 +184,26 @@ pub fn experiment_files(reports: &[ProblemReport]) -> CourseResult<Vec<(&'static
 fn summary_csv(reports: &[ProblemReport]) -> Result<Vec<u8>, csv::Error> {
     let mut summary = csv::Writer::from_writer(Vec::new());
     summary.write_record([
-        "problem", "group", "n", "mean", "sd", "t", "df", "p", "p_df_truncated", "ci95_low", "ci95_high", "hedges_g",
-        "mann_whitney_u", "mann_whitney_p", "spearman", "kendall",
+        "problem",
+        "group",
+        "n",
+        "mean",
+        "sd",
+        "t",
+        "df",
+        "p",
+        "p_df_truncated",
+        "ci95_low",
+        "ci95_high",
+        "hedges_g",
+        "mann_whitney_u",
+        "mann_whitney_p",
+        "spearman",
+        "kendall",
     ])?;
     let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
     for r in reports {
-        let groups = std::iter::once(("all".to_owned(), r.all.n, r.all.mean, r.all.sd))
-            .chain(r.cohorts.iter().map(|c| (c.name.clone(), c.n, c.mean, c.sd)));
+        let groups = std::iter::once(("all".to_owned(), r.all.n, r.all.mean, r.all.sd)).chain(r.cohorts.iter().map(|c| (c.name.clone(), c.n, c.mean, c.sd)));
         for (i, (group, n, mean, sd)) in groups.enumerate() {
             let tests = |v: Option<f64>| if i == 0 { opt(v) } else { String::new() };
             summary.write_record([

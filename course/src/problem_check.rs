@@ -14,8 +14,8 @@ use toolchain::Builder;
 
 use crate::CourseResult;
 use crate::executor::SandboxExecutor;
-use crate::problem_dir::ProblemDir;
 use crate::hand_in::HandIn;
+use crate::problem_dir::ProblemDir;
 use crate::submissions::{Batch, accept_languages, hand_ins, read_batch_dir};
 
 /// What a problem's example submission `id` must do, by the start of its name: pass every

@@ -62,11 +62,7 @@ pub const MAX_TEST_NAME_CHARS: usize = 64;
 /// `max` if it can be a maximum of points (more than 0, at most [`MAX_POINTS`]), else why
 /// not, in words that start with `max_points`.
 pub fn max_points(max: f64) -> Result<f64, String> {
-    if max > 0.0 && max <= MAX_POINTS {
-        Ok(max)
-    } else {
-        Err(format!("max_points must be more than 0 and at most {MAX_POINTS} (it is {max})"))
-    }
+    if max > 0.0 && max <= MAX_POINTS { Ok(max) } else { Err(format!("max_points must be more than 0 and at most {MAX_POINTS} (it is {max})")) }
 }
 
 /// The files of a problem directory (a bundle's other files are ignored): the settings and
@@ -192,7 +188,10 @@ impl RulesToml {
                 return Err(format!("[rules.{language}] forbid: rules are checked in Python hand-ins only so far, so this one would be ignored; remove it"));
             }
         }
-        let identifier = |name: &str| name.split('.').all(|part| part.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && part.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        let identifier = |name: &str| {
+            name.split('.')
+                .all(|part| part.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        };
         for rule in &self.python.forbid {
             let name = rule.strip_prefix("import ").map_or(rule.as_str(), str::trim);
             if !identifier(name) || (!rule.starts_with("import ") && name.contains('.')) {
@@ -292,13 +291,14 @@ impl ProblemToml {
             return Err(CourseError::Problem(format!("{}: languages must name at least one of \"c\", \"cpp\", \"rust\"", toml_path.display())));
         }
         if let Some(name) = &toml.name
-            && (name.trim().is_empty() || name.chars().count() > MAX_PROBLEM_NAME_CHARS || name.chars().any(char::is_control)) {
-                return Err(CourseError::Problem(format!(
-                    "{}: name is the problem's name in outputs: one line of at most {} characters",
-                    toml_path.display(),
-                    MAX_PROBLEM_NAME_CHARS
-                )));
-            }
+            && (name.trim().is_empty() || name.chars().count() > MAX_PROBLEM_NAME_CHARS || name.chars().any(char::is_control))
+        {
+            return Err(CourseError::Problem(format!(
+                "{}: name is the problem's name in outputs: one line of at most {} characters",
+                toml_path.display(),
+                MAX_PROBLEM_NAME_CHARS
+            )));
+        }
         if !(toml.search.new_set_chance > 0.0 && toml.search.new_set_chance < 1.0) {
             return Err(CourseError::Problem(format!(
                 "{}: search.new_set_chance is a chance, more than 0 and less than 1 (it is {})",
@@ -511,7 +511,8 @@ impl ProblemDir {
             }
             Ok(program)
         };
-        let folder = || dir.canonicalize().ok().and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned())).unwrap_or_else(|| dir.display().to_string());
+        let folder =
+            || dir.canonicalize().ok().and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned())).unwrap_or_else(|| dir.display().to_string());
         let name = toml.name.clone().unwrap_or_else(folder);
         let reference = load("reference", Role::Answer)?;
         let generator = load("generator", Role::Generator)?;
@@ -582,7 +583,11 @@ pub fn accepted(dir: &Path, toml: &ProblemToml) -> CourseResult<Accepted> {
         languages.retain(|language| harnesses.iter().any(|h| h.language == *language));
         if languages.is_empty() {
             let given: Vec<&str> = harnesses.iter().map(|h| h.language.name()).collect();
-            return Err(CourseError::Problem(format!("{}: the harnesses are in {}, none of the languages problem.toml accepts", dir.display(), given.join(", "))));
+            return Err(CourseError::Problem(format!(
+                "{}: the harnesses are in {}, none of the languages problem.toml accepts",
+                dir.display(),
+                given.join(", ")
+            )));
         }
     }
     let python_forbidden = toml.rules.python_forbidden().map_err(|why| CourseError::Problem(format!("{}: problem.toml's {why}", dir.display())))?;
@@ -630,9 +635,7 @@ pub fn read_written_tests(dir: &Path) -> CourseResult<Vec<WrittenTest>> {
         .map(|entry| entry.file_name().to_string_lossy().into_owned())
         .collect();
     names.sort_by_key(|name| natural_key(name));
-    let stems = |extension: &str| -> Vec<String> {
-        names.iter().filter_map(|name| name.strip_suffix(extension).map(str::to_owned)).collect()
-    };
+    let stems = |extension: &str| -> Vec<String> { names.iter().filter_map(|name| name.strip_suffix(extension).map(str::to_owned)).collect() };
     let (inputs, outputs) = (stems(".in"), stems(".out"));
     if let Some(answer) = names.iter().find(|name| name.ends_with(".ans")) {
         return Err(bad(format!("{answer}: an expected output is NAME.out here (rename it)")));
@@ -691,11 +694,8 @@ fn program_file(dir: &Path, stem: &str) -> CourseResult<(PathBuf, Option<Languag
     if module.is_file() {
         return Ok((module, None));
     }
-    let mut sources: Vec<(PathBuf, Language)> = Language::ALL
-        .into_iter()
-        .map(|language| (dir.join(format!("{stem}.{}", language.extension())), language))
-        .filter(|(path, _)| path.is_file())
-        .collect();
+    let mut sources: Vec<(PathBuf, Language)> =
+        Language::ALL.into_iter().map(|language| (dir.join(format!("{stem}.{}", language.extension())), language)).filter(|(path, _)| path.is_file()).collect();
     // A Python program beside another is the Python one's twin (a `reference.py` sets
     // Python answers' budgets: see `python_reference`), not a second candidate.
     if sources.len() > 1 {
@@ -748,7 +748,10 @@ mod tests {
         check("[limits]\nstack_mib = 65", Some("limits.stack_mib must be between 1 and limits.memory_mib, 64 (it is 65)"));
         check("[limits]\nstack_mib = 0", Some("limits.stack_mib must be between 1 and limits.memory_mib"));
         check("[limits]\nmemory_mib = 516\nstack_mib = 516", None);
-        check("[limits]\nmemory_mib = 600\nstack_mib = 600", Some("limits.memory_mib and limits.stack_mib together reserve 1192 MiB, more than bugrank's 1024 MiB"));
+        check(
+            "[limits]\nmemory_mib = 600\nstack_mib = 600",
+            Some("limits.memory_mib and limits.stack_mib together reserve 1192 MiB, more than bugrank's 1024 MiB"),
+        );
         check("[search]\nstable_after = 1_000_001", Some("search.stable_after must be between 1 and 1000000"));
         check("[search]\nmax_tests = 0", Some("search.max_tests must be between 1 and 10000000"));
         check("[search]\nstop = \"estimate\"\nnew_set_chance = 0.001\nmin_tests = 500", None);

@@ -28,7 +28,12 @@ pub const RULES_CHECK_MEMORY_BYTES: usize = 256 << 20;
 /// since what it must not do cannot be told. `Err` is bugrank's own fault (its checker
 /// does not start), never the hand-in's. Pitfall: call it once the source compiled; a
 /// syntax error is the compile's to report.
-pub fn python_rules_broken(sandbox: &Sandbox, python: &Arc<Interpreter>, forbidden: &[String], source: &[u8]) -> Result<Result<Vec<RuleBroken>, String>, String> {
+pub fn python_rules_broken(
+    sandbox: &Sandbox,
+    python: &Arc<Interpreter>,
+    forbidden: &[String],
+    source: &[u8],
+) -> Result<Result<Vec<RuleBroken>, String>, String> {
     if forbidden.is_empty() {
         return Ok(Ok(Vec::new()));
     }
@@ -56,7 +61,9 @@ pub fn python_rules_broken(sandbox: &Sandbox, python: &Arc<Interpreter>, forbidd
 /// students, `forbidden`, with bugrank's CPython `python` ([`crate::load::python`]): a
 /// problem whose reference breaks one is refused, naming the line.
 pub fn reference_obeys(sandbox: &Sandbox, python: &Arc<Interpreter>, path: &Path, source: &[u8], forbidden: &[String]) -> CourseResult<()> {
-    let broken = python_rules_broken(sandbox, python, forbidden, source).map_err(CourseError::Problem)?.map_err(|why| CourseError::Problem(format!("{}: {why}", path.display())))?;
+    let broken = python_rules_broken(sandbox, python, forbidden, source)
+        .map_err(CourseError::Problem)?
+        .map_err(|why| CourseError::Problem(format!("{}: {why}", path.display())))?;
     match broken.first() {
         None => Ok(()),
         Some(rule) => Err(CourseError::Problem(format!(

@@ -11,8 +11,8 @@ use std::io::{Cursor, Read};
 use std::path::Path;
 use std::sync::Arc;
 
-use rayon::prelude::*;
 use grader::Build;
+use rayon::prelude::*;
 use sandbox::{MAX_MODULE_BYTES, Program, Role, Sandbox};
 use serde::{Deserialize, Serialize};
 use toolchain::{Builder, Language};
@@ -49,7 +49,9 @@ impl Default for Unpacking {
 /// Why a zip cannot be opened, in words that say what to do.
 fn zip_problem(error: &zip::result::ZipError) -> String {
     match error {
-        zip::result::ZipError::InvalidArchive(_) => "it is cut short, or not a zip at all (another kind of file named .zip): make the zip again and upload it".to_owned(),
+        zip::result::ZipError::InvalidArchive(_) => {
+            "it is cut short, or not a zip at all (another kind of file named .zip): make the zip again and upload it".to_owned()
+        }
         zip::result::ZipError::UnsupportedArchive(what) => {
             format!("it is a kind of zip that cannot be opened here ({what}): make it again with your system's own zip tool, without a password")
         }
@@ -357,11 +359,7 @@ impl<P: Send> Batch<P> {
                     file,
                     id: Some(id),
                 }),
-                Ok(_) if taken => batch.rejected.push(Rejected {
-                    reason: format!("{file}: another file already gives submission `{id}`"),
-                    file,
-                    id: Some(id),
-                }),
+                Ok(_) if taken => batch.rejected.push(Rejected { reason: format!("{file}: another file already gives submission `{id}`"), file, id: Some(id) }),
                 Ok(Loaded::Program(program, build)) => batch.submissions.push(Submission { id, file, program, build }),
                 Ok(Loaded::NotBuilt(build)) => batch.not_built.push(NotBuilt { id, file, build }),
             }
@@ -802,7 +800,9 @@ pub fn parse_roster(file_name: &str, input: impl Read) -> CourseResult<(Vec<Rost
     }
     let mut lines = text.lines().enumerate().map(|(i, line)| (i + 1, line));
     let first = lines.next().map_or("", |(_, line)| line);
-    let one_line = |line: &str| csv::ReaderBuilder::new().has_headers(false).flexible(true).trim(csv::Trim::All).from_reader(std::io::Cursor::new(line.as_bytes().to_vec()));
+    let one_line = |line: &str| {
+        csv::ReaderBuilder::new().has_headers(false).flexible(true).trim(csv::Trim::All).from_reader(std::io::Cursor::new(line.as_bytes().to_vec()))
+    };
     let mut reader = one_line(first);
     // A byte-order mark (Excel's, and bugrank's gradebook files') is not part of the first name.
     let headers: Vec<String> = reader.headers().map_err(not_csv)?.iter().map(|h| h.trim_start_matches('\u{feff}').to_owned()).collect();
@@ -838,12 +838,7 @@ pub fn parse_roster(file_name: &str, input: impl Read) -> CourseResult<(Vec<Rost
         }
         let reject = |reason: String| Rejected { file: format!("{file_name}:{line}"), reason, id: None };
         if record.len() != headers.len() {
-            rejected.push(reject(format!(
-                "{file_name} line {line}: expected {} fields ({}), found {}",
-                headers.len(),
-                headers.join(","),
-                record.len()
-            )));
+            rejected.push(reject(format!("{file_name} line {line}: expected {} fields ({}), found {}", headers.len(), headers.join(","), record.len())));
             continue;
         }
         let id = record[id_col].to_owned();
@@ -865,7 +860,9 @@ pub fn parse_roster(file_name: &str, input: impl Read) -> CourseResult<(Vec<Rost
                 continue;
             }
             if reason.is_none() {
-                rejected.push(reject(format!("{file_name} line {line}: the adjustment {text} has no reason: the student reads it, in the column `{ADJUSTMENT_REASON_COLUMN}`")));
+                rejected.push(reject(format!(
+                    "{file_name} line {line}: the adjustment {text} has no reason: the student reads it, in the column `{ADJUSTMENT_REASON_COLUMN}`"
+                )));
                 continue;
             }
         }
@@ -1053,28 +1050,25 @@ mod tests {
 
     #[test]
     fn a_source_file_at_the_top_is_one_students_submission_by_its_name() {
-        check(&["a01.c", "a02.rs", "a03.cpp", "a04.wasm", "notes.txt"], false, &[
-            ("a01", "a01.c", "a01.c"),
-            ("a02", "a02.rs", "a02.rs"),
-            ("a03", "a03.cpp", "a03.cpp"),
-            ("a04", "a04.wasm", "module"),
-        ]);
+        check(
+            &["a01.c", "a02.rs", "a03.cpp", "a04.wasm", "notes.txt"],
+            false,
+            &[("a01", "a01.c", "a01.c"), ("a02", "a02.rs", "a02.rs"), ("a03", "a03.cpp", "a03.cpp"), ("a04", "a04.wasm", "module")],
+        );
     }
 
     #[test]
     fn a_folder_at_the_top_holds_one_students_sources_and_headers() {
-        check(&["a01/main.c", "a01/list.c", "a01/list.h", "a02/main.rs", "a02/util.rs"], false, &[
-            ("a01", "a01/", "list.c list.h main.c"),
-            ("a02", "a02/", "main.rs util.rs"),
-        ]);
+        check(
+            &["a01/main.c", "a01/list.c", "a01/list.h", "a02/main.rs", "a02/util.rs"],
+            false,
+            &[("a01", "a01/", "list.c list.h main.c"), ("a02", "a02/", "main.rs util.rs")],
+        );
     }
 
     #[test]
     fn a_zip_of_one_folder_reads_as_that_folder() {
-        check(&["class/a01.c", "class/a02/main.c", "class/a02/io.h"], true, &[
-            ("a01", "class/a01.c", "a01.c"),
-            ("a02", "class/a02/", "io.h main.c"),
-        ]);
+        check(&["class/a01.c", "class/a02/main.c", "class/a02/io.h"], true, &[("a01", "class/a01.c", "a01.c"), ("a02", "class/a02/", "io.h main.c")]);
         // A directory is read as it is: `class` is a student's folder there.
         check(&["class/a01.c", "class/a02.c"], false, &[("class", "class/", "a01.c a02.c")]);
     }
@@ -1082,17 +1076,28 @@ mod tests {
     #[test]
     fn a_canvas_download_is_read_as_one_student_per_canvas_user_id_late_ones_too() {
         check(
-            &["lovelaceada_1001_55501_sumlist.c", "lovelaceada_1001_55502_sumlist.h", "turingalan_LATE_1002_55510_sumlist-1.c", "hopper_1003_55520_sum.wasm", "roster.csv"],
+            &[
+                "lovelaceada_1001_55501_sumlist.c",
+                "lovelaceada_1001_55502_sumlist.h",
+                "turingalan_LATE_1002_55510_sumlist-1.c",
+                "hopper_1003_55520_sum.wasm",
+                "roster.csv",
+            ],
             true,
             &[("1001", "1001/", "sumlist.c sumlist.h"), ("1002", "1002/", "sumlist-1.c"), ("1003", "1003.wasm", "module")],
         );
         // A sortable name with letters beyond ASCII is a sortable name.
-        check(&["garcíajosé_1004_55530_sumlist.c", "lovelaceada_1001_55501_sumlist.c"], true, &[("1001", "1001/", "sumlist.c"), ("1004", "1004/", "sumlist.c")]);
+        check(
+            &["garcíajosé_1004_55530_sumlist.c", "lovelaceada_1001_55501_sumlist.c"],
+            true,
+            &[("1001", "1001/", "sumlist.c"), ("1004", "1004/", "sumlist.c")],
+        );
         // One file not named by Canvas: the names are the students' own.
-        check(&["lovelaceada_1001_55501_sumlist.c", "a02.c"], true, &[
-            ("lovelaceada_1001_55501_sumlist", "lovelaceada_1001_55501_sumlist.c", "lovelaceada_1001_55501_sumlist.c"),
-            ("a02", "a02.c", "a02.c"),
-        ]);
+        check(
+            &["lovelaceada_1001_55501_sumlist.c", "a02.c"],
+            true,
+            &[("lovelaceada_1001_55501_sumlist", "lovelaceada_1001_55501_sumlist.c", "lovelaceada_1001_55501_sumlist.c"), ("a02", "a02.c", "a02.c")],
+        );
     }
 
     /// A zip of `entries` whose names are written as `raw` bytes, without the zip's UTF-8
@@ -1124,7 +1129,10 @@ mod tests {
         let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
         assert_eq!(names, ["garcíajosé_LATE_1004_55530_sumlist.c", "mélanie_1005_55531_sumlist.c", "lovelaceada_1001_55501_sumlist.c"]);
         let found: Vec<(Option<String>, String, bool)> = hand_ins(files, true).into_iter().map(|h| (h.id, h.file, h.late)).collect();
-        assert_eq!(found, [(Some("1001".into()), "1001/".into(), false), (Some("1004".into()), "1004/".into(), true), (Some("1005".into()), "1005/".into(), false)]);
+        assert_eq!(
+            found,
+            [(Some("1001".into()), "1001/".into(), false), (Some("1004".into()), "1004/".into(), true), (Some("1005".into()), "1005/".into(), false)]
+        );
     }
 
     #[test]
@@ -1134,10 +1142,14 @@ mod tests {
 
     #[test]
     fn files_deeper_than_a_students_folder_are_named_and_hidden_files_are_skipped() {
-        check(&["a01/main.c", "a01/src/list.c", "__MACOSX/a01/._main.c", "a02/.hidden.c", "a02/main.c"], false, &[
-            ("a01", "a01/", "a01/src/list.c: only the files directly in a student's folder are read, not those of its sub-folders"),
-            ("a02", "a02/", "main.c"),
-        ]);
+        check(
+            &["a01/main.c", "a01/src/list.c", "__MACOSX/a01/._main.c", "a02/.hidden.c", "a02/main.c"],
+            false,
+            &[
+                ("a01", "a01/", "a01/src/list.c: only the files directly in a student's folder are read, not those of its sub-folders"),
+                ("a02", "a02/", "main.c"),
+            ],
+        );
     }
 
     /// A budget of `bytes` and `entries`, for tests.

@@ -164,10 +164,14 @@ struct Generated {
 /// on the programs.
 pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Example]) -> ProblemCheck {
     let indices: Vec<u64> = (0..CALIBRATION_INPUTS).collect();
-    let runs = until_failures(&indices, |g: &Generated| g.input.is_err(), |&index| {
-        let (input, choices) = executor.generate(ChoiceSource::for_random_test(CALIBRATION_SEED, index));
-        Generated { test: choices.into_test_case(), input }
-    });
+    let runs = until_failures(
+        &indices,
+        |g: &Generated| g.input.is_err(),
+        |&index| {
+            let (input, choices) = executor.generate(ChoiceSource::for_random_test(CALIBRATION_SEED, index));
+            Generated { test: choices.into_test_case(), input }
+        },
+    );
     let generator_not_run = runs.iter().filter(|g| g.is_none()).count();
     let generated: Vec<Generated> = runs.into_iter().flatten().collect();
     let mut checks = Vec::new();
@@ -178,20 +182,13 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         passed: failed.is_empty(),
         detail: match failed.first() {
             None => format!("{} of {} runs wrote an input", generated.len(), generated.len()),
-            Some((g, reason)) => format!(
-                "{} of {} runs failed{}; with the choices {:?}: {reason}",
-                failed.len(),
-                generated.len(),
-                stopped(generator_not_run),
-                g.test.choices.0
-            ),
+            Some((g, reason)) => {
+                format!("{} of {} runs failed{}; with the choices {:?}: {reason}", failed.len(), generated.len(), stopped(generator_not_run), g.test.choices.0)
+            }
         },
     });
 
-    let replays: Vec<&Generated> = generated
-        .par_iter()
-        .filter(|g| g.input.is_ok() && executor.generate(ChoiceSource::replay(&g.test)).0 != g.input)
-        .collect();
+    let replays: Vec<&Generated> = generated.par_iter().filter(|g| g.input.is_ok() && executor.generate(ChoiceSource::replay(&g.test)).0 != g.input).collect();
     checks.push(Check {
         what: "the generator replays: the same choices give the same input".into(),
         passed: replays.is_empty(),
@@ -239,8 +236,16 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         what: format!("the reference handles the {} generated inputs within its fuel", inputs.len()),
         passed: reference_failures.is_empty() && not_run == 0 && !inputs.is_empty(),
         detail: match reference_failures.first() {
-            None => format!("{} of {} inputs, at most {} fuel of {}", inputs.len(), inputs.len(), runs.iter().flatten().flatten().map(|r| r.fuel_used).max().unwrap_or(0), problem.fuel.reference),
-            Some((i, reason)) => format!("{} of {} inputs fail{}; on {}: {reason}", reference_failures.len(), inputs.len(), stopped(not_run), shown(inputs[*i])),
+            None => format!(
+                "{} of {} inputs, at most {} fuel of {}",
+                inputs.len(),
+                inputs.len(),
+                runs.iter().flatten().flatten().map(|r| r.fuel_used).max().unwrap_or(0),
+                problem.fuel.reference
+            ),
+            Some((i, reason)) => {
+                format!("{} of {} inputs fail{}; on {}: {reason}", reference_failures.len(), inputs.len(), stopped(not_run), shown(inputs[*i]))
+            }
         },
     });
 
@@ -248,11 +253,15 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         inputs.iter().zip(&runs).filter_map(|(input, r)| Some((*input, r.as_ref()?.as_ref().ok()?))).collect();
     let mut checker_cost = None;
     if problem.oracle == Oracle::Checker {
-        let verdicts = until_failures(&handled, |(failure, _): &(Option<(&Vec<u8>, String)>, Option<u64>)| failure.is_some(), |(input, reference)| match executor.check_counted(input, &reference.stdout, &reference.stdout) {
-            Ok((CheckerVerdict::Accept, fuel)) => (None, fuel),
-            Ok((CheckerVerdict::Reject(reason), fuel)) => (Some((*input, format!("rejected: {reason}"))), fuel),
-            Err(reason) => (Some((*input, format!("failed: {reason}"))), None),
-        });
+        let verdicts = until_failures(
+            &handled,
+            |(failure, _): &(Option<(&Vec<u8>, String)>, Option<u64>)| failure.is_some(),
+            |(input, reference)| match executor.check_counted(input, &reference.stdout, &reference.stdout) {
+                Ok((CheckerVerdict::Accept, fuel)) => (None, fuel),
+                Ok((CheckerVerdict::Reject(reason), fuel)) => (Some((*input, format!("rejected: {reason}"))), fuel),
+                Err(reason) => (Some((*input, format!("failed: {reason}"))), None),
+            },
+        );
         let not_run = verdicts.iter().filter(|v| v.is_none()).count();
         let fuel: Vec<u64> = verdicts.iter().flatten().filter_map(|(_, fuel)| *fuel).collect();
         checker_cost = (!fuel.is_empty()).then(|| Cost::of(fuel, problem.fuel.reference));
@@ -262,7 +271,9 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
             passed: rejected.is_empty(),
             detail: match rejected.first() {
                 None => format!("{} of {} outputs accepted", handled.len(), handled.len()),
-                Some((input, why)) => format!("{} of {} outputs not accepted{}; on {} the checker {why}", rejected.len(), handled.len(), stopped(not_run), shown(input)),
+                Some((input, why)) => {
+                    format!("{} of {} outputs not accepted{}; on {} the checker {why}", rejected.len(), handled.len(), stopped(not_run), shown(input))
+                }
             },
         });
     }
@@ -436,10 +447,7 @@ mod tests {
     }
 
     fn check(replays: bool) -> ProblemCheck {
-        let examples = [
-            Example { id: "correct".into(), program: 1, expect: Expect::Pass },
-            Example { id: "buggy".into(), program: 2, expect: Expect::Fail },
-        ];
+        let examples = [Example { id: "correct".into(), program: 1, expect: Expect::Pass }, Example { id: "buggy".into(), program: 2, expect: Expect::Fail }];
         check_problem(&Problem::default(), &Doubling { replays, counter: Default::default() }, &examples)
     }
 
@@ -508,7 +516,8 @@ mod tests {
 
     #[test]
     fn a_correct_example_within_twice_of_its_budget_passes_with_a_warning_that_names_the_input() {
-        let examples = [Example { id: "correct".into(), program: 1, expect: Expect::Pass }, Example { id: "correct-slow".into(), program: 3, expect: Expect::Pass }];
+        let examples =
+            [Example { id: "correct".into(), program: 1, expect: Expect::Pass }, Example { id: "correct-slow".into(), program: 3, expect: Expect::Pass }];
         let report = check_problem(&Problem::default(), &Doubling { replays: true, counter: Default::default() }, &examples);
         assert!(report.passed(), "a warning, not a failure: {:#?}", report.checks);
         let detail = |id: &str| report.checks.iter().find(|c| c.what == format!("the correct example `{id}` passes every input")).unwrap().detail.clone();
@@ -538,7 +547,11 @@ mod tests {
         assert!(what.contains(&("the example `wrong-7` fails some input by giving a wrong output", true)), "{what:?}");
         assert!(what.contains(&("the example `slow-7` fails some input by running out of time", false)), "{what:?}");
         let slow = report.checks.iter().find(|c| c.what.starts_with("the example `slow-7`")).unwrap();
-        assert!(slow.detail.starts_with("fails 11 of 1001 inputs, 0 of them by running out of time; first on "), "{}: every 7 fails, and the course's test", slow.detail);
+        assert!(
+            slow.detail.starts_with("fails 11 of 1001 inputs, 0 of them by running out of time; first on "),
+            "{}: every 7 fails, and the course's test",
+            slow.detail
+        );
 
         let problem = Problem { fixed: vec![seven("15\n")], ..Problem::default() };
         let report = check_problem(&problem, &Doubling { replays: true, counter: Default::default() }, &[]);

@@ -77,7 +77,9 @@ impl Completeness {
         }
         let one_in = thousands((1.0 / self.chance_of_new_set).round() as u64);
         let once = if self.seen_once == 1 { "1 set was".to_owned() } else { format!("{} sets were", self.seen_once) };
-        format!("about a 1 in {one_in} chance that one more random test fails a set of programs no test failed before ({once} seen only once among {tests} random tests)")
+        format!(
+            "about a 1 in {one_in} chance that one more random test fails a set of programs no test failed before ({once} seen only once among {tests} random tests)"
+        )
     }
 }
 
@@ -292,10 +294,22 @@ mod tests {
             assert_eq!(Completeness::estimate(&counts, tests).advice(1_000), expected);
         };
         // 2 seen once in 10,000: 1 in 5,000 a test, 1 - (1 - 1/5000)^1000 = 18 %.
-        check(&[(1, 1), (2, 1), (3, 7)], 10_000, "1,000 more random tests would find a new kind of failure with a chance of about 18 %. Searching longer may find more bugs: analyse again with more tests in a row that find no new bug before the search stops.");
+        check(
+            &[(1, 1), (2, 1), (3, 7)],
+            10_000,
+            "1,000 more random tests would find a new kind of failure with a chance of about 18 %. Searching longer may find more bugs: analyse again with more tests in a row that find no new bug before the search stops.",
+        );
         // 1 seen once in 50,000: 1 - (1 - 1/50000)^1000 = 2 %.
-        check(&[(1, 1), (3, 7)], 50_000, "1,000 more random tests would find a new kind of failure with a chance of about 2 %. Searching longer would seldom find more.");
+        check(
+            &[(1, 1), (3, 7)],
+            50_000,
+            "1,000 more random tests would find a new kind of failure with a chance of about 2 %. Searching longer would seldom find more.",
+        );
         // None seen once in 200,000: under 1 in 200,000 a test, under 1 % in 1,000.
-        check(&[(3, 7)], 200_000, "1,000 more random tests would find a new kind of failure with a chance of under 1 %. Searching longer would seldom find more.");
+        check(
+            &[(3, 7)],
+            200_000,
+            "1,000 more random tests would find a new kind of failure with a chance of under 1 %. Searching longer would seldom find more.",
+        );
     }
 }

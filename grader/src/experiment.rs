@@ -3,10 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::{
-    MannWhitney, Summary, Welch, average_ranks, hedges_g, kendall_tau_b, mann_whitney, mean_diff_ci95, spearman,
-    summary, welch,
-};
+use crate::stats::{MannWhitney, Summary, Welch, average_ranks, hedges_g, kendall_tau_b, mann_whitney, mean_diff_ci95, spearman, summary, welch};
 
 /// One answer's score in one problem.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -75,13 +72,7 @@ pub fn compare(problem: &str, rows: &[ScoreRow], first: &str, second: &str) -> P
     let manual_rows = graded
         .iter()
         .enumerate()
-        .map(|(i, r)| ManualRow {
-            id: r.id.clone(),
-            auto: r.score,
-            manual: manual[i],
-            auto_rank: auto_ranks[i],
-            manual_rank: manual_ranks[i],
-        })
+        .map(|(i, r)| ManualRow { id: r.id.clone(), auto: r.score, manual: manual[i], auto_rank: auto_ranks[i], manual_rank: manual_ranks[i] })
         .collect();
     ProblemReport {
         problem: problem.to_owned(),

@@ -8,10 +8,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::points::Points;
 use crate::budget::{Budget, Calibration};
 use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
 use crate::oracle::{Execution, Failure, FailureKind, RunOutcome};
+use crate::points::Points;
 use crate::problem::{Executor, Problem};
 use crate::result::{Analysis, Build};
 use crate::run::{budget, judge_answer, run_answer, run_reference};
@@ -148,13 +148,7 @@ impl BugList {
 
 /// The bug list of answer `answer_id` of `analysis`, whose program is `program`. The
 /// randomness of the redraws comes from the analysis seed, so a bug list is reproducible.
-pub fn bug_list(
-    problem: &Problem,
-    analysis: &Analysis,
-    answer_id: &str,
-    program: usize,
-    executor: &dyn Executor,
-) -> Option<BugList> {
+pub fn bug_list(problem: &Problem, analysis: &Analysis, answer_id: &str, program: usize, executor: &dyn Executor) -> Option<BugList> {
     let answer = analysis.answers.iter().find(|a| a.id == answer_id)?;
     let list = |bugs| BugList {
         answer: answer.id.clone(),
@@ -242,14 +236,7 @@ impl Explainer<'_> {
         let reference = run_reference(self.problem, self.executor, &input).ok()?;
         let budget = budget(self.problem, self.calibration, &input, &reference);
         let (answer, verdict) = run_answer(self.problem, self.executor, &input, &reference, self.program, budget.fair);
-        let trial = Trial {
-            input: String::from_utf8_lossy(&input).into_owned(),
-            reference,
-            budget,
-            answer,
-            failure: verdict.ok()?,
-            bytes: input,
-        };
+        let trial = Trial { input: String::from_utf8_lossy(&input).into_owned(), reference, budget, answer, failure: verdict.ok()?, bytes: input };
         Some(trial)
     }
 
@@ -457,13 +444,8 @@ fn differing_span(original: &str, other: &str) -> Option<(usize, usize)> {
         return None;
     }
     let prefix: usize = original.chars().zip(other.chars()).take_while(|(a, b)| a == b).map(|(a, _)| a.len_utf8()).sum();
-    let suffix: usize = original[prefix..]
-        .chars()
-        .rev()
-        .zip(other[prefix.min(other.len())..].chars().rev())
-        .take_while(|(a, b)| a == b)
-        .map(|(a, _)| a.len_utf8())
-        .sum();
+    let suffix: usize =
+        original[prefix..].chars().rev().zip(other[prefix.min(other.len())..].chars().rev()).take_while(|(a, b)| a == b).map(|(a, _)| a.len_utf8()).sum();
     Some((prefix, original.len() - suffix))
 }
 

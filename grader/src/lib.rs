@@ -80,15 +80,13 @@ mod result;
 mod run;
 mod search;
 mod shrink;
-mod suite_stability;
 pub mod stats;
+mod suite_stability;
 mod testing;
 
-pub use budget::{
-    Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, FuelPolicy, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass,
-};
-pub use completeness::Completeness;
+pub use budget::{Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, FuelPolicy, HARDEST_QUANTILE, SIZE_CLASSES, SizeClass};
 pub use check::{Check, Cost, Example, Expect, MAX_FAILURES, ProblemCheck, SAMPLES, Sample, check_problem};
+pub use completeness::Completeness;
 pub use experiment::{CohortSummary, ManualRow, ProblemReport, ScoreRow, compare};
 pub use explain::{ANY, Behaviour, BugList, BugReport, CONTRAST_CANDIDATES, Contrast, REDRAWS, SLOWNESS_PROBE, SLOWNESS_PROBE_FUEL, bug_list};
 pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, TestCase};
@@ -100,14 +98,13 @@ pub use problem::{Answer, EstimateStop, Executor, Problem, Progress, RUNS_IN_A_R
 pub use rank::{percent, ranks};
 pub use rerun::{changed_since, grade_changes, rerun};
 pub use result::{
-    Analysis, AnswerResult, Build, FailureDetail, GradeChange, MAX_PROBLEM_ERRORS, ProblemError,
-    REFERENCE_ID, Rerun, RerunMode, RuleBroken, SuiteTest,
+    Analysis, AnswerResult, Build, FailureDetail, GradeChange, MAX_PROBLEM_ERRORS, ProblemError, REFERENCE_ID, Rerun, RerunMode, RuleBroken, SuiteTest,
 };
 pub use run::{calibrate, own_failures};
 pub use search::{SPLIT_TESTS, analyse};
 pub use shrink::{SHRINK_BUDGET, shrink};
-pub use testing::{InvalidTest, SuiteScore, check_test, grade_test_suites};
 pub use suite_stability::{OrderShape, RankSpread, Stability, VaryingBug, order_shape, sample_sd, stability};
+pub use testing::{InvalidTest, SuiteScore, check_test, grade_test_suites};
 
 /// Why an analysis could not be done. Answers that crash are results, not errors; these
 /// are faults of the problem (its generator or reference) or of the caller.

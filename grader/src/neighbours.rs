@@ -43,11 +43,7 @@ impl Edits {
 /// The values a choice is set to near a test, given the largest it can take (`u64::MAX`
 /// when unknown): every value of a small range, else one up, one down and zero.
 fn other_values(value: u64, max: u64) -> Vec<u64> {
-    let mut values: Vec<u64> = if max <= NEIGHBOUR_VALUES {
-        (0..=max).collect()
-    } else {
-        vec![0, value.saturating_sub(1), value.saturating_add(1)]
-    };
+    let mut values: Vec<u64> = if max <= NEIGHBOUR_VALUES { (0..=max).collect() } else { vec![0, value.saturating_sub(1), value.saturating_add(1)] };
     values.retain(|&v| v != value);
     values.sort_unstable();
     values.dedup();

@@ -160,12 +160,7 @@ impl Oracle {
     /// `Ok(None)` when `actual` is correct given the reference's output `expected`, the
     /// failure when not, and `Err` when the checker itself failed (a problem error: the
     /// answer is not to blame). `check` runs the checker on an answer's output.
-    pub fn judge(
-        &self,
-        expected: &[u8],
-        actual: &Execution,
-        check: impl FnOnce(&[u8]) -> Result<CheckerVerdict, String>,
-    ) -> Result<Option<Failure>, String> {
+    pub fn judge(&self, expected: &[u8], actual: &Execution, check: impl FnOnce(&[u8]) -> Result<CheckerVerdict, String>) -> Result<Option<Failure>, String> {
         let (kind, reason) = match &actual.outcome {
             RunOutcome::Success => {
                 let reason = match self {
@@ -198,10 +193,8 @@ fn trim_end(bytes: &[u8]) -> &[u8] {
 /// The lines of `bytes`, each without its trailing spaces, tabs and `\r`, and without the
 /// empty lines at the end ([`Oracle::TrimLineEnds`]).
 fn lines_trimmed(bytes: &[u8]) -> Vec<&[u8]> {
-    let mut lines: Vec<&[u8]> = bytes
-        .split(|&b| b == b'\n')
-        .map(|line| &line[..line.iter().rposition(|b| !matches!(b, b' ' | b'\t' | b'\r')).map_or(0, |p| p + 1)])
-        .collect();
+    let mut lines: Vec<&[u8]> =
+        bytes.split(|&b| b == b'\n').map(|line| &line[..line.iter().rposition(|b| !matches!(b, b' ' | b'\t' | b'\r')).map_or(0, |p| p + 1)]).collect();
     while lines.last().is_some_and(|line| line.is_empty()) {
         lines.pop();
     }

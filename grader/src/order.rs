@@ -62,19 +62,10 @@ pub fn correctness_order(answers: &[(String, BitSet)], test_ids: &[String]) -> C
         }
         for y in covers {
             let distinguishing: Vec<usize> = above.difference(&groups[y].0).iter().collect();
-            edges.push(Edge {
-                from: id(x),
-                to: id(y),
-                witness: test_ids[distinguishing[0]].clone(),
-                others: distinguishing.len() - 1,
-            });
+            edges.push(Edge { from: id(x), to: id(y), witness: test_ids[distinguishing[0]].clone(), others: distinguishing.len() - 1 });
         }
     }
-    let classes = groups
-        .into_iter()
-        .enumerate()
-        .map(|(i, (set, answers))| Class { id: id(i), answers, passed: set.len() })
-        .collect();
+    let classes = groups.into_iter().enumerate().map(|(i, (set, answers))| Class { id: id(i), answers, passed: set.len() }).collect();
     CorrectnessOrder { classes, edges }
 }
 
@@ -83,10 +74,7 @@ mod tests {
     use super::*;
 
     fn order(answers: &[(&str, &[usize])], tests: usize) -> CorrectnessOrder {
-        let answers: Vec<(String, BitSet)> = answers
-            .iter()
-            .map(|(id, passes)| (id.to_string(), BitSet::of(tests, passes.iter().copied())))
-            .collect();
+        let answers: Vec<(String, BitSet)> = answers.iter().map(|(id, passes)| (id.to_string(), BitSet::of(tests, passes.iter().copied()))).collect();
         let test_ids: Vec<String> = (1..=tests).map(|i| format!("t{i}")).collect();
         correctness_order(&answers, &test_ids)
     }
@@ -112,18 +100,7 @@ mod tests {
 
     #[test]
     fn incomparable_answers_each_get_an_edge_and_witnesses_count_the_others() {
-        let o = order(
-            &[("reference", &[0, 1, 2, 3]), ("a1", &[0]), ("a2", &[1]), ("none", &[])],
-            4,
-        );
-        assert_eq!(
-            o.edges,
-            [
-                edge("c1", "c2", "t2", 2),
-                edge("c1", "c3", "t1", 2),
-                edge("c2", "c4", "t1", 0),
-                edge("c3", "c4", "t2", 0),
-            ]
-        );
+        let o = order(&[("reference", &[0, 1, 2, 3]), ("a1", &[0]), ("a2", &[1]), ("none", &[])], 4);
+        assert_eq!(o.edges, [edge("c1", "c2", "t2", 2), edge("c1", "c3", "t1", 2), edge("c2", "c4", "t1", 0), edge("c3", "c4", "t2", 0),]);
     }
 }

@@ -61,9 +61,7 @@ impl BitSet {
 
     /// The members, in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(i, &word)| {
-            (0..64).filter(move |bit| word & (1 << bit) != 0).map(move |bit| i * 64 + bit)
-        })
+        self.words.iter().enumerate().flat_map(|(i, &word)| (0..64).filter(move |bit| word & (1 << bit) != 0).map(move |bit| i * 64 + bit))
     }
 }
 

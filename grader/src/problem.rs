@@ -71,11 +71,8 @@ pub const RUNS_IN_A_ROW: usize = 8;
 /// round elsewhere does with the rest.
 pub fn run_here<E: Executor + ?Sized>(executor: &E, runs: &[RunRequest<'_>]) -> Vec<Execution> {
     use rayon::prelude::*;
-    let done: Vec<Vec<Execution>> = in_a_row(runs)
-        .into_par_iter()
-        .with_max_len(1)
-        .map(|range| runs[range].iter().map(|r| executor.run(r.program, r.input, r.fuel)).collect())
-        .collect();
+    let done: Vec<Vec<Execution>> =
+        in_a_row(runs).into_par_iter().with_max_len(1).map(|range| runs[range].iter().map(|r| executor.run(r.program, r.input, r.fuel)).collect()).collect();
     done.into_iter().flatten().collect()
 }
 

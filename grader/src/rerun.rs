@@ -49,12 +49,7 @@ pub fn rerun(
         RerunMode::Full => analyse_with_ids(problem, answers, executor, seed, previous, progress)?,
         RerunMode::Frozen => frozen(problem, answers, &changed, executor, seed, previous, progress)?,
     };
-    analysis.rerun = Some(Rerun {
-        mode,
-        previous_seed: previous.seed,
-        grade_changes: grade_changes(previous, &analysis, &changed),
-        changed,
-    });
+    analysis.rerun = Some(Rerun { mode, previous_seed: previous.seed, grade_changes: grade_changes(previous, &analysis, &changed), changed });
     Ok(analysis)
 }
 
@@ -123,10 +118,9 @@ fn frozen(
     }
     let mut tests = Vec::with_capacity(pinned.len());
     for made in pinned {
-        let failing = search.failing_set_fair(&made.1).map_err(|why| GraderError::FrozenSuiteChanged {
-            test: previous.suite[tests.len()].id.clone(),
-            what: why.to_string(),
-        })?;
+        let failing = search
+            .failing_set_fair(&made.1)
+            .map_err(|why| GraderError::FrozenSuiteChanged { test: previous.suite[tests.len()].id.clone(), what: why.to_string() })?;
         tests.push((made, failing));
     }
     let mut suite: Suite<Made> = Suite::pinned(tests);
@@ -165,18 +159,10 @@ pub fn grade_changes(before: &Analysis, after: &Analysis, changed: &[String]) ->
                         why.push("their own submission changed".to_owned());
                     }
                     for test in new.failed.iter().filter(|t| !old.failed.contains(t)) {
-                        why.push(if in_suite(before, test) {
-                            format!("now fails {test}")
-                        } else {
-                            format!("fails {test}, a test new in this analysis")
-                        });
+                        why.push(if in_suite(before, test) { format!("now fails {test}") } else { format!("fails {test}, a test new in this analysis") });
                     }
                     for test in old.failed.iter().filter(|t| !new.failed.contains(t)) {
-                        why.push(if in_suite(after, test) {
-                            format!("now passes {test}")
-                        } else {
-                            format!("failed {test}, which is no longer in the suite")
-                        });
+                        why.push(if in_suite(after, test) { format!("now passes {test}") } else { format!("failed {test}, which is no longer in the suite") });
                     }
                 }
             }

@@ -160,7 +160,9 @@ impl Build {
         }
         let last = error.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("").trim();
         let name = last.split(':').next().filter(|name| name.ends_with("Error") && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
-        let line = error.lines().find_map(|l| l.trim().strip_prefix("File \"")?.split_once("\", line ")?.1.split(|c: char| !c.is_ascii_digit()).next()?.parse::<u64>().ok());
+        let line = error
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("File \"")?.split_once("\", line ")?.1.split(|c: char| !c.is_ascii_digit()).next()?.parse::<u64>().ok());
         Some(match (name, line) {
             (Some(name), Some(line)) => format!("did not run: {name} at line {line}"),
             (Some(name), None) => format!("did not run: {name}"),
@@ -180,7 +182,6 @@ pub struct FailureDetail {
     pub failure: Failure,
     pub fuel_used: u64,
 }
-
 
 /// The whole result: the contract of `analysis.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -314,14 +315,29 @@ mod tests {
     use super::Build;
 
     fn check(language: &str, error: Option<&str>, expected: Option<&str>) {
-        let build = Build { language: language.into(), toolchain: String::new(), sources: String::new(), warnings: String::new(), error: error.map(Into::into), rules_broken: Vec::new() };
+        let build = Build {
+            language: language.into(),
+            toolchain: String::new(),
+            sources: String::new(),
+            warnings: String::new(),
+            error: error.map(Into::into),
+            rules_broken: Vec::new(),
+        };
         assert_eq!(build.not_built_in_words().as_deref(), expected, "{error:?}");
     }
 
     #[test]
     fn a_python_hand_in_that_was_refused_did_not_run_and_says_with_what_error_where() {
-        check("Python", Some("  File \"s003.py\", line 3\n    def search(x, seq)\n                      ^\nSyntaxError: expected ':'"), Some("did not run: SyntaxError at line 3"));
-        check("Python", Some("  File \"s9.py\", line 12\n    import numpy\nModuleNotFoundError: No module named 'numpy'"), Some("did not run: ModuleNotFoundError at line 12"));
+        check(
+            "Python",
+            Some("  File \"s003.py\", line 3\n    def search(x, seq)\n                      ^\nSyntaxError: expected ':'"),
+            Some("did not run: SyntaxError at line 3"),
+        );
+        check(
+            "Python",
+            Some("  File \"s9.py\", line 12\n    import numpy\nModuleNotFoundError: No module named 'numpy'"),
+            Some("did not run: ModuleNotFoundError at line 12"),
+        );
         check("Python", Some("Your file does not define `search`, which the harness calls."), Some("did not run"));
     }
 

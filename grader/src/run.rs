@@ -90,7 +90,10 @@ pub fn own_failures(problem: &Problem, suite: &[crate::SuiteTest], answer: &mut 
         // reference's run on it, as the search had them.
         let input = match &test.course_test {
             Some(name) => problem.fixed.iter().find(|fixed| fixed.name == *name).map_or_else(|| test.input.clone().into_bytes(), |fixed| fixed.input.clone()),
-            None => executor.generate(ChoiceSource::replay(&TestCase { size: test.size, choices: test.choices.clone() })).0.unwrap_or_else(|_| test.input.clone().into_bytes()),
+            None => executor
+                .generate(ChoiceSource::replay(&TestCase { size: test.size, choices: test.choices.clone() }))
+                .0
+                .unwrap_or_else(|_| test.input.clone().into_bytes()),
         };
         let Ok(reference) = run_reference(problem, executor, &input) else { continue };
         *detail = failure_detail(problem, executor, &input, &reference, program, test.budget.fair, detail.failure.kind);
@@ -100,7 +103,15 @@ pub fn own_failures(problem: &Problem, suite: &[crate::SuiteTest], answer: &mut 
 /// A failed run once more, for what its verdict `kind` alone does not keep: the checker's
 /// reason or the crash message, and the fuel used. Runs are deterministic: one that fails
 /// another way keeps `kind`.
-pub(crate) fn failure_detail(problem: &Problem, executor: &dyn Executor, input: &[u8], reference: &Execution, program: usize, fuel: u64, kind: FailureKind) -> crate::FailureDetail {
+pub(crate) fn failure_detail(
+    problem: &Problem,
+    executor: &dyn Executor,
+    input: &[u8],
+    reference: &Execution,
+    program: usize,
+    fuel: u64,
+    kind: FailureKind,
+) -> crate::FailureDetail {
     let (run, verdict) = run_answer(problem, executor, input, reference, program, fuel);
     crate::FailureDetail { failure: verdict.ok().flatten().filter(|f| f.kind == kind).unwrap_or(Failure::of(kind)), fuel_used: run.fuel_used }
 }
@@ -150,10 +161,8 @@ pub(crate) fn sample_failures(
 ) -> (HashMap<usize, (u64, FailureCounts)>, u64) {
     // The sample's inputs: the generated ones, then the course's tests (as fixed as the
     // grading seed); each distinct one with how many times the sample holds it.
-    let generated: Vec<Vec<u8>> = (0..GRADING_SAMPLE_INPUTS)
-        .into_par_iter()
-        .filter_map(|index| executor.generate(ChoiceSource::for_random_test(GRADING_SEED, index)).0.ok())
-        .collect();
+    let generated: Vec<Vec<u8>> =
+        (0..GRADING_SAMPLE_INPUTS).into_par_iter().filter_map(|index| executor.generate(ChoiceSource::for_random_test(GRADING_SEED, index)).0.ok()).collect();
     let mut copies: HashMap<&[u8], u64> = HashMap::new();
     let mut distinct: Vec<&[u8]> = Vec::new();
     for input in generated.iter().chain(problem.fixed.iter().map(|test| &test.input)) {
@@ -286,9 +295,8 @@ mod tests {
         assert_eq!(counted_knowing, counted);
         assert!(counted[&2].1.wrong > 0, "answer 2's failures, counted from what is known, are in the sample");
 
-        let distinct: std::collections::HashSet<Vec<u8>> = (0..GRADING_SAMPLE_INPUTS)
-            .map(|index| Digits::default().generate(ChoiceSource::for_random_test(GRADING_SEED, index)).0.unwrap())
-            .collect();
+        let distinct: std::collections::HashSet<Vec<u8>> =
+            (0..GRADING_SAMPLE_INPUTS).map(|index| Digits::default().generate(ChoiceSource::for_random_test(GRADING_SEED, index)).0.unwrap()).collect();
         let even = distinct.iter().filter(|input| input.len() % 2 == 0).count() as u64;
         assert_eq!(runs, distinct.len() as u64 * 4);
         assert_eq!(runs - runs_knowing, even * 2, "neither the reference nor answer 2 runs again where it is known");

@@ -14,15 +14,13 @@ use rayon::prelude::*;
 use crate::GraderError;
 use crate::budget::{Budget, Calibration};
 use crate::generate::{ChoiceSequence, ChoiceSource, Rng, TestCase};
-use crate::oracle::{Execution, FailureCounts, FailureKind, RunOutcome};
 use crate::neighbours::{neighbours, random_edit};
+use crate::oracle::{Execution, FailureCounts, FailureKind, RunOutcome};
 use crate::order::correctness_order;
 use crate::partition::{BitSet, FailingSet, Suite, union_within};
 use crate::problem::{Answer, Executor, Problem, Progress, RunRequest};
 use crate::rank::{percent, ranks};
-use crate::result::{
-    Analysis, AnswerResult, FailureDetail, MAX_PROBLEM_ERRORS, ProblemError, REFERENCE_ID, SuiteTest,
-};
+use crate::result::{Analysis, AnswerResult, FailureDetail, MAX_PROBLEM_ERRORS, ProblemError, REFERENCE_ID, SuiteTest};
 use crate::run::{Known, Unusable, budget, calibrate, failure_detail, judge_answer, run_answer, run_reference, sample_failures};
 use crate::shrink::{Candidates, SHRINK_BUDGET, shrink};
 use crate::testing::{agrees, not_valid};
@@ -187,12 +185,7 @@ pub(crate) struct Searched {
 }
 
 impl<'a> Search<'a> {
-    pub(crate) fn new(
-        problem: &'a Problem,
-        answers: &'a [Answer],
-        executor: &'a dyn Executor,
-        calibration: Calibration,
-    ) -> Result<Search<'a>, GraderError> {
+    pub(crate) fn new(problem: &'a Problem, answers: &'a [Answer], executor: &'a dyn Executor, calibration: Calibration) -> Result<Search<'a>, GraderError> {
         if let Some(bad) = answers.iter().find(|a| a.program == 0) {
             return Err(GraderError::AnswerIsReference(bad.id.clone()));
         }
@@ -222,12 +215,7 @@ impl<'a> Search<'a> {
 
     /// Paper III's search: random tests (and mutants of suite tests) until
     /// `stable_after` in a row add nothing, each irredundant one shrunk into `suite`.
-    pub(crate) fn run(
-        &mut self,
-        suite: &mut Suite<Made>,
-        seed: u64,
-        progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
-    ) -> Result<Searched, GraderError> {
+    pub(crate) fn run(&mut self, suite: &mut Suite<Made>, seed: u64, progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>) -> Result<Searched, GraderError> {
         let search = self;
         let executor = search.executor;
         search.run_course_tests(suite)?;
@@ -247,7 +235,13 @@ impl<'a> Search<'a> {
         // Under the estimate rule: the chance now (counting at least one set seen once) and
         // the chance the search stops at.
         let estimate = |random_tests: u64, seen_once: u64| options.estimate.map(|rule| (seen_once.max(1) as f64 / random_tests.max(1) as f64, rule.chance));
-        let report = |progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>, search: &Search, suite_size, tests_generated, stable_run, estimate, shrinking: Option<u64>| {
+        let report = |progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
+                      search: &Search,
+                      suite_size,
+                      tests_generated,
+                      stable_run,
+                      estimate,
+                      shrinking: Option<u64>| {
             progress(&Progress {
                 tests_generated,
                 suite_size,
@@ -511,11 +505,8 @@ impl Search<'_> {
         let usable: Vec<usize> = (0..fresh.len()).filter(|&i| references[i].is_ok()).collect();
         // One round: every program on every usable input, program by program.
         let (fresh_inputs, quick) = (&fresh, |i: usize| references[i].as_ref().expect("usable").1.quick);
-        let requests: Vec<RunRequest<'_>> = self
-            .run
-            .iter()
-            .flat_map(|&program| usable.iter().map(move |&i| RunRequest { program, input: &fresh_inputs[i], fuel: quick(i) }))
-            .collect();
+        let requests: Vec<RunRequest<'_>> =
+            self.run.iter().flat_map(|&program| usable.iter().map(move |&i| RunRequest { program, input: &fresh_inputs[i], fuel: quick(i) })).collect();
         let executions = executor.run_all(&requests);
         let verdicts: Vec<Result<Option<FailureKind>, String>> = requests
             .par_iter()
@@ -897,13 +888,9 @@ impl Search<'_> {
     /// parallel (each distinct one once, so `generator_runs` is as if run one by one).
     fn replay_all(&mut self, candidates: &[TestCase]) -> Vec<Option<Made>> {
         let mut seen = std::collections::HashSet::new();
-        let fresh: Vec<&TestCase> = candidates
-            .iter()
-            .filter(|candidate| !self.replays.contains_key(*candidate) && seen.insert(*candidate))
-            .collect();
+        let fresh: Vec<&TestCase> = candidates.iter().filter(|candidate| !self.replays.contains_key(*candidate) && seen.insert(*candidate)).collect();
         let executor = self.executor;
-        let made: Vec<(Result<Vec<u8>, String>, ChoiceSource)> =
-            fresh.par_iter().map(|candidate| executor.generate(ChoiceSource::replay(candidate))).collect();
+        let made: Vec<(Result<Vec<u8>, String>, ChoiceSource)> = fresh.par_iter().map(|candidate| executor.generate(ChoiceSource::replay(candidate))).collect();
         self.generator_runs += fresh.len() as u64;
         for (candidate, (input, source)) in fresh.into_iter().zip(made) {
             let ranges = source.maxima().to_vec();
@@ -964,15 +951,13 @@ impl Search<'_> {
             _ => tests.len(),
         };
         let only_for: Vec<String> = self.answers.iter().map(|a| a.id.clone()).collect();
-        let searched_index: HashMap<&str, usize> =
-            self.answers.iter().enumerate().map(|(a, answer)| (answer.id.as_str(), a)).collect();
+        let searched_index: HashMap<&str, usize> = self.answers.iter().enumerate().map(|(a, answer)| (answer.id.as_str(), a)).collect();
 
         // Every failed run on a suite test once more, for what the verdict alone does not
         // keep: the checker's reason, the crash message, the fuel used. Runs are
         // deterministic, so each fails again the same way.
         let failed_runs: Vec<(usize, usize)> = {
-            let mut runs: Vec<(usize, usize)> =
-                (0..tests.len()).flat_map(|t| tests[t].1.iter().map(move |a| (t, self.answers[a].program))).collect();
+            let mut runs: Vec<(usize, usize)> = (0..tests.len()).flat_map(|t| tests[t].1.iter().map(move |a| (t, self.answers[a].program))).collect();
             runs.sort_unstable();
             runs.dedup();
             runs
@@ -1005,10 +990,8 @@ impl Search<'_> {
                 }
                 let a = searched_index[answer.id.as_str()];
                 let failed: Vec<usize> = (0..tests.len()).filter(|&t| tests[t].1.contains(a)).collect();
-                let failures: BTreeMap<String, FailureDetail> =
-                    failed.iter().map(|&t| (test_ids[t].clone(), details[&(t, answer.program)].clone())).collect();
-                let outcomes: BTreeMap<String, FailureKind> =
-                    failures.iter().map(|(t, detail)| (t.clone(), detail.failure.kind)).collect();
+                let failures: BTreeMap<String, FailureDetail> = failed.iter().map(|&t| (test_ids[t].clone(), details[&(t, answer.program)].clone())).collect();
+                let outcomes: BTreeMap<String, FailureKind> = failures.iter().map(|(t, detail)| (t.clone(), detail.failure.kind)).collect();
                 AnswerResult {
                     id: answer.id.clone(),
                     cohort: answer.cohort.clone(),
@@ -1056,8 +1039,7 @@ impl Search<'_> {
                 SuiteTest {
                     id: id.clone(),
                     input: String::from_utf8_lossy(input).into_owned(),
-                    expected: String::from_utf8_lossy(evaluation.expected.as_ref().expect("suite inputs are valid"))
-                        .into_owned(),
+                    expected: String::from_utf8_lossy(evaluation.expected.as_ref().expect("suite inputs are valid")).into_owned(),
                     failing,
                     size: test.size,
                     choices: test.choices.clone(),
@@ -1079,9 +1061,7 @@ impl Search<'_> {
         // A test an answer was not run on (one added for a resubmission) counts as passed
         // in the order: nothing is known against it.
         let mut in_order = vec![(REFERENCE_ID.to_owned(), BitSet::of(tests.len(), 0..tests.len()))];
-        in_order.extend(rows.iter().map(|row| {
-            (row.id.clone(), BitSet::of(tests.len(), (0..tests.len()).filter(|&t| !row.failed.contains(&test_ids[t]))))
-        }));
+        in_order.extend(rows.iter().map(|row| (row.id.clone(), BitSet::of(tests.len(), (0..tests.len()).filter(|&t| !row.failed.contains(&test_ids[t]))))));
         Analysis {
             problem: self.problem.name.clone(),
             seed,
@@ -1201,8 +1181,7 @@ mod tests {
     /// search has run on it, and the inputs it tried.
     fn split(tests: &[&[u64]]) -> (Vec<Vec<usize>>, u64) {
         let problem = Problem::default();
-        let answers: Vec<Answer> =
-            (1..=2).map(|program| Answer { id: format!("a{program}"), cohort: None, program, version: String::new() }).collect();
+        let answers: Vec<Answer> = (1..=2).map(|program| Answer { id: format!("a{program}"), cohort: None, program, version: String::new() }).collect();
         let mut search = Search::new(&problem, &answers, &TwoBugs, calibrate(&problem, &TwoBugs)).unwrap();
         let mut suite = Suite::default();
         for choices in tests {
@@ -1232,8 +1211,7 @@ mod tests {
     #[test]
     fn forgetting_what_the_search_evaluated_changes_its_execution_count_and_nothing_else() {
         let problem = Problem { search: SearchOptions { stable_after: 300, ..SearchOptions::default() }, ..Problem::default() };
-        let answers: Vec<Answer> =
-            (1..=2).map(|program| Answer { id: format!("a{program}"), cohort: None, program, version: String::new() }).collect();
+        let answers: Vec<Answer> = (1..=2).map(|program| Answer { id: format!("a{program}"), cohort: None, program, version: String::new() }).collect();
         let analyse = |cache_limit| {
             let mut search = Search::new(&problem, &answers, &TwoBugs, calibrate(&problem, &TwoBugs)).unwrap();
             search.cache_limit = cache_limit;

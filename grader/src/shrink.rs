@@ -273,9 +273,7 @@ mod tests {
     /// Shrinks `start` under a predicate on the raw choices (the "generator" here makes
     /// exactly the choices it is given) and checks the result.
     fn check(start: &[u64], predicate: impl Fn(&[u64]) -> bool, expected: &[u64]) {
-        let shrunk = shrink(test_case(start), SHRINK_BUDGET, |candidate: &TestCase| {
-            predicate(&candidate.choices.0).then(|| candidate.clone())
-        });
+        let shrunk = shrink(test_case(start), SHRINK_BUDGET, |candidate: &TestCase| predicate(&candidate.choices.0).then(|| candidate.clone()));
         assert_eq!(shrunk.choices.0, expected, "shrinking {start:?}");
     }
 

@@ -72,9 +72,7 @@ pub fn hedges_g(a: &[f64], b: &[f64]) -> Option<f64> {
     if sa.n < 2 || sb.n < 2 {
         return None;
     }
-    let pooled = (((sa.n - 1) as f64 * sa.sd.powi(2) + (sb.n - 1) as f64 * sb.sd.powi(2))
-        / (sa.n + sb.n - 2) as f64)
-        .sqrt();
+    let pooled = (((sa.n - 1) as f64 * sa.sd.powi(2) + (sb.n - 1) as f64 * sb.sd.powi(2)) / (sa.n + sb.n - 2) as f64).sqrt();
     if pooled == 0.0 {
         return None;
     }

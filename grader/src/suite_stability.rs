@@ -63,8 +63,7 @@ pub fn order_shape(analysis: &Analysis) -> OrderShape {
     let members = |id: &str| order.classes.iter().find(|c| c.id == id).map(|c| c.answers.clone()).unwrap_or_default();
     let mut classes: Vec<Vec<String>> = order.classes.iter().map(|c| c.answers.clone()).collect();
     classes.sort();
-    let mut edges: Vec<(Vec<String>, Vec<String>)> =
-        order.edges.iter().map(|e| (members(&e.from), members(&e.to))).collect();
+    let mut edges: Vec<(Vec<String>, Vec<String>)> = order.edges.iter().map(|e| (members(&e.from), members(&e.to))).collect();
     edges.sort();
     (classes, edges)
 }
@@ -80,10 +79,7 @@ pub fn stability(analyses: &[Analysis]) -> Stability {
         .answers
         .iter()
         .map(|answer| {
-            let failed: Vec<usize> = analyses
-                .iter()
-                .map(|a| a.answers.iter().find(|x| x.id == answer.id).map_or(0, |x| x.failed.len()))
-                .collect();
+            let failed: Vec<usize> = analyses.iter().map(|a| a.answers.iter().find(|x| x.id == answer.id).map_or(0, |x| x.failed.len())).collect();
             let deviation = sample_sd(&failed.iter().map(|&n| n as f64).collect::<Vec<_>>());
             let percents = analyses.iter().filter_map(|a| a.answers.iter().find(|x| x.id == answer.id)).map(|x| x.percent);
             let percent_range = percents.fold((f64::MAX, f64::MIN), |(low, high), p| (low.min(p), high.max(p)));
@@ -112,10 +108,7 @@ fn varying_bugs(analyses: &[Analysis]) -> Vec<VaryingBug> {
     let mut found: BTreeMap<&[String], VaryingBug> = BTreeMap::new();
     for analysis in analyses {
         for test in &analysis.suite {
-            found
-                .entry(&test.failing)
-                .or_insert_with(|| VaryingBug { failing: test.failing.clone(), runs: 0, example: test.input.clone() })
-                .runs += 1;
+            found.entry(&test.failing).or_insert_with(|| VaryingBug { failing: test.failing.clone(), runs: 0, example: test.input.clone() }).runs += 1;
         }
     }
     let mut varying: Vec<VaryingBug> = found.into_values().filter(|bug| bug.runs < analyses.len()).collect();

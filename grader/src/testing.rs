@@ -89,11 +89,9 @@ pub(crate) fn agrees(problem: &Problem, executor: &dyn Executor, test: &WrittenT
     let Some(expected) = &test.expected else { return Ok(()) };
     match problem.oracle.judge(expected, reference, |actual| executor.check(&test.input, expected, actual)) {
         Ok(None) => Ok(()),
-        Ok(Some(_)) => Err(format!(
-            "expects {:?}, but the model answer gives {:?}",
-            String::from_utf8_lossy(expected),
-            String::from_utf8_lossy(&reference.stdout)
-        )),
+        Ok(Some(_)) => {
+            Err(format!("expects {:?}, but the model answer gives {:?}", String::from_utf8_lossy(expected), String::from_utf8_lossy(&reference.stdout)))
+        }
         Err(reason) => Err(format!("the checker failed on it: {reason}")),
     }
 }

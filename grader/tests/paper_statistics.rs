@@ -51,11 +51,7 @@ fn welchs_test_reproduces_the_papers_p_values_with_df_truncated() {
 #[test]
 fn cohort_means_and_deviations_match_the_papers_table() {
     // (all, QC, HU) as "mean (sd)", two decimals, per problem.
-    let expected = [
-        [(8.15, 5.38), (9.86, 5.01), (6.17, 5.53)],
-        [(9.69, 4.15), (9.71, 4.39), (9.67, 4.27)],
-        [(1.15, 1.63), (0.86, 1.57), (1.50, 1.76)],
-    ];
+    let expected = [[(8.15, 5.38), (9.86, 5.01), (6.17, 5.53)], [(9.69, 4.15), (9.71, 4.39), (9.67, 4.27)], [(1.15, 1.63), (0.86, 1.57), (1.50, 1.76)]];
     for (problem, rows) in expected.iter().enumerate() {
         let (qc, hu) = cohorts(problem);
         let all: Vec<f64> = FIGURE_3_5.iter().map(|(s, _)| s[problem]).collect();

@@ -1,10 +1,7 @@
 //! Faults of the problem itself (its generator, reference or checker) are reported to the
 //! instructor and never counted against an answer.
 
-use grader::{
-    Analysis, Answer, CheckerVerdict, ChoiceSource, Execution, Executor, GraderError, Oracle, Problem, RunOutcome,
-    analyse,
-};
+use grader::{Analysis, Answer, CheckerVerdict, ChoiceSource, Execution, Executor, GraderError, Oracle, Problem, RunOutcome, analyse};
 
 /// Inputs are numbers 0..=30; the reference prints the number but crashes on 7. Answer 1
 /// is wrong from 10 up; answer 2 prints `?` for 5, which makes the checker fail.

@@ -6,8 +6,8 @@
 //! suite the analysis builds must satisfy Paper III's definitions.
 
 use grader::{
-    Analysis, Answer, ChoiceSource, Execution, Executor, FailingSet, FailureCounts, GRADING_SAMPLE_INPUTS, GRADING_SEED,
-    GradingPolicy, Points, Problem, Rng, RunOutcome, analyse, is_redundant,
+    Analysis, Answer, ChoiceSource, Execution, Executor, FailingSet, FailureCounts, GRADING_SAMPLE_INPUTS, GRADING_SEED, GradingPolicy, Points, Problem, Rng,
+    RunOutcome, analyse, is_redundant,
 };
 
 #[derive(Clone, Copy, Debug)]
@@ -129,10 +129,7 @@ fn every_random_test_of_the_seed_is_redundant_with_respect_to_the_final_suite_or
         for index in 0..analysis.tests_generated {
             let (input, _) = model.generate(ChoiceSource::for_random_test(seed, index));
             let failing = model.failing(&digits(&input.unwrap()));
-            assert!(
-                failing.is_empty() || is_redundant(&failing, &sets),
-                "model {seed}: random test {index} fails {failing:?}, not explained by {sets:?}"
-            );
+            assert!(failing.is_empty() || is_redundant(&failing, &sets), "model {seed}: random test {index} fails {failing:?}, not explained by {sets:?}");
         }
     }
 }
@@ -184,7 +181,8 @@ impl Executor for Elsewhere<'_> {
     fn run_all(&self, runs: &[grader::RunRequest<'_>]) -> Vec<Execution> {
         self.rounds.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let model = self.model;
-        let mut done = std::thread::scope(|scope| scope.spawn(|| runs.iter().rev().map(|r| model.run(r.program, r.input, r.fuel)).collect::<Vec<_>>()).join().unwrap());
+        let mut done =
+            std::thread::scope(|scope| scope.spawn(|| runs.iter().rev().map(|r| model.run(r.program, r.input, r.fuel)).collect::<Vec<_>>()).join().unwrap());
         done.reverse();
         done
     }

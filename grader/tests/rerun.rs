@@ -129,7 +129,14 @@ fn a_full_rerun_keeps_the_id_of_every_test_whose_input_stays_and_lists_each_grad
 }
 
 fn not_built(error: &str) -> grader::Build {
-    grader::Build { language: "C".into(), toolchain: "clang 14".into(), sources: "5ca1ab1e".into(), warnings: String::new(), error: Some(error.into()), rules_broken: Vec::new() }
+    grader::Build {
+        language: "C".into(),
+        toolchain: "clang 14".into(),
+        sources: "5ca1ab1e".into(),
+        warnings: String::new(),
+        error: Some(error.into()),
+        rules_broken: Vec::new(),
+    }
 }
 
 #[test]

@@ -51,7 +51,9 @@ pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
         let cohort = how.cohorts.and_then(|c| c.get(&a.id)).map(String::as_str).or(a.cohort.as_deref()).unwrap_or("");
         let points = match (a.points.as_ref(), how.grades.and_then(|g| g.get(&a.id))) {
             (None, _) => "–".to_owned(),
-            (Some(p), Some(grade)) if *grade != p.points => format!("<span title=\"of {}; the program earned {}, adjusted by {:+}\">{grade}</span>", p.max, p.points, grade - p.points),
+            (Some(p), Some(grade)) if *grade != p.points => {
+                format!("<span title=\"of {}; the program earned {}, adjusted by {:+}\">{grade}</span>", p.max, p.points, grade - p.points)
+            }
             (Some(p), _) => format!("<span title=\"of {}\">{}</span>", p.max, p.points),
         };
         let mut failed = match a.build.as_ref().and_then(grader::Build::not_built_in_words) {
@@ -90,13 +92,15 @@ pub fn ranking_table_html(analysis: &Analysis, how: &Ranking) -> String {
 /// frozen re-run), input,
 /// expected output and how many answers fail it.
 pub fn suite_table_html(analysis: &Analysis) -> String {
-    let mut html = String::from("<table class=\"results\"><caption>The test suite</caption><tr><th>Test</th><th>Input</th><th>Expected</th><th>Failed by</th></tr>\n");
+    let mut html =
+        String::from("<table class=\"results\"><caption>The test suite</caption><tr><th>Test</th><th>Input</th><th>Expected</th><th>Failed by</th></tr>\n");
     for t in &analysis.suite {
         let mut only = t.only_for.as_ref().map_or(String::new(), |ids| {
             format!(" <span class=\"muted\" title=\"added for a resubmission: counts against it alone\">(for {})</span>", escape_html(&ids.join(", ")))
         });
         if let Some(name) = &t.course_test {
-            write!(only, " <span class=\"muted\" title=\"one of the course's own tests, as written\">(the course's <code>{}</code>)</span>", escape_html(name)).unwrap();
+            write!(only, " <span class=\"muted\" title=\"one of the course's own tests, as written\">(the course's <code>{}</code>)</span>", escape_html(name))
+                .unwrap();
         }
         writeln!(
             html,
@@ -150,7 +154,9 @@ pub fn course_tests_in_words(analysis: &Analysis) -> String {
     match kept {
         0 => format!("The course's {ran} {tests} ran first; none is in the suite: each answer failing one of them fails a suite test too."),
         _ if kept == ran => format!("The course's {ran} {tests} ran first; each one is in the suite, under its name."),
-        _ => format!("The course's {ran} {tests} ran first; {kept} of them are in the suite, under their names; the others add nothing: each answer failing one of them fails a suite test too."),
+        _ => format!(
+            "The course's {ran} {tests} ran first; {kept} of them are in the suite, under their names; the others add nothing: each answer failing one of them fails a suite test too."
+        ),
     }
 }
 

@@ -91,7 +91,13 @@ pub fn bug_list_markdown(list: &BugList) -> String {
             writeln!(md, "It also fails every input like this one, whatever stands at {ANY}:\n\n{}", text_block(general)).unwrap();
         }
         if let Some(contrast) = &bug.contrast {
-            writeln!(md, "But it gets this similar input right:\n\n{}\nwhere the right output is:\n\n{}", text_block(&contrast.input), text_block(&contrast.expected)).unwrap();
+            writeln!(
+                md,
+                "But it gets this similar input right:\n\n{}\nwhere the right output is:\n\n{}",
+                text_block(&contrast.input),
+                text_block(&contrast.expected)
+            )
+            .unwrap();
         }
     }
     md

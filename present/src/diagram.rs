@@ -184,11 +184,8 @@ pub fn layout(analysis: &Analysis) -> Layout {
             x += node_width(n) + BOX_GAP;
         }
     }
-    let labels_of_arrows: Vec<String> = order
-        .edges
-        .iter()
-        .map(|edge| if edge.others > 0 { format!("{} (+{})", edge.witness, edge.others) } else { edge.witness.clone() })
-        .collect();
+    let labels_of_arrows: Vec<String> =
+        order.edges.iter().map(|edge| if edge.others > 0 { format!("{} (+{})", edge.witness, edge.others) } else { edge.witness.clone() }).collect();
     // Rows further apart until every label finds a free place (a few tries at most).
     let mut gap = LAYER_GAP;
     loop {
@@ -298,11 +295,10 @@ fn place_labels(layout: &Layout, arrows: Vec<Arrow>, gap: i32) -> Vec<Arrow> {
     arrows
         .into_iter()
         .map(|mut arrow| {
-            let stretches: Vec<((i32, i32), (i32, i32))> =
-                arrow.points.windows(2).filter(|w| w[1].1 - w[0].1 >= gap).map(|w| (w[0], w[1])).collect();
-            let spots = stretches.iter().flat_map(|&(a, b)| {
-                LABEL_SPOTS.iter().map(move |&t| (a.0 + ((b.0 - a.0) as f64 * t) as i32, a.1 + ((b.1 - a.1) as f64 * t) as i32))
-            });
+            let stretches: Vec<((i32, i32), (i32, i32))> = arrow.points.windows(2).filter(|w| w[1].1 - w[0].1 >= gap).map(|w| (w[0], w[1])).collect();
+            let spots = stretches
+                .iter()
+                .flat_map(|&(a, b)| LABEL_SPOTS.iter().map(move |&t| (a.0 + ((b.0 - a.0) as f64 * t) as i32, a.1 + ((b.1 - a.1) as f64 * t) as i32)));
             let margin = |(l, t, r, b): (i32, i32, i32, i32)| (l - 2, t - 2, r + 2, b + 2);
             for at in spots {
                 let rect = label_rect(&arrow.label, at);
@@ -411,21 +407,17 @@ pub fn order_svg(analysis: &Analysis) -> String {
         .unwrap();
     }
     for (node, class) in layout.nodes.iter().zip(&order.classes) {
-        writeln!(
-            svg,
-            "<g><title>{}: {} of {total} tests passed</title>",
-            escape_html(&class.answers.join(", ")),
-            class.passed
-        )
-        .unwrap();
-        writeln!(
-            svg,
-            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{BOX_HEIGHT}\" fill=\"#ebf2fa\" stroke=\"#3c5a8c\"/>",
-            node.x, node.y, node.width
-        )
-        .unwrap();
+        writeln!(svg, "<g><title>{}: {} of {total} tests passed</title>", escape_html(&class.answers.join(", ")), class.passed).unwrap();
+        writeln!(svg, "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{BOX_HEIGHT}\" fill=\"#ebf2fa\" stroke=\"#3c5a8c\"/>", node.x, node.y, node.width)
+            .unwrap();
         let centre = node.x + node.width / 2;
-        writeln!(svg, "<text x=\"{centre}\" y=\"{}\" font-size=\"13\" text-anchor=\"middle\" dominant-baseline=\"central\">{}</text>", node.y + 13, escape_html(&node.label[0])).unwrap();
+        writeln!(
+            svg,
+            "<text x=\"{centre}\" y=\"{}\" font-size=\"13\" text-anchor=\"middle\" dominant-baseline=\"central\">{}</text>",
+            node.y + 13,
+            escape_html(&node.label[0])
+        )
+        .unwrap();
         writeln!(
             svg,
             "<text x=\"{centre}\" y=\"{}\" font-size=\"11\" fill=\"#505050\" text-anchor=\"middle\" dominant-baseline=\"central\">{}</text></g>",

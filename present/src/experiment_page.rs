@@ -23,10 +23,7 @@ pub fn cohort_plot_svg(report: &ProblemReport) -> String {
     svg
 }
 
-fn draw_cohorts<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
-    report: &ProblemReport,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+fn draw_cohorts<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, report: &ProblemReport) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     area.fill(&WHITE)?;
     let top = report.scores.iter().map(|r| r.score).fold(1.0, f64::max);
     let mut chart = ChartBuilder::on(area)
@@ -54,10 +51,7 @@ fn draw_cohorts<DB: DrawingBackend>(
         chart.draw_series(dots.map(|p| Circle::new(p, 5, colours[column].filled())))?;
         if cohort.n > 0 {
             let x = column as f64;
-            chart.draw_series(std::iter::once(PathElement::new(
-                vec![(x - 0.3, cohort.mean), (x + 0.3, cohort.mean)],
-                colours[column].stroke_width(2),
-            )))?;
+            chart.draw_series(std::iter::once(PathElement::new(vec![(x - 0.3, cohort.mean), (x + 0.3, cohort.mean)], colours[column].stroke_width(2))))?;
         }
     }
     area.present()
@@ -102,18 +96,14 @@ pub fn experiment_section(reports: &[ProblemReport]) -> String {
         let name = escape(&reports[0].cohorts[c].name);
         row(&mut html, name, &|r| mean_sd(r.cohorts[c].n, r.cohorts[c].mean, r.cohorts[c].sd));
     }
-    row(&mut html, "t (Welch df)".into(), &|r| {
-        r.welch.map_or("–".into(), |w| format!("{} ({})", number(Some(w.t), 4), number(Some(w.df), 2)))
-    });
+    row(&mut html, "t (Welch df)".into(), &|r| r.welch.map_or("–".into(), |w| format!("{} ({})", number(Some(w.t), 4), number(Some(w.df), 2))));
     row(&mut html, "p".into(), &|r| number(r.welch.map(|w| w.p), 4));
     row(&mut html, "p, df truncated (as the paper)".into(), &|r| number(r.welch.map(|w| w.p_df_truncated), 4));
     row(&mut html, "95% CI of the difference".into(), &|r| {
         r.mean_diff_ci95.map_or("–".into(), |[lo, hi]| format!("[{}, {}]", number(Some(lo), 2), number(Some(hi), 2)))
     });
     row(&mut html, "Hedges' g".into(), &|r| number(r.hedges_g, 2));
-    row(&mut html, "Mann–Whitney U (p)".into(), &|r| {
-        r.mann_whitney.map_or("–".into(), |m| format!("{} ({})", number(Some(m.u), 1), number(Some(m.p), 4)))
-    });
+    row(&mut html, "Mann–Whitney U (p)".into(), &|r| r.mann_whitney.map_or("–".into(), |m| format!("{} ({})", number(Some(m.u), 1), number(Some(m.p), 4))));
     row(&mut html, "Spearman's ρ, auto vs manual".into(), &|r| number(r.spearman, 3));
     row(&mut html, "Kendall's τ-b, auto vs manual".into(), &|r| number(r.kendall, 3));
     html.push_str("</table>\n");
@@ -122,16 +112,8 @@ pub fn experiment_section(reports: &[ProblemReport]) -> String {
         if !r.manual.is_empty() {
             html.push_str("<table><caption>Automatic against manual grades</caption><tr><th>answer</th><th>auto</th><th>manual</th><th>auto rank</th><th>manual rank</th></tr>\n");
             for m in &r.manual {
-                writeln!(
-                    html,
-                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                    escape(&m.id),
-                    m.auto,
-                    m.manual,
-                    m.auto_rank,
-                    m.manual_rank
-                )
-                .unwrap();
+                writeln!(html, "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", escape(&m.id), m.auto, m.manual, m.auto_rank, m.manual_rank)
+                    .unwrap();
             }
             html.push_str("</table>\n");
         }

@@ -16,4 +16,3 @@ pub fn page_head(title: &str) -> String {
         escape_html(title)
     )
 }
-

@@ -46,7 +46,9 @@ pub fn first_line_difference(expected: &str, got: &str) -> Option<String> {
     }
     match want.iter().zip(&have).position(|(w, h)| w != h) {
         Some(i) => Some(format!("line {} is `{}` where `{}` is expected", i + 1, have[i], want[i])),
-        None if have.len() < want.len() => Some(format!("it stops after {}, where line {} should be `{}`", lines(have.len()), have.len() + 1, want[have.len()])),
+        None if have.len() < want.len() => {
+            Some(format!("it stops after {}, where line {} should be `{}`", lines(have.len()), have.len() + 1, want[have.len()]))
+        }
         None if have.len() > want.len() => Some(format!("it goes on after the {} expected, with `{}`", lines(want.len()), have[want.len()])),
         None => None,
     }
@@ -175,7 +177,8 @@ pub fn input_in_words(input: &str, max_chars: usize) -> String {
     }
     let lines: Vec<&str> = text.lines().collect();
     let joined = lines.join(" / ");
-    let shown = if joined.chars().count() <= max_chars { joined } else { format!("{}…", joined.chars().take(max_chars.saturating_sub(1)).collect::<String>()) };
+    let shown =
+        if joined.chars().count() <= max_chars { joined } else { format!("{}…", joined.chars().take(max_chars.saturating_sub(1)).collect::<String>()) };
     match lines.len() {
         1 => shown,
         n => format!("{shown} ({n} lines)"),
@@ -214,7 +217,8 @@ fn points_by_output_in_words(points: &Points) -> String {
         let how = kind_in_words(kind);
         return format!("{earned}: it failed every one of the {} inputs it was graded on the same way ({how}): one failure, on every input.", points.judged);
     }
-    let failed = format!("{earned}: it failed {} of the {} inputs it was graded on ({})", points.failed, points.judged, kinds_in_words(&points.counts).join(", "));
+    let failed =
+        format!("{earned}: it failed {} of the {} inputs it was graded on ({})", points.failed, points.judged, kinds_in_words(&points.counts).join(", "));
     match costs {
         Some(costs) => format!("{failed}: {costs}, and the rest goes by the share passed."),
         None => format!("{failed}."),
@@ -233,16 +237,23 @@ mod tests {
     fn points_say_what_a_failure_costs_and_name_a_test_failed_beyond_the_sample() {
         let policy = grader::GradingPolicy::default();
         let three = grader::Points::of(&policy, 1000, grader::FailureCounts { wrong: 3, ..Default::default() });
-        assert_eq!(super::points_in_words(&three), "89.73 of 100 points: it failed 3 of the 1000 inputs it was graded on (a wrong output on 3 inputs): any failure costs 10 points, and the rest goes by the share passed.");
+        assert_eq!(
+            super::points_in_words(&three),
+            "89.73 of 100 points: it failed 3 of the 1000 inputs it was graded on (a wrong output on 3 inputs): any failure costs 10 points, and the rest goes by the share passed."
+        );
         let found = grader::Points::of(&policy, 1000, grader::FailureCounts::default()).failing_beyond_sample(&policy, "t04");
-        assert_eq!(super::points_in_words(&found), "90 of 100 points: right on all 1000 inputs it was graded on, but it fails test t04, which the search found: any failure costs 10 points.");
+        assert_eq!(
+            super::points_in_words(&found),
+            "90 of 100 points: right on all 1000 inputs it was graded on, but it fails test t04, which the search found: any failure costs 10 points."
+        );
         let clean = grader::Points::of(&policy, 1000, grader::FailureCounts::default());
         assert_eq!(super::points_in_words(&clean), "100 of 100 points: right on all 1000 inputs it was graded on.");
     }
 
     #[test]
     fn the_first_line_that_differs_is_named_with_both_versions_of_it() {
-        let check = |expected: &str, got: &str, said: Option<&str>| assert_eq!(super::first_line_difference(expected, got).as_deref(), said, "{expected:?} / {got:?}");
+        let check =
+            |expected: &str, got: &str, said: Option<&str>| assert_eq!(super::first_line_difference(expected, got).as_deref(), said, "{expected:?} / {got:?}");
         check("1\n2\n3\n", "1\n2\n4\n", Some("line 3 is `4` where `3` is expected"));
         check("1\n2\n3\n", "1\n2  \n3", None);
         check("1\n2\n3\n", "1\n2\n", Some("it stops after 2 lines, where line 3 should be `3`"));

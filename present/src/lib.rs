@@ -37,6 +37,6 @@ pub use diagram::{ANSWERS_PER_NODE, Arrow, Layout, NodeBox, layout, one_line, or
 pub use experiment_page::{cohort_plot_svg, experiment_html, experiment_section};
 pub use html::{escape_html, page_head};
 pub use in_words::{
-    CallLine, MAX_SHOWN_CHARS, calls_of, first_line_difference, input_in_words, kind_in_words, kinds_in_words, points_in_words, shown_start,
-    shows_every_call, uninitialised_in_words,
+    CallLine, MAX_SHOWN_CHARS, calls_of, first_line_difference, input_in_words, kind_in_words, kinds_in_words, points_in_words, shown_start, shows_every_call,
+    uninitialised_in_words,
 };

@@ -20,8 +20,7 @@ impl Course {
     fn analysis(&self) -> Analysis {
         let mut problem = Problem { name: "course".into(), ..Problem::default() };
         problem.search.stable_after = 300;
-        let answers: Vec<Answer> =
-            (0..self.bugs.len()).map(|i| Answer { id: format!("a{i}"), cohort: None, program: i + 1, version: String::new() }).collect();
+        let answers: Vec<Answer> = (0..self.bugs.len()).map(|i| Answer { id: format!("a{i}"), cohort: None, program: i + 1, version: String::new() }).collect();
         analyse(&problem, &answers, self, 1, &mut |_| std::ops::ControlFlow::Continue(())).unwrap()
     }
 }

@@ -8,24 +8,25 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 use wasmparser::types::Types;
 use wasmtime::{
-    Caller, Config, Enabled, Engine, Extern, Instance, InstanceAllocationStrategy, InstancePre, Linker, Module,
-    ModuleExport, PoolConcurrencyLimitError, PoolingAllocationConfig, ResourceLimiter, Store, Trap, Val,
+    Caller, Config, Enabled, Engine, Extern, Instance, InstanceAllocationStrategy, InstancePre, Linker, Module, ModuleExport, PoolConcurrencyLimitError,
+    PoolingAllocationConfig, ResourceLimiter, Store, Trap, Val,
 };
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{Deterministic, FsPerms, HostMonotonicClock, HostWallClock, I32Exit, WasiCtxBuilder};
 
-use crate::interpreter::{COMPILE_FUEL, Entries, INIT_FUEL, Interpreter, InterpreterSpec, Library, MAX_COMPILED_BYTES, SAME_CODE_BYTES, SnapshotState, UNCAUGHT};
 use crate::compile::{CompileGate, FUNCTION_CACHE_BYTES, FunctionCache, MAX_COMPILE_WAIT, MODULE_CACHE_BYTES, ModuleCache};
+use crate::interpreter::{
+    COMPILE_FUEL, Entries, INIT_FUEL, Interpreter, InterpreterSpec, Library, MAX_COMPILED_BYTES, SAME_CODE_BYTES, SnapshotState, UNCAUGHT,
+};
 use crate::limits::{
-    EPOCH_TICK, HOST_STACK_BYTES, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_STACK_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES,
-    WALL_CLOCK_LIMIT,
+    EPOCH_TICK, HOST_STACK_BYTES, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_STACK_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES, WALL_CLOCK_LIMIT,
 };
 use crate::prepared::{self, Prepared};
-use crate::warm::Warm;
-use crate::{process, snapshot, written};
 use crate::stdio::{self, OutputFull, Stdio};
 use crate::validate::{self, Role};
+use crate::warm::Warm;
 use crate::{Outcome, Run, SandboxError};
+use crate::{process, snapshot, written};
 
 /// Instance slots in the pooling allocator: the most runs in flight at once, and the most
 /// modules whose slot stays warm between runs. A freed slot keeps its module's memory image
@@ -240,23 +241,13 @@ struct MemoryLimit {
 }
 
 impl ResourceLimiter for MemoryLimit {
-    fn memory_growing(
-        &mut self,
-        _current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
+    fn memory_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
         let allowed = desired <= self.max_bytes;
         self.refused |= !allowed;
         Ok(allowed)
     }
 
-    fn table_growing(
-        &mut self,
-        _current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
+    fn table_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
         Ok(desired <= MAX_TABLE_ELEMENTS)
     }
 }
@@ -287,7 +278,8 @@ impl Sandbox {
     /// one engine for modules, one for interpreters (see [`INTERPRETER_KEEP_RESIDENT_BYTES`]).
     pub fn new() -> Result<Sandbox, SandboxError> {
         let (engine, linker, _, _) = configured(POOL_SLOTS, KEEP_RESIDENT_BYTES, 1)?;
-        let (interpreter_engine, interpreter_linker, with_files, interpreter_functions) = configured(INTERPRETER_SLOTS, INTERPRETER_KEEP_RESIDENT_BYTES, INTERPRETER_MEMORIES)?;
+        let (interpreter_engine, interpreter_linker, with_files, interpreter_functions) =
+            configured(INTERPRETER_SLOTS, INTERPRETER_KEEP_RESIDENT_BYTES, INTERPRETER_MEMORIES)?;
         Ok(Sandbox {
             engine,
             linker,
@@ -318,8 +310,7 @@ impl Sandbox {
     /// Pitfall: the files are machine code loaded as they are. `dir` must be writable by
     /// this service alone (its data directory), never a place others can write to.
     pub fn with_disk_cache(mut self, dir: std::path::PathBuf) -> Result<Sandbox, SandboxError> {
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| SandboxError::Engine(format!("cannot create the compiled-module cache {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(&dir).map_err(|e| SandboxError::Engine(format!("cannot create the compiled-module cache {}: {e}", dir.display())))?;
         self.disk_cache = Some(dir);
         Ok(self)
     }
@@ -366,10 +357,7 @@ impl Sandbox {
             }
         };
         validate::check(name, &module, role)?;
-        let pre = self.linker.instantiate_pre(&module).map_err(|e| SandboxError::Host {
-            name: name.to_owned(),
-            reason: format!("{e:#}"),
-        })?;
+        let pre = self.linker.instantiate_pre(&module).map_err(|e| SandboxError::Host { name: name.to_owned(), reason: format!("{e:#}") })?;
         let start = module.get_export_index("_start").expect("validate::check: a program exports `_start`");
         let harness = module.imports().any(|import| import.module() == "bugrank" && crate::HARNESS_IMPORTS.contains(&import.name()));
         Ok(Program { name: name.to_owned(), hash, same_code: hash, harness, kind: Kind::Module { pre, start } })
@@ -426,10 +414,9 @@ impl Sandbox {
         });
         match compiled.recv_timeout(self.compile_wait) {
             Ok(module) => module.map_err(|e| invalid(name, e)),
-            Err(_) => Err(SandboxError::Invalid {
-                name: name.to_owned(),
-                reason: format!("it takes longer than {} s to compile", self.compile_wait.as_secs_f64()),
-            }),
+            Err(_) => {
+                Err(SandboxError::Invalid { name: name.to_owned(), reason: format!("it takes longer than {} s to compile", self.compile_wait.as_secs_f64()) })
+            }
         }
     }
 
@@ -454,17 +441,10 @@ impl Sandbox {
     /// Runs a generator (loaded with [`Role::Generator`]) with empty stdin, answering its
     /// `bugrank.choice` and `bugrank.size` calls from `choices`, which is handed back
     /// with the run so the caller can read what was chosen.
-    pub fn generate<C: Choices + 'static>(
-        &self,
-        program: &Program,
-        choices: C,
-        limits: &Limits,
-    ) -> Result<(Run, C), SandboxError> {
+    pub fn generate<C: Choices + 'static>(&self, program: &Program, choices: C, limits: &Limits) -> Result<(Run, C), SandboxError> {
         let (run, choices) = self.execute(program, &[], limits, Some(Box::new(choices)))?;
         let choices = choices.expect("the run hands its choices back");
-        let choices = *(choices as Box<dyn std::any::Any>)
-            .downcast::<C>()
-            .unwrap_or_else(|_| unreachable!("the boxed choices are the caller's type"));
+        let choices = *(choices as Box<dyn std::any::Any>).downcast::<C>().unwrap_or_else(|_| unreachable!("the boxed choices are the caller's type"));
         Ok((run, choices))
     }
 
@@ -529,7 +509,15 @@ impl Sandbox {
 
     /// A fresh store for one run of `name` within `limits` (memory beyond `base_memory`,
     /// the interpreter's own).
-    fn store(&self, engine: &Engine, name: &str, input: &[u8], limits: &Limits, base_memory: usize, choices: Option<Box<dyn Choices>>) -> Result<Store<RunState>, SandboxError> {
+    fn store(
+        &self,
+        engine: &Engine,
+        name: &str,
+        input: &[u8],
+        limits: &Limits,
+        base_memory: usize,
+        choices: Option<Box<dyn Choices>>,
+    ) -> Result<Store<RunState>, SandboxError> {
         let mut store = Store::new(engine, run_state(name, input, limits, base_memory, choices));
         store.limiter(|state| &mut state.memory);
         store.call_hook(stdio::charge_host_call);
@@ -694,7 +682,18 @@ impl Sandbox {
         let globals: Vec<String> = (0..).map(snapshot::global_export).take_while(|name| snapshot.get_export_index(name).is_some()).collect();
         let pre = self.interpreter_linker.instantiate_pre(&snapshot).map_err(|e| failed(format!("{e:#}")))?;
         let keeps = snapshot.get_export_index(written::WRITTEN_EXPORT).is_some();
-        let ready = Arc::new(Interpreter { name: spec.name.to_owned(), hash, pre, entries, base_memory, globals, base: OnceLock::new(), keeps, kept: Default::default(), resets: Default::default() });
+        let ready = Arc::new(Interpreter {
+            name: spec.name.to_owned(),
+            hash,
+            pre,
+            entries,
+            base_memory,
+            globals,
+            base: OnceLock::new(),
+            keeps,
+            kept: Default::default(),
+            resets: Default::default(),
+        });
         interpreters.insert(hash, ready.clone());
         Ok(ready)
     }
@@ -756,11 +755,23 @@ impl Sandbox {
     /// problem's `harness` (its file name and source) when there is one: the harness is
     /// the program and the hand-in its module (see `interpreter.rs`), and the program's
     /// judged output is what the harness writes through `bugrank.output`.
-    pub fn load_harnessed(&self, interpreter: &Arc<Interpreter>, name: &str, source: &[u8], harness: Option<(&str, &[u8])>) -> Result<Result<Program, String>, SandboxError> {
+    pub fn load_harnessed(
+        &self,
+        interpreter: &Arc<Interpreter>,
+        name: &str,
+        source: &[u8],
+        harness: Option<(&str, &[u8])>,
+    ) -> Result<Result<Program, String>, SandboxError> {
         off_async(|| self.compile_interpreted(interpreter, name, source, harness))
     }
 
-    fn compile_interpreted(&self, interpreter: &Arc<Interpreter>, name: &str, source: &[u8], harness: Option<(&str, &[u8])>) -> Result<Result<Program, String>, SandboxError> {
+    fn compile_interpreted(
+        &self,
+        interpreter: &Arc<Interpreter>,
+        name: &str,
+        source: &[u8],
+        harness: Option<(&str, &[u8])>,
+    ) -> Result<Result<Program, String>, SandboxError> {
         let mut request = Vec::with_capacity(name.len() + 1 + source.len());
         request.extend_from_slice(name.as_bytes());
         request.push(0);
@@ -928,9 +939,7 @@ fn configured(slots: u32, keep_resident: usize, memories: u32) -> Result<Configu
     // A class's modules share most of their functions (the standard library's): each
     // is compiled once (see `compile.rs`).
     let functions = std::sync::Arc::new(FunctionCache::new(FUNCTION_CACHE_BYTES));
-    config
-        .enable_incremental_compilation(functions.clone())
-        .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+    config.enable_incremental_compilation(functions.clone()).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
     let engine = Engine::new(&config).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
     // The wall clock of every run's backstop; the thread ends with the engine.
     let ticking = engine.weak();
@@ -946,24 +955,17 @@ fn configured(slots: u32, keep_resident: usize, memories: u32) -> Result<Configu
         .map_err(|e| SandboxError::Engine(format!("cannot start the epoch thread: {e}")))?;
 
     let mut linker = Linker::new(&engine);
-    wasmtime_wasi::p1::add_to_linker_sync(&mut linker, RunState::wasi)
-        .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+    wasmtime_wasi::p1::add_to_linker_sync(&mut linker, RunState::wasi).map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
     linker
-        .func_wrap(
-            "bugrank",
-            "choice",
-            |mut caller: Caller<'_, RunState>, max: i64| -> wasmtime::Result<i64> {
-                let max = max as u64;
-                match caller.data_mut().choices.as_mut().and_then(|c| c.choice(max)) {
-                    Some(value) => Ok(value.min(max) as i64),
-                    None => wasmtime::bail!("the generator made more choices than allowed"),
-                }
-            },
-        )
+        .func_wrap("bugrank", "choice", |mut caller: Caller<'_, RunState>, max: i64| -> wasmtime::Result<i64> {
+            let max = max as u64;
+            match caller.data_mut().choices.as_mut().and_then(|c| c.choice(max)) {
+                Some(value) => Ok(value.min(max) as i64),
+                None => wasmtime::bail!("the generator made more choices than allowed"),
+            }
+        })
         .and_then(|linker| {
-            linker.func_wrap("bugrank", "size", |caller: Caller<'_, RunState>| -> i32 {
-                caller.data().choices.as_ref().map_or(0, |c| c.size()) as i32
-            })
+            linker.func_wrap("bugrank", "size", |caller: Caller<'_, RunState>| -> i32 { caller.data().choices.as_ref().map_or(0, |c| c.size()) as i32 })
         })
         .and_then(|linker| linker.func_wrap("bugrank", "output", stdio::output))
         .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;

@@ -11,8 +11,7 @@
 //! start function, tables as the module made them).
 
 use wasm_encoder::{
-    ConstExpr, DataCountSection, DataSection, ExportKind, ExportSection, GlobalSection, GlobalType, MemorySection,
-    MemoryType, RawSection, ValType,
+    ConstExpr, DataCountSection, DataSection, ExportKind, ExportSection, GlobalSection, GlobalType, MemorySection, MemoryType, RawSection, ValType,
 };
 use wasmparser::{BinaryReader, ExternalKind, SectionLimited, TypeRef};
 
@@ -65,9 +64,7 @@ const DATA: u8 = 11;
 const DATA_COUNT: u8 = 12;
 
 pub(crate) fn limited<'a, T: wasmparser::FromReader<'a>>(contents: &'a [u8]) -> Result<Vec<T>, String> {
-    SectionLimited::<T>::new(BinaryReader::new(contents, 0))
-        .and_then(|section| section.into_iter().collect::<Result<Vec<T>, _>>())
-        .map_err(|e| e.to_string())
+    SectionLimited::<T>::new(BinaryReader::new(contents, 0)).and_then(|section| section.into_iter().collect::<Result<Vec<T>, _>>()).map_err(|e| e.to_string())
 }
 
 /// How many globals the module defines (not imports); refuses what [`snapshot`] cannot

@@ -179,11 +179,14 @@ pub(crate) fn check(name: &str, module: &Module, role: Role) -> Result<(), Sandb
     for import in module.imports() {
         allowed(name, import.module(), import.name(), role)?;
     }
-    command(name, match module.get_export("_start") {
-        Some(ExternType::Func(func)) => Start::Function { params: func.params().len(), results: func.results().len() },
-        Some(_) => Start::Other,
-        None => Start::Missing,
-    })
+    command(
+        name,
+        match module.get_export("_start") {
+            Some(ExternType::Func(func)) => Start::Function { params: func.params().len(), results: func.results().len() },
+            Some(_) => Start::Other,
+            None => Start::Missing,
+        },
+    )
 }
 
 /// What a module exports as `_start`.
@@ -214,12 +217,15 @@ pub(crate) fn check_uncompiled(name: &str, binary: &[u8], types: Option<wasmpars
     };
     let types = types.as_ref();
     let start = types.core_exports().into_iter().flatten().find(|(export, _)| *export == "_start");
-    command(name, match start {
-        Some((_, wasmparser::types::EntityType::Func(id) | wasmparser::types::EntityType::FuncExact(id))) => {
-            let function = types[id].unwrap_func();
-            Start::Function { params: function.params().len(), results: function.results().len() }
-        }
-        Some(_) => Start::Other,
-        None => Start::Missing,
-    })
+    command(
+        name,
+        match start {
+            Some((_, wasmparser::types::EntityType::Func(id) | wasmparser::types::EntityType::FuncExact(id))) => {
+                let function = types[id].unwrap_func();
+                Start::Function { params: function.params().len(), results: function.results().len() }
+            }
+            Some(_) => Start::Other,
+            None => Start::Missing,
+        },
+    )
 }

@@ -162,7 +162,10 @@ pub(crate) fn track(module: &[u8]) -> Result<Vec<u8>, String> {
                     let body = body.map_err(|e| e.to_string())?;
                     let ty = *function_types.get(i).ok_or("more function bodies than functions")?;
                     let params = types.get(ty as usize).copied().flatten().ok_or("a function whose type is not a function type")?;
-                    code.function(&marked(contents, &body, params, Added { mark, grow, pages }).map_err(|e| format!("function {}: {e}", imported_functions as usize + i))?);
+                    code.function(
+                        &marked(contents, &body, params, Added { mark, grow, pages })
+                            .map_err(|e| format!("function {}: {e}", imported_functions as usize + i))?,
+                    );
                 }
                 code.function(&mark_range());
                 code.function(&grow_memory(pages));

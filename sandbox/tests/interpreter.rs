@@ -16,12 +16,7 @@ fn sandbox() -> &'static Sandbox {
 fn python() -> &'static Arc<Interpreter> {
     static PYTHON_READY: OnceLock<Arc<Interpreter>> = OnceLock::new();
     PYTHON_READY.get_or_init(|| {
-        let spec = InterpreterSpec {
-            name: "CPython 3.11.2",
-            module: PYTHON,
-            library: &[("python311.zip", STDLIB)],
-            library_dir: "/usr/local/lib",
-        };
+        let spec = InterpreterSpec { name: "CPython 3.11.2", module: PYTHON, library: &[("python311.zip", STDLIB)], library_dir: "/usr/local/lib" };
         sandbox().interpreter(&spec).unwrap()
     })
 }
@@ -97,7 +92,8 @@ fn exit_statuses_are_python_s() {
 
 #[test]
 fn an_uncaught_exception_is_its_line_with_the_traceback_on_stderr() {
-    let run = check("print('before')\nx = 0\nprint(1 // x)\n", "", Outcome::Uncaught("ZeroDivisionError: integer division or modulo by zero".into()), "before\n");
+    let run =
+        check("print('before')\nx = 0\nprint(1 // x)\n", "", Outcome::Uncaught("ZeroDivisionError: integer division or modulo by zero".into()), "before\n");
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(
         stderr,
@@ -231,9 +227,13 @@ fn a_python_harness_writes_with_out_as_print_does_built_in_and_checked() {
     let run = sandbox().run(&program, b"", &Limits::default()).unwrap();
     assert_eq!(run.outcome, Outcome::Exited(0), "{}", String::from_utf8_lossy(&run.stderr));
     assert_eq!(String::from_utf8_lossy(&run.stdout), "1,a,None,[2.5];\n\n\u{e9}t\u{e9} 6\nw\n12\n");
-    for (call, error) in [("out(1, sep=None)", "TypeError: out(): sep and end must be str, not NoneType"), ("out(1, flush=True)", "TypeError: out() got an unexpected keyword argument 'flush'")] {
+    for (call, error) in [
+        ("out(1, sep=None)", "TypeError: out(): sep and end must be str, not NoneType"),
+        ("out(1, flush=True)", "TypeError: out() got an unexpected keyword argument 'flush'"),
+    ] {
         let harness = format!("import answer\nfrom bugrank_harness import out\n{call}\n");
-        let program = sandbox().load_harnessed(python(), "mine.py", b"def double(n):\n    return 2 * n\n", Some(("harness.py", harness.as_bytes()))).unwrap().unwrap();
+        let program =
+            sandbox().load_harnessed(python(), "mine.py", b"def double(n):\n    return 2 * n\n", Some(("harness.py", harness.as_bytes()))).unwrap().unwrap();
         let run = sandbox().run(&program, b"", &Limits::default()).unwrap();
         assert_eq!(run.outcome, Outcome::Uncaught(error.to_owned()), "{call}");
     }
@@ -362,7 +362,8 @@ fn a_prepared_hand_in_runs_as_it_runs_whole_on_every_input_whatever_it_does_when
         for input in ["1\n5\n7\n", "", "5\n", "2\n3\n"] {
             // Twice each: a second run starts where the first did, not where it ended.
             for round in 0..2 {
-                let (got, expected) = (sandbox().run(&prepared, input.as_bytes(), &limits).unwrap(), whole.run(&every_time, input.as_bytes(), &limits).unwrap());
+                let (got, expected) =
+                    (sandbox().run(&prepared, input.as_bytes(), &limits).unwrap(), whole.run(&every_time, input.as_bytes(), &limits).unwrap());
                 let at = format!("{what}, input {input:?}, round {round}");
                 assert_eq!((&got.outcome, &got.stdout, &got.printed), (&expected.outcome, &expected.stdout, &expected.printed), "{at}");
                 assert_eq!((String::from_utf8_lossy(&got.stderr), got.read_input), (String::from_utf8_lossy(&expected.stderr), expected.read_input), "{at}");
@@ -381,7 +382,10 @@ fn a_kept_instance_starts_every_run_as_a_new_one_whatever_the_last_run_did() {
     // run it was the first time, and every reset is compared with a new instance's
     // state byte for byte (`with_reset_checks`, which `sandbox()` has).
     let harness = b"import sys\nimport answer\nfrom bugrank_harness import out\nfor line in sys.stdin:\n    out(answer.f(int(line)))\n";
-    let probe = sandbox().load_harnessed(python(), "probe.py", b"seen = []\ndef f(n):\n    seen.append(n)\n    return sum(seen)\n", Some(("harness.py", harness))).unwrap().unwrap();
+    let probe = sandbox()
+        .load_harnessed(python(), "probe.py", b"seen = []\ndef f(n):\n    seen.append(n)\n    return sum(seen)\n", Some(("harness.py", harness)))
+        .unwrap()
+        .unwrap();
     let limits = Limits { fuel: 200_000_000, ..Limits::default() };
     let kept_before = python().kept_runs();
     let first = sandbox().run(&probe, b"1\n2\n", &limits).unwrap();
@@ -392,7 +396,11 @@ fn a_kept_instance_starts_every_run_as_a_new_one_whatever_the_last_run_did() {
         ("grows its memory", "x = bytearray(40 << 20)\nprint(len(x))\n", String::new()),
         ("runs out of fuel while writing", "x = []\nwhile True:\n    x.append([1] * 1000)\n", String::new()),
         ("overflows the stack", "import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return f(n + 1) + 1\nf(0)\n", String::new()),
-        ("asks WASI for files and clocks", "import os, time\ntry:\n    open('/tmp/x')\nexcept OSError as e:\n    print(e)\nprint(time.monotonic())\n", String::new()),
+        (
+            "asks WASI for files and clocks",
+            "import os, time\ntry:\n    open('/tmp/x')\nexcept OSError as e:\n    print(e)\nprint(time.monotonic())\n",
+            String::new(),
+        ),
         ("draws random bytes", "import os\nprint(sum(os.urandom(100_000)))\n", String::new()),
         ("crashes with an exception", "d = {}\nfor i in range(10_000):\n    d[i] = i\nraise KeyError('x')\n", String::new()),
         ("exits", "import sys\nprint('bye')\nsys.exit(3)\n", String::new()),

@@ -138,19 +138,14 @@ fn an_infinite_loop_runs_out_of_fuel_at_the_same_point_every_time() {
 #[test]
 fn the_same_program_on_the_same_input_uses_the_same_fuel() {
     let program = load("echo.wat", &command("", ECHO));
-    let fuel: Vec<u64> =
-        (0..5).map(|_| sandbox().run(&program, b"abc", &Limits::default()).unwrap().fuel_used).collect();
+    let fuel: Vec<u64> = (0..5).map(|_| sandbox().run(&program, b"abc", &Limits::default()).unwrap().fuel_used).collect();
     assert!(fuel.iter().all(|&f| f == fuel[0] && f > 0), "{fuel:?}");
 }
 
 #[test]
 fn a_memory_grow_bomb_runs_out_of_memory() {
     // Grow a page at a time until refused, then crash as an allocator would.
-    check(
-        "(loop $more (br_if $more (i32.ne (memory.grow (i32.const 1)) (i32.const -1)))) (unreachable)",
-        "",
-        Outcome::OutOfMemory,
-    );
+    check("(loop $more (br_if $more (i32.ne (memory.grow (i32.const 1)) (i32.const -1)))) (unreachable)", "", Outcome::OutOfMemory);
 }
 
 #[test]
@@ -419,10 +414,7 @@ fn text_loaded_once_as_wat_is_still_refused_under_a_wasm_name() {
 fn a_forbidden_import_is_rejected_naming_the_file_and_the_import() {
     let path_open = r#"(import "wasi_snapshot_preview1" "path_open" (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))"#;
     let message = rejection("sneaky.wat", command(path_open, "").as_bytes(), Role::Answer);
-    assert_eq!(
-        message,
-        "sneaky.wat: imports `wasi_snapshot_preview1.path_open`, which programs may not use (there is no file system in the sandbox)"
-    );
+    assert_eq!(message, "sneaky.wat: imports `wasi_snapshot_preview1.path_open`, which programs may not use (there is no file system in the sandbox)");
     let env = r#"(import "env" "system" (func (param i32) (result i32)))"#;
     let message = rejection("libc.wat", command(env, "").as_bytes(), Role::Answer);
     assert!(message.contains("`env.system`"), "{message}");
@@ -474,9 +466,7 @@ fn a_generator_gets_its_choices_and_size_from_the_host() {
                 (i32.store8 (i32.const 302) (call $size))
                 (call $write (i32.const 1) (i32.const 300) (i32.const 3))";
     let generator = sandbox().load("gen.wat", command(imports, body).as_bytes(), Role::Generator).unwrap();
-    let (run, choices) = sandbox()
-        .generate(&generator, Fixed { values: vec![4, 7], asked: vec![] }, &Limits::default())
-        .unwrap();
+    let (run, choices) = sandbox().generate(&generator, Fixed { values: vec![4, 7], asked: vec![] }, &Limits::default()).unwrap();
     assert_eq!(run.outcome, Outcome::Exited(0));
     assert_eq!(run.stdout, b"45*");
     assert_eq!(choices.asked, [9, 5]);
@@ -487,9 +477,7 @@ fn a_generator_that_runs_out_of_choices_traps() {
     let imports = r#"(import "bugrank" "choice" (func $choice (param i64) (result i64)))"#;
     let body = "(loop $more (drop (call $choice (i64.const 1))) (br $more))";
     let generator = sandbox().load("gen.wat", command(imports, body).as_bytes(), Role::Generator).unwrap();
-    let (run, choices) = sandbox()
-        .generate(&generator, Fixed { values: vec![1; 10], asked: vec![] }, &Limits::default())
-        .unwrap();
+    let (run, choices) = sandbox().generate(&generator, Fixed { values: vec![1; 10], asked: vec![] }, &Limits::default()).unwrap();
     assert!(matches!(&run.outcome, Outcome::Trap(m) if m.contains("more choices than allowed")), "{:?}", run.outcome);
     assert_eq!(choices.asked.len(), 11);
 }
@@ -578,11 +566,7 @@ fn a_function_with_too_many_locals_is_refused() {
 
 /// A command whose `_start` runs `body`: `depth` copies of `push` then `depth` of `pop`.
 fn nested(push: &str, pop: &str, depth: u32) -> String {
-    format!(
-        r#"(module (memory (export "memory") 1) (func (export "_start") {} {}))"#,
-        push.repeat(depth as usize),
-        pop.repeat(depth as usize)
-    )
+    format!(r#"(module (memory (export "memory") 1) (func (export "_start") {} {}))"#, push.repeat(depth as usize), pop.repeat(depth as usize))
 }
 
 #[test]

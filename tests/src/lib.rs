@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use clap::Parser;
-use sandbox::Sandbox;
 use course::Tools;
+use sandbox::Sandbox;
 use web::cli::grade::{GradeArgs, run_grade, write_outputs};
 
 /// The interval-sets fixture problem.
@@ -73,11 +73,7 @@ fn run(options: &[(&str, &str)], default_roster: bool) -> Written {
     let out = tempfile::tempdir().unwrap();
     let mut argv: Vec<String> = vec!["grade".into()];
     let given = |flag: &str| options.iter().any(|(f, _)| *f == flag);
-    let defaults = [
-        ("--problem", problem_dir()),
-        ("--submissions", problem_dir().join("submissions")),
-        ("--roster", problem_dir().join("roster.csv")),
-    ];
+    let defaults = [("--problem", problem_dir()), ("--submissions", problem_dir().join("submissions")), ("--roster", problem_dir().join("roster.csv"))];
     let wanted = |flag: &str| !given(flag) && (default_roster || flag != "--roster");
     for (flag, path) in defaults.iter().filter(|(flag, _)| wanted(flag)) {
         argv.extend([flag.to_string(), path.display().to_string()]);

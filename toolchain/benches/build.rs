@@ -46,10 +46,7 @@ fn class(language: Language, n: usize) -> Vec<Source> {
 /// Builds every source on all cores; returns seconds and how many gave a module.
 fn build_all(builder: &Builder, class: &[Source]) -> (f64, usize) {
     let started = Instant::now();
-    let modules = class
-        .par_iter()
-        .filter(|source| matches!(builder.build(source).expect("this machine can build"), Built::Module { .. }))
-        .count();
+    let modules = class.par_iter().filter(|source| matches!(builder.build(source).expect("this machine can build"), Built::Module { .. })).count();
     (started.elapsed().as_secs_f64(), modules)
 }
 
@@ -69,12 +66,6 @@ fn main() {
         let (cached, again) = build_all(&builder, &class);
         assert_eq!(modules, again, "the cache gives the same results");
         let ms = |s: f64| 1000.0 * s / n as f64;
-        println!(
-            "{:<6} {cold:>9.2} {:>10.1} {cached:>9.3} {:>10.2} {:>7.0}x {modules:>8}",
-            language.name(),
-            ms(cold),
-            ms(cached),
-            cold / cached
-        );
+        println!("{:<6} {cold:>9.2} {:>10.1} {cached:>9.3} {:>10.2} {:>7.0}x {modules:>8}", language.name(), ms(cold), ms(cached), cold / cached);
     }
 }

@@ -8,11 +8,11 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::ToolchainError;
 use crate::find::{Toolchain, Toolchains};
 use crate::harness::{self, Harness};
 use crate::jail::{Ended, Jail, Limits, Ran, SOURCES};
 use crate::language::{BuildOptions, Language, Locals, OUTPUT, STACK_BYTES};
-use crate::ToolchainError;
 
 /// The most characters of compiler messages a student is shown: the first errors are the
 /// ones to fix; the rest is cut with a note saying how much.
@@ -172,11 +172,7 @@ impl Builder {
     }
 
     fn toolchain(&self, language: Language) -> Result<&Toolchain, ToolchainError> {
-        self.toolchains().get(language).map_err(|missing| ToolchainError::NoToolchain {
-            language,
-            reason: missing.reason.clone(),
-            install: missing.install,
-        })
+        self.toolchains().get(language).map_err(|missing| ToolchainError::NoToolchain { language, reason: missing.reason.clone(), install: missing.install })
     }
 
     /// The toolchain `language` compiles with, when this machine can compile it: the
@@ -280,7 +276,8 @@ impl Builder {
                 .map_err(|e| ToolchainError::Io(format!("cannot write {}: {e}", path.display())))?;
         }
         if matches!(kind, Kind::Harnessed { .. }) {
-            std::fs::create_dir_all(dir.path().join(harness::HAND_IN_OBJECTS)).map_err(|e| ToolchainError::Io(format!("cannot create a build directory: {e}")))?;
+            std::fs::create_dir_all(dir.path().join(harness::HAND_IN_OBJECTS))
+                .map_err(|e| ToolchainError::Io(format!("cannot create a build directory: {e}")))?;
         }
         let built = match compiles(source, kind, options) {
             Err(message) => Built::Failed { failure: Failure::CompileError, message },
@@ -321,9 +318,7 @@ impl Builder {
     /// student's failure.
     fn judge(&self, ran: Ran, toolchain: &Toolchain, dir: &Path) -> Result<String, Built> {
         let messages = clean(&String::from_utf8_lossy(&ran.messages), ran.dropped, toolchain, dir);
-        let out_of_memory = ["out of memory", "memory allocation of", "std::bad_alloc", "Cannot allocate memory"]
-            .iter()
-            .any(|sign| messages.contains(sign));
+        let out_of_memory = ["out of memory", "memory allocation of", "std::bad_alloc", "Cannot allocate memory"].iter().any(|sign| messages.contains(sign));
         let (seconds, mib) = (self.limits.time.as_secs(), self.limits.memory_bytes >> 20);
         let limit = |failure: Failure, what: String| {
             let message = if messages.is_empty() { what } else { format!("{what}:\n{messages}") };
@@ -331,10 +326,9 @@ impl Builder {
         };
         match ran.ended {
             Ended::TimedOut | Ended::Stopped => limit(Failure::TimeLimit, format!("the compiler took longer than {seconds} s")),
-            Ended::Signalled(_) => limit(
-                Failure::MemoryLimit,
-                format!("the compiler was stopped by a limit (memory, time or file size) of {mib} MiB of memory or {seconds} s"),
-            ),
+            Ended::Signalled(_) => {
+                limit(Failure::MemoryLimit, format!("the compiler was stopped by a limit (memory, time or file size) of {mib} MiB of memory or {seconds} s"))
+            }
             Ended::Exited(_) if out_of_memory => limit(Failure::MemoryLimit, format!("the compiler ran out of {mib} MiB of memory")),
             Ended::Exited(0) => Ok(messages),
             Ended::Exited(_) => Err(Built::Failed { failure: Failure::CompileError, message: format!("{messages}{}", not_as_gcc(&messages)) }),
@@ -432,9 +426,7 @@ const KILLED_SIGNS: [&str; 3] = ["due to signal", "unable to execute command", "
 fn depends_on_sources_alone(built: &Built) -> bool {
     match built {
         Built::Module { .. } => true,
-        Built::Failed { failure: Failure::CompileError, message } => {
-            !message.ends_with(NO_MODULE) && !KILLED_SIGNS.iter().any(|sign| message.contains(sign))
-        }
+        Built::Failed { failure: Failure::CompileError, message } => !message.ends_with(NO_MODULE) && !KILLED_SIGNS.iter().any(|sign| message.contains(sign)),
         Built::Failed { failure: Failure::TimeLimit | Failure::MemoryLimit, .. } => false,
     }
 }
@@ -449,7 +441,9 @@ enum Kind<'a> {
     /// A hand-in with the problem's harness (see [`crate::harness`]); `student` is the
     /// name of a Rust hand-in's file, built as `answer.rs`, which the module's paths (a
     /// panic's location) give instead.
-    Harnessed { student: Option<&'a str> },
+    Harnessed {
+        student: Option<&'a str>,
+    },
 }
 
 impl Kind<'_> {
@@ -506,8 +500,8 @@ fn key(source: &Source, kind: Kind, options: &BuildOptions, toolchain: &Toolchai
 /// The functions of `<cmath>` GCC evaluates at compile time, as an extension, where clang
 /// (bugrank's compiler) follows the standard and refuses them in a `constexpr`.
 const GCC_CONSTEXPR_MATH: [&str; 24] = [
-    "sqrt", "cbrt", "pow", "exp", "exp2", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
-    "floor", "ceil", "round", "trunc", "fabs", "hypot",
+    "sqrt", "cbrt", "pow", "exp", "exp2", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "floor",
+    "ceil", "round", "trunc", "fabs", "hypot",
 ];
 
 /// What a student reads after a compile error that GCC (which judges and most courses
@@ -592,22 +586,21 @@ fn compiles(source: &Source, kind: Kind, options: &BuildOptions) -> Result<Vec<V
             args.push(format!("--remap-path-prefix={SOURCES}/{}={student}", harness::RUST_HAND_IN));
         }
     }
-    let sources: Vec<&String> = source
-        .files
-        .iter()
-        .map(|(name, _)| name)
-        .filter(|name| Language::of_file(name) == Some(source.language) && Some(name.as_str()) != library)
-        .collect();
+    let sources: Vec<&String> =
+        source.files.iter().map(|(name, _)| name).filter(|name| Language::of_file(name) == Some(source.language) && Some(name.as_str()) != library).collect();
     match source.language {
         Language::Rust => {
             // One crate: its root is the only `.rs` file, or `main.rs` (whose `mod`s the
             // other files are).
             let root = match sources.as_slice() {
-                _ if matches!(kind, Kind::Harnessed { .. }) => sources.iter().find(|name| name.as_str() == "harness.rs").ok_or("the harness has no harness.rs")?,
+                _ if matches!(kind, Kind::Harnessed { .. }) => {
+                    sources.iter().find(|name| name.as_str() == "harness.rs").ok_or("the harness has no harness.rs")?
+                }
                 [only] => only,
-                _ => sources.iter().find(|name| name.as_str() == "main.rs").ok_or_else(|| {
-                    format!("a Rust submission is one .rs file, or several with main.rs as the crate root (found {})", sources.len())
-                })?,
+                _ => sources
+                    .iter()
+                    .find(|name| name.as_str() == "main.rs")
+                    .ok_or_else(|| format!("a Rust submission is one .rs file, or several with main.rs as the crate root (found {})", sources.len()))?,
             };
             args.push(in_jail(root));
             if matches!(kind, Kind::Harnessed { .. }) {
@@ -625,8 +618,7 @@ fn compiles(source: &Source, kind: Kind, options: &BuildOptions) -> Result<Vec<V
                 // The library is a crate of its own (`bugrank_gen`, `bugrank_check`), built first.
                 let crate_name = library.trim_end_matches(".rs");
                 let rlib = format!("lib{crate_name}.rlib");
-                let mut first: Vec<String> =
-                    source.language.flags().iter().filter(|f| !f.starts_with("--crate-")).map(|f| f.to_string()).collect();
+                let mut first: Vec<String> = source.language.flags().iter().filter(|f| !f.starts_with("--crate-")).map(|f| f.to_string()).collect();
                 first.extend(["--crate-type=rlib".to_owned(), format!("--crate-name={crate_name}"), "-o".to_owned(), rlib.clone()]);
                 first.extend([unprefix, in_jail(library)]);
                 args.extend(["--extern".to_owned(), format!("{crate_name}={rlib}")]);
@@ -654,8 +646,12 @@ fn harnessed_compiles(language: Language, args: &[String], sources: &[&String]) 
     let is_compat_source = |arg: &String| arg.ends_with("/compat.c") || arg.ends_with("/compat.cpp");
     let (compat_sources, compat_options): (Vec<String>, Vec<String>) = compat.into_iter().partition(is_compat_source);
     let output_at = args.iter().position(|arg| arg == "-o").expect("a build names its output");
-    let compile_only: Vec<String> =
-        args.iter().enumerate().filter(|&(i, arg)| i != output_at && i != output_at + 1 && !arg.starts_with("-Wl,") && !arg.starts_with("-l")).map(|(_, arg)| arg.clone()).collect();
+    let compile_only: Vec<String> = args
+        .iter()
+        .enumerate()
+        .filter(|&(i, arg)| i != output_at && i != output_at + 1 && !arg.starts_with("-Wl,") && !arg.starts_with("-l"))
+        .map(|(_, arg)| arg.clone())
+        .collect();
     let (harness, own): (Vec<&&String>, Vec<&&String>) = sources.iter().partition(|name| harness::Harness::ALL_FILES.contains(&name.as_str()));
     let mut steps = Vec::new();
     let mut link: Vec<String> = args.to_vec();

@@ -46,13 +46,9 @@ pub fn files(language: Language) -> Vec<(&'static str, &'static str)> {
 pub fn arguments(language: Language, dir: &str) -> Vec<String> {
     match language {
         Language::C => vec!["-include".into(), format!("{dir}/{DIR}/compat.h"), format!("{dir}/{DIR}/compat.c")],
-        Language::Cpp => vec![
-            "-include".into(),
-            format!("{dir}/{DIR}/compat.h"),
-            "-isystem".into(),
-            format!("{dir}/{DIR}/include"),
-            format!("{dir}/{DIR}/compat.cpp"),
-        ],
+        Language::Cpp => {
+            vec!["-include".into(), format!("{dir}/{DIR}/compat.h"), "-isystem".into(), format!("{dir}/{DIR}/include"), format!("{dir}/{DIR}/compat.cpp")]
+        }
         Language::Rust | Language::Python => Vec::new(),
     }
 }

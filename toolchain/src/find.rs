@@ -100,13 +100,9 @@ fn find(language: Language) -> Result<Toolchain, Missing> {
             Ok(Toolchain { language, program, version: with_packages(version, packages), mounts: Vec::new(), env: Vec::new() })
         }
         // Inside bugrank: nothing to find, nothing the sandbox of compilers runs.
-        Language::Python => Ok(Toolchain {
-            language,
-            program: PathBuf::from("python.wasm"),
-            version: crate::python::VERSION.to_owned(),
-            mounts: Vec::new(),
-            env: Vec::new(),
-        }),
+        Language::Python => {
+            Ok(Toolchain { language, program: PathBuf::from("python.wasm"), version: crate::python::VERSION.to_owned(), mounts: Vec::new(), env: Vec::new() })
+        }
         Language::Rust => {
             let install = "install rustup, then: rustup target add wasm32-wasip1";
             let rustc = which("rustc").ok_or_else(|| missing("`rustc` is not installed".into(), install))?;
@@ -115,9 +111,7 @@ fn find(language: Language) -> Result<Toolchain, Missing> {
             let program = sysroot.join("bin/rustc");
             let version = first_line(&program, &["-V"]).ok_or_else(|| missing(format!("`{} -V` fails", program.display()), install))?;
             let std = sysroot.join("lib/rustlib/wasm32-wasip1/lib");
-            let has_std = std::fs::read_dir(&std).is_ok_and(|files| {
-                files.flatten().any(|f| f.file_name().to_string_lossy().starts_with("libstd-"))
-            });
+            let has_std = std::fs::read_dir(&std).is_ok_and(|files| files.flatten().any(|f| f.file_name().to_string_lossy().starts_with("libstd-")));
             if !has_std {
                 return Err(missing("the wasm32-wasip1 target is not installed".into(), "rustup target add wasm32-wasip1"));
             }
@@ -138,10 +132,8 @@ fn first_line(program: &Path, args: &[&str]) -> Option<String> {
 
 /// `version` with the Debian package versions of `packages`, where dpkg knows them.
 fn with_packages(version: String, packages: &[&str]) -> String {
-    packages.iter().fold(version, |version, package| {
-        match Command::new("dpkg-query").args(["-W", "-f=${Version}", package]).output() {
-            Ok(output) if output.status.success() => format!("{version}; {package} {}", String::from_utf8_lossy(&output.stdout).trim()),
-            _ => version,
-        }
+    packages.iter().fold(version, |version, package| match Command::new("dpkg-query").args(["-W", "-f=${Version}", package]).output() {
+        Ok(output) if output.status.success() => format!("{version}; {package} {}", String::from_utf8_lossy(&output.stdout).trim()),
+        _ => version,
     })
 }

@@ -313,9 +313,10 @@ fn missing_names(messages: &str) -> Vec<String> {
         // rustc: "cannot find function `insert` in module `answer`",
         // "no function or associated item named `len` found for struct `Lru` in the current scope".
         if let Some(rest) = line.split("cannot find ").nth(1).filter(|rest| rest.contains("in module `answer`"))
-            && let Some(name) = between_backticks(rest) {
-                add(name);
-            }
+            && let Some(name) = between_backticks(rest)
+        {
+            add(name);
+        }
         if let Some(rest) = line.split("no function or associated item named ").nth(1) {
             let mut quoted = rest.split('`').skip(1).step_by(2);
             if let (Some(item), Some(owner)) = (quoted.next(), quoted.next()) {
@@ -323,9 +324,10 @@ fn missing_names(messages: &str) -> Vec<String> {
             }
         }
         if let Some(rest) = line.split("no method named ").nth(1)
-            && let Some(name) = between_backticks(rest) {
-                add(format!("the method {name}"));
-            }
+            && let Some(name) = between_backticks(rest)
+        {
+            add(format!("the method {name}"));
+        }
     }
     names
 }
@@ -536,7 +538,8 @@ mod tests {
     #[test]
     fn a_hand_ins_copies_of_the_harness_files_are_replaced_and_a_rust_file_becomes_the_module_answer() {
         let harness = Harness { language: Language::Rust, files: vec![("harness.rs".into(), b"mod answer;".to_vec())] };
-        let source = crate::Source { language: Language::Rust, files: vec![("lru.rs".into(), b"pub fn f() {}".to_vec()), ("harness.rs".into(), b"old".to_vec())] };
+        let source =
+            crate::Source { language: Language::Rust, files: vec![("lru.rs".into(), b"pub fn f() {}".to_vec()), ("harness.rs".into(), b"old".to_vec())] };
         let combined = combine(&source, &harness).unwrap();
         let names: Vec<&str> = combined.source.files.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["hand_in.rs", "answer.rs", "harness.rs", "bugrank_harness.rs"]);

@@ -103,9 +103,8 @@ impl Jail {
     /// Finds `bwrap` and checks that it can create its namespaces here (it cannot in some
     /// containers): compiling unsandboxed is never an option.
     pub fn find() -> Result<Jail, ToolchainError> {
-        let bwrap = which("bwrap").ok_or_else(|| {
-            ToolchainError::NoSandbox("bubblewrap (`bwrap`) is not installed (Debian: apt-get install bubblewrap)".into())
-        })?;
+        let bwrap =
+            which("bwrap").ok_or_else(|| ToolchainError::NoSandbox("bubblewrap (`bwrap`) is not installed (Debian: apt-get install bubblewrap)".into()))?;
         let jail = Jail { bwrap };
         let dir = tempfile::tempdir().map_err(|e| ToolchainError::Io(format!("cannot create a build directory: {e}")))?;
         let ran = jail.run(dir.path(), &[], &[], Path::new("/bin/true"), &[], &Limits { time: Duration::from_secs(10), ..Limits::default() }, None)?;
@@ -126,7 +125,16 @@ impl Jail {
     /// Once `stop` is set, the compiler is killed within a few milliseconds
     /// ([`Ended::Stopped`]).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn run(&self, dir: &Path, mounts: &[Mount], env: &[(&str, String)], program: &Path, args: &[String], limits: &Limits, stop: Option<&AtomicBool>) -> Result<Ran, ToolchainError> {
+    pub(crate) fn run(
+        &self,
+        dir: &Path,
+        mounts: &[Mount],
+        env: &[(&str, String)],
+        program: &Path,
+        args: &[String],
+        limits: &Limits,
+        stop: Option<&AtomicBool>,
+    ) -> Result<Ran, ToolchainError> {
         let mut command = Command::new(&self.bwrap);
         // bubblewrap's own environment too: its first process inside the sandbox keeps it.
         command.env_clear();

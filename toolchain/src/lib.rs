@@ -33,8 +33,8 @@ mod language;
 pub mod python;
 
 pub use build::{BUILD_CACHE_BYTES, Builder, Built, Failure, MAX_MESSAGE_CHARS, Source, cache_entry};
-pub use harness::Harness;
 pub use find::{Missing, RUST_SYSROOT, Toolchain, Toolchains};
+pub use harness::Harness;
 pub use jail::{COMPILE_FILE_BYTES, COMPILE_MEMORY_BYTES, COMPILE_MESSAGE_BYTES, COMPILE_SECONDS, JAIL_ENV, Jail, Limits, Mount};
 pub use language::{BuildOptions, Language, Locals, STACK_BYTES};
 

@@ -121,7 +121,12 @@ fn a_c_file_that_writes_the_judged_output_itself_is_refused_and_told_why() {
     // Through the import declared by hand, from a function the harness calls.
     let by_hand = "#include <stddef.h>\n__attribute__((import_module(\"bugrank\"), import_name(\"output\"))) int out(const void *, size_t);\n\
         static int total;\nvoid counter_add(int n) { total += n; }\nint counter_total(void) { out(\"3\\n\", 2); return total; }\n";
-    check_refused(Language::Cpp, "counter.cpp", &by_hand.replace("__attribute__", "extern \"C\" __attribute__"), &["Your file writes the judged output itself"]);
+    check_refused(
+        Language::Cpp,
+        "counter.cpp",
+        &by_hand.replace("__attribute__", "extern \"C\" __attribute__"),
+        &["Your file writes the judged output itself"],
+    );
     check_refused(Language::C, "counter.c", by_hand, &["Your file writes the judged output itself"]);
 }
 
@@ -172,7 +177,8 @@ fn a_rust_file_with_a_main_builds_and_is_warned_under_its_own_name() {
 #[test]
 fn a_rust_file_cannot_name_the_harnesss_library_nor_declare_its_output() {
     // The harness's crate is not the hand-in's: its library cannot be named from it.
-    let through_library = RUST_COUNTER.replace("pub fn total(&self) -> i64 { self.total }", "pub fn total(&self) -> i64 { crate::bugrank_harness::write(b\"3\\n\"); std::process::exit(0) }");
+    let through_library = RUST_COUNTER
+        .replace("pub fn total(&self) -> i64 { self.total }", "pub fn total(&self) -> i64 { crate::bugrank_harness::write(b\"3\\n\"); std::process::exit(0) }");
     check_refused(Language::Rust, "my_counter.rs", &through_library, &["Your file uses the harness's own library", "my_counter.rs"]);
     let through_macro = RUST_COUNTER.replace("pub fn total(&self) -> i64 { self.total }", "pub fn total(&self) -> i64 { crate::outln!(\"3\"); 0 }");
     check_refused(Language::Rust, "my_counter.rs", &through_macro, &["Your file uses the harness's own library"]);

@@ -23,11 +23,11 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+#[path = "support/class_of.rs"]
+mod class_of;
 #[path = "../tests/adversarial/measure.rs"]
 #[allow(dead_code)] // CPU times: for the adversarial corpus
 mod measure;
-#[path = "support/class_of.rs"]
-mod class_of;
 
 /// The class a bench run grades.
 #[derive(Clone, Copy, PartialEq)]
@@ -106,8 +106,7 @@ fn main() {
                 .arg(dir.path().join(cache));
             let process = measure::measure(command, Duration::from_secs(3600));
             assert_eq!(process.exit_code, Some(0), "bugrank grade of {n} submissions fails");
-            let analysis: serde_json::Value =
-                serde_json::from_str(&std::fs::read_to_string(dir.path().join(cache).join("analysis.json")).unwrap()).unwrap();
+            let analysis: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join(cache).join("analysis.json")).unwrap()).unwrap();
             let row = Row { n, cache, process, executions: analysis["executions"].as_u64().unwrap(), suite: analysis["suite"].as_array().unwrap().len() };
             eprintln!("  N = {n}, {cache}: {:.1} s", row.process.seconds);
             rows.push(row);
@@ -116,7 +115,8 @@ fn main() {
         assert!(same, "the warm analysis of {n} differs from the cold one");
         if modes.contains(&"whole") {
             let grades = |cache: &str| -> serde_json::Value {
-                let analysis: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join(cache).join("analysis.json")).unwrap()).unwrap();
+                let analysis: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(dir.path().join(cache).join("analysis.json")).unwrap()).unwrap();
                 let suite: Vec<&serde_json::Value> = analysis["suite"].as_array().unwrap().iter().map(|t| &t["input"]).collect();
                 let answers: Vec<serde_json::Value> =
                     analysis["answers"].as_array().unwrap().iter().map(|a| serde_json::json!([a["id"], a["failed"], a["points"]["points"]])).collect();

@@ -117,10 +117,8 @@ fn main() {
         }
     };
 
-    let rust: Vec<Runs> = files(&dir.join("submissions"), "rs")
-        .iter()
-        .map(|rs| run_all(&sandbox, stem(rs), &load_module(&rs.with_extension("wasm")), &inputs))
-        .collect();
+    let rust: Vec<Runs> =
+        files(&dir.join("submissions"), "rs").iter().map(|rs| run_all(&sandbox, stem(rs), &load_module(&rs.with_extension("wasm")), &inputs)).collect();
     let c: Vec<Runs> = files(&dir.join("submissions-c"), "c").iter().map(|path| run_all(&sandbox, stem(path), &build_c(path), &inputs)).collect();
     let py: Vec<Runs> = files(&dir.join("submissions-python"), "py").iter().map(|path| run_all(&sandbox, stem(path), &load_python(path), &inputs)).collect();
     let reference_rs = run_all(&sandbox, "reference.wasm".into(), &load_module(&dir.join("reference.wasm")), &inputs);
@@ -152,12 +150,7 @@ fn main() {
     // Fuel ratios, input by input, of each Python answer over its Rust (or C) twin.
     println!("\nPython's fuel over its twin's, on the inputs both finish:");
     let ratio_line = |label: &str, python: &Runs, twin: &Runs| {
-        let mut ratios: Vec<f64> = python
-            .fuel
-            .iter()
-            .zip(&twin.fuel)
-            .filter_map(|(p, t)| Some((*p)? as f64 / (*t)? as f64))
-            .collect();
+        let mut ratios: Vec<f64> = python.fuel.iter().zip(&twin.fuel).filter_map(|(p, t)| Some((*p)? as f64 / (*t)? as f64)).collect();
         ratios.sort_by(f64::total_cmp);
         if ratios.is_empty() {
             println!("  {label:<28} no input finished by both");
@@ -171,9 +164,10 @@ fn main() {
     let mut worst: f64 = 0.0;
     for twin in twins {
         if let Some(python) = py.iter().find(|p| number(&p.name) == number(&twin.name))
-            && let Some(max) = ratio_line(&format!("{} / {}", python.name, twin.name), python, twin) {
-                worst = worst.max(max);
-            }
+            && let Some(max) = ratio_line(&format!("{} / {}", python.name, twin.name), python, twin)
+        {
+            worst = worst.max(max);
+        }
     }
     if let Some(max) = ratio_line("reference.py / reference.wasm", &reference_py, &reference_rs) {
         worst = worst.max(max);

@@ -103,7 +103,14 @@ fn load(url: &str, password: &str, pages: &[(&str, String)]) -> Measured {
 fn report(phase: &str, m: &Measured) {
     println!("{phase}: {} requests in {:.1} s = {:.0} req/s", m.requests, m.seconds, m.requests as f64 / m.seconds);
     for (page, l) in &m.latencies {
-        println!("  {page:<14} n={:<5} p50 {:>7.2} ms  p90 {:>7.2} ms  p99 {:>7.2} ms  max {:>7.2} ms", l.len(), percentile(l, 0.5), percentile(l, 0.9), percentile(l, 0.99), l[l.len() - 1]);
+        println!(
+            "  {page:<14} n={:<5} p50 {:>7.2} ms  p90 {:>7.2} ms  p99 {:>7.2} ms  max {:>7.2} ms",
+            l.len(),
+            percentile(l, 0.5),
+            percentile(l, 0.9),
+            percentile(l, 0.99),
+            l[l.len() - 1]
+        );
     }
 }
 
@@ -150,7 +157,8 @@ fn idle_and_loaded() -> (Measured, Measured) {
 
     // Long analyses (every one of the problem's 200,000 tests, one after another) keep the
     // worker pool (every core) busy during the second phase.
-    let busy: Vec<i64> = (2..6).map(|seed| run_analysis(&client, batch, &[("seed", &seed.to_string()), ("stable_after", "1000000"), ("mode", "full")])).collect();
+    let busy: Vec<i64> =
+        (2..6).map(|seed| run_analysis(&client, batch, &[("seed", &seed.to_string()), ("stable_after", "1000000"), ("mode", "full")])).collect();
     while client.api(&format!("/api/analyses/{}", busy[0]))["analysis"]["status"] != "running" {
         std::thread::sleep(Duration::from_millis(20));
     }

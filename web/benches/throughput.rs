@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use course::problem_dir::ProblemDir;
 use grader::{ChoiceSource, Executor};
 use sandbox::{Limits, Sandbox};
 use web::cli::grade::{GradeArgs, run_grade};
-use course::problem_dir::ProblemDir;
 
 /// Each throughput figure is measured over at least this long.
 const MEASURE_FOR: Duration = Duration::from_secs(3);
@@ -30,8 +30,7 @@ fn main() {
     let sandbox = Sandbox::new().unwrap();
     let problem = ProblemDir::load(&sandbox, &toolchain::Builder::new(None), &fixtures()).unwrap();
     let executor = problem.executor(&sandbox, []);
-    let inputs: Vec<Vec<u8>> =
-        (0..1000).map(|i| executor.generate(ChoiceSource::for_random_test(1, i)).0.unwrap()).collect();
+    let inputs: Vec<Vec<u8>> = (0..1000).map(|i| executor.generate(ChoiceSource::for_random_test(1, i)).0.unwrap()).collect();
     let limits = Limits { fuel: 100_000_000, ..problem.run_limits() };
 
     let per_run = |threads: usize| {
@@ -72,10 +71,7 @@ fn main() {
     let native = native_per_input(&inputs);
 
     let analyse = |tools: &course::Tools| {
-        let args = GradeArgs {
-            roster: Some(fixtures().join("roster.csv")),
-            ..GradeArgs::new(fixtures(), fixtures().join("submissions"))
-        };
+        let args = GradeArgs { roster: Some(fixtures().join("roster.csv")), ..GradeArgs::new(fixtures(), fixtures().join("submissions")) };
         let started = Instant::now();
         let graded = run_grade(tools, &args).unwrap();
         let elapsed = started.elapsed().as_secs_f64();
@@ -97,12 +93,7 @@ fn main() {
     println!("empty command (sandbox overhead alone): {:.1} µs/run", empty * 1e6);
     println!("interval-sets reference, {} generated inputs (fuel on one: {fuel}):", inputs.len());
     println!("  sandbox, 1 thread:       {:8.1} µs/run  {:9.0} runs/s", one * 1e6, 1.0 / one);
-    println!(
-        "  sandbox, {cores} threads:      {:8.1} µs/run  {:9.0} runs/s  ({:.2}x one thread)",
-        all * 1e6,
-        1.0 / all,
-        one / all
-    );
+    println!("  sandbox, {cores} threads:      {:8.1} µs/run  {:9.0} runs/s  ({:.2}x one thread)", all * 1e6, 1.0 / all, one / all);
     println!("  native process per input: {:6.1} µs/run  {:9.0} runs/s", native * 1e6, 1.0 / native);
     println!("  sandbox (1 thread) vs process per input: {:.0}x faster", native / one);
     println!("whole fixture analysis (seed 1), modules compiled: {:.2} s (median of 3)", times[1]);
@@ -124,11 +115,7 @@ fn native_per_input(inputs: &[Vec<u8>]) -> f64 {
     let mut runs = 0u64;
     while started.elapsed() < MEASURE_FOR {
         for input in inputs.iter().take(200) {
-            let mut child = Command::new(&binary)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .spawn()
-                .unwrap();
+            let mut child = Command::new(&binary).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
             child.stdin.take().unwrap().write_all(input).unwrap();
             let output = child.wait_with_output().unwrap();
             assert!(output.status.success());

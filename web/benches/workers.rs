@@ -92,7 +92,8 @@ fn large(workers: usize, stable_after: u64) -> (f64, u64, String) {
     let client = service.instructor();
     let (problem, sources) = search_cohort();
     let problem = upload_ready(&client, "search.zip", &problem);
-    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Search"), ("course", common::COURSE)], &[("modules", "search.zip", &sources)]);
+    let reply =
+        client.upload(&format!("/problems/{problem}/batches"), &[("name", "Search"), ("course", common::COURSE)], &[("modules", "search.zip", &sources)]);
     assert_eq!(reply.status, 303, "{}", reply.body);
     let batch = client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap();
     let id = run_analysis(&client, batch, &[("seed", "1"), ("stable_after", &stable_after.to_string())]);
@@ -103,12 +104,8 @@ fn large(workers: usize, stable_after: u64) -> (f64, u64, String) {
             // Python analysis: some 7 s once.)
             let own = data.path().join(format!("worker-{n}"));
             common::with_python_snapshot(&own);
-            let child = common::bugrank(data.path())
-                .args(["worker", "--threads", "1", "--workers", "1", "--data"])
-                .arg(own)
-                .stdout(Stdio::null())
-                .spawn()
-                .unwrap();
+            let child =
+                common::bugrank(data.path()).args(["worker", "--threads", "1", "--workers", "1", "--data"]).arg(own).stdout(Stdio::null()).spawn().unwrap();
             Worker(child)
         })
         .collect();

@@ -61,8 +61,19 @@ fn grade_prints_the_suite_and_ranking_and_writes_its_files() {
     let out = tempfile::tempdir().unwrap();
     let out_dir = out.path().display().to_string();
     let output = bugrank(&[
-        "grade", "--problem", &fixture(""), "--submissions", &fixture("submissions"),
-        "--roster", &fixture("roster.csv"), "--seed", "1", "--out", &out_dir, "--stable-after", "300",
+        "grade",
+        "--problem",
+        &fixture(""),
+        "--submissions",
+        &fixture("submissions"),
+        "--roster",
+        &fixture("roster.csv"),
+        "--seed",
+        "1",
+        "--out",
+        &out_dir,
+        "--stable-after",
+        "300",
     ]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
@@ -90,17 +101,11 @@ fn a_missing_problem_directory_is_a_clear_error() {
 
 #[test]
 fn stability_prints_the_papers_table() {
-    let output = bugrank(&[
-        "stability", "--problem", &fixture(""), "--submissions", &fixture("submissions"), "--runs", "2",
-        "--stable-after", "300",
-    ]);
+    let output = bugrank(&["stability", "--problem", &fixture(""), "--submissions", &fixture("submissions"), "--runs", "2", "--stable-after", "300"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
     let labels: Vec<&str> = stdout.lines().map(|l| l.get(..32).unwrap_or(l).trim_end()).collect();
-    assert_eq!(
-        labels[..5],
-        ["Number of tests (stable after)", "Sizes of test suite", "Avg std dev of ranks", "Max std dev of ranks", "Correctness order"]
-    );
+    assert_eq!(labels[..5], ["Number of tests (stable after)", "Sizes of test suite", "Avg std dev of ranks", "Max std dev of ranks", "Correctness order"]);
     assert!(stdout.contains("over 2 seeds"), "{stdout}");
 }
 
@@ -127,7 +132,10 @@ fn without_compilers_each_source_is_rejected_with_what_installs_it_and_the_modul
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
     assert!(stdout.contains("rejected: c01.c: cannot compile C here: `clang` is not installed (apt-get install clang lld"), "{stdout}");
-    assert!(stdout.contains("rejected: r01.rs: cannot compile Rust here: `rustc` is not installed (install rustup, then: rustup target add wasm32-wasip1)"), "{stdout}");
+    assert!(
+        stdout.contains("rejected: r01.rs: cannot compile Rust here: `rustc` is not installed (install rustup, then: rustup target add wasm32-wasip1)"),
+        "{stdout}"
+    );
     let ranks = stdout.lines().map(|l| l.split_whitespace().collect::<Vec<_>>()).filter(|w| w.len() > 1 && w[0].parse::<usize>().is_ok());
     let mut ranked: Vec<&str> = ranks.map(|w| w[1]).collect();
     ranked.sort();

@@ -100,10 +100,7 @@ fn a_problem_may_judge_the_output_whatever_the_exit_status_and_by_default_a_stat
     let failed = returns1(&zero);
     assert_eq!(failed.passed, 0);
     let detail = failed.failures.values().next().unwrap();
-    assert!(
-        format!("{detail:?}").contains("ended with exit status 1 instead of 0 (main returned 1, or exit(1) was called)"),
-        "{detail:?}"
-    );
+    assert!(format!("{detail:?}").contains("ended with exit status 1 instead of 0 (main returned 1, or exit(1) was called)"), "{detail:?}");
 }
 
 #[test]
@@ -219,7 +216,12 @@ fn long_double_is_read_and_written_as_natively_in_c_and_cpp() {
     // scanf's `%Lf`: wasi-libc's formatting of it is left out unless linked.
     let cpp = "#include <bits/stdc++.h>\nusing namespace std;\ntypedef long double ld;\nint main() {\n    ld x;\n    cin >> x;\n    cout << fixed << setprecision(6) << x / 3 << '\\n';\n    printf(\"%.3Lf\\n\", x * 2);\n}\n";
     let (_, run_cpp) = run(Language::Cpp, "main.cpp", cpp, "10\n");
-    assert_eq!((run_cpp.outcome.clone(), stdout(&run_cpp)), (Outcome::Exited(0), "3.333333\n20.000\n".to_owned()), "{}", String::from_utf8_lossy(&run_cpp.stderr));
+    assert_eq!(
+        (run_cpp.outcome.clone(), stdout(&run_cpp)),
+        (Outcome::Exited(0), "3.333333\n20.000\n".to_owned()),
+        "{}",
+        String::from_utf8_lossy(&run_cpp.stderr)
+    );
     let c = "#include <stdio.h>\nint main(void) {\n    long double x;\n    if (scanf(\"%Lf\", &x) != 1) return 1;\n    printf(\"%.4Lf %Lg\\n\", x / 8, x);\n    return 0;\n}\n";
     let (_, run_c) = run(Language::C, "main.c", c, "2.5\n");
     assert_eq!((run_c.outcome.clone(), stdout(&run_c)), (Outcome::Exited(0), "0.3125 2.5\n".to_owned()), "{}", String::from_utf8_lossy(&run_c.stderr));

@@ -4,13 +4,13 @@
 
 use std::path::Path;
 
+use course::problem_check::run_check_problem;
+use course::problem_dir::ProblemDir;
 use end_to_end::{can_build, grade_without_roster, tools};
 use grader::{ChoiceSource, Executor};
 use toolchain::Language;
-use course::problem_check::run_check_problem;
 use web::cli::check_problem::check_text;
 use web::cli::new_problem::{AuthorLanguage, new_problem};
-use course::problem_dir::ProblemDir;
 
 /// `(what, passed)` of each check of the problem in `dir`.
 fn checks(dir: &Path) -> Vec<(String, bool)> {
@@ -127,14 +127,20 @@ fn check_problem_names_what_is_wrong_with_a_problem() {
     assert_eq!(failed(&root.path().join("p")), ["the correct example `correct` passes every input"]);
 
     // A generator that fails on choice 0: no simplest input, and some runs write nothing.
-    let root = edited(&[("generator.c", "#include <stdio.h>\n#include <stdlib.h>\n#include \"bugrank_gen.h\"\nint main(void) { if (bg_choice(9) == 0) abort(); printf(\"1\\n\"); return 0; }\n")]);
+    let root = edited(&[(
+        "generator.c",
+        "#include <stdio.h>\n#include <stdlib.h>\n#include \"bugrank_gen.h\"\nint main(void) { if (bg_choice(9) == 0) abort(); printf(\"1\\n\"); return 0; }\n",
+    )]);
     let names = failed(&root.path().join("p"));
     assert!(names.contains(&"all-zero choices give the simplest input, which the reference handles".to_owned()), "{names:?}");
     assert!(names.contains(&"the generator writes an input for every sequence of choices".to_owned()), "{names:?}");
 
     // A generator whose choice 0 is longer than other inputs it makes is pointed out, and
     // one that never makes a negative number leaves the buggy example's bug unseen.
-    let root = edited(&[("generator.c", "#include <stdio.h>\n#include \"bugrank_gen.h\"\nint main(void) { unsigned long long r = bg_choice(9); printf(\"%llu\\n\", r == 0 ? 10 : r); return 0; }\n")]);
+    let root = edited(&[(
+        "generator.c",
+        "#include <stdio.h>\n#include \"bugrank_gen.h\"\nint main(void) { unsigned long long r = bg_choice(9); printf(\"%llu\\n\", r == 0 ? 10 : r); return 0; }\n",
+    )]);
     let (_, report) = run_check_problem(&tools().sandbox, &tools().builder, &root.path().join("p"), None).unwrap();
     let zero = report.checks.iter().find(|c| c.what.starts_with("all-zero choices")).unwrap();
     assert!(zero.passed && zero.detail.contains("Shorter inputs are generated too, such as \""), "{}", zero.detail);
@@ -421,7 +427,10 @@ fn a_checker_written_with_the_checker_library_in_c_or_rust_judges_as_the_token_o
         let (problem, submissions) = (dir.display().to_string(), dir.join("submissions").display().to_string());
         let run = grade_without_roster(&[("--problem", &problem), ("--submissions", &submissions), ("--stable-after", "200")]);
         let answers = &run.graded.analysis.answers;
-        answers.iter().map(|a| (a.id.clone(), a.failures.values().map(|f| f.failure.reason.clone().unwrap_or_default()).collect::<Vec<_>>())).collect::<Vec<_>>()
+        answers
+            .iter()
+            .map(|a| (a.id.clone(), a.failures.values().map(|f| f.failure.reason.clone().unwrap_or_default()).collect::<Vec<_>>()))
+            .collect::<Vec<_>>()
     };
     let tokens = root.path().join("tokens");
     course::import::import_package(&end_to_end::root().join("fixtures/packages/average"), &tokens).unwrap();
@@ -437,7 +446,10 @@ fn a_checker_written_with_the_checker_library_in_c_or_rust_judges_as_the_token_o
         let (problem, report) = run_check_problem(&tools().sandbox, &tools().builder, &dir, None).unwrap();
         let text = check_text(&problem, &report);
         assert!(report.passed(), "{text}");
-        assert!(text.contains("ok    the checker accepts the reference's outputs") && text.contains("The checker's fuel per check of the reference's outputs: "), "{text}");
+        assert!(
+            text.contains("ok    the checker accepts the reference's outputs") && text.contains("The checker's fuel per check of the reference's outputs: "),
+            "{text}"
+        );
         assert_eq!(graded(&dir), by_tokens, "{file}: the same verdicts, with the same reasons, as the tokens oracle");
     }
 }

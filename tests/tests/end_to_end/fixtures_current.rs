@@ -11,10 +11,7 @@ fn committed_fixture_modules_match_their_sources() {
         Some(0) => {}
         // The script exits 3 when a toolchain is missing: the check cannot be made here.
         Some(3) => eprintln!("SKIPPED: cannot rebuild the fixtures to check them: {stderr}"),
-        _ => panic!(
-            "committed fixture modules are stale; run fixtures/build.sh and commit:\n{}{stderr}",
-            String::from_utf8_lossy(&output.stdout)
-        ),
+        _ => panic!("committed fixture modules are stale; run fixtures/build.sh and commit:\n{}{stderr}", String::from_utf8_lossy(&output.stdout)),
     }
 }
 

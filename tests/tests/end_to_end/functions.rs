@@ -13,7 +13,8 @@ fn problem(name: &str) -> PathBuf {
 
 /// `bugrank grade` of `dir`'s cohort and roster with seed 1 and `options`.
 fn graded(dir: &Path, options: &[(&str, &str)]) -> grader::Analysis {
-    let (problem, submissions, roster) = (dir.display().to_string(), dir.join("submissions").display().to_string(), dir.join("roster.csv").display().to_string());
+    let (problem, submissions, roster) =
+        (dir.display().to_string(), dir.join("submissions").display().to_string(), dir.join("roster.csv").display().to_string());
     let mut all = vec![("--problem", problem.as_str()), ("--submissions", submissions.as_str()), ("--roster", roster.as_str()), ("--seed", "1")];
     all.extend_from_slice(options);
     grade(&all).graded.analysis
@@ -52,7 +53,8 @@ fn interval_sets_as_a_c_api_are_graded_to_the_same_suite_ranking_and_points_as_t
     if !can_build(&[Language::C]) {
         return;
     }
-    let (api, programs) = (graded(&problem("interval-sets-api"), &[("--stable-after", "500")]), graded(&problem("interval-sets"), &[("--stable-after", "500")]));
+    let (api, programs) =
+        (graded(&problem("interval-sets-api"), &[("--stable-after", "500")]), graded(&problem("interval-sets"), &[("--stable-after", "500")]));
     assert!(api.answers.iter().all(|a| a.build.as_ref().is_some_and(|b| b.language == "C" && b.error.is_none())), "every hand-in builds with the harness");
     assert!(programs.suite.len() >= 10, "a suite worth comparing: {}", programs.suite.len());
     assert_eq!(verdicts(&api), verdicts(&programs));
@@ -72,9 +74,12 @@ fn a_bug_that_needs_eleven_pushes_shrinks_to_eleven_pushes_after_the_init() {
     let generator = std::fs::read_to_string(dir.join("generator.c")).unwrap().replace("1 + bg_choice(4)", "1 + bg_choice(19)");
     std::fs::write(dir.join("generator.c"), generator).unwrap();
     let reference = std::fs::read_to_string(dir.join("reference.c")).unwrap();
-    std::fs::write(dir.join("submissions/buggy.c"), reference.replace("if (count == capacity) return 0;", "if (count == capacity || count == 10) return 0;")).unwrap();
+    std::fs::write(dir.join("submissions/buggy.c"), reference.replace("if (count == capacity) return 0;", "if (count == capacity || count == 10) return 0;"))
+        .unwrap();
     let (problem, submissions) = (dir.display().to_string(), dir.join("submissions").display().to_string());
-    let analysis = end_to_end::grade_without_roster(&[("--problem", &problem), ("--submissions", &submissions), ("--seed", "1"), ("--stable-after", "2000")]).graded.analysis;
+    let analysis = end_to_end::grade_without_roster(&[("--problem", &problem), ("--submissions", &submissions), ("--seed", "1"), ("--stable-after", "2000")])
+        .graded
+        .analysis;
     let suite: Vec<&str> = analysis.suite.iter().map(|t| t.input.as_str()).collect();
     assert_eq!(suite, [format!("init 11\n{}", "push 0\n".repeat(11))], "the smallest capacity and the fewest calls that show it");
 }
@@ -106,7 +111,12 @@ fn what_a_bug_list_says_any_value_may_stand_for_fails_for_every_small_value() {
                 let input = general.replace(grader::ANY, &value.to_string());
                 let expected = executor.run(0, input.as_bytes(), 1_000_000_000).stdout;
                 let got = executor.run(1, input.as_bytes(), 1_000_000_000);
-                assert!(got.stdout != expected || got.outcome != grader::RunOutcome::Success, "{}: {general:?} is said to fail whatever stands at {}, but passes {input:?}", list.answer, grader::ANY);
+                assert!(
+                    got.stdout != expected || got.outcome != grader::RunOutcome::Success,
+                    "{}: {general:?} is said to fail whatever stands at {}, but passes {input:?}",
+                    list.answer,
+                    grader::ANY
+                );
             }
         }
     }

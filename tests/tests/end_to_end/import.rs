@@ -47,15 +47,33 @@ fn an_imported_package_maps_its_validator_data_and_submissions_and_lists_what_is
     let dir = out.path().join("average");
     let imported = import_package(&package(), &dir).unwrap();
     let toml = file(&dir, "problem.toml");
-    for line in ["title = \"Average\"", "name = \"average\"", "oracle = \"tokens\"", "case_sensitive = false", "float_absolute = 1e-6", "float_relative = 1e-6", "memory_mib = 256"] {
+    for line in [
+        "title = \"Average\"",
+        "name = \"average\"",
+        "oracle = \"tokens\"",
+        "case_sensitive = false",
+        "float_absolute = 1e-6",
+        "float_relative = 1e-6",
+        "memory_mib = 256",
+    ] {
         assert!(toml.contains(line), "{line} in:\n{toml}");
     }
     assert!(file(&dir, "statement.md").starts_with("# Average\n"));
     assert_eq!(
         names(&dir.join("tests")),
         [
-            "sample-1.in", "sample-1.out", "sample-2.in", "sample-2.out", "secret-01-small.in", "secret-01-small.out", "secret-02-negative.in",
-            "secret-02-negative.out", "secret-03-big-values.in", "secret-03-big-values.out", "secret-04-large-n.in", "secret-04-large-n.out"
+            "sample-1.in",
+            "sample-1.out",
+            "sample-2.in",
+            "sample-2.out",
+            "secret-01-small.in",
+            "secret-01-small.out",
+            "secret-02-negative.in",
+            "secret-02-negative.out",
+            "secret-03-big-values.in",
+            "secret-03-big-values.out",
+            "secret-04-large-n.in",
+            "secret-04-large-n.out"
         ]
     );
     assert_eq!(file(&dir, "tests/sample-1.out"), file(&package(), "data/sample/1.ans"));
@@ -124,9 +142,20 @@ fn an_imported_package_checks_its_submissions_verdicts_and_grades_them_against_t
 fn imported_height(out: &Path) -> (PathBuf, TimeLimit) {
     let package = out.join("package");
     for file in [
-        "problem.yaml", "problem_statement/problem.en.md", "data/sample/1.in", "data/sample/1.ans", "data/sample/2.in", "data/sample/2.ans",
-        "data/secret/01-reversed-edges.in", "data/secret/01-reversed-edges.ans", "data/secret/02-star.in", "data/secret/02-star.ans",
-        "submissions/accepted/height.cpp", "submissions/accepted/height.c", "submissions/accepted/height_dedupe.c", "submissions/wrong_answer/nodes.cpp",
+        "problem.yaml",
+        "problem_statement/problem.en.md",
+        "data/sample/1.in",
+        "data/sample/1.ans",
+        "data/sample/2.in",
+        "data/sample/2.ans",
+        "data/secret/01-reversed-edges.in",
+        "data/secret/01-reversed-edges.ans",
+        "data/secret/02-star.in",
+        "data/secret/02-star.ans",
+        "submissions/accepted/height.cpp",
+        "submissions/accepted/height.c",
+        "submissions/accepted/height_dedupe.c",
+        "submissions/wrong_answer/nodes.cpp",
     ] {
         std::fs::create_dir_all(package.join(file).parent().unwrap()).unwrap();
         std::fs::copy(root().join("fixtures/packages/height").join(file), package.join(file)).unwrap();
@@ -197,7 +226,10 @@ fn an_accepted_solution_slower_than_the_reference_passes_within_the_judges_time_
     assert!(file(&dir, "IMPORT.md").contains("time limit: 5 times the slowest accepted run, as the judges set theirs: `correct-height_dedupe` used"));
     // It is many times slower than the reference there, and passes within the judges'
     // limit...
-    passes_check(&dir, &["ok    the correct example `correct-height_dedupe` passes every input", "ok    the correct example `correct-height` passes every input"]);
+    passes_check(
+        &dir,
+        &["ok    the correct example `correct-height_dedupe` passes every input", "ok    the correct example `correct-height` passes every input"],
+    );
 
     // ...where the budget relative to the reference alone fails it for time, though the
     // judges accept it.
@@ -309,7 +341,10 @@ fn an_import_reads_submissions_as_judges_name_them_and_says_what_it_leaves_out()
             ("submissions/accepted/first.cpp", cpp),
             ("submissions/accepted/paul.c", c),
             ("submissions/accepted/paul.py", "a, b = map(int, input().split())\nprint(a + b)\n"),
-            ("submissions/accepted/paul.rs", "use std::io::*;\nfn main() { let mut s = String::new(); stdin().read_to_string(&mut s).unwrap(); let v: Vec<i64> = s.split_whitespace().map(|w| w.parse().unwrap()).collect(); println!(\"{}\", v[0] + v[1]); }\n"),
+            (
+                "submissions/accepted/paul.rs",
+                "use std::io::*;\nfn main() { let mut s = String::new(); stdin().read_to_string(&mut s).unwrap(); let v: Vec<i64> = s.split_whitespace().map(|w| w.parse().unwrap()).collect(); println!(\"{}\", v[0] + v[1]); }\n",
+            ),
         ],
     );
     let dir = out.path().join("twins-imported");

@@ -15,11 +15,7 @@ fn seed_1() -> &'static Analysis {
 
 fn failing_sets(analysis: &Analysis) -> Vec<FailingSet> {
     let ids: Vec<&str> = analysis.answers.iter().map(|a| a.id.as_str()).collect();
-    analysis
-        .suite
-        .iter()
-        .map(|t| FailingSet::of(ids.len(), t.failing.iter().map(|f| ids.iter().position(|id| id == f).unwrap())))
-        .collect()
+    analysis.suite.iter().map(|t| FailingSet::of(ids.len(), t.failing.iter().map(|f| ids.iter().position(|id| id == f).unwrap()))).collect()
 }
 
 #[test]
@@ -91,16 +87,14 @@ fn outcomes_name_how_each_bug_shows() {
 
 #[test]
 fn cohorts_come_from_the_roster() {
-    let cohorts: BTreeMap<&str, &str> =
-        seed_1().answers.iter().map(|a| (a.id.as_str(), a.cohort.as_deref().unwrap())).collect();
+    let cohorts: BTreeMap<&str, &str> = seed_1().answers.iter().map(|a| (a.id.as_str(), a.cohort.as_deref().unwrap())).collect();
     assert_eq!(cohorts["a01"], "quickcheck");
     assert_eq!(cohorts["a02"], "hunit");
 }
 
 #[test]
 fn ten_seeds_give_the_same_correctness_order() {
-    let analyses: Vec<Analysis> =
-        (1..=10).map(|seed| if seed == 1 { seed_1().clone() } else { graded_with_seed(seed) }).collect();
+    let analyses: Vec<Analysis> = (1..=10).map(|seed| if seed == 1 { seed_1().clone() } else { graded_with_seed(seed) }).collect();
     let s = grader::stability(&analyses);
     // The paper's section 5.1 table, printed for the record (`cargo test -- --nocapture`).
     println!("suite sizes over 10 seeds: {:?}", s.suite_sizes);
@@ -125,10 +119,7 @@ fn scores_csv_has_the_contract_columns_and_a_row_per_answer() {
     let csv = &run.files["scores.csv"];
     let mut lines = csv.lines();
     // The contract's columns, then the roster's own: its manual grade and its note.
-    assert_eq!(
-        lines.next(),
-        Some("id,cohort,passed,failed,suite_size,percent,rank,points,max_points,wrong,crash,timeout,memory,output,manual,note")
-    );
+    assert_eq!(lines.next(), Some("id,cohort,passed,failed,suite_size,percent,rank,points,max_points,wrong,crash,timeout,memory,output,manual,note"));
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), FIXTURE.answers);
     let a14 = rows.iter().find(|r| r[0] == "a14").unwrap();
@@ -278,10 +269,14 @@ fn an_adjustment_in_the_roster_moves_the_points_within_the_scale_and_says_why() 
     .unwrap();
     let run = grade(&[("--roster", &roster.display().to_string()), ("--stable-after", "300")]);
     let earned = |id: &str| run.graded.analysis.answers.iter().find(|a| a.id == id).unwrap().points.clone().unwrap().points;
-    let scores: BTreeMap<String, String> = run.files["scores.csv"].lines().skip(1).map(|l| {
-        let cells: Vec<&str> = l.split(',').collect();
-        (cells[0].to_owned(), cells[7].to_owned())
-    }).collect();
+    let scores: BTreeMap<String, String> = run.files["scores.csv"]
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            (cells[0].to_owned(), cells[7].to_owned())
+        })
+        .collect();
     let expected_a01 = ((earned("a01") + 5.0) * 100.0).round() / 100.0;
     assert_eq!(scores["a01"], expected_a01.to_string());
     assert_eq!((scores["a14"].as_str(), scores["a18"].as_str()), ("0", "100"), "kept within 0 and 100");
@@ -307,7 +302,12 @@ fn a_student_on_the_roster_with_no_hand_in_gets_the_instructors_choice_in_every_
     let check = |choice: &str, cell: &str| {
         let run = grade(&[("--roster", &roster.display().to_string()), ("--stable-after", "300"), ("--no-hand-in", choice)]);
         assert!(run.graded.analysis.answers.iter().all(|a| !a.id.starts_with('z')), "nobody's answer is graded for them");
-        assert!(run.graded.warnings.iter().any(|w| w == "roster row `z90` has no submission"), "{:?} {:?}", run.graded.warnings, run.graded.roster.iter().map(|r| &r.id).collect::<Vec<_>>());
+        assert!(
+            run.graded.warnings.iter().any(|w| w == "roster row `z90` has no submission"),
+            "{:?} {:?}",
+            run.graded.warnings,
+            run.graded.roster.iter().map(|r| &r.id).collect::<Vec<_>>()
+        );
         let scores = &run.files["scores.csv"];
         let header: Vec<&str> = scores.lines().next().unwrap().split(',').collect();
         let column = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no {name} in {header:?}"));
@@ -349,10 +349,8 @@ fn a_canvas_gradebook_export_as_the_roster_round_trips_through_the_canvas_file()
     let (back, rejected) = course::submissions::parse_roster("canvas.csv", canvas.as_slice()).unwrap();
     assert!(rejected.is_empty(), "{rejected:?}");
     let identities = |rows: &[course::submissions::RosterRow]| -> Vec<(String, String, String, String)> {
-        let mut ids: Vec<_> = rows
-            .iter()
-            .map(|r| (r.id.clone(), r.get("Student").unwrap().to_owned(), r.get("SIS User ID").unwrap().to_owned(), r.cohort.clone()))
-            .collect();
+        let mut ids: Vec<_> =
+            rows.iter().map(|r| (r.id.clone(), r.get("Student").unwrap().to_owned(), r.get("SIS User ID").unwrap().to_owned(), r.cohort.clone())).collect();
         ids.sort();
         ids
     };
@@ -362,7 +360,6 @@ fn a_canvas_gradebook_export_as_the_roster_round_trips_through_the_canvas_file()
         assert_eq!(row.get("Assignment 1").unwrap(), answer.points.as_ref().unwrap().points.to_string(), "{}", row.id);
     }
 }
-
 
 #[test]
 fn the_python_cohort_is_graded_to_the_same_suite_ranking_and_points_as_the_module_cohort() {

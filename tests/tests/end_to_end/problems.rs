@@ -2,9 +2,9 @@
 //! references reproduce every example, and the cryptarithm checker accepts exactly the
 //! valid solutions.
 
+use course::problem_dir::ProblemDir;
 use end_to_end::{root, sandbox, tools};
 use grader::{CheckerVerdict, Executor, RunOutcome};
-use course::problem_dir::ProblemDir;
 
 fn problem(name: &str) -> ProblemDir {
     ProblemDir::load(sandbox(), &end_to_end::tools().builder, &root().join("fixtures/problems").join(name)).unwrap()
@@ -65,12 +65,7 @@ fn the_anonymizer_reference_gives_the_specifications_examples_byte_for_byte() {
 fn the_cryptarithm_reference_gives_the_specifications_unique_answers() {
     check_examples(
         "cryptarithm",
-        &[
-            ("a+a=a", "a=0"),
-            ("a+b=ab", "no solution"),
-            ("aa+a=bac", "no solution"),
-            ("send+more=money", "d=7 e=5 m=1 n=6 o=0 r=8 s=9 y=2"),
-        ],
+        &[("a+a=a", "a=0"), ("a+b=ab", "no solution"), ("aa+a=bac", "no solution"), ("send+more=money", "d=7 e=5 m=1 n=6 o=0 r=8 s=9 y=2")],
         true,
     );
 }
@@ -133,13 +128,7 @@ fn a_reference_output_that_is_no_solution_is_a_problem_error_not_a_verdict() {
 #[test]
 fn the_anonymizer_cohort_gets_the_same_suite_and_ranks_for_ten_seeds() {
     let dir = root().join("fixtures/problems/anonymizer");
-    let args = web::cli::stability::StabilityArgs {
-        problem: dir.clone(),
-        submissions: dir.join("submissions"),
-        runs: 10,
-        first_seed: 1,
-        stable_after: None,
-    };
+    let args = web::cli::stability::StabilityArgs { problem: dir.clone(), submissions: dir.join("submissions"), runs: 10, first_seed: 1, stable_after: None };
     let s = web::cli::stability::run_stability(tools(), &args).unwrap();
     assert!(s.order_unchanged);
     assert_eq!(s.suite_sizes.len(), 1, "suite sizes {:?}", s.suite_sizes);
@@ -169,7 +158,25 @@ fn a_checker_written_in_python_gives_the_compiled_checkers_verdicts_and_reasons(
     let (python, compiled) = (python.executor(sandbox(), []), compiled.executor(sandbox(), []));
     let long = format!("a={}", "9".repeat(60));
     let cases: &[(&str, &str, &[&str])] = &[
-        ("b+b=c", "b=1 c=2\n", &["b=3 c=6\n", "b=5 c=0\n", "b=0 c=0\n", "c=2 b=1\n", "b=1\n", "b=1 c=2 d=3\n", "b = 1 c = 2\n", "no solution\n", "\n", "", "b=1 c=2", "b=1 b=2\n", "b=1\nc=2\n"]),
+        (
+            "b+b=c",
+            "b=1 c=2\n",
+            &[
+                "b=3 c=6\n",
+                "b=5 c=0\n",
+                "b=0 c=0\n",
+                "c=2 b=1\n",
+                "b=1\n",
+                "b=1 c=2 d=3\n",
+                "b = 1 c = 2\n",
+                "no solution\n",
+                "\n",
+                "",
+                "b=1 c=2",
+                "b=1 b=2\n",
+                "b=1\nc=2\n",
+            ],
+        ),
         ("ab+b=ca", "a=2 b=6 c=3\n", &["a=0 b=5 c=1\n", "a=2 b=6 c=3\n", "a=1 b=5 c=2\n"]),
         ("a+b=ab", "no solution\n", &["no solution\n", "a=1 b=0\n", "a=1 b=2\n", "\n"]),
         ("send+more=money", "d=7 e=5 m=1 n=6 o=0 r=8 s=9 y=2\n", &["d=7 e=5 m=1 n=6 o=0 r=8 s=9 y=2", "d=1 e=5 m=7 n=6 o=0 r=8 s=9 y=2\n"]),
@@ -203,7 +210,9 @@ fn the_cryptarithm_cohort_judged_by_a_python_checker_gets_the_compiled_checkers_
     }
     let graded = |problem: &std::path::Path| {
         let (problem, submissions) = (problem.display().to_string(), submissions.display().to_string());
-        end_to_end::grade_without_roster(&[("--problem", &problem), ("--submissions", &submissions), ("--seed", "1"), ("--stable-after", "300")]).graded.analysis
+        end_to_end::grade_without_roster(&[("--problem", &problem), ("--submissions", &submissions), ("--seed", "1"), ("--stable-after", "300")])
+            .graded
+            .analysis
     };
     let (compiled, python) = (graded(&root().join("fixtures/problems/cryptarithm")), graded(python.path()));
     assert!(compiled.suite.len() >= 8, "a suite worth comparing: {}", compiled.suite.len());

@@ -67,7 +67,13 @@ fn check(name: &str) {
             assert!(!result.failed.is_empty() || not_built, "{name}/{id} has {}, yet fails no test", w.bugs);
             assert!(points.points < points.max, "{name}/{id} has {}, yet has full points", w.bugs);
         } else {
-            assert!(!not_built && result.failed.is_empty(), "{name}/{id} is right by its output ({}), yet fails {:?} {:?}", w.bugs, result.failed, result.build);
+            assert!(
+                !not_built && result.failed.is_empty(),
+                "{name}/{id} is right by its output ({}), yet fails {:?} {:?}",
+                w.bugs,
+                result.failed,
+                result.build
+            );
         }
         // A rule of the assignment broken (Python's are checked) costs all the points,
         // whatever the output; a hand-in right by its output and breaking none has them all.
@@ -99,7 +105,10 @@ fn the_search_classs_forbidden_sort_sorted_and_bisect_are_found_in_exactly_the_h
     let (mut found, mut lines) = (0, Vec::new());
     for (id, w) in written("search") {
         let file = format!("{id}.py");
-        let source = toolchain::Source { language: toolchain::Language::Python, files: vec![(file.clone(), std::fs::read(dir.join("submissions").join(&file)).unwrap())] };
+        let source = toolchain::Source {
+            language: toolchain::Language::Python,
+            files: vec![(file.clone(), std::fs::read(dir.join("submissions").join(&file)).unwrap())],
+        };
         let loaded = course::load::build(&tools.sandbox, &tools.builder, &accepted, &file, &source, None).unwrap();
         let broken = match &loaded {
             course::hand_in::Loaded::Program(_, build) => build.as_ref().map(|b| b.rules_broken.clone()).unwrap_or_default(),

@@ -12,8 +12,7 @@ use toolchain::Language;
 /// The versions graded: four correct ones written differently (v018 ends its lines with a
 /// space, which the statement allows), one or two of each common bug, and versions with
 /// two or three bugs at once.
-const SLICE: [&str; 16] =
-    ["v001", "v002", "v003", "v004", "v005", "v006", "v008", "v009", "v011", "v015", "v016", "v018", "v024", "v027", "v028", "v029"];
+const SLICE: [&str; 16] = ["v001", "v002", "v003", "v004", "v005", "v006", "v008", "v009", "v011", "v015", "v016", "v018", "v024", "v027", "v028", "v029"];
 
 /// Bugs that are undefined behaviour: a version with only these may pass every input (the
 /// cohort's `check.sh` says the same of its native runs).

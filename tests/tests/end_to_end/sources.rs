@@ -72,7 +72,12 @@ fn a_class_of_sources_is_graded_as_its_modules_are_and_a_compile_error_ranks_las
     let previous = dir.path().join("previous.json");
     std::fs::write(&previous, &sources.files["analysis.json"]).unwrap();
     let (problem, batch) = (anonymizer().display().to_string(), dir.path().display().to_string());
-    let again = grade_without_roster(&[("--problem", &problem), ("--submissions", &batch), ("--stable-after", "2000"), ("--suite-from", &previous.display().to_string())]);
+    let again = grade_without_roster(&[
+        ("--problem", &problem),
+        ("--submissions", &batch),
+        ("--stable-after", "2000"),
+        ("--suite-from", &previous.display().to_string()),
+    ]);
     let rerun = again.graded.analysis.rerun.as_ref().unwrap();
     assert_eq!((rerun.changed.len(), rerun.grade_changes.len()), (0, 0), "{rerun:?}");
     assert_eq!(row(&again, "broken").rank, broken.rank);
@@ -80,8 +85,17 @@ fn a_class_of_sources_is_graded_as_its_modules_are_and_a_compile_error_ranks_las
     // The student's bug list is the compiler's message.
     let analysis = dir.path().join("analysis.json");
     std::fs::write(&analysis, &sources.files["analysis.json"]).unwrap();
-    let argv = ["bugs", "--problem", &anonymizer().display().to_string(), "--submissions", &dir.path().display().to_string(),
-        "--analysis", &analysis.display().to_string(), "--answer", "broken"];
+    let argv = [
+        "bugs",
+        "--problem",
+        &anonymizer().display().to_string(),
+        "--submissions",
+        &dir.path().display().to_string(),
+        "--analysis",
+        &analysis.display().to_string(),
+        "--answer",
+        "broken",
+    ];
     let lists = run_bugs(tools(), &parse_args::<BugsArgs, _>(&argv)).unwrap();
     let markdown = present::bug_list_markdown(&lists[0]);
     assert!(markdown.contains("did not compile, and so fails all") && markdown.contains("```text\nbroken.c:1:"), "{markdown}");
@@ -118,9 +132,7 @@ fn the_interval_sets_and_cryptarithm_cohorts_graded_from_their_sources_give_the_
         let (sources, modules) = (grade(dir.path()), grade(&problem.join("submissions")));
         let suite = |run: &Written| run.graded.analysis.suite.iter().map(|t| (t.input.clone(), t.failing.clone())).collect::<Vec<_>>();
         assert_eq!(suite(&sources), suite(&modules), "{name}: the same suite");
-        let scores = |run: &Written| {
-            run.graded.analysis.answers.iter().map(|a| (a.id.clone(), a.passed, a.failed.clone(), a.rank)).collect::<Vec<_>>()
-        };
+        let scores = |run: &Written| run.graded.analysis.answers.iter().map(|a| (a.id.clone(), a.passed, a.failed.clone(), a.rank)).collect::<Vec<_>>();
         assert_eq!(scores(&sources), scores(&modules), "{name}: the same scores");
         assert_eq!(sources.files["order.dot"], modules.files["order.dot"], "{name}: the same order");
         assert!(sources.graded.analysis.answers.iter().all(|a| a.build.as_ref().is_some_and(|b| b.error.is_none())));

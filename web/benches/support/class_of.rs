@@ -23,11 +23,8 @@ fn cohort(folder: &str, extension: &str) -> Vec<Vec<u8>> {
 
 /// The bytes of the files of `dir` ending in `.extension`, in name order.
 fn files_of(dir: &Path, extension: &str) -> Vec<Vec<u8>> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == extension))
-        .collect();
+    let mut paths: Vec<PathBuf> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == extension)).collect();
     paths.sort();
     paths.iter().map(|p| std::fs::read(p).unwrap()).collect()
 }
@@ -103,7 +100,8 @@ pub fn function_c_class(n: usize) -> (Vec<(String, Vec<u8>)>, String) {
 /// with its number by `mark(i, source)`, and [`class`]'s roster.
 fn numbered_sources(sources: &[Vec<u8>], n: usize, extension: &str, mark: impl Fn(usize, &[u8]) -> Vec<u8>) -> (Vec<(String, Vec<u8>)>, String) {
     let (modules, roster) = class(n);
-    let class = modules.into_iter().enumerate().map(|(i, (name, _))| (name.replace(".wasm", &format!(".{extension}")), mark(i, &sources[i % sources.len()]))).collect();
+    let class =
+        modules.into_iter().enumerate().map(|(i, (name, _))| (name.replace(".wasm", &format!(".{extension}")), mark(i, &sources[i % sources.len()]))).collect();
     (class, roster)
 }
 

@@ -3,12 +3,12 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use course::Tools;
 use grader::{BugList, bug_list};
 use present::bug_list_markdown;
-use course::Tools;
 
-use course::problem_dir::ProblemDir;
 use course::outputs::read_analysis;
+use course::problem_dir::ProblemDir;
 use course::submissions::Batch;
 
 #[derive(clap::Args)]

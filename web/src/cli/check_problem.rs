@@ -48,7 +48,11 @@ pub fn check_text(problem: &ProblemDir, report: &ProblemCheck) -> String {
         limits.fuel_factor, limits.fuel_floor, limits.hardest_factor
     ));
     let failed = report.checks.iter().filter(|c| !c.passed).count();
-    out.push_str(&if failed == 0 { "\nready: every check passed\n".to_owned() } else { format!("\nnot ready: {failed} of {} checks failed\n", report.checks.len()) });
+    out.push_str(&if failed == 0 {
+        "\nready: every check passed\n".to_owned()
+    } else {
+        format!("\nnot ready: {failed} of {} checks failed\n", report.checks.len())
+    });
     out
 }
 

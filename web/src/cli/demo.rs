@@ -7,8 +7,8 @@ use anyhow::Context;
 use grader::{ProblemReport, compare};
 
 use super::grade::{GradeArgs, print_ranking, run_grade, write_outputs};
-use course::outputs::{main_cohorts, score_rows};
 use super::report::write_report;
+use course::outputs::{main_cohorts, score_rows};
 
 #[derive(clap::Args)]
 pub struct DemoArgs {

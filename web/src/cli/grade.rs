@@ -140,7 +140,8 @@ pub fn run_grade(tools: &Tools, args: &GradeArgs) -> anyhow::Result<Graded> {
         }),
         None => None,
     };
-    let settings = Settings { stable_after: args.stable_after, max_points: args.max_points, previous, no_hand_in: args.no_hand_in, ..Settings::seed(args.seed) };
+    let settings =
+        Settings { stable_after: args.stable_after, max_points: args.max_points, previous, no_hand_in: args.no_hand_in, ..Settings::seed(args.seed) };
     // Threads with the stack of the deepest run a problem may give (address space, until used).
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).stack_size(sandbox::RUN_THREAD_STACK_BYTES).build()?;
     // The paper's rule has a count to fill; the estimate's has none known beforehand.
@@ -199,11 +200,7 @@ fn progress_bar(stable_after: Option<u64>) -> ProgressBar {
     match stable_after {
         Some(stable_after) => {
             let bar = ProgressBar::new(stable_after);
-            bar.set_style(
-                ProgressStyle::with_template("{elapsed:>4} [{bar:30}] {pos}/{len} stable · {msg}")
-                    .expect("a valid template")
-                    .progress_chars("=> "),
-            );
+            bar.set_style(ProgressStyle::with_template("{elapsed:>4} [{bar:30}] {pos}/{len} stable · {msg}").expect("a valid template").progress_chars("=> "));
             bar
         }
         None => {

@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use grader::{WrittenTest, SuiteScore, calibrate, grade_test_suites};
 use course::Tools;
+use grader::{SuiteScore, WrittenTest, calibrate, grade_test_suites};
 
 use course::problem_dir::{ProblemDir, read_written_tests};
 use course::submissions::Batch;
@@ -32,10 +32,7 @@ pub fn read_suites(dir: &Path) -> anyhow::Result<Vec<(String, Vec<WrittenTest>)>
         .filter(|p| p.is_dir())
         .collect();
     students.sort();
-    students
-        .into_iter()
-        .map(|student| Ok((student.file_name().unwrap_or_default().to_string_lossy().into_owned(), read_written_tests(&student)?)))
-        .collect()
+    students.into_iter().map(|student| Ok((student.file_name().unwrap_or_default().to_string_lossy().into_owned(), read_written_tests(&student)?))).collect()
 }
 
 pub fn run_grade_tests(tools: &Tools, args: &GradeTestsArgs) -> anyhow::Result<Vec<SuiteScore>> {

@@ -19,7 +19,13 @@ pub struct ImportArgs {
 pub fn import_command(args: &ImportArgs) -> anyhow::Result<()> {
     let out = match &args.out {
         Some(out) => out.clone(),
-        None => PathBuf::from(args.package.canonicalize().with_context(|| format!("cannot read {}", args.package.display()))?.file_name().context("the package has no folder name")?),
+        None => PathBuf::from(
+            args.package
+                .canonicalize()
+                .with_context(|| format!("cannot read {}", args.package.display()))?
+                .file_name()
+                .context("the package has no folder name")?,
+        ),
     };
     let imported = course::import::import_package(&args.package, &out)?;
     // The reference, an accepted submission that passes the package's tests, and the judges'

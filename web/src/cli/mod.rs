@@ -47,10 +47,9 @@ fn cli_cache_dir() -> Option<PathBuf> {
     match var("BUGRANK_CACHE") {
         Some(off) if off == "off" => None,
         Some(dir) => Some(PathBuf::from(dir)),
-        None => var("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".cache")))
-            .map(|cache| cache.join("bugrank")),
+        None => {
+            var("XDG_CACHE_HOME").map(PathBuf::from).or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".cache"))).map(|cache| cache.join("bugrank"))
+        }
     }
 }
 

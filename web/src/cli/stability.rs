@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use grader::{Stability, stability};
 use course::Tools;
+use grader::{Stability, stability};
 
 use super::grade::{GradeArgs, run_grade};
 
@@ -29,11 +29,7 @@ pub fn run_stability(tools: &Tools, args: &StabilityArgs) -> anyhow::Result<Stab
     anyhow::ensure!(args.runs >= 2, "--runs must be at least 2 to compare anything");
     let analyses = (args.first_seed..args.first_seed + args.runs)
         .map(|seed| {
-            let grade = GradeArgs {
-                seed,
-                stable_after: args.stable_after,
-                ..GradeArgs::new(args.problem.clone(), args.submissions.clone())
-            };
+            let grade = GradeArgs { seed, stable_after: args.stable_after, ..GradeArgs::new(args.problem.clone(), args.submissions.clone()) };
             eprintln!("seed {seed}...");
             run_grade(tools, &grade).map(|graded| graded.analysis)
         })

@@ -8,8 +8,8 @@ use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
 use argon2::password_hash::{PasswordHash, PasswordHasher, SaltString};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
 
-use super::{App, AppError};
 use super::store::{hex, sha256_hex};
+use super::{App, AppError};
 
 pub const SESSION_COOKIE: &str = "bugrank_session";
 
@@ -58,8 +58,7 @@ fn with_check_memory<R>(blocks: usize, check: impl FnOnce(&mut [Block]) -> R) ->
 /// algorithm, version and parameters), computed in reused memory (`CHECK_MEMORY`).
 pub fn verify_password(password: &str, hash: &str) -> bool {
     let Ok(parsed) = PasswordHash::new(hash) else { return false };
-    let (Ok(algorithm), Ok(params), Some(salt), Some(expected)) =
-        (Algorithm::try_from(parsed.algorithm), Params::try_from(&parsed), parsed.salt, parsed.hash)
+    let (Ok(algorithm), Ok(params), Some(salt), Some(expected)) = (Algorithm::try_from(parsed.algorithm), Params::try_from(&parsed), parsed.salt, parsed.hash)
     else {
         return false;
     };
@@ -68,9 +67,8 @@ pub fn verify_password(password: &str, hash: &str) -> bool {
     let Ok(salt) = salt.decode_b64(&mut salt_bytes) else { return false };
     let argon2 = Argon2::new(algorithm, version, params);
     let mut computed = vec![0u8; expected.len()];
-    let hashed = with_check_memory(argon2.params().block_count(), |memory| {
-        argon2.hash_password_into_with_memory(password.as_bytes(), salt, &mut computed, memory)
-    });
+    let hashed =
+        with_check_memory(argon2.params().block_count(), |memory| argon2.hash_password_into_with_memory(password.as_bytes(), salt, &mut computed, memory));
     hashed.is_ok() && same_bytes(&computed, expected.as_bytes())
 }
 
@@ -351,10 +349,12 @@ mod tests {
     #[test]
     fn argon2_memory_is_reused_and_kept_for_at_most_as_many_checks_as_may_run() {
         let hash = hash_password("right").unwrap();
-        let threads: Vec<_> = (0..3 * MAX_PASSWORD_CHECKS).map(|_| {
-            let hash = hash.clone();
-            std::thread::spawn(move || verify_password("wrong", &hash))
-        }).collect();
+        let threads: Vec<_> = (0..3 * MAX_PASSWORD_CHECKS)
+            .map(|_| {
+                let hash = hash.clone();
+                std::thread::spawn(move || verify_password("wrong", &hash))
+            })
+            .collect();
         assert!(threads.into_iter().all(|t| !t.join().unwrap()));
         assert!(CHECK_MEMORY.lock().unwrap().len() <= MAX_PASSWORD_CHECKS);
         assert!(verify_password("right", &hash));

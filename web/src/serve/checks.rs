@@ -141,7 +141,11 @@ fn check(app: &App, row: &ProblemCheckRow) -> Result<i64, String> {
         checked
     });
     if watch.stop.load(Ordering::Relaxed) {
-        return Err(format!("{}: the check took longer than {} minutes, the most a bundle's check may take: are the reference's and the generator's fuel limits far above what they need?", row.file, BUNDLE_CHECK_SECONDS / 60));
+        return Err(format!(
+            "{}: the check took longer than {} minutes, the most a bundle's check may take: are the reference's and the generator's fuel limits far above what they need?",
+            row.file,
+            BUNDLE_CHECK_SECONDS / 60
+        ));
     }
     let (problem, report) = checked.map_err(|error| format!("{}: {error:#}", row.file))?;
     let kept = || -> anyhow::Result<i64> {

@@ -74,11 +74,7 @@ pub fn connection_budget() -> (u64, usize) {
         } else {
             // The kernel refuses more than `nr_open` (2^20 by default), infinity included.
             let raised = libc::rlimit { rlim_cur: limit.rlim_max.min(1 << 20), rlim_max: limit.rlim_max };
-            if raised.rlim_cur > limit.rlim_cur && libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                raised.rlim_cur
-            } else {
-                limit.rlim_cur
-            }
+            if raised.rlim_cur > limit.rlim_cur && libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 { raised.rlim_cur } else { limit.rlim_cur }
         }
     };
     (descriptors, ((descriptors / 2) as usize).clamp(1, MAX_CONNECTIONS))
@@ -231,11 +227,7 @@ impl Stream for BodyDeadline {
             Poll::Pending => match self.deadline.as_mut().poll(cx) {
                 Poll::Ready(()) => {
                     self.ended = true;
-                    let why = format!(
-                        "the request's body came slower than {} KiB/s after {} s",
-                        MIN_BODY_BYTES_PER_SECOND >> 10,
-                        BODY_GRACE.as_secs()
-                    );
+                    let why = format!("the request's body came slower than {} KiB/s after {} s", MIN_BODY_BYTES_PER_SECOND >> 10, BODY_GRACE.as_secs());
                     Poll::Ready(Some(Err(PayloadError::Io(std::io::Error::new(std::io::ErrorKind::TimedOut, why)))))
                 }
                 Poll::Pending => Poll::Pending,

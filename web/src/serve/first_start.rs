@@ -40,7 +40,10 @@ pub fn load(app: &App, problems: &Path, wait: bool) -> anyhow::Result<()> {
 
         // The cohort, and its Python twin where there is one (the same bugs, handed in as
         // Python sources): each a class of its own.
-        for (folder, course, kind) in [("submissions", format!("Demo: {}", problem.toml.title), "demo cohort"), ("submissions-python", format!("Demo: {} in Python", problem.toml.title), "demo cohort in Python")] {
+        for (folder, course, kind) in [
+            ("submissions", format!("Demo: {}", problem.toml.title), "demo cohort"),
+            ("submissions-python", format!("Demo: {} in Python", problem.toml.title), "demo cohort in Python"),
+        ] {
             if !dir.join(folder).is_dir() {
                 continue;
             }

@@ -16,8 +16,8 @@
 
 use std::time::Duration;
 
-use lettre::message::header::ContentType;
 use lettre::message::Mailbox;
+use lettre::message::header::ContentType;
 use lettre::{Message, SmtpTransport, Transport};
 
 /// How long one exchange with the SMTP server may take before the message counts as not
@@ -56,7 +56,8 @@ impl Mailer {
             .map_err(|e| anyhow::anyhow!("{SMTP_URL_VAR} is not an SMTP URL such as `smtp://host:25` or `smtps://user:password@host:465`: {e}"))?
             .timeout(Some(SMTP_TIMEOUT))
             .build();
-        let from: Mailbox = from.parse().map_err(|e| anyhow::anyhow!("{MAIL_FROM_VAR} `{from}` is not an address such as `Course staff <staff@example.edu>`: {e}"))?;
+        let from: Mailbox =
+            from.parse().map_err(|e| anyhow::anyhow!("{MAIL_FROM_VAR} `{from}` is not an address such as `Course staff <staff@example.edu>`: {e}"))?;
         let server = match url.split_once("://") {
             Some((scheme, rest)) => format!("{scheme}://{}", rest.rsplit_once('@').map_or(rest, |(_, host)| host)),
             None => url.to_owned(),
@@ -98,14 +99,14 @@ fn credentials_protected(url: &str) -> anyhow::Result<()> {
     if loopback && parameter("plaintext_auth").as_deref() == Some("loopback") {
         return Ok(());
     }
-    let instead = if loopback {
-        "add `plaintext_auth=loopback` to the URL for a relay on this machine, or use"
-    } else {
-        "use"
-    };
+    let instead = if loopback { "add `plaintext_auth=loopback` to the URL for a relay on this machine, or use" } else { "use" };
     anyhow::bail!(
         "{SMTP_URL_VAR} has a user and password, which this URL would send unencrypted ({}): {instead} `smtp://user:password@host:587?tls=required` (STARTTLS) or `smtps://user:password@host:465`",
-        if parameter("tls").as_deref() == Some("opportunistic") { "tls=opportunistic sends them in the clear to a server without STARTTLS" } else { "smtp:// without tls=required" }
+        if parameter("tls").as_deref() == Some("opportunistic") {
+            "tls=opportunistic sends them in the clear to a server without STARTTLS"
+        } else {
+            "smtp:// without tls=required"
+        }
     )
 }
 
@@ -153,9 +154,7 @@ impl Occasion<'_> {
                 format!("Nothing of yours was received for {batch} ({problem}) in {course}, {earns}. Your private page says so:\n\n{link}\n\n"),
             )
         };
-        let body = format!(
-            "Hello {greeting},\n\n{opening} The link is yours alone: do not share it. It will also show your later results in {course}.\n"
-        );
+        let body = format!("Hello {greeting},\n\n{opening} The link is yours alone: do not share it. It will also show your later results in {course}.\n");
         Letter { student: student.to_owned(), name: name.to_owned(), to: to.to_owned(), subject, body }
     }
 }
@@ -179,7 +178,11 @@ mod tests {
         let zero = Occasion { course: "CS 101", batch: "Lab 3", problem: "Interval sets", no_hand_in: course::exports::NoHandIn::Zero };
         let letter = zero.letter("a03", "Grace", "g@example.edu", "https://grades.example.edu/s/def", false);
         assert_eq!(letter.subject, "CS 101: nothing received for Lab 3");
-        assert!(letter.body.starts_with("Hello Grace,\n\nNothing of yours was received for Lab 3 (Interval sets) in CS 101, so it earns 0 points."), "{}", letter.body);
+        assert!(
+            letter.body.starts_with("Hello Grace,\n\nNothing of yours was received for Lab 3 (Interval sets) in CS 101, so it earns 0 points."),
+            "{}",
+            letter.body
+        );
         assert!(letter.body.contains("\n\nhttps://grades.example.edu/s/def\n\n") && !letter.body.contains("your program"), "{}", letter.body);
         let empty = Occasion { no_hand_in: course::exports::NoHandIn::Empty, ..zero };
         let letter = empty.letter("a03", "Grace", "g@example.edu", "x", false);

@@ -13,9 +13,9 @@ pub mod db;
 mod first_start;
 pub mod mail;
 mod pages;
+mod rounds;
 pub mod store;
 mod upload;
-mod rounds;
 pub use rounds::SHARD_WORK;
 pub mod worker;
 
@@ -128,7 +128,21 @@ impl App {
         // class again.
         let sandbox = Sandbox::new()?.with_disk_cache(data.join("compiled"))?;
         let builder = toolchain::Builder::new(Some(data.join("builds")));
-        Ok(App { db, store, tools: course::Tools { sandbox, builder }, jobs: Jobs::default(), checks: checks::BundleChecks::default(), max_upload_bytes, analyses: Mutex::default(), logins: auth::LoginGuard::default(), mailer: mail::Mailer::from_env()?, secure_cookies: false, public_url: None, lock: None, shard_work: rounds::SHARD_WORK })
+        Ok(App {
+            db,
+            store,
+            tools: course::Tools { sandbox, builder },
+            jobs: Jobs::default(),
+            checks: checks::BundleChecks::default(),
+            max_upload_bytes,
+            analyses: Mutex::default(),
+            logins: auth::LoginGuard::default(),
+            mailer: mail::Mailer::from_env()?,
+            secure_cookies: false,
+            public_url: None,
+            lock: None,
+            shard_work: rounds::SHARD_WORK,
+        })
     }
 
     /// The base of the students' links that leave the service (emails, `links.csv`): the
@@ -352,10 +366,14 @@ impl ResponseError for AppError {
 /// An error as a page of the site: the reason and the way back. (Refused forms are shown
 /// again under the reason instead, by their handlers: see [`pages::forms::form_again`](pages).)
 fn error_page(title: &str, reason: &str, status: StatusCode) -> HttpResponse {
-    let mut response = pages::layout::page(title, None, maud::html! {
-        p.bad role="alert" { (pages::layout::with_code(reason)) }
-        p { a href="/" { "Back to bugrank" } }
-    });
+    let mut response = pages::layout::page(
+        title,
+        None,
+        maud::html! {
+            p.bad role="alert" { (pages::layout::with_code(reason)) }
+            p { a href="/" { "Back to bugrank" } }
+        },
+    );
     *response.status_mut() = status;
     response
 }
@@ -438,12 +456,7 @@ pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
     let server = actix_web::HttpServer::new(move || {
         let headers = pages::layout::SECURITY_HEADERS.iter().fold(actix_web::middleware::DefaultHeaders::new(), |h, &header| h.add(header));
         let bounds = actix_web::middleware::from_fn(move |req, next| connections::client_and_body_bounds(trusted_proxy, req, next));
-        actix_web::App::new()
-            .wrap(headers)
-            .wrap(bounds)
-            .app_data(data.clone())
-            .app_data(web::FormConfig::default().limit(64 << 10))
-            .configure(pages::routes)
+        actix_web::App::new().wrap(headers).wrap(bounds).app_data(data.clone()).app_data(web::FormConfig::default().limit(64 << 10)).configure(pages::routes)
     })
     .on_connect(move |connection, extensions| per_address.on_connect(connection, extensions))
     .workers(threads)

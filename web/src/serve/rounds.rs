@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use course::problem_dir::ProblemDir;
 use course::grade_batch::CompiledClass;
+use course::problem_dir::ProblemDir;
 use course::rounds::{RunsElsewhere, decode_bug_lists, decode_executions, encode_hand_ins, encode_runs};
 use grader::{Execution, RunRequest};
 
@@ -69,7 +69,15 @@ impl std::fmt::Debug for SharedRounds {
 impl SharedRounds {
     /// The rounds of `analysis`, held by `owner`, which `cancel` stops sharing.
     pub fn new(app: Arc<App>, analysis: i64, owner: &str, cancel: Arc<AtomicBool>) -> SharedRounds {
-        SharedRounds { app, analysis, owner: owner.to_owned(), cancel, next_round: AtomicI64::new(0), run_nanos: AtomicU64::new(0), elsewhere: AtomicU64::new(0) }
+        SharedRounds {
+            app,
+            analysis,
+            owner: owner.to_owned(),
+            cancel,
+            next_round: AtomicI64::new(0),
+            run_nanos: AtomicU64::new(0),
+            elsewhere: AtomicU64::new(0),
+        }
     }
 
     /// Runs and bug lists made by other processes so far.

@@ -18,8 +18,7 @@ pub struct Store {
 pub fn lock_data(root: &Path) -> anyhow::Result<std::fs::File> {
     std::fs::create_dir_all(root).with_context(|| format!("cannot create {}", root.display()))?;
     let path = root.join("serve.lock");
-    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
+    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).with_context(|| format!("cannot open {}", path.display()))?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
@@ -91,7 +90,12 @@ impl Store {
         let safe = if safe.is_empty() { "problem".to_owned() } else { safe };
         let problems = self.root.join("problems");
         // A new folder of a random name (tempfile retries one that exists), kept.
-        let parent = tempfile::Builder::new().prefix("").rand_bytes(12).tempdir_in(&problems).with_context(|| format!("cannot create a folder in {}", problems.display()))?.keep();
+        let parent = tempfile::Builder::new()
+            .prefix("")
+            .rand_bytes(12)
+            .tempdir_in(&problems)
+            .with_context(|| format!("cannot create a folder in {}", problems.display()))?
+            .keep();
         let dir = parent.join(safe);
         std::fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
         Ok(dir)

@@ -11,12 +11,12 @@ use futures_util::TryStreamExt;
 use serde::{Deserialize, Serialize};
 
 use super::db::{SubmissionRow, now};
+use super::store::sha256_hex;
 use super::{App, AppError};
 use course::hand_in::{HandIn, ModuleSource, SharedBytes};
 use course::submissions::{
-    Batch, RosterRow, UploadKind, Unpacking, hand_ins, id_problem, module_id, natural_cmp, parse_roster, read_zip, roster_rule, source_id,
+    Batch, RosterRow, Unpacking, UploadKind, hand_ins, id_problem, module_id, natural_cmp, parse_roster, read_zip, roster_rule, source_id,
 };
-use super::store::sha256_hex;
 
 /// A multipart form read into memory: its text fields and its files.
 #[derive(Default)]
@@ -52,10 +52,7 @@ impl Form {
                     return Err(too_large());
                 }
                 if file_name.is_none() && bytes.len() + chunk.len() > MAX_FIELD_BYTES {
-                    return Err(AppError::TooLarge(format!(
-                        "the form field `{name}` is larger than {} KiB: nothing was saved",
-                        MAX_FIELD_BYTES >> 10
-                    )));
+                    return Err(AppError::TooLarge(format!("the form field `{name}` is larger than {} KiB: nothing was saved", MAX_FIELD_BYTES >> 10)));
                 }
                 bytes.extend_from_slice(&chunk);
             }
@@ -157,13 +154,7 @@ impl UploadReport {
     pub fn submissions(&self) -> Vec<SubmissionRow> {
         self.accepted()
             .filter_map(|f| {
-                Some(SubmissionRow {
-                    student: f.student.clone()?,
-                    file: f.file.clone(),
-                    sha256: f.sha256.clone()?,
-                    late: self.late || f.late,
-                    uploaded: now(),
-                })
+                Some(SubmissionRow { student: f.student.clone()?, file: f.file.clone(), sha256: f.sha256.clone()?, late: self.late || f.late, uploaded: now() })
             })
             .collect()
     }
@@ -181,7 +172,8 @@ pub fn form_files(files: Vec<NamedFile>) -> (Vec<HandIn>, Vec<FileVerdict>, Vec<
     let mut modules = Vec::new();
     let mut rejected = Vec::new();
     let mut rosters = Vec::new();
-    let mut reject = |file: String, reason: String| rejected.push(FileVerdict { file, student: None, rejected: Some(reason), sha256: None, build: None, late: false });
+    let mut reject =
+        |file: String, reason: String| rejected.push(FileVerdict { file, student: None, rejected: Some(reason), sha256: None, build: None, late: false });
     // One budget for every entry of every zip of the upload: two bombs are no better than one.
     let mut unpacking = Unpacking::new();
     for (name, bytes) in files {
@@ -395,6 +387,15 @@ pub fn validate(
     compile_sources(app, accepted, &mut verdicts, &modules);
     verdicts.sort_by(|a, b| natural_cmp(&a.file, &b.file));
     let late = kind == UploadKind::Late;
-    let report = UploadReport { name: name.to_owned(), course: String::new(), late, files: verdicts, roster: roster_rows, roster_from: None, roster_problems, no_hand_in: without };
+    let report = UploadReport {
+        name: name.to_owned(),
+        course: String::new(),
+        late,
+        files: verdicts,
+        roster: roster_rows,
+        roster_from: None,
+        roster_problems,
+        no_hand_in: without,
+    };
     Ok(Checked { report, modules })
 }

@@ -20,8 +20,8 @@ use grader::{Analysis, GraderError, RerunMode};
 use serde::{Deserialize, Serialize};
 
 use super::App;
-use super::rounds::SharedRounds;
 use super::db::{AnalysisRow, Status};
+use super::rounds::SharedRounds;
 use super::store::write_atomically;
 
 /// How often a running analysis writes its progress to the store (live readers get it
@@ -232,7 +232,11 @@ fn run_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: AnalysisRow, holder: &
         eprintln!("analysis {id}: the shards of its last holder cannot be deleted: {error}");
     }
     let cancel = Arc::new(AtomicBool::new(false));
-    app.jobs.running.lock().unwrap_or_else(|p| p.into_inner()).insert(id, (LiveProgress { phase: "loading".into(), text: "loading the problem".into(), ..Default::default() }, cancel.clone()));
+    app.jobs
+        .running
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(id, (LiveProgress { phase: "loading".into(), text: "loading the problem".into(), ..Default::default() }, cancel.clone()));
     let lost = AtomicBool::new(false);
     let (finished, beating) = std::sync::mpsc::channel::<()>();
     let result = std::thread::scope(|scope| {
@@ -251,11 +255,10 @@ fn run_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: AnalysisRow, holder: &
                 }
             }
         });
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyse_job(app, pool, &row, holder, cancel)))
-            .unwrap_or_else(|panic| {
-                let message = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
-                Err(anyhow::anyhow!("the analysis stopped on an internal error: {}", message.unwrap_or_default()))
-            });
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyse_job(app, pool, &row, holder, cancel))).unwrap_or_else(|panic| {
+            let message = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
+            Err(anyhow::anyhow!("the analysis stopped on an internal error: {}", message.unwrap_or_default()))
+        });
         drop(finished);
         result
     });
@@ -334,34 +337,30 @@ fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, hold
     let last_write = Mutex::new(Instant::now());
     let report = |stage: Stage<'_>| {
         let live = match stage {
-            Stage::Compiling { compiled, total } => {
-                LiveProgress {
-                    phase: "compiling".into(),
-                    compiled,
-                    answers: total,
-                    percent: Some(100.0 * compiled as f64 / total.max(1) as f64),
-                    text: format!("compiling the hand-ins: {compiled} of {total}"),
-                    ..Default::default()
-                }
-            }
-            Stage::Searching(p) => {
-                LiveProgress {
-                    shrink_candidates: p.shrink_candidates,
-                    text: p.describe(),
-                    remaining: None,
-                    phase: if p.shrinking { "shrinking" } else { "searching" }.to_owned(),
-                    tests_generated: p.tests_generated,
-                    suite_size: p.suite_size,
-                    stable_run: p.stable_run,
-                    stable_after: p.stable_after,
-                    executions: p.executions,
-                    explained: 0,
-                    compiled: total,
-                    answers: total,
-                    percent: None,
-                    runs_elsewhere: shared.as_ref().map_or(0, |shared| shared.elsewhere()),
-                }
-            }
+            Stage::Compiling { compiled, total } => LiveProgress {
+                phase: "compiling".into(),
+                compiled,
+                answers: total,
+                percent: Some(100.0 * compiled as f64 / total.max(1) as f64),
+                text: format!("compiling the hand-ins: {compiled} of {total}"),
+                ..Default::default()
+            },
+            Stage::Searching(p) => LiveProgress {
+                shrink_candidates: p.shrink_candidates,
+                text: p.describe(),
+                remaining: None,
+                phase: if p.shrinking { "shrinking" } else { "searching" }.to_owned(),
+                tests_generated: p.tests_generated,
+                suite_size: p.suite_size,
+                stable_run: p.stable_run,
+                stable_after: p.stable_after,
+                executions: p.executions,
+                explained: 0,
+                compiled: total,
+                answers: total,
+                percent: None,
+                runs_elsewhere: shared.as_ref().map_or(0, |shared| shared.elsewhere()),
+            },
             Stage::Explaining { explained, total } => {
                 let started = *lock(&explaining).get_or_insert_with(Instant::now);
                 let per_list = started.elapsed().as_secs_f64() / explained.max(1) as f64;

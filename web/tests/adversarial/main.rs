@@ -15,9 +15,6 @@ use std::time::Instant;
 fn on_postgres() -> bool {
     false
 }
-#[path = "../service/postgres.rs"]
-#[allow(dead_code)]
-mod postgres;
 #[path = "../service/common.rs"]
 #[allow(dead_code)]
 mod common;
@@ -25,6 +22,9 @@ mod common;
 mod measure;
 mod modules;
 mod packages;
+#[path = "../service/postgres.rs"]
+#[allow(dead_code)]
+mod postgres;
 mod python;
 mod service;
 mod uploads;
@@ -60,7 +60,8 @@ fn main() {
     measure::wrap_if_asked();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-    let cases: Vec<Case> = modules::cases().into_iter().chain(python::cases()).chain(service::cases()).chain(uploads::cases()).chain(packages::cases()).collect();
+    let cases: Vec<Case> =
+        modules::cases().into_iter().chain(python::cases()).chain(service::cases()).chain(uploads::cases()).chain(packages::cases()).collect();
     if args.iter().any(|a| a == "--list") {
         for case in &cases {
             println!("{}: test", case.name);
@@ -103,13 +104,7 @@ fn main() {
     println!("\n| case | outcome | CPU s | peak MB | bounds | |");
     println!("|---|---|---:|---:|---|---|");
     for (case, (verdict, outcome, seconds, peak)) in &rows {
-        println!(
-            "| {} | {} | {seconds} | {peak} | {} s, {} MB | {verdict} |",
-            case.name,
-            outcome.replace('|', "/"),
-            case.max_seconds,
-            case.max_peak_mb
-        );
+        println!("| {} | {} | {seconds} | {peak} | {} s, {} MB | {verdict} |", case.name, outcome.replace('|', "/"), case.max_seconds, case.max_peak_mb);
     }
     println!("\n{} cases in {:.0} s, {} failed", rows.len(), started.elapsed().as_secs_f64(), failures.len());
     if !failures.is_empty() {

@@ -7,8 +7,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use wasm_encoder::{
-    BlockType, CodeSection, EntityType, ExportKind, ExportSection, Function, FunctionSection, ImportSection, MemArg,
-    MemorySection, MemoryType, Module, TypeSection,
+    BlockType, CodeSection, EntityType, ExportKind, ExportSection, Function, FunctionSection, ImportSection, MemArg, MemorySection, MemoryType, Module,
+    TypeSection,
 };
 
 use crate::measure::measure;
@@ -184,7 +184,13 @@ impl Batch {
                 command.env("BUGRANK_CACHE", if file.ends_with(".py") { python_cache() } else { "off".into() });
                 // (Python cases search less: each of their runs costs tens of module runs.)
                 let stable_after = if file.ends_with(".py") { PYTHON_STABLE_AFTER } else { STABLE_AFTER };
-                command.args(["grade", "--stable-after", stable_after, "--problem"]).arg(problem()).arg("--submissions").arg(&submissions).arg("--out").arg(&out);
+                command
+                    .args(["grade", "--stable-after", stable_after, "--problem"])
+                    .arg(problem())
+                    .arg("--submissions")
+                    .arg(&submissions)
+                    .arg("--out")
+                    .arg(&out);
                 let process = measure(command, Duration::from_secs_f64(max_seconds * crate::KILLED_PAST));
                 assert_eq!(process.exit_code, Some(0), "bugrank grade must finish and succeed");
                 let (seconds, peak_mb) = (process.cpu_seconds(), process.peak_mb);
@@ -249,8 +255,10 @@ pub fn flood(fd: u32, length: u32) -> Vec<u8> {
     command(
         FD_WRITE,
         2,
-        &format!("(i32.store (i32.const 0) (i32.const 16)) (i32.store (i32.const 4) (i32.const {length}))
-                  (loop (drop (call $fd_write (i32.const {fd}) (i32.const 0) (i32.const 1) (i32.const 8))) (br 0))"),
+        &format!(
+            "(i32.store (i32.const 0) (i32.const 16)) (i32.store (i32.const 4) (i32.const {length}))
+                  (loop (drop (call $fd_write (i32.const {fd}) (i32.const 0) (i32.const 1) (i32.const 8))) (br 0))"
+        ),
     )
 }
 
@@ -376,16 +384,30 @@ pub fn cases() -> Vec<Case> {
         graded("an infinite loop", "x.wat", || command("", 1, "(loop (br 0))"), Fails("timeout"), QUICK),
         graded("a sleep of 3 s returns at once", "x.wat", || sleep(3_000_000_000, false), Fails("wrong"), QUICK),
         graded("sleeps of 2^62 ns for ever", "x.wat", || sleep(1 << 62, true), Fails("timeout"), QUICK),
-        graded("a memory.grow bomb", "x.wat", || command("", 1, "(loop (br_if 0 (i32.ne (memory.grow (i32.const 16)) (i32.const -1)))) unreachable"), Fails("memory"), QUICK),
+        graded(
+            "a memory.grow bomb",
+            "x.wat",
+            || command("", 1, "(loop (br_if 0 (i32.ne (memory.grow (i32.const 16)) (i32.const -1)))) unreachable"),
+            Fails("memory"),
+            QUICK,
+        ),
         graded(
             "a table.grow bomb",
             "x.wat",
-            || r#"(module (table 1 funcref) (memory (export "memory") 1) (func (export "_start") (loop (br_if 0 (i32.ne (table.grow (ref.null func) (i32.const 1000000)) (i32.const -1)))) unreachable))"#.as_bytes().to_vec(),
+            || {
+                r#"(module (table 1 funcref) (memory (export "memory") 1) (func (export "_start") (loop (br_if 0 (i32.ne (table.grow (ref.null func) (i32.const 1000000)) (i32.const -1)))) unreachable))"#.as_bytes().to_vec()
+            },
             // Growing a table costs fuel per element: the budget runs out first.
             Fails("timeout"),
             QUICK,
         ),
-        graded("unbounded recursion", "x.wat", || r#"(module (memory (export "memory") 1) (func $f (call $f)) (func (export "_start") (call $f)))"#.as_bytes().to_vec(), Fails("crash"), QUICK),
+        graded(
+            "unbounded recursion",
+            "x.wat",
+            || r#"(module (memory (export "memory") 1) (func $f (call $f)) (func (export "_start") (call $f)))"#.as_bytes().to_vec(),
+            Fails("crash"),
+            QUICK,
+        ),
         graded("a flood of 64 KiB writes on stdout", "x.wat", || flood(1, 65_536), Fails("output"), QUICK),
         graded("a flood of 64 KiB writes on stderr", "x.wat", || flood(2, 65_536), Fails("output"), QUICK),
         graded("a flood of one-byte writes", "x.wat", || flood(1, 1), Fails("timeout"), QUICK),
@@ -406,46 +428,149 @@ pub fn cases() -> Vec<Case> {
         graded(
             "reading stdin after its end for ever",
             "x.wat",
-            || command(FD_READ, 1, "(i32.store (i32.const 0) (i32.const 16)) (i32.store (i32.const 4) (i32.const 1024)) (loop (drop (call $fd_read (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 8))) (br 0))"),
+            || {
+                command(
+                    FD_READ,
+                    1,
+                    "(i32.store (i32.const 0) (i32.const 16)) (i32.store (i32.const 4) (i32.const 1024)) (loop (drop (call $fd_read (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 8))) (br 0))",
+                )
+            },
             Fails("timeout"),
             QUICK,
         ),
         // Host calls that do no work cost a host call's fuel each, like the rest.
         graded("sched_yield for ever", "x.wat", || calling_for_ever(SCHED_YIELD, "(call $sched_yield)"), Fails("timeout"), QUICK),
-        graded("fd_fdstat_get(1, 8) for ever", "x.wat", || calling_for_ever(FD_FDSTAT_GET, "(call $fd_fdstat_get (i32.const 1) (i32.const 8))"), Fails("timeout"), QUICK),
-        graded("fd_prestat_get for ever", "x.wat", || calling_for_ever(FD_PRESTAT_GET, "(call $fd_prestat_get (i32.const 3) (i32.const 8))"), Fails("timeout"), QUICK),
-        graded("clock_time_get for ever", "x.wat", || calling_for_ever(CLOCK_TIME_GET, "(call $clock_time_get (i32.const 1) (i64.const 0) (i32.const 8))"), Fails("timeout"), QUICK),
-        graded("args_sizes_get for ever", "x.wat", || calling_for_ever(ARGS_SIZES_GET, "(call $args_sizes_get (i32.const 8) (i32.const 16))"), Fails("timeout"), QUICK),
+        graded(
+            "fd_fdstat_get(1, 8) for ever",
+            "x.wat",
+            || calling_for_ever(FD_FDSTAT_GET, "(call $fd_fdstat_get (i32.const 1) (i32.const 8))"),
+            Fails("timeout"),
+            QUICK,
+        ),
+        graded(
+            "fd_prestat_get for ever",
+            "x.wat",
+            || calling_for_ever(FD_PRESTAT_GET, "(call $fd_prestat_get (i32.const 3) (i32.const 8))"),
+            Fails("timeout"),
+            QUICK,
+        ),
+        graded(
+            "clock_time_get for ever",
+            "x.wat",
+            || calling_for_ever(CLOCK_TIME_GET, "(call $clock_time_get (i32.const 1) (i64.const 0) (i32.const 8))"),
+            Fails("timeout"),
+            QUICK,
+        ),
+        graded(
+            "args_sizes_get for ever",
+            "x.wat",
+            || calling_for_ever(ARGS_SIZES_GET, "(call $args_sizes_get (i32.const 8) (i32.const 16))"),
+            Fails("timeout"),
+            QUICK,
+        ),
         graded(
             "proc_exit in a start section",
             "x.wat",
-            || format!(r#"(module {PROC_EXIT} (memory (export "memory") 1) (func $s (call $proc_exit (i32.const 0))) (start $s) (func (export "_start")))"#).into_bytes(),
+            || {
+                format!(r#"(module {PROC_EXIT} (memory (export "memory") 1) (func $s (call $proc_exit (i32.const 0))) (start $s) (func (export "_start")))"#)
+                    .into_bytes()
+            },
             Fails("wrong"),
             QUICK,
         ),
-        graded("a trap in a start section", "x.wat", || r#"(module (memory (export "memory") 1) (func $s unreachable) (start $s) (func (export "_start")))"#.as_bytes().to_vec(), Fails("crash"), QUICK),
+        graded(
+            "a trap in a start section",
+            "x.wat",
+            || r#"(module (memory (export "memory") 1) (func $s unreachable) (start $s) (func (export "_start")))"#.as_bytes().to_vec(),
+            Fails("crash"),
+            QUICK,
+        ),
         // Loads: refused with the reason, before compiling where compiling is the danger.
-        graded("a forbidden import (path_open)", "x.wat", || command(PATH_OPEN, 1, ""), Rejected("`wasi_snapshot_preview1.path_open`, which programs may not use"), QUICK),
+        graded(
+            "a forbidden import (path_open)",
+            "x.wat",
+            || command(PATH_OPEN, 1, ""),
+            Rejected("`wasi_snapshot_preview1.path_open`, which programs may not use"),
+            QUICK,
+        ),
         graded("text bytes named .wasm", "x.wasm", || b"this is not a module".to_vec(), Rejected("not a valid WebAssembly module"), QUICK),
-        graded("a library without _start", "x.wat", || br#"(module (memory (export "memory") 1) (func (export "main")))"#.to_vec(), Rejected("not a WASI command"), QUICK),
-        graded("a module over 32 MiB", "x.wasm", || { let mut bytes = b"\0asm\x01\0\0\0".to_vec(); bytes.resize(33 << 20, 0); bytes }, Rejected("more than the limit of 33554432 bytes"), QUICK),
-        graded("a million functions", "x.wasm", || binary(1_000_000, &pushed_and_dropped(0), false), Rejected("it defines 1000001 functions, more than 100000"), QUICK),
+        graded(
+            "a library without _start",
+            "x.wat",
+            || br#"(module (memory (export "memory") 1) (func (export "main")))"#.to_vec(),
+            Rejected("not a WASI command"),
+            QUICK,
+        ),
+        graded(
+            "a module over 32 MiB",
+            "x.wasm",
+            || {
+                let mut bytes = b"\0asm\x01\0\0\0".to_vec();
+                bytes.resize(33 << 20, 0);
+                bytes
+            },
+            Rejected("more than the limit of 33554432 bytes"),
+            QUICK,
+        ),
+        graded(
+            "a million functions",
+            "x.wasm",
+            || binary(1_000_000, &pushed_and_dropped(0), false),
+            Rejected("it defines 1000001 functions, more than 100000"),
+            QUICK,
+        ),
         graded("a million functions behind a forbidden import", "x.wasm", || binary(1_000_000, &pushed_and_dropped(0), true), Rejected("path_open"), QUICK),
-        graded("an operand stack 300,000 deep", "x.wasm", || binary(1, &pushed_and_dropped(300_000), false), Rejected("operand stack gets deeper than 10000"), QUICK),
-        graded("four functions 2.5 million values deep", "x.wasm", || binary(4, &pushed_and_dropped(2_500_000), false), Rejected("bytes of code, more than 1048576"), QUICK),
+        graded(
+            "an operand stack 300,000 deep",
+            "x.wasm",
+            || binary(1, &pushed_and_dropped(300_000), false),
+            Rejected("operand stack gets deeper than 10000"),
+            QUICK,
+        ),
+        graded(
+            "four functions 2.5 million values deep",
+            "x.wasm",
+            || binary(4, &pushed_and_dropped(2_500_000), false),
+            Rejected("bytes of code, more than 1048576"),
+            QUICK,
+        ),
         graded("blocks nested 300,000 deep", "x.wasm", || binary(1, &nested_blocks(300_000), false), Rejected("nests blocks deeper than 10000"), QUICK),
         graded("a function with 60,000 locals", "x.wasm", || binary(1, &with_locals(60_000), false), Rejected("more than 50000 locals"), QUICK),
-        graded("99,999 functions of 50,000 i64 locals (1.3 MB)", "x.wasm", || binary(99_999, &with_locals(50_000), false), Rejected("declare more than 10000000 locals in all"), QUICK),
+        graded(
+            "99,999 functions of 50,000 i64 locals (1.3 MB)",
+            "x.wasm",
+            || binary(99_999, &with_locals(50_000), false),
+            Rejected("declare more than 10000000 locals in all"),
+            QUICK,
+        ),
         // The largest modules that pass, of the shapes that cost the compiler most: they
         // compile within the bounds (and `_start` returns at once, without an answer).
         graded("99,999 small functions (30 MB, accepted)", "x.wasm", largest_small_functions, Fails("wrong"), LARGEST_COMPILE),
-        graded("200 functions of 50,000 i64 locals (10 million, accepted)", "x.wasm", || binary(200, &with_locals(50_000), false), Fails("wrong"), LARGEST_COMPILE),
-        graded("400 functions with 9,800 live values (31 MB, accepted)", "x.wasm", || binary(400, &loaded_and_summed(9_800), false), Fails("wrong"), LARGEST_COMPILE),
+        graded(
+            "200 functions of 50,000 i64 locals (10 million, accepted)",
+            "x.wasm",
+            || binary(200, &with_locals(50_000), false),
+            Fails("wrong"),
+            LARGEST_COMPILE,
+        ),
+        graded(
+            "400 functions with 9,800 live values (31 MB, accepted)",
+            "x.wasm",
+            || binary(400, &loaded_and_summed(9_800), false),
+            Fails("wrong"),
+            LARGEST_COMPILE,
+        ),
         // Inputs: a bug that only a long input shows keeps its suite test long, and every
         // cache of the search (a test's neighbourhood grew with the square of its length:
         // 17 GB in 50 s) is bounded whatever the tests' lengths.
         // Hand-ins that write their own verdict, and exit statuses as natively.
-        LRU_CACHE.graded("a function-level C hand-in writing the judged output from a constructor", "x.c", || WRITES_ITS_OWN_VERDICT.as_bytes().to_vec(), Expect::NotBuilt("Your file writes the judged output itself"), LONG_INPUT),
+        LRU_CACHE.graded(
+            "a function-level C hand-in writing the judged output from a constructor",
+            "x.c",
+            || WRITES_ITS_OWN_VERDICT.as_bytes().to_vec(),
+            Expect::NotBuilt("Your file writes the judged output itself"),
+            LONG_INPUT,
+        ),
         LRU_CACHE.graded(
             "a function-level Rust hand-in writing through the harness's library",
             "x.rs",
@@ -473,7 +598,12 @@ pub fn cases() -> Vec<Case> {
         SCORES.graded(
             "a right C answer that returns 200",
             "x.c",
-            || String::from_utf8(std::fs::read((SCORES.problem)().join("submissions/v004.c")).unwrap()).unwrap().replace("return 0;", "return 200;").into_bytes(),
+            || {
+                String::from_utf8(std::fs::read((SCORES.problem)().join("submissions/v004.c")).unwrap())
+                    .unwrap()
+                    .replace("return 0;", "return 200;")
+                    .into_bytes()
+            },
             Fails("crash"),
             LONG_INPUT,
         ),

@@ -89,7 +89,14 @@ fn links_out_of_the_package() -> Measured {
     let (code, seconds, peak_mb) = import(&package, &out, 10.0);
     assert_eq!(code, Some(0), "the rest of the package imports");
     let notes = std::fs::read_to_string(out.join("IMPORT.md")).unwrap();
-    for left_out in ["data/secret/05-passwd.in", "data/secret/06-shadow.in", "data/secret/07-environ.in", "data/sample/3.in", "submissions/wrong_answer/passwd.c", "problem_statement/problem.en.md"] {
+    for left_out in [
+        "data/secret/05-passwd.in",
+        "data/secret/06-shadow.in",
+        "data/secret/07-environ.in",
+        "data/sample/3.in",
+        "submissions/wrong_answer/passwd.c",
+        "problem_statement/problem.en.md",
+    ] {
         assert!(notes.contains(&format!("{left_out} is a symbolic link to a file outside the package")), "{left_out} is named in IMPORT.md:\n{notes}");
     }
     let passwd = std::fs::read_to_string("/etc/passwd").unwrap();

@@ -31,7 +31,13 @@ pub fn cases() -> Vec<Case> {
         graded("Python: reading /proc", "x.py", || b"print(open('/proc/self/environ').read())\n".to_vec(), Fails("crash"), PYTHON),
         graded("Python: a socket", "x.py", || b"import socket\nsocket.create_connection(('127.0.0.1', 22)).send(b'x')\n".to_vec(), Fails("crash"), PYTHON),
         graded("Python: right answers, then sys.exit(2**70)", "x.py", || right_answers_then("import sys\nsys.exit(2**70)\n"), Fails("crash"), PYTHON),
-        graded("Python: right answers, then an atexit function without end", "x.py", || right_answers_then("import atexit\ndef f():\n    while True:\n        pass\natexit.register(f)\n"), Fails("timeout"), PYTHON),
+        graded(
+            "Python: right answers, then an atexit function without end",
+            "x.py",
+            || right_answers_then("import atexit\ndef f():\n    while True:\n        pass\natexit.register(f)\n"),
+            Fails("timeout"),
+            PYTHON,
+        ),
         graded("Python: a syntax error", "x.py", || b"print('a'\n".to_vec(), NotBuilt("SyntaxError: '(' was never closed"), PYTHON),
     ]
 }

@@ -144,11 +144,7 @@ fn stalled_flood(service: &Service, count: usize, stall: raw::Stall) -> String {
     assert!(refused_at_once >= count - most, "{refused_at_once} of {count} closed at once, {most} may stay");
     let all_closed = raw::closed_by_the_service(&mut stalled, Duration::from_secs(60));
     assert_eq!(all_closed, count, "every stalled connection is cut");
-    format!(
-        "{refused_at_once} closed at once, all within {:.0} s; another address answered in {} ms",
-        started.elapsed().as_secs_f64(),
-        answered.as_millis()
-    )
+    format!("{refused_at_once} closed at once, all within {:.0} s; another address answered in {} ms", started.elapsed().as_secs_f64(), answered.as_millis())
 }
 
 fn stalled_bodies(service: &Service) -> String {
@@ -262,7 +258,10 @@ fn hostile_batch(client: &Client) -> i64 {
     let sleeper = sleep(1 << 62, true);
     let bomb = command("", 1, "(loop (br_if 0 (i32.ne (memory.grow (i32.const 16)) (i32.const -1)))) unreachable");
     let flooder = flood(1, 65_536);
-    let reply = upload_batch(client, &[("modules", "a01.wasm", &a01), ("modules", "a02.wat", &sleeper), ("modules", "a03.wat", &bomb), ("modules", "a04.wat", &flooder)]);
+    let reply = upload_batch(
+        client,
+        &[("modules", "a01.wasm", &a01), ("modules", "a02.wat", &sleeper), ("modules", "a03.wat", &bomb), ("modules", "a04.wat", &flooder)],
+    );
     assert_eq!(reply.status, 303, "{}", reply.body);
     client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap()
 }
@@ -325,7 +324,12 @@ fn forged_forms_and_guessed_tokens(service: &Service) -> String {
     forger.csrf = Some("0".repeat(64));
     assert_eq!(forger.post("/logout", &[]).status, 403, "a form without this session's token");
     let stranger = Client::new(&service.url);
-    for path in ["/s/0000000000000000000000000000000000000000000000000000000000000000", "/s/../api/batches", "/analyses/1/files/..%2F..%2Fbugrank.sqlite", "/api/students"] {
+    for path in [
+        "/s/0000000000000000000000000000000000000000000000000000000000000000",
+        "/s/../api/batches",
+        "/analyses/1/files/..%2F..%2Fbugrank.sqlite",
+        "/api/students",
+    ] {
         let status = stranger.get(path).status;
         assert!(matches!(status, 401 | 303 | 404), "{path}: {status}");
     }

@@ -6,9 +6,9 @@ use std::io::Write;
 
 use wasm_encoder::{CodeSection, ExportKind, ExportSection, Function, FunctionSection, MemorySection, MemoryType, Module, TypeSection};
 
+use crate::Case;
 use crate::common::{COURSE, Service, fixture, upload_problem, wait_for, zip};
 use crate::service::served;
-use crate::Case;
 
 /// A zip of `entries` copies of one entry of `mib` MiB of zeros, named by `name(i)`: a few
 /// MB compressed (the entry is compressed once and its compressed bytes copied).
@@ -51,7 +51,8 @@ fn bundle_bombs_in_folders(service: &Service) -> String {
 /// replaced when given.
 fn bundle(folder: &str, toml: Option<&str>, generator: Option<Vec<u8>>) -> Vec<u8> {
     let dir = fixture("interval-sets");
-    let mut files: Vec<(String, Vec<u8>)> = ["reference.wasm", "statement.md"].iter().map(|f| (format!("{folder}/{f}"), std::fs::read(dir.join(f)).unwrap())).collect();
+    let mut files: Vec<(String, Vec<u8>)> =
+        ["reference.wasm", "statement.md"].iter().map(|f| (format!("{folder}/{f}"), std::fs::read(dir.join(f)).unwrap())).collect();
     files.push((format!("{folder}/problem.toml"), toml.map_or_else(|| std::fs::read(dir.join("problem.toml")).unwrap(), |t| t.as_bytes().to_vec())));
     files.push((format!("{folder}/generator.wasm"), generator.unwrap_or_else(|| std::fs::read(dir.join("generator.wasm")).unwrap())));
     let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
@@ -97,7 +98,10 @@ fn a_looping_generator_uploaded(service: &Service) -> String {
     let check = &page["check"]["checks"][0];
     assert_eq!(check["passed"], false, "{page:#}");
     assert!(check["detail"].as_str().unwrap().contains("the check stopped there"), "{check}");
-    format!("answered at once, {} runs shown after {} s; kept with its check failed: the generator stopped after 10 runs", progress["runs"], progress["seconds"])
+    format!(
+        "answered at once, {} runs shown after {} s; kept with its check failed: the generator stopped after 10 runs",
+        progress["runs"], progress["seconds"]
+    )
 }
 
 fn limits_without_bounds(service: &Service) -> String {

@@ -55,21 +55,39 @@ fn every_bad_upload_is_named_and_changes_nothing() {
         report
     };
 
-    check(&[("modules", "a01.wasm", a01), ("modules", "notes.txt", b"hello"), ("roster", "roster.csv", b"id,cohort\na01,x\n")], &["notes.txt: not a hand-in (a module .wasm or .wat, a source .c, .cpp, .rs or .py)"]);
+    check(
+        &[("modules", "a01.wasm", a01), ("modules", "notes.txt", b"hello"), ("roster", "roster.csv", b"id,cohort\na01,x\n")],
+        &["notes.txt: not a hand-in (a module .wasm or .wat, a source .c, .cpp, .rs or .py)"],
+    );
     check(&[("modules", "a01.wasm", a01), ("modules", "empty.zip", &zip(&[]))], &["empty.zip: the zip is empty"]);
     check(&[("modules", "a01.wasm", a01), ("modules", "notes.zip", &zip(&[("notes.txt", b"hello")]))], &["notes.zip: the zip holds no submission"]);
-    check(&[("modules", "a01.wasm", a01), ("modules", "a02.wasm", b"this is text, not wasm")], &["a02.wasm: not a valid WebAssembly module: a .wasm file must be a WebAssembly binary"]);
-    check(&[("modules", "a01.wasm", a01), ("modules", "sneaky.wat", SNEAKY.as_bytes())], &["imports `wasi_snapshot_preview1.path_open`, which programs may not use"]);
+    check(
+        &[("modules", "a01.wasm", a01), ("modules", "a02.wasm", b"this is text, not wasm")],
+        &["a02.wasm: not a valid WebAssembly module: a .wasm file must be a WebAssembly binary"],
+    );
+    check(
+        &[("modules", "a01.wasm", a01), ("modules", "sneaky.wat", SNEAKY.as_bytes())],
+        &["imports `wasi_snapshot_preview1.path_open`, which programs may not use"],
+    );
     let duplicate = zip(&[("a/a01.wasm", a01), ("b/a01.wasm", a02)]);
     check(&[("modules", "two.zip", &duplicate)], &["another file already gives submission `a01`"]);
     check(&[("modules", "a01.wasm", a01), ("modules", "reference.wasm", a02)], &["reference.wasm: the id `reference` is the model answer's"]);
     let evil = zip(&[("a01.wasm", a01), ("../a02.wasm", a02), ("/etc/a03.wasm", a02)]);
     check(&[("modules", "evil.zip", &evil)], &["unsafe path in zip", "unsafe path in zip"]);
-    check(&[("modules", "a01.wasm", a01), ("modules", "a02.wasm", a02), ("roster", "roster.csv", b"id,cohort\na01,quickcheck\n")], &["no roster row for `a02`"]);
-    check(&[("modules", "a01.wasm", a01), ("roster", "roster.csv", b"id,cohort\na01,quickcheck\na01,hunit\nshort\n")], &["`a01` is listed twice", "expected 2 fields"]);
+    check(
+        &[("modules", "a01.wasm", a01), ("modules", "a02.wasm", a02), ("roster", "roster.csv", b"id,cohort\na01,quickcheck\n")],
+        &["no roster row for `a02`"],
+    );
+    check(
+        &[("modules", "a01.wasm", a01), ("roster", "roster.csv", b"id,cohort\na01,quickcheck\na01,hunit\nshort\n")],
+        &["`a01` is listed twice", "expected 2 fields"],
+    );
     check(&[("modules", "a<b>.wasm", a01)], &["a student id may only have"]);
     // An id is a cell of every gradebook file: none may start as a formula does.
-    check(&[("modules", "-2+3.wasm", a01), ("modules", "@SUM.wasm", a02)], &["`-2+3`, which a spreadsheet would read as a formula", "`@SUM`, which a spreadsheet"]);
+    check(
+        &[("modules", "-2+3.wasm", a01), ("modules", "@SUM.wasm", a02)],
+        &["`-2+3`, which a spreadsheet would read as a formula", "`@SUM`, which a spreadsheet"],
+    );
     check(&[("modules", "broken.zip", b"PK but not a zip")], &["not a readable zip"]);
 
     // Refused before any file is looked at: too large, no CSRF token, a malformed roster.
@@ -87,7 +105,11 @@ fn every_bad_upload_is_named_and_changes_nothing() {
     let reply = forger.upload(&format!("/problems/{problem}/batches"), &[("name", "Forged"), ("course", COURSE)], &[("modules", "a01.wasm", a01)]);
     assert_eq!(reply.status, 403);
     assert!(reply.body.contains("CSRF"), "{}", reply.body);
-    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Bad"), ("course", COURSE)], &[("modules", "a01.wasm", a01), ("roster", "r.csv", b"student,group\na01,x\n")]);
+    let reply = client.upload(
+        &format!("/problems/{problem}/batches"),
+        &[("name", "Bad"), ("course", COURSE)],
+        &[("modules", "a01.wasm", a01), ("roster", "r.csv", b"student,group\na01,x\n")],
+    );
     assert_eq!(reply.status, 400);
     assert!(reply.body.contains("the header must name the column <code>id</code>"), "{}", reply.body);
     for course in [None, Some("  "), Some("two\nlines")] {
@@ -127,7 +149,11 @@ fn every_bad_upload_is_named_and_changes_nothing() {
 
     // A student on the roster who handed in nothing is no problem: the upload is saved at
     // once, and its report says who.
-    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "One missing"), ("course", COURSE)], &[("modules", "a01.wasm", a01), ("roster", "roster.csv", roster)]);
+    let reply = client.upload(
+        &format!("/problems/{problem}/batches"),
+        &[("name", "One missing"), ("course", COURSE)],
+        &[("modules", "a01.wasm", a01), ("roster", "roster.csv", roster)],
+    );
     assert_eq!(reply.status, 303, "{}", reply.body);
     let report = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
     assert_eq!((&report["status"], &report["report"]["no_hand_in"]), (&serde_json::json!("saved"), &serde_json::json!(["a02"])), "{report:#}");

@@ -52,7 +52,8 @@ fn a_roster_in_the_zip_is_read_and_a_roster_can_be_attached_or_replaced_later() 
     let page = client.get("/batches");
     assert!(page.body.contains("action=\"/batches\"") && page.body.contains("name=\"problem\""), "the Batches page offers a new batch");
     let archive = cohort_zip(&[("roster.csv", &roster)]);
-    let reply = client.upload("/batches", &[("problem", &problem.to_string()), ("name", "With roster"), ("course", COURSE)], &[("modules", "class.zip", &archive)]);
+    let reply =
+        client.upload("/batches", &[("problem", &problem.to_string()), ("name", "With roster"), ("course", COURSE)], &[("modules", "class.zip", &archive)]);
     assert_eq!(reply.status, 303, "{}", reply.body);
     let upload = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
     assert_eq!(upload["status"], "saved", "{upload:#}");
@@ -66,7 +67,11 @@ fn a_roster_in_the_zip_is_read_and_a_roster_can_be_attached_or_replaced_later() 
 
     // Two rosters in the zips and none given: which one is meant is asked, nothing saved.
     let two = zip(&[("a/roster.csv", &roster), ("b/roster.csv", &roster)]);
-    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Two"), ("course", COURSE)], &[("modules", "class.zip", &archive), ("modules", "two.zip", &two)]);
+    let reply = client.upload(
+        &format!("/problems/{problem}/batches"),
+        &[("name", "Two"), ("course", COURSE)],
+        &[("modules", "class.zip", &archive), ("modules", "two.zip", &two)],
+    );
     let upload = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
     assert_eq!(upload["status"], "pending");
     let problems = upload["report"]["roster_problems"].as_array().unwrap();

@@ -173,11 +173,8 @@ impl Drop for Browser {
 /// Whether the browser is missing: then says what to install (a failure under CI, where
 /// it must be there).
 fn browser_missing() -> bool {
-    let missing: Vec<&str> = [(CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")]
-        .iter()
-        .filter(|(path, _)| !Path::new(path).exists())
-        .map(|(_, package)| *package)
-        .collect();
+    let missing: Vec<&str> =
+        [(CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")].iter().filter(|(path, _)| !Path::new(path).exists()).map(|(_, package)| *package).collect();
     if missing.is_empty() {
         return false;
     }
@@ -233,7 +230,18 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
         .unwrap()
         .lines()
         .enumerate()
-        .map(|(i, line)| format!("{line},{}\n", if i == 0 { "name" } else if line.starts_with("a14,") { "Grace Hopper" } else { "" }))
+        .map(|(i, line)| {
+            format!(
+                "{line},{}\n",
+                if i == 0 {
+                    "name"
+                } else if line.starts_with("a14,") {
+                    "Grace Hopper"
+                } else {
+                    ""
+                }
+            )
+        })
         .collect();
     std::fs::write(&roster, named).unwrap();
 
@@ -343,7 +351,11 @@ fn an_instructor_clicks_through_upload_analysis_and_results_in_chromium() {
     assert_eq!(client.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
     let link = issue_link(&client, batch, "a14");
     browser.call("POST", "/window/rect", json!({"width": 360, "height": 780}));
-    browser.call("POST", "/goog/cdp/execute", json!({"cmd": "Emulation.setEmulatedMedia", "params": {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}}));
+    browser.call(
+        "POST",
+        "/goog/cdp/execute",
+        json!({"cmd": "Emulation.setEmulatedMedia", "params": {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}}),
+    );
     browser.open(&format!("{}{link}", service.url));
     let page = browser.wait_for("Compared with your class", 30);
     assert!(page.contains("crashed") && page.contains("The problem statement"), "{page}");
@@ -413,7 +425,11 @@ fn an_instructor_releases_grades_reads_the_code_and_round_trips_the_canvas_grade
     // (1004) handed in nothing.
     let roster = "Student,ID,SIS User ID,SIS Login ID,Section,Lab 1 (5501),Lab 2 (5502)\n    Points Possible,,,,,100,100\n\"Lovelace, Ada\",1001,S1,ada,CS 101 A,,\n\"Turing, Alan\",1002,S2,alan,CS 101 A,,\n\"Hopper, Grace\",1003,S3,grace,CS 101 B,,\n\"Knuth, Donald\",1004,S4,don,CS 101 B,,\n";
     let class = zip(&largest_class());
-    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Lab 1"), ("course", "CS 101")], &[("modules", "lab1.zip", &class), ("roster", "roster.csv", roster.as_bytes())]);
+    let reply = client.upload(
+        &format!("/problems/{problem}/batches"),
+        &[("name", "Lab 1"), ("course", "CS 101")],
+        &[("modules", "lab1.zip", &class), ("roster", "roster.csv", roster.as_bytes())],
+    );
     assert_eq!(reply.status, 303, "{}", reply.body);
     let batch = client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap();
     // Canvas's names (an accented one too) are read by user id, and its late file is late.
@@ -444,7 +460,8 @@ fn an_instructor_releases_grades_reads_the_code_and_round_trips_the_canvas_grade
     browser.screenshot("source-view.png", "a student's code with line numbers");
 
     // 1002's only bug is the empty line: their page says so in words, at 360 px.
-    let link = client.api("/api/students")["students"].as_array().unwrap().iter().find(|s| s["student"] == "1002").unwrap()["link"].as_str().unwrap().to_owned();
+    let link =
+        client.api("/api/students")["students"].as_array().unwrap().iter().find(|s| s["student"] == "1002").unwrap()["link"].as_str().unwrap().to_owned();
     browser.call("POST", "/window/rect", json!({"width": 360, "height": 780}));
     browser.open(&format!("{}{link}", service.url));
     let student = browser.wait_for("Your points", 30);
@@ -489,7 +506,9 @@ fn an_instructor_releases_grades_reads_the_code_and_round_trips_the_canvas_grade
     browser.open(&format!("{}/batches/{batch}", service.url));
     let page = browser.wait_for("students on the roster handed in nothing", 30);
     assert!(page.contains("<td>1004</td><td>Knuth, Donald</td>") || page.contains("<td>1004</td><td>Donald Knuth</td>"), "{page}");
-    let link_of = |id: &str| client.api("/api/students")["students"].as_array().unwrap().iter().find(|s| s["student"] == id).unwrap()["link"].as_str().unwrap().to_owned();
+    let link_of = |id: &str| {
+        client.api("/api/students")["students"].as_array().unwrap().iter().find(|s| s["student"] == id).unwrap()["link"].as_str().unwrap().to_owned()
+    };
     browser.call("POST", "/window/rect", json!({"width": 360, "height": 780}));
     browser.open(&format!("{}{}", service.url, link_of("1004")));
     browser.wait_for("Nothing of yours was received for this assignment, so it earns <strong>0 of 100 points</strong>.", 30);

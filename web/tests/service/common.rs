@@ -134,9 +134,7 @@ impl Service {
         });
         let deadline = Instant::now() + Duration::from_secs(300);
         loop {
-            let line = received
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-                .expect("the service prints its URL within 5 minutes");
+            let line = received.recv_timeout(deadline.saturating_duration_since(Instant::now())).expect("the service prints its URL within 5 minutes");
             if let Some(rest) = line.split("with password `").nth(1) {
                 service.password = rest.trim_end_matches('`').to_owned();
             }
@@ -300,9 +298,7 @@ impl Client {
         }
         // application/x-www-form-urlencoded: unreserved bytes as they are, others as %XX.
         let encode = |text: &str| -> String {
-            text.bytes()
-                .map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") })
-                .collect()
+            text.bytes().map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
         };
         let body: Vec<String> = all.iter().map(|(k, v)| format!("{}={}", encode(k), encode(v))).collect();
         self.send(self.agent.post(&format!("{}{path}", self.base)), Some(("application/x-www-form-urlencoded", body.join("&").into_bytes())))
@@ -319,7 +315,11 @@ impl Client {
             write!(body, "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n").unwrap();
         }
         for (field, file, bytes) in files {
-            write!(body, "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{file}\"\r\nContent-Type: application/octet-stream\r\n\r\n").unwrap();
+            write!(
+                body,
+                "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{file}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+            )
+            .unwrap();
             body.extend_from_slice(bytes);
             body.extend_from_slice(b"\r\n");
         }
@@ -352,11 +352,7 @@ fn reply_of(response: ureq::Response) -> Reply {
         status: response.status(),
         location: response.header("location").map(str::to_owned),
         content_type: response.content_type().to_owned(),
-        headers: response
-            .headers_names()
-            .into_iter()
-            .map(|name| (name.to_ascii_lowercase(), response.header(&name).unwrap_or_default().to_owned()))
-            .collect(),
+        headers: response.headers_names().into_iter().map(|name| (name.to_ascii_lowercase(), response.header(&name).unwrap_or_default().to_owned())).collect(),
         body: response.into_string().unwrap_or_default(),
     }
 }
@@ -380,10 +376,8 @@ pub fn zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
 /// The problem directory's bundle: the files of `problem` a bundle carries, in a folder.
 pub fn problem_bundle(problem: &str) -> Vec<u8> {
     let dir = fixture(problem);
-    let files: Vec<(String, Vec<u8>)> = course::problem_dir::PROBLEM_FILES
-        .iter()
-        .filter_map(|f| Some((format!("{problem}/{f}"), std::fs::read(dir.join(f)).ok()?)))
-        .collect();
+    let files: Vec<(String, Vec<u8>)> =
+        course::problem_dir::PROBLEM_FILES.iter().filter_map(|f| Some((format!("{problem}/{f}"), std::fs::read(dir.join(f)).ok()?))).collect();
     zip(&files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>())
 }
 

@@ -56,7 +56,10 @@ fn a_late_submission_to_a_released_batch_moves_no_other_grade_and_the_page_says_
     let instructor_page = client.get(&format!("/analyses/{second_id}")).body;
     assert!(instructor_page.contains("Graded against the suite of analysis #"), "{instructor_page}");
     assert!(instructor_page.contains("their own submission changed"), "{instructor_page}");
-    assert!(instructor_page.contains(&format!("The batch's students see <a href=\"/analyses/{first_id}\">analysis #{first_id}</a>, not this one.")), "{instructor_page}");
+    assert!(
+        instructor_page.contains(&format!("The batch's students see <a href=\"/analyses/{first_id}\">analysis #{first_id}</a>, not this one.")),
+        "{instructor_page}"
+    );
     assert_eq!(client.post(&format!("/batches/{batch}/shown"), &[("analysis", "999")]).status, 400, "only a finished analysis of the batch");
     assert_eq!(client.post(&format!("/batches/{batch}/shown"), &[("analysis", &second_id.to_string())]).status, 303);
     let page = student.get(&link).body;
@@ -110,7 +113,8 @@ fn a_stability_check_runs_other_seeds_in_the_background_and_shows_each_students_
 fn class_of_one_module(client: &Client, problem: i64, name: &str, n: usize, module: &[u8]) -> i64 {
     let names: Vec<String> = (1..=n).map(|i| format!("s{i:03}.wasm")).collect();
     let files: Vec<(&str, &[u8])> = names.iter().map(|name| (name.as_str(), module)).collect();
-    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", name), ("course", "C101")], &[("modules", "class.zip", &crate::common::zip(&files))]);
+    let reply =
+        client.upload(&format!("/problems/{problem}/batches"), &[("name", name), ("course", "C101")], &[("modules", "class.zip", &crate::common::zip(&files))]);
     assert_eq!(reply.status, 303, "{}", reply.body);
     client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap()
 }

@@ -90,7 +90,10 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     let a14 = moodle.body.lines().find(|l| l.starts_with("a14,")).unwrap();
     assert!(a14.starts_with("a14,,0,"), "no points for a program that crashes on every input: {a14}");
     assert!(a14.contains("the same way (a crash): one failure, on every input."), "{a14}");
-    assert!(a14.contains("Your program passed 0 of 19 tests") && a14.contains("How it failed: a crash on 19 inputs. The shortest input it fails on: "), "{a14}");
+    assert!(
+        a14.contains("Your program passed 0 of 19 tests") && a14.contains("How it failed: a crash on 19 inputs. The shortest input it fails on: "),
+        "{a14}"
+    );
     assert!(!a14.contains(" t0") && !a14.contains(" t1"), "no test ids, words: {a14}");
     let dot = client.get(&format!("/analyses/{id}/files/order.dot"));
     assert!(dot.body.starts_with("digraph"), "{}", dot.body);
@@ -173,7 +176,13 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     assert!(markdown.body.contains("Input:\n\n```text\n") && !markdown.body.contains("- Input: `\""), "code blocks, not escaped strings: {}", markdown.body);
     // The score in plain words, and the statement as graded, with its tables rendered.
     // The paper's score is said to be the class comparison, not the grade.
-    assert!(own.body.contains("Compared with your class: <strong>") && own.body.contains("the share of those bugs yours does not have") && own.body.contains("and not your grade: your points above are"), "{}", own.body);
+    assert!(
+        own.body.contains("Compared with your class: <strong>")
+            && own.body.contains("the share of those bugs yours does not have")
+            && own.body.contains("and not your grade: your points above are"),
+        "{}",
+        own.body
+    );
     // The points on the fixed scale, and how the program earned them.
     let points = &own_json["results"][0]["points"];
     assert_eq!(points["max"], 100.0, "{own_json}");
@@ -246,8 +255,10 @@ fn a_student_id_names_one_student_of_one_course_with_one_link_to_that_courses_ba
     let service = Service::start(data.path(), &[]);
     let client = service.instructor();
     let problem = upload_problem(&client, "interval-sets");
-    let modules: Vec<(String, Vec<u8>)> =
-        ["a01", "a02"].iter().map(|id| (format!("{id}.wasm"), std::fs::read(fixture("interval-sets").join(format!("submissions/{id}.wasm"))).unwrap())).collect();
+    let modules: Vec<(String, Vec<u8>)> = ["a01", "a02"]
+        .iter()
+        .map(|id| (format!("{id}.wasm"), std::fs::read(fixture("interval-sets").join(format!("submissions/{id}.wasm"))).unwrap()))
+        .collect();
     let files: Vec<(&str, &str, &[u8])> = modules.iter().map(|(name, bytes)| ("modules", name.as_str(), bytes.as_slice())).collect();
     // Two batches of one course, one of another: each graded and released.
     let batch = |name: &str, course: &str| {

@@ -65,7 +65,10 @@ fn a_batch_grades_on_its_own_maximum_and_an_adjustment_with_its_reason_reaches_t
     assert!(a14_row.ends_with(",5"), "the gradebook has the adjusted points: {a14_row}");
     assert!(canvas.lines().nth(1).unwrap().ends_with(",20"), "Points Possible is the batch's maximum: {canvas}");
     let ranking = client.get(&format!("/analyses/{analysis}")).body;
-    assert!(ranking.contains("<span title=\"of 20; the program earned 0, adjusted by +5\">5</span>"), "the ranking shows the grade the exports give: {ranking}");
+    assert!(
+        ranking.contains("<span title=\"of 20; the program earned 0, adjusted by +5\">5</span>"),
+        "the ranking shows the grade the exports give: {ranking}"
+    );
     assert_eq!(client.api(&format!("/api/analyses/{analysis}"))["grades"]["a14"], 5.0);
 
     // Removing it (empty points) gives the program's own points back.
@@ -220,8 +223,13 @@ fn the_links_are_emailed_through_the_smtp_server_the_environment_names_after_a_p
         .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap().replace("=\r\n", "").replace("=\n", "").replace("=3D", "="))
         .collect();
     assert_eq!(received.len(), 3);
-    for (address, id, greeting) in [("ada@example.edu", "a01", "Hello Ada Lovelace,"), ("alan@example.edu", "a02", "Hello Alan Turing,"), ("grace@example.edu", "a03", "Hello a03,")] {
-        let message = received.iter().find(|m| m.contains(&format!("<{address}>")) || m.contains(&format!("To: {address}"))).unwrap_or_else(|| panic!("no message to {address}: {received:#?}"));
+    for (address, id, greeting) in
+        [("ada@example.edu", "a01", "Hello Ada Lovelace,"), ("alan@example.edu", "a02", "Hello Alan Turing,"), ("grace@example.edu", "a03", "Hello a03,")]
+    {
+        let message = received
+            .iter()
+            .find(|m| m.contains(&format!("<{address}>")) || m.contains(&format!("To: {address}")))
+            .unwrap_or_else(|| panic!("no message to {address}: {received:#?}"));
         assert!(message.contains("From: \"Course staff\" <staff@example.edu>") || message.contains("From: Course staff <staff@example.edu>"), "{message}");
         assert!(message.contains(greeting) && message.contains(&format!("{public}{}", link_of(id))), "{id}'s own link: {message}");
         assert!(!message.contains(&service.url), "{message}");
@@ -262,7 +270,11 @@ fn instructor_pages_show_each_students_name_beside_the_id() {
     let roster = "id,cohort,name,email\na01,A,Ada Lovelace,ada@example.edu\na02,A,Alan Turing,alan@example.edu\na03,B,,grace@example.edu\nz90,B,Zed Nobody,zed@example.edu\n";
     let attached = client.upload(&format!("/batches/{batch}/roster"), &[], &[("roster", "roster.csv", roster.as_bytes())]);
     assert_eq!(attached.status, 200, "{}", attached.body);
-    assert!(attached.body.contains("1 students on it handed in nothing: z90. They are part of the class: every export gives them 0 points"), "{}", attached.body);
+    assert!(
+        attached.body.contains("1 students on it handed in nothing: z90. They are part of the class: every export gives them 0 points"),
+        "{}",
+        attached.body
+    );
     let page = client.get(&format!("/batches/{batch}")).body;
     assert!(page.contains("<th>Student</th><th>Name</th>") && page.contains("<td>a01</td><td>Ada Lovelace</td>"), "{page}");
     assert!(page.contains("<td>a03</td><td></td>"), "a row without a name leaves it empty: {page}");
@@ -304,7 +316,12 @@ fn a_student_on_the_roster_who_handed_in_nothing_gets_a_link_a_letter_and_a_page
     let (_, rows) = csv_shape(&client.get("/students/links.csv").body);
     assert_eq!(rows, 21);
     let students = client.api("/api/students");
-    let link = |id: &str| students["students"].as_array().unwrap().iter().find(|s| s["student"] == id).unwrap_or_else(|| panic!("{id}: {students:#}"))["link"].as_str().unwrap().to_owned();
+    let link = |id: &str| {
+        students["students"].as_array().unwrap().iter().find(|s| s["student"] == id).unwrap_or_else(|| panic!("{id}: {students:#}"))["link"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
     // A letter that says nothing was received and what it earns.
     let emails = client.api(&format!("/api/batches/{batch}/emails"));
     let letter = emails["letters"].as_array().unwrap().iter().find(|l| l["student"] == "z90").unwrap_or_else(|| panic!("{emails:#}"));
@@ -335,7 +352,8 @@ fn the_canvas_gradebook_lands_in_the_assignment_of_canvas_export_the_instructor_
     let (_data, _service, client, batch) = service_with_cohort("interval-sets");
     // Canvas's gradebook export with two assignments and Canvas's own score columns;
     // a19 is not in it.
-    let mut export = String::from("Student,ID,SIS User ID,SIS Login ID,Section,Interval sets (5501),Lab 2 (5502),Current Score\n    Points Possible,,,,,100,10,\n");
+    let mut export =
+        String::from("Student,ID,SIS User ID,SIS Login ID,Section,Interval sets (5501),Lab 2 (5502),Current Score\n    Points Possible,,,,,100,10,\n");
     for i in 1..=18 {
         export.push_str(&format!("\"Student, Number {i}\",a{i:02},S{i},login{i},Section A,,,\n"));
     }
@@ -344,7 +362,10 @@ fn the_canvas_gradebook_lands_in_the_assignment_of_canvas_export_the_instructor_
     let id = analysis["analysis"]["id"].as_i64().unwrap();
     assert_eq!(analysis["canvas_assignments"], serde_json::json!(["Interval sets (5501)", "Lab 2 (5502)"]));
     let page = client.get(&format!("/analyses/{id}")).body;
-    assert!(page.contains("<option value=\"Interval sets (5501)\">Interval sets (5501)</option><option value=\"Lab 2 (5502)\">"), "the instructor picks: {page}");
+    assert!(
+        page.contains("<option value=\"Interval sets (5501)\">Interval sets (5501)</option><option value=\"Lab 2 (5502)\">"),
+        "the instructor picks: {page}"
+    );
     assert!(page.contains("Canvas cannot match 1 of 19 students: the roster gives no Canvas ID or SIS id for a19."), "{page}");
     assert!(page.contains("Canvas takes the points as they are, of 100"), "{page}");
 

@@ -37,7 +37,6 @@ fn failed_logins_beyond_five_must_wait_and_are_told_how_long() {
     assert_eq!(other.login("one more", "x"), 429, "the address has failed too often");
 }
 
-
 #[test]
 fn behind_tls_the_login_cookies_are_sent_over_https_only() {
     let set_cookies = |args: &[&str]| -> Vec<String> {

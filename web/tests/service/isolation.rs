@@ -24,7 +24,8 @@ const HOST_TMP: &str = "host-tmp-5d2c";
 fn students() -> Vec<(String, Vec<u8>)> {
     let file = |name: &str| std::fs::read(fixture("anonymizer").join("submissions").join(name)).unwrap();
     let c = |path: &str| format!("#include \"{path}\"\nint main(void) {{ return 0; }}\n").into_bytes();
-    let print = |read: &str| format!("static READ: &[u8] = {read};\nfn main() {{ use std::io::Write; std::io::stdout().write_all(READ).unwrap(); }}\n").into_bytes();
+    let print =
+        |read: &str| format!("static READ: &[u8] = {read};\nfn main() {{ use std::io::Write; std::io::stdout().write_all(READ).unwrap(); }}\n").into_bytes();
     vec![
         ("a09.c".into(), file("a09.c")),
         ("a01.rs".into(), file("a01.rs")),

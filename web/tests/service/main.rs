@@ -5,11 +5,11 @@ mod bad_uploads;
 mod batches;
 mod browser;
 mod common;
+mod fairness;
 mod flow;
+mod grades;
 mod hardening;
 mod isolation;
-mod fairness;
-mod grades;
 #[allow(dead_code)] // the PostgreSQL tests' server: only `service_postgres` starts it
 mod postgres;
 mod restart;

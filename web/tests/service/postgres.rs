@@ -75,17 +75,17 @@ impl Postgres {
     pub fn shared() -> &'static Postgres {
         static SERVER: OnceLock<Postgres> = OnceLock::new();
         SERVER.get_or_init(|| match bin_dir() {
-                Some(bin) => Postgres::start(bin),
-                None => {
-                    assert!(
-                        std::env::var_os("CI").is_none(),
-                        "PostgreSQL is not installed (/usr/lib/postgresql/*/bin/initdb): `.ci/run` installs Debian's postgresql"
-                    );
-                    // Every test of the binary needs it: end the binary, saying why.
-                    eprintln!("SKIPPED: every PostgreSQL test: PostgreSQL is not installed (`apt-get install postgresql`, which .ci/run does)");
-                    std::process::exit(0)
-                }
-            })
+            Some(bin) => Postgres::start(bin),
+            None => {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "PostgreSQL is not installed (/usr/lib/postgresql/*/bin/initdb): `.ci/run` installs Debian's postgresql"
+                );
+                // Every test of the binary needs it: end the binary, saying why.
+                eprintln!("SKIPPED: every PostgreSQL test: PostgreSQL is not installed (`apt-get install postgresql`, which .ci/run does)");
+                std::process::exit(0)
+            }
+        })
     }
 
     fn start(bin: PathBuf) -> Postgres {

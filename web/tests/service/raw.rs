@@ -78,10 +78,7 @@ pub fn exchange(source: Ipv4Addr, url: &str, head: &str, body: &[u8]) -> std::io
     let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
     let mut lines = head.lines();
     let status = lines.next().and_then(|l| l.split_whitespace().nth(1)).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
+    let headers = lines.filter_map(|l| l.split_once(':')).map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned())).collect();
     Ok(Response { status, headers, body: body.to_owned() })
 }
 
@@ -113,9 +110,8 @@ pub fn login_forwarded(source: Ipv4Addr, url: &str, forwarded_for: Option<&str>,
     let form = exchange(source, url, &format!("GET /login HTTP/1.1\r\n{forwarded}"), b"")?;
     let cookie = form.header("set-cookie").and_then(|c| c.split(';').next()).unwrap_or_default().to_owned();
     let token = form.body.split("name=\"csrf\" value=\"").nth(1).and_then(|v| v.split('"').next()).unwrap_or_default().to_owned();
-    let encode = |text: &str| -> String {
-        text.bytes().map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
-    };
+    let encode =
+        |text: &str| -> String { text.bytes().map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") }).collect() };
     let body = format!("login={}&password={}&csrf={}", encode(login), encode(password), encode(&token));
     let head = format!("POST /login HTTP/1.1\r\n{forwarded}Cookie: {cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\n");
     Ok(exchange(source, url, &head, body.as_bytes())?.status)

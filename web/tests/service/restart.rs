@@ -101,11 +101,7 @@ fn a_second_service_on_the_same_data_refuses_to_start_and_touches_nothing() {
     let (data, _service, client, batch) = service_with_cohort("interval-sets");
     let running = run_analysis(&client, batch, &[("stable_after", "1000000")]);
     wait_until_running(&client, running);
-    let second = crate::common::bugrank(data.path())
-        .args(["serve", "--bind", "127.0.0.1:0", "--no-demo", "--data"])
-        .arg(data.path())
-        .output()
-        .unwrap();
+    let second = crate::common::bugrank(data.path()).args(["serve", "--bind", "127.0.0.1:0", "--no-demo", "--data"]).arg(data.path()).output().unwrap();
     assert!(!second.status.success());
     let message = String::from_utf8_lossy(&second.stderr);
     assert!(message.contains("another bugrank process (serve or worker) is using"), "{message}");

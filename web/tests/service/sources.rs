@@ -47,18 +47,16 @@ fn an_uploaded_zip_of_sources_is_built_by_the_analysis_and_a_compile_error_is_sh
     let upload = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
     assert_eq!(upload["status"], "saved", "a clean upload: {upload:#}");
     let batch = upload["batch"].as_i64().unwrap();
-    let mut students: Vec<String> = client.api(&format!("/api/batches/{batch}"))["submissions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["student"].as_str().unwrap().to_owned())
-        .collect();
+    let mut students: Vec<String> =
+        client.api(&format!("/api/batches/{batch}"))["submissions"].as_array().unwrap().iter().map(|s| s["student"].as_str().unwrap().to_owned()).collect();
     students.sort();
     assert_eq!(students, ["a01", "a02", "a09", "badpy", "folder", "hostile", "py"]);
 
     // The upload report says who compiles before any analysis; the builds are kept, so the
     // analysis builds nothing again.
-    let build = |file: &str| upload["report"]["files"].as_array().unwrap().iter().find(|f| f["file"] == file).unwrap_or_else(|| panic!("{file}: {upload:#}"))["build"].clone();
+    let build = |file: &str| {
+        upload["report"]["files"].as_array().unwrap().iter().find(|f| f["file"] == file).unwrap_or_else(|| panic!("{file}: {upload:#}"))["build"].clone()
+    };
     assert_eq!(build("class.zip/class/a09.c")["compiles"]["language"], "C");
     assert_eq!(build("class.zip/class/a01.rs")["compiles"]["language"], "Rust");
     assert!(build("class.zip/class/a02.wasm").is_null(), "a module is not compiled");
@@ -101,7 +99,11 @@ fn an_uploaded_zip_of_sources_is_built_by_the_analysis_and_a_compile_error_is_sh
     let python_page = client.get(&issue_link(&client, batch, "badpy"));
     assert!(python_page.body.contains("Your program did not run: SyntaxError at line 1, so it could not be tested"), "{}", python_page.body);
     assert!(python_page.body.contains("earned 0 of 100 points: it never ran, so no input could be graded."), "{}", python_page.body);
-    assert!(hostile_page.body.contains("&#39;/etc/passwd&#39; file not found") || hostile_page.body.contains("'/etc/passwd' file not found"), "{}", hostile_page.body);
+    assert!(
+        hostile_page.body.contains("&#39;/etc/passwd&#39; file not found") || hostile_page.body.contains("'/etc/passwd' file not found"),
+        "{}",
+        hostile_page.body
+    );
     let a09_page = client.get(&issue_link(&client, batch, "a09"));
     assert!(!a09_page.body.contains("passwd"), "another student's compile error is not shown");
     assert!(a09_page.body.contains("Test t"), "a09's own bugs: {}", a09_page.body);
@@ -173,7 +175,9 @@ fn a_function_level_problem_shows_its_harness_builds_hand_ins_with_it_and_says_w
     let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Stacks"), ("course", "C101")], &[("modules", "class.zip", &archive)]);
     assert_eq!(reply.status, 303, "{}", reply.body);
     let upload = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
-    let build = |file: &str| upload["report"]["files"].as_array().unwrap().iter().find(|f| f["file"] == file).unwrap_or_else(|| panic!("{file}: {upload:#}"))["build"].clone();
+    let build = |file: &str| {
+        upload["report"]["files"].as_array().unwrap().iter().find(|f| f["file"] == file).unwrap_or_else(|| panic!("{file}: {upload:#}"))["build"].clone()
+    };
     assert_eq!(build("class.zip/class/a01.c")["compiles"]["language"], "C", "{upload:#}");
     let message = |file: &str| build(file)["does_not_compile"]["message"].as_str().unwrap_or_else(|| panic!("{upload:#}")).to_owned();
     assert_eq!(build("class.zip/class/a03.c")["compiles"]["language"], "C", "a main kept for the student's tests is left out: {upload:#}");
@@ -218,7 +222,9 @@ fn a_python_hand_in_using_a_forbidden_sort_is_told_so_at_upload_in_the_ranking_a
     let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Search"), ("course", "Py101")], &[("modules", "class.zip", &class)]);
     assert_eq!(reply.status, 303, "{}", reply.body);
     let upload = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
-    let build = |file: &str| upload["report"]["files"].as_array().unwrap().iter().find(|f| f["file"] == file).unwrap_or_else(|| panic!("{file}: {upload:#}"))["build"].clone();
+    let build = |file: &str| {
+        upload["report"]["files"].as_array().unwrap().iter().find(|f| f["file"] == file).unwrap_or_else(|| panic!("{file}: {upload:#}"))["build"].clone()
+    };
     assert_eq!(build("class.zip/class/s018.py")["compiles"]["rules_broken"], serde_json::json!(["uses `sort` (line 3): `s2.sort()`"]), "{upload:#}");
     assert!(build("class.zip/class/s007.py")["compiles"].get("rules_broken").is_none(), "{upload:#}");
     let page = client.get(&format!("/uploads/{}", reply.redirect_id())).body;
@@ -228,13 +234,20 @@ fn a_python_hand_in_using_a_forbidden_sort_is_told_so_at_upload_in_the_ranking_a
     let id = run_analysis(&client, batch, &[("seed", "1"), ("stable_after", "200")]);
     let done = client.wait_for_analysis(id);
     let answer = |id: &str| done["result"]["answers"].as_array().unwrap().iter().find(|a| a["id"] == id).unwrap().clone();
-    assert_eq!((answer("s018")["points"]["points"].as_f64(), answer("s018")["failed"].as_array().unwrap().len()), (Some(0.0), 0), "right by its output, no points");
+    assert_eq!(
+        (answer("s018")["points"]["points"].as_f64(), answer("s018")["failed"].as_array().unwrap().len()),
+        (Some(0.0), 0),
+        "right by its output, no points"
+    );
     assert_eq!(answer("s007")["points"]["points"].as_f64(), Some(100.0));
     let ranking = client.get(&format!("/analyses/{id}")).body;
     assert!(ranking.contains("breaks a rule: uses `sort` (line 3)"), "{ranking}");
     assert_eq!(client.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
     let page = client.get(&issue_link(&client, batch, "s018")).body;
-    assert!(page.contains("It breaks the assignment's rules, which no output shows:") && page.contains("it uses `sort` (line 3): <code>s2.sort()</code>"), "{page}");
+    assert!(
+        page.contains("It breaks the assignment's rules, which no output shows:") && page.contains("it uses `sort` (line 3): <code>s2.sort()</code>"),
+        "{page}"
+    );
     assert!(page.contains("Its sources break a rule of the assignment, whatever they print: it uses `sort` (line 3), which costs points."), "{page}");
 }
 
@@ -256,7 +269,12 @@ fn a_problem_bundle_of_sources_is_built_in_the_sandbox_and_its_page_shows_the_ch
     let problem = upload_ready(&client, "largest.zip", &bundle(&new_problem_files(&[])));
     let page = client.get(&format!("/problems/{problem}")).body;
     assert!(page.contains("Problem check") && page.contains("Ready: every check passed."), "{page}");
-    for check in ["the generator replays", "the reference handles the 1000 generated inputs", "the correct example `correct` passes every input", "the buggy example `buggy` fails some input"] {
+    for check in [
+        "the generator replays",
+        "the reference handles the 1000 generated inputs",
+        "the correct example `correct` passes every input",
+        "the buggy example `buggy` fails some input",
+    ] {
         assert!(page.contains(check), "the page lists `{check}`");
     }
     assert!(page.contains("The reference&#39;s fuel per input: min ") || page.contains("The reference's fuel per input: min "), "{page}");
@@ -273,7 +291,8 @@ fn a_problem_bundle_of_sources_is_built_in_the_sandbox_and_its_page_shows_the_ch
     assert!(client.get(&format!("/problems/{c_only}")).body.contains("not in this problem"), "Rust and C++ are shown as not accepted");
     let rust = b"fn main() { println!(\"empty\"); }\n";
     let c = b"#include <stdio.h>\nint main(void) { puts(\"empty\"); return 0; }\n";
-    let reply = client.upload(&format!("/problems/{c_only}/batches"), &[("name", "One"), ("course", "C101")], &[("modules", "s1.rs", rust), ("modules", "s2.c", c)]);
+    let reply =
+        client.upload(&format!("/problems/{c_only}/batches"), &[("name", "One"), ("course", "C101")], &[("modules", "s1.rs", rust), ("modules", "s2.c", c)]);
     let upload = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
     let files = upload["report"]["files"].as_array().unwrap_or_else(|| panic!("{upload:#}"));
     let rejected = files.iter().find(|f| f["file"] == "s1.rs").unwrap_or_else(|| panic!("{upload:#}"))["rejected"].as_str().unwrap().to_owned();

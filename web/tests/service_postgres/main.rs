@@ -170,14 +170,18 @@ fn an_idle_worker_makes_runs_of_another_workers_analysis_and_killing_it_mid_anal
     // The Python cohort (a whole program's run costs some 200 µs: its rounds are long
     // enough to share with shards of about 5 ms).
     let dir = common::fixture("interval-sets").join("submissions-python");
-    let mut sources: Vec<(String, Vec<u8>)> =
-        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap())).collect();
+    let mut sources: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
     sources.sort();
     let archive = common::zip(&sources.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>());
     // Each analysis of a batch of its own (a second one of the same batch is a rerun, which
     // its analysis says).
     let analyse = || {
-        let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Python"), ("course", common::COURSE)], &[("modules", "python.zip", &archive)]);
+        let reply =
+            client.upload(&format!("/problems/{problem}/batches"), &[("name", "Python"), ("course", common::COURSE)], &[("modules", "python.zip", &archive)]);
         assert_eq!(reply.status, 303, "{}", reply.body);
         let batch = client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap();
         common::run_analysis(&client, batch, &[("seed", "3"), ("stable_after", "2000")])

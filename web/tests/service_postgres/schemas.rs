@@ -85,7 +85,8 @@ fn sqlite_schema(path: &std::path::Path) -> Schema {
             facts.insert(format!("foreign key {table}.{} -> {}.{}", f[0], f[1], f[2]));
         }
         for i in strings("SELECT name, \"unique\", origin, partial FROM pragma_index_list(?1)", &[table]) {
-            let columns = strings("SELECT name FROM pragma_index_info(?1) ORDER BY seqno", &[&i[0]]).into_iter().map(|r| r[0].clone()).collect::<Vec<_>>().join(", ");
+            let columns =
+                strings("SELECT name FROM pragma_index_info(?1) ORDER BY seqno", &[&i[0]]).into_iter().map(|r| r[0].clone()).collect::<Vec<_>>().join(", ");
             match i[2].as_str() {
                 // The primary key's, already a fact.
                 "pk" => {}

@@ -10,15 +10,15 @@ use serde::Serialize;
 
 use std::collections::HashMap;
 
-pub mod sql;
 mod queue;
 mod schema;
 mod shards;
+pub mod sql;
 
 use course::submissions::{Adjustment, RosterRow};
-use sql::{Backend, Conn, Row, args};
 pub use queue::{AnalysisRow, AnalysisSettings, AnswerRow, LEASE_SECONDS, MAX_ATTEMPTS, QueueEntry, Status};
 pub use shards::{RoundKind, SHARD_LEASE_SECONDS, Shard};
+use sql::{Backend, Conn, Row, args};
 pub use sql::{DbError, DbResult, Engine};
 
 /// Seconds since the epoch: timestamps in the store.
@@ -205,7 +205,6 @@ fn upload_status(text: String) -> DbResult<String> {
     }
 }
 
-
 const BATCH_COLUMNS: &str = "b.id, b.problem_id, p.title, b.name, b.released, b.created, b.course_id, c.name, b.no_hand_in, b.shown_analysis, b.release_reruns";
 /// The latest finished analysis of batch `?1` (not a stability check's), as a subquery.
 const LATEST_DONE: &str = "SELECT max(a.id) FROM analyses a WHERE a.batch_id = ?1 AND a.status = 'done' AND a.stability_of IS NULL";
@@ -317,9 +316,7 @@ impl Db {
 
     /// The instructor's id and password hash.
     pub fn instructor(&self, login: &str) -> DbResult<Option<(i64, String)>> {
-        self.0.run(|c| {
-            row(c, "SELECT id, password_hash FROM instructors WHERE login = ?1", args![login], |r| Ok((r.int(0)?, r.text(1)?)))
-        })
+        self.0.run(|c| row(c, "SELECT id, password_hash FROM instructors WHERE login = ?1", args![login], |r| Ok((r.int(0)?, r.text(1)?))))
     }
 
     pub fn add_session(&self, token_hash: &str, instructor_id: i64, csrf: &str, expires: i64) -> DbResult<()> {
@@ -387,7 +384,12 @@ impl Db {
     /// The checks not finished, oldest first.
     pub fn problem_checks_running(&self) -> DbResult<Vec<ProblemCheckRow>> {
         self.0.run(|c| {
-            rows(c, &format!("SELECT {PROBLEM_CHECK_COLUMNS} FROM problem_checks WHERE status = ?1 ORDER BY id"), args![CheckStatus::Checking.as_str()], problem_check_row)
+            rows(
+                c,
+                &format!("SELECT {PROBLEM_CHECK_COLUMNS} FROM problem_checks WHERE status = ?1 ORDER BY id"),
+                args![CheckStatus::Checking.as_str()],
+                problem_check_row,
+            )
         })
     }
 
@@ -397,7 +399,9 @@ impl Db {
             Ok(problem) => (CheckStatus::Ready, Some(*problem), None),
             Err(error) => (CheckStatus::Refused, None, Some(error.as_str())),
         };
-        self.0.run(|c| c.execute("UPDATE problem_checks SET status = ?2, problem_id = ?3, error = ?4 WHERE id = ?1", args![id, status.as_str(), problem, error]))?;
+        self.0.run(|c| {
+            c.execute("UPDATE problem_checks SET status = ?2, problem_id = ?3, error = ?4 WHERE id = ?1", args![id, status.as_str(), problem, error])
+        })?;
         Ok(())
     }
 
@@ -541,10 +545,7 @@ impl Db {
     /// finish); hiding keeps which one was shown.
     pub fn set_released(&self, batch: i64, released: bool) -> DbResult<()> {
         self.0.run(|c| match released {
-            true => c.execute(
-                &format!("UPDATE batches SET released = TRUE, shown_analysis = ({LATEST_DONE}) WHERE id = ?1"),
-                args![batch],
-            ),
+            true => c.execute(&format!("UPDATE batches SET released = TRUE, shown_analysis = ({LATEST_DONE}) WHERE id = ?1"), args![batch]),
             false => c.execute("UPDATE batches SET released = FALSE WHERE id = ?1", args![batch]),
         })?;
         Ok(())
@@ -576,16 +577,7 @@ impl Db {
     /// The students of the batch (those with a current submission) and their private
     /// links' tokens, by student id: whom releasing reaches.
     pub fn batch_students(&self, batch: i64) -> DbResult<Vec<StudentRow>> {
-        let mut rows = self.0.run(|c| {
-            rows(
-                c,
-                &format!(
-                    "SELECT {STUDENT_COLUMNS} FROM {STUDENTS} {OF_BATCH}"
-                ),
-                args![batch],
-                student_row,
-            )
-        })?;
+        let mut rows = self.0.run(|c| rows(c, &format!("SELECT {STUDENT_COLUMNS} FROM {STUDENTS} {OF_BATCH}"), args![batch], student_row))?;
         rows.sort_by(|a, b| course::submissions::natural_cmp(&a.student, &b.student));
         Ok(rows)
     }
@@ -594,12 +586,9 @@ impl Db {
     /// each), in one transaction; returns how many were issued. Links already given stay.
     pub fn issue_missing_links(&self, batch: i64, token: &dyn Fn() -> String) -> DbResult<usize> {
         self.0.transaction(|c| {
-            let missing = rows(
-                c,
-                &format!("SELECT s.course_id, s.student FROM course_students s {OF_BATCH} AND s.token IS NULL"),
-                args![batch],
-                |r| Ok((r.int(0)?, r.text(1)?)),
-            )?;
+            let missing = rows(c, &format!("SELECT s.course_id, s.student FROM course_students s {OF_BATCH} AND s.token IS NULL"), args![batch], |r| {
+                Ok((r.int(0)?, r.text(1)?))
+            })?;
             for (course, student) in &missing {
                 c.execute("UPDATE course_students SET token = ?3, issued = ?4 WHERE course_id = ?1 AND student = ?2", args![*course, student, token(), now()])?;
             }
@@ -623,12 +612,7 @@ impl Db {
     /// The batch's current submissions, by student id.
     pub fn submissions(&self, batch: i64) -> DbResult<Vec<SubmissionRow>> {
         let mut rows = self.0.run(|c| {
-            rows(
-                c,
-                "SELECT student, file, sha256, late, uploaded FROM submissions WHERE batch_id = ?1 AND superseded = FALSE",
-                args![batch],
-                submission_row,
-            )
+            rows(c, "SELECT student, file, sha256, late, uploaded FROM submissions WHERE batch_id = ?1 AND superseded = FALSE", args![batch], submission_row)
         })?;
         rows.sort_by(|a, b| course::submissions::natural_cmp(&a.student, &b.student));
         Ok(rows)
@@ -681,7 +665,9 @@ impl Db {
 
     /// How many hand-ins each batch holds (late ones replace earlier ones), by batch.
     pub fn submission_counts(&self) -> DbResult<HashMap<i64, usize>> {
-        let counts = self.0.run(|c| rows(c, "SELECT batch_id, count(*) FROM submissions WHERE superseded = FALSE GROUP BY batch_id", &[], |r| Ok((r.int(0)?, r.int(1)? as usize))))?;
+        let counts = self.0.run(|c| {
+            rows(c, "SELECT batch_id, count(*) FROM submissions WHERE superseded = FALSE GROUP BY batch_id", &[], |r| Ok((r.int(0)?, r.int(1)? as usize)))
+        })?;
         Ok(counts.into_iter().collect())
     }
 
@@ -690,9 +676,12 @@ impl Db {
     /// report, whatever the number of batches.
     pub fn rosters(&self) -> DbResult<Vec<(i64, i64, RosterRow)>> {
         self.0.run(|c| {
-            rows(c, "SELECT r.student, r.cohort, r.manual, r.extra, b.course_id, b.id FROM roster r JOIN batches b ON b.id = r.batch_id ORDER BY b.id", &[], |r| {
-                Ok((r.int(4)?, r.int(5)?, roster_row(r)?))
-            })
+            rows(
+                c,
+                "SELECT r.student, r.cohort, r.manual, r.extra, b.course_id, b.id FROM roster r JOIN batches b ON b.id = r.batch_id ORDER BY b.id",
+                &[],
+                |r| Ok((r.int(4)?, r.int(5)?, roster_row(r)?)),
+            )
         })
     }
 
@@ -735,10 +724,7 @@ impl Db {
     /// such student.
     pub fn set_student_token(&self, course: i64, student: &str, token: Option<&str>) -> DbResult<bool> {
         let changed = self.0.run(|c| {
-            c.execute(
-                "UPDATE course_students SET token = ?3, issued = ?4 WHERE course_id = ?1 AND student = ?2",
-                args![course, student, token, now()],
-            )
+            c.execute("UPDATE course_students SET token = ?3, issued = ?4 WHERE course_id = ?1 AND student = ?2", args![course, student, token, now()])
         })?;
         Ok(changed == 1)
     }
@@ -780,8 +766,6 @@ impl Db {
         })?;
         Ok(found.into_iter().filter_map(|(batch, released)| released.map(|r| (batch, r))).collect())
     }
-
-
 }
 
 impl Db {
@@ -804,9 +788,7 @@ impl Db {
     /// The files whose path starts with `folder` (which ends with `/`), with their paths.
     pub fn files_under(&self, folder: &str) -> DbResult<Vec<(String, Vec<u8>)>> {
         self.0.run(|c| {
-            rows(c, "SELECT path, bytes FROM files WHERE substr(path, 1, length(?1)) = ?1 ORDER BY path", args![folder], |r| {
-                Ok((r.text(0)?, r.bytes(1)?))
-            })
+            rows(c, "SELECT path, bytes FROM files WHERE substr(path, 1, length(?1)) = ?1 ORDER BY path", args![folder], |r| Ok((r.text(0)?, r.bytes(1)?)))
         })
     }
 
@@ -930,13 +912,8 @@ mod tests {
         let db = Db::open(&dir.path().join("bugrank.sqlite")).unwrap();
         assert!(db.courses().unwrap().is_empty());
         let problem = db.add_problem("p", "P", "/p", false).unwrap();
-        let submission = |student: &str| SubmissionRow {
-            student: student.to_owned(),
-            file: format!("{student}.wasm"),
-            sha256: "0".repeat(64),
-            late: false,
-            uploaded: 0,
-        };
+        let submission =
+            |student: &str| SubmissionRow { student: student.to_owned(), file: format!("{student}.wasm"), sha256: "0".repeat(64), late: false, uploaded: 0 };
         db.add_batch(problem, "Spring", "One", &[submission("a01")], &[]).unwrap();
         db.add_batch(problem, "Autumn", "Two", &[submission("a01"), submission("a02")], &[]).unwrap();
         db.add_batch(problem, "Spring", "Three", &[submission("a01")], &[]).unwrap();

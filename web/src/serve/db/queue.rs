@@ -24,8 +24,7 @@ pub const MAX_ATTEMPTS: i64 = 3;
 pub const LEASE_SECONDS: i64 = 15;
 
 /// The error of an analysis given up after [`MAX_ATTEMPTS`] starts.
-const GIVEN_UP: &str =
-    "'the process running this analysis stopped while it ran, ' || attempts || ' times: it is not started again (run it anew to retry)'";
+const GIVEN_UP: &str = "'the process running this analysis stopped while it ran, ' || attempts || ' times: it is not started again (run it anew to retry)'";
 
 /// An analysis's place in the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -171,9 +170,8 @@ impl Db {
     /// Queues an analysis of the batch's current submissions.
     pub fn queue_analysis(&self, batch: i64, problem_dir: &str, settings: AnalysisSettings) -> DbResult<i64> {
         self.0.transaction(|c| {
-            let previous = c
-                .query_one("SELECT max(id) FROM analyses WHERE batch_id = ?1 AND status = 'done' AND stability_of IS NULL", args![batch])?
-                .opt_int(0)?;
+            let previous =
+                c.query_one("SELECT max(id) FROM analyses WHERE batch_id = ?1 AND status = 'done' AND stability_of IS NULL", args![batch])?.opt_int(0)?;
             let rerun = previous.and(settings.rerun).map(rerun_text);
             let id = c
                 .query_one(
@@ -267,10 +265,7 @@ impl Db {
 
     /// The latest finished analysis of a batch.
     pub fn latest_done(&self, batch: i64) -> DbResult<Option<i64>> {
-        self.0.run(|c| {
-            c.query_one(super::LATEST_DONE, args![batch])?
-                .opt_int(0)
-        })
+        self.0.run(|c| c.query_one(super::LATEST_DONE, args![batch])?.opt_int(0))
     }
 
     pub fn analysis_answers(&self, id: i64) -> DbResult<Vec<AnswerRow>> {
@@ -333,7 +328,15 @@ impl Db {
                      FROM analyses JOIN batches b ON b.id = analyses.batch_id WHERE analyses.status IN ('queued', 'running') ORDER BY analyses.id"
                 ),
                 &[],
-                |r| Ok(QueueEntry { analysis: r.int(0)?, running: r.text(1)? == "running", batch: r.text(2)?, answers: r.int(3)? as usize, holder: r.opt_text(4)? }),
+                |r| {
+                    Ok(QueueEntry {
+                        analysis: r.int(0)?,
+                        running: r.text(1)? == "running",
+                        batch: r.text(2)?,
+                        answers: r.int(3)? as usize,
+                        holder: r.opt_text(4)?,
+                    })
+                },
             )
         })
     }
@@ -388,9 +391,8 @@ impl Db {
 
     /// Cancels a queued analysis at once; true if it was queued.
     pub fn cancel_queued(&self, id: i64) -> DbResult<bool> {
-        let changed = self.0.run(|c| {
-            c.execute("UPDATE analyses SET status = 'cancelled', finished = ?2 WHERE id = ?1 AND status = 'queued'", args![id, now()])
-        })?;
+        let changed =
+            self.0.run(|c| c.execute("UPDATE analyses SET status = 'cancelled', finished = ?2 WHERE id = ?1 AND status = 'queued'", args![id, now()]))?;
         Ok(changed == 1)
     }
 

@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::sync::Mutex;
 
-use super::sql::{Backend, DbError, DbResult, Postgres, args};
 use super::Db;
+use super::sql::{Backend, DbError, DbResult, Postgres, args};
 
 /// SQLite's schema, one migration per file of `migrations/sqlite/`, in the order of their
 /// numbers; `PRAGMA user_version` counts those applied. Never edit a file once released:

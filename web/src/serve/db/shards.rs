@@ -101,7 +101,8 @@ impl Db {
     /// What every shard of `shard`'s round shares.
     pub fn round_common(&self, shard: &Shard) -> DbResult<Vec<u8>> {
         self.0.run(|c| {
-            c.query_one("SELECT common FROM run_rounds WHERE analysis_id = ?1 AND owner = ?2 AND round = ?3", args![shard.analysis, &shard.owner, shard.round])?.bytes(0)
+            c.query_one("SELECT common FROM run_rounds WHERE analysis_id = ?1 AND owner = ?2 AND round = ?3", args![shard.analysis, &shard.owner, shard.round])?
+                .bytes(0)
         })
     }
 

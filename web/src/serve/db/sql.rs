@@ -371,9 +371,7 @@ impl<C: tokio_postgres::GenericClient + Sync> Conn for PostgresConn<'_, C> {
     fn query<'q>(&mut self, sql: &'q str, args: &[Value]) -> DbResult<Vec<Row<'q>>> {
         let statement = self.statement(sql)?;
         let rows = futures_executor::block_on(self.client.query(&statement, &postgres_args(args)))?;
-        rows.iter()
-            .map(|row| Ok(Row { sql, values: (0..row.len()).map(|c| read_postgres(row, c)).collect::<DbResult<_>>()? }))
-            .collect()
+        rows.iter().map(|row| Ok(Row { sql, values: (0..row.len()).map(|c| read_postgres(row, c)).collect::<DbResult<_>>()? })).collect()
     }
 
     fn batch(&mut self, sql: &str) -> DbResult<()> {
@@ -413,7 +411,8 @@ impl Postgres {
             .enable_all()
             .build()
             .map_err(|e| connect_error(format!("cannot start its I/O thread: {e}")))?;
-        let pool = Postgres { url: redacted(url), config, runtime, clients: (0..POSTGRES_CONNECTIONS).map(|_| Mutex::new(None)).collect(), turn: Default::default() };
+        let pool =
+            Postgres { url: redacted(url), config, runtime, clients: (0..POSTGRES_CONNECTIONS).map(|_| Mutex::new(None)).collect(), turn: Default::default() };
         // Fail now, with the reason, rather than at the first page.
         drop(pool.client()?);
         Ok(pool)

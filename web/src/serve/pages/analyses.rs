@@ -12,13 +12,13 @@ use serde::{Deserialize, Serialize};
 use super::super::auth::Instructor;
 use super::super::db::{AnalysisRow, BatchRow, QueueEntry, Status};
 use super::super::worker::EXPRESS_ANSWERS;
-use super::forms::{MAX_STABILITY_SEEDS, form_again, show_analysis_form, stability_form};
-use super::layout::{bug_list, button, first_ids, table_filter};
 use super::super::worker::LiveProgress;
 use super::super::{App, AppError, Page};
+use super::forms::{MAX_STABILITY_SEEDS, form_again, show_analysis_form, stability_form};
+use super::layout::{bug_list, button, first_ids, table_filter};
 use course::exports;
-use present::list_or_none;
 use course::outputs::scores_csv;
+use present::list_or_none;
 
 use super::{AppData, CsrfForm, found, is_api, number, respond, see_other, status_word};
 #[derive(Serialize)]
@@ -60,7 +60,6 @@ struct StabilityView {
     /// Once every run is done: the comparison over this analysis and them.
     result: Option<Stability>,
 }
-
 
 fn stability_view(app: &App, current: &Analysis, id: i64) -> Result<Option<StabilityView>, AppError> {
     let runs = app.db.stability_runs(id)?;
@@ -120,7 +119,22 @@ fn analysis_view(app: &App, id: i64) -> Result<AnalysisView, AppError> {
     let canvas_assignments = exports::canvas_assignments(&graded);
     let canvas_unmatched = result.as_ref().map_or_else(Vec::new, |result| exports::canvas_unmatched(result, &graded));
     let no_hand_in = result.as_ref().map_or_else(Vec::new, |result| exports::without_hand_in(result, &graded).into_iter().map(|r| r.id.clone()).collect());
-    Ok(AnalysisView { analysis, batch, progress, result, bug_lists, changes, stability, cohorts, grades, names, queue, canvas_assignments, canvas_unmatched, no_hand_in })
+    Ok(AnalysisView {
+        analysis,
+        batch,
+        progress,
+        result,
+        bug_lists,
+        changes,
+        stability,
+        cohorts,
+        grades,
+        names,
+        queue,
+        canvas_assignments,
+        canvas_unmatched,
+        no_hand_in,
+    })
 }
 
 pub(super) async fn analysis_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {

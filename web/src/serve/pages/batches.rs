@@ -1,7 +1,6 @@
 //! Batches: the list, a batch's page, renaming, deleting, attaching a roster, queueing an
 //! analysis, releasing to students.
 
-
 use actix_multipart::Multipart;
 use actix_web::{HttpRequest, web};
 use grader::RerunMode;
@@ -9,12 +8,12 @@ use maud::{Markup, html};
 use serde::{Deserialize, Serialize};
 
 use super::super::auth::Instructor;
+use super::super::auth::random_token;
 use super::super::db::{AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, SubmissionRow};
+use super::super::upload::Form;
+use super::super::{App, AppError, Page};
 use super::forms::{BatchForm, adjustment_form, batch_form, form_again, late_form, name_field, rename_form, roster_form, run_form, show_analysis_form};
 use super::layout::{csrf_field, date, first_ids, table_filter};
-use super::super::upload::Form;
-use super::super::auth::random_token;
-use super::super::{App, AppError, Page};
 use course::exports::{self, NoHandIn};
 use course::submissions::{Adjustment, RosterRow};
 
@@ -90,7 +89,6 @@ fn students_see(released: bool, shown: Option<i64>) -> Markup {
     }
 }
 
-
 #[derive(Serialize)]
 struct BatchView {
     batch: BatchRow,
@@ -130,11 +128,7 @@ fn waiting(app: &App, batch: &BatchRow, shown: i64, waiting: i64) -> Result<Wait
     let mut students: Vec<&String> = now.keys().chain(then.keys()).collect();
     students.sort_by(|a, b| course::submissions::natural_cmp(a, b));
     students.dedup();
-    let changes = students
-        .into_iter()
-        .map(|s| (s.clone(), now.get(s).copied(), then.get(s).copied()))
-        .filter(|(_, now, then)| now != then)
-        .collect();
+    let changes = students.into_iter().map(|s| (s.clone(), now.get(s).copied(), then.get(s).copied())).filter(|(_, now, then)| now != then).collect();
     Ok(Waiting { analysis: waiting, changes })
 }
 
@@ -403,7 +397,6 @@ pub(super) struct RunForm {
     mode: Option<String>,
 }
 
-
 pub(super) async fn queue_analysis(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<RunForm>) -> Page {
     let batch = found(app.db.batch(path.into_inner())?)?;
     let result = queue_run(&app, &req, &who, &batch, &form);
@@ -461,8 +454,9 @@ pub(super) async fn set_no_hand_in(app: AppData, req: HttpRequest, who: Instruct
     who.check_csrf(&req, form.csrf.as_deref())?;
     let batch = found(app.db.batch(path.into_inner())?)?;
     let asked = form.choice.as_deref().unwrap_or_default();
-    let choice = NoHandIn::named(asked)
-        .ok_or_else(|| AppError::BadRequest(format!("choose what a student with no hand-in gets: `zero` (0 points) or `empty` (an empty cell), not `{asked}`")))?;
+    let choice = NoHandIn::named(asked).ok_or_else(|| {
+        AppError::BadRequest(format!("choose what a student with no hand-in gets: `zero` (0 points) or `empty` (an empty cell), not `{asked}`"))
+    })?;
     app.db.set_no_hand_in(batch.id, choice)?;
     see_other(&format!("/batches/{}#no-hand-in", batch.id))
 }
@@ -589,14 +583,19 @@ pub(super) async fn adjust_points(app: AppData, req: HttpRequest, who: Instructo
         // adjustment raises: a grade by hand, an excuse).
         let handed_in = app.db.submissions(batch.id)?.iter().any(|s| s.student == form.student);
         if !handed_in && (form.student == grader::REFERENCE_ID || !app.db.roster(batch.id)?.iter().any(|r| r.id == form.student)) {
-            return Err(AppError::BadRequest(format!("`{}` is not a student of this batch (no submission, not on its roster): choose a student of the list", form.student)));
+            return Err(AppError::BadRequest(format!(
+                "`{}` is not a student of this batch (no submission, not on its roster): choose a student of the list",
+                form.student
+            )));
         }
         let adjustment = match points_field(&form.points, "the points to add")? {
             None => None,
             Some(points) => {
                 let reason = form.reason.as_deref().map_or("", str::trim);
                 if reason.is_empty() || reason.chars().count() > MAX_REASON_CHARS {
-                    return Err(AppError::BadRequest(format!("give the reason in at most {MAX_REASON_CHARS} characters: the student reads it beside their points")));
+                    return Err(AppError::BadRequest(format!(
+                        "give the reason in at most {MAX_REASON_CHARS} characters: the student reads it beside their points"
+                    )));
                 }
                 Some(Adjustment { points, reason: reason.to_owned() })
             }

@@ -1,7 +1,6 @@
 //! The experiment report over analyses: two cohorts compared per problem (Welch's t-test
 //! and the rest), as a page and as files.
 
-
 use actix_web::{HttpRequest, HttpResponse, web};
 use grader::{ProblemReport, compare};
 use maud::{PreEscaped, html};

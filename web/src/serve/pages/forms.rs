@@ -8,10 +8,10 @@ use maud::{Markup, html};
 
 use super::super::auth::Instructor;
 use super::super::db::{BatchRow, ProblemRow, SubmissionRow};
+use super::super::{AppError, Page};
+use super::layout::{csrf_field, page, with_code};
 use course::problem_dir::MAX_POINTS;
 use course::submissions::{Adjustment, RosterRow};
-use super::layout::{csrf_field, page, with_code};
-use super::super::{AppError, Page};
 
 /// The longest course or batch name: a name, not a description.
 pub const MAX_NAME_CHARS: usize = 200;
@@ -182,7 +182,14 @@ pub fn run_form(who: &Instructor, batch: i64, done: bool, released: bool, max_po
 /// The form that adjusts one student's points, with the adjustments made so far (each
 /// with its reason, which the student reads beside their points): of those who handed in
 /// (`submissions`) or of the roster's who did not (`without_hand_in`, whose 0 it raises).
-pub fn adjustment_form(who: &Instructor, batch: i64, submissions: &[SubmissionRow], without_hand_in: &[RosterRow], adjustments: &[(String, Adjustment)], max_points: f64) -> Markup {
+pub fn adjustment_form(
+    who: &Instructor,
+    batch: i64,
+    submissions: &[SubmissionRow],
+    without_hand_in: &[RosterRow],
+    adjustments: &[(String, Adjustment)],
+    max_points: f64,
+) -> Markup {
     html! {
         div.card #adjustments {
             h3 { "Adjust a student's points" }

@@ -251,10 +251,7 @@ pub fn bug_list(list: &BugList) -> Markup {
 /// The harness files of the problem in `dir` (`interface.h`, `harness.c`, `harness.rs`...),
 /// as `(name, text)`: what students of a function-level assignment write against.
 pub fn harness_files(dir: &std::path::Path) -> Vec<(String, String)> {
-    toolchain::Harness::ALL_FILES
-        .iter()
-        .filter_map(|name| Some((name.to_string(), std::fs::read_to_string(dir.join(name)).ok()?)))
-        .collect()
+    toolchain::Harness::ALL_FILES.iter().filter_map(|name| Some((name.to_string(), std::fs::read_to_string(dir.join(name)).ok()?))).collect()
 }
 
 /// [`harness_files`] shown: each file's name and text.
@@ -280,7 +277,16 @@ pub fn visible_text(text: &str) -> Markup {
         return html! { em { "nothing (empty)" } };
     }
     if text.trim().is_empty() {
-        let shown: String = text.chars().map(|c| match c { ' ' => '␠', '\t' => '⇥', '\n' => '⏎', '\r' => '␍', other => other }).collect();
+        let shown: String = text
+            .chars()
+            .map(|c| match c {
+                ' ' => '␠',
+                '\t' => '⇥',
+                '\n' => '⏎',
+                '\r' => '␍',
+                other => other,
+            })
+            .collect();
         return html! { code { (shown) } " " span.muted { "(white space only: ␠ a space, ⏎ a line break, ⇥ a tab)" } };
     }
     match present::shown_start(text) {
@@ -399,7 +405,8 @@ mod tests {
 
     #[test]
     fn a_warning_is_shown_under_the_line_it_names() {
-        let source = toolchain::Source { language: toolchain::Language::C, files: vec![("a01.c".into(), b"int main() {\n  int x;\n  return x;\n}\n".to_vec())] };
+        let source =
+            toolchain::Source { language: toolchain::Language::C, files: vec![("a01.c".into(), b"int main() {\n  int x;\n  return x;\n}\n".to_vec())] };
         let html = source_listing(&source.to_bytes(), "a01.c:3:10: warning: variable 'x' is uninitialized when used here\n").into_string();
         let line3 = html.find("id=\"a01.c-L3\"").unwrap();
         let warning = html.rfind("a01.c:3:10: warning").unwrap();

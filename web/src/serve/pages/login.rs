@@ -1,7 +1,6 @@
 //! Logging in and out: the login page, the password check (bounded by `auth::LoginGuard`),
 //! the session cookie.
 
-
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::{HttpRequest, HttpResponse, web};
 use maud::html;
@@ -9,9 +8,9 @@ use serde::Deserialize;
 
 use super::super::auth::{Instructor, Refused, SESSION_COOKIE, SESSION_SECONDS, check_password, random_token};
 use super::super::db::now;
-use super::layout::page;
 use super::super::store::sha256_hex;
 use super::super::{App, AppError, Page};
+use super::layout::page;
 
 use super::{AppData, CsrfForm, blocking, see_other};
 pub(super) async fn home(who: Option<Instructor>) -> Page {
@@ -70,17 +69,12 @@ pub(super) async fn login(app: AppData, req: HttpRequest, form: web::Form<LoginF
         Ok(slot) => slot,
         Err(refused) => {
             let (message, seconds) = match refused {
-                Refused::Wait(seconds) => {
-                    (format!("Too many failed logins for this account or from your address: try again in {seconds} s."), seconds)
-                }
+                Refused::Wait(seconds) => (format!("Too many failed logins for this account or from your address: try again in {seconds} s."), seconds),
                 Refused::Busy => ("Many logins at once: try again in a second.".to_owned(), 1),
             };
             let mut response = login_page(&app, Some(&message));
             *response.status_mut() = actix_web::http::StatusCode::TOO_MANY_REQUESTS;
-            response.headers_mut().insert(
-                actix_web::http::header::RETRY_AFTER,
-                actix_web::http::header::HeaderValue::from(seconds),
-            );
+            response.headers_mut().insert(actix_web::http::header::RETRY_AFTER, actix_web::http::header::HeaderValue::from(seconds));
             return Ok(response);
         }
     };
@@ -106,7 +100,6 @@ pub(super) async fn login(app: AppData, req: HttpRequest, form: web::Form<LoginF
         .finish();
     Ok(HttpResponse::SeeOther().cookie(cookie).insert_header(("Location", "/batches")).finish())
 }
-
 
 pub(super) async fn logout(app: AppData, req: HttpRequest, who: Instructor, form: web::Form<CsrfForm>) -> Page {
     who.check_csrf(&req, form.csrf.as_deref())?;

@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use super::auth::Instructor;
 use super::db::{ProblemRow, Status};
-use layout::page;
 use super::{App, AppError, Page};
 use course::problem_dir::ProblemToml;
+use layout::page;
 
 mod analyses;
 mod batches;

@@ -1,7 +1,6 @@
 //! Problems: the list, a problem's page (statement, settings, compilers, its check),
 //! uploading a bundle and following its check.
 
-
 use actix_multipart::Multipart;
 use actix_web::{HttpRequest, web};
 use maud::html;
@@ -9,11 +8,11 @@ use serde::Serialize;
 
 use super::super::auth::Instructor;
 use super::super::checks::{self, CHECK_REPORT};
-use super::super::db::{CheckStatus, BatchRow, ProblemCheckRow, ProblemRow};
-use super::forms::{BatchForm, batch_form, bundle_form, form_again};
-use super::layout::markdown;
+use super::super::db::{BatchRow, CheckStatus, ProblemCheckRow, ProblemRow};
 use super::super::upload::Form;
 use super::super::{App, AppError, Page};
+use super::forms::{BatchForm, batch_form, bundle_form, form_again};
+use super::layout::markdown;
 
 use super::{AppData, accepted, blocking, found, is_api, respond, see_other};
 #[derive(Serialize)]
@@ -60,7 +59,11 @@ fn unpack_bundle(app: &App, file_name: &str, bytes: Vec<u8>) -> Result<(std::pat
 
 /// The one bundle of a form.
 fn bundle_of(form: Form) -> Result<(String, Vec<u8>), AppError> {
-    form.files.into_iter().find(|(field, _, _)| field == "bundle").map(|(_, name, bytes)| (name, bytes)).ok_or_else(|| AppError::BadRequest("choose a problem bundle (.zip) to upload".into()))
+    form.files
+        .into_iter()
+        .find(|(field, _, _)| field == "bundle")
+        .map(|(_, name, bytes)| (name, bytes))
+        .ok_or_else(|| AppError::BadRequest("choose a problem bundle (.zip) to upload".into()))
 }
 
 pub(super) async fn upload_problem(app: AppData, req: HttpRequest, who: Instructor, payload: Multipart) -> Page {

@@ -9,8 +9,8 @@ use serde::Serialize;
 use super::super::auth::Instructor;
 use super::super::db::BatchRow;
 use super::super::mail::{Letter, MAIL_FROM_VAR, Occasion, SMTP_URL_VAR};
-use super::layout::csrf_field;
 use super::super::{App, AppError, Page};
+use super::layout::csrf_field;
 use course::exports;
 
 use super::{AppData, CsrfForm, blocking, found, respond};

@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::super::auth::Instructor;
 use super::super::db::{BatchRow, Status, SubmissionRow};
-use super::layout::{date, source_listing};
 use super::super::{App, AppError, Page};
+use super::layout::{date, source_listing};
 
 use super::{AppData, found, respond};
 

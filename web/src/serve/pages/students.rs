@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::super::auth::{Instructor, random_token};
 use super::super::db::{Released, StudentRow};
-use super::layout::{bug_list, button, confirm_button, table_filter, date, markdown, page, source_listing};
 use super::super::{App, AppError, Page};
+use super::layout::{bug_list, button, confirm_button, date, markdown, page, source_listing, table_filter};
 use course::exports;
 use course::submissions::{Adjustment, RosterRow};
 
@@ -312,11 +312,15 @@ pub(super) async fn student_statement(app: AppData, path: web::Path<(String, i64
     if result.statement.is_none() && result.harness.is_empty() {
         return Err(AppError::NotFound);
     }
-    Ok(page(&result.problem, None, html! {
-        p { a href={ "/s/" (token) } { "Back to your results" } }
-        @if let Some(statement) = &result.statement { div.card { (markdown(statement)) } }
-        (super::layout::harness_listing(&result.harness))
-    }))
+    Ok(page(
+        &result.problem,
+        None,
+        html! {
+            p { a href={ "/s/" (token) } { "Back to your results" } }
+            @if let Some(statement) = &result.statement { div.card { (markdown(statement)) } }
+            (super::layout::harness_listing(&result.harness))
+        },
+    ))
 }
 
 /// The code a released result graded, for its student: the version that analysis ran,
@@ -328,12 +332,16 @@ pub(super) async fn student_code(app: AppData, path: web::Path<(String, i64)>) -
     let graded = found(app.db.analysis_answers(analysis)?.into_iter().find(|a| a.student == view.student))?;
     let bytes = app.module(&graded.sha256).map_err(AppError::Internal)?;
     let messages = result.bugs.build.as_ref().map_or("", grader::Build::messages).to_owned();
-    Ok(page(&format!("Your code · {}", result.batch), None, html! {
-        p { a href={ "/s/" (token) } { "Back to your results" } }
-        p { "The code graded for " (result.batch) " (" (result.problem) "). Its SHA-256 is " code { (graded.sha256) } "."
-            @if !messages.is_empty() { " The compiler's messages are under the lines they name." } }
-        (source_listing(&bytes, &messages))
-    }))
+    Ok(page(
+        &format!("Your code · {}", result.batch),
+        None,
+        html! {
+            p { a href={ "/s/" (token) } { "Back to your results" } }
+            p { "The code graded for " (result.batch) " (" (result.problem) "). Its SHA-256 is " code { (graded.sha256) } "."
+                @if !messages.is_empty() { " The compiler's messages are under the lines they name." } }
+            (source_listing(&bytes, &messages))
+        },
+    ))
 }
 
 pub(super) async fn student_markdown(app: AppData, path: web::Path<(String, i64)>) -> Page {

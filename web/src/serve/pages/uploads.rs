@@ -1,7 +1,6 @@
 //! Uploads of batches (new, added to a problem, late hand-ins): each checked file by file,
 //! held when anything is refused until the instructor saves its accepted part or discards it.
 
-
 use actix_multipart::Multipart;
 use actix_web::{HttpRequest, web};
 use maud::html;
@@ -9,11 +8,11 @@ use serde::Serialize;
 
 use super::super::auth::Instructor;
 use super::super::db::{UPLOAD_DISCARDED, UPLOAD_PENDING, UPLOAD_SAVED};
+use super::super::upload::{Form, RosterGiven, UploadBuild, UploadReport, choose_roster, form_files, validate};
+use super::super::{App, AppError, Page};
 use super::forms::{BatchForm, batch_form, form_again, late_form, name_field};
 use super::layout::{button, first_ids};
-use super::super::upload::{Form, RosterGiven, UploadBuild, UploadReport, choose_roster, form_files, validate};
 use course::submissions::UploadKind;
-use super::super::{App, AppError, Page};
 
 use super::{AppData, CsrfForm, accepted, blocking, found, respond, see_other};
 
