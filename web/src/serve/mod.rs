@@ -5,6 +5,7 @@
 //! Layout of `--data`: `bugrank.sqlite` (the store, see [`db`]), `modules/` (uploaded
 //! modules by hash), `problems/` (problem directories), `analyses/<id>/` (outputs).
 
+mod analysis_cache;
 pub mod auth;
 mod checks;
 pub mod connections;
@@ -19,10 +20,9 @@ mod upload;
 pub use rounds::SHARD_WORK;
 pub mod worker;
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError, web};
@@ -101,8 +101,9 @@ pub struct App {
     pub checks: checks::BundleChecks,
     /// The most bytes one upload may carry.
     pub max_upload_bytes: usize,
-    /// Finished analyses read from their `analysis.json`, by id: they never change.
-    analyses: Mutex<HashMap<i64, Arc<Analysis>>>,
+    /// Finished analyses read from their `analysis.json`, by id (they never change), within
+    /// [`analysis_cache::MAX_CACHED_ANALYSIS_BYTES`].
+    analyses: analysis_cache::AnalysisCache,
     /// Failed logins and the password checks running.
     pub logins: auth::LoginGuard,
     /// The SMTP server students' links are sent through, when the environment sets one
@@ -135,7 +136,7 @@ impl App {
             jobs: Jobs::default(),
             checks: checks::BundleChecks::default(),
             max_upload_bytes,
-            analyses: Mutex::default(),
+            analyses: analysis_cache::AnalysisCache::default(),
             logins: auth::LoginGuard::default(),
             mailer: mail::Mailer::from_env()?,
             secure_cookies: false,
@@ -282,7 +283,7 @@ impl App {
             db::Deleted::Done { analyses, modules } => (analyses, modules),
         };
         for id in analyses {
-            self.analyses.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+            self.analyses.forget(id);
             let dir = self.store.analysis_dir(id);
             if self.files_shared() {
                 self.db.delete_files(&self.store.relative(&dir))?;
@@ -297,12 +298,13 @@ impl App {
 
     /// A finished analysis's result.
     pub fn analysis(&self, id: i64) -> anyhow::Result<Arc<Analysis>> {
-        if let Some(found) = self.analyses.lock().unwrap_or_else(|p| p.into_inner()).get(&id) {
-            return Ok(found.clone());
+        if let Some(found) = self.analyses.get(id) {
+            return Ok(found);
         }
         let path = self.analysis_dir(id)?.join("analysis.json");
         let analysis: Arc<Analysis> = Arc::new(course::outputs::read_analysis(&path)?);
-        self.analyses.lock().unwrap_or_else(|p| p.into_inner()).insert(id, analysis.clone());
+        let bytes = std::fs::metadata(&path).map_or(0, |m| m.len() as usize);
+        self.analyses.keep(id, analysis.clone(), bytes);
         Ok(analysis)
     }
 }
