@@ -181,11 +181,14 @@ pub struct StudentLink {
     pub link: String,
 }
 
+/// Students' names and emails by (course, student id): what [`roster_contacts`] finds.
+pub type Contacts = HashMap<(i64, String), (String, String)>;
+
 /// Each student's name and email ([`RosterRow::name`], [`RosterRow::email`]), by course and
 /// id, from `rosters` (course, row) in the order the batches were made: a later batch's
 /// value wins, an empty cell never does.
-pub fn roster_contacts(rosters: &[(i64, RosterRow)]) -> HashMap<(i64, String), (String, String)> {
-    let mut contact: HashMap<(i64, String), (String, String)> = HashMap::new();
+pub fn roster_contacts(rosters: &[(i64, RosterRow)]) -> Contacts {
+    let mut contact = Contacts::new();
     for (course, row) in rosters {
         let entry = contact.entry((*course, row.id.clone())).or_default();
         if let Some(name) = row.name() {

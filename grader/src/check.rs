@@ -26,6 +26,10 @@ pub const MAX_FAILURES: usize = 10;
 /// What a sample shows as the reference's output on an input it was not run on.
 const NOT_RUN: &str = "not run: the check stopped after the reference failed too often";
 
+/// An example's failed run as a check lists it: the input as shown, the failure in words,
+/// and its kind (`None` when the checker itself failed).
+type ExampleFailure = (String, String, Option<FailureKind>);
+
 /// `run` on every item, in parallel, until [`MAX_FAILURES`] results were `failed`; the
 /// items after that are not run (`None`).
 fn until_failures<I: Sync, T: Send>(items: &[I], failed: impl Fn(&T) -> bool + Sync, run: impl Fn(&I) -> T + Sync) -> Vec<Option<T>> {
@@ -311,7 +315,7 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         };
         // The runs stop after enough failures of the kind wanted, or of timeouts (each one
         // costs the whole budget): other failures are quick, and the kind wanted may come later.
-        let stops = |(judged, _): &(Option<(String, String, Option<FailureKind>)>, f64)| match (judged, wanted) {
+        let stops = |(judged, _): &(Option<ExampleFailure>, f64)| match (judged, wanted) {
             (None, _) => false,
             (Some(_), None) => true,
             (Some((_, _, kind)), Some(wanted)) => *kind == Some(wanted) || *kind == Some(FailureKind::Timeout),
@@ -342,7 +346,7 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
             Some((top, _)) if top >= share => most,
             _ => Some((share, shown)),
         });
-        let failures: Vec<(String, String, Option<FailureKind>)> = judged.into_iter().flatten().filter_map(|(failure, _)| failure).collect();
+        let failures: Vec<ExampleFailure> = judged.into_iter().flatten().filter_map(|(failure, _)| failure).collect();
         let total = cases.len();
         let first = failures.first().map(|(shown, why, _)| format!("{}; first on {shown}: {why}", stopped(not_run))).unwrap_or_default();
         let as_wanted = failures.iter().filter(|(_, _, kind)| wanted.is_none() || *kind == wanted).count();

@@ -7,6 +7,7 @@ mod as_written;
 mod authoring;
 mod bad_input;
 mod bug_lists;
+mod crate_invariants;
 mod experiment_report;
 mod fair_verdicts;
 mod fixtures_current;

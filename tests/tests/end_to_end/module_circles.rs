@@ -33,7 +33,7 @@ fn modules(src: &Path) -> BTreeMap<Module, PathBuf> {
 }
 
 /// Rust source without its comments (doc comments included: a doc link is not an import).
-fn without_comments(text: &str) -> String {
+pub(crate) fn without_comments(text: &str) -> String {
     let mut out = String::new();
     let mut rest = text;
     while !rest.is_empty() {
@@ -65,7 +65,7 @@ fn is_ident(c: char) -> bool {
 
 /// The paths starting with `crate`, `super` or `self` in `code`, a `{...}` group after
 /// one expanded one level (`crate::a::{b, c::d}` is `crate::a::b` and `crate::a::c::d`).
-fn paths(code: &str) -> Vec<Vec<String>> {
+pub(crate) fn paths(code: &str) -> Vec<Vec<String>> {
     let mut found = Vec::new();
     let chars: Vec<char> = code.chars().collect();
     let mut i = 0;

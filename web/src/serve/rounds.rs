@@ -20,7 +20,7 @@ use course::rounds::{RunsElsewhere, decode_bug_lists, decode_executions, encode_
 use grader::{Execution, RunRequest};
 
 use super::App;
-use super::db::{RoundKind, Shard};
+use super::db::{Round, RoundKind, Shard};
 
 /// About the least work of one shard on one worker: long enough that its database round
 /// trips (a claim, a result, a look for results: some 0.3 ms on a local network) are a
@@ -117,12 +117,13 @@ impl SharedRounds {
         let db = &self.app.db;
         let ranges: Vec<std::ops::Range<usize>> = (0..count).step_by(per_shard.max(1)).map(|s| s..count.min(s + per_shard.max(1))).collect();
         let round = self.next_round.fetch_add(1, Ordering::Relaxed);
+        let key = Round { analysis: self.analysis, owner: &self.owner, round };
         let shards: Vec<Vec<u8>> = ranges.iter().map(|r| encode(r.clone())).collect();
         let mut made: Vec<Option<Vec<T>>> = vec![None; ranges.len()];
         let shared = (|| -> super::db::DbResult<()> {
-            db.open_round(self.analysis, &self.owner, round, kind, programs, common, &shards)?;
+            db.open_round(key, kind, programs, common, &shards)?;
             while made.iter().any(Option::is_none) && !self.cancel.load(Ordering::Relaxed) {
-                for (shard, results) in db.take_results(self.analysis, &self.owner, round)? {
+                for (shard, results) in db.take_results(key)? {
                     let Some(slot) = made.get_mut(shard as usize).filter(|slot| slot.is_none()) else { continue };
                     match decode(&results).filter(|items| items.len() == ranges[shard as usize].len()) {
                         Some(items) => {
@@ -133,7 +134,7 @@ impl SharedRounds {
                         None => eprintln!("analysis {}: the results of shard {shard} of round {round} cannot be read; made here", self.analysis),
                     }
                 }
-                match db.claim_own_shard(self.analysis, &self.owner, round)? {
+                match db.claim_own_shard(key)? {
                     Some(shard) => {
                         let at = shard.shard as usize;
                         if made[at].is_none() {
@@ -150,7 +151,7 @@ impl SharedRounds {
         if let Err(error) = shared {
             eprintln!("analysis {}: round {round} could not be shared ({error}); the rest is made here", self.analysis);
         }
-        if let Err(error) = db.drop_round(self.analysis, &self.owner, round) {
+        if let Err(error) = db.drop_round(key) {
             eprintln!("analysis {}: round {round} could not be deleted: {error}", self.analysis);
         }
         made.into_iter().zip(ranges).flat_map(|(made, range)| made.unwrap_or_else(|| make(range))).collect()

@@ -17,7 +17,7 @@ pub mod sql;
 
 use course::submissions::{Adjustment, RosterRow};
 pub use queue::{AnalysisRow, AnalysisSettings, AnswerRow, LEASE_SECONDS, MAX_ATTEMPTS, QueueEntry, Status};
-pub use shards::{RoundKind, SHARD_LEASE_SECONDS, Shard};
+pub use shards::{Round, RoundKind, SHARD_LEASE_SECONDS, Shard};
 use sql::{Backend, Conn, Row, args};
 pub use sql::{DbError, DbResult, Engine};
 

@@ -62,15 +62,25 @@ fn claim(filter: &str) -> String {
     )
 }
 
+/// One round of an analysis's shared work: round `round` of `owner`'s holding of
+/// `analysis`.
+#[derive(Clone, Copy, Debug)]
+pub struct Round<'a> {
+    pub analysis: i64,
+    pub owner: &'a str,
+    pub round: i64,
+}
+
 impl Db {
     /// Whether this store shares rounds of work between processes: PostgreSQL's does.
     pub fn shares_rounds(&self) -> bool {
         self.0.engine() == Engine::Postgres
     }
 
-    /// Opens round `round` of `owner`'s analysis, of `kind`, as `shards` (each its work,
-    /// encoded) of the programs with digest `programs`, sharing `common`.
-    pub fn open_round(&self, analysis: i64, owner: &str, round: i64, kind: RoundKind, programs: &[u8], common: &[u8], shards: &[Vec<u8>]) -> DbResult<()> {
+    /// Opens `round`, of `kind`, as `shards` (each its work, encoded) of the programs with
+    /// digest `programs`, sharing `common`.
+    pub fn open_round(&self, round: Round, kind: RoundKind, programs: &[u8], common: &[u8], shards: &[Vec<u8>]) -> DbResult<()> {
+        let Round { analysis, owner, round } = round;
         self.0.transaction(|c| {
             c.execute(
                 "INSERT INTO run_rounds (analysis_id, owner, round, kind, programs, common) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -93,8 +103,9 @@ impl Db {
         self.0.run(|c| row(c, &claim("strpos(owner, ?2) <> 1"), args![holder, this_process], shard_row))
     }
 
-    /// Claims for `owner` a free shard of its own round `round` of `analysis`.
-    pub fn claim_own_shard(&self, analysis: i64, owner: &str, round: i64) -> DbResult<Option<Shard>> {
+    /// Claims for `round`'s owner a free shard of its own `round`.
+    pub fn claim_own_shard(&self, round: Round) -> DbResult<Option<Shard>> {
+        let Round { analysis, owner, round } = round;
         self.0.run(|c| row(c, &claim("analysis_id = ?2 AND owner = ?1 AND round = ?3"), args![owner, analysis, round], shard_row))
     }
 
@@ -119,9 +130,10 @@ impl Db {
         })
     }
 
-    /// The results helpers made of round `round` of `owner`'s analysis since the last
-    /// call, by shard; their rows are deleted (taken once).
-    pub fn take_results(&self, analysis: i64, owner: &str, round: i64) -> DbResult<Vec<(i64, Vec<u8>)>> {
+    /// The results helpers made of `round` since the last call, by shard; their rows are
+    /// deleted (taken once).
+    pub fn take_results(&self, round: Round) -> DbResult<Vec<(i64, Vec<u8>)>> {
+        let Round { analysis, owner, round } = round;
         self.0.run(|c| {
             rows(
                 c,
@@ -132,8 +144,9 @@ impl Db {
         })
     }
 
-    /// Deletes round `round` of `owner`'s analysis with what is left of its shards.
-    pub fn drop_round(&self, analysis: i64, owner: &str, round: i64) -> DbResult<()> {
+    /// Deletes `round` with what is left of its shards.
+    pub fn drop_round(&self, round: Round) -> DbResult<()> {
+        let Round { analysis, owner, round } = round;
         self.0.run(|c| c.execute("DELETE FROM run_rounds WHERE analysis_id = ?1 AND owner = ?2 AND round = ?3", args![analysis, owner, round]).map(drop))
     }
 

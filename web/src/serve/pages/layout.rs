@@ -363,6 +363,18 @@ pub fn date(seconds: i64) -> String {
     format!("{year:04}-{month:02}-{day:02} {:02}:{:02} UTC", rest / 3600, rest % 3600 / 60)
 }
 
+/// The most ids a sentence names before "and N more".
+const IDS_NAMED: usize = 20;
+
+/// `ids` for a sentence: the first [`IDS_NAMED`], then how many more.
+pub(super) fn first_ids(ids: &[String]) -> String {
+    let named = ids[..ids.len().min(IDS_NAMED)].join(", ");
+    match ids.len().saturating_sub(IDS_NAMED) {
+        0 => named,
+        more => format!("{named} and {more} more"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,17 +473,5 @@ mod tests {
         ] {
             check_link(source, false);
         }
-    }
-}
-
-/// The most ids a sentence names before "and N more".
-const IDS_NAMED: usize = 20;
-
-/// `ids` for a sentence: the first [`IDS_NAMED`], then how many more.
-pub(super) fn first_ids(ids: &[String]) -> String {
-    let named = ids[..ids.len().min(IDS_NAMED)].join(", ");
-    match ids.len().saturating_sub(IDS_NAMED) {
-        0 => named,
-        more => format!("{named} and {more} more"),
     }
 }

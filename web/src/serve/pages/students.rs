@@ -35,7 +35,7 @@ struct StudentsView {
 
 /// Each student's name and email in the rosters, by course and id (see
 /// [`exports::roster_contacts`]).
-fn contacts(app: &App) -> Result<std::collections::HashMap<(i64, String), (String, String)>, AppError> {
+fn contacts(app: &App) -> Result<exports::Contacts, AppError> {
     let rosters: Vec<(i64, RosterRow)> = app.db.rosters()?.into_iter().map(|(course, _, row)| (course, row)).collect();
     Ok(exports::roster_contacts(&rosters))
 }
