@@ -9,20 +9,19 @@ use sha2::{Digest, Sha256};
 use wasmparser::types::Types;
 use wasmtime::{
     Caller, Config, Enabled, Engine, Extern, Instance, InstanceAllocationStrategy, InstancePre, Linker, Module, ModuleExport, PoolConcurrencyLimitError,
-    PoolingAllocationConfig, ResourceLimiter, Store, Trap, Val,
+    PoolingAllocationConfig, Store, Trap, Val,
 };
-use wasmtime_wasi::p1::WasiP1Ctx;
-use wasmtime_wasi::{Deterministic, FsPerms, HostMonotonicClock, HostWallClock, I32Exit, WasiCtxBuilder};
+use wasmtime_wasi::{FsPerms, I32Exit};
 
 use crate::compile::{CompileGate, FUNCTION_CACHE_BYTES, FunctionCache, MAX_COMPILE_WAIT, MODULE_CACHE_BYTES, ModuleCache};
-use crate::interpreter::{
-    COMPILE_FUEL, Entries, INIT_FUEL, Interpreter, InterpreterSpec, Library, MAX_COMPILED_BYTES, SAME_CODE_BYTES, SnapshotState, UNCAUGHT,
-};
+use crate::interpreter::{COMPILE_FUEL, Entries, INIT_FUEL, Interpreter, InterpreterSpec, Library, MAX_COMPILED_BYTES, SAME_CODE_BYTES, UNCAUGHT};
 use crate::limits::{
     EPOCH_TICK, HOST_STACK_BYTES, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_STACK_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES, WALL_CLOCK_LIMIT,
 };
 use crate::prepared::{self, Prepared};
-use crate::stdio::{self, OutputFull, Stdio};
+use crate::snapshot::{SnapshotState, snapshot_value, value_of};
+use crate::state::{Choices, OutputFull, RunState, memory_cap, wasi_context};
+use crate::stdio;
 use crate::validate::{self, Role};
 use crate::warm::Warm;
 use crate::{Outcome, Run, SandboxError};
@@ -68,26 +67,6 @@ const INTERPRETER_MEMORIES: u32 = 2;
 /// of its own, so that modules keep [`KEEP_RESIDENT_BYTES`] (a class of 300 modules keeps
 /// up to that much in each of 300 warm slots).
 const INTERPRETER_KEEP_RESIDENT_BYTES: usize = 8 << 20;
-
-/// The most table elements a run may grow its tables to (function pointers: C and Rust
-/// programs need some hundreds).
-const MAX_TABLE_ELEMENTS: usize = 100_000;
-
-/// The guest's clocks are frozen at this instant (2000-01-01T00:00:00Z), so a program that
-/// prints the time or seeds itself from the clock still behaves the same on every run.
-const FROZEN_CLOCK: Duration = Duration::from_secs(946_684_800);
-
-/// The bytes the guest gets from `random_get`, repeated: the same on every run.
-const RANDOM_SEED_BYTES: [u8; 32] = *b"bugrank: same input, same answer";
-
-/// The source of a generator's random choices, given to [`Sandbox::generate`].
-pub trait Choices: Send + std::any::Any {
-    /// A choice in `0..=max`; 0 is the simplest value. `None` stops the generator
-    /// (for example when it has asked for too many choices); the run then traps.
-    fn choice(&mut self, max: u64) -> Option<u64>;
-    /// The current size hint: generators bound their collections by it.
-    fn size(&self) -> u32;
-}
 
 /// A loaded, validated module, or a program compiled by an interpreter: ready to be run
 /// many times.
@@ -193,83 +172,6 @@ pub struct Sandbox {
     /// Whether every kept instance is compared, once reset, with the state it must start
     /// from. Default false; [`Sandbox::with_reset_checks`] turns it on.
     check_resets: bool,
-}
-
-pub(crate) struct RunState {
-    /// Built on the guest's first call of a WASI function the sandbox does not do itself
-    /// (see `process.rs`); most runs never need one.
-    wasi: Option<WasiP1Ctx>,
-    /// The program's one argument, its name.
-    pub(crate) arg0: String,
-    pub(crate) stdio: Stdio,
-    memory: MemoryLimit,
-    choices: Option<Box<dyn Choices>>,
-}
-
-impl RunState {
-    /// The run's WASI context, built on first use: see [`wasi_context`].
-    fn wasi(&mut self) -> &mut WasiP1Ctx {
-        let arg0 = &self.arg0;
-        self.wasi.get_or_insert_with(|| wasi_context(arg0).build_p1())
-    }
-}
-
-/// Every run's WASI context: clocks frozen, randomness fixed, `arg0` as the one argument,
-/// no environment, no files.
-fn wasi_context(arg0: &str) -> WasiCtxBuilder {
-    let mut builder = WasiCtxBuilder::new();
-    builder
-        .arg(arg0)
-        .wall_clock(FrozenClock)
-        .monotonic_clock(FrozenClock)
-        .secure_random(Deterministic::new(RANDOM_SEED_BYTES.to_vec()))
-        .insecure_random(Deterministic::new(RANDOM_SEED_BYTES.to_vec()))
-        .insecure_random_seed(0);
-    builder
-}
-
-/// The most memory a run within `limits` may have, an interpreter's own `base_memory`
-/// beyond its limit.
-fn memory_cap(limits: &Limits, base_memory: usize) -> usize {
-    limits.memory_bytes.min(MAX_MEMORY_BYTES).saturating_add(base_memory)
-}
-
-/// Refuses linear-memory growth beyond the run's limit and remembers that it did.
-struct MemoryLimit {
-    max_bytes: usize,
-    refused: bool,
-}
-
-impl ResourceLimiter for MemoryLimit {
-    fn memory_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
-        let allowed = desired <= self.max_bytes;
-        self.refused |= !allowed;
-        Ok(allowed)
-    }
-
-    fn table_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
-        Ok(desired <= MAX_TABLE_ELEMENTS)
-    }
-}
-
-struct FrozenClock;
-
-impl HostWallClock for FrozenClock {
-    fn resolution(&self) -> Duration {
-        Duration::from_nanos(1)
-    }
-    fn now(&self) -> Duration {
-        FROZEN_CLOCK
-    }
-}
-
-impl HostMonotonicClock for FrozenClock {
-    fn resolution(&self) -> u64 {
-        1
-    }
-    fn now(&self) -> u64 {
-        0
-    }
 }
 
 impl Sandbox {
@@ -518,7 +420,7 @@ impl Sandbox {
         base_memory: usize,
         choices: Option<Box<dyn Choices>>,
     ) -> Result<Store<RunState>, SandboxError> {
-        let mut store = Store::new(engine, run_state(name, input, limits, base_memory, choices));
+        let mut store = Store::new(engine, RunState::new(name, input, limits, base_memory, choices));
         store.limiter(|state| &mut state.memory);
         store.call_hook(stdio::charge_host_call);
         arm(&mut store, name, limits, limits.fuel)?;
@@ -564,7 +466,7 @@ impl Sandbox {
         let mut fresh = None;
         let store = match warm.as_mut() {
             Some(warm) => {
-                *warm.store.data_mut() = run_state(name, input, limits, launch.base_memory, choices);
+                *warm.store.data_mut() = RunState::new(name, input, limits, launch.base_memory, choices);
                 arm(&mut warm.store, name, limits, fuel)?;
                 &mut warm.store
             }
@@ -605,7 +507,7 @@ impl Sandbox {
             }
             Err(e) => classify(e),
         };
-        let mut state = std::mem::replace(store.data_mut(), run_state(name, &[], limits, 0, None));
+        let mut state = std::mem::replace(store.data_mut(), RunState::new(name, &[], limits, 0, None));
         if let (Some(interpreter), Some(instance), None, false) = (launch.keep, instance, &state.wasi, state.stdio.wrote.lost) {
             let wrote = std::mem::take(&mut state.stdio.wrote.ranges);
             let warm = match warm {
@@ -1133,26 +1035,6 @@ fn start_prepared(store: &mut Store<RunState>, instance: Instance, prepared: &Pr
     Ok(())
 }
 
-/// The state of one run of `name` on `input` within `limits` (memory beyond `base_memory`,
-/// an interpreter's own).
-fn run_state(name: &str, input: &[u8], limits: &Limits, base_memory: usize, choices: Option<Box<dyn Choices>>) -> RunState {
-    let stdio = Stdio {
-        input: input.to_vec(),
-        read: 0,
-        asked: false,
-        stdout: Vec::new(),
-        printed: Vec::new(),
-        harness: false,
-        stdout_limit: limits.output_bytes,
-        stderr: Vec::new(),
-        stderr_limit: STDERR_LIMIT_BYTES,
-        random: &RANDOM_SEED_BYTES,
-        wrote: stdio::Wrote::default(),
-    };
-    let memory = MemoryLimit { max_bytes: memory_cap(limits, base_memory), refused: false };
-    RunState { wasi: None, arg0: name.to_owned(), stdio, memory, choices }
-}
-
 /// Sets `store` up for one run within `limits` that starts with `fuel`: its fuel, call
 /// stack and wall clock.
 fn arm(store: &mut Store<RunState>, name: &str, limits: &Limits, fuel: u64) -> Result<(), SandboxError> {
@@ -1165,26 +1047,6 @@ fn arm(store: &mut Store<RunState>, name: &str, limits: &Limits, fuel: u64) -> R
 
 /// The bytes of a WebAssembly page.
 const WASM_PAGE_BYTES: usize = 64 << 10;
-
-pub(crate) fn value_of(value: snapshot::Value) -> Val {
-    match value {
-        snapshot::Value::I32(v) => Val::I32(v),
-        snapshot::Value::I64(v) => Val::I64(v),
-        snapshot::Value::F32(v) => Val::F32(v),
-        snapshot::Value::F64(v) => Val::F64(v),
-    }
-}
-
-/// A global's value as a snapshot keeps it, if it can.
-pub(crate) fn snapshot_value(value: Val) -> Option<snapshot::Value> {
-    match value {
-        Val::I32(v) => Some(snapshot::Value::I32(v)),
-        Val::I64(v) => Some(snapshot::Value::I64(v)),
-        Val::F32(v) => Some(snapshot::Value::F32(v)),
-        Val::F64(v) => Some(snapshot::Value::F64(v)),
-        _ => None,
-    }
-}
 
 /// Where a run enters its instance.
 enum Entry<'p> {

@@ -36,7 +36,8 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 use wasmtime::{InstancePre, ModuleExport};
 
-use crate::engine::RunState;
+use crate::snapshot::SnapshotState;
+use crate::state::RunState;
 
 /// What [`crate::Sandbox::interpreter`] makes an interpreter from.
 #[derive(Clone, Copy, Debug)]
@@ -117,12 +118,6 @@ pub struct Interpreter {
     pub(crate) kept: crate::warm::Kept,
     /// How many runs started in a kept instance.
     pub(crate) resets: std::sync::atomic::AtomicU64,
-}
-
-/// The state every run of an interpreter starts from: its memory's bytes and its globals.
-pub(crate) struct SnapshotState {
-    pub(crate) memory: Vec<u8>,
-    pub(crate) globals: Vec<crate::snapshot::Value>,
 }
 
 impl Interpreter {

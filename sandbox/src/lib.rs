@@ -41,18 +41,20 @@ mod limits;
 mod prepared;
 mod process;
 mod snapshot;
+mod state;
 mod stdio;
 mod validate;
 mod warm;
 mod written;
 
 pub use compile::{COMPILE_BYTES_AT_ONCE, FUNCTION_CACHE_BYTES, MAX_COMPILE_WAIT, MODULE_CACHE_BYTES};
-pub use engine::{Choices, Program, Sandbox};
+pub use engine::{Program, Sandbox};
 pub use interpreter::{COMPILE_FUEL, Interpreter, InterpreterSpec, MAX_COMPILED_BYTES, UNCAUGHT};
 pub use limits::{
     EPOCH_TICK, HOST_STACK_BYTES, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_STACK_BYTES, MAX_WASM_STACK_BYTES, RUN_THREAD_STACK_BYTES,
     STDERR_LIMIT_BYTES, WALL_CLOCK_LIMIT,
 };
+pub use state::Choices;
 pub use stdio::{BUFFER_FUEL, BYTES_PER_FUEL, HOST_CALL_FUEL, MAX_BUFFERS};
 pub use validate::{
     ALLOWED_WASI_IMPORTS, GENERATOR_IMPORTS, HARNESS_IMPORTS, MAX_BLOCK_DEPTH, MAX_FUNCTION_BODY_BYTES, MAX_FUNCTIONS, MAX_LOCALS, MAX_MODULE_LOCALS,

@@ -15,7 +15,7 @@
 use wasmtime::Caller;
 use wasmtime_wasi::I32Exit;
 
-use crate::engine::RunState;
+use crate::state::RunState;
 use crate::stdio::{self, memory};
 
 /// Why a host call ended the run: a pointer the guest gave cannot be used.
@@ -40,7 +40,7 @@ fn store_u32(guest: &mut Guest<'_>, at: u32, value: u32) -> wasmtime::Result<()>
 /// ranges written (`Stdio::wrote`), which every write here adds to.
 struct Guest<'a> {
     data: &'a mut [u8],
-    wrote: &'a mut stdio::Wrote,
+    wrote: &'a mut crate::state::Wrote,
 }
 
 /// Runs `write` on the guest's memory (a module without one cannot take results), with

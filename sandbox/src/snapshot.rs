@@ -211,6 +211,33 @@ fn segments(memory: &[u8]) -> Vec<(usize, &[u8])> {
     found.into_iter().map(|(start, end)| (start, &memory[start..end])).collect()
 }
 
+/// The state every run of an interpreter starts from: its memory's bytes and its globals.
+pub(crate) struct SnapshotState {
+    pub(crate) memory: Vec<u8>,
+    pub(crate) globals: Vec<Value>,
+}
+
+/// A global's value as wasmtime sets it.
+pub(crate) fn value_of(value: Value) -> wasmtime::Val {
+    match value {
+        Value::I32(v) => wasmtime::Val::I32(v),
+        Value::I64(v) => wasmtime::Val::I64(v),
+        Value::F32(v) => wasmtime::Val::F32(v),
+        Value::F64(v) => wasmtime::Val::F64(v),
+    }
+}
+
+/// A global's value as a snapshot keeps it, if it can.
+pub(crate) fn snapshot_value(value: wasmtime::Val) -> Option<Value> {
+    match value {
+        wasmtime::Val::I32(v) => Some(Value::I32(v)),
+        wasmtime::Val::I64(v) => Some(Value::I64(v)),
+        wasmtime::Val::F32(v) => Some(Value::F32(v)),
+        wasmtime::Val::F64(v) => Some(Value::F64(v)),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

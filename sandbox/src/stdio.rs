@@ -16,7 +16,7 @@
 
 use wasmtime::{AsContextMut, CallHook, Caller, Extern, Memory, StoreContextMut, Trap};
 
-use crate::engine::RunState;
+use crate::state::{OutputFull, RunState, Stdio};
 
 /// Fuel every host call costs before its work, whatever the import: about what a system
 /// call costs in time, in wasm instructions. A program that writes once per line pays it
@@ -39,69 +39,6 @@ const ERRNO_SUCCESS: i32 = 0;
 pub(crate) const ERRNO_BADF: i32 = 8;
 const ERRNO_FAULT: i32 = 21;
 const ERRNO_INVAL: i32 = 28;
-
-/// The guest's standard streams: stdin's bytes and how far it has read, and what it wrote
-/// (each kept up to its limit and one byte more, which marks the limit as exceeded).
-pub(crate) struct Stdio {
-    pub(crate) input: Vec<u8>,
-    pub(crate) read: usize,
-    /// Whether the guest has asked for its input (called `fd_read` on stdin, whatever
-    /// came of it): until it has, nothing it did depends on the input.
-    pub(crate) asked: bool,
-    /// The judged output: what the program writes to stdout, or, when `harness`, what its
-    /// harness writes through `bugrank.output` ([`output`]).
-    pub(crate) stdout: Vec<u8>,
-    /// When `harness`, what the program writes to stdout: the student's functions' own
-    /// prints, kept apart so that they can neither spoil nor forge the judged output.
-    pub(crate) printed: Vec<u8>,
-    pub(crate) harness: bool,
-    /// The limit of `stdout` and of `printed`, each.
-    pub(crate) stdout_limit: usize,
-    pub(crate) stderr: Vec<u8>,
-    pub(crate) stderr_limit: usize,
-    /// The bytes `random_get` hands out, repeated.
-    pub(crate) random: &'static [u8],
-    /// The ranges of the guest's memory the host wrote, (start, length): a kept instance
-    /// puts them back before its next run (see `warm.rs`). Every write of a host call into
-    /// the guest's memory is recorded here.
-    pub(crate) wrote: Wrote,
-}
-
-/// The ranges of the guest's memory the host wrote in a run, up to [`MAX_WROTE`] of them.
-#[derive(Debug, Default)]
-pub(crate) struct Wrote {
-    pub(crate) ranges: Vec<(usize, usize)>,
-    /// Whether more were written than are kept: then what the host wrote is not known, and
-    /// the instance is given up after the run.
-    pub(crate) lost: bool,
-}
-
-/// The most ranges [`Wrote`] keeps: a run reading its input or writing its output a
-/// buffer at a time makes a few; one that calls `fd_read` in a loop millions of times
-/// would otherwise keep millions.
-const MAX_WROTE: usize = 4096;
-
-impl Wrote {
-    pub(crate) fn push(&mut self, range: (usize, usize)) {
-        match self.ranges.len() < MAX_WROTE {
-            true => self.ranges.push(range),
-            false => self.lost = true,
-        }
-    }
-}
-
-/// The error that ends a run which wrote past its output limit: the run's outcome is then
-/// [`crate::Outcome::OutputLimit`].
-#[derive(Debug)]
-pub(crate) struct OutputFull;
-
-impl std::fmt::Display for OutputFull {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the output limit was exceeded")
-    }
-}
-
-impl std::error::Error for OutputFull {}
 
 /// Takes `fuel` from the run, or ends it as out of fuel.
 fn charge(mut store: impl AsContextMut, fuel: u64) -> wasmtime::Result<()> {

@@ -17,9 +17,9 @@ use std::sync::{Arc, Mutex};
 
 use wasmtime::{Global, Instance, Memory, Store};
 
-use crate::engine::RunState;
-use crate::interpreter::SnapshotState;
 use crate::prepared::Prepared;
+use crate::snapshot::{SnapshotState, snapshot_value, value_of};
+use crate::state::RunState;
 use crate::written::{PAGE_BYTES, SPILL_BYTES, WRITTEN_EXPORT, marked_pages};
 
 /// An instance between two runs.
@@ -150,12 +150,12 @@ impl Warm {
         }
         for (global, value) in self.globals.iter().zip(&base.globals) {
             if global.ty(&self.store).mutability().is_var() {
-                global.set(&mut self.store, crate::engine::value_of(*value))?;
+                global.set(&mut self.store, value_of(*value))?;
             }
         }
         if let Some(prepared) = target {
             for (i, value) in &prepared.globals {
-                self.globals[*i].set(&mut self.store, crate::engine::value_of(*value))?;
+                self.globals[*i].set(&mut self.store, value_of(*value))?;
             }
         }
         self.state = target.cloned();
@@ -181,7 +181,7 @@ impl Warm {
             values[*i] = *value;
         }
         for (i, (global, value)) in self.globals.iter().zip(values).enumerate() {
-            if crate::engine::snapshot_value(global.get(&mut self.store)) != Some(value) {
+            if snapshot_value(global.get(&mut self.store)) != Some(value) {
                 return Some(format!("global {i} is not as it starts"));
             }
         }
