@@ -11,9 +11,10 @@ use std::sync::Arc;
 
 use crate::error::{CourseError, CourseResult};
 use crate::hand_in::{SharedBytes, entry_name};
+use crate::hand_ins::is_batch_file;
 use crate::problem_check::example_expectation;
 use crate::problem_dir::{MAX_COURSE_TESTS, MAX_PROBLEM_NAME_CHARS, PROBLEM_FILES, ProblemToml};
-use crate::submissions::{Unpacking, is_batch_file, zip_entry_problem};
+use crate::zips::{Unpacking, zip_entry_problem};
 
 /// The most example submissions a bundle may carry: each is built and run on a thousand
 /// inputs in the check; `new-problem` writes two.

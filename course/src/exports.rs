@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use grader::{Analysis, AnswerResult};
 use present::{input_in_words, kinds_in_words, points_in_words};
 
-use crate::submissions::RosterRow;
+use crate::roster::RosterRow;
 
 /// The UTF-8 byte-order mark that makes Excel read a CSV as UTF-8.
 pub const EXCEL_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -367,13 +367,13 @@ mod tests {
                       \"    Points Possible\",,,,,100,10,,\n\
                       \"Lovelace, Ada\",1001,s1001,ada,Section A,,7,,\n\
                       \"Turing, Alan\",1002,,,Section B,87,9,,\n";
-        crate::submissions::parse_roster("gradebook.csv", export.as_bytes()).unwrap().0
+        crate::roster::parse_roster("gradebook.csv", export.as_bytes()).unwrap().0
     }
 
     #[test]
     fn a_canvas_export_names_its_assignments_by_their_exact_headers_and_another_roster_none() {
         assert_eq!(canvas_assignments(&canvas_roster()), ["Interval sets (5501)", "Lab 2 (5502)"]);
-        let own = crate::submissions::parse_roster("r.csv", "id,name,Lab (draft)\na01,Ada,1\n".as_bytes()).unwrap().0;
+        let own = crate::roster::parse_roster("r.csv", "id,name,Lab (draft)\na01,Ada,1\n".as_bytes()).unwrap().0;
         assert!(canvas_assignments(&own).is_empty(), "a column like Canvas's in a roster of bugrank's own is not an assignment");
     }
 

@@ -18,12 +18,14 @@ use rayon::prelude::*;
 use sandbox::{Program, Sandbox};
 use toolchain::Builder;
 
+use crate::batch::{Batch, Rejected};
 use crate::error::{CourseError, CourseResult};
 use crate::executor::SandboxExecutor;
 use crate::hand_in::HandIn;
+use crate::hand_ins::natural_cmp;
 use crate::problem_dir::ProblemDir;
+use crate::roster::RosterRow;
 use crate::rounds::{decode_hand_ins, decode_runs, encode_bug_lists, encode_executions};
-use crate::submissions::{Batch, Rejected, RosterRow, natural_cmp};
 
 /// The longest the compile phase of one batch may take, wall clock: some 30 times what
 /// the largest honest class measured needs (300 Rust sources, 56 s cold on 2 cores), so
@@ -426,7 +428,7 @@ impl CompiledClass {
 /// where the lists may be written besides here.
 struct Explained<'a> {
     answers: &'a [Answer],
-    submissions: &'a [crate::submissions::Submission],
+    submissions: &'a [crate::batch::Submission],
     elsewhere: Option<(&'a dyn crate::rounds::RunsElsewhere, [u8; 32])>,
 }
 
@@ -483,7 +485,7 @@ pub(crate) fn bug_lists_here(
     problem_dir: &ProblemDir,
     problem: &grader::Problem,
     analysis: &Analysis,
-    submissions: &[crate::submissions::Submission],
+    submissions: &[crate::batch::Submission],
     places: &[usize],
     cancel: &AtomicBool,
     tick: &(dyn Fn() + Sync),
@@ -511,7 +513,7 @@ fn json(list: &grader::BugList) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::submissions::{NotBuilt, Submission};
+    use crate::batch::{NotBuilt, Submission};
 
     /// A batch of `loaded` hand-ins, `not_built` ones and `not_reached` ones, by id.
     fn batch(loaded: &[&str], not_built: &[&str], not_reached: &[&str]) -> Batch<()> {

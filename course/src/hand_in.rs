@@ -11,6 +11,9 @@ use grader::Build;
 use sandbox::MAX_MODULE_BYTES;
 use sha2::{Digest, Sha256};
 
+/// A file of the batch by name, with where its bytes are or why they cannot be used.
+pub type BatchFile = (String, Result<ModuleSource, String>);
+
 /// What one student handed in, found in a batch and not yet loaded.
 #[derive(Clone, Debug)]
 pub struct HandIn {
@@ -32,7 +35,7 @@ pub enum Handed {
 }
 
 /// Where a module's bytes are. They are read only when the module is loaded, a few at a
-/// time, so that a batch (a class of 1,000, or zips near [`MAX_ZIP_UNPACKED_BYTES`](crate::submissions::MAX_ZIP_UNPACKED_BYTES)) is
+/// time, so that a batch (a class of 1,000, or zips near [`MAX_ZIP_UNPACKED_BYTES`](crate::zips::MAX_ZIP_UNPACKED_BYTES)) is
 /// never held unpacked all at once.
 #[derive(Clone)]
 pub enum ModuleSource {
@@ -41,7 +44,7 @@ pub enum ModuleSource {
     /// Bytes given as they are (an uploaded module).
     Bytes(SharedBytes),
     /// An entry of a zip held in memory, still compressed. Its unpacked size was checked
-    /// when the zip was read ([`read_zip`](crate::submissions::read_zip)).
+    /// when the zip was read ([`read_zip`](crate::zips::read_zip)).
     Zipped { zip: zip::ZipArchive<Cursor<SharedBytes>>, index: usize },
     /// Bytes its owner fetches when the module is loaded (the service's store), or why
     /// they cannot be.

@@ -31,12 +31,13 @@ use sandbox::Sandbox;
 use serde::Deserialize;
 use toolchain::{Builder, Language};
 
+use crate::batch::Batch;
 use crate::error::{CourseError, CourseResult};
 use crate::hand_in::HandIn;
+use crate::hand_ins::{accept_languages, hand_ins, read_batch_dir};
 use crate::own_files::{OwnFiles, size_in_words};
 use crate::problem_dir::ProblemDir;
 use crate::problem_dir::{MAX_COURSE_TEST_BYTES, MAX_COURSE_TESTS, MAX_OUTPUT_BYTES, MAX_PROBLEM_NAME_CHARS, MAX_TEST_NAME_CHARS};
-use crate::submissions::{Batch, accept_languages, hand_ins, read_batch_dir};
 
 /// The most bytes of sample inputs the generator written by the import embeds: a generator
 /// is one source file, built for every check, and samples are small.

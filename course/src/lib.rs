@@ -1,5 +1,5 @@
 //! A course's grading work, without its edges: problems ([`problem_dir`], [`bundle`],
-//! [`problem_check`], and judges' packages: [`import`], read by [`own_files`]), batches, hand-ins and rosters ([`submissions`], [`hand_in`]),
+//! [`problem_check`], and judges' packages: [`import`], read by [`own_files`]), batches ([`batch`]: its hand-ins found by [`hand_ins`] in a directory or [`zips`], each a [`hand_in`]), rosters ([`roster`]),
 //! students' sources and their builds ([`load`]), the grader's executor on the sandbox
 //! ([`executor`]) and its rounds of runs made by other workers too ([`rounds`]), the one pipeline that grades a batch ([`grade_batch`](mod@grade_batch)) and the files a
 //! graded batch is written as ([`outputs`], [`exports`]).
@@ -13,7 +13,7 @@
 //! use std::sync::atomic::AtomicBool;
 //! use course::{Class, Settings, Stage, Tools, grade_batch};
 //! use course::problem_dir::ProblemDir;
-//! use course::submissions::{hand_ins, read_batch_dir};
+//! use course::hand_ins::{hand_ins, read_batch_dir};
 //!
 //! let tools = Tools { sandbox: sandbox::Sandbox::new()?, builder: toolchain::Builder::new(None) };
 //! let dir = std::path::Path::new("../fixtures/problems/interval-sets");
@@ -33,21 +33,24 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod batch;
 pub mod bundle;
 pub mod error;
 pub mod executor;
 pub mod exports;
 pub mod grade_batch;
 pub mod hand_in;
+pub mod hand_ins;
 pub mod import;
 pub mod load;
 pub mod outputs;
 pub mod own_files;
 pub mod problem_check;
 pub mod problem_dir;
+pub mod roster;
 pub mod rounds;
 pub mod rules;
-pub mod submissions;
+pub mod zips;
 
 pub use error::{CourseError, CourseResult};
 pub use grade_batch::{BATCH_COMPILE_SECONDS, Class, Graded, Previous, Settings, Stage, Tools, grade_batch};

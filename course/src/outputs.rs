@@ -8,10 +8,11 @@ use grader::{Analysis, ProblemReport, ScoreRow, compare};
 use present::{analysis_html, experiment_html, order_dot, order_svg};
 use serde::Serialize;
 
+use crate::batch::Rejected;
 use crate::error::{CourseError, CourseResult};
 use crate::exports::{NoHandIn, gradebook_points, points_possible, without_hand_in};
 use crate::grade_batch::Graded;
-use crate::submissions::{Rejected, RosterRow};
+use crate::roster::RosterRow;
 
 /// `analysis.json`: the grader's analysis and what the batch could not use.
 #[derive(Serialize)]

@@ -13,10 +13,11 @@ use sandbox::Sandbox;
 use toolchain::Builder;
 
 use crate::CourseResult;
+use crate::batch::Batch;
 use crate::executor::SandboxExecutor;
 use crate::hand_in::HandIn;
+use crate::hand_ins::{accept_languages, hand_ins, read_batch_dir};
 use crate::problem_dir::ProblemDir;
-use crate::submissions::{Batch, accept_languages, hand_ins, read_batch_dir};
 
 /// What a problem's example submission `id` must do, by the start of its name: pass every
 /// input (`correct…`), fail some (`buggy…`), or fail some by a wrong output (`wrong…`), by

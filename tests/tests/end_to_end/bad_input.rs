@@ -84,7 +84,7 @@ fn a_roster_without_an_id_column_is_an_error_that_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let roster = dir.path().join("roster.csv");
     std::fs::write(&roster, "student,group\na01,hunit\n").unwrap();
-    let error = course::submissions::read_roster(&roster).unwrap_err();
+    let error = course::roster::read_roster(&roster).unwrap_err();
     let error = error.to_string();
     assert!(error.contains("the header must name the column `id`") && error.ends_with("(found: student,group)"), "{error}");
 }

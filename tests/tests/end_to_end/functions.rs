@@ -99,7 +99,7 @@ fn what_a_bug_list_says_any_value_may_stand_for_fails_for_every_small_value() {
     let argv = ["bugs", "--problem", &problem_arg, "--submissions", &submissions, "--analysis", &analysis.display().to_string()];
     let lists = web::cli::bugs::run_bugs(end_to_end::tools(), &end_to_end::parse_args::<web::cli::bugs::BugsArgs, _>(&argv)).unwrap();
     let problem_dir = course::problem_dir::ProblemDir::load(end_to_end::sandbox(), &end_to_end::tools().builder, &dir).unwrap();
-    let batch = course::submissions::Batch::load(end_to_end::sandbox(), &end_to_end::tools().builder, &problem_dir, &dir.join("submissions")).unwrap();
+    let batch = course::batch::Batch::load(end_to_end::sandbox(), &end_to_end::tools().builder, &problem_dir, &dir.join("submissions")).unwrap();
     let mut claims = 0;
     for list in &lists {
         let program = &batch.submissions.iter().find(|s| s.id == list.answer).unwrap().program;

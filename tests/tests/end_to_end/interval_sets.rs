@@ -346,9 +346,9 @@ fn a_canvas_gradebook_export_as_the_roster_round_trips_through_the_canvas_file()
     assert!(run.graded.warnings.is_empty(), "every hand-in is on the roster by its Canvas id: {:?}", run.graded.warnings);
     let canvas = course::exports::canvas_csv(&run.graded.analysis, &run.graded.roster, "Assignment 1", NoHandIn::Zero).unwrap();
     // Read back as Canvas would give it, byte-order mark and all.
-    let (back, rejected) = course::submissions::parse_roster("canvas.csv", canvas.as_slice()).unwrap();
+    let (back, rejected) = course::roster::parse_roster("canvas.csv", canvas.as_slice()).unwrap();
     assert!(rejected.is_empty(), "{rejected:?}");
-    let identities = |rows: &[course::submissions::RosterRow]| -> Vec<(String, String, String, String)> {
+    let identities = |rows: &[course::roster::RosterRow]| -> Vec<(String, String, String, String)> {
         let mut ids: Vec<_> =
             rows.iter().map(|r| (r.id.clone(), r.get("Student").unwrap().to_owned(), r.get("SIS User ID").unwrap().to_owned(), r.cohort.clone())).collect();
         ids.sort();

@@ -7,9 +7,9 @@ use course::Tools;
 use grader::{BugList, bug_list};
 use present::bug_list_markdown;
 
+use course::batch::Batch;
 use course::outputs::read_analysis;
 use course::problem_dir::ProblemDir;
-use course::submissions::Batch;
 
 #[derive(clap::Args)]
 pub struct BugsArgs {

@@ -6,8 +6,9 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::Context;
+use course::hand_ins::read_hand_ins;
 use course::problem_dir::ProblemDir;
-use course::submissions::{read_hand_ins, read_roster};
+use course::roster::read_roster;
 use course::{Class, Graded, Previous, Settings, Stage, grade_batch};
 use grader::RerunMode;
 use indicatif::{ProgressBar, ProgressStyle};

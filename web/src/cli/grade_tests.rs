@@ -6,8 +6,8 @@ use anyhow::Context;
 use course::Tools;
 use grader::{SuiteScore, WrittenTest, calibrate, grade_test_suites};
 
+use course::batch::Batch;
 use course::problem_dir::{ProblemDir, read_written_tests};
-use course::submissions::Batch;
 
 #[derive(clap::Args)]
 pub struct GradeTestsArgs {

@@ -7,7 +7,7 @@ use grader::{ProblemReport, ScoreRow, compare};
 use serde::Deserialize;
 
 use course::outputs::{experiment_files, read_analysis, score_rows};
-use course::submissions::read_roster;
+use course::roster::read_roster;
 
 #[derive(clap::Args)]
 pub struct ReportArgs {

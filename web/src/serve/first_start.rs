@@ -10,8 +10,9 @@ use anyhow::Context;
 use super::App;
 use super::db::{AnalysisSettings, Status};
 use super::upload::{RosterGiven, validate};
+use course::hand_ins::{hand_ins, read_batch_dir};
 use course::problem_dir::{PROBLEM_FILES, ProblemDir};
-use course::submissions::{UploadKind, hand_ins, read_batch_dir};
+use course::roster::UploadKind;
 
 /// The demo problem graded before the service opens: the quickest of the three.
 const FIRST_ANALYSED: &str = "interval-sets";

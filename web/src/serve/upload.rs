@@ -13,10 +13,11 @@ use serde::{Deserialize, Serialize};
 use super::db::{SubmissionRow, now};
 use super::store::sha256_hex;
 use super::{App, AppError};
+use course::batch::Batch;
 use course::hand_in::{HandIn, ModuleSource, SharedBytes};
-use course::submissions::{
-    Batch, RosterRow, Unpacking, UploadKind, hand_ins, id_problem, module_id, natural_cmp, parse_roster, read_zip, roster_rule, source_id,
-};
+use course::hand_ins::{hand_ins, module_id, natural_cmp, read_batch_zip, source_id};
+use course::roster::{RosterRow, UploadKind, id_problem, parse_roster, roster_rule};
+use course::zips::Unpacking;
 
 /// A multipart form read into memory: its text fields and its files.
 #[derive(Default)]
@@ -180,7 +181,8 @@ pub fn form_files(files: Vec<NamedFile>) -> (Vec<HandIn>, Vec<FileVerdict>, Vec<
         let bytes = SharedBytes(std::sync::Arc::new(bytes));
         if name.to_ascii_lowercase().ends_with(".zip") {
             let read = unpacking.open(bytes).map_err(|e| format!("not a readable zip: {e:#}")).and_then(|zip| {
-                let entries = read_zip(&zip, &mut unpacking).map_err(anyhow::Error::from).and_then(|entries| Ok((entries, zip_rosters(&zip, &mut unpacking)?)));
+                let entries =
+                    read_batch_zip(&zip, &mut unpacking).map_err(anyhow::Error::from).and_then(|entries| Ok((entries, zip_rosters(&zip, &mut unpacking)?)));
                 match entries {
                     Ok((entries, found)) if entries.is_empty() && found.is_empty() => Err(if zip.is_empty() {
                         format!("{name}: the zip is empty")
@@ -224,7 +226,7 @@ fn zip_rosters(zip: &zip::ZipArchive<std::io::Cursor<SharedBytes>>, unpacking: &
         let is_roster = matches!(parts[..], [.., base] if base.eq_ignore_ascii_case("roster.csv"))
             && parts.len() <= 2
             && !parts.iter().any(|p| p.starts_with('.') || *p == "__MACOSX");
-        if !is_roster || entry.is_dir() || course::submissions::zip_entry_problem(&entry).is_some() {
+        if !is_roster || entry.is_dir() || course::zips::zip_entry_problem(&entry).is_some() {
             continue;
         }
         let size = unpacking.unpack(&mut entry, MAX_ROSTER_BYTES, &mut std::io::sink())?;
@@ -327,8 +329,8 @@ impl Checked {
 }
 
 /// Checks the hand-ins of an upload against each other ([`Batch::checked`]: nothing is
-/// compiled) and against the roster ([`course::submissions::roster_rule`]), each student
-/// id by [`course::submissions::id_problem`]; sources in a language the problem does not
+/// compiled) and against the roster ([`course::roster::roster_rule`]), each student
+/// id by [`course::roster::id_problem`]; sources in a language the problem does not
 /// accept are rejected, and the others built with its harnesses if it has any ([`accepted`]).
 /// Nothing is stored and no batch changes: [`Checked::keep`] stores what was accepted.
 ///
@@ -342,7 +344,7 @@ pub fn validate(
     roster: RosterGiven,
     kind: UploadKind,
 ) -> Result<Checked, AppError> {
-    let files = course::submissions::accept_languages(files, &accepted.languages);
+    let files = course::hand_ins::accept_languages(files, &accepted.languages);
     let batch = Batch::checked(&app.tools.sandbox, &app.tools.builder, &files);
     for r in batch.rejected {
         verdicts.push(FileVerdict { file: r.file, student: r.id, rejected: Some(r.reason), sha256: None, build: None, late: false });

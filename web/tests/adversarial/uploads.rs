@@ -240,7 +240,7 @@ fn a_roster_of_100000_rows(service: &Service) -> String {
     assert_eq!(reply.status, 303, "{}", reply.body);
     let batch = client.api(&format!("/api/uploads/{}", reply.redirect_id()))["batch"].as_i64().unwrap();
     let roster = |rows: usize| format!("id,cohort\na01,A\n{}", (1..rows).map(|i| format!("s{i:06},B\n")).collect::<String>());
-    let most = course::submissions::MAX_ROSTER_ROWS;
+    let most = course::roster::MAX_ROSTER_ROWS;
     let reply = client.upload(&format!("/batches/{batch}/roster"), &[], &[("roster", "roster.csv", roster(most).as_bytes())]);
     assert_eq!(reply.status, 200, "{}", &reply.body[..reply.body.len().min(2000)]);
     assert!(reply.body.contains(&format!("{} students on it handed in nothing", most - 1)), "{}", &reply.body[..2000]);

@@ -219,7 +219,7 @@ fn an_idle_worker_makes_runs_of_another_workers_analysis_and_killing_it_mid_anal
     // As one process grades it on its own, byte for byte, and each student's bug list.
     let tools = course::Tools { sandbox: sandbox::Sandbox::new().unwrap(), builder: toolchain::Builder::new(None) };
     let problem_dir = course::problem_dir::ProblemDir::load(&tools.sandbox, &tools.builder, &common::fixture("interval-sets")).unwrap();
-    let class = course::Class { hand_ins: course::submissions::hand_ins(course::submissions::read_batch_dir(&dir).unwrap(), false), ..Default::default() };
+    let class = course::Class { hand_ins: course::hand_ins::hand_ins(course::hand_ins::read_batch_dir(&dir).unwrap(), false), ..Default::default() };
     let settings = course::Settings { stable_after: Some(2000), bug_lists: true, ..course::Settings::seed(3) };
     let pool = rayon::ThreadPoolBuilder::new().build().unwrap();
     let graded = course::grade_batch(&tools, &problem_dir, class, &settings, &pool, &std::sync::atomic::AtomicBool::new(false), &|_| {}).unwrap();

@@ -15,7 +15,7 @@ mod schema;
 mod shards;
 pub mod sql;
 
-use course::submissions::{Adjustment, RosterRow};
+use course::roster::{Adjustment, RosterRow};
 pub use queue::{AnalysisRow, AnalysisSettings, AnswerRow, LEASE_SECONDS, MAX_ATTEMPTS, QueueEntry, Status};
 pub use shards::{Round, RoundKind, SHARD_LEASE_SECONDS, Shard};
 use sql::{Backend, Conn, Row, args};
@@ -578,7 +578,7 @@ impl Db {
     /// links' tokens, by student id: whom releasing reaches.
     pub fn batch_students(&self, batch: i64) -> DbResult<Vec<StudentRow>> {
         let mut rows = self.0.run(|c| rows(c, &format!("SELECT {STUDENT_COLUMNS} FROM {STUDENTS} {OF_BATCH}"), args![batch], student_row))?;
-        rows.sort_by(|a, b| course::submissions::natural_cmp(&a.student, &b.student));
+        rows.sort_by(|a, b| course::hand_ins::natural_cmp(&a.student, &b.student));
         Ok(rows)
     }
 
@@ -614,13 +614,13 @@ impl Db {
         let mut rows = self.0.run(|c| {
             rows(c, "SELECT student, file, sha256, late, uploaded FROM submissions WHERE batch_id = ?1 AND superseded = FALSE", args![batch], submission_row)
         })?;
-        rows.sort_by(|a, b| course::submissions::natural_cmp(&a.student, &b.student));
+        rows.sort_by(|a, b| course::hand_ins::natural_cmp(&a.student, &b.student));
         Ok(rows)
     }
 
     pub fn roster(&self, batch: i64) -> DbResult<Vec<RosterRow>> {
         let mut rows = self.0.run(|c| rows(c, "SELECT student, cohort, manual, extra FROM roster WHERE batch_id = ?1", args![batch], roster_row))?;
-        rows.sort_by(|a, b| course::submissions::natural_cmp(&a.id, &b.id));
+        rows.sort_by(|a, b| course::hand_ins::natural_cmp(&a.id, &b.id));
         Ok(rows)
     }
 
@@ -635,7 +635,7 @@ impl Db {
                 None => roster.push(RosterRow { id: student, cohort: String::new(), manual: None, extra: Vec::new() }.adjusted(&adjustment)),
             }
         }
-        roster.sort_by(|a, b| course::submissions::natural_cmp(&a.id, &b.id));
+        roster.sort_by(|a, b| course::hand_ins::natural_cmp(&a.id, &b.id));
         Ok(roster)
     }
 
@@ -716,7 +716,7 @@ impl Db {
     /// then by id.
     pub fn students(&self) -> DbResult<Vec<StudentRow>> {
         let mut rows = self.0.run(|c| rows(c, &format!("SELECT {STUDENT_COLUMNS} FROM {STUDENTS}"), &[], student_row))?;
-        rows.sort_by(|a, b| a.course.cmp(&b.course).then_with(|| course::submissions::natural_cmp(&a.student, &b.student)));
+        rows.sort_by(|a, b| a.course.cmp(&b.course).then_with(|| course::hand_ins::natural_cmp(&a.student, &b.student)));
         Ok(rows)
     }
 

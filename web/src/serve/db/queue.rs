@@ -274,7 +274,7 @@ impl Db {
                 Ok(AnswerRow { student: r.text(0)?, sha256: r.text(1)?, cohort: r.opt_text(2)? })
             })
         })?;
-        rows.sort_by(|a, b| course::submissions::natural_cmp(&a.student, &b.student));
+        rows.sort_by(|a, b| course::hand_ins::natural_cmp(&a.student, &b.student));
         Ok(rows)
     }
 

@@ -15,7 +15,7 @@ use super::super::{App, AppError, Page};
 use super::forms::{BatchForm, adjustment_form, batch_form, form_again, late_form, name_field, rename_form, roster_form, run_form, show_analysis_form};
 use super::layout::{csrf_field, date, first_ids, table_filter};
 use course::exports::{self, NoHandIn};
-use course::submissions::{Adjustment, RosterRow};
+use course::roster::{Adjustment, RosterRow};
 
 use super::{AppData, CsrfForm, blocking, found, number, problem_toml, respond, see_other, status_word};
 #[derive(Serialize)]
@@ -126,7 +126,7 @@ fn waiting(app: &App, batch: &BatchRow, shown: i64, waiting: i64) -> Result<Wait
     let roster = app.db.graded_roster(batch.id)?;
     let (now, then) = (exports::grades(&*app.analysis(shown)?, &roster), exports::grades(&*app.analysis(waiting)?, &roster));
     let mut students: Vec<&String> = now.keys().chain(then.keys()).collect();
-    students.sort_by(|a, b| course::submissions::natural_cmp(a, b));
+    students.sort_by(|a, b| course::hand_ins::natural_cmp(a, b));
     students.dedup();
     let changes = students.into_iter().map(|s| (s.clone(), now.get(s).copied(), then.get(s).copied())).filter(|(_, now, then)| now != then).collect();
     Ok(Waiting { analysis: waiting, changes })
@@ -351,13 +351,13 @@ pub(super) async fn attach_roster(app: AppData, req: HttpRequest, who: Instructo
         let (shared, batch_id, name) = (app.clone(), batch.id, file.clone());
         let attached = blocking(move || {
             let db = &shared.db;
-            let (rows, rejected) = course::submissions::parse_roster(&name, text.as_slice()).map_err(|e| AppError::BadRequest(format!("{e:#}")))?;
+            let (rows, rejected) = course::roster::parse_roster(&name, text.as_slice()).map_err(|e| AppError::BadRequest(format!("{e:#}")))?;
             if !rejected.is_empty() {
                 let reasons: Vec<String> = rejected.into_iter().map(|r| r.reason).collect();
                 return Err(AppError::BadRequest(format!("{name}: nothing was changed, because: {}", reasons.join("; "))));
             }
             let students: Vec<String> = db.submissions(batch_id)?.into_iter().map(|s| s.student).collect();
-            let attached = course::submissions::attach_roster(rows, &students);
+            let attached = course::roster::attach_roster(rows, &students);
             if !attached.names_the_batch() {
                 return Err(AppError::BadRequest(format!("{name}: no row names a student of this batch: nothing was changed")));
             }
@@ -365,7 +365,7 @@ pub(super) async fn attach_roster(app: AppData, req: HttpRequest, who: Instructo
             Ok(attached)
         })
         .await?;
-        let course::submissions::Attached { kept, without_hand_in, without_row: missing } = attached;
+        let course::roster::Attached { kept, without_hand_in, without_row: missing } = attached;
         let view = serde_json::json!({ "batch": batch.id, "rows": kept.len(), "without_hand_in": without_hand_in, "without_row": missing });
         respond(&req, Some(&who), "Roster attached", &view, |_| {
             html! {

@@ -10,7 +10,7 @@ use super::super::auth::Instructor;
 use super::super::db::BatchRow;
 use super::super::{App, AppError, Page};
 use course::outputs::{main_cohorts, score_rows};
-use course::submissions::RosterRow;
+use course::roster::RosterRow;
 
 use super::{AppData, respond};
 #[derive(Deserialize)]

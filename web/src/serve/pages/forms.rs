@@ -11,7 +11,7 @@ use super::super::db::{BatchRow, ProblemRow, SubmissionRow};
 use super::super::{AppError, Page};
 use super::layout::{csrf_field, page, with_code};
 use course::problem_dir::MAX_POINTS;
-use course::submissions::{Adjustment, RosterRow};
+use course::roster::{Adjustment, RosterRow};
 
 /// The longest course or batch name: a name, not a description.
 pub const MAX_NAME_CHARS: usize = 200;

@@ -41,7 +41,7 @@ type LeftOut = (String, String);
 /// browser used (then the letters are a preview only: see [`App::link_base`]).
 fn letters(app: &App, req: &HttpRequest, batch: &BatchRow) -> Result<(Vec<Letter>, Vec<LeftOut>), AppError> {
     let base = app.link_base(req).unwrap_or_else(|browsed| browsed);
-    let rosters: Vec<(i64, course::submissions::RosterRow)> = app.db.rosters()?.into_iter().map(|(course, _, row)| (course, row)).collect();
+    let rosters: Vec<(i64, course::roster::RosterRow)> = app.db.rosters()?.into_iter().map(|(course, _, row)| (course, row)).collect();
     let contacts = exports::roster_contacts(&rosters);
     let occasion = Occasion { course: &batch.course, batch: &batch.name, problem: &batch.problem, no_hand_in: batch.no_hand_in };
     let (mut letters, mut left_out) = (Vec::new(), Vec::new());

@@ -11,7 +11,7 @@ use super::super::db::{Released, StudentRow};
 use super::super::{App, AppError, Page};
 use super::layout::{bug_list, button, confirm_button, date, markdown, page, source_listing, table_filter};
 use course::exports;
-use course::submissions::{Adjustment, RosterRow};
+use course::roster::{Adjustment, RosterRow};
 
 use super::{AppData, CsrfForm, found, respond, see_other};
 #[derive(Serialize)]

@@ -12,7 +12,7 @@ use super::super::upload::{Form, RosterGiven, UploadBuild, UploadReport, choose_
 use super::super::{App, AppError, Page};
 use super::forms::{BatchForm, batch_form, form_again, late_form, name_field};
 use super::layout::{button, first_ids};
-use course::submissions::UploadKind;
+use course::roster::UploadKind;
 
 use super::{AppData, CsrfForm, accepted, blocking, found, respond, see_other};
 
