@@ -22,7 +22,7 @@
 //!
 //! Loops stay cheap: a run first gets the *quick* budget (floor and per-input factor); only
 //! a run that times out there and whose verdict can change the search is run again with
-//! the allowance (see `search.rs`), and every verdict that reaches a grade has had it.
+//! the allowance (see `search/evaluate.rs`), and every verdict that reaches a grade has had it.
 
 use serde::{Deserialize, Serialize};
 

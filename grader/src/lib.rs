@@ -17,7 +17,7 @@
 //!   `oracle.rs` (runs' outcomes and the judging of an output), `budget.rs` (the fuel a
 //!   run gets: [`Budget`], [`FuelPolicy`], [`Calibration`]), `run.rs` (one run of the
 //!   reference or of an answer, judged, shared by every role below; [`calibrate`]),
-//!   `search.rs` ([`analyse`]: the search for the suite and the [`Analysis`] made of it),
+//!   `search/` ([`analyse`]: the search for the suite and the [`Analysis`] made of it),
 //!   `neighbours.rs` (the edits of a suite test tried near it), `rank.rs` (scores and
 //!   ranks), `order.rs` (the correctness order).
 //! - Around an analysis: `rerun.rs` ([`rerun()`] after a batch changed, [`grade_changes`]),

@@ -1,6 +1,6 @@
 //! Beyond the paper: the neighbourhood of a test case, the edits of it tried near it. The
 //! search tries the neighbours of each new suite test (`Search::explore_neighbours` in
-//! `search.rs`): bugs that only a rare combination of features provokes often sit next to
+//! `search/explore.rs`): bugs that only a rare combination of features provokes often sit next to
 //! one already found.
 
 use crate::generate::{ChoiceSequence, Rng, TestCase};
@@ -120,7 +120,7 @@ fn list_neighbours(choices: &[u64], ranges: &[u64], edits: &mut Edits) {
 
 /// One edit of `choices` of the kinds [`neighbours`] lists, drawn at random: a choice set to
 /// another value, a choice deleted, a span copied to another place, or one value replaced
-/// at every place of its range. The split search (`Search::split` in `search.rs`) composes
+/// at every place of its range. The split search (`Search::split` in `search/split.rs`) composes
 /// two or three of them to reach inputs a single edit does not; listing every pair of
 /// edits of a 13-choice test would be some 600,000 of them. `ranges` may be those of
 /// another test the edits came from: a generator clamps a value out of range.
