@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::module_circles::{paths, without_comments};
+use crate::module_circles::{paths, rust_files, without_comments};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -12,21 +12,7 @@ fn workspace() -> PathBuf {
 
 /// Every `.rs` file under `dir`, with its code (comments left out).
 fn sources(dir: &Path) -> Vec<(PathBuf, String)> {
-    let mut found = Vec::new();
-    let mut dirs = vec![dir.to_owned()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let code = without_comments(&std::fs::read_to_string(&path).unwrap());
-                found.push((path, code));
-            }
-        }
-    }
-    found.sort();
-    found
+    rust_files(dir).into_iter().map(|path| (path.clone(), without_comments(&std::fs::read_to_string(&path).unwrap()))).collect()
 }
 
 /// The names of a crate's `[dependencies]` (not its dev- or build-dependencies).

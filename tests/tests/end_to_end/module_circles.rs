@@ -10,24 +10,34 @@ use std::path::{Path, PathBuf};
 
 type Module = Vec<String>;
 
-/// Every `.rs` file under `src` by module path (`serve/db/mod.rs` is `serve::db`).
-fn modules(src: &Path) -> BTreeMap<Module, PathBuf> {
-    let mut found = BTreeMap::new();
-    let mut dirs = vec![src.to_owned()];
+/// Every `.rs` file under `dir`, sorted.
+pub(crate) fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs = vec![dir.to_owned()];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 dirs.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
-                let relative = path.strip_prefix(src).unwrap().with_extension("");
-                let mut module: Module = relative.iter().map(|p| p.to_string_lossy().into_owned()).collect();
-                if matches!(module.last().map(String::as_str), Some("mod" | "lib" | "main")) {
-                    module.pop();
-                }
-                found.insert(module, path);
+                found.push(path);
             }
         }
+    }
+    found.sort();
+    found
+}
+
+/// Every `.rs` file under `src` by module path (`serve/db/mod.rs` is `serve::db`).
+fn modules(src: &Path) -> BTreeMap<Module, PathBuf> {
+    let mut found = BTreeMap::new();
+    for path in rust_files(src) {
+        let relative = path.strip_prefix(src).unwrap().with_extension("");
+        let mut module: Module = relative.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        if matches!(module.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+            module.pop();
+        }
+        found.insert(module, path);
     }
     found
 }
