@@ -86,7 +86,26 @@ impl BatchRow {
     }
 }
 
-/// A released batch as one student of its course sees it ([`Db::released_to`]).
+/// A released batch as one student of its course sees it, read in one query
+/// ([`Db::released_to`]): which analysis it shows them, and their own rows of it.
+#[derive(Clone, Debug)]
+pub struct ReleasedTo {
+    pub batch: BatchRow,
+    pub released: Released,
+    /// Their bug list in the analysis that graded them (JSON), if one did.
+    pub bug_list: Option<String>,
+    /// The module that analysis graded for them.
+    pub graded_sha256: Option<String>,
+    /// That analysis's problem directory.
+    pub problem_dir: Option<String>,
+    /// Their current hand-in, if any.
+    pub submission: Option<SubmissionRow>,
+    /// Their row of the batch's roster as graded: adjusted by the batch's adjustment of
+    /// them, if any (see [`Db::graded_roster`]).
+    pub roster: Option<RosterRow>,
+}
+
+/// Which analysis a released batch shows a student ([`ReleasedTo`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Released {
     /// The latest finished analysis up to the one shown that graded them.
@@ -738,33 +757,64 @@ impl Db {
     /// has them on its roster, in the order they were made. What they see of a batch is its
     /// shown analysis ([`BatchRow::shown_analysis`]), or, when that one did not grade them,
     /// the latest before it that did (a late hand-in graded by a re-run not shown yet).
-    pub fn released_to(&self, course: i64, student: &str) -> DbResult<Vec<(BatchRow, Released)>> {
+    pub fn released_to(&self, course: i64, student: &str) -> DbResult<Vec<ReleasedTo>> {
         let found = self.0.run(|c| {
             rows(
                 c,
                 &format!(
-                    "SELECT {BATCH_COLUMNS},
-                         (SELECT max(a.id) FROM analyses a JOIN analysis_answers x ON x.analysis_id = a.id
-                             WHERE a.batch_id = b.id AND a.status = 'done' AND a.stability_of IS NULL AND x.student = ?2
-                             AND a.id <= b.shown_analysis),
-                         b.shown_analysis,
-                         EXISTS (SELECT 1 FROM roster r WHERE r.batch_id = b.id AND r.student = ?2)
-                     FROM {BATCHES} WHERE b.released = TRUE AND b.course_id = ?1 ORDER BY b.id"
+                    "SELECT {BATCH_COLUMNS}, r.graded, b.shown_analysis, r.on_roster,
+                         (SELECT l.list FROM bug_lists l WHERE l.analysis_id = r.graded AND l.student = ?2),
+                         (SELECT x.sha256 FROM analysis_answers x WHERE x.analysis_id = r.graded AND x.student = ?2),
+                         (SELECT an.problem_dir FROM analyses an WHERE an.id = r.graded),
+                         s.student, s.file, s.sha256, s.late, s.uploaded,
+                         ro.student, ro.cohort, ro.manual, ro.extra,
+                         ad.student, ad.points, ad.reason
+                     FROM {BATCHES}
+                     JOIN (SELECT b2.id AS batch_id,
+                               (SELECT max(a.id) FROM analyses a JOIN analysis_answers x ON x.analysis_id = a.id
+                                   WHERE a.batch_id = b2.id AND a.status = 'done' AND a.stability_of IS NULL AND x.student = ?2
+                                   AND a.id <= b2.shown_analysis) AS graded,
+                               EXISTS (SELECT 1 FROM roster rr WHERE rr.batch_id = b2.id AND rr.student = ?2) AS on_roster
+                           FROM batches b2) r ON r.batch_id = b.id
+                     LEFT JOIN submissions s ON s.batch_id = b.id AND s.student = ?2 AND s.superseded = FALSE
+                     LEFT JOIN roster ro ON ro.batch_id = b.id AND ro.student = ?2
+                     LEFT JOIN adjustments ad ON ad.batch_id = b.id AND ad.student = ?2
+                     WHERE b.released = TRUE AND b.course_id = ?1 ORDER BY b.id"
                 ),
                 args![course, student],
                 |r| {
                     // (The columns after the batch's own.)
-                    let after = BATCH_COLUMNS.split(',').count();
-                    let released = match (r.opt_int(after)?, r.opt_int(after + 1)?, r.bool(after + 2)?) {
+                    let at = BATCH_COLUMNS.split(',').count();
+                    let released = match (r.opt_int(at)?, r.opt_int(at + 1)?, r.bool(at + 2)?) {
                         (Some(graded), _, _) => Some(Released::Graded(graded)),
                         (None, Some(latest), true) => Some(Released::NotHandedIn(latest)),
                         _ => None,
                     };
-                    Ok((batch_row(r)?, released))
+                    let Some(released) = released else { return Ok(None) };
+                    let submission = r.opt_text(at + 6)?.map(|_| submission_row(&r.columns_from(at + 6))).transpose()?;
+                    let roster = r.opt_text(at + 11)?.map(|_| roster_row(&r.columns_from(at + 11))).transpose()?;
+                    // Their row as the batch's graded roster has it (`graded_roster`).
+                    let roster = match r.opt_text(at + 15)? {
+                        None => roster,
+                        Some(id) => {
+                            let adjustment = Adjustment { points: r.opt_real(at + 16)?.unwrap_or_default(), reason: r.text(at + 17)? };
+                            let row = roster.unwrap_or(RosterRow { id, cohort: String::new(), manual: None, extra: Vec::new() });
+                            Some(row.adjusted(&adjustment))
+                        }
+                    };
+                    Ok(Some(ReleasedTo {
+                        batch: batch_row(r)?,
+                        released,
+                        bug_list: r.opt_text(at + 3)?,
+                        graded_sha256: r.opt_text(at + 4)?,
+                        problem_dir: r.opt_text(at + 5)?,
+                        submission,
+                        roster,
+                    }))
                 },
             )
         })?;
-        Ok(found.into_iter().filter_map(|(batch, released)| released.map(|r| (batch, r))).collect())
+        Ok(found.into_iter().flatten().collect())
     }
 }
 

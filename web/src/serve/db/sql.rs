@@ -110,7 +110,14 @@ pub struct Row<'q> {
     values: Vec<Value>,
 }
 
-impl Row<'_> {
+impl<'q> Row<'q> {
+    /// The columns from `first` on, as a row of their own: for a reader of a group of
+    /// columns (a table's row) that a query selects after others. (A type error then
+    /// names the column by its place in the group.)
+    pub fn columns_from(&self, first: usize) -> Row<'q> {
+        Row { sql: self.sql, values: self.values[first..].to_vec() }
+    }
+
     fn wrong(&self, column: usize, wanted: &'static str) -> DbError {
         DbError::Type { sql: self.sql.to_owned(), column, found: self.values[column].clone(), wanted }
     }

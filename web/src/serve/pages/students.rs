@@ -7,7 +7,7 @@ use maud::html;
 use serde::Serialize;
 
 use super::super::auth::{Instructor, random_token};
-use super::super::db::{Released, StudentRow};
+use super::super::db::{Released, ReleasedTo, StudentRow};
 use super::super::{App, AppError, Page};
 use super::layout::{bug_list, button, confirm_button, date, markdown, page, source_listing, table_filter};
 use course::exports;
@@ -197,37 +197,32 @@ fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
     }
     let StudentRow { course_id, course, student, .. } = found(app.db.student_by_token(token)?)?;
     let (mut results, mut not_handed_in) = (Vec::new(), Vec::new());
-    for (batch, released) in app.db.released_to(course_id, &student)? {
+    // Every row of theirs in one query; the analyses' files come from the cache.
+    for ReleasedTo { batch, released, bug_list, graded_sha256, problem_dir, submission, roster } in app.db.released_to(course_id, &student)? {
+        let row = roster.as_ref();
         let analysis = match released {
             Released::Graded(analysis) => analysis,
             Released::NotHandedIn(latest) => {
-                let roster = app.db.graded_roster(batch.id)?;
-                let row = roster.iter().find(|r| r.id == student);
                 let max = exports::points_possible(&*app.analysis(latest)?);
                 not_handed_in.push(NotHandedIn {
                     points: (batch.no_hand_in == exports::NoHandIn::Zero).then(|| exports::adjusted_points(0.0, max, row)),
                     max,
                     adjustment: row.and_then(RosterRow::adjustment),
-                    received: app.db.submissions(batch.id)?.into_iter().find(|s| s.student == student).map(|s| s.uploaded),
+                    received: submission.map(|s| s.uploaded),
                     batch: batch.name,
                     problem: batch.problem,
                 });
                 continue;
             }
         };
-        let Some(list) = app.db.bug_list(analysis, &student)? else { continue };
+        let (Some(list), Some(problem_dir)) = (bug_list, problem_dir) else { continue };
         // The claim is true exactly when this result graded the late module.
-        let graded = app.db.analysis_answers(analysis)?.into_iter().find(|a| a.student == student).map(|a| a.sha256);
-        let current = app.db.submissions(batch.id)?.into_iter().find(|s| s.student == student);
-        let late = match current {
-            Some(s) if s.late && graded.as_deref() == Some(s.sha256.as_str()) => Late::Graded,
+        let late = match submission {
+            Some(s) if s.late && graded_sha256.as_deref() == Some(s.sha256.as_str()) => Late::Graded,
             Some(s) if s.late => Late::NotYetGraded(s.uploaded),
             _ => Late::No,
         };
-        let problem_dir = found(app.db.analysis(analysis)?)?.problem_dir;
         let bugs: BugList = serde_json::from_str(&list).map_err(anyhow::Error::from)?;
-        let roster = app.db.graded_roster(batch.id)?;
-        let row = roster.iter().find(|r| r.id == student);
         let points = bugs.points.as_ref().map(|p| StudentPoints {
             points: exports::adjusted_points(p.points, p.max, row),
             max: p.max,
