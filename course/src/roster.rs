@@ -72,6 +72,13 @@ impl RosterRow {
         Some(Adjustment { points, reason: self.get(ADJUSTMENT_REASON_COLUMN).unwrap_or_default().to_owned() })
     }
 
+    /// Student `id`'s row of a batch's graded roster, given the batch's `adjustment` of
+    /// them: their roster `row` (`None` when the roster lacks them: a row of no cohort is
+    /// made) with the adjustment in it ([`RosterRow::adjusted`]).
+    pub fn graded(row: Option<RosterRow>, id: String, adjustment: &Adjustment) -> RosterRow {
+        row.unwrap_or(RosterRow { id, cohort: String::new(), manual: None, extra: Vec::new() }).adjusted(adjustment)
+    }
+
     /// This row with `adjustment` in its columns instead of any it had (the one the
     /// instructor made on the batch's page overrides the roster's).
     pub fn adjusted(mut self, adjustment: &Adjustment) -> RosterRow {

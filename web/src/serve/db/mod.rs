@@ -649,10 +649,8 @@ impl Db {
     pub fn graded_roster(&self, batch: i64) -> DbResult<Vec<RosterRow>> {
         let mut roster = self.roster(batch)?;
         for (student, adjustment) in self.adjustments(batch)? {
-            match roster.iter().position(|r| r.id == student) {
-                Some(i) => roster[i] = roster[i].clone().adjusted(&adjustment),
-                None => roster.push(RosterRow { id: student, cohort: String::new(), manual: None, extra: Vec::new() }.adjusted(&adjustment)),
-            }
+            let row = roster.iter().position(|r| r.id == student).map(|i| roster.swap_remove(i));
+            roster.push(RosterRow::graded(row, student, &adjustment));
         }
         roster.sort_by(|a, b| course::hand_ins::natural_cmp(&a.id, &b.id));
         Ok(roster)
@@ -775,7 +773,7 @@ impl Db {
                                    WHERE a.batch_id = b2.id AND a.status = 'done' AND a.stability_of IS NULL AND x.student = ?2
                                    AND a.id <= b2.shown_analysis) AS graded,
                                EXISTS (SELECT 1 FROM roster rr WHERE rr.batch_id = b2.id AND rr.student = ?2) AS on_roster
-                           FROM batches b2) r ON r.batch_id = b.id
+                           FROM batches b2 WHERE b2.released = TRUE AND b2.course_id = ?1) r ON r.batch_id = b.id
                      LEFT JOIN submissions s ON s.batch_id = b.id AND s.student = ?2 AND s.superseded = FALSE
                      LEFT JOIN roster ro ON ro.batch_id = b.id AND ro.student = ?2
                      LEFT JOIN adjustments ad ON ad.batch_id = b.id AND ad.student = ?2
@@ -798,8 +796,7 @@ impl Db {
                         None => roster,
                         Some(id) => {
                             let adjustment = Adjustment { points: r.opt_real(at + 16)?.unwrap_or_default(), reason: r.text(at + 17)? };
-                            let row = roster.unwrap_or(RosterRow { id, cohort: String::new(), manual: None, extra: Vec::new() });
-                            Some(row.adjusted(&adjustment))
+                            Some(RosterRow::graded(roster, id, &adjustment))
                         }
                     };
                     Ok(Some(ReleasedTo {
