@@ -469,11 +469,28 @@ fn explain(
     let mut made = places.iter().zip(made).collect::<HashMap<_, _>>();
     let mut lists: Vec<(String, String)> =
         answers.iter().enumerate().map(|(i, answer)| (answer.id.clone(), made.remove(&i).or_else(|| kept[i].cloned()).unwrap_or_default())).collect();
-    let nothing = problem_dir.executor(&tools.sandbox, []);
     for a in analysis.answers.iter().filter(|a| a.not_built()) {
-        lists.push((a.id.clone(), json(&bug_list(problem, analysis, &a.id, 1, &nothing).expect("every answer is in the analysis"))));
+        lists.push((a.id.clone(), json(&own_bug_list(tools, problem_dir, problem, analysis, &a.id, None))));
     }
     Ok(lists)
+}
+
+/// The bug list of `id` in `analysis` (graded on `problem`, as [`problem_of`] gives it),
+/// told by its own `program` (each failed test run once more: a crash names its own lines,
+/// a copy's too), or, for a hand-in that did not compile (`None`), the compiler's message:
+/// the step every bug list is made by, the pipeline's and `bugrank bugs`'s.
+///
+/// Panics when `id` is not in `analysis`.
+pub fn own_bug_list(
+    tools: &Tools,
+    problem_dir: &ProblemDir,
+    problem: &grader::Problem,
+    analysis: &Analysis,
+    id: &str,
+    program: Option<&Program>,
+) -> grader::BugList {
+    let executor = problem_dir.executor(&tools.sandbox, program);
+    bug_list(problem, analysis, id, 1, &executor).unwrap_or_else(|| panic!("`{id}` is not in the analysis"))
 }
 
 /// The bug lists (JSON) of `submissions` at `places` in `analysis`, each from the
@@ -497,8 +514,7 @@ pub(crate) fn bug_lists_here(
                 return String::new();
             }
             let submission = &submissions[place];
-            let executor = problem_dir.executor(&tools.sandbox, [&submission.program]);
-            let list = json(&bug_list(problem, analysis, &submission.id, 1, &executor).expect("every answer is in the analysis"));
+            let list = json(&own_bug_list(tools, problem_dir, problem, analysis, &submission.id, Some(&submission.program)));
             tick();
             list
         })

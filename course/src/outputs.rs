@@ -1,8 +1,11 @@
 //! The files a graded batch is written as, the same under the command line and the
-//! service: `analysis.json` (the grader's analysis with what the batch could not use),
-//! `scores.csv`, `order.dot`, `order.svg` and `report.html`; and the experiment report's
-//! (`bugrank report` and the service's experiment page): `report.json`, `report.html`,
-//! `summary.csv` and `manual.csv`.
+//! service: `analysis.json` (the grader's analysis with what the batch could not use) is
+//! what an analysis is, and is stored; the class's files ([`ClassFile`]: `scores.csv`, the
+//! gradebooks, `order.dot`, `order.svg`, `report.html`) are rendered from it by
+//! [`ClassFile::render`], when the command line writes them and each time the service
+//! serves one (with the roster as it is then, its adjustments applied). And the
+//! experiment report's files (`bugrank report` and the service's experiment page):
+//! `report.json`, `report.html`, `summary.csv` and `manual.csv`.
 
 use grader::{Analysis, ProblemReport, ScoreRow, compare};
 use present::{analysis_html, experiment_html, order_dot, order_svg};
@@ -10,7 +13,7 @@ use serde::Serialize;
 
 use crate::batch::Rejected;
 use crate::error::{CourseError, CourseResult};
-use crate::exports::{NoHandIn, gradebook_points, points_possible, without_hand_in};
+use crate::exports::{NoHandIn, canvas_csv, gradebook_points, moodle_csv, points_possible, without_hand_in};
 use crate::grade_batch::Graded;
 use crate::roster::RosterRow;
 
@@ -23,28 +26,115 @@ struct AnalysisFile<'a> {
     warnings: &'a [String],
 }
 
+/// A file of the class made from an analysis and its roster: made on demand, never
+/// stored, so that what is served always follows the roster (a cohort attached, points
+/// adjusted after the analysis ran).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClassFile {
+    /// `scores.csv` ([`scores_csv`]).
+    Scores,
+    /// `canvas.csv`, Canvas's gradebook import ([`canvas_csv`]), into the column
+    /// [`Class::column`].
+    Canvas,
+    /// `moodle.csv`, Moodle's grade import ([`moodle_csv`]), into [`Class::column`].
+    Moodle,
+    /// `order.dot`, the correctness order for Graphviz.
+    OrderDot,
+    /// `order.svg`, the correctness order drawn.
+    OrderSvg,
+    /// `report.html`, the analysis as one self-contained page, with the two largest
+    /// cohorts compared when there are two.
+    Report,
+}
+
+/// What a [`ClassFile`] is made from.
+pub struct Class<'a> {
+    pub analysis: &'a Analysis,
+    /// The roster as the files show it: its cohorts, its own columns, its adjustments.
+    pub roster: &'a [RosterRow],
+    /// What the roster's students who handed in nothing get.
+    pub no_hand_in: NoHandIn,
+    /// The gradebook column the grades go into (Canvas, Moodle): the assignment's name.
+    pub column: &'a str,
+}
+
+impl ClassFile {
+    /// Every class file, in the order the analysis page lists them.
+    pub const ALL: [ClassFile; 6] = [ClassFile::Scores, ClassFile::Canvas, ClassFile::Moodle, ClassFile::OrderDot, ClassFile::OrderSvg, ClassFile::Report];
+
+    /// Those `bugrank grade` writes beside `analysis.json` (the gradebooks need a column
+    /// the command line does not ask for: `bugrank` serves them).
+    pub const WRITTEN: [ClassFile; 4] = [ClassFile::Scores, ClassFile::OrderDot, ClassFile::OrderSvg, ClassFile::Report];
+
+    /// Its file name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClassFile::Scores => "scores.csv",
+            ClassFile::Canvas => "canvas.csv",
+            ClassFile::Moodle => "moodle.csv",
+            ClassFile::OrderDot => "order.dot",
+            ClassFile::OrderSvg => "order.svg",
+            ClassFile::Report => "report.html",
+        }
+    }
+
+    /// The class file of that name.
+    pub fn named(name: &str) -> Option<ClassFile> {
+        ClassFile::ALL.into_iter().find(|file| file.name() == name)
+    }
+
+    /// Its media type (every one is UTF-8 text).
+    pub fn content_type(self) -> &'static str {
+        match self {
+            ClassFile::Scores | ClassFile::Canvas | ClassFile::Moodle => "text/csv",
+            ClassFile::OrderDot => "text/vnd.graphviz",
+            ClassFile::OrderSvg => "image/svg+xml",
+            ClassFile::Report => "text/html",
+        }
+    }
+
+    /// The file made from `class`: the one function the command line and the service make
+    /// every class file with.
+    pub fn render(self, class: &Class<'_>) -> CourseResult<Vec<u8>> {
+        let (analysis, roster) = (class.analysis, class.roster);
+        let csv = |made: csv::Result<Vec<u8>>| made.map_err(|e| CourseError::Output { file: self.name(), reason: e.to_string() });
+        Ok(match self {
+            ClassFile::Scores => scores_csv(analysis, roster, class.no_hand_in)?,
+            ClassFile::Canvas => csv(canvas_csv(analysis, roster, class.column, class.no_hand_in))?,
+            ClassFile::Moodle => csv(moodle_csv(analysis, roster, class.column, class.no_hand_in))?,
+            ClassFile::OrderDot => order_dot(analysis).into_bytes(),
+            ClassFile::OrderSvg => order_svg(analysis).into_bytes(),
+            ClassFile::Report => analysis_html(analysis, cohort_comparison(analysis, roster).as_ref()).into_bytes(),
+        })
+    }
+}
+
 impl Graded {
-    /// Every file of the graded batch as `(name, contents)`, `analysis.json` last (a
-    /// writer that writes them in order can take its presence to mean the rest is there).
-    pub fn files(&self) -> CourseResult<Vec<(&'static str, Vec<u8>)>> {
+    /// `analysis.json`: what the analysis is, as it is stored.
+    pub fn analysis_json(&self) -> CourseResult<Vec<u8>> {
         let file = AnalysisFile { analysis: &self.analysis, rejected: &self.rejected, warnings: &self.warnings };
         let mut json = serde_json::to_string_pretty(&file).map_err(|e| CourseError::Output { file: "analysis.json", reason: e.to_string() })?;
         json.push('\n');
-        Ok(vec![
-            ("scores.csv", scores_csv(&self.analysis, &self.roster, self.no_hand_in)?),
-            ("order.dot", order_dot(&self.analysis).into_bytes()),
-            ("order.svg", order_svg(&self.analysis).into_bytes()),
-            ("report.html", analysis_html(&self.analysis, self.cohort_comparison().as_ref()).into_bytes()),
-            ("analysis.json", json.into_bytes()),
-        ])
+        Ok(json.into_bytes())
     }
 
-    /// The two largest cohorts compared, when there are two.
-    fn cohort_comparison(&self) -> Option<ProblemReport> {
-        let rows = score_rows(&self.analysis, &self.roster);
-        let (first, second) = main_cohorts(&rows)?;
-        Some(compare(&self.analysis.problem, &rows, &first, &second))
+    /// Every file `bugrank grade` writes as `(name, contents)`: the [`ClassFile::WRITTEN`],
+    /// then `analysis.json` (a writer that writes them in order can take its presence to
+    /// mean the rest is there).
+    pub fn files(&self) -> CourseResult<Vec<(&'static str, Vec<u8>)>> {
+        let class = Class { analysis: &self.analysis, roster: &self.roster, no_hand_in: self.no_hand_in, column: &self.analysis.problem };
+        let mut files = ClassFile::WRITTEN.into_iter().map(|file| Ok((file.name(), file.render(&class)?))).collect::<CourseResult<Vec<_>>>()?;
+        files.push(("analysis.json", self.analysis_json()?));
+        Ok(files)
     }
+}
+
+/// The two largest cohorts of `analysis` compared (the roster's cohorts, or the
+/// analysis's), when there are two.
+fn cohort_comparison(analysis: &Analysis, roster: &[RosterRow]) -> Option<ProblemReport> {
+    let rows = score_rows(analysis, roster);
+    let (first, second) = main_cohorts(&rows)?;
+    Some(compare(&analysis.problem, &rows, &first, &second))
 }
 
 /// Each answer's score with its cohort and manual grade: the roster's, or else the cohort
@@ -158,7 +248,7 @@ pub fn scores_csv(analysis: &Analysis, roster: &[RosterRow], no_hand_in: NoHandI
     csv.into_inner().map_err(|e| CourseError::Output { file: "scores.csv", reason: e.to_string() })
 }
 
-/// An `analysis.json` as written by [`Graded::files`] (its extra fields are ignored).
+/// An `analysis.json` as written by [`Graded::analysis_json`] (its extra fields are ignored).
 pub fn read_analysis(path: &std::path::Path) -> CourseResult<Analysis> {
     let text = std::fs::read_to_string(path).map_err(CourseError::io(format!("cannot read {}", path.display())))?;
     serde_json::from_str(&text).map_err(|e| CourseError::Problem(format!("{} is not an analysis.json: {e}", path.display())))

@@ -4,10 +4,11 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use course::Tools;
-use grader::{BugList, bug_list};
+use grader::BugList;
 use present::bug_list_markdown;
 
 use course::batch::Batch;
+use course::grade_batch::own_bug_list;
 use course::outputs::read_analysis;
 use course::problem_dir::ProblemDir;
 
@@ -30,12 +31,13 @@ pub struct BugsArgs {
     pub out: Option<PathBuf>,
 }
 
-/// The bug lists `args` asks for, in the analysis's answer order.
+/// The bug lists `args` asks for, in the analysis's answer order, each made as the
+/// pipeline makes it ([`own_bug_list`]).
 pub fn run_bugs(tools: &Tools, args: &BugsArgs) -> anyhow::Result<Vec<BugList>> {
-    let sandbox = &tools.sandbox;
-    let problem_dir = ProblemDir::load(sandbox, &tools.builder, &args.problem)?;
+    let problem_dir = ProblemDir::load(&tools.sandbox, &tools.builder, &args.problem)?;
     let analysis = read_analysis(&args.analysis)?;
-    let batch = Batch::load(sandbox, &tools.builder, &problem_dir, &args.submissions)?;
+    let batch = Batch::load(&tools.sandbox, &tools.builder, &problem_dir, &args.submissions)?;
+    let problem = problem_dir.problem();
     let lists = analysis
         .answers
         .iter()
@@ -44,9 +46,7 @@ pub fn run_bugs(tools: &Tools, args: &BugsArgs) -> anyhow::Result<Vec<BugList>> 
             let submission = batch.submissions.iter().find(|s| s.id == answer.id);
             let not_built = batch.not_built.iter().any(|n| n.id == answer.id);
             anyhow::ensure!(submission.is_some() || not_built, "submission `{}` is not in {}", answer.id, args.submissions.display());
-            // A submission that did not compile has nothing to run: its list is the compiler's message.
-            let executor = problem_dir.executor(sandbox, submission.map(|s| &s.program));
-            Ok(bug_list(&problem_dir.problem(), &analysis, &answer.id, 1, &executor).expect("the answer is in the analysis"))
+            Ok(own_bug_list(tools, &problem_dir, &problem, &analysis, &answer.id, submission.map(|s| &s.program)))
         })
         .collect::<anyhow::Result<Vec<BugList>>>()?;
     anyhow::ensure!(!lists.is_empty(), "no answer `{}` in {}", args.answer.as_deref().unwrap_or(""), args.analysis.display());

@@ -387,12 +387,11 @@ fn analyse_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: &AnalysisRow, hold
     let graded = grade_batch(&app.tools, &problem_dir, class, &settings, pool, cancel, &report)?;
     let base = app.jobs.progress(row.id).unwrap_or_default();
     app.jobs.publish(row.id, LiveProgress { phase: "saving".into(), percent: Some(100.0), text: "saving the results".into(), remaining: None, ..base });
-    // `analysis.json` comes last: its presence means the outputs are complete. Then the
-    // folder is published (as rows on PostgreSQL), before the end is recorded.
+    // What the analysis is, `analysis.json` (the class's files are made from it when they
+    // are asked for: `course::outputs::ClassFile`); then the folder is published (as rows
+    // on PostgreSQL), before the end is recorded.
     let dir = app.store.analysis_dir(row.id);
-    for (name, contents) in graded.files()? {
-        write_atomically(&dir.join(name), &contents)?;
-    }
+    write_atomically(&dir.join("analysis.json"), &graded.analysis_json()?)?;
     app.publish(&dir)?;
     Ok(graded.bug_lists)
 }

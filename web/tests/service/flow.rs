@@ -60,6 +60,13 @@ fn an_instructor_grades_a_batch_and_each_student_sees_only_their_own_bugs() {
     let written = std::fs::read_to_string(out.path().join("analysis.json")).unwrap();
     assert!(written.contains("\"rejected\": []") && written.contains("\"warnings\": []"), "what the batch could not use is said in both");
     assert_eq!(served.body, written);
+    // The class's files are made on demand by the function the command line writes them
+    // with: the same bytes (the service stores the analysis alone).
+    for (file, content_type) in [("scores.csv", "text/csv"), ("order.dot", "text/vnd.graphviz"), ("order.svg", "image/svg+xml"), ("report.html", "text/html")] {
+        let served = client.get(&format!("/analyses/{id}/files/{file}"));
+        assert_eq!((served.status, served.content_type.as_str()), (200, content_type), "{file}");
+        assert_eq!(served.body, std::fs::read_to_string(out.path().join(file)).unwrap(), "{file} as `bugrank grade` writes it");
+    }
 
     // Downloads, with the columns gradebooks expect.
     let scores = client.get(&format!("/analyses/{id}/files/scores.csv"));

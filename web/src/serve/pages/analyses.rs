@@ -17,7 +17,7 @@ use super::super::{App, AppError, Page};
 use super::forms::{MAX_STABILITY_SEEDS, form_again, show_analysis_form, stability_form};
 use super::layout::{bug_list, button, first_ids, table_filter};
 use course::exports;
-use course::outputs::scores_csv;
+use course::outputs::{Class, ClassFile};
 use present::list_or_none;
 
 use super::{AppData, CsrfForm, found, is_api, number, respond, see_other, status_word};
@@ -254,7 +254,7 @@ pub(super) fn results(who: &Instructor, v: &AnalysisView, result: &Analysis, svg
         @if let Some(completeness) = result.completeness_in_words() { p.muted { "How complete the search is: " (completeness) "." } }
         @if let Some(estimate) = result.completeness.as_ref().filter(|_| !result.generator_exhausted) { p #search-advice { (estimate.advice(ADVICE_TESTS)) } }
         p { "Download: "
-            @for (i, (file, label)) in [("scores.csv", "scores.csv"), ("canvas.csv", "Canvas gradebook"), ("moodle.csv", "Moodle import"), ("analysis.json", "analysis.json"), ("order.dot", "order.dot"), ("order.svg", "order.svg")].into_iter().enumerate() {
+            @for (i, (file, label)) in [("scores.csv", "scores.csv"), ("canvas.csv", "Canvas gradebook"), ("moodle.csv", "Moodle import"), ("analysis.json", "analysis.json"), ("order.dot", "order.dot"), ("order.svg", "order.svg"), ("report.html", "report (HTML)")].into_iter().enumerate() {
                 @if i > 0 { " · " }
                 @if file == "canvas.csv" && v.canvas_assignments.len() == 1 {
                     a href={ "/analyses/" (id) "/files/canvas.csv?assignment=" (form_urlencoded::byte_serialize(v.canvas_assignments[0].as_bytes()).collect::<String>()) } { (label) " (into " (v.canvas_assignments[0]) ")" }
@@ -409,21 +409,18 @@ pub(super) async fn analysis_file(app: AppData, _who: Instructor, path: web::Pat
     }
     let batch = found(app.db.batch(row.batch_id)?)?;
     let analysis = app.analysis(id)?;
-    let roster = app.db.graded_roster(batch.id)?;
-    let csv_of = |bytes: csv::Result<Vec<u8>>| bytes.map_err(|e| AppError::Internal(e.into()));
-    let (content_type, body) = match file.as_str() {
-        "scores.csv" => ("text/csv", scores_csv(&analysis, &roster, batch.no_hand_in)?),
-        "canvas.csv" => {
-            let column = canvas_column(&exports::canvas_assignments(&roster), query.assignment.as_deref(), &batch.name)?;
-            ("text/csv", csv_of(exports::canvas_csv(&analysis, &roster, &column, batch.no_hand_in))?)
+    let (content_type, body) = match ClassFile::named(&file) {
+        Some(class_file) => {
+            let roster = app.db.graded_roster(batch.id)?;
+            let column = match class_file {
+                ClassFile::Canvas => canvas_column(&exports::canvas_assignments(&roster), query.assignment.as_deref(), &batch.name)?,
+                _ => batch.name.clone(),
+            };
+            let class = Class { analysis: &analysis, roster: &roster, no_hand_in: batch.no_hand_in, column: &column };
+            (class_file.content_type(), class_file.render(&class)?)
         }
-        "moodle.csv" => ("text/csv", csv_of(exports::moodle_csv(&analysis, &roster, &batch.name, batch.no_hand_in))?),
-        "order.svg" => ("image/svg+xml", present::order_svg(&analysis).into_bytes()),
-        "analysis.json" | "order.dot" => {
-            let kind = if file.ends_with("json") { "application/json" } else { "text/vnd.graphviz" };
-            (kind, std::fs::read(app.analysis_dir(id)?.join(&file)).map_err(anyhow::Error::from)?)
-        }
-        _ => return Err(AppError::NotFound),
+        None if file == "analysis.json" => ("application/json", std::fs::read(app.analysis_dir(id)?.join(&file)).map_err(anyhow::Error::from)?),
+        None => return Err(AppError::NotFound),
     };
     Ok(HttpResponse::Ok()
         .content_type(format!("{content_type}; charset=utf-8"))
