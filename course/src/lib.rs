@@ -42,6 +42,7 @@ pub mod grade_batch;
 pub mod hand_in;
 pub mod hand_ins;
 pub mod import;
+pub mod intake;
 pub mod load;
 pub mod outputs;
 pub mod own_files;

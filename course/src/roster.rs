@@ -1,6 +1,6 @@
 //! A class's roster: its rows ([`RosterRow`], with an optional cohort, manual points and an
 //! adjustment with its reason), read from bugrank's CSV, a Canvas gradebook export or a
-//! Moodle participants export ([`RosterFormat`]), attached to a batch ([`attach_roster`]),
+//! Moodle participants export ([`RosterFormat`]), attached to a batch ([`Attached::roster`]),
 //! and the rules an upload's student ids and roster must follow ([`roster_rule`]).
 
 use std::collections::{BTreeMap, HashSet};
@@ -39,6 +39,35 @@ pub const ADJUSTMENT_REASON_COLUMN: &str = "adjustment_reason";
 pub struct Adjustment {
     pub points: f64,
     pub reason: String,
+}
+
+/// The longest reason for an adjustment: a sentence or two the student reads.
+pub const MAX_REASON_CHARS: usize = 500;
+
+impl Adjustment {
+    /// `points` to add (negative: to take away) for `reason` (trimmed): refused
+    /// ([`CourseError::Batch`]) beyond [`MAX_POINTS`](crate::problem_dir::MAX_POINTS) either
+    /// way, or without a reason, or with one over [`MAX_REASON_CHARS`].
+    pub fn new(points: f64, reason: &str) -> CourseResult<Adjustment> {
+        if !points.is_finite() || points.abs() > crate::problem_dir::MAX_POINTS {
+            return Err(CourseError::Batch(format!("the points to add must be at most {} either way, not {points}", crate::problem_dir::MAX_POINTS)));
+        }
+        let reason = reason.trim();
+        if reason.is_empty() || reason.chars().count() > MAX_REASON_CHARS {
+            return Err(CourseError::Batch(format!("give the reason in at most {MAX_REASON_CHARS} characters: the student reads it beside their points")));
+        }
+        Ok(Adjustment { points, reason: reason.to_owned() })
+    }
+
+    /// Whether `student` may have their points adjusted in a batch: one who handed in
+    /// (`handed_in`), or one of its `roster`'s who did not (whose 0 an adjustment raises: a
+    /// grade by hand, an excuse); never the reference.
+    pub fn may_adjust(student: &str, handed_in: bool, roster: &[RosterRow]) -> CourseResult<()> {
+        if handed_in || (student != grader::REFERENCE_ID && roster.iter().any(|r| r.id == student)) {
+            return Ok(());
+        }
+        Err(CourseError::Batch(format!("`{student}` is not a student of this batch (no submission, not on its roster): choose a student of the list")))
+    }
 }
 
 impl RosterRow {
@@ -228,16 +257,27 @@ pub struct Attached {
 }
 
 impl Attached {
-    /// Whether some row names a student of the batch: a roster that names none is another
-    /// class's (or another file), not this one's.
-    pub fn names_the_batch(&self) -> bool {
-        self.kept.len() > self.without_hand_in.len()
+    /// The roster file `file_name` (read from `input`) attached to a batch whose students
+    /// are `students`. Refused whole ([`CourseError::Batch`], naming the file: nothing
+    /// changes) when a line of it is refused, or when no row names a student of the batch
+    /// (another class's roster, or another file).
+    pub fn roster(file_name: &str, input: impl Read, students: &[String]) -> CourseResult<Attached> {
+        let (rows, rejected) = parse_roster(file_name, input)?;
+        if !rejected.is_empty() {
+            let reasons: Vec<String> = rejected.into_iter().map(|r| r.reason).collect();
+            return Err(CourseError::Batch(format!("{file_name}: nothing was changed, because: {}", reasons.join("; "))));
+        }
+        let attached = attach_roster(rows, students);
+        if attached.kept.len() == attached.without_hand_in.len() {
+            return Err(CourseError::Batch(format!("{file_name}: no row names a student of this batch: nothing was changed")));
+        }
+        Ok(attached)
     }
 }
 
 /// Attaches `rows` to a batch whose students are `students` (see [`Attached`]); linear in
 /// both.
-pub fn attach_roster(rows: Vec<RosterRow>, students: &[String]) -> Attached {
+fn attach_roster(rows: Vec<RosterRow>, students: &[String]) -> Attached {
     let in_batch: HashSet<&str> = students.iter().map(String::as_str).collect();
     let listed: HashSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
     let without_hand_in = rows.iter().filter(|r| !in_batch.contains(r.id.as_str())).map(|r| r.id.clone()).collect();

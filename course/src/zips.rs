@@ -36,7 +36,7 @@ impl Default for Unpacking {
 }
 
 /// Why a zip cannot be opened, in words that say what to do.
-fn zip_problem(error: &zip::result::ZipError) -> String {
+pub(crate) fn zip_problem(error: &zip::result::ZipError) -> String {
     match error {
         zip::result::ZipError::InvalidArchive(_) => {
             "it is cut short, or not a zip at all (another kind of file named .zip): make the zip again and upload it".to_owned()

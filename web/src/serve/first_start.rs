@@ -9,8 +9,9 @@ use anyhow::Context;
 
 use super::App;
 use super::db::{AnalysisSettings, Status};
-use super::upload::{RosterGiven, validate};
+use super::upload::{keep, submissions};
 use course::hand_ins::{hand_ins, read_batch_dir};
+use course::intake::{RosterGiven, check_upload};
 use course::problem_dir::{PROBLEM_FILES, ProblemDir};
 use course::roster::UploadKind;
 
@@ -51,11 +52,12 @@ pub fn load(app: &App, problems: &Path, wait: bool) -> anyhow::Result<()> {
             let files = hand_ins(read_batch_dir(&dir.join(folder))?, false);
             let roster = std::fs::read(dir.join("roster.csv")).ok().map(|bytes| ("roster.csv".to_owned(), bytes));
             let roster = roster.map_or(RosterGiven::None, RosterGiven::File);
-            let report = validate(app, &format!("{} ({kind})", problem.toml.title), &problem.accepted, files, Vec::new(), roster, UploadKind::Batch)
-                .and_then(|checked| checked.keep(app))
+            let report = check_upload(&app.tools, &format!("{} ({kind})", problem.toml.title), &problem.accepted, files, Vec::new(), roster, UploadKind::Batch)
+                .map_err(super::AppError::from)
+                .and_then(|checked| keep(app, checked))
                 .map_err(|e| anyhow::anyhow!("demo batch of {name}: {e}"))?;
             // The paper's three cohorts are three classes: `a01` of one is not `a01` of another.
-            let batch = app.db.add_batch(problem_id, &course, &report.name, &report.submissions(), &report.roster)?;
+            let batch = app.db.add_batch(problem_id, &course, &report.name, &submissions(&report), &report.roster)?;
             app.db.set_released(batch, true)?;
             if name == FIRST_ANALYSED && folder == "submissions" {
                 first = Some((batch, stored.clone()));

@@ -329,8 +329,13 @@ pub enum AppError {
 }
 
 impl From<course::CourseError> for AppError {
+    /// A batch, a zip or a roster that cannot be used is the request's fault (400, the
+    /// message naming it); anything else is the service's.
     fn from(error: course::CourseError) -> AppError {
-        AppError::Internal(error.into())
+        match error {
+            course::CourseError::Batch(message) => AppError::BadRequest(message),
+            error => AppError::Internal(error.into()),
+        }
     }
 }
 

@@ -351,16 +351,8 @@ pub(super) async fn attach_roster(app: AppData, req: HttpRequest, who: Instructo
         let (shared, batch_id, name) = (app.clone(), batch.id, file.clone());
         let attached = blocking(move || {
             let db = &shared.db;
-            let (rows, rejected) = course::roster::parse_roster(&name, text.as_slice()).map_err(|e| AppError::BadRequest(format!("{e:#}")))?;
-            if !rejected.is_empty() {
-                let reasons: Vec<String> = rejected.into_iter().map(|r| r.reason).collect();
-                return Err(AppError::BadRequest(format!("{name}: nothing was changed, because: {}", reasons.join("; "))));
-            }
             let students: Vec<String> = db.submissions(batch_id)?.into_iter().map(|s| s.student).collect();
-            let attached = course::roster::attach_roster(rows, &students);
-            if !attached.names_the_batch() {
-                return Err(AppError::BadRequest(format!("{name}: no row names a student of this batch: nothing was changed")));
-            }
+            let attached = course::roster::Attached::roster(&name, text.as_slice(), &students)?;
             db.replace_roster(batch_id, &attached.kept)?;
             Ok(attached)
         })
@@ -571,34 +563,16 @@ pub(super) struct AdjustForm {
     reason: Option<String>,
 }
 
-/// The longest reason for an adjustment: a sentence or two the student reads.
-const MAX_REASON_CHARS: usize = 500;
-
 /// Sets or removes one student's adjustment of points in a batch.
 pub(super) async fn adjust_points(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<AdjustForm>) -> Page {
     let batch = found(app.db.batch(path.into_inner())?)?;
     let result = (|| {
         who.check_csrf(&req, form.csrf.as_deref())?;
-        // A student who handed in, or one of the roster's who did not (whose 0 the
-        // adjustment raises: a grade by hand, an excuse).
         let handed_in = app.db.submissions(batch.id)?.iter().any(|s| s.student == form.student);
-        if !handed_in && (form.student == grader::REFERENCE_ID || !app.db.roster(batch.id)?.iter().any(|r| r.id == form.student)) {
-            return Err(AppError::BadRequest(format!(
-                "`{}` is not a student of this batch (no submission, not on its roster): choose a student of the list",
-                form.student
-            )));
-        }
+        Adjustment::may_adjust(&form.student, handed_in, &app.db.roster(batch.id)?)?;
         let adjustment = match points_field(&form.points, "the points to add")? {
             None => None,
-            Some(points) => {
-                let reason = form.reason.as_deref().map_or("", str::trim);
-                if reason.is_empty() || reason.chars().count() > MAX_REASON_CHARS {
-                    return Err(AppError::BadRequest(format!(
-                        "give the reason in at most {MAX_REASON_CHARS} characters: the student reads it beside their points"
-                    )));
-                }
-                Some(Adjustment { points, reason: reason.to_owned() })
-            }
+            Some(points) => Some(Adjustment::new(points, form.reason.as_deref().unwrap_or_default())?),
         };
         app.db.set_adjustment(batch.id, &form.student, adjustment.as_ref())?;
         see_other(&format!("/batches/{}#adjustments", batch.id))

@@ -8,10 +8,11 @@ use serde::Serialize;
 
 use super::super::auth::Instructor;
 use super::super::db::{UPLOAD_DISCARDED, UPLOAD_PENDING, UPLOAD_SAVED};
-use super::super::upload::{Form, RosterGiven, UploadBuild, UploadReport, choose_roster, form_files, validate};
+use super::super::upload::{Form, keep, submissions};
 use super::super::{App, AppError, Page};
 use super::forms::{BatchForm, batch_form, form_again, late_form, name_field};
 use super::layout::{button, first_ids};
+use course::intake::{RosterGiven, UploadBuild, UploadReport, check_upload, choose_roster, form_files};
 use course::roster::UploadKind;
 
 use super::{AppData, CsrfForm, accepted, blocking, found, respond, see_other};
@@ -58,7 +59,7 @@ async fn receive_batch(app: AppData, req: HttpRequest, who: Instructor, payload:
             let (modules, verdicts, in_zips) = form_files(files);
             let (roster, roster_from, roster_problem) = choose_roster(roster, in_zips);
             let roster = roster.map_or(RosterGiven::None, RosterGiven::File);
-            let mut report = validate(&app2, &name, &accepted(&app2, &problem)?, modules, verdicts, roster, UploadKind::Batch)?.keep(&app2)?;
+            let mut report = keep(&app2, check_upload(&app2.tools, &name, &accepted(&app2, &problem)?, modules, verdicts, roster, UploadKind::Batch)?)?;
             report.course = course;
             report.roster_from = roster_from;
             report.roster_problems.extend(roster_problem);
@@ -87,7 +88,7 @@ fn save_or_hold(app: &App, problem: i64, batch: Option<i64>, report: UploadRepor
 
 /// Adds the accepted part of an upload: a new batch, or late submissions to `batch`.
 fn commit(app: &App, problem: i64, batch: Option<i64>, report: &UploadReport) -> Result<i64, AppError> {
-    let submissions = report.submissions();
+    let submissions = submissions(report);
     if submissions.is_empty() {
         return Err(AppError::BadRequest("no file of this upload was accepted: nothing to save".into()));
     }
@@ -227,7 +228,7 @@ pub(super) async fn upload_late(app: AppData, req: HttpRequest, who: Instructor,
             let (modules, verdicts, _) = form_files(vec![(file, bytes)]);
             let problem = found(app2.db.problem(batch.problem_id)?)?;
             let roster = RosterGiven::Rows(app2.db.roster(batch.id)?);
-            let report = validate(&app2, &batch.name, &accepted(&app2, &problem)?, modules, verdicts, roster, UploadKind::Late)?.keep(&app2)?;
+            let report = keep(&app2, check_upload(&app2.tools, &batch.name, &accepted(&app2, &problem)?, modules, verdicts, roster, UploadKind::Late)?)?;
             save_or_hold(&app2, batch.problem_id, Some(batch.id), report)
         })
         .await?;
