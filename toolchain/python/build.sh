@@ -117,6 +117,30 @@
 # bytes; --check with other versions exits 3. $BUGRANK_PYTHON_KEEP=1 keeps
 # the work directory (printed) for inspection.
 #
+# Updating the source. Debian replaces a security update in the archive by the
+# next one (bookworm-security has 3.11.2-6+deb12u9 now; bookworm's main suite
+# still serves deb12u8, and drops it at a point release), and the pinned
+# version above then cannot be had: the script says so and lists the versions
+# apt offers. To move the pin:
+#   1. apt-cache showsrc python3.11 | grep ^Version   (the newest the archive
+#      serves; a deb-src entry for bookworm and bookworm-security, apt-get update)
+#   2. apt-get source --download-only python3.11=VERSION in an empty folder,
+#      then sha256sum its .dsc (apt has checked it against the archive's signed
+#      index: the sum pins those bytes from now on)
+#   3. set PY_SRC_VERSION and PY_DSC_SHA256 below (and the version in the
+#      header), run build.sh, and run the tests that read the interpreter:
+#      cargo test -p sandbox --test interpreter, the Python cohorts'
+#      end-to-end tests (`cargo test -p end-to-end --test end_to_end python`),
+#      then .ci/run
+#   4. commit python.wasm, python311.zip, sources.txt and toolchain.txt with
+#      the pin, saying what changed in Debian's changelog and whether the
+#      Python fixtures' analyses moved (a security fix that touches the
+#      interpreter's C code changes the fuel of every run a little, and so the
+#      budgets that follow the Python reference's fuel).
+# zlib's pin moves the same way. (Here, 2026-11-28: the security archive's
+# deb12u9 files answer 404 through this machine's mirror, so the pin stays at
+# bookworm's deb12u8.)
+#
 # Exit status: 0 success; 1 --check found differences; 2 usage error or a
 # build error; 3 a required tool or source is missing (named on stderr), or
 # --check runs with other versions than toolchain.txt records.
@@ -224,7 +248,12 @@ src_known() { # src_known PACKAGE VERSION
 if command -v apt-cache >/dev/null 2>&1; then
     for pv in "$PY_SRC=$PY_SRC_VERSION" "$ZLIB_SRC=$ZLIB_SRC_VERSION"; do
         if ! src_known "${pv%%=*}" "${pv#*=}"; then
-            missing+=("source package $pv unknown to apt: add a deb-src entry for bookworm (a copy of /etc/apt/sources.list.d/debian.sources with 'Types: deb-src', in a new file) and run apt-get update; if apt knows other versions only, the archive no longer serves this one and the pin above must move (other bytes)")
+            offered="$(apt-cache showsrc "${pv%%=*}" 2>/dev/null | sed -n 's/^Version: //p' | sort -u | tr '\n' ' ')"
+            if [ -z "$offered" ]; then
+                missing+=("source package $pv unknown to apt: add a deb-src entry for bookworm (a copy of /etc/apt/sources.list.d/debian.sources with 'Types: deb-src', in a new file) and run apt-get update")
+            else
+                missing+=("source package $pv is no longer served: apt offers ${offered% }; move the pin (other bytes): see 'Updating the source' at the top of this script")
+            fi
         fi
     done
 fi
