@@ -1,4 +1,13 @@
-//! The grader's [`Executor`], backed by the sandbox.
+//! The grader's [`Executor`], backed by the sandbox: with the problem's [`ExitStatus`] (zero, or any), how a run
+//! ended in a student's words, and the checker's framing. Its rounds of runs, and the bug lists, go to
+//! [`crate::rounds::RunsElsewhere`] when `Settings::elsewhere` gives one.
+//!
+//! The grader compares every program in the reference's units: a Python program judged against a compiled reference
+//! gets its budget scaled by the Python reference's fuel over the reference's on each input
+//! ([`SandboxExecutor::fuel_scale`]), or by [`PYTHON_FUEL_FACTOR`] without one, and its fuel is divided back. A
+//! program's run that did not ask for its input (`Run::read_input`: a hand-in whose import fails, one that loops before
+//! it reads) is kept ([`InputFree`]) and is the program's run on every later input whose limits give the same run, so
+//! it is run once, not once per test.
 
 use grader::{CheckerVerdict, ChoiceSource, Execution, Executor, RunOutcome};
 use std::collections::HashMap;

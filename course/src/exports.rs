@@ -13,6 +13,13 @@
 //! name `=HYPERLINK(...)` is text. The machine-read files (`scores.csv`, `analysis.json`,
 //! the experiment's `summary.csv` and `manual.csv`) have neither: they are the command
 //! line's, byte for byte, and keep every value verbatim.
+//!
+//! Here too: the points a gradebook gets ([`gradebook_points`], with the roster's adjustment; [`points_possible`]) and
+//! the feedback; a Canvas export's assignment columns ([`canvas_assignments`], where the grades go) and the students
+//! Canvas cannot match ([`canvas_unmatched`]); the roster's students who handed in nothing ([`without_hand_in`]) and
+//! what every export gives them ([`NoHandIn`]: 0 points or an empty cell, the batch's choice in the service,
+//! `--no-hand-in` on the command line); and `links.csv` ([`links_csv`]), through [`SpreadsheetCsv`] as the Canvas and
+//! Moodle files are.
 
 use std::collections::HashMap;
 

@@ -7,6 +7,13 @@
 //! first; at most [`BATCH_COMPILE_SECONDS`] for the batch), search for the suite
 //! ([`grader::analyse`], or [`grader::rerun`] against a previous analysis), record how each
 //! hand-in was built, and, when asked, explain each student's bugs ([`grader::bug_list`]).
+//! It also warns of roster rows without hand-ins and of hand-ins without roster rows.
+//!
+//! Copies run once ([`answers_of`]): hand-ins whose programs have the same code (`sandbox::Program::same_code`:
+//! identical modules, or Python whose comments, spacing, blank lines and file names differ) share the first one's
+//! program number in the search. Each copy's failures are then told again by its own program
+//! ([`grader::own_failures`]), and its bug list is explained from it, so that no message names another student's file
+//! or lines ([`Graded::copies`] counts them).
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;

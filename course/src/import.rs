@@ -22,6 +22,11 @@
 //! as comments to start a real generator from. `IMPORT.md` lists what was imported and what
 //! the author must still write ([`Imported::todo`]). An interactive problem cannot be
 //! imported (bugrank runs programs from their input to their output).
+//!
+//! [`import_package`] writes files and never builds or runs anything. Then, with the sandbox and the builder,
+//! [`choose_reference`] keeps as the reference the first accepted submission that builds and passes the package's
+//! tests, and [`set_time_limit`] writes the judges' `fuel_limit` from the accepted submissions' runs on them
+//! (`bugrank import` does both; each adds its findings to `IMPORT.md`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,15 @@
 //! A problem directory: `problem.toml`, `statement.md`, the reference, the generator, and
 //! a checker when several outputs can be right. Each program is a module
 //! (`reference.wasm`) or sources bugrank builds in the toolchain's sandbox
-//! (`reference.c`, `.cpp` or `.rs`; a generator with the guest library `bugrank_gen`).
+//! (`reference.c`, `.cpp` or `.rs`; a generator with the guest library `bugrank_gen`), or
+//! Python sources compiled by the sandbox's CPython; a module wins over sources beside it.
+//! A `reference.py` beside a compiled reference is its Python twin, which sets Python
+//! answers' budgets. A function-level problem has harnesses, which its reference is built
+//! with, and its accepted languages are narrowed to theirs (`load::Accepted`). The course's
+//! tests of `tests/` are read by [`read_written_tests`], which `bugrank grade-tests` reads
+//! each student's suite with too. Every number of `problem.toml` is bounded (the `MAX_`
+//! constants here): a bundle cannot make its check, its calibration or an analysis run for
+//! hours.
 
 use std::path::{Path, PathBuf};
 

@@ -6,7 +6,7 @@
 //! the grader judges their executions wherever they were made: the analysis is the same,
 //! byte for byte, whoever made which run. A caller that can share a round out (the
 //! service, over PostgreSQL) gives [`grade_batch`](fn@crate::grade_batch) a
-//! [`RunsElsewhere`]; the runs travel as [`encode_runs`] writes them, and come back as
+//! [`RunsElsewhere`]; runs, executions, hand-in places and bug lists travel as bytes (postcard): the runs as [`encode_runs`] writes them, coming back as
 //! [`encode_executions`] writes theirs; a helper makes them with a
 //! [`CompiledClass`](crate::grade_batch::CompiledClass) of the analysis's hand-ins. What
 //! tells a helper that it runs the same programs as the analysis:

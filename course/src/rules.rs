@@ -2,7 +2,10 @@
 //! constructs a hand-in must not use ("without `sort`"), found in its sources by their
 //! syntax, since no run can show them. Python's are checked by the syntax tree
 //! (`toolchain/guest/bugrank_rules.py`), run by bugrank's CPython in the sandbox: the
-//! student's sources never reach a parser of the host.
+//! student's sources never reach a parser of the host. Each use is a [`grader::RuleBroken`]
+//! of the hand-in's `Build`, which `grade_batch::add_builds` charges to its points
+//! (`Points::breaking_rule`); a model answer that breaks its own rule is refused when the
+//! problem loads.
 
 use std::path::Path;
 use std::sync::Arc;

@@ -1,6 +1,7 @@
 //! The zips of one request, read within one budget ([`Unpacking`]: entries and unpacked
 //! bytes counted across all of them), each entry asked first whether it may be read at all
-//! ([`zip_entry_problem`]: no `..`, no absolute path, no symbolic link).
+//! ([`zip_entry_problem`]: no `..`, no absolute path, no symbolic link). It knows nothing of
+//! batches: [`read_zip`] is given which names it wants.
 
 use std::io::{Cursor, Read};
 

@@ -2,6 +2,10 @@
 //! author hands a problem to students: the generator, the reference, the checker and a
 //! correct and a buggy example, on the inputs an analysis's time budget is measured on and
 //! on the course's own tests.
+//!
+//! [`check_problem`] gives a [`ProblemCheck`]: the generator writes and replays every input, all-zero choices give an
+//! input the reference handles (a shorter generated one is pointed out), the reference fits its fuel, the checker
+//! accepts it, and the [`Example`]s pass or fail as their names say; with samples and the reference's [`Cost`].
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

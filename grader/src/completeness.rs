@@ -17,6 +17,11 @@
 //! draws are every usable random test. A failing set rarer than one test in `n` may be
 //! missed whatever the estimate says: it bounds what random testing alone would find next,
 //! not what shrinking and the neighbourhood search add.
+//!
+//! The estimates are recorded in `analysis.json` and said in words. [`SetTally`] keeps the counts as the search goes
+//! and tells new kinds of failure from combinations (a set that is the union of the seen sets inside it), which the
+//! optional stopping rule ([`crate::EstimateStop`], `[search] stop = "estimate"` of `problem.toml`) counts instead of
+//! the paper's `stable_after`.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;

@@ -5,6 +5,10 @@
 //!
 //! A bug list is about one answer only: it is computed from the reference, the generator
 //! and that answer's program, and never mentions another answer.
+//!
+//! Each bug also says the checker's reason for a wrong output, and for a timeout its limit in plain words (relative
+//! to the model answer, never "fuel") and whether ten times that would have been enough ([`SLOWNESS_PROBE`]), so that
+//! a verdict near the limit shows.
 
 use serde::{Deserialize, Serialize};
 

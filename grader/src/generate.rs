@@ -5,6 +5,9 @@
 //! the generator with the same sequence gives the same input; replaying it with an edited
 //! sequence gives another input that is valid by construction. This is how one shrinker
 //! serves every problem (the approach of Hypothesis and minithesis).
+//!
+//! The course's hand-written tests ([`crate::WrittenTest`], [`crate::Problem::fixed`]) are no choices: the search runs
+//! them first and never replays or shrinks them.
 
 use std::cmp::Ordering;
 

@@ -21,7 +21,7 @@
 //!   `neighbours.rs` (the edits of a suite test tried near it), `rank.rs` (scores and
 //!   ranks), `order.rs` (the correctness order).
 //! - Around an analysis: `rerun.rs` ([`rerun()`] after a batch changed, [`grade_changes`]),
-//!   `explain.rs` (a student's [`BugList`]), `stability.rs` (analyses with several
+//!   `explain.rs` (a student's [`BugList`]), `suite_stability.rs` (analyses with several
 //!   seeds), `experiment.rs` and [`stats`] (cohorts compared), `check.rs`
 //!   ([`check_problem`]: is a problem ready to grade a class?), `testing.rs`
 //!   ([`grade_test_suites`]: the students' own test suites).

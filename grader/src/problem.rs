@@ -1,6 +1,10 @@
 //! What a caller supplies to an analysis: the [`Problem`] (its oracle, fuel policy and
 //! search options), the [`Answer`]s, and the [`Executor`] that runs the generator and the
 //! programs; and the [`Progress`] it is told of while the analysis runs.
+//!
+//! The search hands its runs to the executor a *round* at a time ([`Executor::run_all`]: [`RunRequest`]s), which an
+//! executor may make anywhere, in any order; [`run_here`] makes one on the current rayon pool, [`RUNS_IN_A_ROW`] runs
+//! of a program a task. The caller judges every run, so where a run was made never shows in the analysis.
 
 use crate::points::GradingPolicy;
 use serde::{Deserialize, Serialize};

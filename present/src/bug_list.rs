@@ -1,4 +1,7 @@
 //! A student's bug list as Markdown: the page a student reads, and the file they download.
+//! Inputs and outputs are code blocks; a failing command sequence is a table of its calls
+//! (`in_words.rs`'s `calls_in_order`, which the service's bug list page
+//! draws too).
 
 use std::fmt::Write;
 

@@ -1,10 +1,18 @@
 //! The correctness partial order drawn as a layered diagram (Paper III, Figures 3.2-3.4).
 //!
 //! Classes are boxes, one layer per number of tests passed, better layers higher; within
-//! a layer, boxes are ordered to reduce crossings (barycentre sweeps). Covering arrows go
-//! from a box's bottom to a lower box's top, labelled with the witness test's input and
-//! "(+n)". [`layout`] computes positions; [`order_svg`] draws them with plotters,
-//! [`order_dot`] writes the same order for Graphviz.
+//! a layer, boxes are ordered to reduce crossings (barycentre sweeps, over dummy nodes where
+//! an arrow spans several layers), and a layer wider than `MAX_ROW_WIDTH` wraps onto several
+//! rows. Covering arrows go from a box's bottom to a lower box's top, routed vertically
+//! through a free stretch of every row they cross, so that none crosses a box; each is
+//! labelled with the witness test's id and "(+n)", at the first free spot of its slanted
+//! stretches, the rows moving apart until all labels fit.
+//!
+//! [`layout`] computes positions; [`order_svg`] draws them as SVG written directly, for its
+//! accessibility (a title, a description, a `<title>` per class and arrow; a viewBox, so that
+//! it scales); [`order_table_html`] gives the same order as a table and [`order_dot`] writes it
+//! for Graphviz. A box's text is defined once ([`ANSWERS_PER_NODE`]); [`one_line`] puts inputs
+//! on one line for labels and terminal columns.
 
 use std::fmt::Write;
 

@@ -1,4 +1,31 @@
 //! One wasmtime engine, a cache of compiled modules, and a fresh store per run.
+//!
+//! [`Sandbox`] holds one wasmtime `Engine` (a pooling allocator with a warm instance slot per module, copy-on-write
+//! memory images, fuel), a cache of compiled modules by SHA-256 (`compile.rs`: the cache and the compile gate; with
+//! [`Sandbox::with_disk_cache`] also on disk, as the service keeps them in `<data>/compiled` and the command line in
+//! `~/.cache/bugrank/compiled`), Cranelift's cache of compiled functions shared by all modules (`compile.rs`'s
+//! `FunctionCache`: a class's modules share most of the standard library's functions), and a `Linker` with WASI
+//! preview 1, the generator host functions `bugrank.choice` and `bugrank.size`, and `bugrank.output`, through which a
+//! function-level problem's harness writes the judged output (a program that imports it, or an interpreted one
+//! compiled with a harness, has its stdout kept apart as [`Run::printed`], never judged). The streams, random bytes
+//! and polling are the sandbox's own (`stdio.rs`, charged in fuel), and so are the arguments, the environment, the
+//! exit and what the three descriptors are (`process.rs`); the rest of WASI is wasmtime-wasi's.
+//!
+//! [`Sandbox::load`] validates a module (`validate.rs`: the import allow-list, the shape limits before compiling, the
+//! engine's validator, `_start`) and compiles it; [`Sandbox::check`] does all of that but the compiling, in
+//! milliseconds (uploads are checked with it). [`Sandbox::run`] and [`Sandbox::generate`] use a fresh `Store` per
+//! run, whose state is `state.rs`'s `RunState`. Programs can also be run by an interpreter (`interpreter.rs`):
+//! [`Sandbox::interpreter`] initialises it once and snapshots it (`snapshot.rs`), compiled and cached on disk like any
+//! module; [`Sandbox::load_interpreted`] compiles a program to bytecode in a run of its own ([`Sandbox::load_harnessed`]:
+//! with a harness, the hand-in as its module `answer`): the compiler's refusal is the program's result, and with the
+//! program the compiler gives its [`Program::same_code`] digest, which copies share. Every run of it starts from the
+//! snapshot, with no file at all; a hand-in with its harness is prepared once (`prepared.rs`).
+//!
+//! The pooling allocator resets only the pages written in a slot, and keeps them mapped: for CPython, which writes
+//! pages all over its heap, that needs the vendored wasmtime's page-map scan, which is not bounded in regions, and its
+//! trim, which gives a slot keeping 1 MiB or more back whole every 64 runs, so that what each reset copies back is what
+//! recent runs wrote, not every run's since the slot was made (`vendor/README.md`). An interpreter's runs do not pay
+//! even that: its instances are kept from run to run and reset page by page (`written.rs`, `warm.rs`).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -287,8 +314,9 @@ impl Sandbox {
 
     /// Compares every kept instance, once reset for its next run, with the state a new
     /// instance starts that run from, byte for byte and global for global; a difference is
-    /// a [`SandboxError::Host`] naming the first differing byte. For tests: the comparison
-    /// costs a copy of the interpreter's memory a run.
+    /// a [`SandboxError::Host`] naming the first differing byte. For tests (the interpreter's,
+    /// `sandbox/tests/interpreter.rs`, run with it): the comparison costs a copy of the
+    /// interpreter's memory a run.
     pub fn with_reset_checks(mut self) -> Sandbox {
         self.check_resets = true;
         self

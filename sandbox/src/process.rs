@@ -1,16 +1,14 @@
 //! The program's arguments, environment, descriptors and exit, done by the sandbox itself.
 //!
-//! With these and `stdio.rs`, a run that calls no other WASI function never needs a WASI
-//! context: `RunState::wasi` builds one on the first call that does (creating and dropping
-//! one per run took about 7 % of an analysis's CPU; and an interpreter's instance is kept
-//! for the next run only if the run never did, see `warm.rs`). They answer as
-//! wasmtime-wasi's would for the context the sandbox builds: one argument, the program's
-//! name; an empty environment; descriptors 0 to 2 alone, pipes (not terminals) that cannot
-//! seek and have no file status but their type; an exit ends the run with the status a native system gives (0 to 255). A pointer out of
-//! the guest's memory, or a result pointer not aligned (to 4 bytes, to 8 for a structure
-//! with 64-bit fields), ends the run with a
-//! trap, as WASI asks (the stream calls of `stdio.rs` answer `EFAULT` instead, as they
-//! always have).
+//! With these and `stdio.rs`, a run that calls no other WASI function never needs a WASI context: `RunState::wasi`
+//! builds one on the first call that does, and most runs never do (creating and dropping one per run took about 7 % of
+//! an analysis's CPU; and an interpreter's instance is kept for the next run only if the run never did, see `warm.rs`).
+//! They answer as wasmtime-wasi's would for the context the sandbox builds: one argument, the program's name; an empty
+//! environment; descriptors 0 to 2 alone, pipes (not terminals) that cannot seek and have no file status but their type
+//! (`fd_fdstat_get`, `fd_filestat_get`, `fd_tell`, `fd_seek`: tested in `sandbox/tests/outcomes.rs` to answer as
+//! wasmtime-wasi's own calls do); an exit ends the run with the status a native system gives (0 to 255). A pointer out
+//! of the guest's memory, or a result pointer not aligned (to 4 bytes, to 8 for a structure with 64-bit fields), ends
+//! the run with a trap, as WASI asks (the stream calls of `stdio.rs` answer `EFAULT` instead, as they always have).
 
 use wasmtime::Caller;
 use wasmtime_wasi::I32Exit;

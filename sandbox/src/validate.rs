@@ -1,4 +1,6 @@
-//! What a module may import and must export.
+//! What a module may import and must export, and the shape it may have: before a module is compiled, one
+//! validating pass (`check_before_compiling`, wasmparser; a `.wat` module is made binary first) refuses forbidden
+//! imports and modules over the shape limits here, which bound one compile.
 
 use wasmtime::{ExternType, Module};
 

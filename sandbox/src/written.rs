@@ -35,8 +35,8 @@
 //! writes memory otherwise) is refused: its instances are never kept.
 //!
 //! The marks are instructions, and fuel counts them: a rewritten interpreter's runs take
-//! more fuel than the same runs of the module as it was (every run of it alike, the
-//! reference's too, so budgets, which follow the reference's fuel, follow).
+//! more fuel than the same runs of the module as it was, about a third more (every run of
+//! it alike, the reference's too, so budgets, which follow the reference's fuel, follow).
 
 use wasm_encoder::{BlockType, ExportKind, Function, Instruction, MemArg, ValType};
 use wasmparser::{BinaryReader, FunctionBody, Operator, SectionLimited, TypeRef};

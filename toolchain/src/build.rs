@@ -1,4 +1,20 @@
 //! Compiling one submission's sources to a module: in the sandbox, cached by content.
+//!
+//! [`Builder::build`] gives a [`Built`]: a module with its warnings, or a [`Failure`] with the compiler's cleaned
+//! message. It is cached as JSON by [`Builder::key`] (the sources, the language, the toolchain's version, the flags,
+//! program or generator) when it depends on the sources alone (a module or a compile error; never a time or memory
+//! limit, a killed compiler or linker, a host failure), at most [`BUILD_CACHE_BYTES`] of them, the least recently used
+//! deleted first. [`Builder::build_generator`] adds the guest library (`guest.rs`) and [`Builder::build_checker`] the
+//! checkers' library: generators, references and checkers from a problem's bundle are built by the same `Builder`,
+//! in the same jail; [`Builder::build_harnessed`] builds a hand-in with its problem's harness (`harness.rs`). A
+//! [`Source`] and its bundle ([`Source::to_bytes`]: one byte string per student's sources) are what the service
+//! stores. The sandbox and the toolchains are looked for when first needed.
+//!
+//! The flags are [`Language::flags`]; a problem changes two of them ([`BuildOptions`]: how locals start, the stack's
+//! size). A build with another stack than 8 MiB is cached under the default's key with `-stack<bytes>` after it, so
+//! that [`Builder::forget`] finds every build of a source. A C or C++ source that uses `long double` is linked with
+//! wasi-libc's `long double` formatting (`LONG_DOUBLE_LIBRARY`), which costs every other program's `printf` several
+//! times the fuel; the flag follows from the source, which the key hashes.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

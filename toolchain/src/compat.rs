@@ -11,7 +11,8 @@
 //!
 //! The files are written into a build's directory under [`DIR`] (a hidden folder, so no
 //! hand-in's file can take its place: file names may not start with a dot), the header
-//! included first (`-include`) and the source compiled with the program.
+//! included first (`-include`) and the source compiled with the program; the files are hashed
+//! into the build's cache key.
 //!
 //! ```
 //! assert!(toolchain::compat::HEADER.contains("#define gets(s) bugrank_gets(s)"));

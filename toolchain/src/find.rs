@@ -1,4 +1,6 @@
-//! Which compilers this machine has: found, never assumed.
+//! Which compilers this machine has: found, never assumed. [`Toolchains::find`] gives each language's compiler and
+//! version, or what installs it; the host directories it needs, shown in the jail at fixed paths ([`crate::Mount`]);
+//! and the environment variables it is given ([`Toolchain::env`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,9 @@
 //! The generators' guest library (and the checkers', `bugrank_check`), shipped inside bugrank to problem authors: the Rust
 //! crate `bugrank_gen`, its C/C++ twin `bugrank_gen.h` and its Python twin
-//! `bugrank_gen.py`, the same functions giving the same values for the same choices. A generator is built with it
-//! ([`crate::Builder::build_generator`]); `bugrank new-problem` writes a copy beside the
+//! `bugrank_gen.py`, the same functions giving the same values for the same choices (C against Rust tested in
+//! `tests/tests/end_to_end/authoring.rs`). A generator is built with it ([`crate::Builder::build_generator`]: a Rust
+//! generator builds the crate first, in the same jail), a checker with `bugrank_check` ([`checker_library`],
+//! [`crate::Builder::build_checker`]); `bugrank new-problem` writes a copy beside the
 //! generator for the author's editor and native builds. Pitfall: a copy in the problem
 //! directory is used instead of bugrank's own, so the problem keeps building with the
 //! library it was written with; an edited copy is the author's library.

@@ -34,7 +34,13 @@
 //! constructor (code that runs before the harness's `main`) is a build failure that says
 //! which. A C++ global's initialisation (`std::map<int, int> memo;`) is the compiler's,
 //! not a constructor the student wrote, and stays allowed; it cannot write the output
-//! either.
+//! either. A Rust hand-in's tokens are read first (`rust_reaching_out`); a Python one is
+//! guarded at run time (`toolchain/python/bugrank_python.c`'s `gen_guard`: a write to the
+//! judged output is taken only from the harness's frames).
+//!
+//! The harnesses' guest libraries are `guest/bugrank_harness.h`, `.rs` and `.py` ([`C_LIBRARY`],
+//! [`RUST_LIBRARY`], [`PYTHON_LIBRARY`]); in bugrank's CPython the Python one's `out` is
+//! `_bugrank_gen.out`, the same function in C, since a harness calls it once a line.
 
 use crate::Language;
 

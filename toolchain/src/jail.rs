@@ -11,11 +11,16 @@
 //! Nothing else: no `/etc`, no home, no data directory, no other student's files, no
 //! `/sys`, and no `/proc` at all, so no process's environment, command line or mount table
 //! (bubblewrap's own first process, inside the sandbox, holds its whole command line with
-//! the host's paths). The environment is empty, bubblewrap's own included: the compiler
-//! gets [`JAIL_ENV`] and the variables its toolchain names, nothing inherited. No student
-//! code runs while compiling (a bin crate defines no procedural macros and has no build
-//! script; C and C++ compile and link only), so the limits bound the compiler's own work:
-//! [`Limits`].
+//! the host's paths; rustc is given `LD_LIBRARY_PATH` instead of reading `/proc/self/exe`).
+//! The environment is empty, bubblewrap's own included (bubblewrap itself starts with an
+//! empty one: its first process keeps what it inherits): the compiler gets [`JAIL_ENV`] and
+//! the variables its toolchain names, nothing inherited, so `env!` and `option_env!` see
+//! nothing of the host. Sources are passed as `/src/<name>`, so that no file name is an
+//! option (`-o.c`, `--help.rs`), and `/src/` is cut from the module's paths (panics,
+//! `__FILE__`) and the messages. No student code runs while compiling (a bin crate defines
+//! no procedural macros and has no build script; C and C++ compile and link only), so the
+//! limits bound the compiler's own work: [`Limits`] ([`COMPILE_SECONDS`],
+//! [`COMPILE_MEMORY_BYTES`] by `RLIMIT_AS`, [`COMPILE_MESSAGE_BYTES`], [`COMPILE_FILE_BYTES`]).
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;

@@ -1,4 +1,5 @@
-//! Compiling sources in the sandbox: what a student gets, and what a hostile source cannot do.
+//! Compiling sources in the sandbox: what a student gets, and what a hostile source cannot do
+//! (read host files or the environment, read `/dev/zero` without end, expand a macro bomb).
 //!
 //! Each test needs the toolchain of its language and bubblewrap; without them it says so
 //! and passes, except under `CI` (where `.ci/run` installs them), where it fails.

@@ -10,6 +10,14 @@
 //!
 //! The class is built reproducibly from the fixture cohorts (`class_of.rs`).
 //!
+//! Memory at class scale: an analysis holds every module of its batch compiled (about 280 KiB of machine code for a
+//! fixture module, mapped from the compiled-module cache), one warm instance slot per module (`POOL_SLOTS` = 2,048
+//! in `sandbox/src/engine.rs`; each keeps the pages its program touched, at most `KEEP_RESIDENT_BYTES` = 2 MiB), and
+//! one verdict per program for every distinct input evaluated. So memory grows linearly with the class, about 0.35 MB
+//! a submission: this bench measured 28 MB for 19, 133 MB for 300 (an earlier run) and 386 MB for 1,000 (warm;
+//! 431 MB cold, while compiling; 2026-11-26, 04f0785). A class whose bugs need long inputs fills the search's caches
+//! up to their bound (`MAX_CACHE_BYTES` in `grader/src/search/evaluate.rs`).
+//!
 //! Each class is graded twice: cold, with an empty compiled-module cache (every module is
 //! compiled, though the function cache shares the compiled functions of copies of one
 //! program, which distinct programs share only in part: see `sandbox`'s `compile` bench),

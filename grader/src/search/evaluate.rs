@@ -2,6 +2,12 @@
 //! answer, program by program ([`Search::evaluate_all`]); the verdicts are kept, within
 //! [`MAX_CACHE_BYTES`], with the timeouts still pending their fair budget, and asked as
 //! failing sets (`AnswersFailing`) and whether an input is irredundant.
+//!
+//! Inputs are evaluated together where they can be (a batch of random tests, a test's neighbours): the reference on
+//! each, then every answer on all of them in a row, so that consecutive runs on a thread are of one module (the
+//! sandbox keeps its instance slot warm); a class of 1,000 costs no more per execution than the fixture's 19. Each
+//! such task (one answer on up to [`crate::RUNS_IN_A_ROW`] inputs) may go to any thread: left to split ranges of tasks
+//! as it likes, rayon ran all of one slow answer's runs on one thread while the other waited.
 
 use super::*;
 
@@ -37,7 +43,9 @@ impl Evaluation {
 /// neighbour. A class's search meets mostly small inputs again and again, which cost
 /// little (the cryptarithm's whole search holds some 10 MB); long ones rarely recur, and
 /// the neighbourhoods of long suite tests (a bug needing 101 numbers, each test 8 MB of
-/// edits) held 3.5 GB of a 120-program class's search before this bound.
+/// edits) held 3.5 GB of a 120-program class's search before this bound. The bound is kept
+/// between steps (each neighbourhood explored is one): the scores cohort's 120 versions peak
+/// at 430 MB (seed 2; 1.86 GB when a chain of neighbourhoods was one step).
 pub(super) const MAX_CACHE_BYTES: usize = 256 << 20;
 
 /// The bytes a cache entry costs beyond its contents: the hash table's slot, the vector's

@@ -1,7 +1,9 @@
 //! Fair verdicts on the cryptarithm problem: correct programs written independently of the
-//! reference (fixtures/experiments/cryptarithm-solvers) never fail for time, the brute
-//! force the statement calls too slow still fails on large puzzles, and a checker's reason
-//! for rejecting an output reaches the student's bug list.
+//! reference (fixtures/experiments/cryptarithm-solvers: four programs, three correct
+//! searches that prune differently and one exhaustive and too slow, graded beside the
+//! cohort) never fail for time, the brute force the statement calls too slow still fails
+//! on large puzzles, and a checker's reason for rejecting an output reaches the student's
+//! bug list.
 
 use std::path::PathBuf;
 

@@ -1,6 +1,11 @@
 //! Function-level assignments on the fixtures: the LRU cache's cohort (C and Rust hand-ins
 //! of functions, called by the problem's harnesses), and interval sets as a C API graded
 //! as the program-level cohort with the same bugs is.
+//!
+//! Both problems hold harnesses and no module of their reference or hand-ins: bugrank builds each with the harness
+//! when it loads them, and `fixtures/build.sh` builds only their generators. `fixtures/problems/lru-cache` has
+//! harnesses in C and Rust, 13 hand-ins, and is demo data; `fixtures/problems/interval-sets-api` is the paper's
+//! problem as a C API, its generator a link to interval sets', the C cohort's bugs as function files.
 
 use std::path::{Path, PathBuf};
 

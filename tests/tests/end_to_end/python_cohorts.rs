@@ -3,6 +3,9 @@
 //! `bugs.csv`), and of the search class translated to C (`fixtures/cohorts/search-c`),
 //! graded as bugrank grades them: what it infers must agree with the bugs the hand-ins
 //! were written with, and copies of one another fail the same tests.
+//!
+//! `search` and `dedup` are 167 and 159 hand-ins, their harness, reference and generator in Python; `search-c` is the
+//! search hand-ins translated to C one by one, with the same generator (the class bench's `--functions-c`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

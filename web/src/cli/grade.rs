@@ -1,4 +1,6 @@
-//! `bugrank grade`: one problem, one batch, one analysis, written to a directory.
+//! `bugrank grade`: one problem, one batch, one analysis, written to a directory. The arguments become a
+//! `course::Class` and `Settings`; progress is a bar, or a line every 5 s when stderr is no terminal; the files
+//! are `Graded::files()`, and the ranking is printed.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,6 @@
 //! `bugrank new-problem`: writes a working problem to start from (statement, reference,
-//! generator, problem.toml, a correct and a buggy example), in C, Rust or Python.
+//! generator, problem.toml, a correct and a buggy example), in C, Rust or Python, from the templates of
+//! `web/templates/new-problem/` (and `web/templates/new-problem-functions/` for a function-level problem).
 
 use std::path::Path;
 

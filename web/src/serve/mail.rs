@@ -10,6 +10,9 @@
 //!   loopback, which nobody else can listen to);
 //! - `BUGRANK_MAIL_FROM`: the sender, `Course staff <staff@example.edu>`.
 //!
+//! Each letter is made once ([`Occasion::letter`]), and previewed and sent the same. This
+//! module must not know pages.
+//!
 //! The password stays in the service's environment: no student program sees it (every
 //! jail starts with an empty environment). Without both variables, the service offers
 //! `links.csv` for a mail merge instead, and the preview still shows the message.

@@ -4,6 +4,27 @@
 //!
 //! Layout of `--data`: `bugrank.sqlite` (the store, see [`db`]), `modules/` (uploaded
 //! modules by hash), `problems/` (problem directories), `analyses/<id>/` (outputs).
+//!
+//! Here are [`ServeArgs`], the shared [`App`] (store, database, sandbox, jobs, and a cache of
+//! finished analyses, `analysis_cache.rs`), [`AppError`] (how a request fails) and the
+//! start-up. Two deployments (`deploy/` has the units and manifests):
+//!
+//! ```text
+//!  One machine (default)                    Several machines (PostgreSQL)
+//!
+//!  bugrank serve --data DIR                 bugrank serve --workers 0 ─┐  (any number: pages)
+//!    pages + analyses (--workers N)         bugrank serve --workers 0 ─┤
+//!         │                                                            ▼
+//!         ▼                                 PostgreSQL: every row and every file (modules,
+//!  DIR/bugrank.sqlite  (store, queue)         problem folders, outputs as rows), the queue
+//!  DIR/modules, problems, analyses            with leases, progress, cancels; the
+//!  DIR/compiled, builds (caches)              shards of running analyses' rounds
+//!                                                                      ▲
+//!                                           bugrank worker ──────────────┤  (any number:
+//!                                           bugrank worker ──────────────┘   analyses, and
+//!                                           each with its own --data:        shards of
+//!                                           a cache it may lose              others')
+//! ```
 
 mod analysis_cache;
 pub mod auth;
@@ -309,8 +330,9 @@ impl App {
     }
 }
 
-/// What a request can fail with. Messages are for the person who sent the request and
-/// never name another student.
+/// What a request can fail with: 404, 401 for the API or a redirect to the login page, 403
+/// for a CSRF token missing or wrong, 400 with a message, 413, and 500, logged and not
+/// shown. Messages are for the person who sent the request and never name another student.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     #[error("Not found")]

@@ -8,6 +8,12 @@
 //! and the holder judges every run, so the analysis is the same, byte for byte, whoever
 //! made which run; a helper that dies leaves its shard to the next claimant once its
 //! claim runs out ([`SHARD_LEASE_SECONDS`](super::db::SHARD_LEASE_SECONDS)).
+//!
+//! A shard's size is timed on the holder's own runs. The helper is an idle worker that is not the express one, one a
+//! process; its compile of the class is refused if its programs' digest differs from the analysis's. What both the
+//! holder and a helper grade or compile is `App::hand_ins` and `serve::settings` of the analysis's rows; `App::local`
+//! fetches a problem folder or an analysis's outputs from the database into this process's `--data` when it is not
+//! there yet.
 
 use std::collections::HashSet;
 use std::sync::Arc;

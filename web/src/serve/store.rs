@@ -1,6 +1,8 @@
 //! The service's files under `--data`: modules by content hash, problem directories, and
 //! each finished analysis's outputs. Files are written to a temporary name and renamed,
-//! so a crash leaves either the whole file or none.
+//! so a crash leaves either the whole file or none. What each student handed in is kept by
+//! its SHA-256: a module, or a bundle of sources. Built sources are kept in `<data>/builds`,
+//! compiled modules in `<data>/compiled` (the builder's and the sandbox's caches).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -8,6 +8,12 @@
 //! (`bugrank worker` on any machine, over PostgreSQL) takes the analysis and runs it again
 //! from the start: analyses are deterministic, so the result is the same. On SQLite one
 //! process holds the data directory, and at start-up it queues again what was running.
+//!
+//! A worker grades through `course::grade_batch` (the hand-ins as queued, fetched from the store when compiled:
+//! `App::hand_ins`; the batch's roster; bug lists but for a stability check) on its own rayon pool while a heartbeat
+//! thread keeps the lease and brings cancels; it saves `analysis.json` (and publishes it as rows on PostgreSQL) and
+//! records the end unless the lease was lost. [`ANALYSES_AT_ONCE`] analyses run at once, sharing the cores, beside an
+//! express worker for batches of at most [`EXPRESS_ANSWERS`] hand-ins.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -222,9 +228,11 @@ fn work(app: &Arc<App>, pool: &rayon::ThreadPool, holder: &str, at_most: Option<
     }
 }
 
-/// Runs one analysis and records its end, whatever happens (a panic included), while a
-/// heartbeat keeps its lease and brings cancels. Nothing is recorded if the lease was
-/// lost: the process that took the analysis over records its end.
+/// Runs one analysis and records its end, whatever happens (a panic included, recorded as
+/// `failed` with its reason), while a heartbeat keeps its lease and brings cancels. An end
+/// that cannot be recorded (a full disk) is recorded as failed, retried until the store
+/// takes it. Nothing is recorded if the lease was lost: the process that took the analysis
+/// over records its end.
 fn run_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: AnalysisRow, holder: &str) {
     let id = row.id;
     // A holder before this one may have left shards of its rounds (`rounds.rs`).

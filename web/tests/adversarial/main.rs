@@ -1,8 +1,9 @@
 //! The adversarial corpus: hostile modules, zips and requests, each run in its own process
 //! (a `bugrank grade` or a `bugrank serve`), each with the outcome it must have and a bound
-//! on its wall time and on the peak memory of that process. A regression in what happens,
-//! in how long it takes or in how much memory it takes fails the run. The table of every
-//! case is printed at the end.
+//! on the CPU time and on the peak memory of that process (`wait4` of a command started
+//! through a small wrapper, see `measure.rs`; `VmHWM` of a service). A regression in what
+//! happens, in how long it takes or in how much memory it takes fails the run. There is no
+//! test harness: `main` runs each case and prints the table of every case at the end.
 //!
 //! Run alone with `cargo test -p web --test adversarial` (add a word to run only the cases
 //! whose name contains it). Bounds are several times what a 2-core machine measures, so

@@ -2,7 +2,8 @@
 //! but those that do not depend on the store (the browser's clicks, connection hardening),
 //! each service with its own database on a throwaway PostgreSQL server
 //! (`service/postgres.rs`), and what only PostgreSQL allows: several processes on one
-//! database. `schemas.rs` compares a new database's schema with a new SQLite store's.
+//! database (the multi-process test kills a `bugrank worker` mid-analysis). `schemas.rs`
+//! compares a new database's schema with a new SQLite store's, naming each difference.
 
 #[path = "../service/bad_uploads.rs"]
 mod bad_uploads;

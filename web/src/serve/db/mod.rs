@@ -5,6 +5,14 @@
 //!
 //! Every multi-row change is one transaction. SQLite runs in WAL mode, so a crash (even
 //! SIGKILL) loses at most the transaction in flight; PostgreSQL is PostgreSQL.
+//!
+//! A query is written in the SQL both accept (placeholders `?1`, `TRUE`/`FALSE`, `ON CONFLICT`,
+//! `RETURNING`); where they differ it asks [`sql::Engine`] for its engine's words (`position`,
+//! `skip_locked`) and for the database's clock (`now`), which leases are judged by. States are
+//! text in the store (an analysis's status and re-run mode, a bundle check's status, an
+//! upload's), read back as enums or the upload constants: one this bugrank does not know is
+//! an error naming it and its column, never taken for another. On PostgreSQL files are rows
+//! too (`files`, by their path under `--data`).
 
 use serde::Serialize;
 
@@ -754,7 +762,9 @@ impl Db {
     /// For a student of a course: each of the course's released batches that graded them or
     /// has them on its roster, in the order they were made. What they see of a batch is its
     /// shown analysis ([`BatchRow::shown_analysis`]), or, when that one did not grade them,
-    /// the latest before it that did (a late hand-in graded by a re-run not shown yet).
+    /// the latest before it that did (a late hand-in graded by a re-run not shown yet). One
+    /// query for all their rows. A student is one of a course's by a hand-in or a roster row,
+    /// so one who handed in nothing reads what that earns.
     pub fn released_to(&self, course: i64, student: &str) -> DbResult<Vec<ReleasedTo>> {
         let found = self.0.run(|c| {
             rows(

@@ -2,7 +2,9 @@
 //! claimed by one process at a time under a lease that its heartbeat renews, cancelled by
 //! a flag the heartbeat brings, and ended once, by its holder. A lease that runs out (the
 //! process died) lets another process take the analysis over; one interrupted
-//! [`MAX_ATTEMPTS`] times is failed with the reason instead.
+//! [`MAX_ATTEMPTS`] times is failed with the reason instead. On SQLite, what was running at
+//! the last shutdown is queued again at start-up (`requeue_running`). These rules are tested
+//! here, in process, on SQLite, and on PostgreSQL by the service's multi-process worker tests.
 
 use std::collections::HashMap;
 
@@ -112,7 +114,9 @@ pub struct AnalysisRow {
     pub finished: Option<i64>,
     /// How it re-runs `previous_id` (`None`: afresh, or there was none).
     pub rerun: Option<RerunMode>,
-    /// Set for a stability check's analysis: the analysis it checks.
+    /// Set for a stability check's analysis: the analysis it checks. A stability check (Paper III section 5.1,
+    /// `grader::stability`) queues the other seeds as such analyses: they make no bug lists and are never a batch's
+    /// latest.
     pub stability_of: Option<i64>,
     /// While running: the machine and process that runs it ("host (pid 42)").
     pub holder: Option<String>,
@@ -398,7 +402,10 @@ impl Db {
 
     /// Records how an analysis `holder` ran ended, with its bug lists when it is done.
     /// False, recording nothing, when it is no longer `holder`'s (another process took it
-    /// over on a lost lease, and records its own end): an analysis ends once.
+    /// over on a lost lease, and records its own end): an analysis ends once. A finished
+    /// analysis (not a stability check's) becomes what its batch's students see
+    /// (`BatchRow::shown_analysis`) when the batch shows each as it finishes
+    /// (`release_reruns`), or was released before any finished.
     pub fn finish_analysis(&self, id: i64, holder: &str, status: Status, error: Option<&str>, bug_lists: &[(String, String)]) -> DbResult<bool> {
         self.0.transaction(|c| {
             let ended = c.execute(

@@ -1,5 +1,10 @@
 //! Opening a store: each engine's schema as numbered SQL files under `migrations/`, applied
 //! in order when the store is opened (never edited once released: a change is a new file).
+//! One SQL file a step, named for what it does (`migrations/sqlite/`, `migrations/postgres/`),
+//! embedded in the order of their numbers: SQLite's counted by `user_version`, PostgreSQL's
+//! by `bugrank_schema` under an advisory lock. Both end at the same tables, columns and
+//! indexes (PostgreSQL adds `files`, `bugrank_schema`, and `run_rounds`/`run_shards`), which
+//! `web/tests/service_postgres/schemas.rs` checks.
 
 use std::path::Path;
 use std::sync::Mutex;

@@ -1,5 +1,10 @@
 //! The pages' frame and the pieces several pages share. maud escapes every value, so
 //! nothing a student or a module name contains can become markup.
+//!
+//! The frame has light and dark schemes and fits 360 px wide and up. The shared pieces: bug lists, empty and blank
+//! text said in words, code listings with line numbers and the compiler's messages under their lines, Markdown
+//! statements with raw HTML shown as text, the sortable tables' filter. `static/app.js` is the only script (live
+//! progress, sortable and filterable tables with their state in the address, confirmations).
 
 use actix_web::HttpResponse;
 use grader::BugList;

@@ -1,6 +1,11 @@
 //! The routes. Each page handler builds its data once and serves it as HTML at its path
 //! and as JSON under `/api` + path, with the same authorization: an [`Instructor`]
 //! argument for instructor pages, a live student token for `/s/<token>`.
+//!
+//! Here are the route table ([`routes`]) and what every page shares: `respond` (one serialisable view served as HTML
+//! at its path and as JSON under `/api`), `see_other`, `blocking` (work off the HTTP workers), `found`, the CSRF form.
+//! Every other file is one resource, parsing its requests, calling the store and `course`, and drawing its pages with
+//! its forms beside it; no page module uses another (`forms.rs` and `layout.rs` are shared).
 
 use std::sync::Arc;
 

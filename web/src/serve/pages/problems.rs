@@ -1,5 +1,6 @@
 //! Problems: the list, a problem's page (statement, settings, compilers, its check),
-//! uploading a bundle and following its check.
+//! uploading a bundle and following its check. A problem's page shows the `check.json` its
+//! bundle's check kept.
 
 use actix_multipart::Multipart;
 use actix_web::{HttpRequest, web};

@@ -1,5 +1,5 @@
 //! Students: the instructor's list of links (issue, revoke, `links.csv`), and each
-//! student's own pages behind their link.
+//! student's own pages behind their link (their results, the statement, the code graded).
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use grader::BugList;
