@@ -42,7 +42,7 @@ use crate::state::RunState;
 /// What [`crate::Sandbox::interpreter`] makes an interpreter from.
 #[derive(Clone, Copy, Debug)]
 pub struct InterpreterSpec<'a> {
-    /// Its name and version, as messages say it ("CPython 3.11.2").
+    /// Its name and version, as messages say it ("CPython 3.13.5").
     pub name: &'a str,
     /// The reactor module (see the module's documentation for its exports).
     pub module: &'a [u8],

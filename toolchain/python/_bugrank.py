@@ -50,7 +50,7 @@ for _name in PRELOADED:
 
 # Where the standard library is while the interpreter initialises (the only time it reads
 # a file: bugrank's sandbox preopens it read-only for the snapshot, and runs have none).
-LIBRARY = "/usr/local/lib/python311.zip"
+LIBRARY = "/usr/local/lib/python313.zip"
 
 
 class StandardLibrary:

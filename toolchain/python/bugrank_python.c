@@ -22,7 +22,7 @@
  *   bugrank_run_prepared(p, n) from there: bugrank_run of that program, the harness run
  *                            as __main__ (the request is unused)
  *   bugrank_message() -> p   that last line, NUL-terminated UTF-8
- * The work is Python's, in _bugrank.py (in python311.zip): this file only calls it.
+ * The work is Python's, in _bugrank.py (in python313.zip): this file only calls it.
  */
 #include "Python.h"
 
@@ -280,7 +280,7 @@ __attribute__((export_name("bugrank_init"))) int bugrank_init(void) {
     status = PyConfig_SetString(&config, &config.home, L"/usr/local");
     if (!PyStatus_Exception(status)) status = PyConfig_SetString(&config, &config.program_name, L"python3");
     if (!PyStatus_Exception(status))
-        status = PyWideStringList_Append(&config.module_search_paths, L"/usr/local/lib/python311.zip");
+        status = PyWideStringList_Append(&config.module_search_paths, L"/usr/local/lib/python313.zip");
     if (!PyStatus_Exception(status)) status = Py_InitializeFromConfig(&config);
     PyConfig_Clear(&config);
     if (PyStatus_Exception(status)) return init_failed("initialisation", status);

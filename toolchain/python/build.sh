@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Build CPython 3.11 for WebAssembly (a WASI preview 1 reactor), reproducibly:
+# Build CPython 3.13 for WebAssembly (a WASI preview 1 reactor), reproducibly:
 # the interpreter bugrank runs Python hand-ins with.
 #
-#   toolchain/python/build.sh          build python.wasm and python311.zip
+#   toolchain/python/build.sh          build python.wasm and python313.zip
 #                                      and install them beside this script
 #                                      (with sources.txt: the sha256 of
 #                                      bugrank's own sources they hold)
@@ -12,12 +12,15 @@
 #                                      differs or is missing, 0 if identical
 #
 # What is built, from what:
-#   python.wasm    CPython 3.11.2 from Debian bookworm's source package
-#                  python3.11 3.11.2-6+deb12u8 (upstream 3.11.2 plus Debian's
+#   python.wasm    CPython 3.13.5 from Debian trixie's source package
+#                  python3.13 3.13.5-2+deb13u5 (upstream 3.13.5 plus Debian's
 #                  patches, security fixes included), cross-compiled with
-#                  CPython's own WASI support (Tools/wasm/config.site-wasm32-wasi,
-#                  --host=wasm32-unknown-wasi) by Debian's clang 14, wasm-ld
-#                  (lld 14), wasi-libc and compiler-rt wasm32 builtins. No
+#                  CPython's own WASI support (a supported platform since 3.13:
+#                  Tools/wasm/config.site-wasm32-wasi, --host=wasm32-wasip1) by
+#                  Debian bookworm's clang 19, wasm-ld (lld 19) and compiler-rt
+#                  wasm32 builtins, against trixie's wasi-libc (its .deb,
+#                  pinned by sha256 and unpacked privately: bookworm's is of
+#                  2022, and the C fixtures keep building with it). No
 #                  threads, no dynamic loading: every extension module is built
 #                  in (zlib from Debian's zlib 1:1.2.13.dfsg-1 source; expat and
 #                  libmpdec as bundled with CPython). Linked as a reactor
@@ -29,9 +32,9 @@
 #                  memory; imports bugrank.choice and bugrank.size (the
 #                  generators' host functions, as the built-in module
 #                  _bugrank_gen) and only wasi_snapshot_preview1 functions,
-#                  exactly these 41 (checked after every build):
+#                  exactly these 40 (checked after every build):
 #                    environ_get environ_sizes_get
-#                    clock_res_get clock_time_get fd_advise fd_allocate
+#                    clock_res_get clock_time_get fd_advise
 #                    fd_close fd_datasync fd_fdstat_get fd_fdstat_set_flags
 #                    fd_filestat_get fd_filestat_set_size
 #                    fd_filestat_set_times fd_pread fd_prestat_get
@@ -42,24 +45,25 @@
 #                    path_symlink path_unlink_file poll_oneoff proc_exit
 #                    sched_yield random_get sock_accept sock_recv sock_send
 #                    sock_shutdown
-#   python311.zip  the pure-Python standard library of the same source,
+#   python313.zip  the pure-Python standard library of the same source,
 #                  compiled to .pyc (unchecked-hash, optimization level 0,
-#                  co_filename /usr/local/lib/python311.zip/<module path>.py),
+#                  co_filename /usr/local/lib/python313.zip/<module path>.py),
 #                  without test suites, idlelib, tkinter, turtle, turtledemo,
-#                  ensurepip, lib2to3, pydoc_data, distutils, venv, and the
-#                  packages whose C module this build lacks (ctypes, sqlite3,
-#                  curses, msilib); plus _sysconfigdata__wasm32-wasi.
+#                  ensurepip, pydoc_data, venv, _pyrepl (the interactive
+#                  prompt), and the packages whose C module this build lacks
+#                  (ctypes, sqlite3, curses); plus _sysconfigdata__wasm32-wasi.
 #
 # How to run it (what the guest expects): preopen the directory holding
-# python311.zip, read-only, as /usr/local/lib (bugrank_init sets the home
-# /usr/local and the one search path /usr/local/lib/python311.zip); then
+# python313.zip, read-only, as /usr/local/lib (bugrank_init sets the home
+# /usr/local and the one search path /usr/local/lib/python313.zip); then
 # nothing else is read. bugrank's sandbox does this (sandbox/src/interpreter.rs).
 #
 # Recursion: the module's own (shadow) stack is 8 MiB and the default
 # recursion limit 1000, as in native CPython; Python-to-Python calls use no C
-# stack in 3.11, but recursion through C (functools.lru_cache, __init__,
+# stack (since 3.11), but recursion through C (functools.lru_cache, __init__,
 # __repr__, ...) uses the runtime's native stack, which wasmtime bounds by
-# max_wasm_stack: at its default (512 KiB) 300 levels of lru_cache or
+# max_wasm_stack (3.13 also counts it, up to Py_C_RECURSION_LIMIT, 5000 on
+# WASI). Measured with 3.11: at wasmtime's default (512 KiB) 300 levels of lru_cache or
 # __init__ recursion ran and 400 of __init__ trapped ("call stack
 # exhausted") before RecursionError; at 2 MiB every depth up to the default
 # limit ended in RecursionError as natively, and with a raised limit 1000
@@ -88,11 +92,11 @@
 #                             carry DWARF; the name section is kept
 #                             (function names in wasmtime's trap backtraces)
 #   -z stack-size=8388608 -Wl,--initial-memory=16777216
-#                             (after configure's -z stack-size=524288
-#                             -Wl,--initial-memory=10485760; wasm-ld takes the
-#                             last one) an 8 MiB stack instead of 512 KiB
-#   -DPy_DEFAULT_RECURSION_LIMIT=1000   native CPython's limit (WASI default:
-#                             600); Python-to-Python calls use no C stack in 3.11
+#                             (after configure's -z stack-size=8388608
+#                             -Wl,--stack-first -Wl,--initial-memory=20971520;
+#                             wasm-ld takes the last one) 16 MiB to start with
+#   -DPy_DEFAULT_RECURSION_LIMIT=1000   native CPython's limit (3.11's WASI
+#                             default was 600); Python-to-Python calls use no C stack
 #   -ffile-prefix-map=$WORK=/build, BUILD_DATE/BUILD_TIME (Debian's
 #   reproducible-buildinfo patch) from the Debian changelog's date,
 #   PYTHONHASHSEED=0 (marshal writes a set in hash order: neither the frozen
@@ -103,28 +107,27 @@
 # Debian's patches touch configure.ac, so configure is regenerated with
 # autoconf, as debian/rules does. No patch of ours is applied.
 #
-# Toolchain (Debian bookworm packages): clang lld llvm (clang 14.0.6;
+# Toolchain (Debian bookworm packages): clang-19 lld-19 llvm-19 (clang 19.1.7;
 # llvm-ar) wasi-libc (0.0~git20220510) libclang-rt-dev-wasm32; autoconf
 # dpkg-dev (dpkg-source) make; gcc and zlib1g-dev for the build Python; and
-# a deb-src entry for bookworm so that `apt-get source` finds the sources.
+# a deb-src entry for trixie so that `apt-get source` finds python3.13 (and
+# one for bookworm, zlib's); curl for trixie's wasi-libc .deb.
 # The build Python: a cross build needs a CPython of the same version to
 # freeze modules, and it compiles the .pyc and writes the zip; by default it
 # is built natively from the same source (about 2.5 of the 4.5 minutes on 2
-# cores). $BUILD_PYTHON names another CPython 3.11.2 to use instead: Debian's
-# /usr/bin/python3.11 (3.11.2-6+deb12u6) gave byte-identical outputs.
+# cores). $BUILD_PYTHON names another CPython 3.13.5 to use instead.
 # $CLANG overrides clang; $JOBS the make parallelism (default nproc).
 # toolchain.txt records, at every build, the versions of what shapes the
 # bytes; --check with other versions exits 3. $BUGRANK_PYTHON_KEEP=1 keeps
 # the work directory (printed) for inspection.
 #
 # Updating the source. Debian replaces a security update in the archive by the
-# next one (bookworm-security has 3.11.2-6+deb12u9 now; bookworm's main suite
-# still serves deb12u8, and drops it at a point release), and the pinned
-# version above then cannot be had: the script says so and lists the versions
-# apt offers. To move the pin:
-#   1. apt-cache showsrc python3.11 | grep ^Version   (the newest the archive
-#      serves; a deb-src entry for bookworm and bookworm-security, apt-get update)
-#   2. apt-get source --download-only python3.11=VERSION in an empty folder,
+# next one (as bookworm's python3.11 went from deb12u8 to deb12u9), and the
+# pinned version below then cannot be had: the script says so and lists the
+# versions apt offers. To move the pin:
+#   1. apt-cache showsrc python3.13 | grep ^Version   (the newest the archive
+#      serves; a deb-src entry for trixie and trixie-security, apt-get update)
+#   2. apt-get source --download-only python3.13=VERSION in an empty folder,
 #      then sha256sum its .dsc (apt has checked it against the archive's signed
 #      index: the sum pins those bytes from now on)
 #   3. set PY_SRC_VERSION and PY_DSC_SHA256 below (and the version in the
@@ -132,14 +135,13 @@
 #      cargo test -p sandbox --test interpreter, the Python cohorts'
 #      end-to-end tests (`cargo test -p end-to-end --test end_to_end python`),
 #      then .ci/run
-#   4. commit python.wasm, python311.zip, sources.txt and toolchain.txt with
+#   4. commit python.wasm, python313.zip, sources.txt and toolchain.txt with
 #      the pin, saying what changed in Debian's changelog and whether the
 #      Python fixtures' analyses moved (a security fix that touches the
 #      interpreter's C code changes the fuel of every run a little, and so the
 #      budgets that follow the Python reference's fuel).
-# zlib's pin moves the same way. (Here, 2026-11-28: the security archive's
-# deb12u9 files answer 404 through this machine's mirror, so the pin stays at
-# bookworm's deb12u8.)
+# zlib's pin moves the same way, and wasi-libc's (WASI_LIBC_DEB, its sha256:
+# the pool's file of the version trixie serves).
 #
 # Exit status: 0 success; 1 --check found differences; 2 usage error or a
 # build error; 3 a required tool or source is missing (named on stderr), or
@@ -160,20 +162,23 @@ case $# in
 esac
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
-CLANG="${CLANG:-clang}"
+CLANG="${CLANG:-clang-19}"
 JOBS="${JOBS:-$(nproc)}"
 
 # The sources, pinned: apt verifies them against the signed archive, and
 # these checksums of the .dsc files (which list the tarballs' checksums,
 # verified by dpkg-source) pin the exact bytes.
-PY_SRC=python3.11
-PY_SRC_VERSION=3.11.2-6+deb12u8
-PY_DSC_SHA256=197fa19ab45f41c820f40f6d9ead671c2ea29ddc53ba9424b36f1bf58458a10e
+PY_SRC=python3.13
+PY_SRC_VERSION=3.13.5-2+deb13u5
+PY_DSC_SHA256=4be84e20fb902354fa86955e2fbea6e8bdbd158f54833423488308a9b3532662
+# wasi-libc: trixie's package (architecture all), fetched from the archive's pool.
+WASI_LIBC_DEB=http://deb.debian.org/debian/pool/main/w/wasi-libc/wasi-libc_0.0~git20241209.574b88d-2_all.deb
+WASI_LIBC_SHA256=b7716260051d289248b7667f81fa2792c125d888ff51da3fa09c6272cc0bd11d
 ZLIB_SRC=zlib
 ZLIB_SRC_VERSION=1:1.2.13.dfsg-1
 ZLIB_DSC_SHA256=3fa1e6b2fc525062aa88207dda52fed8e045373c809d362fe8a2bfbf7cf515a8
 
-OUTPUTS=(python.wasm python311.zip)
+OUTPUTS=(python.wasm python313.zip)
 
 export LC_ALL=C TZ=UTC PYTHONHASHSEED=0
 umask 022
@@ -207,41 +212,34 @@ need autoconf autoconf
 need make make
 need sha256sum coreutils
 if [ -n "${BUILD_PYTHON:-}" ]; then
-    if ! "$BUILD_PYTHON" -S -c 'import sys, zlib; sys.exit(sys.version_info[:3] != (3, 11, 2))' 2>/dev/null; then
-        missing+=("\$BUILD_PYTHON ($BUILD_PYTHON) is not a CPython 3.11.2 with zlib")
+    if ! "$BUILD_PYTHON" -S -c 'import sys, zlib; sys.exit(sys.version_info[:3] != (3, 13, 5))' 2>/dev/null; then
+        missing+=("\$BUILD_PYTHON ($BUILD_PYTHON) is not a CPython 3.13.5 with zlib")
     fi
 else
     need gcc gcc
     [ -f /usr/include/zlib.h ] || missing+=("zlib.h not found (Debian: apt-get install zlib1g-dev; the build Python writes the zip with it)")
 fi
 
-SYSROOT_LIBC=/usr/lib/wasm32-wasi
-SYSROOT_INC=/usr/include/wasm32-wasi
+need curl curl
+need dpkg-deb dpkg
 LLVM_AR=""
 if ! command -v "$CLANG" >/dev/null 2>&1; then
-    missing+=("clang ($CLANG) not found in PATH (Debian: apt-get install clang lld)")
+    missing+=("clang ($CLANG) not found in PATH (Debian: apt-get install clang-19 lld-19)")
 else
     if ! "$CLANG" -print-targets 2>/dev/null | grep '^ *wasm32 ' >/dev/null; then
         missing+=("clang ($CLANG) cannot target wasm32")
     fi
     ld="$("$CLANG" --target=wasm32-wasi -print-prog-name=wasm-ld 2>/dev/null || true)"
     if [ -z "$ld" ] || ! command -v "$ld" >/dev/null 2>&1; then
-        missing+=("wasm-ld (lld) not found (Debian: apt-get install lld)")
+        missing+=("wasm-ld (lld) not found (Debian: apt-get install lld-19)")
     fi
     LLVM_AR="$(dirname "$(readlink -f "$(command -v "$CLANG")")")/llvm-ar"
-    [ -x "$LLVM_AR" ] || missing+=("llvm-ar not found beside clang ($LLVM_AR) (Debian: apt-get install llvm)")
+    [ -x "$LLVM_AR" ] || missing+=("llvm-ar not found beside clang ($LLVM_AR) (Debian: apt-get install llvm-19)")
     rt="$("$CLANG" --target=wasm32-wasi -print-libgcc-file-name 2>/dev/null || true)"
     if [ -z "$rt" ] || [ ! -f "$rt" ]; then
-        missing+=("compiler-rt builtins for wasm32 not found${rt:+ ($rt)} (Debian: apt-get install libclang-rt-dev-wasm32)")
+        missing+=("compiler-rt builtins for wasm32 not found${rt:+ ($rt)} (Debian: apt-get install libclang-rt-19-dev-wasm32)")
     fi
 fi
-if [ ! -f "$SYSROOT_LIBC/libc.a" ] || [ ! -f "$SYSROOT_LIBC/crt1.o" ] || [ ! -f "$SYSROOT_INC/stdio.h" ]; then
-    missing+=("wasi-libc not found in /usr (Debian multiarch layout) (Debian: apt-get install wasi-libc)")
-fi
-for lib in wasi-emulated-signal wasi-emulated-getpid wasi-emulated-process-clocks; do
-    [ -f "$SYSROOT_LIBC/lib$lib.a" ] || missing+=("$SYSROOT_LIBC/lib$lib.a not found (wasi-libc too old?)")
-done
-
 src_known() { # src_known PACKAGE VERSION
     apt-cache showsrc "$1" 2>/dev/null | grep -x "Version: $2" >/dev/null
 }
@@ -250,7 +248,7 @@ if command -v apt-cache >/dev/null 2>&1; then
         if ! src_known "${pv%%=*}" "${pv#*=}"; then
             offered="$(apt-cache showsrc "${pv%%=*}" 2>/dev/null | sed -n 's/^Version: //p' | sort -u | tr '\n' ' ')"
             if [ -z "$offered" ]; then
-                missing+=("source package $pv unknown to apt: add a deb-src entry for bookworm (a copy of /etc/apt/sources.list.d/debian.sources with 'Types: deb-src', in a new file) and run apt-get update")
+                missing+=("source package $pv unknown to apt: add deb-src entries for trixie (python3.13) and bookworm (zlib) (copies of /etc/apt/sources.list.d/debian.sources with 'Types: deb-src' and the suite, in a new file) and run apt-get update")
             else
                 missing+=("source package $pv is no longer served: apt offers ${offered% }; move the pin (other bytes): see 'Updating the source' at the top of this script")
             fi
@@ -275,7 +273,7 @@ toolchain() {
     "$CLANG" --version | sed -n 1p
     "$("$CLANG" --target=wasm32-wasi -print-prog-name=wasm-ld)" --version | sed -n 1p
     "$LLVM_AR" --version | grep -m1 'LLVM version' | sed 's/^ *//'
-    echo "wasi-libc $(pkgver wasi-libc)"
+    echo "wasi-libc ${WASI_LIBC_DEB##*/} sha256 $WASI_LIBC_SHA256"
     rtpkg="$(dpkg-query -S "$(readlink -f "$("$CLANG" --target=wasm32-wasi -print-libgcc-file-name)")" 2>/dev/null | cut -d: -f1 | sed -n 1p)"
     echo "compiler-rt wasm32 builtins ${rtpkg:-unknown} $(pkgver "${rtpkg:-unknown}")"
     autoconf --version | sed -n 1p
@@ -317,6 +315,24 @@ PY_DSC="$WORK/dl/${PY_SRC}_${PY_SRC_VERSION#*:}.dsc"
 ZLIB_DSC="$WORK/dl/${ZLIB_SRC}_${ZLIB_SRC_VERSION#*:}.dsc"
 verify_dsc "$PY_DSC" "$PY_DSC_SHA256"
 verify_dsc "$ZLIB_DSC" "$ZLIB_DSC_SHA256"
+step "downloading trixie's wasi-libc"
+curl -sSfL -o "$WORK/dl/wasi-libc.deb" "$WASI_LIBC_DEB" || { echo "build.sh: cannot download $WASI_LIBC_DEB" >&2; exit 3; }
+echo "$WASI_LIBC_SHA256  $WORK/dl/wasi-libc.deb" | sha256sum -c --quiet - >&2 || fail "$WASI_LIBC_DEB does not have the pinned sha256"
+dpkg-deb -x "$WORK/dl/wasi-libc.deb" "$WORK/wasi-libc" || fail "cannot unpack $WASI_LIBC_DEB"
+SYSROOT_LIBC="$WORK/wasi-libc/usr/lib/wasm32-wasi"
+SYSROOT_INC="$WORK/wasi-libc/usr/include/wasm32-wasi"
+missing=()
+if [ ! -f "$SYSROOT_LIBC/libc.a" ] || [ ! -f "$SYSROOT_LIBC/crt1.o" ] || [ ! -f "$SYSROOT_INC/stdio.h" ]; then
+    missing+=("wasi-libc not found in /usr in the downloaded package")
+fi
+for lib in wasi-emulated-signal wasi-emulated-getpid wasi-emulated-process-clocks; do
+    [ -f "$SYSROOT_LIBC/lib$lib.a" ] || missing+=("$SYSROOT_LIBC/lib$lib.a not found (wasi-libc too old?)")
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+    printf 'build.sh: %s\n' "${missing[@]}" >&2
+    exit 3
+fi
 
 step "unpacking (dpkg-source applies Debian's patches)"
 # (gpgv cannot check the maintainers' signatures without debian-keyring, and
@@ -356,7 +372,7 @@ ZLIB="$WORK/zlib-wasm"
 mkdir -p "$ZLIB/obj" "$ZLIB/include" "$ZLIB/lib"
 for f in adler32 compress crc32 deflate gzclose gzlib gzread gzwrite infback \
     inffast inflate inftrees trees uncompr zutil; do
-    $WASM_CC -O2 -DHAVE_UNISTD_H -DHAVE_STDARG_H $PREFIX_MAP \
+    $WASM_CC -O2 -Wno-deprecated-non-prototype -DHAVE_UNISTD_H -DHAVE_STDARG_H $PREFIX_MAP \
         -c "$WORK/zlib-src/$f.c" -o "$ZLIB/obj/$f.o" || fail "failed to compile zlib's $f.c"
 done
 (cd "$ZLIB/obj" && "$LLVM_AR" rcsD "$ZLIB/lib/libz.a" adler32.o compress.o crc32.o \
@@ -380,7 +396,7 @@ else
         { tail -n 30 "$WORK/native/make.log" >&2; fail "native make failed"; }
     BUILD_PY="$WORK/native/python"
 fi
-"$BUILD_PY" -c 'import sys, zlib; assert sys.version_info[:3] == (3, 11, 2)' ||
+"$BUILD_PY" -c 'import sys, zlib; assert sys.version_info[:3] == (3, 13, 5)' ||
     fail "the native build Python does not run (or has no zlib)"
 
 # ---------------------------------------------------------------------------
@@ -399,7 +415,7 @@ mkdir -p "$WORK/wasi"
     CFLAGS="$PREFIX_MAP -DPy_DEFAULT_RECURSION_LIMIT=1000" \
     LDFLAGS="-Wl,--strip-debug" \
     ../cpython/configure -C \
-        --host=wasm32-unknown-wasi \
+        --host=wasm32-wasip1 \
         --build=x86_64-pc-linux-gnu \
         --with-build-python="$BUILD_PY" \
         --disable-test-modules \
@@ -439,7 +455,7 @@ step "checking python.wasm's imports and exports"
 "$BUILD_PY" -S - "$OUT/python.wasm" <<'PY' || fail "python.wasm's interface is not the expected one"
 import sys
 EXPECTED = """environ_get environ_sizes_get clock_res_get
-clock_time_get fd_advise fd_allocate fd_close fd_datasync fd_fdstat_get
+clock_time_get fd_advise fd_close fd_datasync fd_fdstat_get
 fd_fdstat_set_flags fd_filestat_get fd_filestat_set_size fd_filestat_set_times
 fd_pread fd_prestat_get fd_prestat_dir_name fd_pwrite fd_read fd_readdir
 fd_seek fd_sync fd_tell fd_write path_create_directory path_filestat_get
@@ -503,15 +519,15 @@ sys.exit(0 if ok else 1)
 PY
 
 # ---------------------------------------------------------------------------
-# python311.zip
+# python313.zip
 # ---------------------------------------------------------------------------
 
-step "building python311.zip"
+step "building python313.zip"
 LIB="$WORK/Lib"
 # Of no use in a sandbox, or needing a C module that this build lacks.
 PRUNE=(
-    test idlelib tkinter turtledemo turtle.py ensurepip lib2to3 pydoc_data
-    distutils venv ctypes sqlite3 curses msilib site-packages __phello__
+    test idlelib tkinter turtledemo turtle.py ensurepip pydoc_data
+    venv ctypes sqlite3 curses site-packages __phello__ _pyrepl
 )
 for p in "${PRUNE[@]}"; do
     [ -e "$LIB/$p" ] || fail "nothing to prune at Lib/$p"
@@ -554,22 +570,22 @@ if grep -rlF -e "$WORK" -e "$BUILD_PY" "$LIB" >&2; then
     fail "the files above name the build directory or the build Python"
 fi
 
-"$BUILD_PY" -S - "$LIB" "$OUT/python311.zip" <<'PY' || fail "could not build python311.zip"
+"$BUILD_PY" -S - "$LIB" "$OUT/python313.zip" <<'PY' || fail "could not build python313.zip"
 # Every .py compiled to a .pyc beside where the .py was (zipimport's layout),
-# unchecked-hash, co_filename under /usr/local/lib/python311.zip; entries
+# unchecked-hash, co_filename under /usr/local/lib/python313.zip; entries
 # sorted, all dated SOURCE_DATE_EPOCH, fixed permissions, deflated.
 import importlib.util, os, sys, time, zipfile
 from importlib._bootstrap_external import _code_to_hash_pyc
 
 lib, out = sys.argv[1], sys.argv[2]
-ZIP_PATH = "/usr/local/lib/python311.zip"
+ZIP_PATH = "/usr/local/lib/python313.zip"
 date = time.gmtime(max(int(os.environ["SOURCE_DATE_EPOCH"]), 315532800))[:6]
 entries = {}
 for root, dirs, files in os.walk(lib):
     for f in files:
         rel = os.path.relpath(os.path.join(root, f), lib).replace(os.sep, "/")
         if not f.endswith(".py"):
-            print(f"python311.zip: left out Lib/{rel} (not a Python source)", file=sys.stderr)
+            print(f"python313.zip: left out Lib/{rel} (not a Python source)", file=sys.stderr)
             continue
         with open(os.path.join(root, f), "rb") as fh:
             source = fh.read()
@@ -592,7 +608,7 @@ with zipfile.ZipFile(out, "w") as z:
             info.external_attr = 0o100644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(info, entries[name], compresslevel=9)
-print(f"python311.zip: {sum(1 for n in entries if not n.endswith('/'))} modules", file=sys.stderr)
+print(f"python313.zip: {sum(1 for n in entries if not n.endswith('/'))} modules", file=sys.stderr)
 PY
 
 for f in "${OUTPUTS[@]}"; do

@@ -14,7 +14,7 @@ pub enum Language {
     Cpp,
     /// Rust 2021, one file, rustc for `wasm32-wasip1`.
     Rust,
-    /// Python 3.11, one file, run by bugrank's CPython for WebAssembly ([`crate::python`]):
+    /// Python 3.13, one file, run by bugrank's CPython for WebAssembly ([`crate::python`]):
     /// compiled to bytecode once, in the sandbox, not by a compiler of the host.
     Python,
 }
