@@ -59,7 +59,7 @@ pub struct Class<'a> {
 }
 
 impl ClassFile {
-    /// Every class file, in the order the analysis page lists them.
+    /// Every class file.
     pub const ALL: [ClassFile; 6] = [ClassFile::Scores, ClassFile::Canvas, ClassFile::Moodle, ClassFile::OrderDot, ClassFile::OrderSvg, ClassFile::Report];
 
     /// Those `bugrank grade` writes beside `analysis.json` (the gradebooks need a column

@@ -569,7 +569,9 @@ pub(super) async fn adjust_points(app: AppData, req: HttpRequest, who: Instructo
     let result = (|| {
         who.check_csrf(&req, form.csrf.as_deref())?;
         let handed_in = app.db.submissions(batch.id)?.iter().any(|s| s.student == form.student);
-        Adjustment::may_adjust(&form.student, handed_in, &app.db.roster(batch.id)?)?;
+        // (The roster, which may be a year's, is read only when the rule needs it.)
+        let roster = if handed_in { Vec::new() } else { app.db.roster(batch.id)? };
+        Adjustment::may_adjust(&form.student, handed_in, &roster)?;
         let adjustment = match points_field(&form.points, "the points to add")? {
             None => None,
             Some(points) => Some(Adjustment::new(points, form.reason.as_deref().unwrap_or_default())?),
