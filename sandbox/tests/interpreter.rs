@@ -97,9 +97,25 @@ fn an_uncaught_exception_is_its_line_with_the_traceback_on_stderr() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(
         stderr,
-        "Traceback (most recent call last):\n  File \"a01.py\", line 3, in <module>\n    print(1 // x)\n          ~~^^~~\nZeroDivisionError: integer division or modulo by zero\n"
+        "Traceback (most recent call last):\n  File \"a01.py\", line 3, in <module>\n    print(1 // x)\nZeroDivisionError: integer division or modulo by zero\n",
+        "the lines of the calls, without the carets under them"
     );
     check("input()\n", "", Outcome::Uncaught("EOFError: EOF when reading a line".into()), "");
+}
+
+#[test]
+fn a_traceback_written_quickly_is_the_one_the_traceback_module_writes() {
+    // tracebacks.py ends programs in every kind of exception a hand-in raises, and prints
+    // for each whether _bugrank.quick_traceback wrote what the traceback module writes.
+    let program = compile(include_str!("tracebacks.py")).unwrap();
+    let run = sandbox().run(&program, b"", &Limits { fuel: 2_000_000_000, ..Limits::default() }).unwrap();
+    assert_eq!(run.outcome, Outcome::Exited(0), "{}", String::from_utf8_lossy(&run.stderr));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let named = |result: &str| stdout.lines().filter_map(|line| line.strip_suffix(result)).collect::<Vec<_>>();
+    let declined = ["chained_context", "chained_cause", "suppressed", "notes", "group", "syntax", "tracebacklimit"];
+    assert_eq!(named(" declined"), declined, "the traceback module writes these: {stdout}");
+    assert_eq!(named(" same").len(), 36, "every other case written quickly, as the module writes it: {stdout}");
+    assert_eq!(stdout.lines().count(), 36 + declined.len(), "{stdout}");
 }
 
 #[test]
