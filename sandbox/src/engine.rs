@@ -41,6 +41,7 @@ use wasmtime::{
 use wasmtime_wasi::{FsPerms, I32Exit};
 
 use crate::compile::{CompileGate, FUNCTION_CACHE_BYTES, FunctionCache, MAX_COMPILE_WAIT, MODULE_CACHE_BYTES, ModuleCache};
+use crate::files::{FileTable, Files};
 use crate::interpreter::{COMPILE_FUEL, Entries, INIT_FUEL, Interpreter, InterpreterSpec, Library, MAX_COMPILED_BYTES, SAME_CODE_BYTES, UNCAUGHT};
 use crate::limits::{
     EPOCH_TICK, HOST_STACK_BYTES, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_STACK_BYTES, MAX_WASM_STACK_BYTES, STDERR_LIMIT_BYTES, WALL_CLOCK_LIMIT,
@@ -52,7 +53,7 @@ use crate::stdio;
 use crate::validate::{self, Role};
 use crate::warm::Warm;
 use crate::{Outcome, Run, SandboxError};
-use crate::{process, snapshot, written};
+use crate::{files, process, snapshot, written};
 
 /// Instance slots in the pooling allocator: the most runs in flight at once, and the most
 /// modules whose slot stays warm between runs. A freed slot keeps its module's memory image
@@ -165,6 +166,8 @@ impl std::fmt::Debug for Program {
 pub struct Sandbox {
     engine: Engine,
     linker: Linker<RunState>,
+    /// The linker of programs loaded as [`Role::Validator`].
+    validator_linker: Linker<RunState>,
     modules: Mutex<ModuleCache>,
     compiling: Arc<CompileGate>,
     /// The threads that compile, wasmtime's parallel compilation included. Not rayon's
@@ -206,12 +209,14 @@ impl Sandbox {
     /// metering, a bounded wasm stack, and the WASI preview 1 and generator host functions;
     /// one engine for modules, one for interpreters (see [`INTERPRETER_KEEP_RESIDENT_BYTES`]).
     pub fn new() -> Result<Sandbox, SandboxError> {
-        let (engine, linker, _, _) = configured(POOL_SLOTS, KEEP_RESIDENT_BYTES, 1)?;
-        let (interpreter_engine, interpreter_linker, with_files, interpreter_functions) =
+        let (engine, linkers, _) = configured(POOL_SLOTS, KEEP_RESIDENT_BYTES, 1)?;
+        let (interpreter_engine, interpreter_linkers, interpreter_functions) =
             configured(INTERPRETER_SLOTS, INTERPRETER_KEEP_RESIDENT_BYTES, INTERPRETER_MEMORIES)?;
+        let (interpreter_linker, with_files) = (interpreter_linkers.programs, interpreter_linkers.with_files);
         Ok(Sandbox {
             engine,
-            linker,
+            linker: linkers.programs,
+            validator_linker: linkers.validators,
             modules: Mutex::new(ModuleCache::new(MODULE_CACHE_BYTES)),
             compiling: Arc::default(),
             compile_pool: rayon::ThreadPoolBuilder::new()
@@ -286,7 +291,8 @@ impl Sandbox {
             }
         };
         validate::check(name, &module, role)?;
-        let pre = self.linker.instantiate_pre(&module).map_err(|e| SandboxError::Host { name: name.to_owned(), reason: format!("{e:#}") })?;
+        let linker = if role == Role::Validator { &self.validator_linker } else { &self.linker };
+        let pre = linker.instantiate_pre(&module).map_err(|e| SandboxError::Host { name: name.to_owned(), reason: format!("{e:#}") })?;
         let start = module.get_export_index("_start").expect("validate::check: a program exports `_start`");
         let harness = module.imports().any(|import| import.module() == "bugrank" && crate::HARNESS_IMPORTS.contains(&import.name()));
         Ok(Program { name: name.to_owned(), hash, same_code: hash, harness, kind: Kind::Module { pre, start } })
@@ -365,26 +371,28 @@ impl Sandbox {
     /// Whatever the program does is an [`Outcome`]; `Err` means the host failed (for
     /// example every instance slot is in use), not the program.
     pub fn run(&self, program: &Program, input: &[u8], limits: &Limits) -> Result<Run, SandboxError> {
-        self.execute(program, input, limits, None).map(|(run, _)| run)
+        self.execute(program, input, limits, Extras::default()).map(|(run, _)| run)
+    }
+
+    /// Runs `program` (loaded as [`Role::Validator`]) with `input` on stdin and `files`:
+    /// its arguments, the files it may read and the directory it may write in, whose files
+    /// come back as [`Run::written`] (see [`Files`]). The bytes it writes to files count
+    /// against the output limit.
+    pub fn run_with_files(&self, program: &Program, input: &[u8], files: Files, limits: &Limits) -> Result<Run, SandboxError> {
+        self.execute(program, input, limits, Extras { choices: None, files: Some(files) }).map(|(run, _)| run)
     }
 
     /// Runs a generator (loaded with [`Role::Generator`]) with empty stdin, answering its
     /// `bugrank.choice` and `bugrank.size` calls from `choices`, which is handed back
     /// with the run so the caller can read what was chosen.
     pub fn generate<C: Choices + 'static>(&self, program: &Program, choices: C, limits: &Limits) -> Result<(Run, C), SandboxError> {
-        let (run, choices) = self.execute(program, &[], limits, Some(Box::new(choices)))?;
+        let (run, choices) = self.execute(program, &[], limits, Extras { choices: Some(Box::new(choices)), files: None })?;
         let choices = choices.expect("the run hands its choices back");
         let choices = *(choices as Box<dyn std::any::Any>).downcast::<C>().unwrap_or_else(|_| unreachable!("the boxed choices are the caller's type"));
         Ok((run, choices))
     }
 
-    fn execute(
-        &self,
-        program: &Program,
-        input: &[u8],
-        limits: &Limits,
-        choices: Option<Box<dyn Choices>>,
-    ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
+    fn execute(&self, program: &Program, input: &[u8], limits: &Limits, extras: Extras) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
         // A run recurses on the calling thread's stack: one with too little left for the
         // run's call stack makes the run on a thread of its own, with enough.
         let needed = limits.stack_bytes.min(MAX_STACK_BYTES) + HOST_STACK_BYTES;
@@ -393,22 +401,16 @@ impl Sandbox {
                 std::thread::Builder::new()
                     .name("sandbox-deep-run".into())
                     .stack_size(needed + HOST_STACK_BYTES)
-                    .spawn_scoped(scope, || self.execute_here(program, input, limits, choices))
+                    .spawn_scoped(scope, || self.execute_here(program, input, limits, extras))
                     .map_err(|e| SandboxError::Host { name: program.name.clone(), reason: format!("cannot start a thread for its stack: {e}") })?
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
             });
         }
-        self.execute_here(program, input, limits, choices)
+        self.execute_here(program, input, limits, extras)
     }
 
-    fn execute_here(
-        &self,
-        program: &Program,
-        input: &[u8],
-        limits: &Limits,
-        choices: Option<Box<dyn Choices>>,
-    ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
+    fn execute_here(&self, program: &Program, input: &[u8], limits: &Limits, extras: Extras) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
         let launch = match &program.kind {
             Kind::Module { pre, start } => Launch { pre, entry: Entry::Start(start), base_memory: 0, harness: program.harness, prepared: None, keep: None },
             Kind::Interpreted { interpreter, code, prepared } => {
@@ -434,7 +436,7 @@ impl Sandbox {
                 }
             }
         };
-        self.launch(&program.name, launch, input, limits, choices)
+        self.launch(&program.name, launch, input, limits, extras)
     }
 
     /// A fresh store for one run of `name` within `limits` (memory beyond `base_memory`,
@@ -474,14 +476,8 @@ impl Sandbox {
         }
     }
 
-    fn launch(
-        &self,
-        name: &str,
-        launch: Launch<'_>,
-        input: &[u8],
-        limits: &Limits,
-        choices: Option<Box<dyn Choices>>,
-    ) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
+    fn launch(&self, name: &str, launch: Launch<'_>, input: &[u8], limits: &Limits, extras: Extras) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
+        let Extras { choices, files } = extras;
         let target = launch.prepared.map(|(prepared, _)| prepared);
         let size = target.map_or(launch.base_memory, |prepared| prepared.memory_bytes.max(launch.base_memory));
         let mut warm = match launch.keep {
@@ -505,6 +501,11 @@ impl Sandbox {
             }
         };
         store.data_mut().stdio.harness = launch.harness;
+        if let Some(files) = files {
+            let state = store.data_mut();
+            state.args.extend(files.args.iter().cloned());
+            state.files = Some(FileTable::new(files));
+        }
         let instance = match kept_instance {
             Some(instance) => Ok(instance),
             None => self.instantiate(name, launch.pre, store)?.and_then(|instance| {
@@ -558,7 +559,8 @@ impl Sandbox {
         printed.truncate(limits.output_bytes);
         stderr.truncate(STDERR_LIMIT_BYTES);
         let read_input = state.stdio.asked;
-        Ok((Run { outcome, stdout, printed, stderr, fuel_used, read_input }, state.choices))
+        let written = state.files.map(|files| files.written).unwrap_or_default();
+        Ok((Run { outcome, stdout, printed, stderr, fuel_used, read_input, written }, state.choices))
     }
 
     /// The interpreter `spec` describes, initialised and snapshotted (see `interpreter.rs`):
@@ -722,7 +724,7 @@ impl Sandbox {
             keep: None,
         };
         let limits = Limits { fuel: COMPILE_FUEL, output_bytes: MAX_COMPILED_BYTES, ..Limits::default() };
-        let (run, _) = self.launch(name, launch, &[], &limits, None)?;
+        let (run, _) = self.launch(name, launch, &[], &limits, Extras::default())?;
         if run.outcome != Outcome::Exited(0) {
             let said = String::from_utf8_lossy(&run.stderr).trim_end().to_owned();
             return Ok(Err(match run.outcome {
@@ -833,14 +835,24 @@ fn globals_of(store: &mut Store<RunState>, instance: Instance, globals: &[String
 /// load runs whole on every run.
 const PREPARE_FUEL: u64 = 1_000_000_000;
 
-/// An engine, its linker, wasmtime-wasi's own linker, and the engine's function cache.
-type Configured = (Engine, Linker<RunState>, Linker<RunState>, std::sync::Arc<FunctionCache>);
+/// An engine, its linkers, and the engine's function cache.
+type Configured = (Engine, Linkers, std::sync::Arc<FunctionCache>);
+
+/// The linkers of an engine.
+struct Linkers {
+    /// Every program's: WASI preview 1 with the sandbox's own calls, the generator host
+    /// functions and the harnesses' output.
+    programs: Linker<RunState>,
+    /// A validator's (loaded as [`Role::Validator`]): the programs' with the calls of the
+    /// files it is given (`files.rs`).
+    validators: Linker<RunState>,
+    /// wasmtime-wasi's calls alone, files included: what initialises interpreters.
+    with_files: Linker<RunState>,
+}
 
 /// An engine with a pooling allocator of `slots` instance slots that keep up to
-/// `keep_resident` bytes of memory mapped between runs, its linker (WASI preview 1 with the
-/// sandbox's own calls, the generator host functions and the harnesses' output), the linker
-/// of wasmtime-wasi's calls alone (files included), which initialises interpreters, and its
-/// cache of compiled functions.
+/// `keep_resident` bytes of memory mapped between runs, its [`Linkers`], and its cache of
+/// compiled functions.
 fn configured(slots: u32, keep_resident: usize, memories: u32) -> Result<Configured, SandboxError> {
     let mut pool = PoolingAllocationConfig::new();
     pool.total_core_instances(slots)
@@ -923,8 +935,25 @@ fn configured(slots: u32, keep_resident: usize, memories: u32) -> Result<Configu
         .and_then(|linker| linker.func_wrap(preview1, "fd_seek", process::fd_seek))
         .and_then(|linker| linker.func_wrap(preview1, "proc_exit", process::proc_exit))
         .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
+    // A validator's files (`files.rs`): the calls of its descriptors, the standard
+    // streams' for the rest.
+    let mut validators = linker.clone();
+    validators
+        .func_wrap(preview1, "fd_read", files::fd_read)
+        .and_then(|linker| linker.func_wrap(preview1, "fd_write", files::fd_write))
+        .and_then(|linker| linker.func_wrap(preview1, "fd_seek", files::fd_seek))
+        .and_then(|linker| linker.func_wrap(preview1, "fd_tell", files::fd_tell))
+        .and_then(|linker| linker.func_wrap(preview1, "fd_fdstat_get", files::fd_fdstat_get))
+        .and_then(|linker| linker.func_wrap(preview1, "fd_filestat_get", files::fd_filestat_get))
+        .and_then(|linker| linker.func_wrap(preview1, "fd_close", files::fd_close))
+        .and_then(|linker| linker.func_wrap(preview1, "fd_prestat_get", files::fd_prestat_get))
+        .and_then(|linker| linker.func_wrap(preview1, "fd_prestat_dir_name", files::fd_prestat_dir_name))
+        .and_then(|linker| linker.func_wrap(preview1, "path_open", files::path_open))
+        .and_then(|linker| linker.func_wrap(preview1, "path_filestat_get", files::path_filestat_get))
+        .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
     linker.allow_shadowing(false);
-    Ok((engine, linker, with_files, functions))
+    validators.allow_shadowing(false);
+    Ok((engine, Linkers { programs: linker, validators, with_files }, functions))
 }
 
 /// Runs `work` on a thread of its own: an interpreter's initialisation and compiles call
@@ -1075,6 +1104,13 @@ fn arm(store: &mut Store<RunState>, name: &str, limits: &Limits, fuel: u64) -> R
 
 /// The bytes of a WebAssembly page.
 const WASM_PAGE_BYTES: usize = 64 << 10;
+
+/// What a run may be given besides its input: a generator's choices, a validator's files.
+#[derive(Default)]
+struct Extras {
+    choices: Option<Box<dyn Choices>>,
+    files: Option<Files>,
+}
 
 /// Where a run enters its instance.
 enum Entry<'p> {

@@ -36,6 +36,7 @@
 
 mod compile;
 mod engine;
+mod files;
 mod interpreter;
 mod limits;
 mod prepared;
@@ -49,6 +50,7 @@ mod written;
 
 pub use compile::{COMPILE_BYTES_AT_ONCE, FUNCTION_CACHE_BYTES, MAX_COMPILE_WAIT, MODULE_CACHE_BYTES};
 pub use engine::{Program, Sandbox};
+pub use files::{Files, MAX_OPEN_FILES, MAX_WRITTEN_FILES};
 pub use interpreter::{COMPILE_FUEL, Interpreter, InterpreterSpec, MAX_COMPILED_BYTES, UNCAUGHT};
 pub use limits::{
     EPOCH_TICK, HOST_STACK_BYTES, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_STACK_BYTES, MAX_WASM_STACK_BYTES, RUN_THREAD_STACK_BYTES,
@@ -57,8 +59,8 @@ pub use limits::{
 pub use state::Choices;
 pub use stdio::{BUFFER_FUEL, BYTES_PER_FUEL, HOST_CALL_FUEL, MAX_BUFFERS};
 pub use validate::{
-    ALLOWED_WASI_IMPORTS, GENERATOR_IMPORTS, HARNESS_IMPORTS, MAX_BLOCK_DEPTH, MAX_FUNCTION_BODY_BYTES, MAX_FUNCTIONS, MAX_LOCALS, MAX_MODULE_LOCALS,
-    MAX_OPERAND_DEPTH, Role,
+    ALLOWED_WASI_IMPORTS, FILE_IMPORTS, GENERATOR_IMPORTS, HARNESS_IMPORTS, MAX_BLOCK_DEPTH, MAX_FUNCTION_BODY_BYTES, MAX_FUNCTIONS, MAX_LOCALS,
+    MAX_MODULE_LOCALS, MAX_OPERAND_DEPTH, Role,
 };
 
 /// How one run of a program ended. Exhausting a limit is an outcome like any other.
@@ -126,6 +128,9 @@ pub struct Run {
     /// program gives this same run (every run starts from the same state, with the same
     /// clock, random bytes and arguments).
     pub read_input: bool,
+    /// The files a run given [`Files`] created in its directory: (name, bytes), in the
+    /// order created; empty for every other run.
+    pub written: Vec<(String, Vec<u8>)>,
 }
 
 /// Why a module could not be loaded, or the host could not run it.

@@ -42,33 +42,37 @@ struct Guest<'a> {
 }
 
 /// Runs `write` on the guest's memory (a module without one cannot take results), with
-/// the program's name.
-fn with_memory(caller: &mut Caller<'_, RunState>, write: impl FnOnce(&mut Guest<'_>, &str) -> wasmtime::Result<()>) -> wasmtime::Result<i32> {
+/// the program's arguments.
+fn with_memory(caller: &mut Caller<'_, RunState>, write: impl FnOnce(&mut Guest<'_>, &[String]) -> wasmtime::Result<()>) -> wasmtime::Result<i32> {
     let memory = memory(caller).ok_or_else(|| wasmtime::Error::msg("a WASI call needs the module's exported memory"))?;
     let (data, state) = memory.data_and_store_mut(caller);
-    write(&mut Guest { data, wrote: &mut state.stdio.wrote }, &state.arg0)?;
+    write(&mut Guest { data, wrote: &mut state.stdio.wrote }, &state.args)?;
     Ok(0)
 }
 
-/// `args_sizes_get(argc, argv_buf_size) -> errno`: one argument, the name and its NUL.
+/// `args_sizes_get(argc, argv_buf_size) -> errno`: the arguments (the name alone but for
+/// a validator's), and their bytes with a NUL each.
 pub(crate) fn args_sizes_get(mut caller: Caller<'_, RunState>, argc: i32, size: i32) -> wasmtime::Result<i32> {
-    with_memory(&mut caller, |data, arg0| {
-        store_u32(data, argc as u32, 1)?;
-        store_u32(data, size as u32, arg0.len() as u32 + 1)
+    with_memory(&mut caller, |data, args| {
+        store_u32(data, argc as u32, args.len() as u32)?;
+        store_u32(data, size as u32, args.iter().map(|arg| arg.len() as u32 + 1).sum())
     })
 }
 
-/// `args_get(argv, argv_buf) -> errno`: `argv[0]` points at the name, written NUL-ended
-/// at `argv_buf`.
+/// `args_get(argv, argv_buf) -> errno`: `argv[i]` points at argument `i`, written
+/// NUL-ended one after the other from `argv_buf`.
 pub(crate) fn args_get(mut caller: Caller<'_, RunState>, argv: i32, buf: i32) -> wasmtime::Result<i32> {
-    with_memory(&mut caller, |data, arg0| {
-        store_u32(data, argv as u32, buf as u32)?;
-        let start = buf as u32 as usize;
-        let end = start + arg0.len() + 1;
-        let text = data.data.get_mut(start..end).ok_or_else(|| bad_pointer("out-of-bounds", buf as u32))?;
-        text[..arg0.len()].copy_from_slice(arg0.as_bytes());
-        text[arg0.len()] = 0;
-        data.wrote.push((start, end - start));
+    with_memory(&mut caller, |data, args| {
+        let mut at = buf as u32 as usize;
+        for (i, arg) in args.iter().enumerate() {
+            store_u32(data, (argv as u32).wrapping_add(4 * i as u32), at as u32)?;
+            let end = at + arg.len() + 1;
+            let text = data.data.get_mut(at..end).ok_or_else(|| bad_pointer("out-of-bounds", buf as u32))?;
+            text[..arg.len()].copy_from_slice(arg.as_bytes());
+            text[arg.len()] = 0;
+            data.wrote.push((at, end - at));
+            at = end;
+        }
         Ok(())
     })
 }

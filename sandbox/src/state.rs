@@ -9,6 +9,7 @@ use wasmtime::ResourceLimiter;
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{Deterministic, HostMonotonicClock, HostWallClock, WasiCtxBuilder};
 
+use crate::files::FileTable;
 use crate::limits::{Limits, MAX_MEMORY_BYTES, STDERR_LIMIT_BYTES};
 
 /// The most table elements a run may grow its tables to (function pointers: C and Rust
@@ -37,11 +38,13 @@ pub(crate) struct RunState {
     /// Built on the guest's first call of a WASI function the sandbox does not do itself
     /// (see `process.rs`); most runs never need one.
     pub(crate) wasi: Option<WasiP1Ctx>,
-    /// The program's one argument, its name.
-    pub(crate) arg0: String,
+    /// The program's arguments: its name, and a validator's own ([`crate::Files`]).
+    pub(crate) args: Vec<String>,
     pub(crate) stdio: Stdio,
     pub(crate) memory: MemoryLimit,
     pub(crate) choices: Option<Box<dyn Choices>>,
+    /// A validator's files (see `files.rs`); `None` for every other run.
+    pub(crate) files: Option<FileTable>,
 }
 
 impl RunState {
@@ -62,12 +65,12 @@ impl RunState {
             wrote: Wrote::default(),
         };
         let memory = MemoryLimit { max_bytes: memory_cap(limits, base_memory), refused: false };
-        RunState { wasi: None, arg0: name.to_owned(), stdio, memory, choices }
+        RunState { wasi: None, args: vec![name.to_owned()], stdio, memory, choices, files: None }
     }
 
     /// The run's WASI context, built on first use: see [`wasi_context`].
     pub(crate) fn wasi(&mut self) -> &mut WasiP1Ctx {
-        let arg0 = &self.arg0;
+        let arg0 = &self.args[0];
         self.wasi.get_or_insert_with(|| wasi_context(arg0).build_p1())
     }
 }

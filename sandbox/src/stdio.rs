@@ -16,7 +16,7 @@
 
 use wasmtime::{AsContextMut, CallHook, Caller, Extern, Memory, StoreContextMut, Trap};
 
-use crate::state::{OutputFull, RunState, Stdio};
+use crate::state::{OutputFull, RunState};
 
 /// Fuel every host call costs before its work, whatever the import: about what a system
 /// call costs in time, in wasm instructions. A program that writes once per line pays it
@@ -41,7 +41,7 @@ const ERRNO_FAULT: i32 = 21;
 const ERRNO_INVAL: i32 = 28;
 
 /// Takes `fuel` from the run, or ends it as out of fuel.
-fn charge(mut store: impl AsContextMut, fuel: u64) -> wasmtime::Result<()> {
+pub(crate) fn charge(mut store: impl AsContextMut, fuel: u64) -> wasmtime::Result<()> {
     let mut store = store.as_context_mut();
     let left = store.get_fuel()?;
     if left < fuel {
@@ -94,14 +94,15 @@ pub(crate) fn store_u32(data: &mut [u8], at: u32, value: u32) -> bool {
 
 /// What `fd_read` and `fd_write` share: `EBADF` unless `fd_ok`, at most
 /// [`MAX_BUFFERS`] buffers (each charged), `EFAULT` for buffers out of memory; then
-/// `transfer` moves the bytes and returns how many, which are stored at `done` and charged.
-fn scatter_gather(
+/// `transfer` moves the bytes and returns how many (or an errno), which are stored at
+/// `done` and charged.
+pub(crate) fn scatter_gather(
     mut caller: Caller<'_, RunState>,
     fd_ok: bool,
     iovs: i32,
     count: i32,
     done: i32,
-    transfer: impl FnOnce(&mut [u8], &mut Stdio, Vec<(usize, usize)>) -> wasmtime::Result<usize>,
+    transfer: impl FnOnce(&mut [u8], &mut RunState, Vec<(usize, usize)>) -> wasmtime::Result<Result<usize, i32>>,
 ) -> wasmtime::Result<i32> {
     if !fd_ok {
         return Ok(ERRNO_BADF);
@@ -113,7 +114,10 @@ fn scatter_gather(
     let Some(memory) = memory(&mut caller) else { return Ok(ERRNO_FAULT) };
     let (data, state) = memory.data_and_store_mut(&mut caller);
     let Some(buffers) = buffers(data, iovs as u32, count as u32) else { return Ok(ERRNO_FAULT) };
-    let total = transfer(data, &mut state.stdio, buffers)?;
+    let total = match transfer(data, state, buffers)? {
+        Ok(total) => total,
+        Err(errno) => return Ok(errno),
+    };
     if !store_u32(data, done as u32, total as u32) {
         return Ok(ERRNO_FAULT);
     }
@@ -127,7 +131,8 @@ pub(crate) fn fd_read(mut caller: Caller<'_, RunState>, fd: i32, iovs: i32, coun
     if fd == 0 {
         caller.data_mut().stdio.asked = true;
     }
-    scatter_gather(caller, fd == 0, iovs, count, nread, |data, stdio, buffers| {
+    scatter_gather(caller, fd == 0, iovs, count, nread, |data, state, buffers| {
+        let stdio = &mut state.stdio;
         let mut total = 0usize;
         for (start, len) in buffers {
             let rest = &stdio.input[stdio.read..];
@@ -140,14 +145,15 @@ pub(crate) fn fd_read(mut caller: Caller<'_, RunState>, fd: i32, iovs: i32, coun
                 break;
             }
         }
-        Ok(total)
+        Ok(Ok(total))
     })
 }
 
 /// `fd_write(fd, iovs, iovs_len, nwritten) -> errno`: stdout and stderr only. Writing past
 /// a stream's limit ends the run.
 pub(crate) fn fd_write(caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nwritten: i32) -> wasmtime::Result<i32> {
-    scatter_gather(caller, fd == 1 || fd == 2, iovs, count, nwritten, |data, stdio, buffers| {
+    scatter_gather(caller, fd == 1 || fd == 2, iovs, count, nwritten, |data, state, buffers| {
+        let stdio = &mut state.stdio;
         let (stream, limit) = match fd {
             1 if stdio.harness => (&mut stdio.printed, stdio.stdout_limit),
             1 => (&mut stdio.stdout, stdio.stdout_limit),
@@ -158,7 +164,7 @@ pub(crate) fn fd_write(caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: 
             append(stream, limit, &data[start..start + len])?;
             total += len;
         }
-        Ok(total)
+        Ok(Ok(total))
     })
 }
 

@@ -13,6 +13,10 @@ pub enum Role {
     Answer,
     /// A test-case generator: WASI preview 1 plus [`GENERATOR_IMPORTS`].
     Generator,
+    /// An output validator of the judges' protocol: WASI preview 1 plus
+    /// [`FILE_IMPORTS`], the calls of the files it is given in memory
+    /// ([`crate::Files`], [`crate::Sandbox::run_with_files`]).
+    Validator,
 }
 
 /// The WASI preview 1 functions a program may import. Everything a Rust or C program needs
@@ -44,6 +48,10 @@ pub const ALLOWED_WASI_IMPORTS: &[&str] = &[
     "random_get",
     "sched_yield",
 ];
+
+/// The WASI preview 1 functions of files a validator may import besides
+/// [`ALLOWED_WASI_IMPORTS`]: opening a file by its path and reading a path's status.
+pub const FILE_IMPORTS: &[&str] = &["path_open", "path_filestat_get"];
 
 /// The host functions a generator imports from module `bugrank`:
 /// `choice(max: i64) -> i64` returns a value in `0..=max` (0 is the simplest), and
@@ -88,7 +96,7 @@ pub const MAX_BLOCK_DEPTH: u32 = 10_000;
 /// Whether `role` may import `field` from `module`; the error names the import and why.
 fn allowed(name: &str, module: &str, field: &str, role: Role) -> Result<(), SandboxError> {
     let allowed = match module {
-        WASI => ALLOWED_WASI_IMPORTS.contains(&field),
+        WASI => ALLOWED_WASI_IMPORTS.contains(&field) || (role == Role::Validator && FILE_IMPORTS.contains(&field)),
         "bugrank" => HARNESS_IMPORTS.contains(&field) || (role == Role::Generator && GENERATOR_IMPORTS.contains(&field)),
         _ => false,
     };

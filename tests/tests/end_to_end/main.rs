@@ -20,3 +20,4 @@ mod python_cohorts;
 mod scores_cohort;
 mod sources;
 mod student_tests;
+mod validators;

@@ -1,0 +1,230 @@
+//! Output validators as judges write them (issue 46): a C++ program given the test's input
+//! and the judges' answer as files, the team's output on stdin and a feedback directory
+//! for its messages, built in the sandbox and run there with its files in memory.
+
+use end_to_end::{can_build, sandbox, tools};
+use sandbox::{Files, Limits, Outcome, Role};
+use toolchain::{Built, Language, Source};
+
+/// A header in the style of problemtools' `validate.h` (written here): `init_io` opens the
+/// files its arguments name and checks the feedback directory with `stat`, a message is
+/// appended to a file of that directory with `fopen(..., "a")`, and the verdict is the exit
+/// status, 42 or 43.
+const VALIDATE_H: &str = r#"#pragma once
+#include <sys/stat.h>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+const int EXIT_AC = 42, EXIT_WA = 43;
+std::ifstream judge_in, judge_ans;
+std::string feedback_dir;
+
+void report(const char *file, const char *format, va_list args) {
+    std::string path = feedback_dir + "/" + file;
+    FILE *f = std::fopen(path.c_str(), "a");
+    if (!f) std::exit(3);
+    std::vfprintf(f, format, args);
+    std::fclose(f);
+}
+void wrong_answer(const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    report("judgemessage.txt", format, args);
+    va_end(args);
+    std::exit(EXIT_WA);
+}
+void judge_error(const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    report("judgeerror.txt", format, args);
+    va_end(args);
+    std::exit(1);
+}
+void accept() { std::exit(EXIT_AC); }
+void init_io(int argc, char **argv) {
+    if (argc < 4) std::exit(2);
+    struct stat entry;
+    if (stat(argv[3], &entry) != 0 || !S_ISDIR(entry.st_mode)) std::exit(4);
+    feedback_dir = argv[3];
+    judge_in.open(argv[1]);
+    if (judge_in.fail()) judge_error("cannot open %s\n", argv[1]);
+    judge_ans.open(argv[2]);
+    if (judge_ans.fail()) judge_error("cannot open %s\n", argv[2]);
+}
+"#;
+
+/// The validator of a problem whose answers may come in any order: the input's first
+/// number is how many there are, the answer file holds them; the team's must be the same
+/// numbers in some order.
+const ANY_ORDER: &str = r#"#include "validate.h"
+#include <algorithm>
+#include <vector>
+int main(int argc, char **argv) {
+    init_io(argc, argv);
+    int n;
+    judge_in >> n;
+    std::vector<long long> expected(n), got;
+    for (auto &x : expected) judge_ans >> x;
+    long long x;
+    while (std::cin >> x) got.push_back(x);
+    if ((int)got.size() != n) wrong_answer("expected %d numbers, got %d\n", n, (int)got.size());
+    std::sort(expected.begin(), expected.end());
+    std::sort(got.begin(), got.end());
+    if (expected != got) wrong_answer("not the same numbers\n");
+    accept();
+}
+"#;
+
+/// Builds the validator `main` with `validate.h` beside it, loaded as a validator.
+fn validator(main: &str) -> sandbox::Program {
+    let source = Source {
+        language: Language::Cpp,
+        files: vec![("validator.cpp".into(), main.as_bytes().to_vec()), ("validate.h".into(), VALIDATE_H.as_bytes().to_vec())],
+    };
+    let wasm = match tools().builder.build(&source).unwrap() {
+        Built::Module { wasm, .. } => wasm,
+        Built::Failed { failure, message } => panic!("the validator did not build ({failure:?}): {message}"),
+    };
+    sandbox().load("validator.cpp", &wasm, Role::Validator).unwrap()
+}
+
+/// The judges' protocol: `validator /judge/input /judge/answer /judge/feedback/ < output`.
+fn files(input: &str, answer: &str) -> Files {
+    Files {
+        args: vec!["/judge/input".into(), "/judge/answer".into(), "/judge/feedback/".into()],
+        read: vec![("/judge/input".into(), input.as_bytes().to_vec()), ("/judge/answer".into(), answer.as_bytes().to_vec())],
+        directory: "/judge/feedback".into(),
+    }
+}
+
+fn limits() -> Limits {
+    Limits { fuel: 200_000_000, ..Limits::default() }
+}
+
+/// Runs `program` on the team's `output`: its outcome and the files it wrote, as text.
+fn check(program: &sandbox::Program, files: Files, output: &str) -> (Outcome, Vec<(String, String)>) {
+    let run = sandbox().run_with_files(program, output.as_bytes(), files, &limits()).unwrap();
+    let written = run.written.iter().map(|(name, bytes)| (name.clone(), String::from_utf8_lossy(bytes).into_owned())).collect();
+    (run.outcome, written)
+}
+
+fn wrote(name: &str, text: &str) -> Vec<(String, String)> {
+    vec![(name.to_owned(), text.to_owned())]
+}
+
+#[test]
+fn a_cpp_validator_reads_its_files_judges_by_exit_status_and_says_why_in_its_feedback_directory() {
+    if !can_build(&[Language::Cpp]) {
+        return;
+    }
+    let program = validator(ANY_ORDER);
+    assert_eq!(check(&program, files("3\n", "1 2 3\n"), "3 1 2\n"), (Outcome::Exited(42), vec![]));
+    assert_eq!(check(&program, files("3\n", "1 2 3\n"), "1 2\n"), (Outcome::Exited(43), wrote("judgemessage.txt", "expected 3 numbers, got 2\n")));
+    assert_eq!(check(&program, files("3\n", "1 2 3\n"), "1 2 4\n"), (Outcome::Exited(43), wrote("judgemessage.txt", "not the same numbers\n")));
+    // Every run starts with an empty feedback directory.
+    assert_eq!(check(&program, files("1\n", "7\n"), "7\n"), (Outcome::Exited(42), vec![]));
+}
+
+#[test]
+fn a_validator_given_no_such_file_or_directory_finds_none() {
+    if !can_build(&[Language::Cpp]) {
+        return;
+    }
+    let program = validator(ANY_ORDER);
+    let mut missing_answer = files("1\n", "7\n");
+    missing_answer.read.pop();
+    assert_eq!(check(&program, missing_answer, "7\n"), (Outcome::Exited(1), wrote("judgeerror.txt", "cannot open /judge/answer\n")));
+    let mut no_directory = files("1\n", "7\n");
+    no_directory.args[2] = "/judge/elsewhere".into();
+    assert_eq!(check(&program, no_directory, "7\n"), (Outcome::Exited(4), vec![]));
+    // Without files it sees no directory at all.
+    let run = sandbox().run(&program, b"7\n", &limits()).unwrap();
+    assert_eq!(run.outcome, Outcome::Exited(2), "argc is 1: {}", String::from_utf8_lossy(&run.stderr));
+}
+
+#[test]
+fn a_validator_writes_only_new_files_of_its_feedback_directory_and_within_the_output_limit() {
+    if !can_build(&[Language::Cpp]) {
+        return;
+    }
+    // What a hostile or careless validator tries: writing the files it reads, climbing out
+    // of its directory, creating a file in a directory of its own, and a flood of output.
+    let attempts = r#"#include "validate.h"
+int main(int argc, char **argv) {
+    init_io(argc, argv);
+    int refused = 0;
+    refused += std::fopen("/judge/input", "w") == nullptr;
+    refused += std::fopen("/judge/answer", "a") == nullptr;
+    refused += std::fopen("/judge/feedback/../input", "w") == nullptr;
+    refused += std::fopen("/judge/feedback/../../../etc/passwd", "r") == nullptr;
+    refused += std::fopen("/etc/passwd", "r") == nullptr;
+    refused += std::fopen("/judge/feedback/sub/file.txt", "w") == nullptr;
+    refused += std::fopen("/judge/new.txt", "w") == nullptr;
+    std::string rest;
+    judge_in >> rest;
+    FILE *f = std::fopen("/judge/feedback/judgemessage.txt", "w");
+    std::fprintf(f, "%d refused, input %s", refused, rest.c_str());
+    std::fclose(f);
+    if (argc > 4) {
+        FILE *flood = std::fopen("/judge/feedback/teammessage.txt", "w");
+        for (;;) std::fputs("flood ", flood);
+    }
+    wrong_answer("; done\n");
+}
+"#;
+    let program = validator(attempts);
+    assert_eq!(check(&program, files("word\n", ""), ""), (Outcome::Exited(43), wrote("judgemessage.txt", "7 refused, input word; done\n")));
+    let mut flooding = files("word\n", "");
+    flooding.args.push("flood".into());
+    let run = sandbox().run_with_files(&program, b"", flooding, &limits()).unwrap();
+    assert_eq!(run.outcome, Outcome::OutputLimit);
+    let total: usize = run.written.iter().map(|(_, bytes)| bytes.len()).sum();
+    assert!(total <= limits().output_bytes, "{total} bytes kept");
+}
+
+#[test]
+fn a_program_that_opens_files_loads_only_as_a_validator() {
+    if !can_build(&[Language::Cpp]) {
+        return;
+    }
+    let source = Source {
+        language: Language::Cpp,
+        files: vec![("validator.cpp".into(), ANY_ORDER.as_bytes().to_vec()), ("validate.h".into(), VALIDATE_H.as_bytes().to_vec())],
+    };
+    let Built::Module { wasm, .. } = tools().builder.build(&source).unwrap() else { panic!("the validator did not build") };
+    let refused = sandbox().load("validator.cpp", &wasm, Role::Answer).unwrap_err().to_string();
+    assert!(refused.contains("imports `wasi_snapshot_preview1.path_") && refused.contains("there is no file system in the sandbox"), "{refused}");
+}
+
+#[test]
+fn a_validator_may_measure_seek_and_read_again_the_files_it_is_given() {
+    if !can_build(&[Language::Cpp]) {
+        return;
+    }
+    let measures = r#"#include "validate.h"
+#include <unistd.h>
+int main(int argc, char **argv) {
+    init_io(argc, argv);
+    FILE *f = std::fopen(argv[2], "r");
+    std::fseek(f, 0, SEEK_END);
+    long size = std::ftell(f);
+    struct stat st;
+    fstat(fileno(f), &st);
+    std::fseek(f, -3, SEEK_END);
+    char tail[4] = {0};
+    std::fread(tail, 1, 3, f);
+    std::rewind(f);
+    char head[4] = {0};
+    std::fread(head, 1, 3, f);
+    judge_ans.seekg(0, std::ios::end);
+    long streamed = (long)judge_ans.tellg();
+    wrong_answer("%ld %lld %ld %s %s %d", size, (long long)st.st_size, streamed, head, tail, S_ISREG(st.st_mode));
+}
+"#;
+    let program = validator(measures);
+    assert_eq!(check(&program, files("1\n", "abcdefgh"), ""), (Outcome::Exited(43), wrote("judgemessage.txt", "8 8 8 abc fgh 1")));
+}
