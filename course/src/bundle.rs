@@ -9,11 +9,13 @@ use std::io::Cursor;
 use std::path::Path;
 use std::sync::Arc;
 
+use toolchain::Language;
+
 use crate::error::{CourseError, CourseResult};
 use crate::hand_in::{SharedBytes, entry_name};
 use crate::hand_ins::is_batch_file;
 use crate::problem_check::example_expectation;
-use crate::problem_dir::{MAX_COURSE_TESTS, MAX_PROBLEM_NAME_CHARS, PROBLEM_FILES, ProblemToml};
+use crate::problem_dir::{MAX_COURSE_TESTS, MAX_PROBLEM_NAME_CHARS, MAX_VALIDATOR_FILES, PROBLEM_FILES, ProblemToml, VALIDATOR_DIR};
 use crate::zips::{Unpacking, zip_entry_problem};
 
 /// The most example submissions a bundle may carry: each is built and run on a thousand
@@ -35,6 +37,11 @@ pub struct Bundle {
 /// `NAME.out`; [`crate::problem_dir::read_written_tests`] checks them once unpacked).
 fn is_course_test_file(file: &str) -> bool {
     file.ends_with(".in") || file.ends_with(".out")
+}
+
+/// Whether `file` is a source or a header a validator is built from (in `validator/`).
+fn is_validator_file(file: &str) -> bool {
+    matches!(Language::of_file(file), Some(Language::C | Language::Cpp)) || Language::Cpp.is_header(file)
 }
 
 /// Whether `file` is an example submission of a problem bundle (`correct…`, `buggy…`, ...:
@@ -66,6 +73,8 @@ impl Bundle {
                 [dir, "submissions", base] if is_example(base) => (Some(dir.to_owned()), format!("submissions/{base}")),
                 ["tests", base] if is_course_test_file(base) => (None, format!("tests/{base}")),
                 [dir, "tests", base] if is_course_test_file(base) => (Some(dir.to_owned()), format!("tests/{base}")),
+                [VALIDATOR_DIR, base] if is_validator_file(base) => (None, format!("{VALIDATOR_DIR}/{base}")),
+                [dir, VALIDATOR_DIR, base] if is_validator_file(base) => (Some(dir.to_owned()), format!("{VALIDATOR_DIR}/{base}")),
                 [base] if PROBLEM_FILES.contains(&base) => (None, base.to_owned()),
                 [dir, base] if PROBLEM_FILES.contains(&base) => (Some(dir.to_owned()), base.to_owned()),
                 _ => continue,
@@ -90,6 +99,10 @@ impl Bundle {
         let examples = wanted.iter().filter(|(_, f)| f.starts_with("submissions/")).count();
         if examples > MAX_EXAMPLES {
             return Err(bad(format!("it has {examples} examples in submissions/, more than {MAX_EXAMPLES}")));
+        }
+        let validator_files = wanted.iter().filter(|(_, f)| f.starts_with(&format!("{VALIDATOR_DIR}/"))).count();
+        if validator_files > MAX_VALIDATOR_FILES {
+            return Err(bad(format!("it has {validator_files} files in {VALIDATOR_DIR}/, more than {MAX_VALIDATOR_FILES}")));
         }
         let test_files = wanted.iter().filter(|(_, f)| f.starts_with("tests/")).count();
         if test_files > 2 * MAX_COURSE_TESTS {
@@ -178,5 +191,28 @@ mod tests {
         assert_eq!(error.to_string(), "p.zip: reference.c: a symbolic link in the zip, not a file: zip the file itself");
         let long = format!("{}/problem.toml", "x".repeat(MAX_PROBLEM_NAME_CHARS + 1));
         check(&[&long, "reference.c", "generator.c"], Err("has 65 characters, more than 64"));
+    }
+
+    #[test]
+    fn a_bundle_keeps_the_sources_and_headers_of_its_validator_and_nothing_else_of_that_folder() {
+        let bundle = Bundle::open(
+            "p.zip",
+            zip_of(&[
+                "d/problem.toml",
+                "d/reference.c",
+                "d/generator.c",
+                "d/validator/validator.cc",
+                "d/validator/validate.h",
+                "d/validator/README.txt",
+                "d/validator/x/y.cpp",
+            ]),
+        )
+        .unwrap();
+        let kept: Vec<&str> = bundle.wanted.iter().map(|(_, file)| file.as_str()).collect();
+        assert_eq!(kept, ["problem.toml", "reference.c", "generator.c", "validator/validator.cc", "validator/validate.h"]);
+        let many: Vec<String> = (0..=MAX_VALIDATOR_FILES).map(|i| format!("validator/part{i}.cpp")).collect();
+        let mut entries: Vec<&str> = vec!["problem.toml", "reference.c", "generator.c"];
+        entries.extend(many.iter().map(String::as_str));
+        check(&entries, Err("21 files in validator/, more than 20"));
     }
 }

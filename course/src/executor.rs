@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use sandbox::{Choices, Limits, Outcome, Program, Run, Sandbox};
+use sandbox::{Choices, Files, Limits, Outcome, Program, Run, Sandbox};
 
 /// The line a Rust panic adds after its message.
 const RUST_BACKTRACE_NOTE: &str = "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace";
@@ -56,8 +56,10 @@ pub struct SandboxExecutor<'a> {
     pub generator: &'a Program,
     /// Index 0 is the reference.
     pub programs: Vec<&'a Program>,
-    /// The problem's checker, for problems whose oracle is a checker.
+    /// The problem's checker, for problems whose oracle is a checker or a validator.
     pub checker: Option<&'a Program>,
+    /// How the checker is asked.
+    pub protocol: Protocol<'a>,
     /// The problem's Python reference (`reference.py`) beside a compiled one: what sets a
     /// Python answer's fuel on each input (see [`SandboxExecutor::fuel_scale`]).
     pub python_reference: &'a PythonReference,
@@ -308,12 +310,71 @@ impl Executor for SandboxExecutor<'_> {
     fn check_counted(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<(CheckerVerdict, Option<u64>), String> {
         let checker = self.checker.ok_or("the problem has no checker.wasm")?;
         self.count_run();
-        let run = self.sandbox.run(checker, &checker_input(input, expected, actual), &self.limits).map_err(|error| error.to_string())?;
-        match run.outcome {
-            Outcome::Exited(0) => parse_checker_output(&run.stdout).map(|verdict| (verdict, Some(run.fuel_used))),
-            outcome => Err(crash_message(&outcome, &run.stderr, &self.limits)),
+        let run = match self.protocol {
+            Protocol::Bugrank => self.sandbox.run(checker, &checker_input(input, expected, actual), &self.limits),
+            Protocol::Judges(flags) => self.sandbox.run_with_files(checker, actual, validator_files(input, expected, flags), &self.limits),
+        };
+        let run = run.map_err(|error| error.to_string())?;
+        match (self.protocol, run.outcome) {
+            (Protocol::Bugrank, Outcome::Exited(0)) => parse_checker_output(&run.stdout).map(|verdict| (verdict, Some(run.fuel_used))),
+            (Protocol::Judges(_), Outcome::Exited(VALIDATOR_ACCEPTS)) => Ok((CheckerVerdict::Accept, Some(run.fuel_used))),
+            (Protocol::Judges(_), Outcome::Exited(VALIDATOR_REJECTS)) => {
+                Ok((CheckerVerdict::Reject(feedback(&run.written, JUDGE_MESSAGE_FILE).unwrap_or_default()), Some(run.fuel_used)))
+            }
+            (Protocol::Judges(_), Outcome::Exited(status)) => Err(format!(
+                "the validator exited with status {status}, not {VALIDATOR_ACCEPTS} (accepted) or {VALIDATOR_REJECTS} (wrong answer){}",
+                feedback(&run.written, JUDGE_ERROR_FILE).map(|error| format!(": {error}")).unwrap_or_default()
+            )),
+            (_, outcome) => Err(crash_message(&outcome, &run.stderr, &self.limits)),
         }
     }
+}
+
+/// How a problem's checker is asked (`problem.toml`'s `oracle`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol<'a> {
+    /// bugrank's (`oracle = "checker"`): the input, the reference's output and the
+    /// answer's framed on stdin ([`checker_input`]), `accept` or `reject: reason` on stdout.
+    Bugrank,
+    /// The judges' (`oracle = "validator"`: problemtools, Kattis, DOMjudge):
+    /// `validator INPUT ANSWER FEEDBACK_DIR FLAGS... < OUTPUT`, with the reference's output
+    /// as the judges' answer ([`validator_files`]); exit status 42 accepts, 43 rejects with
+    /// `judgemessage.txt` as the reason, and any other ends as the validator's failure.
+    Judges(&'a [String]),
+}
+
+/// A validator's exit status for an accepted output, and for a wrong answer (the judges'
+/// protocol).
+pub const VALIDATOR_ACCEPTS: i32 = 42;
+pub const VALIDATOR_REJECTS: i32 = 43;
+
+/// Where a validator's run finds its files (absolute paths in the sandbox).
+const VALIDATOR_INPUT: &str = "/judge/input";
+const VALIDATOR_ANSWER: &str = "/judge/answer";
+const VALIDATOR_FEEDBACK: &str = "/judge/feedback";
+
+/// The feedback files whose text a student or an author is shown: the reason of a wrong
+/// answer, and a judge error's.
+const JUDGE_MESSAGE_FILE: &str = "judgemessage.txt";
+const JUDGE_ERROR_FILE: &str = "judgeerror.txt";
+
+/// A validator's arguments and files for judging `actual` on `input` against the
+/// reference's `expected`: what [`Protocol::Judges`] gives it.
+pub fn validator_files(input: &[u8], expected: &[u8], flags: &[String]) -> Files {
+    let mut args = vec![VALIDATOR_INPUT.to_owned(), VALIDATOR_ANSWER.to_owned(), format!("{VALIDATOR_FEEDBACK}/")];
+    args.extend(flags.iter().cloned());
+    Files {
+        args,
+        read: vec![(VALIDATOR_INPUT.to_owned(), input.to_vec()), (VALIDATOR_ANSWER.to_owned(), expected.to_vec())],
+        directory: VALIDATOR_FEEDBACK.to_owned(),
+    }
+}
+
+/// The text of the feedback file `name`, trimmed, if the validator wrote any.
+fn feedback(written: &[(String, Vec<u8>)], name: &str) -> Option<String> {
+    let (_, bytes) = written.iter().find(|(file, _)| file == name)?;
+    let text = String::from_utf8_lossy(bytes).trim().to_owned();
+    (!text.is_empty()).then(|| cut_middle(&text))
 }
 
 /// The checker's stdin: the test input, the reference's output and the answer's output,
@@ -442,7 +503,7 @@ mod tests {
     }
 
     fn input_free(outcome: Outcome, stdout: &str, fuel_used: u64, read_input: bool) -> Run {
-        Run { outcome, stdout: stdout.into(), printed: Vec::new(), stderr: Vec::new(), fuel_used, read_input }
+        Run { outcome, stdout: stdout.into(), printed: Vec::new(), stderr: Vec::new(), fuel_used, read_input, written: Vec::new() }
     }
 
     #[test]

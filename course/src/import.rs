@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `problem.yaml`: `name` | `problem.toml`: `title`; the package's folder is the `name` |
 //! | `validation: default` and `validator_flags` | `oracle = "tokens"`: `case_sensitive` only with the flag (judges compare case-insensitively by default), `float_tolerance` (both), `float_absolute_tolerance`, `float_relative_tolerance` |
-//! | `validation: custom` (`output_validators/`) | `oracle = "checker"`: the validator's sources kept in `package/`, a `checker.rs` to port it into |
+//! | `validation: custom` (`output_validators/NAME/`, or the 2023 format's `output_validator/`) | `oracle = "validator"`: the validator's sources copied into `validator/` and built there, `validator_flags` its `[validator] flags`, run with the judges' protocol; one with no C or C++ source is kept in `package/` with a `checker.rs` to port it into |
 //! | `limits: memory`, `output` (MiB) | `limits.memory_mib`, `limits.output_bytes` (within bugrank's bounds); `limits.stack_mib` the memory limit, as judges set the stack |
 //! | `problem_statement/problem.en.md` (or `statement/`, or `.tex` kept as it is) | `statement.md` |
 //! | `data/sample/*.in` with `.ans`, `data/secret/**/*.in` with `.ans` | the course's tests: `tests/sample-NAME.in` with `.out`, `tests/secret-GROUP-NAME…` |
@@ -221,22 +221,22 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
     let oracle = match validation.as_str() {
         "default" => tokens_oracle(yaml.validator_flags.as_deref().unwrap_or(""), &mut imported.notes),
         _ => {
-            let (validators, refused) = own.files_under("output_validators");
+            let (mut validators, refused) = own.files_under("output_validators");
             imported.notes.extend(refused);
+            let (singular, refused) = own.files_under("output_validator");
+            imported.notes.extend(refused);
+            validators.extend(singular);
+            let mut kept = Vec::new();
             for path in validators {
                 match own.read(&path, MAX_SOURCE_BYTES) {
-                    Ok(Some(bytes)) => files.push((Path::new("package").join(&path), bytes)),
+                    Ok(Some(bytes)) => kept.push((path, bytes)),
                     Ok(None) => {}
                     Err(refused) => imported.notes.push(format!("{refused}; left out")),
                 }
             }
-            files.push((PathBuf::from("checker.rs"), CHECKER_SKELETON.as_bytes().to_vec()));
-            files.push((PathBuf::from("bugrank_check.rs"), toolchain::guest::RUST_CHECK_CRATE.as_bytes().to_vec()));
-            imported.todo.push(
-                "Port the package's output validator (kept in package/output_validators/) into checker.rs, which compares words as the default validator does until then. A bugrank checker is given the input, the model answer's output and the hand-in's output, and accepts or rejects with a reason; bugrank_check.rs reads them and compares words and numbers for it."
-                    .to_owned(),
-            );
-            "oracle = \"checker\"\n".to_owned()
+            let oracle = validator_oracle(&kept, yaml.validator_flags.as_deref().unwrap_or(""), &mut files, &mut imported);
+            files.extend(kept.into_iter().map(|(path, bytes)| (Path::new("package").join(path), bytes)));
+            oracle
         }
     };
     let limits = limits_toml(&yaml.limits, &mut imported.notes);
@@ -263,6 +263,42 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
             .map_err(CourseError::io(format!("cannot write {}", path.display())))?;
     }
     Ok(imported)
+}
+
+/// The oracle of a package with its own output validator, whose files (`path`, bytes) are
+/// `validators`: `oracle = "validator"` with its program's sources in `validator/` and the
+/// package's `validator_flags`, when it is written in C or C++ (the first program, where
+/// `output_validators/` holds several: the others are said); else a `checker.rs` to port
+/// it into, said in the notes.
+fn validator_oracle(validators: &[(String, Vec<u8>)], flags: &str, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &mut Imported) -> String {
+    // A program is the files of one folder: `output_validators/NAME/` (or files of its
+    // own directly there), or the 2023 format's `output_validator/`.
+    let program = |path: &str| path.rsplit_once('/').map_or("", |(folder, _)| folder).to_owned();
+    let mut programs: Vec<String> = validators.iter().map(|(path, _)| program(path)).collect();
+    programs.dedup();
+    let buildable =
+        |folder: &String| validators.iter().any(|(path, _)| program(path) == *folder && matches!(Language::of_file(path), Some(Language::C | Language::Cpp)));
+    let Some(chosen) = programs.iter().find(|folder| buildable(folder)).cloned() else {
+        files.push((PathBuf::from("checker.rs"), CHECKER_SKELETON.as_bytes().to_vec()));
+        files.push((PathBuf::from("bugrank_check.rs"), toolchain::guest::RUST_CHECK_CRATE.as_bytes().to_vec()));
+        imported.todo.push(
+            "Port the package's output validator (kept in package/, it has no C or C++ source for bugrank to build) into checker.rs, which compares words as the default validator does until then. A bugrank checker is given the input, the model answer's output and the hand-in's output, and accepts or rejects with a reason; bugrank_check.rs reads them and compares words and numbers for it."
+                .to_owned(),
+        );
+        return "oracle = \"checker\"\n".to_owned();
+    };
+    for other in programs.iter().filter(|folder| **folder != chosen) {
+        imported.notes.push(format!("{other}/: an output validator besides {chosen}/, which judges alone here (judges run every one): left out"));
+    }
+    for (path, bytes) in validators.iter().filter(|(path, _)| program(path) == chosen) {
+        let name = path.rsplit_once('/').map_or(path.as_str(), |(_, name)| name);
+        files.push((Path::new(crate::problem_dir::VALIDATOR_DIR).join(name), bytes.clone()));
+    }
+    imported
+        .notes
+        .push(format!("the output validator {chosen}/ judges outputs as the judges' protocol has it (built from its sources, copied into validator/)"));
+    let flags: Vec<String> = flags.split_whitespace().map(|flag| toml::Value::String(flag.to_owned()).to_string()).collect();
+    format!("oracle = \"validator\"\n\n[validator]\nflags = [{}]\n", flags.join(", "))
 }
 
 /// `oracle = "tokens"` and its `[tokens]` for the default output validator's `flags`.

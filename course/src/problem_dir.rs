@@ -19,7 +19,7 @@ use serde::Deserialize;
 use toolchain::{BuildOptions, Builder, Built, Harness, Language, Locals, Source};
 
 use crate::error::{CourseError, CourseResult};
-use crate::executor::{ExitStatus, PythonReference, SandboxExecutor};
+use crate::executor::{ExitStatus, Protocol, PythonReference, SandboxExecutor};
 pub use crate::load::Accepted;
 
 /// The largest `limits.reference_fuel` a problem may set: some 30 s of the reference on
@@ -76,8 +76,9 @@ pub fn max_points(max: f64) -> Result<f64, String> {
 /// The files of a problem directory (a bundle's other files are ignored): the settings and
 /// statement, each program as a module or a source file, and the generator's and the
 /// checker's guest libraries when the author keeps a copy. `statement.md` is optional, and
-/// the checker needed only when the oracle is a checker.
-pub const PROBLEM_FILES: [&str; 27] = [
+/// the checker needed only when the oracle is a checker. (A validator's sources are the
+/// files of `validator/`: see [`ValidatorToml`].)
+pub const PROBLEM_FILES: [&str; 28] = [
     "problem.toml",
     "statement.md",
     "reference.wasm",
@@ -95,6 +96,7 @@ pub const PROBLEM_FILES: [&str; 27] = [
     "checker.cpp",
     "checker.rs",
     "checker.py",
+    VALIDATOR_MODULE,
     "bugrank_gen.h",
     "bugrank_gen.rs",
     "bugrank_gen.py",
@@ -116,10 +118,14 @@ pub struct ProblemToml {
     #[serde(default)]
     pub name: Option<String>,
     /// How outputs are judged: `exact`, `trim-trailing-whitespace` (the default: the end
-    /// of the whole output), `trim-line-ends` (the end of every line), `checker` or `tokens`
-    /// (with `[tokens]`).
+    /// of the whole output), `trim-line-ends` (the end of every line), `checker`,
+    /// `validator` (the judges' protocol, with `[validator]`) or `tokens` (with `[tokens]`).
     #[serde(default)]
     pub oracle: OracleName,
+    /// `[validator]` for `oracle = "validator"`: the judges' output validator, built from
+    /// the C or C++ sources in `validator/` (see [`ValidatorToml`]).
+    #[serde(default)]
+    pub validator: ValidatorToml,
     /// `[tokens]` for `oracle = "tokens"`: `case_sensitive` (default true), `float_absolute`
     /// and `float_relative` (default 0): see [`grader::TokenRules`].
     #[serde(default)]
@@ -210,6 +216,34 @@ impl RulesToml {
     }
 }
 
+/// `[validator]` of `problem.toml`: an output validator as judges write it (problemtools,
+/// Kattis, DOMjudge), whose sources are the files of the problem's folder `validator/`
+/// (C or C++, with their headers: `validate.h`, `testlib.h`), built in the sandbox as
+/// hand-ins are. Each output is judged by a run of it with the test's input and the
+/// reference's output as files, the output on stdin: see [`crate::executor::Protocol`].
+///
+/// ```toml
+/// oracle = "validator"
+/// [validator]
+/// flags = ["float_tolerance", "1e-6"]
+/// ```
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValidatorToml {
+    /// Arguments given after the feedback directory (a package's `validator_flags`).
+    /// Default none.
+    #[serde(default)]
+    pub flags: Vec<String>,
+}
+
+/// The folder of a problem's validator sources (`oracle = "validator"`), and the module
+/// built from them.
+pub const VALIDATOR_DIR: &str = "validator";
+pub const VALIDATOR_MODULE: &str = "validator.wasm";
+
+/// The most files `validator/` may hold: a validator is a source or two and a header.
+pub const MAX_VALIDATOR_FILES: usize = 20;
+
 /// The oracle `problem.toml` names.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -219,6 +253,7 @@ pub enum OracleName {
     TrimTrailingWhitespace,
     TrimLineEnds,
     Checker,
+    Validator,
     Tokens,
 }
 
@@ -229,7 +264,7 @@ impl ProblemToml {
             OracleName::Exact => Oracle::Exact,
             OracleName::TrimTrailingWhitespace => Oracle::TrimTrailingWhitespace,
             OracleName::TrimLineEnds => Oracle::TrimLineEnds,
-            OracleName::Checker => Oracle::Checker,
+            OracleName::Checker | OracleName::Validator => Oracle::Checker,
             OracleName::Tokens => Oracle::Tokens(self.tokens),
         }
     }
@@ -450,6 +485,35 @@ pub struct ProblemDir {
     pub built: Vec<(String, Vec<u8>)>,
 }
 
+/// Builds the validator whose sources are the files of `dir` (C++ when any is, else C):
+/// its name in messages and its module.
+fn build_validator(builder: &Builder, dir: &Path) -> CourseResult<(String, Vec<u8>)> {
+    let name = dir.display().to_string();
+    let entries = std::fs::read_dir(dir).map_err(CourseError::io(format!("oracle = \"validator\" needs the validator's sources in {name}")))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(CourseError::io(format!("cannot read {name}")))?;
+        if !entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            continue;
+        }
+        if files.len() == MAX_VALIDATOR_FILES {
+            return Err(CourseError::Problem(format!("{name} holds more than {MAX_VALIDATOR_FILES} files: a validator is its sources and headers")));
+        }
+        let bytes = std::fs::read(entry.path()).map_err(CourseError::io(format!("cannot read {}", entry.path().display())))?;
+        files.push((entry.file_name().to_string_lossy().into_owned(), bytes));
+    }
+    files.sort();
+    let language = [Language::Cpp, Language::C]
+        .into_iter()
+        .find(|&language| files.iter().any(|(file, _)| Language::of_file(file) == Some(language)))
+        .ok_or_else(|| CourseError::Problem(format!("{name} holds no C or C++ source: bugrank builds validators written in C or C++")))?;
+    let source = Source { language, files };
+    match builder.build(&source).map_err(|e| CourseError::Problem(format!("cannot build the validator in {name}: {e}")))? {
+        Built::Module { wasm, .. } => Ok((name, wasm)),
+        Built::Failed { message, .. } => Err(CourseError::Problem(format!("the validator in {name} does not compile:\n{message}"))),
+    }
+}
+
 impl ProblemDir {
     /// Reads `dir` and loads its programs, building those given as sources with `builder`
     /// (cached as students' sources are). Pitfall: a module wins over sources beside it, as
@@ -524,8 +588,21 @@ impl ProblemDir {
         let name = toml.name.clone().unwrap_or_else(folder);
         let reference = load("reference", Role::Answer)?;
         let generator = load("generator", Role::Generator)?;
-        let checker = match toml.oracle() {
-            Oracle::Checker => Some(load("checker", Role::Answer)?),
+        let checker = match toml.oracle {
+            OracleName::Checker => Some(load("checker", Role::Answer)?),
+            // (Its module, once built, wins over its sources, as other programs' do.)
+            OracleName::Validator => Some(match dir.join(VALIDATOR_MODULE) {
+                module if module.is_file() => {
+                    let wasm = std::fs::read(&module).map_err(CourseError::io(format!("cannot read {}", module.display())))?;
+                    sandbox.load(&module.display().to_string(), &wasm, Role::Validator)?
+                }
+                _ => {
+                    let (name, wasm) = build_validator(builder, &dir.join(VALIDATOR_DIR))?;
+                    let program = sandbox.load(&name, &wasm, Role::Validator)?;
+                    built.push((VALIDATOR_MODULE.to_owned(), wasm));
+                    program
+                }
+            }),
             _ => None,
         };
         let twin = dir.join("reference.py");
@@ -561,6 +638,10 @@ impl ProblemDir {
             generator: &self.generator,
             programs: std::iter::once(&self.reference).chain(answers).collect(),
             checker: self.checker.as_ref(),
+            protocol: match self.toml.oracle {
+                OracleName::Validator => Protocol::Judges(&self.toml.validator.flags),
+                _ => Protocol::Bugrank,
+            },
             python_reference: &self.python_reference,
             limits: self.run_limits(),
             exit_status: self.toml.exit_status,

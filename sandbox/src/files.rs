@@ -3,48 +3,26 @@
 //! output`, a verdict by exit status and its reasons written in the feedback directory).
 //!
 //! A program loaded as [`crate::Role::Validator`] may import the WASI calls of files. A
-//! run of it given [`Files`] sees one preopened directory, `/` (descriptor 3), holding the
+//! run of it given [`crate::Files`] sees one preopened directory, `/` (descriptor 3), holding the
 //! files it may read, by their paths, and one directory it may create files in; nothing
 //! else exists. What it writes there comes back with the run ([`crate::Run::written`]).
 //! The host keeps every byte: no file of the machine is read or written, and a run of it
-//! without [`Files`] sees no directory at all (every call of a file then answers `EBADF`
+//! without [`crate::Files`] sees no directory at all (every call of a file then answers `EBADF`
 //! or `ENOENT`, as a program without preopens sees).
 //!
 //! The limits are a run's: the bytes written to files count against the output limit
 //! (past it, the run ends as [`crate::Outcome::OutputLimit`]), each call pays the host
 //! call's fuel and every byte moved is charged as the standard streams' are; at most
-//! [`MAX_OPEN_FILES`] descriptors are open and [`MAX_WRITTEN_FILES`] files created.
+//! [`crate::MAX_OPEN_FILES`] descriptors are open and [`crate::MAX_WRITTEN_FILES`] files created.
 
 use wasmtime::Caller;
 
+use crate::file_table::{FileTable, MAX_WRITTEN_FILES, Node, Open, ROOT_FD, normal};
 use crate::state::{OutputFull, RunState};
 use crate::stdio::{self, BYTES_PER_FUEL, charge, memory};
 
-/// What a run of a validator is given besides its stdin.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Files {
-    /// Its arguments after its name (`argv[1]` on).
-    pub args: Vec<String>,
-    /// The files it may read: (absolute path, bytes). A path's directories exist for it
-    /// to name, not to list.
-    pub read: Vec<(String, Vec<u8>)>,
-    /// The absolute path of the directory it may create files in and write (the judges'
-    /// feedback directory), empty at the start.
-    pub directory: String,
-}
-
-/// The most descriptors a run may have open at once, the standard streams and the
-/// preopened directory aside: a validator opens two or three.
-pub const MAX_OPEN_FILES: usize = 64;
-
-/// The most files a run may create: the judges' protocol names four.
-pub const MAX_WRITTEN_FILES: usize = 16;
-
 /// The longest path a call may name, in bytes.
 const MAX_PATH_BYTES: usize = 4096;
-
-/// The descriptor of the preopened `/`, and the first of the files opened.
-const ROOT_FD: i32 = 3;
 
 // WASI's errno values.
 const ERRNO_SUCCESS: i32 = 0;
@@ -72,115 +50,6 @@ const FILETYPE_REGULAR_FILE: u8 = 4;
 const RIGHT_FD_WRITE: u64 = 1 << 6;
 /// Every right of WASI preview 1 (a descriptor here can do what its kind allows).
 const ALL_RIGHTS: u64 = (1 << 29) - 1;
-
-/// A run's files, the ones it wrote and its open descriptors.
-#[derive(Debug)]
-pub(crate) struct FileTable {
-    read: Vec<(String, Vec<u8>)>,
-    /// The writable directory's path, relative to `/`.
-    directory: String,
-    /// The files created in `directory`: (name, bytes), in the order created.
-    pub(crate) written: Vec<(String, Vec<u8>)>,
-    /// Descriptor `ROOT_FD + 1 + i` is `open[i]`.
-    open: Vec<Option<Open>>,
-}
-
-/// What a path names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Node {
-    /// A directory: `/`, the writable one, or one on the way to a file read.
-    Directory,
-    /// `read[i]`.
-    Read(usize),
-    /// `written[i]`.
-    Written(usize),
-}
-
-/// An open descriptor: what it names, where it reads or writes next, and how.
-#[derive(Debug)]
-struct Open {
-    node: Node,
-    at: u64,
-    write: bool,
-    append: bool,
-}
-
-impl FileTable {
-    pub(crate) fn new(files: Files) -> FileTable {
-        let read = files.read.into_iter().map(|(path, bytes)| (normal(&path).unwrap_or_default(), bytes)).collect();
-        FileTable { read, directory: normal(&files.directory).unwrap_or_default(), written: Vec::new(), open: Vec::new() }
-    }
-
-    /// What `path` (relative to `/`, made normal) names, if anything.
-    fn find(&self, path: &str) -> Option<Node> {
-        let inside = |dir: &str, path: &str| dir.is_empty() || path.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/'));
-        if let Some(i) = self.read.iter().position(|(name, _)| name == path) {
-            return Some(Node::Read(i));
-        }
-        if let Some(i) = self.written.iter().position(|(name, _)| *name == self.in_directory(path).unwrap_or_default()) {
-            return Some(Node::Written(i));
-        }
-        let is_directory = path.is_empty() || path == self.directory || inside(path, &self.directory) || self.read.iter().any(|(name, _)| inside(path, name));
-        is_directory.then_some(Node::Directory)
-    }
-
-    /// The name of `path` in the writable directory, if that is where it lies (directly).
-    fn in_directory(&self, path: &str) -> Option<String> {
-        let name = match self.directory.is_empty() {
-            true => path,
-            false => path.strip_prefix(&self.directory)?.strip_prefix('/')?,
-        };
-        (!name.is_empty() && !name.contains('/')).then(|| name.to_owned())
-    }
-
-    fn bytes(&self, node: Node) -> &[u8] {
-        match node {
-            Node::Read(i) => &self.read[i].1,
-            Node::Written(i) => &self.written[i].1,
-            Node::Directory => &[],
-        }
-    }
-
-    fn opened(&mut self, fd: i32) -> Option<&mut Open> {
-        let i = usize::try_from(fd.checked_sub(ROOT_FD + 1)?).ok()?;
-        self.open.get_mut(i)?.as_mut()
-    }
-
-    /// A new descriptor for `open`, or `EMFILE`.
-    fn add(&mut self, open: Open) -> Result<i32, i32> {
-        let slot = match self.open.iter().position(Option::is_none) {
-            Some(i) => i,
-            None if self.open.len() < MAX_OPEN_FILES => {
-                self.open.push(None);
-                self.open.len() - 1
-            }
-            None => return Err(ERRNO_MFILE),
-        };
-        self.open[slot] = Some(open);
-        Ok(ROOT_FD + 1 + slot as i32)
-    }
-
-    /// The bytes the run has written to files.
-    fn written_bytes(&self) -> usize {
-        self.written.iter().map(|(_, bytes)| bytes.len()).sum()
-    }
-}
-
-/// `path` relative to `/`, without `.`, empty components or a trailing `/`; `None` if
-/// `..` climbs above `/`.
-fn normal(path: &str) -> Option<String> {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            part => parts.push(part),
-        }
-    }
-    Some(parts.join("/"))
-}
 
 /// The guest's path of `len` bytes at `at`, or an errno.
 fn guest_path(data: &[u8], at: i32, len: i32) -> Result<String, i32> {
@@ -284,7 +153,7 @@ pub(crate) fn path_open(
         if let (Node::Written(i), true) = (node, oflags & OFLAGS_TRUNC != 0) {
             files.written[i].1.clear();
         }
-        let opened = files.add(Open { node, at: 0, write, append: fdflags & FDFLAGS_APPEND != 0 })?;
+        let opened = files.add(Open { node, at: 0, write, append: fdflags & FDFLAGS_APPEND != 0 }).ok_or(ERRNO_MFILE)?;
         put(data, wrote, fd, &(opened as u32).to_le_bytes())
     })
 }
@@ -464,49 +333,4 @@ pub(crate) fn fd_filestat_get(mut caller: Caller<'_, RunState>, fd: i32, stat: i
         };
         put(data, wrote, stat, &filestat(files, node))
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn table() -> FileTable {
-        FileTable::new(Files {
-            args: Vec::new(),
-            read: vec![("/judge/input".into(), b"1 2\n".to_vec()), ("/judge/answer".into(), b"3\n".to_vec())],
-            directory: "/judge/feedback/".into(),
-        })
-    }
-
-    fn check(path: &str, expected: Option<Node>) {
-        assert_eq!(table().find(&normal(path).unwrap()), expected, "{path}");
-    }
-
-    #[test]
-    fn a_path_names_a_file_read_or_a_directory_on_the_way_to_one_or_nothing() {
-        check("judge/input", Some(Node::Read(0)));
-        check("./judge//answer", Some(Node::Read(1)));
-        check("judge/feedback/../input", Some(Node::Read(0)));
-        check("", Some(Node::Directory));
-        check("judge", Some(Node::Directory));
-        check("judge/feedback", Some(Node::Directory));
-        check("judge/feedback/judgemessage.txt", None);
-        check("judge/inp", None);
-        check("jud", None);
-    }
-
-    #[test]
-    fn a_path_cannot_climb_above_the_root() {
-        assert_eq!(normal("a/../.."), None);
-        assert_eq!(normal("a/./b/../c/"), Some("a/c".into()));
-    }
-
-    #[test]
-    fn files_are_created_directly_in_the_writable_directory_only() {
-        let files = table();
-        assert_eq!(files.in_directory("judge/feedback/judgemessage.txt"), Some("judgemessage.txt".into()));
-        assert_eq!(files.in_directory("judge/feedback/a/b"), None);
-        assert_eq!(files.in_directory("judge/input"), None);
-        assert_eq!(files.in_directory("judge/feedback"), None);
-    }
 }

@@ -36,6 +36,7 @@
 
 mod compile;
 mod engine;
+mod file_table;
 mod files;
 mod interpreter;
 mod limits;
@@ -50,7 +51,7 @@ mod written;
 
 pub use compile::{COMPILE_BYTES_AT_ONCE, FUNCTION_CACHE_BYTES, MAX_COMPILE_WAIT, MODULE_CACHE_BYTES};
 pub use engine::{Program, Sandbox};
-pub use files::{Files, MAX_OPEN_FILES, MAX_WRITTEN_FILES};
+pub use file_table::{Files, MAX_OPEN_FILES, MAX_WRITTEN_FILES};
 pub use interpreter::{COMPILE_FUEL, Interpreter, InterpreterSpec, MAX_COMPILED_BYTES, UNCAUGHT};
 pub use limits::{
     EPOCH_TICK, HOST_STACK_BYTES, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_STACK_BYTES, MAX_WASM_STACK_BYTES, RUN_THREAD_STACK_BYTES,

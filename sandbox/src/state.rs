@@ -9,7 +9,7 @@ use wasmtime::ResourceLimiter;
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{Deterministic, HostMonotonicClock, HostWallClock, WasiCtxBuilder};
 
-use crate::files::FileTable;
+use crate::file_table::FileTable;
 use crate::limits::{Limits, MAX_MEMORY_BYTES, STDERR_LIMIT_BYTES};
 
 /// The most table elements a run may grow its tables to (function pointers: C and Rust

@@ -357,3 +357,51 @@ fn an_import_reads_submissions_as_judges_name_them_and_says_what_it_leaves_out()
     let refused = import_package(&interactive, &out.path().join("guess-imported")).unwrap_err().to_string();
     assert!(refused.contains("an interactive problem (type: interactive) cannot be graded by bugrank"), "{refused}");
 }
+
+#[test]
+fn a_package_with_its_own_cpp_validator_imports_checks_and_grades_with_it() {
+    if !can_build(&[Language::C, Language::Cpp]) {
+        return;
+    }
+    // `fixtures/packages/divisors`: the divisors of n in any order, judged by the
+    // package's validator (C++, problemtools' protocol); its accepted Python prints them
+    // in another order than the C++ reference (it is `reference.py`, which sets Python
+    // hand-ins' budgets), so no comparison of outputs would pass it.
+    let package = root().join("fixtures/packages/divisors");
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("divisors");
+    let imported = import_package(&package, &dir).unwrap();
+    let toml = file(&dir, "problem.toml");
+    assert!(toml.contains("oracle = \"validator\"\n\n[validator]\nflags = []\n"), "{toml}");
+    assert_eq!(names(&dir.join("validator")), ["validate.h", "validator.cpp"]);
+    assert_eq!(file(&dir, "validator/validator.cpp"), file(&package, "output_validators/divisors/validator.cpp"));
+    assert!(!dir.join("checker.rs").exists(), "nothing to port");
+    assert!(imported.todo.iter().all(|todo| !todo.contains("validator")), "{:?}", imported.todo);
+    assert!(imported.notes.iter().any(|note| note.contains("output_validators/divisors/ judges outputs")), "{:?}", imported.notes);
+    passes_check(
+        &dir,
+        &[
+            "ok    the reference agrees with the course's 6 tests",
+            "ok    the checker accepts the reference's outputs: 1000 of 1000 outputs accepted",
+            "ok    the correct example `reference.py` passes every input",
+            "ok    the correct example `correct-divisors` passes every input",
+            "ok    the example `wrong-half` fails some input by giving a wrong output",
+            "ok    the example `wrong-square_twice` fails some input by giving a wrong output",
+            "ok    the example `slow-every_number` fails some input by running out of time",
+        ],
+    );
+
+    let (problem, submissions) = (dir.display().to_string(), dir.join("submissions").display().to_string());
+    let run = grade_without_roster(&[("--problem", &problem), ("--submissions", &submissions), ("--stable-after", "200")]);
+    let analysis = &run.graded.analysis;
+    let row = |id: &str| analysis.answers.iter().find(|a| a.id == id).unwrap_or_else(|| panic!("{id}"));
+    assert_eq!(row("correct-divisors").points.as_ref().unwrap().points, 100.0);
+    assert_eq!(row("wrong-square_twice").course_tests_failed, ["sample-2", "secret-02-square"]);
+    assert_eq!(row("wrong-half").course_tests_failed.len(), 6, "n itself is missing on every test");
+    // The validator's judgemessage.txt is the reason a student reads.
+    let json = &run.files["analysis.json"];
+    assert!(
+        json.contains("\"reason\": \"1 printed twice\"") && json.contains("\"reason\": \"0 divisors printed, 1 has 1\""),
+        "the validator's reasons are the failures'"
+    );
+}

@@ -2,60 +2,17 @@
 //! and the judges' answer as files, the team's output on stdin and a feedback directory
 //! for its messages, built in the sandbox and run there with its files in memory.
 
-use end_to_end::{can_build, sandbox, tools};
+use end_to_end::{can_build, root, sandbox, tools};
 use sandbox::{Files, Limits, Outcome, Role};
 use toolchain::{Built, Language, Source};
 
-/// A header in the style of problemtools' `validate.h` (written here): `init_io` opens the
-/// files its arguments name and checks the feedback directory with `stat`, a message is
-/// appended to a file of that directory with `fopen(..., "a")`, and the verdict is the exit
-/// status, 42 or 43.
-const VALIDATE_H: &str = r#"#pragma once
-#include <sys/stat.h>
-#include <cstdarg>
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <iostream>
-#include <string>
-
-const int EXIT_AC = 42, EXIT_WA = 43;
-std::ifstream judge_in, judge_ans;
-std::string feedback_dir;
-
-void report(const char *file, const char *format, va_list args) {
-    std::string path = feedback_dir + "/" + file;
-    FILE *f = std::fopen(path.c_str(), "a");
-    if (!f) std::exit(3);
-    std::vfprintf(f, format, args);
-    std::fclose(f);
+/// The header of `fixtures/packages/divisors`' validator, in the style of problemtools'
+/// `validate.h`: `init_io` opens the files its arguments name and checks the feedback
+/// directory with `stat`, a message is appended to a file of that directory with `fopen(...,
+/// "a")`, and the verdict is the exit status, 42 or 43.
+fn validate_h() -> String {
+    std::fs::read_to_string(root().join("fixtures/packages/divisors/output_validators/divisors/validate.h")).unwrap()
 }
-void wrong_answer(const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    report("judgemessage.txt", format, args);
-    va_end(args);
-    std::exit(EXIT_WA);
-}
-void judge_error(const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    report("judgeerror.txt", format, args);
-    va_end(args);
-    std::exit(1);
-}
-void accept() { std::exit(EXIT_AC); }
-void init_io(int argc, char **argv) {
-    if (argc < 4) std::exit(2);
-    struct stat entry;
-    if (stat(argv[3], &entry) != 0 || !S_ISDIR(entry.st_mode)) std::exit(4);
-    feedback_dir = argv[3];
-    judge_in.open(argv[1]);
-    if (judge_in.fail()) judge_error("cannot open %s\n", argv[1]);
-    judge_ans.open(argv[2]);
-    if (judge_ans.fail()) judge_error("cannot open %s\n", argv[2]);
-}
-"#;
 
 /// The validator of a problem whose answers may come in any order: the input's first
 /// number is how many there are, the answer file holds them; the team's must be the same
@@ -81,10 +38,8 @@ int main(int argc, char **argv) {
 
 /// Builds the validator `main` with `validate.h` beside it, loaded as a validator.
 fn validator(main: &str) -> sandbox::Program {
-    let source = Source {
-        language: Language::Cpp,
-        files: vec![("validator.cpp".into(), main.as_bytes().to_vec()), ("validate.h".into(), VALIDATE_H.as_bytes().to_vec())],
-    };
+    let source =
+        Source { language: Language::Cpp, files: vec![("validator.cpp".into(), main.as_bytes().to_vec()), ("validate.h".into(), validate_h().into_bytes())] };
     let wasm = match tools().builder.build(&source).unwrap() {
         Built::Module { wasm, .. } => wasm,
         Built::Failed { failure, message } => panic!("the validator did not build ({failure:?}): {message}"),
@@ -135,15 +90,21 @@ fn a_validator_given_no_such_file_or_directory_finds_none() {
         return;
     }
     let program = validator(ANY_ORDER);
+    // A judge error is said in judgeerror.txt, and the validator aborts.
     let mut missing_answer = files("1\n", "7\n");
     missing_answer.read.pop();
-    assert_eq!(check(&program, missing_answer, "7\n"), (Outcome::Exited(1), wrote("judgeerror.txt", "cannot open /judge/answer\n")));
+    let (outcome, written) = check(&program, missing_answer, "7\n");
+    assert!(matches!(outcome, Outcome::Trap(_)), "{outcome:?}");
+    assert_eq!(written, wrote("judgeerror.txt", "validator.cpp: failed to open /judge/answer\n"));
+    // Without its feedback directory it has nowhere to say so.
     let mut no_directory = files("1\n", "7\n");
     no_directory.args[2] = "/judge/elsewhere".into();
-    assert_eq!(check(&program, no_directory, "7\n"), (Outcome::Exited(4), vec![]));
-    // Without files it sees no directory at all.
+    let (outcome, written) = check(&program, no_directory, "7\n");
+    assert!(matches!(outcome, Outcome::Trap(_)) && written.is_empty(), "{outcome:?} {written:?}");
+    // Without files it has no arguments but its name.
     let run = sandbox().run(&program, b"7\n", &limits()).unwrap();
-    assert_eq!(run.outcome, Outcome::Exited(2), "argc is 1: {}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(run.outcome, Outcome::Exited(1), "argc is 1: {}", String::from_utf8_lossy(&run.stderr));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("judge_in judge_ans feedback_dir < author_out"));
 }
 
 #[test]
@@ -193,7 +154,7 @@ fn a_program_that_opens_files_loads_only_as_a_validator() {
     }
     let source = Source {
         language: Language::Cpp,
-        files: vec![("validator.cpp".into(), ANY_ORDER.as_bytes().to_vec()), ("validate.h".into(), VALIDATE_H.as_bytes().to_vec())],
+        files: vec![("validator.cpp".into(), ANY_ORDER.as_bytes().to_vec()), ("validate.h".into(), validate_h().into_bytes())],
     };
     let Built::Module { wasm, .. } = tools().builder.build(&source).unwrap() else { panic!("the validator did not build") };
     let refused = sandbox().load("validator.cpp", &wasm, Role::Answer).unwrap_err().to_string();
