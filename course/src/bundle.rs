@@ -15,7 +15,7 @@ use crate::error::{CourseError, CourseResult};
 use crate::hand_in::{SharedBytes, entry_name};
 use crate::hand_ins::is_batch_file;
 use crate::problem_check::example_expectation;
-use crate::problem_dir::{MAX_COURSE_TESTS, MAX_PROBLEM_NAME_CHARS, MAX_VALIDATOR_FILES, PROBLEM_FILES, ProblemToml, VALIDATOR_DIR};
+use crate::problem_dir::{INPUT_VALIDATOR_DIR, MAX_COURSE_TESTS, MAX_PROBLEM_NAME_CHARS, MAX_VALIDATOR_FILES, PROBLEM_FILES, ProblemToml, VALIDATOR_DIR};
 use crate::zips::{Unpacking, zip_entry_problem};
 
 /// The most example submissions a bundle may carry: each is built and run on a thousand
@@ -39,9 +39,11 @@ fn is_course_test_file(file: &str) -> bool {
     file.ends_with(".in") || file.ends_with(".out")
 }
 
-/// Whether `file` is a source or a header a validator is built from (in `validator/`).
-fn is_validator_file(file: &str) -> bool {
-    matches!(Language::of_file(file), Some(Language::C | Language::Cpp)) || Language::Cpp.is_header(file)
+/// Whether `file` of `folder` is a source or a header a validator is built from (in
+/// `validator/` or `input_validator/`).
+fn is_validator_file(folder: &str, file: &str) -> bool {
+    [VALIDATOR_DIR, INPUT_VALIDATOR_DIR].contains(&folder)
+        && (matches!(Language::of_file(file), Some(Language::C | Language::Cpp)) || Language::Cpp.is_header(file))
 }
 
 /// Whether `file` is an example submission of a problem bundle (`correct…`, `buggy…`, ...:
@@ -73,8 +75,8 @@ impl Bundle {
                 [dir, "submissions", base] if is_example(base) => (Some(dir.to_owned()), format!("submissions/{base}")),
                 ["tests", base] if is_course_test_file(base) => (None, format!("tests/{base}")),
                 [dir, "tests", base] if is_course_test_file(base) => (Some(dir.to_owned()), format!("tests/{base}")),
-                [VALIDATOR_DIR, base] if is_validator_file(base) => (None, format!("{VALIDATOR_DIR}/{base}")),
-                [dir, VALIDATOR_DIR, base] if is_validator_file(base) => (Some(dir.to_owned()), format!("{VALIDATOR_DIR}/{base}")),
+                [folder, base] if is_validator_file(folder, base) => (None, format!("{folder}/{base}")),
+                [dir, folder, base] if is_validator_file(folder, base) => (Some(dir.to_owned()), format!("{folder}/{base}")),
                 [base] if PROBLEM_FILES.contains(&base) => (None, base.to_owned()),
                 [dir, base] if PROBLEM_FILES.contains(&base) => (Some(dir.to_owned()), base.to_owned()),
                 _ => continue,
@@ -100,9 +102,11 @@ impl Bundle {
         if examples > MAX_EXAMPLES {
             return Err(bad(format!("it has {examples} examples in submissions/, more than {MAX_EXAMPLES}")));
         }
-        let validator_files = wanted.iter().filter(|(_, f)| f.starts_with(&format!("{VALIDATOR_DIR}/"))).count();
-        if validator_files > MAX_VALIDATOR_FILES {
-            return Err(bad(format!("it has {validator_files} files in {VALIDATOR_DIR}/, more than {MAX_VALIDATOR_FILES}")));
+        for folder in [VALIDATOR_DIR, INPUT_VALIDATOR_DIR] {
+            let validator_files = wanted.iter().filter(|(_, f)| f.starts_with(&format!("{folder}/"))).count();
+            if validator_files > MAX_VALIDATOR_FILES {
+                return Err(bad(format!("it has {validator_files} files in {folder}/, more than {MAX_VALIDATOR_FILES}")));
+            }
         }
         let test_files = wanted.iter().filter(|(_, f)| f.starts_with("tests/")).count();
         if test_files > 2 * MAX_COURSE_TESTS {
@@ -194,22 +198,21 @@ mod tests {
     }
 
     #[test]
-    fn a_bundle_keeps_the_sources_and_headers_of_its_validator_and_nothing_else_of_that_folder() {
-        let bundle = Bundle::open(
-            "p.zip",
-            zip_of(&[
-                "d/problem.toml",
-                "d/reference.c",
-                "d/generator.c",
-                "d/validator/validator.cc",
-                "d/validator/validate.h",
-                "d/validator/README.txt",
-                "d/validator/x/y.cpp",
-            ]),
-        )
-        .unwrap();
+    fn a_bundle_keeps_the_sources_and_headers_of_its_validators_and_nothing_else_of_their_folders() {
+        let entries = [
+            "d/problem.toml",
+            "d/reference.c",
+            "d/generator.c",
+            "d/validator/validator.cc",
+            "d/validator/validate.h",
+            "d/validator/README.txt",
+            "d/validator/x/y.cpp",
+            "d/input_validator/check.cpp",
+            "d/other/z.cpp",
+        ];
+        let bundle = Bundle::open("p.zip", zip_of(&entries)).unwrap();
         let kept: Vec<&str> = bundle.wanted.iter().map(|(_, file)| file.as_str()).collect();
-        assert_eq!(kept, ["problem.toml", "reference.c", "generator.c", "validator/validator.cc", "validator/validate.h"]);
+        assert_eq!(kept, ["problem.toml", "reference.c", "generator.c", "validator/validator.cc", "validator/validate.h", "input_validator/check.cpp"]);
         let many: Vec<String> = (0..=MAX_VALIDATOR_FILES).map(|i| format!("validator/part{i}.cpp")).collect();
         let mut entries: Vec<&str> = vec!["problem.toml", "reference.c", "generator.c"];
         entries.extend(many.iter().map(String::as_str));

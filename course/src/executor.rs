@@ -60,6 +60,9 @@ pub struct SandboxExecutor<'a> {
     pub checker: Option<&'a Program>,
     /// How the checker is asked.
     pub protocol: Protocol<'a>,
+    /// The problem's input validator and its flags, where it has one (see
+    /// [`Executor::validate_input`]).
+    pub input_validator: Option<(&'a Program, &'a [String])>,
     /// The problem's Python reference (`reference.py`) beside a compiled one: what sets a
     /// Python answer's fuel on each input (see [`SandboxExecutor::fuel_scale`]).
     pub python_reference: &'a PythonReference,
@@ -305,6 +308,26 @@ impl Executor for SandboxExecutor<'_> {
 
     fn check(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<CheckerVerdict, String> {
         self.check_counted(input, expected, actual).map(|(verdict, _)| verdict)
+    }
+
+    /// The judges' protocol for input validators: `validator FLAGS... < input`, exit
+    /// status 42 for a valid input and 43 for an invalid one, whose reason is its
+    /// `judgemessage.txt`, else its stderr.
+    fn validate_input(&self, input: &[u8]) -> Option<Result<(), String>> {
+        let (validator, flags) = self.input_validator?;
+        self.count_run();
+        let files = Files { args: flags.to_vec(), read: Vec::new(), directory: VALIDATOR_FEEDBACK.to_owned() };
+        let run = match self.sandbox.run_with_files(validator, input, files, &self.limits) {
+            Ok(run) => run,
+            Err(error) => return Some(Err(error.to_string())),
+        };
+        Some(match run.outcome {
+            Outcome::Exited(VALIDATOR_ACCEPTS) => Ok(()),
+            Outcome::Exited(VALIDATOR_REJECTS) => Err(feedback(&run.written, JUDGE_MESSAGE_FILE)
+                .or_else(|| Some(cut_middle(String::from_utf8_lossy(&run.stderr).trim())).filter(|said| !said.is_empty()))
+                .unwrap_or_else(|| format!("the input validator exited with {VALIDATOR_REJECTS}, saying nothing"))),
+            outcome => Err(format!("the input validator failed: {}", crash_message(&outcome, &run.stderr, &self.limits))),
+        })
     }
 
     fn check_counted(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<(CheckerVerdict, Option<u64>), String> {

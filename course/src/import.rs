@@ -8,6 +8,7 @@
 //! | `problem.yaml`: `name` | `problem.toml`: `title`; the package's folder is the `name` |
 //! | `validation: default` and `validator_flags` | `oracle = "tokens"`: `case_sensitive` only with the flag (judges compare case-insensitively by default), `float_tolerance` (both), `float_absolute_tolerance`, `float_relative_tolerance` |
 //! | `validation: custom` (`output_validators/NAME/`, or the 2023 format's `output_validator/`) | `oracle = "validator"`: the validator's sources copied into `validator/` and built there, `validator_flags` its `[validator] flags`, run with the judges' protocol; one with no C or C++ source is kept in `package/` with a `checker.rs` to port it into |
+//! | `input_validators/NAME/` | the first in C or C++ copied into `input_validator/`: `check-problem` runs it on every generated input and every test (exit status 42 valid, 43 not); checktestdata and Python ones kept in `package/`, said, not run |
 //! | `limits: memory`, `output` (MiB) | `limits.memory_mib`, `limits.output_bytes` (within bugrank's bounds); `limits.stack_mib` the memory limit, as judges set the stack |
 //! | `problem_statement/problem.en.md` (or `statement/`, or `.tex` kept as it is) | `statement.md` |
 //! | `data/sample/*.in` with `.ans`, `data/secret/**/*.in` with `.ans` | the course's tests: `tests/sample-NAME.in` with `.out`, `tests/secret-GROUP-NAME…` |
@@ -221,24 +222,24 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
     let oracle = match validation.as_str() {
         "default" => tokens_oracle(yaml.validator_flags.as_deref().unwrap_or(""), &mut imported.notes),
         _ => {
-            let (mut validators, refused) = own.files_under("output_validators");
-            imported.notes.extend(refused);
-            let (singular, refused) = own.files_under("output_validator");
-            imported.notes.extend(refused);
-            validators.extend(singular);
-            let mut kept = Vec::new();
-            for path in validators {
-                match own.read(&path, MAX_SOURCE_BYTES) {
-                    Ok(Some(bytes)) => kept.push((path, bytes)),
-                    Ok(None) => {}
-                    Err(refused) => imported.notes.push(format!("{refused}; left out")),
-                }
-            }
+            let kept = validator_files(&own, &["output_validators", "output_validator"], &mut imported.notes);
             let oracle = validator_oracle(&kept, yaml.validator_flags.as_deref().unwrap_or(""), &mut files, &mut imported);
             files.extend(kept.into_iter().map(|(path, bytes)| (Path::new("package").join(path), bytes)));
             oracle
         }
     };
+    let kept = validator_files(&own, &["input_validators"], &mut imported.notes);
+    if !kept.is_empty() {
+        match take_validator(&kept, crate::problem_dir::INPUT_VALIDATOR_DIR, "an input validator", &mut files, &mut imported) {
+            Some(chosen) => imported
+                .notes
+                .push(format!("the input validator {chosen}/ checks every generated input and every test in check-problem (copied into input_validator/)")),
+            None => imported.notes.push(
+                "input_validators/ has no C or C++ program for bugrank to build (checktestdata and Python are not run): kept in package/, not run".to_owned(),
+            ),
+        }
+        files.extend(kept.into_iter().map(|(path, bytes)| (Path::new("package").join(path), bytes)));
+    }
     let limits = limits_toml(&yaml.limits, &mut imported.notes);
     files.push((
         PathBuf::from("problem.toml"),
@@ -267,18 +268,10 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
 
 /// The oracle of a package with its own output validator, whose files (`path`, bytes) are
 /// `validators`: `oracle = "validator"` with its program's sources in `validator/` and the
-/// package's `validator_flags`, when it is written in C or C++ (the first program, where
-/// `output_validators/` holds several: the others are said); else a `checker.rs` to port
-/// it into, said in the notes.
+/// package's `validator_flags` (see [`take_validator`]); else a `checker.rs` to port it
+/// into, said in the notes.
 fn validator_oracle(validators: &[(String, Vec<u8>)], flags: &str, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &mut Imported) -> String {
-    // A program is the files of one folder: `output_validators/NAME/` (or files of its
-    // own directly there), or the 2023 format's `output_validator/`.
-    let program = |path: &str| path.rsplit_once('/').map_or("", |(folder, _)| folder).to_owned();
-    let mut programs: Vec<String> = validators.iter().map(|(path, _)| program(path)).collect();
-    programs.dedup();
-    let buildable =
-        |folder: &String| validators.iter().any(|(path, _)| program(path) == *folder && matches!(Language::of_file(path), Some(Language::C | Language::Cpp)));
-    let Some(chosen) = programs.iter().find(|folder| buildable(folder)).cloned() else {
+    let Some(chosen) = take_validator(validators, crate::problem_dir::VALIDATOR_DIR, "an output validator", files, imported) else {
         files.push((PathBuf::from("checker.rs"), CHECKER_SKELETON.as_bytes().to_vec()));
         files.push((PathBuf::from("bugrank_check.rs"), toolchain::guest::RUST_CHECK_CRATE.as_bytes().to_vec()));
         imported.todo.push(
@@ -287,18 +280,51 @@ fn validator_oracle(validators: &[(String, Vec<u8>)], flags: &str, files: &mut V
         );
         return "oracle = \"checker\"\n".to_owned();
     };
-    for other in programs.iter().filter(|folder| **folder != chosen) {
-        imported.notes.push(format!("{other}/: an output validator besides {chosen}/, which judges alone here (judges run every one): left out"));
-    }
-    for (path, bytes) in validators.iter().filter(|(path, _)| program(path) == chosen) {
-        let name = path.rsplit_once('/').map_or(path.as_str(), |(_, name)| name);
-        files.push((Path::new(crate::problem_dir::VALIDATOR_DIR).join(name), bytes.clone()));
-    }
     imported
         .notes
         .push(format!("the output validator {chosen}/ judges outputs as the judges' protocol has it (built from its sources, copied into validator/)"));
     let flags: Vec<String> = flags.split_whitespace().map(|flag| toml::Value::String(flag.to_owned()).to_string()).collect();
     format!("oracle = \"validator\"\n\n[validator]\nflags = [{}]\n", flags.join(", "))
+}
+
+/// The files under the package's `folders` (path, bytes); what cannot be read is said in
+/// `notes` and left out.
+fn validator_files(own: &OwnFiles, folders: &[&str], notes: &mut Vec<String>) -> Vec<(String, Vec<u8>)> {
+    let mut kept = Vec::new();
+    for folder in folders {
+        let (paths, refused) = own.files_under(folder);
+        notes.extend(refused);
+        for path in paths {
+            match own.read(&path, MAX_SOURCE_BYTES) {
+                Ok(Some(bytes)) => kept.push((path, bytes)),
+                Ok(None) => {}
+                Err(refused) => notes.push(format!("{refused}; left out")),
+            }
+        }
+    }
+    kept
+}
+
+/// Copies into the folder `into` the program among a package's validator files
+/// (`validators`: path, bytes) that bugrank builds: the first written in C or C++, where
+/// a program is the files of one folder (`NAME/` under the validators' folder, or files of
+/// its own directly there). Its folder, if there is one; the other programs are said in
+/// the notes (judges run every one; here `what` alone is run).
+fn take_validator(validators: &[(String, Vec<u8>)], into: &str, what: &str, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &mut Imported) -> Option<String> {
+    let program = |path: &str| path.rsplit_once('/').map_or("", |(folder, _)| folder).to_owned();
+    let mut programs: Vec<String> = validators.iter().map(|(path, _)| program(path)).collect();
+    programs.dedup();
+    let buildable =
+        |folder: &String| validators.iter().any(|(path, _)| program(path) == *folder && matches!(Language::of_file(path), Some(Language::C | Language::Cpp)));
+    let chosen = programs.iter().find(|folder| buildable(folder)).cloned()?;
+    for other in programs.iter().filter(|folder| **folder != chosen) {
+        imported.notes.push(format!("{other}/: {what} besides {chosen}/, which alone is run here (judges run every one): left out"));
+    }
+    for (path, bytes) in validators.iter().filter(|(path, _)| program(path) == chosen) {
+        let name = path.rsplit_once('/').map_or(path.as_str(), |(_, name)| name);
+        files.push((Path::new(into).join(name), bytes.clone()));
+    }
+    Some(chosen)
 }
 
 /// `oracle = "tokens"` and its `[tokens]` for the default output validator's `flags`.

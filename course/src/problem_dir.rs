@@ -77,8 +77,8 @@ pub fn max_points(max: f64) -> Result<f64, String> {
 /// statement, each program as a module or a source file, and the generator's and the
 /// checker's guest libraries when the author keeps a copy. `statement.md` is optional, and
 /// the checker needed only when the oracle is a checker. (A validator's sources are the
-/// files of `validator/`: see [`ValidatorToml`].)
-pub const PROBLEM_FILES: [&str; 28] = [
+/// files of `validator/`, an input validator's of `input_validator/`: see [`ValidatorToml`].)
+pub const PROBLEM_FILES: [&str; 29] = [
     "problem.toml",
     "statement.md",
     "reference.wasm",
@@ -97,6 +97,7 @@ pub const PROBLEM_FILES: [&str; 28] = [
     "checker.rs",
     "checker.py",
     VALIDATOR_MODULE,
+    INPUT_VALIDATOR_MODULE,
     "bugrank_gen.h",
     "bugrank_gen.rs",
     "bugrank_gen.py",
@@ -126,6 +127,11 @@ pub struct ProblemToml {
     /// the C or C++ sources in `validator/` (see [`ValidatorToml`]).
     #[serde(default)]
     pub validator: ValidatorToml,
+    /// `[input_validator]`: the flags of the input validator built from the sources in
+    /// `input_validator/`, where the problem has one (a judge's package's): `check-problem`
+    /// runs it on every generated input and every course's test.
+    #[serde(default)]
+    pub input_validator: ValidatorToml,
     /// `[tokens]` for `oracle = "tokens"`: `case_sensitive` (default true), `float_absolute`
     /// and `float_relative` (default 0): see [`grader::TokenRules`].
     #[serde(default)]
@@ -237,9 +243,11 @@ pub struct ValidatorToml {
 }
 
 /// The folder of a problem's validator sources (`oracle = "validator"`), and the module
-/// built from them.
+/// built from them; the same for its input validator.
 pub const VALIDATOR_DIR: &str = "validator";
 pub const VALIDATOR_MODULE: &str = "validator.wasm";
+pub const INPUT_VALIDATOR_DIR: &str = "input_validator";
+pub const INPUT_VALIDATOR_MODULE: &str = "input_validator.wasm";
 
 /// The most files `validator/` may hold: a validator is a source or two and a header.
 pub const MAX_VALIDATOR_FILES: usize = 20;
@@ -464,8 +472,10 @@ pub struct ProblemDir {
     pub toml: ProblemToml,
     pub reference: Program,
     pub generator: Program,
-    /// `checker.wasm`, loaded when the oracle is a checker.
+    /// `checker.wasm`, loaded when the oracle is a checker; the validator when it is one.
     pub checker: Option<Program>,
+    /// The input validator, where the problem has one.
+    pub input_validator: Option<Program>,
     /// `reference.py` beside a compiled reference: Python answers' budgets come from its
     /// runs (see [`SandboxExecutor::fuel_scale`]). `check-problem` checks it as a correct
     /// example.
@@ -485,33 +495,43 @@ pub struct ProblemDir {
     pub built: Vec<(String, Vec<u8>)>,
 }
 
-/// Builds the validator whose sources are the files of `dir` (C++ when any is, else C):
-/// its name in messages and its module.
-fn build_validator(builder: &Builder, dir: &Path) -> CourseResult<(String, Vec<u8>)> {
-    let name = dir.display().to_string();
-    let entries = std::fs::read_dir(dir).map_err(CourseError::io(format!("oracle = \"validator\" needs the validator's sources in {name}")))?;
-    let mut files = Vec::new();
+/// The validator of the problem in `dir` whose sources are the files of the folder `files.0`
+/// (C++ when any is, else C) and whose module is the file `files.1`: the module where there
+/// is one (once built it wins over its sources, as other programs' do), else built from
+/// the sources, its module added to `built`.
+fn load_validator(sandbox: &Sandbox, builder: &Builder, dir: &Path, files: (&str, &str), built: &mut Vec<(String, Vec<u8>)>) -> CourseResult<Program> {
+    let (folder, module) = (dir.join(files.0), dir.join(files.1));
+    if module.is_file() {
+        let wasm = std::fs::read(&module).map_err(CourseError::io(format!("cannot read {}", module.display())))?;
+        return Ok(sandbox.load(&module.display().to_string(), &wasm, Role::Validator)?);
+    }
+    let name = folder.display().to_string();
+    let entries = std::fs::read_dir(&folder).map_err(CourseError::io(format!("the validator's sources must be in {name}")))?;
+    let mut sources = Vec::new();
     for entry in entries {
         let entry = entry.map_err(CourseError::io(format!("cannot read {name}")))?;
         if !entry.file_type().is_ok_and(|kind| kind.is_file()) {
             continue;
         }
-        if files.len() == MAX_VALIDATOR_FILES {
+        if sources.len() == MAX_VALIDATOR_FILES {
             return Err(CourseError::Problem(format!("{name} holds more than {MAX_VALIDATOR_FILES} files: a validator is its sources and headers")));
         }
         let bytes = std::fs::read(entry.path()).map_err(CourseError::io(format!("cannot read {}", entry.path().display())))?;
-        files.push((entry.file_name().to_string_lossy().into_owned(), bytes));
+        sources.push((entry.file_name().to_string_lossy().into_owned(), bytes));
     }
-    files.sort();
+    sources.sort();
     let language = [Language::Cpp, Language::C]
         .into_iter()
-        .find(|&language| files.iter().any(|(file, _)| Language::of_file(file) == Some(language)))
+        .find(|&language| sources.iter().any(|(file, _)| Language::of_file(file) == Some(language)))
         .ok_or_else(|| CourseError::Problem(format!("{name} holds no C or C++ source: bugrank builds validators written in C or C++")))?;
-    let source = Source { language, files };
-    match builder.build(&source).map_err(|e| CourseError::Problem(format!("cannot build the validator in {name}: {e}")))? {
-        Built::Module { wasm, .. } => Ok((name, wasm)),
-        Built::Failed { message, .. } => Err(CourseError::Problem(format!("the validator in {name} does not compile:\n{message}"))),
-    }
+    let wasm =
+        match builder.build(&Source { language, files: sources }).map_err(|e| CourseError::Problem(format!("cannot build the validator in {name}: {e}")))? {
+            Built::Module { wasm, .. } => wasm,
+            Built::Failed { message, .. } => return Err(CourseError::Problem(format!("the validator in {name} does not compile:\n{message}"))),
+        };
+    let program = sandbox.load(&name, &wasm, Role::Validator)?;
+    built.push((files.1.to_owned(), wasm));
+    Ok(program)
 }
 
 impl ProblemDir {
@@ -590,27 +610,19 @@ impl ProblemDir {
         let generator = load("generator", Role::Generator)?;
         let checker = match toml.oracle {
             OracleName::Checker => Some(load("checker", Role::Answer)?),
-            // (Its module, once built, wins over its sources, as other programs' do.)
-            OracleName::Validator => Some(match dir.join(VALIDATOR_MODULE) {
-                module if module.is_file() => {
-                    let wasm = std::fs::read(&module).map_err(CourseError::io(format!("cannot read {}", module.display())))?;
-                    sandbox.load(&module.display().to_string(), &wasm, Role::Validator)?
-                }
-                _ => {
-                    let (name, wasm) = build_validator(builder, &dir.join(VALIDATOR_DIR))?;
-                    let program = sandbox.load(&name, &wasm, Role::Validator)?;
-                    built.push((VALIDATOR_MODULE.to_owned(), wasm));
-                    program
-                }
-            }),
+            OracleName::Validator => Some(load_validator(sandbox, builder, dir, (VALIDATOR_DIR, VALIDATOR_MODULE), &mut built)?),
             _ => None,
+        };
+        let input_validator = match dir.join(INPUT_VALIDATOR_MODULE).is_file() || dir.join(INPUT_VALIDATOR_DIR).is_dir() {
+            true => Some(load_validator(sandbox, builder, dir, (INPUT_VALIDATOR_DIR, INPUT_VALIDATOR_MODULE), &mut built)?),
+            false => None,
         };
         let twin = dir.join("reference.py");
         let python_harness = harnesses.iter().find(|h| h.language == Language::Python).cloned();
         let python_reference = PythonReference::at((reference.interpreter().is_none() && twin.is_file()).then_some(twin), python_harness);
         let tests = dir.join("tests");
         let fixed = if tests.is_dir() { read_written_tests(&tests)? } else { Vec::new() };
-        Ok(ProblemDir { dir: dir.to_owned(), name, reference, generator, checker, python_reference, accepted, fixed, toml, built })
+        Ok(ProblemDir { dir: dir.to_owned(), name, reference, generator, checker, input_validator, python_reference, accepted, fixed, toml, built })
     }
 
     pub fn problem(&self) -> grader::Problem {
@@ -642,6 +654,7 @@ impl ProblemDir {
                 OracleName::Validator => Protocol::Judges(&self.toml.validator.flags),
                 _ => Protocol::Bugrank,
             },
+            input_validator: self.input_validator.as_ref().map(|program| (program, self.toml.input_validator.flags.as_slice())),
             python_reference: &self.python_reference,
             limits: self.run_limits(),
             exit_status: self.toml.exit_status,

@@ -303,6 +303,28 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
             },
         });
     }
+    // The input validator, where the problem has one: every input the generator writes
+    // and every course's test must be valid.
+    let all_inputs: Vec<(String, &Vec<u8>)> = inputs
+        .iter()
+        .map(|input| (shown(input), *input))
+        .chain(problem.fixed.iter().map(|test| (format!("the course's test `{}`", test.name), &test.input)))
+        .collect();
+    let validity = until_failures(&all_inputs, |valid: &Option<Result<(), String>>| matches!(valid, Some(Err(_))), |(_, input)| executor.validate_input(input));
+    if validity.iter().any(|valid| matches!(valid, Some(Some(_)))) {
+        let not_run = validity.iter().filter(|valid| valid.is_none()).count();
+        let refused: Vec<(&String, &String)> =
+            all_inputs.iter().zip(&validity).filter_map(|((shown, _), valid)| Some((shown, valid.as_ref()?.as_ref()?.as_ref().err()?))).collect();
+        checks.push(Check {
+            what: format!("the input validator accepts the {} generated inputs and the course's {} tests", inputs.len(), problem.fixed.len()),
+            passed: refused.is_empty(),
+            detail: match refused.first() {
+                None => format!("{} of {} inputs valid", all_inputs.len(), all_inputs.len()),
+                Some((shown, why)) => format!("{} of {} inputs refused{}; {shown}: {why}", refused.len(), all_inputs.len(), stopped(not_run)),
+            },
+        });
+    }
+
     let mut cases: Vec<(String, &Vec<u8>, &crate::oracle::Execution)> = handled.iter().map(|&(input, run)| (shown(input), input, run)).collect();
     cases.extend(course.iter().filter_map(|(test, run)| Some((format!("the course's test `{}`", test.name), &test.input, run.as_ref().ok()?))));
 
@@ -472,6 +494,37 @@ mod tests {
         assert_eq!(report.samples.len(), SAMPLES);
         assert_eq!((report.cost.min, report.cost.max), (100, 199));
         assert!(report.checks[5].detail.starts_with("fails ") && report.checks[5].detail.contains("on \"7\""), "{}", report.checks[5].detail);
+    }
+
+    /// [`Doubling`] with an input validator that refuses inputs above `limit`.
+    struct Validated {
+        limit: u64,
+        inner: Doubling,
+    }
+
+    impl Executor for Validated {
+        fn generate(&self, choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+            self.inner.generate(choices)
+        }
+        fn run(&self, program: usize, input: &[u8], fuel: u64) -> Execution {
+            self.inner.run(program, input, fuel)
+        }
+        fn validate_input(&self, input: &[u8]) -> Option<Result<(), String>> {
+            let n: u64 = std::str::from_utf8(input).unwrap().parse().unwrap();
+            Some(if n <= self.limit { Ok(()) } else { Err(format!("{n} is more than {}", self.limit)) })
+        }
+    }
+
+    #[test]
+    fn an_input_validator_is_asked_of_every_input_and_one_it_refuses_fails_the_check() {
+        let validated = |limit| check_problem(&Problem::default(), &Validated { limit, inner: Doubling { replays: true, counter: Default::default() } }, &[]);
+        let report = validated(99);
+        let valid = report.checks.iter().find(|c| c.what.starts_with("the input validator accepts")).expect("a check of the inputs");
+        assert!(report.passed() && valid.detail == "1000 of 1000 inputs valid", "{valid:?}");
+        let report = validated(97);
+        let valid = report.checks.iter().find(|c| c.what.starts_with("the input validator accepts")).unwrap();
+        assert!(!report.passed() && !valid.passed && valid.detail.contains("inputs refused") && valid.detail.contains("is more than 97"), "{valid:?}");
+        assert_eq!(check(true).checks.iter().filter(|c| c.what.contains("input validator")).count(), 0, "none without a validator");
     }
 
     /// A program stuck in a loop: the generator (every run fails) when `generator`, else

@@ -49,6 +49,13 @@ pub trait Executor: Sync {
     fn check_counted(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<(CheckerVerdict, Option<u64>), String> {
         self.check(input, expected, actual).map(|verdict| (verdict, None))
     }
+
+    /// Whether `input` is valid by the problem's input validator (a judge's package's):
+    /// `Err` names why not (or how the validator failed). `None` (the default) for a
+    /// problem without one. Only `check-problem` asks.
+    fn validate_input(&self, _input: &[u8]) -> Option<Result<(), String>> {
+        None
+    }
 }
 
 /// One run of a round ([`Executor::run_all`]): program `program` (0 the reference) on

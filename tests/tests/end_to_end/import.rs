@@ -374,6 +374,7 @@ fn a_package_with_its_own_cpp_validator_imports_checks_and_grades_with_it() {
     let toml = file(&dir, "problem.toml");
     assert!(toml.contains("oracle = \"validator\"\n\n[validator]\nflags = []\n"), "{toml}");
     assert_eq!(names(&dir.join("validator")), ["validate.h", "validator.cpp"]);
+    assert_eq!(names(&dir.join("input_validator")), ["range.cpp"]);
     assert_eq!(file(&dir, "validator/validator.cpp"), file(&package, "output_validators/divisors/validator.cpp"));
     assert!(!dir.join("checker.rs").exists(), "nothing to port");
     assert!(imported.todo.iter().all(|todo| !todo.contains("validator")), "{:?}", imported.todo);
@@ -383,6 +384,7 @@ fn a_package_with_its_own_cpp_validator_imports_checks_and_grades_with_it() {
         &[
             "ok    the reference agrees with the course's 6 tests",
             "ok    the checker accepts the reference's outputs: 1000 of 1000 outputs accepted",
+            "ok    the input validator accepts the 1000 generated inputs and the course's 6 tests: 1006 of 1006 inputs valid",
             "ok    the correct example `reference.py` passes every input",
             "ok    the correct example `correct-divisors` passes every input",
             "ok    the example `wrong-half` fails some input by giving a wrong output",
@@ -399,6 +401,10 @@ fn a_package_with_its_own_cpp_validator_imports_checks_and_grades_with_it() {
     assert_eq!(row("wrong-square_twice").course_tests_failed, ["sample-2", "secret-02-square"]);
     assert_eq!(row("wrong-half").course_tests_failed.len(), 6, "n itself is missing on every test");
     // The validator's judgemessage.txt is the reason a student reads.
+    // A test the package's input validator refuses fails the check, named with the reason.
+    std::fs::write(dir.join("tests/zero.in"), "0\n").unwrap();
+    let (passed, text) = checked(&dir);
+    assert!(!passed && text.contains("FAIL  the input validator accepts the 1000 generated inputs and the course's 7 tests: 1 of 1007 inputs refused; the course's test `zero`: n is not a positive integer without leading zeros"), "{text}");
     let json = &run.files["analysis.json"];
     assert!(
         json.contains("\"reason\": \"1 printed twice\"") && json.contains("\"reason\": \"0 divisors printed, 1 has 1\""),
