@@ -56,28 +56,30 @@ pub struct InterpreterSpec<'a> {
 
 impl InterpreterSpec<'_> {
     /// SHA-256 of everything the snapshot depends on: the module, the library, where it is
-    /// found, and [`SNAPSHOT_FORMAT`].
+    /// found, and the sandbox's code that makes it ([`SNAPSHOT_CODE`]).
     pub(crate) fn hash(&self) -> [u8; 32] {
+        self.hash_with(&SNAPSHOT_CODE)
+    }
+
+    fn hash_with(&self, code: &[&str]) -> [u8; 32] {
         let mut hash = Sha256::new();
-        hash.update(SNAPSHOT_FORMAT.to_le_bytes());
-        for part in [self.module, self.library_dir.as_bytes()] {
+        let parts = code.iter().map(|text| text.as_bytes()).chain([self.module, self.library_dir.as_bytes()]);
+        for part in parts.chain(self.library.iter().flat_map(|(name, bytes)| [name.as_bytes(), *bytes])) {
             hash.update((part.len() as u64).to_le_bytes());
             hash.update(part);
-        }
-        for (name, bytes) in self.library {
-            for part in [name.as_bytes(), bytes] {
-                hash.update((part.len() as u64).to_le_bytes());
-                hash.update(part);
-            }
         }
         hash.finalize().into()
     }
 }
 
-/// The version of how snapshots are made: a change of `snapshot.rs`, of `written.rs` or
-/// of the initialisation that gives other bytes bumps it, so no older snapshot is used
-/// again (5: the memory's size a global of its own).
-const SNAPSHOT_FORMAT: u32 = 5;
+/// The sandbox's code that makes a snapshot and reads what it marks, as this build has it:
+/// a snapshot kept on disk by another build is made again, never used. (A version number
+/// bumped by hand was forgotten once: f88b24a's host read the marks as 1 KiB pages while a
+/// snapshot compiled before it marked 4 KiB ones, so a kept instance put back the wrong
+/// pages and a correct Python program timed out.) Any edit of these files, comments
+/// included, costs one new snapshot.
+const SNAPSHOT_CODE: [&str; 5] =
+    [include_str!("engine.rs"), include_str!("interpreter.rs"), include_str!("snapshot.rs"), include_str!("written.rs"), include_str!("warm.rs")];
 
 /// The length of the digest `bugrank_compile` writes before a compiled program (SHA-256).
 pub const SAME_CODE_BYTES: usize = 32;
@@ -171,5 +173,20 @@ impl Library {
 
     pub(crate) fn path(&self) -> &Path {
         self.dir.path()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_snapshot_made_by_other_code_of_the_sandbox_has_another_hash() {
+        let spec = InterpreterSpec { name: "python", module: b"\0asm", library: &[("lib.zip", b"zip")], library_dir: "/usr/local/lib" };
+        assert_eq!(spec.hash(), spec.hash_with(&SNAPSHOT_CODE));
+        let mut edited = SNAPSHOT_CODE;
+        edited[3] = "pub(crate) const PAGE_BYTES: usize = 1024;";
+        assert_ne!(spec.hash(), spec.hash_with(&edited));
+        assert_ne!(spec.hash_with(&["ab", "c"]), spec.hash_with(&["a", "bc"]), "each part is framed by its length");
     }
 }

@@ -37,8 +37,17 @@ pub const MAX_MESSAGE_CHARS: usize = 8_000;
 /// Bumped whenever what a cache entry means changes, so that old entries are not used
 /// (2: built in a sandbox without `/proc`; a build of 1 may hold the host's environment;
 /// 3: a hand-in with a harness has its own objects checked, and a `main` of its is a
-/// warning, no longer a failure).
+/// warning, no longer a failure). The code that builds is part of the key too
+/// ([`BUILD_CODE`]), so a change of it needs no bump to be seen.
 const CACHE_FORMAT: &str = "bugrank-build-3";
+
+/// The toolchain crate's code that makes a build, as this build of bugrank has it: part of
+/// every cache key, so that a module built by other code (other flags, another harness
+/// link, another jail) is built again, never used. (A bump by hand was forgotten once, for
+/// the sandbox's snapshots: see `sandbox::interpreter`.) Any edit of these files costs a
+/// class one new build of each source.
+const BUILD_CODE: [&str; 5] =
+    [include_str!("build.rs"), include_str!("compat.rs"), include_str!("harness.rs"), include_str!("jail.rs"), include_str!("language.rs")];
 
 /// The most bytes of builds the cache keeps; beyond it the least recently used are deleted
 /// (a build asked for again is compiled again, to the same result). A class of 1,000
@@ -492,7 +501,7 @@ fn key(source: &Source, kind: Kind, options: &BuildOptions, toolchain: &Toolchai
         hash.update((student.len() as u64).to_le_bytes());
         hash.update(student.as_bytes());
     }
-    for part in [CACHE_FORMAT, what, source.language.name(), &toolchain.version] {
+    for part in BUILD_CODE.into_iter().chain([CACHE_FORMAT, what, source.language.name(), &toolchain.version]) {
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part.as_bytes());
     }
