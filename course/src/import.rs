@@ -42,7 +42,7 @@ use crate::error::{CourseError, CourseResult};
 use crate::hand_in::HandIn;
 use crate::hand_ins::{accept_languages, hand_ins, read_batch_dir};
 use crate::own_files::{OwnFiles, size_in_words};
-use crate::problem_dir::ProblemDir;
+use crate::problem_dir::{INPUT_VALIDATOR_DIR, ProblemDir, VALIDATOR_DIR, build_validator};
 use crate::problem_dir::{MAX_COURSE_TEST_BYTES, MAX_COURSE_TESTS, MAX_OUTPUT_BYTES, MAX_PROBLEM_NAME_CHARS, MAX_TEST_NAME_CHARS};
 
 /// The most bytes of sample inputs the generator written by the import embeds: a generator
@@ -230,7 +230,7 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
     };
     let kept = validator_files(&own, &["input_validators"], &mut imported.notes);
     if !kept.is_empty() {
-        match take_validator(&kept, crate::problem_dir::INPUT_VALIDATOR_DIR, "an input validator", &mut files, &mut imported) {
+        match take_validator(&kept, INPUT_VALIDATOR_DIR, "an input validator", &mut files, &mut imported) {
             Some(chosen) => imported
                 .notes
                 .push(format!("the input validator {chosen}/ checks every generated input and every test in check-problem (copied into input_validator/)")),
@@ -271,7 +271,7 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
 /// package's `validator_flags` (see [`take_validator`]); else a `checker.rs` to port it
 /// into, said in the notes.
 fn validator_oracle(validators: &[(String, Vec<u8>)], flags: &str, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &mut Imported) -> String {
-    let Some(chosen) = take_validator(validators, crate::problem_dir::VALIDATOR_DIR, "an output validator", files, imported) else {
+    let Some(chosen) = take_validator(validators, VALIDATOR_DIR, "an output validator", files, imported) else {
         files.push((PathBuf::from("checker.rs"), CHECKER_SKELETON.as_bytes().to_vec()));
         files.push((PathBuf::from("bugrank_check.rs"), toolchain::guest::RUST_CHECK_CRATE.as_bytes().to_vec()));
         imported.todo.push(
@@ -402,7 +402,22 @@ fn limits_toml(limits: &PackageLimits, notes: &mut Vec<String>) -> String {
 /// added to `IMPORT.md`; `Ok` with nothing said when the import's choice passes.
 pub fn choose_reference(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> CourseResult<Vec<String>> {
     let mut said = Vec::new();
+    // The package's validators first: a failure to build is theirs, not a reference's. An
+    // input validator only checks inputs: one that does not build here is left out. The
+    // output validator judges: the import stops, naming it.
+    let input_validator = dir.join(INPUT_VALIDATOR_DIR);
+    if input_validator.is_dir()
+        && let Err(error) = build_validator(builder, &input_validator)
+    {
+        std::fs::remove_dir_all(&input_validator).map_err(CourseError::io(format!("cannot remove {}", input_validator.display())))?;
+        said.push(format!("the input validator does not build here, so it is not run (it stays in package/): {error}"));
+    }
+    let validator = dir.join(VALIDATOR_DIR);
+    if validator.is_dir() {
+        build_validator(builder, &validator)?;
+    }
     let mut candidates = reference_candidates(dir);
+    let mut replaced = false;
     while let Some(candidate) = candidates.first().cloned() {
         let failure = match ProblemDir::load(sandbox, builder, dir) {
             Err(error) => Some(format!("does not build here: {error}")),
@@ -415,12 +430,13 @@ pub fn choose_reference(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> Cou
             }
         };
         let Some(failure) = failure else {
-            if !said.is_empty() {
+            if replaced {
                 said.push(format!("the reference is now {candidate}, which builds and passes the package's tests"));
             }
             break;
         };
         said.push(format!("{candidate}, an accepted submission, {failure}; left out"));
+        replaced = true;
         candidates.remove(0);
         let current = reference_file(dir);
         if let Some(current) = &current {

@@ -495,18 +495,27 @@ pub struct ProblemDir {
     pub built: Vec<(String, Vec<u8>)>,
 }
 
-/// The validator of the problem in `dir` whose sources are the files of the folder `files.0`
-/// (C++ when any is, else C) and whose module is the file `files.1`: the module where there
-/// is one (once built it wins over its sources, as other programs' do), else built from
-/// the sources, its module added to `built`.
+/// The validator of the problem in `dir` whose sources are in the folder `files.0` and
+/// whose module is the file `files.1`: the module where there is one (once built it wins
+/// over its sources, as other programs' do), else built from the sources
+/// ([`build_validator`]), its module added to `built`.
 fn load_validator(sandbox: &Sandbox, builder: &Builder, dir: &Path, files: (&str, &str), built: &mut Vec<(String, Vec<u8>)>) -> CourseResult<Program> {
     let (folder, module) = (dir.join(files.0), dir.join(files.1));
     if module.is_file() {
         let wasm = std::fs::read(&module).map_err(CourseError::io(format!("cannot read {}", module.display())))?;
         return Ok(sandbox.load(&module.display().to_string(), &wasm, Role::Validator)?);
     }
+    let wasm = build_validator(builder, &folder)?;
+    let program = sandbox.load(&folder.display().to_string(), &wasm, Role::Validator)?;
+    built.push((files.1.to_owned(), wasm));
+    Ok(program)
+}
+
+/// Builds the validator whose sources are the files of `folder` (C++ when any is, else
+/// C): its module, or why it does not build.
+pub(crate) fn build_validator(builder: &Builder, folder: &Path) -> CourseResult<Vec<u8>> {
     let name = folder.display().to_string();
-    let entries = std::fs::read_dir(&folder).map_err(CourseError::io(format!("the validator's sources must be in {name}")))?;
+    let entries = std::fs::read_dir(folder).map_err(CourseError::io(format!("the validator's sources must be in {name}")))?;
     let mut sources = Vec::new();
     for entry in entries {
         let entry = entry.map_err(CourseError::io(format!("cannot read {name}")))?;
@@ -524,14 +533,10 @@ fn load_validator(sandbox: &Sandbox, builder: &Builder, dir: &Path, files: (&str
         .into_iter()
         .find(|&language| sources.iter().any(|(file, _)| Language::of_file(file) == Some(language)))
         .ok_or_else(|| CourseError::Problem(format!("{name} holds no C or C++ source: bugrank builds validators written in C or C++")))?;
-    let wasm =
-        match builder.build(&Source { language, files: sources }).map_err(|e| CourseError::Problem(format!("cannot build the validator in {name}: {e}")))? {
-            Built::Module { wasm, .. } => wasm,
-            Built::Failed { message, .. } => return Err(CourseError::Problem(format!("the validator in {name} does not compile:\n{message}"))),
-        };
-    let program = sandbox.load(&name, &wasm, Role::Validator)?;
-    built.push((files.1.to_owned(), wasm));
-    Ok(program)
+    match builder.build(&Source { language, files: sources }).map_err(|e| CourseError::Problem(format!("cannot build the validator in {name}: {e}")))? {
+        Built::Module { wasm, .. } => Ok(wasm),
+        Built::Failed { message, .. } => Err(CourseError::Problem(format!("the validator in {name} does not compile:\n{message}"))),
+    }
 }
 
 impl ProblemDir {

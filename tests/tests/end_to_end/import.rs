@@ -279,6 +279,41 @@ fn the_reference_is_the_first_accepted_submission_that_builds_and_passes_the_pac
     passes_check(&dir, &["ok    the reference agrees with the course's 2 tests"]);
 }
 
+#[test]
+fn an_input_validator_that_does_not_build_here_is_left_out_and_the_reference_is_still_chosen() {
+    if !can_build(&[Language::Cpp]) {
+        return;
+    }
+    // As problemtools' own input-validator library does: it throws on a bad token.
+    let validator = "#include <iostream>\nint main() {\n    long long n;\n    try {\n        if (!(std::cin >> n)) throw false;\n    } catch (bool) { return 43; }\n    return n >= 0 ? 42 : 43;\n}\n";
+    let reference = "#include <iostream>\nint main() { long long n; std::cin >> n; std::cout << 2 * n << '\\n'; }\n";
+    let out = tempfile::tempdir().unwrap();
+    let package = out.path().join("twice");
+    write_files(
+        &package,
+        &[
+            ("problem.yaml", "name: Twice\n"),
+            ("data/sample/1.in", "4\n"),
+            ("data/sample/1.ans", "8\n"),
+            ("input_validators/throws/validate.cpp", validator),
+            ("submissions/accepted/twice.cpp", reference),
+        ],
+    );
+    let dir = out.path().join("imported");
+    import_package(&package, &dir).unwrap();
+    assert_eq!(names(&dir.join("input_validator")), ["validate.cpp"]);
+    let said = choose_reference(&tools().sandbox, &tools().builder, &dir).unwrap();
+    assert_eq!(said.len(), 1, "{said:#?}");
+    assert!(
+        said[0].starts_with("the input validator does not build here, so it is not run (it stays in package/):") && said[0].contains("exceptions"),
+        "{}",
+        said[0]
+    );
+    assert!(!dir.join("input_validator").exists() && dir.join("package/input_validators/throws/validate.cpp").is_file());
+    assert_eq!(file(&dir, "reference.cpp"), reference, "the reference is not blamed");
+    passes_check(&dir, &["ok    the reference agrees with the course's 1 test"]);
+}
+
 /// Writes `files` (path, text) under `dir`.
 fn write_files(dir: &Path, files: &[(&str, &str)]) {
     for (path, text) in files {
