@@ -383,7 +383,7 @@ const JUDGE_ERROR_FILE: &str = "judgeerror.txt";
 
 /// A validator's arguments and files for judging `actual` on `input` against the
 /// reference's `expected`: what [`Protocol::Judges`] gives it.
-pub fn validator_files(input: &[u8], expected: &[u8], flags: &[String]) -> Files {
+fn validator_files(input: &[u8], expected: &[u8], flags: &[String]) -> Files {
     let mut args = vec![VALIDATOR_INPUT.to_owned(), VALIDATOR_ANSWER.to_owned(), format!("{VALIDATOR_FEEDBACK}/")];
     args.extend(flags.iter().cloned());
     Files {

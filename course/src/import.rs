@@ -42,7 +42,7 @@ use crate::error::{CourseError, CourseResult};
 use crate::hand_in::HandIn;
 use crate::hand_ins::{accept_languages, hand_ins, read_batch_dir};
 use crate::own_files::{OwnFiles, size_in_words};
-use crate::problem_dir::{INPUT_VALIDATOR_DIR, ProblemDir, VALIDATOR_DIR, build_validator};
+use crate::problem_dir::{INPUT_VALIDATOR_DIR, ProblemDir, VALIDATOR_DIR, build_validator, validator_language};
 use crate::problem_dir::{MAX_COURSE_TEST_BYTES, MAX_COURSE_TESTS, MAX_OUTPUT_BYTES, MAX_PROBLEM_NAME_CHARS, MAX_TEST_NAME_CHARS};
 
 /// The most bytes of sample inputs the generator written by the import embeds: a generator
@@ -222,13 +222,13 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
     let oracle = match validation.as_str() {
         "default" => tokens_oracle(yaml.validator_flags.as_deref().unwrap_or(""), &mut imported.notes),
         _ => {
-            let kept = validator_files(&own, &["output_validators", "output_validator"], &mut imported.notes);
+            let kept = read_under(&own, &["output_validators", "output_validator"], &mut imported.notes);
             let oracle = validator_oracle(&kept, yaml.validator_flags.as_deref().unwrap_or(""), &mut files, &mut imported);
             files.extend(kept.into_iter().map(|(path, bytes)| (Path::new("package").join(path), bytes)));
             oracle
         }
     };
-    let kept = validator_files(&own, &["input_validators"], &mut imported.notes);
+    let kept = read_under(&own, &["input_validators"], &mut imported.notes);
     if !kept.is_empty() {
         match take_validator(&kept, INPUT_VALIDATOR_DIR, "an input validator", &mut files, &mut imported) {
             Some(chosen) => imported
@@ -289,7 +289,7 @@ fn validator_oracle(validators: &[(String, Vec<u8>)], flags: &str, files: &mut V
 
 /// The files under the package's `folders` (path, bytes); what cannot be read is said in
 /// `notes` and left out.
-fn validator_files(own: &OwnFiles, folders: &[&str], notes: &mut Vec<String>) -> Vec<(String, Vec<u8>)> {
+fn read_under(own: &OwnFiles, folders: &[&str], notes: &mut Vec<String>) -> Vec<(String, Vec<u8>)> {
     let mut kept = Vec::new();
     for folder in folders {
         let (paths, refused) = own.files_under(folder);
@@ -314,8 +314,7 @@ fn take_validator(validators: &[(String, Vec<u8>)], into: &str, what: &str, file
     let program = |path: &str| path.rsplit_once('/').map_or("", |(folder, _)| folder).to_owned();
     let mut programs: Vec<String> = validators.iter().map(|(path, _)| program(path)).collect();
     programs.dedup();
-    let buildable =
-        |folder: &String| validators.iter().any(|(path, _)| program(path) == *folder && matches!(Language::of_file(path), Some(Language::C | Language::Cpp)));
+    let buildable = |folder: &String| validator_language(validators.iter().map(|(path, _)| path.as_str()).filter(|path| program(path) == *folder)).is_some();
     let chosen = programs.iter().find(|folder| buildable(folder)).cloned()?;
     for other in programs.iter().filter(|folder| **folder != chosen) {
         imported.notes.push(format!("{other}/: {what} besides {chosen}/, which alone is run here (judges run every one): left out"));

@@ -511,8 +511,14 @@ fn load_validator(sandbox: &Sandbox, builder: &Builder, dir: &Path, files: (&str
     Ok(program)
 }
 
+/// The language a validator of the files `names` is built in: C++ when any is a C++
+/// source, else C when any is a C one; `None` when bugrank cannot build it.
+pub(crate) fn validator_language<'a>(names: impl Iterator<Item = &'a str> + Clone) -> Option<Language> {
+    [Language::Cpp, Language::C].into_iter().find(|&language| names.clone().any(|name| Language::of_file(name) == Some(language)))
+}
+
 /// Builds the validator whose sources are the files of `folder` (C++ when any is, else
-/// C): its module, or why it does not build.
+/// C: [`validator_language`]): its module, or why it does not build.
 pub(crate) fn build_validator(builder: &Builder, folder: &Path) -> CourseResult<Vec<u8>> {
     let name = folder.display().to_string();
     let entries = std::fs::read_dir(folder).map_err(CourseError::io(format!("the validator's sources must be in {name}")))?;
@@ -529,9 +535,7 @@ pub(crate) fn build_validator(builder: &Builder, folder: &Path) -> CourseResult<
         sources.push((entry.file_name().to_string_lossy().into_owned(), bytes));
     }
     sources.sort();
-    let language = [Language::Cpp, Language::C]
-        .into_iter()
-        .find(|&language| sources.iter().any(|(file, _)| Language::of_file(file) == Some(language)))
+    let language = validator_language(sources.iter().map(|(file, _)| file.as_str()))
         .ok_or_else(|| CourseError::Problem(format!("{name} holds no C or C++ source: bugrank builds validators written in C or C++")))?;
     match builder.build(&Source { language, files: sources }).map_err(|e| CourseError::Problem(format!("cannot build the validator in {name}: {e}")))? {
         Built::Module { wasm, .. } => Ok(wasm),

@@ -501,9 +501,9 @@ impl Sandbox {
             }
         };
         store.data_mut().stdio.harness = launch.harness;
-        if let Some(files) = files {
+        if let Some(mut files) = files {
             let state = store.data_mut();
-            state.args.extend(files.args.iter().cloned());
+            state.args.append(&mut files.args);
             state.files = Some(FileTable::new(files));
         }
         let instance = match kept_instance {

@@ -34,7 +34,7 @@ pub(crate) struct FileTable {
     /// The files created in `directory`: (name, bytes), in the order created.
     pub(crate) written: Vec<(String, Vec<u8>)>,
     /// Descriptor `ROOT_FD + 1 + i` is `open[i]`.
-    pub(crate) open: Vec<Option<Open>>,
+    open: Vec<Option<Open>>,
 }
 
 /// What a path names.
@@ -69,7 +69,9 @@ impl FileTable {
         if let Some(i) = self.read.iter().position(|(name, _)| name == path) {
             return Some(Node::Read(i));
         }
-        if let Some(i) = self.written.iter().position(|(name, _)| *name == self.in_directory(path).unwrap_or_default()) {
+        if let Some(name) = self.in_directory(path)
+            && let Some(i) = self.written.iter().position(|(written, _)| *written == name)
+        {
             return Some(Node::Written(i));
         }
         let is_directory = path.is_empty() || path == self.directory || inside(path, &self.directory) || self.read.iter().any(|(name, _)| inside(path, name));
@@ -96,6 +98,24 @@ impl FileTable {
     pub(crate) fn opened(&mut self, fd: i32) -> Option<&mut Open> {
         let i = usize::try_from(fd.checked_sub(ROOT_FD + 1)?).ok()?;
         self.open.get_mut(i)?.as_mut()
+    }
+
+    /// A new empty file `name` of the writable directory, or `None` when
+    /// [`MAX_WRITTEN_FILES`] are made.
+    pub(crate) fn create(&mut self, name: String) -> Option<Node> {
+        if self.written.len() >= MAX_WRITTEN_FILES {
+            return None;
+        }
+        self.written.push((name, Vec::new()));
+        Some(Node::Written(self.written.len() - 1))
+    }
+
+    /// Frees descriptor `fd`: false if it was not open.
+    pub(crate) fn close(&mut self, fd: i32) -> bool {
+        self.opened(fd).is_some() && {
+            self.open[(fd - ROOT_FD - 1) as usize] = None;
+            true
+        }
     }
 
     /// A new descriptor for `open`, or `None` when [`MAX_OPEN_FILES`] are open.

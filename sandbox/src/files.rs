@@ -17,7 +17,7 @@
 
 use wasmtime::Caller;
 
-use crate::file_table::{FileTable, MAX_WRITTEN_FILES, Node, Open, ROOT_FD, normal};
+use crate::file_table::{FileTable, Node, Open, ROOT_FD, normal};
 use crate::state::{OutputFull, RunState};
 use crate::stdio::{self, BYTES_PER_FUEL, charge, memory};
 
@@ -142,11 +142,7 @@ pub(crate) fn path_open(
             Some(node) => node,
             None if oflags & OFLAGS_CREAT != 0 && oflags & OFLAGS_DIRECTORY == 0 => {
                 let name = files.in_directory(&path).ok_or(ERRNO_ACCES)?;
-                if files.written.len() >= MAX_WRITTEN_FILES {
-                    return Err(ERRNO_NOSPC);
-                }
-                files.written.push((name, Vec::new()));
-                Node::Written(files.written.len() - 1)
+                files.create(name).ok_or(ERRNO_NOSPC)?
             }
             None => return Err(ERRNO_NOENT),
         };
@@ -186,12 +182,7 @@ pub(crate) fn fd_close(mut caller: Caller<'_, RunState>, fd: i32) -> wasmtime::R
     if (0..=ROOT_FD).contains(&fd) {
         return Ok(ERRNO_SUCCESS);
     }
-    with_files(&mut caller, |_, files, _| {
-        let i = (fd - ROOT_FD - 1) as usize;
-        files.opened(fd).ok_or(ERRNO_BADF)?;
-        files.open[i] = None;
-        Ok(())
-    })
+    with_files(&mut caller, |_, files, _| if files.close(fd) { Ok(()) } else { Err(ERRNO_BADF) })
 }
 
 /// Whether `fd` is one of the run's files (or `/`): the calls below serve it, the
