@@ -362,6 +362,16 @@ impl Sandbox {
     fn checked_binary<'b>(&self, name: &str, bytes: &'b [u8], role: Role) -> Result<(Cow<'b, [u8]>, Option<Types>), SandboxError> {
         let binary = wat::parse_bytes(bytes).map_err(|e| invalid(name, e.into()))?;
         let types = validate::check_before_compiling(name, &binary, role)?;
+        // Once valid with every proposal (the legacy exceptions' too), its legacy exception
+        // handling is made the standard's, which the engine runs (the types stay the
+        // module's); an invalid module is left for the engine's validator to name.
+        let binary = match types.as_ref().map(|_| crate::exnref::translate(&binary)) {
+            Some(Ok(Some(translated))) => Cow::Owned(translated),
+            None | Some(Ok(None)) => binary,
+            Some(Err(reason)) => {
+                return Err(SandboxError::Invalid { name: name.to_owned(), reason: format!("its exception handling cannot be translated: {reason}") });
+            }
+        };
         Module::validate(&self.engine, &binary).map_err(|e| invalid(name, e))?;
         Ok((binary, types))
     }
@@ -874,6 +884,9 @@ fn configured(slots: u32, keep_resident: usize, memories: u32) -> Result<Configu
     if memories > 1 {
         config.wasm_multi_memory(true);
     }
+    // C++ built with exceptions (see `exnref.rs`): a module that uses them gets a GC heap
+    // for its exceptions; one that does not is compiled and run as without them.
+    config.wasm_exceptions(true);
     // A trap's kind is all an outcome keeps: no backtrace is captured (symbolising one
     // took several % of an analysis whose answers crash often), nor the address map
     // that backtraces need compiled.

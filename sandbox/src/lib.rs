@@ -36,6 +36,7 @@
 
 mod compile;
 mod engine;
+mod exnref;
 mod file_table;
 mod files;
 mod interpreter;

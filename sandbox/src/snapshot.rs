@@ -67,6 +67,23 @@ pub(crate) fn limited<'a, T: wasmparser::FromReader<'a>>(contents: &'a [u8]) -> 
     SectionLimited::<T>::new(BinaryReader::new(contents, 0)).and_then(|section| section.into_iter().collect::<Result<Vec<T>, _>>()).map_err(|e| e.to_string())
 }
 
+/// A vector section's `contents` with more entries, `entries`.
+pub(crate) fn extended(contents: &[u8], entries: &[&[u8]]) -> Result<Vec<u8>, String> {
+    let mut reader = BinaryReader::new(contents, 0);
+    let count = reader.read_var_u32().map_err(|e| e.to_string())?;
+    let mut out = leb(count + entries.len() as u32);
+    out.extend(&contents[reader.original_position()..]);
+    entries.iter().for_each(|entry| out.extend(*entry));
+    Ok(out)
+}
+
+/// `value` as an unsigned LEB128.
+pub(crate) fn leb(value: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    wasm_encoder::Encode::encode(&value, &mut out);
+    out
+}
+
 /// How many globals the module defines (not imports); refuses what [`snapshot`] cannot
 /// carry over (imported globals or memories, a start function).
 fn defined_globals(sections: &[(u8, &[u8])]) -> Result<usize, String> {

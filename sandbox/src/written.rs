@@ -41,7 +41,7 @@
 use wasm_encoder::{BlockType, ExportKind, Function, Instruction, MemArg, ValType};
 use wasmparser::{BinaryReader, FunctionBody, Operator, SectionLimited, TypeRef};
 
-use crate::snapshot::{CODE, EXPORT, FUNCTION, GLOBAL, IMPORT, MEMORY, TYPE, limited, sections};
+use crate::snapshot::{CODE, EXPORT, FUNCTION, GLOBAL, IMPORT, MEMORY, TYPE, extended, leb, limited, sections};
 
 /// The export of the byte map of written pages (the module's memory 1).
 pub(crate) const WRITTEN_EXPORT: &str = "bugrank-written";
@@ -184,16 +184,6 @@ pub(crate) fn track(module: &[u8]) -> Result<Vec<u8>, String> {
     Ok(out.finish())
 }
 
-/// A vector section's `contents` with more entries, `entries`.
-fn extended(contents: &[u8], entries: &[&[u8]]) -> Result<Vec<u8>, String> {
-    let mut reader = BinaryReader::new(contents, 0);
-    let count = reader.read_var_u32().map_err(|e| e.to_string())?;
-    let mut out = leb(count + entries.len() as u32);
-    out.extend(&contents[reader.original_position()..]);
-    entries.iter().for_each(|entry| out.extend(*entry));
-    Ok(out)
-}
-
 /// What [`track`] adds that the rewritten code calls and reads: the function that marks a
 /// range, `memory.grow`'s, and the size's global.
 #[derive(Clone, Copy)]
@@ -201,12 +191,6 @@ struct Added {
     mark: u32,
     grow: u32,
     pages: u32,
-}
-
-fn leb(value: u32) -> Vec<u8> {
-    let mut out = Vec::new();
-    wasm_encoder::Encode::encode(&value, &mut out);
-    out
 }
 
 /// The locals [`marked`] adds after a function's own: the address, a length, and a value

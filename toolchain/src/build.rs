@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::ToolchainError;
+use crate::exceptions;
 use crate::find::{Toolchain, Toolchains};
 use crate::harness::{self, Harness};
 use crate::jail::{Ended, Jail, Limits, Ran, SOURCES};
@@ -46,8 +47,14 @@ const CACHE_FORMAT: &str = "bugrank-build-3";
 /// link, another jail) is built again, never used. (A bump by hand was forgotten once, for
 /// the sandbox's snapshots: see `sandbox::interpreter`.) Any edit of these files costs a
 /// class one new build of each source.
-const BUILD_CODE: [&str; 5] =
-    [include_str!("build.rs"), include_str!("compat.rs"), include_str!("harness.rs"), include_str!("jail.rs"), include_str!("language.rs")];
+const BUILD_CODE: [&str; 6] = [
+    include_str!("build.rs"),
+    include_str!("compat.rs"),
+    include_str!("exceptions.rs"),
+    include_str!("harness.rs"),
+    include_str!("jail.rs"),
+    include_str!("language.rs"),
+];
 
 /// The most bytes of builds the cache keeps; beyond it the least recently used are deleted
 /// (a build asked for again is compiled again, to the same result). A class of 1,000
@@ -300,6 +307,12 @@ impl Builder {
                 .and_then(|()| std::fs::write(&path, text))
                 .map_err(|e| ToolchainError::Io(format!("cannot write {}: {e}", path.display())))?;
         }
+        for (name, bytes) in exception_files(source) {
+            let path = dir.path().join(crate::compat::DIR).join(name);
+            std::fs::create_dir_all(path.parent().expect("an exceptions file is in a folder"))
+                .and_then(|()| std::fs::write(&path, bytes))
+                .map_err(|e| ToolchainError::Io(format!("cannot write {}: {e}", path.display())))?;
+        }
         if matches!(kind, Kind::Harnessed { .. }) {
             std::fs::create_dir_all(dir.path().join(harness::HAND_IN_OBJECTS))
                 .map_err(|e| ToolchainError::Io(format!("cannot create a build directory: {e}")))?;
@@ -509,10 +522,11 @@ fn key(source: &Source, kind: Kind, options: &BuildOptions, toolchain: &Toolchai
         hash.update((flag.len() as u64).to_le_bytes());
         hash.update(flag.as_bytes());
     }
-    for (name, text) in crate::compat::files(source.language) {
-        for part in [name, text] {
+    let compat = crate::compat::files(source.language).into_iter().map(|(name, text)| (name, text.as_bytes()));
+    for (name, bytes) in compat.chain(exception_files(source)) {
+        for part in [name.as_bytes(), bytes] {
             hash.update((part.len() as u64).to_le_bytes());
-            hash.update(part.as_bytes());
+            hash.update(part);
         }
     }
     hash.update(source.to_bytes());
@@ -534,11 +548,6 @@ const GCC_CONSTEXPR_MATH: [&str; 24] = [
 /// paragraph for each such sign in `messages`, or nothing.
 fn not_as_gcc(messages: &str) -> String {
     let mut said = String::new();
-    if messages.contains("with exceptions disabled") {
-        said.push_str(
-            "\n\nbugrank builds C++ without exceptions for now: `try`, `throw` and `catch` are refused. Report an error with a return value or an exit status instead.",
-        );
-    }
     let math = GCC_CONSTEXPR_MATH.iter().find(|name| messages.contains(&format!("non-constexpr function '{name}' cannot be used in a constant expression")));
     if let Some(name) = math {
         said.push_str(&format!(
@@ -557,13 +566,29 @@ fn not_as_gcc(messages: &str) -> String {
 const LONG_DOUBLE_LIBRARY: &str = "-lc-printscan-long-double";
 
 /// The compiler's flags for `source` with `options` ([`Language::flags_for`]), and the
-/// [`LONG_DOUBLE_LIBRARY`] when the source uses `long double`.
+/// [`LONG_DOUBLE_LIBRARY`] when the source uses `long double`; exceptions' flags instead
+/// of `-fno-exceptions` when it uses them ([`crate::exceptions`]).
 fn flags(source: &Source, options: &BuildOptions) -> Vec<String> {
     let mut flags = source.language.flags_for(options);
     if matches!(source.language, Language::C | Language::Cpp) && source.files.iter().any(|(_, text)| uses_long_double(text)) {
         flags.push(LONG_DOUBLE_LIBRARY.to_owned());
     }
+    if uses_exceptions(source) {
+        flags.retain(|flag| flag != exceptions::NO_EXCEPTIONS);
+        flags.extend([exceptions::FLAG.to_owned(), exceptions::WRAP.to_owned()]);
+    }
     flags
+}
+
+/// Whether `source` is C++ that uses exceptions (a file names `try`, `throw` or `catch`).
+fn uses_exceptions(source: &Source) -> bool {
+    source.language == Language::Cpp && source.files.iter().any(|(_, text)| exceptions::uses_exceptions(text))
+}
+
+/// The files a build of `source` gets for its exceptions ([`exceptions::files`]), if it
+/// uses them.
+fn exception_files(source: &Source) -> Vec<(&'static str, &'static [u8])> {
+    if uses_exceptions(source) { exceptions::files().to_vec() } else { Vec::new() }
 }
 
 /// Whether a C or C++ file names `long double`, `strtold` or `stold`, or has a `%L`
@@ -651,10 +676,16 @@ fn compiles(source: &Source, kind: Kind, options: &BuildOptions) -> Result<Vec<V
             }
         }
         _ if sources.is_empty() => return Err(format!("no {} source file", source.language)),
-        _ if matches!(kind, Kind::Harnessed { .. }) => return Ok(harnessed_compiles(source.language, &args, &sources)),
+        _ if matches!(kind, Kind::Harnessed { .. }) => {
+            let runtime = if uses_exceptions(source) { exceptions::inputs(SOURCES) } else { Vec::new() };
+            return Ok(harnessed_compiles(source.language, &args, &sources, runtime));
+        }
         _ => {
             args.extend(crate::compat::arguments(source.language, SOURCES));
             args.extend(sources.into_iter().map(|name| in_jail(name)));
+            if uses_exceptions(source) {
+                args.extend(exceptions::inputs(SOURCES));
+            }
         }
     }
     Ok(vec![args])
@@ -664,8 +695,9 @@ fn compiles(source: &Source, kind: Kind, options: &BuildOptions) -> Result<Vec<V
 /// one whole build): each of the hand-in's own files compiled alone into an object of
 /// [`harness::HAND_IN_OBJECTS`] (with `main` renamed, so that one kept for the student's own
 /// tests is left out rather than clashing with the harness's), which the build then checks
-/// ([`harness::check_objects`]); then the harness compiled and linked with them.
-fn harnessed_compiles(language: Language, args: &[String], sources: &[&String]) -> Vec<Vec<String>> {
+/// ([`harness::check_objects`]); then the harness compiled and linked with them, and with
+/// `runtime` (the exceptions' files, if the hand-in uses them).
+fn harnessed_compiles(language: Language, args: &[String], sources: &[&String], runtime: Vec<String>) -> Vec<Vec<String>> {
     let in_jail = |name: &str| format!("{SOURCES}/{name}");
     let compat = crate::compat::arguments(language, SOURCES);
     let is_compat_source = |arg: &String| arg.ends_with("/compat.c") || arg.ends_with("/compat.cpp");
@@ -692,6 +724,7 @@ fn harnessed_compiles(language: Language, args: &[String], sources: &[&String]) 
         steps.push(step);
         link.push(object);
     }
+    link.extend(runtime);
     steps.push(link);
     steps
 }

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 pub enum Language {
     /// C17, clang with wasi-libc.
     C,
-    /// C++17, clang++ with libc++ for wasm32 (no exceptions: Debian's wasm32 libc++ is
-    /// built without them).
+    /// C++17, clang++ with libc++ for wasm32; exceptions for a source that uses them
+    /// ([`crate::exceptions`]).
     Cpp,
     /// Rust 2021, one file, rustc for `wasm32-wasip1`.
     Rust,
@@ -89,7 +89,8 @@ impl Language {
     /// Python has no compiler flags: its sources are compiled to bytecode by the
     /// interpreter itself, the same way for everyone ([`crate::python`]).
     pub fn flags(self) -> &'static [&'static str] {
-        // C and C++ share every flag but their standard (and C++'s exceptions, off).
+        // C and C++ share every flag but their standard (and C++'s exceptions, off unless a
+        // source uses them: see `crate::exceptions`).
         macro_rules! c_family_flags {
             ($($own:literal),*) => {
                 &[

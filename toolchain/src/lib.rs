@@ -25,6 +25,7 @@
 
 mod build;
 pub mod compat;
+pub mod exceptions;
 mod find;
 pub mod guest;
 pub mod harness;

@@ -333,14 +333,13 @@ fn a_compile_error_gcc_would_not_give_says_so_in_words() {
     let Some(built) = build(
         Language::Cpp,
         "main.cpp",
-        "#include <cmath>\n#include <cstdio>\nconstexpr double R = std::sqrt(2.0);\nint main() {\n    try { throw 1; } catch (int) {}\n    printf(\"%f\\n\", R);\n}\n",
+        "#include <cmath>\n#include <cstdio>\nconstexpr double R = std::sqrt(2.0);\nint main() {\n    printf(\"%f\\n\", R);\n}\n",
     ) else {
         return;
     };
     let (failure, message) = failure(built);
     assert_eq!(failure, Failure::CompileError);
-    assert!(message.contains("main.cpp:3:") && message.contains("main.cpp:5:"), "the compiler's own lines first: {message}");
-    assert!(message.contains("bugrank builds C++ without exceptions for now: `try`, `throw` and `catch` are refused."), "{message}");
+    assert!(message.contains("main.cpp:3:"), "the compiler's own lines first: {message}");
     assert!(message.contains("GCC accepts this: it computes `sqrt` at compile time, as an extension."), "{message}");
 }
 

@@ -97,6 +97,15 @@ fn a_cpp_file_builds_with_a_cpp_harness_and_its_main_is_said_in_plain_words() {
 }
 
 #[test]
+fn a_cpp_file_that_throws_and_catches_builds_with_the_harness() {
+    let text = "#include <stdexcept>\n#include \"interface.h\"\nstatic int total;\n\
+        void counter_add(int n) {\n    try {\n        if (n < 0) throw std::invalid_argument(\"negative\");\n        total += n;\n    } catch (const std::invalid_argument&) {\n        total = 0;\n    }\n}\n\
+        int counter_total(void) { return total; }\n";
+    let Some(built) = build(Language::Cpp, "counter.cpp", text) else { return };
+    assert!(matches!(built, Built::Module { .. }), "{built:?}");
+}
+
+#[test]
 fn a_c_main_kept_under_bugrank_harness_is_left_out_and_builds() {
     let text = format!("{C_COUNTER}#ifndef BUGRANK_HARNESS\nint main(void) {{ counter_add(2); return 0; }}\n#endif\n");
     let Some(built) = build(Language::C, "counter.c", &text) else { return };

@@ -226,3 +226,52 @@ fn long_double_is_read_and_written_as_natively_in_c_and_cpp() {
     let (_, run_c) = run(Language::C, "main.c", c, "2.5\n");
     assert_eq!((run_c.outcome.clone(), stdout(&run_c)), (Outcome::Exited(0), "0.3125 2.5\n".to_owned()), "{}", String::from_utf8_lossy(&run_c.stderr));
 }
+
+#[test]
+fn cpp_exceptions_are_thrown_and_caught_by_type_and_one_nobody_catches_is_a_crash_that_names_it() {
+    if !can_build(&[Language::Cpp]) {
+        return;
+    }
+    // As students write it: their own exception type, the library's `at`, a rethrow, an
+    // exception through a recursion with destructors to run, and one left uncaught.
+    let program = r#"#include <bits/stdc++.h>
+using namespace std;
+struct Negative : runtime_error { Negative() : runtime_error("negative") {} };
+struct Counted { static int alive; Counted() { alive++; } ~Counted() { alive--; } };
+int Counted::alive = 0;
+int pick(const vector<int>& v, int i) { if (i < 0) throw Negative(); return v.at(i); }
+int deep(int n) { Counted c; string s(50, 'x'); if (n == 0) throw n; return deep(n - 1) + (int)s.size(); }
+int main() {
+    vector<int> v = {10, 20, 30};
+    int i;
+    while (cin >> i) {
+        try {
+            cout << pick(v, i) << '\n';
+        } catch (const out_of_range& e) {
+            cout << "out of range\n";
+        } catch (const exception& e) {
+            cout << "error: " << e.what() << '\n';
+        }
+        if (i == 9) throw logic_error("nine is not allowed");
+    }
+    try { deep(1000); } catch (int k) { cout << "caught " << k << ", alive " << Counted::alive << '\n'; }
+    try {
+        try { throw string("inner"); } catch (string& s) { s += " again"; throw; }
+    } catch (const string& s) { cout << s << '\n'; }
+    return 0;
+}
+"#;
+    let (_, ok) = run(Language::Cpp, "main.cpp", program, "1 -2 5\n");
+    assert_eq!(
+        (ok.outcome.clone(), stdout(&ok)),
+        (Outcome::Exited(0), "20\nerror: negative\nout of range\ncaught 0, alive 0\ninner again\n".to_owned()),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let (_, uncaught) = run(Language::Cpp, "main.cpp", program, "0 9 1\n");
+    assert!(matches!(uncaught.outcome, Outcome::Trap(_)), "{:?}", uncaught.outcome);
+    // As natively: `cin` flushes `cout` before each read, and an abort loses what was
+    // written since ("out of range" for the 9).
+    assert_eq!(stdout(&uncaught), "10\n");
+    assert_eq!(String::from_utf8_lossy(&uncaught.stderr), "libc++abi: terminating due to uncaught exception of type std::logic_error: nine is not allowed\n");
+}

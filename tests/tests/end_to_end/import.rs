@@ -246,10 +246,10 @@ fn the_reference_is_the_first_accepted_submission_that_builds_and_passes_the_pac
     }
     let out = tempfile::tempdir().unwrap();
     let package = out.path().join("sum");
-    // Accepted by the judges: one that throws (bugrank's C++ has no exceptions yet), one that
+    // Accepted by the judges: one that only GCC builds (a `constexpr` square root), one that
     // sums into an uninitialised variable (0 by luck natively; every byte 0xFF here), and a
     // plain C one.
-    let throws = "#include <bits/stdc++.h>\nusing namespace std;\nint main() {\n    long long n, s = 0, x;\n    cin >> n;\n    try {\n        for (int i = 0; i < n; i++) { cin >> x; s += x; }\n    } catch (...) { return 1; }\n    cout << s << endl;\n}\n";
+    let gcc_only = "#include <bits/stdc++.h>\nusing namespace std;\nconstexpr double ROOT = sqrt(2.0);\nint main() {\n    long long n, s = 0, x;\n    cin >> n;\n    for (int i = 0; i < n; i++) { cin >> x; s += x; }\n    cout << s + (long long)(ROOT - ROOT) << endl;\n}\n";
     let unset = "#include <bits/stdc++.h>\nusing namespace std;\nint main() {\n    long long n, s, x;\n    cin >> n;\n    for (int i = 0; i < n; i++) { cin >> x; if (i == 0) s = x; else s += x; }\n    cout << s << endl;\n}\n";
     let plain = "#include <stdio.h>\nint main(void) {\n    long long n, s = 0, x;\n    scanf(\"%lld\", &n);\n    for (long long i = 0; i < n; i++) { scanf(\"%lld\", &x); s += x; }\n    printf(\"%lld\\n\", s);\n    return 0;\n}\n";
     write_files(
@@ -260,17 +260,17 @@ fn the_reference_is_the_first_accepted_submission_that_builds_and_passes_the_pac
             ("data/sample/1.ans", "3\n"),
             ("data/secret/empty.in", "0\n"),
             ("data/secret/empty.ans", "0\n"),
-            ("submissions/accepted/a_throws.cpp", throws),
+            ("submissions/accepted/a_gcc_only.cpp", gcc_only),
             ("submissions/accepted/b_unset.cpp", unset),
             ("submissions/accepted/plain.c", plain),
         ],
     );
     let dir = out.path().join("imported");
     import_package(&package, &dir).unwrap();
-    assert_eq!(file(&dir, "reference.cpp"), throws, "the import's choice: the first accepted in C++");
+    assert_eq!(file(&dir, "reference.cpp"), gcc_only, "the import's choice: the first accepted in C++");
     let said = choose_reference(&tools().sandbox, &tools().builder, &dir).unwrap();
     assert_eq!(said.len(), 3, "{said:#?}");
-    assert!(said[0].starts_with("reference.cpp, an accepted submission, does not build here:") && said[0].contains("exception"), "{}", said[0]);
+    assert!(said[0].starts_with("reference.cpp, an accepted submission, does not build here:") && said[0].contains("GCC accepts this"), "{}", said[0]);
     assert!(said[1].starts_with("submissions/correct-b_unset.cpp, an accepted submission, fails the package's test `secret-empty`"), "{}", said[1]);
     assert_eq!(said[2], "the reference is now submissions/correct-plain.c, which builds and passes the package's tests");
     assert_eq!((file(&dir, "reference.c"), dir.join("reference.cpp").exists()), (plain.to_owned(), false));
@@ -284,8 +284,8 @@ fn an_input_validator_that_does_not_build_here_is_left_out_and_the_reference_is_
     if !can_build(&[Language::Cpp]) {
         return;
     }
-    // As problemtools' own input-validator library does: it throws on a bad token.
-    let validator = "#include <iostream>\nint main() {\n    long long n;\n    try {\n        if (!(std::cin >> n)) throw false;\n    } catch (bool) { return 43; }\n    return n >= 0 ? 42 : 43;\n}\n";
+    // One that GCC builds and clang refuses: a `constexpr` square root.
+    let validator = "#include <cmath>\n#include <iostream>\nconstexpr double LIMIT = std::sqrt(1e18);\nint main() {\n    long long n;\n    if (!(std::cin >> n)) return 43;\n    return n >= 0 && n <= LIMIT ? 42 : 43;\n}\n";
     let reference = "#include <iostream>\nint main() { long long n; std::cin >> n; std::cout << 2 * n << '\\n'; }\n";
     let out = tempfile::tempdir().unwrap();
     let package = out.path().join("twice");
@@ -295,7 +295,7 @@ fn an_input_validator_that_does_not_build_here_is_left_out_and_the_reference_is_
             ("problem.yaml", "name: Twice\n"),
             ("data/sample/1.in", "4\n"),
             ("data/sample/1.ans", "8\n"),
-            ("input_validators/throws/validate.cpp", validator),
+            ("input_validators/gcc/validate.cpp", validator),
             ("submissions/accepted/twice.cpp", reference),
         ],
     );
@@ -305,11 +305,11 @@ fn an_input_validator_that_does_not_build_here_is_left_out_and_the_reference_is_
     let said = choose_reference(&tools().sandbox, &tools().builder, &dir).unwrap();
     assert_eq!(said.len(), 1, "{said:#?}");
     assert!(
-        said[0].starts_with("the input validator does not build here, so it is not run (it stays in package/):") && said[0].contains("exceptions"),
+        said[0].starts_with("the input validator does not build here, so it is not run (it stays in package/):") && said[0].contains("GCC accepts this"),
         "{}",
         said[0]
     );
-    assert!(!dir.join("input_validator").exists() && dir.join("package/input_validators/throws/validate.cpp").is_file());
+    assert!(!dir.join("input_validator").exists() && dir.join("package/input_validators/gcc/validate.cpp").is_file());
     assert_eq!(file(&dir, "reference.cpp"), reference, "the reference is not blamed");
     passes_check(&dir, &["ok    the reference agrees with the course's 1 test"]);
 }
