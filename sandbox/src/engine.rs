@@ -885,8 +885,10 @@ fn configured(slots: u32, keep_resident: usize, memories: u32) -> Result<Configu
         config.wasm_multi_memory(true);
     }
     // C++ built with exceptions (see `exnref.rs`): a module that uses them gets a GC heap
-    // for its exceptions; one that does not is compiled and run as without them.
-    config.wasm_exceptions(true);
+    // for its exceptions (within its memory limit); one that does not is compiled and run
+    // as without them. Not the rest of what the engine's GC brings (structs, arrays): no
+    // program of a class needs it, and it is code that untrusted modules would reach.
+    config.wasm_exceptions(true).wasm_gc(false).wasm_function_references(false);
     // A trap's kind is all an outcome keeps: no backtrace is captured (symbolising one
     // took several % of an analysis whose answers crash often), nor the address map
     // that backtraces need compiled.

@@ -408,6 +408,50 @@ pub fn cases() -> Vec<Case> {
             Fails("crash"),
             QUICK,
         ),
+        // Exceptions (C++'s, and the standard's any module may use): each exception is an
+        // object of the engine's GC heap, which the memory limit bounds like memory.
+        graded(
+            "exceptions kept in a table grown for ever",
+            "x.wat",
+            || {
+                r#"(module (tag $e (param i32)) (table $kept 0 exnref) (memory (export "memory") 1)
+                (func (export "_start") (loop
+                  (block $caught (result exnref) (try_table (catch_all_ref $caught) (throw $e (i32.const 7))) unreachable)
+                  (drop (table.grow $kept (i32.const 1)))
+                  (br 0))))"#
+                    .as_bytes()
+                    .to_vec()
+            },
+            Fails("timeout"),
+            QUICK,
+        ),
+        // The engine's GC is there for exceptions only: structs and arrays are refused.
+        graded(
+            "GC arrays of 80 MB kept in a table",
+            "x.wat",
+            || {
+                r#"(module (type $a (array (mut i64))) (table $kept 0 (ref null $a)) (memory (export "memory") 1)
+                (func (export "_start") (loop (drop (table.grow $kept (array.new_default $a (i32.const 10000000)) (i32.const 1))) (br 0))))"#
+                    .as_bytes()
+                    .to_vec()
+            },
+            Rejected("array indexed types not supported without the gc feature"),
+            QUICK,
+        ),
+        graded(
+            "a legacy try that throws and catches for ever",
+            "x.wat",
+            || command("(tag $e)", 1, "(loop try throw $e catch $e end (br 0))"),
+            Fails("timeout"),
+            QUICK,
+        ),
+        graded(
+            "an exception nobody catches",
+            "x.wat",
+            || command("(tag $e (param i64))", 1, "(throw $e (i64.const 1))"),
+            Fails("crash"),
+            QUICK,
+        ),
         graded("a flood of 64 KiB writes on stdout", "x.wat", || flood(1, 65_536), Fails("output"), QUICK),
         graded("a flood of 64 KiB writes on stderr", "x.wat", || flood(2, 65_536), Fails("output"), QUICK),
         graded("a flood of one-byte writes", "x.wat", || flood(1, 1), Fails("timeout"), QUICK),
