@@ -399,7 +399,8 @@ fn a_package_with_its_own_cpp_validator_imports_checks_and_grades_with_it() {
         return;
     }
     // `fixtures/packages/divisors`: the divisors of n in any order, judged by the
-    // package's validator (C++, problemtools' protocol); its accepted Python prints them
+    // package's validator (C++, problemtools' protocol; its input validator throws C++
+    // exceptions as problemtools' own library does); its accepted Python prints them
     // in another order than the C++ reference (it is `reference.py`, which sets Python
     // hand-ins' budgets), so no comparison of outputs would pass it.
     let package = root().join("fixtures/packages/divisors");
@@ -422,6 +423,7 @@ fn a_package_with_its_own_cpp_validator_imports_checks_and_grades_with_it() {
             "ok    the input validator accepts the 1000 generated inputs and the course's 6 tests: 1006 of 1006 inputs valid",
             "ok    the correct example `reference.py` passes every input",
             "ok    the correct example `correct-divisors` passes every input",
+            "ok    the correct example `correct-throwing` passes every input",
             "ok    the example `wrong-half` fails some input by giving a wrong output",
             "ok    the example `wrong-square_twice` fails some input by giving a wrong output",
             "ok    the example `slow-every_number` fails some input by running out of time",
@@ -433,6 +435,8 @@ fn a_package_with_its_own_cpp_validator_imports_checks_and_grades_with_it() {
     let analysis = &run.graded.analysis;
     let row = |id: &str| analysis.answers.iter().find(|a| a.id == id).unwrap_or_else(|| panic!("{id}"));
     assert_eq!(row("correct-divisors").points.as_ref().unwrap().points, 100.0);
+    // (It throws and catches C++ exceptions, as does the input validator.)
+    assert_eq!(row("correct-throwing").points.as_ref().unwrap().points, 100.0);
     assert_eq!(row("wrong-square_twice").course_tests_failed, ["sample-2", "secret-02-square"]);
     assert_eq!(row("wrong-half").course_tests_failed.len(), 6, "n itself is missing on every test");
     // The validator's judgemessage.txt is the reason a student reads.
