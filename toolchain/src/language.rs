@@ -84,7 +84,10 @@ impl Language {
     /// compatibility file (`gets`, `alarm`, `<bits/stdc++.h>`: see [`crate::compat`]).
     /// Their local variables start as every byte 0xFF (`-ftrivial-auto-var-init=pattern`):
     /// a read before a value is given is the same wrong value on every machine, where
-    /// `-O2` could otherwise fold it into a right answer and hide the bug.
+    /// `-O2` could otherwise fold it into a right answer and hide the bug. A function with
+    /// a local array checks a canary before it returns (`-fstack-protector-strong`, as
+    /// Ubuntu's GCC builds every program): writing past the array is a crash, "stack
+    /// smashing detected", instead of a silent change of the locals beside it.
     ///
     /// Python has no compiler flags: its sources are compiled to bytecode by the
     /// interpreter itself, the same way for everyone ([`crate::python`]).
@@ -100,6 +103,7 @@ impl Language {
                     "-O2",
                     "-Wall",
                     "-ftrivial-auto-var-init=pattern",
+                    "-fstack-protector-strong",
                     "-D_WASI_EMULATED_SIGNAL",
                     "-mmutable-globals",
                     "-Wl,-z,stack-size=8388608",

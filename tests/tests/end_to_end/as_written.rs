@@ -275,3 +275,20 @@ int main() {
     assert_eq!(stdout(&uncaught), "10\n");
     assert_eq!(String::from_utf8_lossy(&uncaught.stderr), "libc++abi: terminating due to uncaught exception of type std::logic_error: nine is not allowed\n");
 }
+
+#[test]
+fn writing_past_a_local_array_is_a_crash_that_says_stack_smashing_as_on_ubuntu() {
+    if !can_build(&[Language::C, Language::Cpp]) {
+        return;
+    }
+    // A name read into 8 bytes: a longer one overwrites what lies beside the array, which
+    // Ubuntu's GCC (and macOS's clang) catch when the function returns.
+    let program = "#include <stdio.h>\nint main(void) {\n    char name[8];\n    int count = 3;\n    scanf(\"%s\", name);\n    printf(\"%s %d\\n\", name, count);\n    return 0;\n}\n";
+    for (language, name) in [(Language::C, "main.c"), (Language::Cpp, "main.cpp")] {
+        let (_, fits) = run(language, name, program, "Ada\n");
+        assert_eq!((fits.outcome.clone(), stdout(&fits)), (Outcome::Exited(0), "Ada 3\n".to_owned()), "{name}");
+        let (_, smashed) = run(language, name, program, "Grace_Brewster_Murray_Hopper\n");
+        assert!(matches!(smashed.outcome, Outcome::Trap(_)), "{name}: {:?}", smashed.outcome);
+        assert_eq!(String::from_utf8_lossy(&smashed.stderr), "*** stack smashing detected ***: terminated\n", "{name}");
+    }
+}
