@@ -14,7 +14,7 @@
 //! | `data/sample/*.in` with `.ans`, `data/secret/**/*.in` with `.ans` | the course's tests: `tests/sample-NAME.in` with `.out`, `tests/secret-GROUP-NAME…` |
 //! | `submissions/accepted` | the reference (the first in C++, else C, Rust, Python; [`choose_reference`] then keeps the first that builds and passes the package's tests), `reference.py` (a Python one, when the reference is compiled: it sets Python hand-ins' budgets) and `submissions/correct-NAME` |
 //! | `submissions/wrong_answer`, `time_limit_exceeded`, `run_time_error` | `submissions/wrong-NAME`, `slow-NAME`, `crash-NAME`: `check-problem` checks each fails some test that way |
-//! | `submissions/rejected`, `brute_force`, `slow_accepted` (the 2023 format's, and tools') | `buggy-NAME` (fails some test), `slow-NAME`, `correct-NAME`; `partially_accepted/` and unknown folders are said and left out |
+//! | `submissions/rejected`, `brute_force`, `slow_accepted` (the 2023 format's, and tools') | `buggy-NAME` (fails some test), `slow-NAME`, `slowcorrect-NAME` (fails none but by time); `partially_accepted/` and unknown folders are said and left out |
 //! | a submission's extension: `.c`, `.cpp .cc .cxx .c++`, `.rs`, `.py .py3` | its language; Python 2 (`.py2`, or a `print` statement) is said and left out; two examples of one name keep their language in their ids (`correct-paul-c`, `correct-paul-rs`) |
 //! | `type: interactive` (2023) or `validation: custom interactive` | refused, with the reason; `type: scoring`, `multi-pass`, `.timelimit` and `testdata.yaml` are said in `IMPORT.md` |
 //!
@@ -76,9 +76,9 @@ const SUBMISSION_FOLDERS: [(&str, &str, &str); 7] = [
     // The 2023 format's: rejected in any way, and right but too slow.
     ("rejected", "buggy", "rejected"),
     ("brute_force", "slow", "right but too slow"),
-    // Accepted within the time limit, though slowly: checked as correct, so that
-    // `check-problem` says when bugrank's budget (relative to the reference) is tighter.
-    ("slow_accepted", "correct", "accepted, though slow"),
+    // Accepted, though slowly: never a wrong output, and time-outs allowed (the judges'
+    // tools hold it to no time limit; it sets none either: only `accepted/` does).
+    ("slow_accepted", "slowcorrect", "accepted, though slow"),
 ];
 
 /// Submission folders judges' tools have that bugrank leaves out, and why.

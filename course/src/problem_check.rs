@@ -20,11 +20,14 @@ use crate::hand_ins::{accept_languages, hand_ins, read_batch_dir};
 use crate::problem_dir::ProblemDir;
 
 /// What a problem's example submission `id` must do, by the start of its name: pass every
-/// input (`correct…`), fail some (`buggy…`), or fail some by a wrong output (`wrong…`), by
-/// running out of time (`slow…`) or by crashing (`crash…`); `None` for any other id, which
-/// is not an example.
+/// input (`correct…`), fail none but by running out of time (`slowcorrect…`: a judge's
+/// `slow_accepted` submission), fail some (`buggy…`), or fail some by a wrong output
+/// (`wrong…`), by running out of time (`slow…`) or by crashing (`crash…`); `None` for any
+/// other id, which is not an example.
 pub fn example_expectation(id: &str) -> Option<Expect> {
     let prefixes = [
+        // (Before `slow`, which it starts with.)
+        ("slowcorrect", Expect::PassOrTimeout),
         ("correct", Expect::Pass),
         ("buggy", Expect::Fail),
         ("wrong", Expect::FailAs(FailureKind::Wrong)),

@@ -98,6 +98,10 @@ pub enum Expect {
     /// Fail some input in this way: a judge package's `wrong_answer` (a wrong output),
     /// `time_limit_exceeded` (a timeout) or `run_time_error` (a crash) submission.
     FailAs(FailureKind),
+    /// Never fail but by running out of time: a judge package's `slow_accepted`
+    /// submission, right on every input it finishes, whose speed the judges do not hold
+    /// it to.
+    PassOrTimeout,
 }
 
 /// What [`check_problem`] found.
@@ -334,7 +338,7 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         // crashes or runs out of time would pass a checker that accepts everything.
         let checked = problem.oracle == Oracle::Checker;
         let wanted = match example.expect {
-            Expect::Pass => None,
+            Expect::Pass | Expect::PassOrTimeout => None,
             Expect::Fail if checked => Some(FailureKind::Wrong),
             Expect::Fail => None,
             Expect::FailAs(kind) => Some(kind),
@@ -376,6 +380,7 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
         let total = cases.len();
         let first = failures.first().map(|(shown, why, _)| format!("{}; first on {shown}: {why}", stopped(not_run))).unwrap_or_default();
         let as_wanted = failures.iter().filter(|(_, _, kind)| wanted.is_none() || *kind == wanted).count();
+        let timeouts = failures.iter().filter(|(_, _, kind)| *kind == Some(FailureKind::Timeout)).count();
         let never_shown = || format!("passes all {total} inputs: neither the generator nor the course's tests make an input that shows its bug");
         checks.push(match example.expect {
             Expect::Pass => Check {
@@ -397,6 +402,14 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
                     format!("fails {} of {total} inputs, the checker rejecting {as_wanted}{first}", failures.len())
                 } else {
                     format!("fails {} of {total} inputs{first}", failures.len())
+                },
+            },
+            Expect::PassOrTimeout => Check {
+                what: format!("the correct example `{}` fails no input but by running out of time", example.id),
+                passed: timeouts == failures.len(),
+                detail: match failures.iter().find(|(_, _, kind)| *kind != Some(FailureKind::Timeout)) {
+                    Some((shown, why, _)) => format!("fails {} of {total} inputs{}; first not by time on {shown}: {why}", failures.len(), stopped(not_run)),
+                    None => format!("runs out of time on {timeouts} of {total} inputs{first}, and gives no wrong output"),
                 },
             },
             Expect::FailAs(kind) => Check {
@@ -584,6 +597,38 @@ mod tests {
         let detail = |id: &str| report.checks.iter().find(|c| c.what == format!("the correct example `{id}` passes every input")).unwrap().detail.clone();
         assert!(detail("correct-slow").ends_with("; warning: it uses 60% of its budget on \"42\": a correct program twice as slow would run out of time (raise limits.fuel_factor or hardest_factor, or set fuel_limit)"), "{}", detail("correct-slow"));
         assert!(!detail("correct").contains("warning"), "{}", detail("correct"));
+    }
+
+    /// [`Doubling`]'s programs, and program 4: right, but out of time on 13.
+    struct Slow;
+
+    impl Executor for Slow {
+        fn generate(&self, choices: ChoiceSource) -> (Result<Vec<u8>, String>, ChoiceSource) {
+            Doubling { replays: true, counter: Default::default() }.generate(choices)
+        }
+        fn run(&self, program: usize, input: &[u8], fuel: u64) -> Execution {
+            match (program, input) {
+                (4, b"13") => Execution { outcome: RunOutcome::Timeout, stdout: Vec::new(), fuel_used: fuel },
+                (4, _) => Doubling { replays: true, counter: Default::default() }.run(1, input, fuel),
+                _ => Doubling { replays: true, counter: Default::default() }.run(program, input, fuel),
+            }
+        }
+    }
+
+    #[test]
+    fn a_slow_correct_example_may_run_out_of_time_but_never_give_a_wrong_output() {
+        let examples = [
+            Example { id: "slowcorrect-13".into(), program: 4, expect: Expect::PassOrTimeout },
+            Example { id: "slowcorrect-7".into(), program: 2, expect: Expect::PassOrTimeout },
+        ];
+        let report = check_problem(&Problem::default(), &Slow, &examples);
+        let check =
+            |id: &str| report.checks.iter().find(|c| c.what == format!("the correct example `{id}` fails no input but by running out of time")).unwrap();
+        assert!(check("slowcorrect-13").passed, "{}", check("slowcorrect-13").detail);
+        assert!(check("slowcorrect-13").detail.starts_with("runs out of time on 10 of 1000 inputs"), "{}", check("slowcorrect-13").detail);
+        assert!(check("slowcorrect-13").detail.ends_with(", and gives no wrong output"), "{}", check("slowcorrect-13").detail);
+        assert!(!check("slowcorrect-7").passed);
+        assert!(check("slowcorrect-7").detail.contains("; first not by time on \"7\": wrong"), "{}", check("slowcorrect-7").detail);
     }
 
     #[test]

@@ -351,7 +351,7 @@ fn an_import_reads_submissions_as_judges_name_them_and_says_what_it_leaves_out()
     let imported = import_package(&package, &dir).unwrap();
     assert_eq!(file(&dir, "reference.cpp"), cpp, "the first accepted in C++, read from its .cc");
     assert_eq!(file(&dir, "reference.py"), file(&package, "submissions/accepted/paul.py3"));
-    assert_eq!(names(&dir.join("submissions")), ["buggy-minus.c", "correct-loop.cpp", "slow-count.c"]);
+    assert_eq!(names(&dir.join("submissions")), ["buggy-minus.c", "slow-count.c", "slowcorrect-loop.cpp"]);
     let notes = imported.notes.join("\n");
     for said in [
         "submissions/accepted/old.py (accepted) left out: Python 2, which bugrank does not run (it runs Python 3): line 2 is a `print` statement",

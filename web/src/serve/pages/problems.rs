@@ -229,7 +229,7 @@ pub(super) async fn problem_page(app: AppData, req: HttpRequest, who: Instructor
             pre { (v.settings) }
             @if let Some(check) = &v.check {
                 h2 { "Problem check" }
-                p.muted { "Made when the bundle was uploaded, on the " (check.inputs) " generated inputs the time budget is measured on (the same as " code { "bugrank check-problem" } "). Examples in the bundle's " code { "submissions/" } " folder named " code { "correct…" } " must pass every input, those named " code { "buggy…" } " fail some (" code { "wrong…" } ", " code { "slow…" } ", " code { "crash…" } ": by a wrong output, a timeout, a crash); they also run on the course's tests." }
+                p.muted { "Made when the bundle was uploaded, on the " (check.inputs) " generated inputs the time budget is measured on (the same as " code { "bugrank check-problem" } "). Examples in the bundle's " code { "submissions/" } " folder named " code { "correct…" } " must pass every input (" code { "slowcorrect…" } ": but by a timeout), those named " code { "buggy…" } " fail some (" code { "wrong…" } ", " code { "slow…" } ", " code { "crash…" } ": by a wrong output, a timeout, a crash); they also run on the course's tests." }
                 p { @if check.passed() { span.ok { "Ready: every check passed." } } @else { span.bad { (check.checks.iter().filter(|c| !c.passed).count()) " of " (check.checks.len()) " checks failed: fix the problem before grading a class with it." } } }
                 table {
                     tr { th { "Check" } th { "Result" } th { "Evidence" } }
