@@ -60,9 +60,9 @@ pub struct SandboxExecutor<'a> {
     pub checker: Option<&'a Program>,
     /// How the checker is asked.
     pub protocol: Protocol<'a>,
-    /// The problem's input validator and its flags, where it has one (see
-    /// [`Executor::validate_input`]).
-    pub input_validator: Option<(&'a Program, &'a [String])>,
+    /// The problem's input validator and its arguments, where it has one: an input is valid
+    /// when it accepts it with one of them (see [`Executor::validate_input`]).
+    pub input_validator: Option<(&'a Program, Vec<&'a [String]>)>,
     /// The problem's Python reference (`reference.py`) beside a compiled one: what sets a
     /// Python answer's fuel on each input (see [`SandboxExecutor::fuel_scale`]).
     pub python_reference: &'a PythonReference,
@@ -312,22 +312,32 @@ impl Executor for SandboxExecutor<'_> {
 
     /// The judges' protocol for input validators: `validator FLAGS... < input`, exit
     /// status 42 for a valid input and 43 for an invalid one, whose reason is its
-    /// `judgemessage.txt`, else its stderr.
+    /// `judgemessage.txt`, else its stderr. With several lists of flags (test groups'), an
+    /// input is valid when one accepts it; refused by all, the reason is the first's.
     fn validate_input(&self, input: &[u8]) -> Option<Result<(), String>> {
-        let (validator, flags) = self.input_validator?;
-        self.count_run();
-        let files = Files { args: flags.to_vec(), read: Vec::new(), directory: VALIDATOR_FEEDBACK.to_owned() };
-        let run = match self.sandbox.run_with_files(validator, input, files, &self.limits) {
-            Ok(run) => run,
-            Err(error) => return Some(Err(error.to_string())),
-        };
-        Some(match run.outcome {
-            Outcome::Exited(VALIDATOR_ACCEPTS) => Ok(()),
-            Outcome::Exited(VALIDATOR_REJECTS) => Err(feedback(&run.written, JUDGE_MESSAGE_FILE)
-                .or_else(|| Some(cut_middle(String::from_utf8_lossy(&run.stderr).trim())).filter(|said| !said.is_empty()))
-                .unwrap_or_else(|| format!("the input validator exited with {VALIDATOR_REJECTS}, saying nothing"))),
-            outcome => Err(format!("the input validator failed: {}", crash_message(&outcome, &run.stderr, &self.limits))),
-        })
+        let (validator, flag_sets) = self.input_validator.as_ref()?;
+        let mut first_refusal = None;
+        for flags in flag_sets {
+            self.count_run();
+            let files = Files { args: flags.to_vec(), read: Vec::new(), directory: VALIDATOR_FEEDBACK.to_owned() };
+            let run = match self.sandbox.run_with_files(validator, input, files, &self.limits) {
+                Ok(run) => run,
+                Err(error) => return Some(Err(error.to_string())),
+            };
+            let reason = match run.outcome {
+                Outcome::Exited(VALIDATOR_ACCEPTS) => return Some(Ok(())),
+                Outcome::Exited(VALIDATOR_REJECTS) => feedback(&run.written, JUDGE_MESSAGE_FILE)
+                    .or_else(|| Some(cut_middle(String::from_utf8_lossy(&run.stderr).trim())).filter(|said| !said.is_empty()))
+                    .unwrap_or_else(|| format!("the input validator exited with {VALIDATOR_REJECTS}, saying nothing")),
+                outcome => return Some(Err(format!("the input validator failed: {}", crash_message(&outcome, &run.stderr, &self.limits)))),
+            };
+            let reason = match flag_sets.len() {
+                1 => reason,
+                _ => format!("refused with each test group's flags; with `{}`: {reason}", flags.join(" ")),
+            };
+            first_refusal.get_or_insert(reason);
+        }
+        Some(Err(first_refusal.unwrap_or_else(|| "the input validator has no flags to run with".to_owned())))
     }
 
     fn check_counted(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<(CheckerVerdict, Option<u64>), String> {

@@ -9,6 +9,7 @@
 //! | `validation: default` and `validator_flags` | `oracle = "tokens"`: `case_sensitive` only with the flag (judges compare case-insensitively by default), `float_tolerance` (both), `float_absolute_tolerance`, `float_relative_tolerance` |
 //! | `validation: custom` (`output_validators/NAME/`, or the 2023 format's `output_validator/`) | `oracle = "validator"`: the validator's sources copied into `validator/` and built there, `validator_flags` its `[validator] flags`, run with the judges' protocol; one with no C or C++ source is kept in `package/` with a `checker.rs` to port it into |
 //! | `input_validators/NAME/` | the first in C or C++ copied into `input_validator/`: `check-problem` runs it on every generated input and every test (exit status 42 valid, 43 not); checktestdata and Python ones kept in `package/`, said, not run |
+//! | `testdata.yaml`: `input_validator_flags`, `output_validator_flags` (a group inherits its parent's) | `[input_validator] flags`, or `groups` when the test groups differ (an input is valid with one of them); the output validator's after `validator_flags` (the first group's, when they differ, said) |
 //! | `limits: memory`, `output` (MiB) | `limits.memory_mib`, `limits.output_bytes` (within bugrank's bounds); `limits.stack_mib` the memory limit, as judges set the stack |
 //! | `problem_statement/problem.en.md` (or `statement/`, or `.tex` kept as it is) | `statement.md` |
 //! | `data/sample/*.in` with `.ans`, `data/secret/**/*.in` with `.ans` | the course's tests: `tests/sample-NAME.in` with `.out`, `tests/secret-GROUP-NAME…` |
@@ -16,7 +17,7 @@
 //! | `submissions/wrong_answer`, `time_limit_exceeded`, `run_time_error` | `submissions/wrong-NAME`, `slow-NAME`, `crash-NAME`: `check-problem` checks each fails some test that way |
 //! | `submissions/rejected`, `brute_force`, `slow_accepted` (the 2023 format's, and tools') | `buggy-NAME` (fails some test), `slow-NAME`, `slowcorrect-NAME` (fails none but by time); `partially_accepted/` and unknown folders are said and left out |
 //! | a submission's extension: `.c`, `.cpp .cc .cxx .c++`, `.rs`, `.py .py3` | its language; Python 2 (`.py2`, or a `print` statement) is said and left out; two examples of one name keep their language in their ids (`correct-paul-c`, `correct-paul-rs`) |
-//! | `type: interactive` (2023) or `validation: custom interactive` | refused, with the reason; `type: scoring`, `multi-pass`, `.timelimit` and `testdata.yaml` are said in `IMPORT.md` |
+//! | `type: interactive` (2023) or `validation: custom interactive` | refused, with the reason; `type: scoring`, `multi-pass`, `.timelimit` and `testdata.yaml`'s grading are said in `IMPORT.md` |
 //!
 //! A package has no generator: the import writes `generator.rs`, which draws one of the
 //! sample inputs (so the problem is complete and checks at once), with the inputs' shape
@@ -219,21 +220,36 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
         imported.notes.push("type: multi-pass: bugrank runs each program once per input; the passes after the first are not run".to_owned());
     }
     package_files_said(&own, &mut imported.notes);
+    // The output validator's flags: problem.yaml's, then the test groups' (as problemtools
+    // gives them); bugrank judges every input alike, so with one group's only.
+    let output_groups = group_flags(&own, "output_validator_flags", &mut imported.notes);
+    if output_groups.len() > 1 {
+        let listed: Vec<String> = output_groups.iter().map(|flags| format!("`{}`", flags.join(" "))).collect();
+        imported.notes.push(format!(
+            "the test groups give the output validator different flags ({}): bugrank judges every input with the first; change [validator] flags or [tokens] by hand",
+            listed.join(", ")
+        ));
+    }
+    let output_flags = [yaml.validator_flags.clone().unwrap_or_default(), output_groups.first().map(|flags| flags.join(" ")).unwrap_or_default()].join(" ");
     let oracle = match validation.as_str() {
-        "default" => tokens_oracle(yaml.validator_flags.as_deref().unwrap_or(""), &mut imported.notes),
+        "default" => tokens_oracle(&output_flags, &mut imported.notes),
         _ => {
             let kept = read_under(&own, &["output_validators", "output_validator"], &mut imported.notes);
-            let oracle = validator_oracle(&kept, yaml.validator_flags.as_deref().unwrap_or(""), &mut files, &mut imported);
+            let oracle = validator_oracle(&kept, &output_flags, &mut files, &mut imported);
             files.extend(kept.into_iter().map(|(path, bytes)| (Path::new("package").join(path), bytes)));
             oracle
         }
     };
     let kept = read_under(&own, &["input_validators"], &mut imported.notes);
+    let mut input_validator = String::new();
     if !kept.is_empty() {
         match take_validator(&kept, INPUT_VALIDATOR_DIR, "an input validator", &mut files, &mut imported) {
-            Some(chosen) => imported
-                .notes
-                .push(format!("the input validator {chosen}/ checks every generated input and every test in check-problem (copied into input_validator/)")),
+            Some(chosen) => {
+                imported
+                    .notes
+                    .push(format!("the input validator {chosen}/ checks every generated input and every test in check-problem (copied into input_validator/)"));
+                input_validator = input_validator_toml(&group_flags(&own, "input_validator_flags", &mut imported.notes), &mut imported.notes);
+            }
             None => imported.notes.push(
                 "input_validators/ has no C or C++ program for bugrank to build (checktestdata and Python are not run): kept in package/, not run".to_owned(),
             ),
@@ -244,7 +260,7 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
     files.push((
         PathBuf::from("problem.toml"),
         format!(
-            "# Imported from the problem package {id} by `bugrank import` (see IMPORT.md).\ntitle = \"{title}\"\nname = \"{id}\"\nlanguages = [\"c\", \"cpp\", \"rust\", \"python\"]\n{oracle}{limits}"
+            "# Imported from the problem package {id} by `bugrank import` (see IMPORT.md).\ntitle = \"{title}\"\nname = \"{id}\"\nlanguages = [\"c\", \"cpp\", \"rust\", \"python\"]\n{oracle}{input_validator}{limits}"
         )
         .into_bytes(),
     ));
@@ -836,7 +852,8 @@ fn python_2_line(bytes: &[u8]) -> Option<usize> {
 }
 
 /// Notes on a package's files bugrank does not read: `.timelimit` (judges' seconds) and
-/// `testdata.yaml` (grading and validator flags per test group).
+/// `testdata.yaml`'s grading per test group (its validator flags are read: see
+/// [`group_flags`]).
 fn package_files_said(own: &OwnFiles, notes: &mut Vec<String>) {
     if let Ok(Some(bytes)) = own.read(".timelimit", 64) {
         let seconds = String::from_utf8_lossy(&bytes).trim().to_owned();
@@ -846,7 +863,88 @@ fn package_files_said(own: &OwnFiles, notes: &mut Vec<String>) {
     let groups: Vec<&String> = data.iter().filter(|path| path.ends_with("testdata.yaml")).collect();
     if !groups.is_empty() {
         let named: Vec<&str> = groups.iter().map(|path| path.as_str()).collect();
-        notes.push(format!("{}: test groups' grading and validator flags are not read; every course test is one input, passed or failed", named.join(", ")));
+        notes.push(format!(
+            "{}: test groups' grading is not read (their validators' flags are); every course test is one input, passed or failed",
+            named.join(", ")
+        ));
+    }
+}
+
+/// The flags of one of a package's validators (`key`: `input_validator_flags` or
+/// `output_validator_flags`) that its test groups give, each list once, in the groups'
+/// order: a group is a folder of `data/sample` or `data/secret` holding tests, and its
+/// flags are those of the nearest `testdata.yaml` at or above it that sets `key` (a group
+/// inherits its parent's, as problemtools reads them). A `testdata.yaml` that cannot be
+/// read, or gives flags other than as text (the 2023 format's flags per validator), is
+/// said in `notes`.
+fn group_flags(own: &OwnFiles, key: &str, notes: &mut Vec<String>) -> Vec<Vec<String>> {
+    let (data, _) = own.files_under("data");
+    let groups: std::collections::BTreeSet<&str> = data
+        .iter()
+        .filter(|path| path.ends_with(".in") && (path.starts_with("data/sample/") || path.starts_with("data/secret/")))
+        .filter_map(|path| path.rsplit_once('/').map(|(folder, _)| folder))
+        .collect();
+    let mut read: BTreeMap<String, Option<serde_yaml_ng::Value>> = BTreeMap::new();
+    let mut found: Vec<Vec<String>> = Vec::new();
+    for group in groups {
+        let mut folder = group;
+        let flags = loop {
+            let path = format!("{folder}/testdata.yaml");
+            let set = read.entry(path.clone()).or_insert_with(|| testdata_yaml(own, &path, notes)).as_ref().and_then(|yaml| yaml.get(key));
+            match set {
+                Some(serde_yaml_ng::Value::String(flags)) => break flags.split_whitespace().map(str::to_owned).collect(),
+                Some(serde_yaml_ng::Value::Null) | None => {}
+                Some(_) => {
+                    notes.push(format!("{path}: {key} other than one line of flags (flags per validator) is not read"));
+                    break Vec::new();
+                }
+            }
+            match folder.rsplit_once('/') {
+                Some((parent, _)) if folder != "data" => folder = parent,
+                _ => break Vec::new(),
+            }
+        };
+        if !found.contains(&flags) {
+            found.push(flags);
+        }
+    }
+    if found == [Vec::<String>::new()] { Vec::new() } else { found }
+}
+
+/// The `testdata.yaml` at `path` in the package, if there is one that reads; one that does
+/// not is said in `notes`.
+fn testdata_yaml(own: &OwnFiles, path: &str, notes: &mut Vec<String>) -> Option<serde_yaml_ng::Value> {
+    let text = match own.read(path, MAX_YAML_BYTES) {
+        Ok(Some(bytes)) => String::from_utf8(bytes).ok(),
+        Ok(None) => return None,
+        Err(refused) => {
+            notes.push(format!("{refused}; its flags are not read"));
+            return None;
+        }
+    };
+    let parsed = text.filter(|text| nesting_beyond(text, MAX_YAML_DEPTH).is_none()).and_then(|text| serde_yaml_ng::from_str(&text).ok());
+    if parsed.is_none() {
+        notes.push(format!("{path} is not YAML that bugrank reads (UTF-8, nested at most {MAX_YAML_DEPTH} deep); its flags are not read"));
+    }
+    parsed
+}
+
+/// `[input_validator]` for the test groups' flags `groups` (see [`group_flags`]): nothing
+/// for none, `flags` for one list, `groups` for several (an input is valid with one of
+/// them), said in `notes`.
+fn input_validator_toml(groups: &[Vec<String>], notes: &mut Vec<String>) -> String {
+    let list = |flags: &[String]| format!("[{}]", flags.iter().map(|flag| toml::Value::String(flag.clone()).to_string()).collect::<Vec<_>>().join(", "));
+    match groups {
+        [] => String::new(),
+        [flags] => format!("\n[input_validator]\nflags = {}\n", list(flags)),
+        _ => {
+            let shown: Vec<String> = groups.iter().map(|flags| format!("`{}`", flags.join(" "))).collect();
+            notes.push(format!(
+                "the test groups give the input validator different flags ({}): an input is valid when it accepts it with one of them ([input_validator] groups), as bugrank grades no subtask",
+                shown.join(", ")
+            ));
+            format!("\n[input_validator]\ngroups = [{}]\n", groups.iter().map(|flags| list(flags)).collect::<Vec<_>>().join(", "))
+        }
     }
 }
 

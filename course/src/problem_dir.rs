@@ -129,9 +129,10 @@ pub struct ProblemToml {
     pub validator: ValidatorToml,
     /// `[input_validator]`: the flags of the input validator built from the sources in
     /// `input_validator/`, where the problem has one (a judge's package's): `check-problem`
-    /// runs it on every generated input and every course's test.
+    /// runs it on every generated input and every course's test (see
+    /// [`InputValidatorToml`]).
     #[serde(default)]
-    pub input_validator: ValidatorToml,
+    pub input_validator: InputValidatorToml,
     /// `[tokens]` for `oracle = "tokens"`: `case_sensitive` (default true), `float_absolute`
     /// and `float_relative` (default 0): see [`grader::TokenRules`].
     #[serde(default)]
@@ -240,6 +241,37 @@ pub struct ValidatorToml {
     /// Default none.
     #[serde(default)]
     pub flags: Vec<String>,
+}
+
+/// `[input_validator]` of `problem.toml`: the arguments of the input validator (a judge's
+/// package's, built from `input_validator/`). A package whose test groups give it
+/// different flags (subtasks: `nFive=1` for one group, `nFive=0` for the others) has them
+/// all in `groups`: an input is valid when the validator accepts it with one of them, as
+/// bugrank grades no subtask.
+///
+/// ```toml
+/// [input_validator]
+/// groups = [["nFive=1"], ["nFive=0"]]
+/// ```
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputValidatorToml {
+    /// Its arguments. Default none.
+    #[serde(default)]
+    pub flags: Vec<String>,
+    /// Each test group's arguments, in place of `flags`. Default none.
+    #[serde(default)]
+    pub groups: Vec<Vec<String>>,
+}
+
+impl InputValidatorToml {
+    /// The arguments it is run with, one list a run: `groups`, or else `flags`.
+    pub fn flag_sets(&self) -> Vec<&[String]> {
+        match self.groups.is_empty() {
+            true => vec![self.flags.as_slice()],
+            false => self.groups.iter().map(Vec::as_slice).collect(),
+        }
+    }
 }
 
 /// The folder of a problem's validator sources (`oracle = "validator"`), and the module
@@ -663,7 +695,7 @@ impl ProblemDir {
                 OracleName::Validator => Protocol::Judges(&self.toml.validator.flags),
                 _ => Protocol::Bugrank,
             },
-            input_validator: self.input_validator.as_ref().map(|program| (program, self.toml.input_validator.flags.as_slice())),
+            input_validator: self.input_validator.as_ref().map(|program| (program, self.toml.input_validator.flag_sets())),
             python_reference: &self.python_reference,
             limits: self.run_limits(),
             exit_status: self.toml.exit_status,

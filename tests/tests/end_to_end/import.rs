@@ -314,6 +314,55 @@ fn an_input_validator_that_does_not_build_here_is_left_out_and_the_reference_is_
     passes_check(&dir, &["ok    the reference agrees with the course's 1 test"]);
 }
 
+#[test]
+fn an_input_validator_gets_each_test_groups_flags_and_an_input_is_valid_with_one_of_them() {
+    if !can_build(&[Language::C]) {
+        return;
+    }
+    // As oddecho's subtasks are: one group has exactly five words, the other up to ten.
+    let validator = "#include <stdio.h>\n#include <string.h>\nint main(int argc, char **argv) {\n    int five = 0, n;\n    for (int i = 1; i < argc; i++) if (strcmp(argv[i], \"nFive=1\") == 0) five = 1;\n    if (scanf(\"%d\", &n) != 1 || n < 1 || n > 10) { fprintf(stderr, \"n is not 1 to 10\\n\"); return 43; }\n    if (five && n != 5) { fprintf(stderr, \"n is not 5\\n\"); return 43; }\n    return 42;\n}\n";
+    let reference = "#include <stdio.h>\nint main(void) { int n; scanf(\"%d\", &n); printf(\"%d\\n\", 2 * n); return 0; }\n";
+    let out = tempfile::tempdir().unwrap();
+    let package = out.path().join("echo");
+    write_files(
+        &package,
+        &[
+            ("problem.yaml", "name: Echo\n"),
+            ("data/testdata.yaml", "range: 0 100\noutput_validator_flags: float_tolerance 1e-6\n"),
+            ("data/sample/1.in", "5\n"),
+            ("data/sample/1.ans", "10\n"),
+            ("data/sample/testdata.yaml", "input_validator_flags: nFive=0\n"),
+            ("data/secret/five/1.in", "5\n"),
+            ("data/secret/five/1.ans", "10\n"),
+            ("data/secret/five/testdata.yaml", "input_validator_flags: nFive=1\naccept_score: 50\n"),
+            ("data/secret/any/1.in", "9\n"),
+            ("data/secret/any/1.ans", "18\n"),
+            ("data/secret/any/testdata.yaml", "input_validator_flags: nFive=0\n"),
+            ("input_validators/words/words.c", validator),
+            ("submissions/accepted/twice.c", reference),
+        ],
+    );
+    let dir = out.path().join("imported");
+    let imported = import_package(&package, &dir).unwrap();
+    let toml = file(&dir, "problem.toml");
+    assert!(toml.contains("[input_validator]\ngroups = [[\"nFive=0\"], [\"nFive=1\"]]\n"), "{toml}");
+    // Every group inherits the root's output validator flags.
+    assert!(toml.contains("float_absolute = 1e-6\nfloat_relative = 1e-6\n"), "{toml}");
+    let notes = imported.notes.join("\n");
+    assert!(
+        notes
+            .contains("the test groups give the input validator different flags (`nFive=0`, `nFive=1`): an input is valid when it accepts it with one of them"),
+        "{notes}"
+    );
+    choose_reference(&tools().sandbox, &tools().builder, &dir).unwrap();
+    // The generator draws the sample inputs (5): valid with both.
+    passes_check(&dir, &["ok    the input validator accepts the 1000 generated inputs and the course's 3 tests: 1003 of 1003 inputs valid"]);
+    // A test valid for no group is refused, with the first group's reason.
+    std::fs::write(dir.join("tests/eleven.in"), "11\n").unwrap();
+    let (passed, text) = checked(&dir);
+    assert!(!passed && text.contains("the course's test `eleven`: refused with each test group's flags; with `nFive=0`: n is not 1 to 10"), "{text}");
+}
+
 /// Writes `files` (path, text) under `dir`.
 fn write_files(dir: &Path, files: &[(&str, &str)]) {
     for (path, text) in files {
@@ -360,7 +409,7 @@ fn an_import_reads_submissions_as_judges_name_them_and_says_what_it_leaves_out()
         "submissions/mystery/ left out: not a verdict bugrank knows",
         "type: scoring: bugrank grades each test pass or fail",
         "`.timelimit` (2 s)",
-        "data/secret/testdata.yaml: test groups' grading and validator flags are not read",
+        "data/secret/testdata.yaml: test groups' grading is not read (their validators' flags are)",
     ] {
         assert!(notes.contains(said), "{said}\nin:\n{notes}");
     }
