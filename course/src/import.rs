@@ -282,18 +282,26 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
     Ok(imported)
 }
 
+/// What to do with an output validator bugrank cannot run, after what it is.
+const PORT: &str = "into checker.rs, which compares words as the default validator does until then. A bugrank checker is given the input, the model answer's output and the hand-in's output, and accepts or rejects with a reason; bugrank_check.rs reads them and compares words and numbers for it.";
+
+/// The files of a checker to port a package's output validator into (path, bytes): the
+/// skeleton `checker.rs`, which compares words, and the checkers' library.
+fn checker_to_port() -> [(PathBuf, Vec<u8>); 2] {
+    [
+        (PathBuf::from("checker.rs"), CHECKER_SKELETON.as_bytes().to_vec()),
+        (PathBuf::from("bugrank_check.rs"), toolchain::guest::RUST_CHECK_CRATE.as_bytes().to_vec()),
+    ]
+}
+
 /// The oracle of a package with its own output validator, whose files (`path`, bytes) are
 /// `validators`: `oracle = "validator"` with its program's sources in `validator/` and the
 /// package's `validator_flags` (see [`take_validator`]); else a `checker.rs` to port it
 /// into, said in the notes.
 fn validator_oracle(validators: &[(String, Vec<u8>)], flags: &str, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &mut Imported) -> String {
     let Some(chosen) = take_validator(validators, VALIDATOR_DIR, "an output validator", files, imported) else {
-        files.push((PathBuf::from("checker.rs"), CHECKER_SKELETON.as_bytes().to_vec()));
-        files.push((PathBuf::from("bugrank_check.rs"), toolchain::guest::RUST_CHECK_CRATE.as_bytes().to_vec()));
-        imported.todo.push(
-            "Port the package's output validator (kept in package/, it has no C or C++ source for bugrank to build) into checker.rs, which compares words as the default validator does until then. A bugrank checker is given the input, the model answer's output and the hand-in's output, and accepts or rejects with a reason; bugrank_check.rs reads them and compares words and numbers for it."
-                .to_owned(),
-        );
+        files.extend(checker_to_port());
+        imported.todo.push(format!("Port the package's output validator (kept in package/, it has no C or C++ source for bugrank to build) {PORT}"));
         return "oracle = \"checker\"\n".to_owned();
     };
     imported
@@ -413,13 +421,17 @@ fn limits_toml(limits: &PackageLimits, notes: &mut Vec<String>) -> String {
 /// if it does, else the next accepted one that does, in the import's order (C++, C, Rust,
 /// then Python: `correct-` examples, then `reference.py`). One that does not is left out
 /// (it cannot be a correct example either), said with why: a compile error bugrank's
-/// toolchain gives (exceptions, say), or the test it fails. Returns what it said, also
-/// added to `IMPORT.md`; `Ok` with nothing said when the import's choice passes.
+/// toolchain gives (C++ only GCC accepts, say), or the test it fails. The package's
+/// validators are built first: an input validator that does not build is left out, an
+/// output validator that does not build gives way to a `checker.rs` to port it into.
+/// Returns what it said, also added to `IMPORT.md`; `Ok` with nothing said when all of the
+/// import's choices build and pass.
 pub fn choose_reference(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> CourseResult<Vec<String>> {
     let mut said = Vec::new();
     // The package's validators first: a failure to build is theirs, not a reference's. An
-    // input validator only checks inputs: one that does not build here is left out. The
-    // output validator judges: the import stops, naming it.
+    // input validator only checks inputs: one that does not build here is left out. An
+    // output validator that does not build gives way to a checker to port it into, which
+    // compares words until then (as for one in another language).
     let input_validator = dir.join(INPUT_VALIDATOR_DIR);
     if input_validator.is_dir()
         && let Err(error) = build_validator(builder, &input_validator)
@@ -428,8 +440,15 @@ pub fn choose_reference(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> Cou
         said.push(format!("the input validator does not build here, so it is not run (it stays in package/): {error}"));
     }
     let validator = dir.join(VALIDATOR_DIR);
-    if validator.is_dir() {
-        build_validator(builder, &validator)?;
+    if validator.is_dir()
+        && let Err(error) = build_validator(builder, &validator)
+    {
+        std::fs::remove_dir_all(&validator).map_err(CourseError::io(format!("cannot remove {}", validator.display())))?;
+        for (path, bytes) in checker_to_port() {
+            std::fs::write(dir.join(&path), bytes).map_err(CourseError::io(format!("cannot write {}", path.display())))?;
+        }
+        rewrite(dir, "problem.toml", |toml| toml.replacen("oracle = \"validator\"", "oracle = \"checker\"", 1))?;
+        said.push(format!("the output validator does not build here (it stays in package/): {error}. Port it {PORT}"));
     }
     let mut candidates = reference_candidates(dir);
     let mut replaced = false;

@@ -363,6 +363,38 @@ fn an_input_validator_gets_each_test_groups_flags_and_an_input_is_valid_with_one
     assert!(!passed && text.contains("the course's test `eleven`: refused with each test group's flags; with `nFive=0`: n is not 1 to 10"), "{text}");
 }
 
+#[test]
+fn an_output_validator_that_does_not_build_here_gives_way_to_a_checker_to_port_it_into() {
+    if !can_build(&[Language::Cpp]) {
+        return;
+    }
+    // One that GCC builds and clang refuses: a `constexpr` square root.
+    let validator = "#include <cmath>\n#include <cstdio>\nconstexpr double EPS = std::sqrt(1e-12);\nint main(int argc, char **argv) {\n    double x;\n    return scanf(\"%lf\", &x) == 1 && x > EPS ? 42 : 43;\n}\n";
+    let reference = "#include <iostream>\nint main() { long long n; std::cin >> n; std::cout << 2 * n << '\\n'; }\n";
+    let out = tempfile::tempdir().unwrap();
+    let package = out.path().join("twice");
+    write_files(
+        &package,
+        &[
+            ("problem.yaml", "name: Twice\nvalidation: custom\n"),
+            ("data/sample/1.in", "4\n"),
+            ("data/sample/1.ans", "8\n"),
+            ("output_validators/positive/validate.cpp", validator),
+            ("submissions/accepted/twice.cpp", reference),
+        ],
+    );
+    let dir = out.path().join("imported");
+    import_package(&package, &dir).unwrap();
+    let said = choose_reference(&tools().sandbox, &tools().builder, &dir).unwrap();
+    assert_eq!(said.len(), 1, "{said:#?}");
+    assert!(said[0].starts_with("the output validator does not build here (it stays in package/):") && said[0].contains("GCC accepts this"), "{}", said[0]);
+    assert!(said[0].ends_with("Port it into checker.rs, which compares words as the default validator does until then. A bugrank checker is given the input, the model answer's output and the hand-in's output, and accepts or rejects with a reason; bugrank_check.rs reads them and compares words and numbers for it."), "{}", said[0]);
+    assert!(file(&dir, "problem.toml").contains("oracle = \"checker\"\n"));
+    assert!(!dir.join("validator").exists() && dir.join("checker.rs").is_file() && dir.join("package/output_validators/positive/validate.cpp").is_file());
+    assert_eq!(file(&dir, "reference.cpp"), reference, "the reference is not blamed");
+    passes_check(&dir, &["ok    the reference agrees with the course's 1 test"]);
+}
+
 /// Writes `files` (path, text) under `dir`.
 fn write_files(dir: &Path, files: &[(&str, &str)]) {
     for (path, text) in files {
