@@ -292,3 +292,67 @@ fn writing_past_a_local_array_is_a_crash_that_says_stack_smashing_as_on_ubuntu()
         assert_eq!(String::from_utf8_lossy(&smashed.stderr), "*** stack smashing detected ***: terminated\n", "{name}");
     }
 }
+
+#[test]
+fn cpp_exceptions_through_constructors_function_try_blocks_lambdas_and_exception_ptr_give_what_gcc_gives() {
+    if !can_build(&[Language::Cpp]) {
+        return;
+    }
+    // A member whose constructor throws (the members built before it destroyed), frames
+    // unwound with their destructors, a function-try-block, a lambda in std::function,
+    // exception_ptr, a rethrow after a nested handler, bad_optional_access. The expected
+    // output is what GCC 12's build of the same source prints natively.
+    let program = r#"#include <bits/stdc++.h>
+using namespace std;
+struct Noisy { string name; Noisy(string n) : name(n) {} ~Noisy() { cout << "~" << name << "\n"; } };
+struct Thrower { Thrower(int x) { if (x > 2) throw invalid_argument("too big: " + to_string(x)); } };
+struct Holder { Noisy a{"a"}; Thrower t; Noisy b{"b"}; Holder(int x) : t(x) {} };
+int f(int depth) {
+    Noisy n("f" + to_string(depth));
+    try {
+        if (depth == 0) throw runtime_error("bottom");
+        return f(depth - 1) + 1;
+    } catch (const logic_error&) {
+        return -100;
+    }
+}
+int g(int x) try {
+    if (x < 0) throw x;
+    return x;
+} catch (int v) {
+    return -v * 10;
+}
+int main() {
+    try { Holder h(3); } catch (const exception& e) { cout << "holder: " << e.what() << "\n"; }
+    try { f(3); } catch (const runtime_error& e) { cout << "f: " << e.what() << "\n"; }
+    cout << "g: " << g(-4) << " " << g(5) << "\n";
+    function<int(int)> fn = [](int x) -> int { if (x % 2) throw string("odd"); return x / 2; };
+    int ok = 0, bad = 0;
+    for (int i = 0; i < 10; i++) { try { ok += fn(i); } catch (const string& s) { bad++; } }
+    cout << "fn: " << ok << " " << bad << "\n";
+    vector<int> v(5);
+    try { v.at(10) = 1; } catch (out_of_range&) { cout << "oor\n"; }
+    exception_ptr p;
+    try { throw length_error("stored"); } catch (...) { p = current_exception(); }
+    try { if (p) rethrow_exception(p); } catch (const length_error& e) { cout << "rethrown: " << e.what() << "\n"; }
+    map<string, int> m;
+    try { m.at("x"); } catch (...) { cout << "map at\n"; }
+    try {
+        try { throw 1; }
+        catch (int) {
+            try { throw 2.5; } catch (double d) { cout << "inner " << d << "\n"; }
+            throw;
+        }
+    } catch (int i) { cout << "outer " << i << "\n"; }
+    optional<int> o;
+    try { cout << o.value(); } catch (const bad_optional_access&) { cout << "bad optional\n"; }
+    return 0;
+}
+"#;
+    let (_, run) = run(Language::Cpp, "main.cpp", program, "");
+    assert_eq!(run.outcome, Outcome::Exited(0), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(
+        stdout(&run),
+        "~a\nholder: too big: 3\n~f0\n~f1\n~f2\n~f3\nf: bottom\ng: 40 5\nfn: 10 5\noor\nrethrown: stored\nmap at\ninner 2.5\nouter 1\nbad optional\n"
+    );
+}
