@@ -222,12 +222,12 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
     package_files_said(&own, &mut imported.notes);
     // The output validator's flags: problem.yaml's, then the test groups' (as problemtools
     // gives them); bugrank judges every input alike, so with one group's only.
-    let output_groups = group_flags(&own, "output_validator_flags", &mut imported.notes);
+    let test_groups = test_groups(&own, &mut imported.notes);
+    let output_groups = group_flags(&test_groups, "output_validator_flags", &mut imported.notes);
     if output_groups.len() > 1 {
-        let listed: Vec<String> = output_groups.iter().map(|flags| format!("`{}`", flags.join(" "))).collect();
         imported.notes.push(format!(
             "the test groups give the output validator different flags ({}): bugrank judges every input with the first; change [validator] flags or [tokens] by hand",
-            listed.join(", ")
+            shown_groups(&output_groups)
         ));
     }
     let output_flags = [yaml.validator_flags.clone().unwrap_or_default(), output_groups.first().map(|flags| flags.join(" ")).unwrap_or_default()].join(" ");
@@ -248,7 +248,7 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
                 imported
                     .notes
                     .push(format!("the input validator {chosen}/ checks every generated input and every test in check-problem (copied into input_validator/)"));
-                input_validator = input_validator_toml(&group_flags(&own, "input_validator_flags", &mut imported.notes), &mut imported.notes);
+                input_validator = input_validator_toml(&group_flags(&test_groups, "input_validator_flags", &mut imported.notes), &mut imported.notes);
             }
             None => imported.notes.push(
                 "input_validators/ has no C or C++ program for bugrank to build (checktestdata and Python are not run): kept in package/, not run".to_owned(),
@@ -307,8 +307,7 @@ fn validator_oracle(validators: &[(String, Vec<u8>)], flags: &str, files: &mut V
     imported
         .notes
         .push(format!("the output validator {chosen}/ judges outputs as the judges' protocol has it (built from its sources, copied into validator/)"));
-    let flags: Vec<String> = flags.split_whitespace().map(|flag| toml::Value::String(flag.to_owned()).to_string()).collect();
-    format!("oracle = \"validator\"\n\n[validator]\nflags = [{}]\n", flags.join(", "))
+    format!("oracle = \"validator\"\n\n[validator]\nflags = {}\n", toml_list(flags.split_whitespace()))
 }
 
 /// The files under the package's `folders` (path, bytes); what cannot be read is said in
@@ -889,38 +888,67 @@ fn package_files_said(own: &OwnFiles, notes: &mut Vec<String>) {
     }
 }
 
-/// The flags of one of a package's validators (`key`: `input_validator_flags` or
-/// `output_validator_flags`) that its test groups give, each list once, in the groups'
-/// order: a group is a folder of `data/sample` or `data/secret` holding tests, and its
-/// flags are those of the nearest `testdata.yaml` at or above it that sets `key` (a group
-/// inherits its parent's, as problemtools reads them). A `testdata.yaml` that cannot be
-/// read, or gives flags other than as text (the 2023 format's flags per validator), is
-/// said in `notes`.
-fn group_flags(own: &OwnFiles, key: &str, notes: &mut Vec<String>) -> Vec<Vec<String>> {
+/// A package's `testdata.yaml` files, each read once, and its test groups: a group is a
+/// folder of `data/sample` or `data/secret` holding tests.
+struct TestGroups {
+    /// The files that exist and read, by path.
+    files: BTreeMap<String, serde_yaml_ng::Value>,
+    /// Each group's files that apply to it, nearest first: its own, then its parent
+    /// folders' up to `data/`.
+    groups: Vec<Vec<String>>,
+}
+
+/// The package's [`TestGroups`]; a `testdata.yaml` that does not read is said in `notes`.
+fn test_groups(own: &OwnFiles, notes: &mut Vec<String>) -> TestGroups {
     let (data, _) = own.files_under("data");
-    let groups: std::collections::BTreeSet<&str> = data
+    let folders: std::collections::BTreeSet<&str> = data
         .iter()
         .filter(|path| path.ends_with(".in") && (path.starts_with("data/sample/") || path.starts_with("data/secret/")))
         .filter_map(|path| path.rsplit_once('/').map(|(folder, _)| folder))
         .collect();
-    let mut read: BTreeMap<String, Option<serde_yaml_ng::Value>> = BTreeMap::new();
-    let mut found: Vec<Vec<String>> = Vec::new();
-    for group in groups {
+    let mut read = TestGroups { files: BTreeMap::new(), groups: Vec::new() };
+    let mut tried = std::collections::BTreeSet::new();
+    for group in folders {
+        let mut applying = Vec::new();
         let mut folder = group;
-        let flags = loop {
+        loop {
             let path = format!("{folder}/testdata.yaml");
-            let set = read.entry(path.clone()).or_insert_with(|| testdata_yaml(own, &path, notes)).as_ref().and_then(|yaml| yaml.get(key));
-            match set {
-                Some(serde_yaml_ng::Value::String(flags)) => break flags.split_whitespace().map(str::to_owned).collect(),
-                Some(serde_yaml_ng::Value::Null) | None => {}
-                Some(_) => {
-                    notes.push(format!("{path}: {key} other than one line of flags (flags per validator) is not read"));
-                    break Vec::new();
-                }
+            if tried.insert(path.clone())
+                && let Some(yaml) = testdata_yaml(own, &path, notes)
+            {
+                read.files.insert(path.clone(), yaml);
+            }
+            if read.files.contains_key(&path) {
+                applying.push(path);
             }
             match folder.rsplit_once('/') {
                 Some((parent, _)) if folder != "data" => folder = parent,
-                _ => break Vec::new(),
+                _ => break,
+            }
+        }
+        read.groups.push(applying);
+    }
+    read
+}
+
+/// The flags of one of a package's validators (`key`: `input_validator_flags` or
+/// `output_validator_flags`) that its test groups give, each list once, in the groups'
+/// order: a group's are those of the nearest `testdata.yaml` that sets `key` (a group
+/// inherits its parent's, as problemtools reads them). Flags given other than as text (the
+/// 2023 format's flags per validator) are said in `notes`.
+fn group_flags(test_groups: &TestGroups, key: &str, notes: &mut Vec<String>) -> Vec<Vec<String>> {
+    let mut found: Vec<Vec<String>> = Vec::new();
+    for applying in &test_groups.groups {
+        let set = applying.iter().find_map(|path| Some((path, test_groups.files[path].get(key).filter(|set| !set.is_null())?)));
+        let flags = match set {
+            Some((_, serde_yaml_ng::Value::String(flags))) => flags.split_whitespace().map(str::to_owned).collect(),
+            None => Vec::new(),
+            Some((path, _)) => {
+                let said = format!("{path}: {key} other than one line of flags (flags per validator) is not read");
+                if !notes.contains(&said) {
+                    notes.push(said);
+                }
+                Vec::new()
             }
         };
         if !found.contains(&flags) {
@@ -952,19 +980,28 @@ fn testdata_yaml(own: &OwnFiles, path: &str, notes: &mut Vec<String>) -> Option<
 /// for none, `flags` for one list, `groups` for several (an input is valid with one of
 /// them), said in `notes`.
 fn input_validator_toml(groups: &[Vec<String>], notes: &mut Vec<String>) -> String {
-    let list = |flags: &[String]| format!("[{}]", flags.iter().map(|flag| toml::Value::String(flag.clone()).to_string()).collect::<Vec<_>>().join(", "));
+    let list = |flags: &Vec<String>| toml_list(flags.iter().map(String::as_str));
     match groups {
         [] => String::new(),
         [flags] => format!("\n[input_validator]\nflags = {}\n", list(flags)),
         _ => {
-            let shown: Vec<String> = groups.iter().map(|flags| format!("`{}`", flags.join(" "))).collect();
             notes.push(format!(
                 "the test groups give the input validator different flags ({}): an input is valid when it accepts it with one of them ([input_validator] groups), as bugrank grades no subtask",
-                shown.join(", ")
+                shown_groups(groups)
             ));
-            format!("\n[input_validator]\ngroups = [{}]\n", groups.iter().map(|flags| list(flags)).collect::<Vec<_>>().join(", "))
+            format!("\n[input_validator]\ngroups = [{}]\n", groups.iter().map(list).collect::<Vec<_>>().join(", "))
         }
     }
+}
+
+/// `words` as a TOML array of strings: `["float_tolerance", "1e-6"]`.
+fn toml_list<'a>(words: impl Iterator<Item = &'a str>) -> String {
+    format!("[{}]", words.map(|word| toml::Value::String(word.to_owned()).to_string()).collect::<Vec<_>>().join(", "))
+}
+
+/// Test groups' lists of flags as a note shows them: `` `nFive=0`, `nFive=1` ``.
+fn shown_groups(groups: &[Vec<String>]) -> String {
+    groups.iter().map(|flags| format!("`{}`", flags.join(" "))).collect::<Vec<_>>().join(", ")
 }
 
 /// The nesting depth of `yaml` once it reaches `limit` (or more), else `None`: on each

@@ -32,7 +32,9 @@
 //! `rethrow` becomes `local.get $caught; throw_ref`. A `try ... delegate l` becomes a
 //! `try_table` whose `catch_all_ref` branches to a trampoline put inside the body of the
 //! `try` that would handle what it delegates (`block $out bt; block $d (result exnref);
-//! body; br $out; end; throw_ref; end`); a delegate to the caller becomes a plain `block`.
+//! body; br $out; end; throw_ref; end`). A delegate to the caller passes every handler of
+//! the function: its trampoline is around the whole body (`block $d (result exnref); body;
+//! return; end; throw_ref`).
 //!
 //! Only what a compiler writes is taken: a `try` whose block type has parameters, or a
 //! function that mixes the legacy instructions with the standard ones or with typed
@@ -279,18 +281,17 @@ fn function(
     // around the whole body (`block $d (result exnref); body; return; end; throw_ref`).
     let leaves = tries.iter().zip(&handlers).any(|(info, handler)| info.delegates.is_some() && *handler == Handler::Caller);
 
+    // The function's own declarations of locals are copied as they are, then one of the
+    // locals that hold caught exceptions.
     let mut locals_reader = body.get_locals_reader().map_err(|e| e.to_string())?;
+    let declarations = locals_reader.get_count();
+    let declarations_start = locals_reader.original_position();
     let mut declared = 0u32;
-    let mut declarations = 0u32;
-    for _ in 0..locals_reader.get_count() {
+    for _ in 0..declarations {
         let (count, _) = locals_reader.read().map_err(|e| e.to_string())?;
         declared = declared.checked_add(count).ok_or("too many locals")?;
-        declarations += 1;
     }
-    let locals_bytes = &contents[body.range().start..locals_reader.original_position()];
-    let mut reader = BinaryReader::new(locals_bytes, 0);
-    reader.read_var_u32().map_err(|e| e.to_string())?;
-    let own_declarations = &locals_bytes[reader.original_position()..];
+    let own_declarations = &contents[declarations_start..locals_reader.original_position()];
     let first_caught = params + declared;
     let mut most_caught = 0u32;
 
@@ -314,27 +315,23 @@ fn function(
         let operator = operators.read().map_err(|e| e.to_string())?;
         let end = operators.original_position();
         let instruction = &contents[start..end];
-        let simple = matches!(operator, Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } | Operator::Else);
-        if simple {
-            if !matches!(operator, Operator::Else) {
+        // A block of the function as written is a block of the output (copied); every
+        // other instruction is copied but those rewritten below.
+        match operator {
+            Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } => {
                 frames.push(Frame { try_index: None, clause: None, inner: 1, label: 0, caught: None });
+                continue;
             }
-            continue;
-        }
-        let rewritten = matches!(
-            operator,
             Operator::Try { .. }
-                | Operator::Catch { .. }
-                | Operator::CatchAll
-                | Operator::Delegate { .. }
-                | Operator::Rethrow { .. }
-                | Operator::Br { .. }
-                | Operator::BrIf { .. }
-                | Operator::BrTable { .. }
-                | Operator::End
-        );
-        if !rewritten {
-            continue;
+            | Operator::Catch { .. }
+            | Operator::CatchAll
+            | Operator::Delegate { .. }
+            | Operator::Rethrow { .. }
+            | Operator::Br { .. }
+            | Operator::BrIf { .. }
+            | Operator::BrTable { .. }
+            | Operator::End => {}
+            _ => continue,
         }
         out.extend(&contents[copied..start]);
         copied = end;
@@ -379,15 +376,13 @@ fn function(
                                 frames.iter().position(|frame| frame.try_index == Some(outer)).ok_or("a `delegate` to a `try` not around it")?
                             }
                         };
-                        {
-                            // (The trampoline is the innermost block of the frame `at`.)
-                            let to = frames[at + 1..].iter().map(|frame| frame.inner).sum::<u32>();
-                            out.push(0x1f);
-                            out.extend(block_type);
-                            out.extend(leb(1));
-                            out.push(0x03); // catch_all_ref
-                            out.extend(leb(to));
-                        }
+                        // (The trampoline is the innermost block of the frame `at`.)
+                        let to = frames[at + 1..].iter().map(|frame| frame.inner).sum::<u32>();
+                        out.push(0x1f);
+                        out.extend(block_type);
+                        out.extend(leb(1));
+                        out.push(0x03); // catch_all_ref
+                        out.extend(leb(to));
                     }
                     (None, 0) => block(&mut out, block_type),
                     (None, clauses) => {

@@ -301,15 +301,9 @@ impl Builder {
         for (name, bytes) in &source.files {
             std::fs::write(dir.path().join(name), bytes).map_err(|e| ToolchainError::Io(format!("cannot write {name}: {e}")))?;
         }
-        for (name, text) in crate::compat::files(source.language) {
+        for (name, bytes) in bugrank_files(source) {
             let path = dir.path().join(crate::compat::DIR).join(name);
-            std::fs::create_dir_all(path.parent().expect("a compat file is in a folder"))
-                .and_then(|()| std::fs::write(&path, text))
-                .map_err(|e| ToolchainError::Io(format!("cannot write {}: {e}", path.display())))?;
-        }
-        for (name, bytes) in exception_files(source) {
-            let path = dir.path().join(crate::compat::DIR).join(name);
-            std::fs::create_dir_all(path.parent().expect("an exceptions file is in a folder"))
+            std::fs::create_dir_all(path.parent().expect("bugrank's files are in a folder"))
                 .and_then(|()| std::fs::write(&path, bytes))
                 .map_err(|e| ToolchainError::Io(format!("cannot write {}: {e}", path.display())))?;
         }
@@ -522,8 +516,7 @@ fn key(source: &Source, kind: Kind, options: &BuildOptions, toolchain: &Toolchai
         hash.update((flag.len() as u64).to_le_bytes());
         hash.update(flag.as_bytes());
     }
-    let compat = crate::compat::files(source.language).into_iter().map(|(name, text)| (name, text.as_bytes()));
-    for (name, bytes) in compat.chain(exception_files(source)) {
+    for (name, bytes) in bugrank_files(source) {
         for part in [name.as_bytes(), bytes] {
             hash.update((part.len() as u64).to_le_bytes());
             hash.update(part);
@@ -585,10 +578,13 @@ fn uses_exceptions(source: &Source) -> bool {
     source.language == Language::Cpp && source.files.iter().any(|(_, text)| exceptions::uses_exceptions(text))
 }
 
-/// The files a build of `source` gets for its exceptions ([`exceptions::files`]), if it
-/// uses them.
-fn exception_files(source: &Source) -> Vec<(&'static str, &'static [u8])> {
-    if uses_exceptions(source) { exceptions::files().to_vec() } else { Vec::new() }
+/// The files of bugrank's own a build of `source` gets beside its sources, as (path under
+/// [`crate::compat::DIR`], bytes): the compatibility files ([`crate::compat::files`]), and
+/// the exceptions' ([`exceptions::files`]) when it uses them.
+fn bugrank_files(source: &Source) -> Vec<(&'static str, &'static [u8])> {
+    let compat = crate::compat::files(source.language).into_iter().map(|(name, text)| (name, text.as_bytes()));
+    let exceptions = if uses_exceptions(source) { exceptions::files().to_vec() } else { Vec::new() };
+    compat.chain(exceptions).collect()
 }
 
 /// Whether a C or C++ file names `long double`, `strtold` or `stold`, or has a `%L`
