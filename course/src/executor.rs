@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use sandbox::{Choices, Files, Limits, Outcome, Program, Run, Sandbox};
+use sandbox::{Choices, Files, Interaction, Limits, Outcome, Program, Run, Sandbox, Speaker};
 
 /// The line a Rust panic adds after its message.
 const RUST_BACKTRACE_NOTE: &str = "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace";
@@ -140,6 +140,67 @@ impl InputFree {
 }
 
 impl SandboxExecutor<'_> {
+    /// How a program's `run` within `limits` ended, as the grader sees it: by the
+    /// problem's exit-status policy, a crash said in plain words.
+    fn run_outcome(&self, run: &Run, limits: &Limits) -> RunOutcome {
+        match &run.outcome {
+            Outcome::Exited(0) => RunOutcome::Success,
+            Outcome::Exited(_) if self.exit_status == ExitStatus::Any => RunOutcome::Success,
+            Outcome::Timeout => RunOutcome::Timeout,
+            // (Python's MemoryError is running out of memory, whether or not the limit
+            // was reached: the allocation asked for may not even fit in 4 GiB.)
+            Outcome::OutOfMemory => RunOutcome::Memory,
+            Outcome::Uncaught(line) if line == "MemoryError" || line.starts_with("MemoryError:") => RunOutcome::Memory,
+            Outcome::OutputLimit => RunOutcome::Output,
+            crash @ (Outcome::Exited(_) | Outcome::Trap(_) | Outcome::StackOverflow | Outcome::Uncaught(_)) => {
+                RunOutcome::Crash(crash_message(crash, &run.stderr, limits))
+            }
+        }
+    }
+
+    /// Program `program` on `input` within `limits` talking with the problem's
+    /// `interactor` (the judges' protocol: [`Protocol::Interactive`]), judged as judges
+    /// judge it: the interactor's verdict when it came before the program's end (a wrong
+    /// answer, then a loop, is a wrong answer), else the program's failure if it failed
+    /// (it ended first: a stall, a crash, a time-out), else the interactor's verdict. The
+    /// execution's output is the dialogue ([`transcript`]); its fuel, the program's. The
+    /// interactor's files are the input and its `answer`.
+    fn interact(&self, program: usize, (input, answer): (&[u8], &[u8]), limits: &Limits, interactor: &Program, flags: &[String], scale: u64) -> Execution {
+        self.count_run();
+        let files = validator_files(input, answer, flags);
+        let done = self
+            .sandbox
+            .interact(self.programs[program], limits, interactor, files, &self.limits)
+            .unwrap_or_else(|error| panic!("the sandbox failed to run a program with the interactor: {error}"));
+        let judged = match self.judges_verdict(&done.interactor, "interactor") {
+            Ok(CheckerVerdict::Accept) => None,
+            Ok(CheckerVerdict::Reject(reason)) => Some(RunOutcome::Rejected(reason)),
+            Err(failure) => Some(RunOutcome::InteractorFailed(failure)),
+        };
+        let own = self.run_outcome(&done.program, limits);
+        let outcome = match judged {
+            Some(judged) if !done.interactor_saw_end => judged,
+            _ if own != RunOutcome::Success => own,
+            judged => judged.unwrap_or(RunOutcome::Success),
+        };
+        Execution { outcome, stdout: transcript(&done), fuel_used: done.program.fuel_used.div_ceil(scale) }
+    }
+
+    /// A judges' validator's or interactor's verdict from its `run` (exit status 42
+    /// accepts, 43 rejects with `judgemessage.txt` as the reason); `Err` says how it
+    /// failed, naming it as `what`.
+    fn judges_verdict(&self, run: &Run, what: &str) -> Result<CheckerVerdict, String> {
+        match run.outcome {
+            Outcome::Exited(VALIDATOR_ACCEPTS) => Ok(CheckerVerdict::Accept),
+            Outcome::Exited(VALIDATOR_REJECTS) => Ok(CheckerVerdict::Reject(feedback(&run.written, JUDGE_MESSAGE_FILE).unwrap_or_default())),
+            Outcome::Exited(status) => Err(format!(
+                "the {what} exited with status {status}, not {VALIDATOR_ACCEPTS} (accepted) or {VALIDATOR_REJECTS} (wrong answer){}",
+                feedback(&run.written, JUDGE_ERROR_FILE).map(|error| format!(": {error}")).unwrap_or_default()
+            )),
+            ref outcome => Err(format!("the {what} {}", crash_message(outcome, &run.stderr, &self.limits))),
+        }
+    }
+
     fn cancelled(&self) -> bool {
         self.cancel.is_some_and(|flag| flag.load(Ordering::Relaxed))
     }
@@ -285,25 +346,17 @@ impl Executor for SandboxExecutor<'_> {
         self.count_run();
         let scale = self.fuel_scale(program, input);
         let limits = Limits { fuel: fuel.saturating_mul(scale), ..self.limits };
+        if let (Protocol::Interactive { flags, tests }, Some(interactor)) = (self.protocol, self.checker) {
+            // A course's test gives the interactor its answer file.
+            let answer = tests.iter().find(|test| test.input == input).and_then(|test| test.expected.as_deref()).unwrap_or_default();
+            return self.interact(program, (input, answer), &limits, interactor, flags, scale);
+        }
         let run = self.input_free.get(program, &limits).unwrap_or_else(|| {
             let run = self.sandbox.run(self.programs[program], input, &limits).unwrap_or_else(|error| panic!("the sandbox failed to run a program: {error}"));
             self.input_free.keep(program, limits, &run);
             run
         });
-        let outcome = match &run.outcome {
-            Outcome::Exited(0) => RunOutcome::Success,
-            Outcome::Exited(_) if self.exit_status == ExitStatus::Any => RunOutcome::Success,
-            Outcome::Timeout => RunOutcome::Timeout,
-            // (Python's MemoryError is running out of memory, whether or not the limit
-            // was reached: the allocation asked for may not even fit in 4 GiB.)
-            Outcome::OutOfMemory => RunOutcome::Memory,
-            Outcome::Uncaught(line) if line == "MemoryError" || line.starts_with("MemoryError:") => RunOutcome::Memory,
-            Outcome::OutputLimit => RunOutcome::Output,
-            crash @ (Outcome::Exited(_) | Outcome::Trap(_) | Outcome::StackOverflow | Outcome::Uncaught(_)) => {
-                RunOutcome::Crash(crash_message(crash, &run.stderr, &limits))
-            }
-        };
-        Execution { outcome, stdout: run.stdout, fuel_used: run.fuel_used.div_ceil(scale) }
+        Execution { outcome: self.run_outcome(&run, &limits), stdout: run.stdout, fuel_used: run.fuel_used.div_ceil(scale) }
     }
 
     fn check(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<CheckerVerdict, String> {
@@ -346,19 +399,13 @@ impl Executor for SandboxExecutor<'_> {
         let run = match self.protocol {
             Protocol::Bugrank => self.sandbox.run(checker, &checker_input(input, expected, actual), &self.limits),
             Protocol::Judges(flags) => self.sandbox.run_with_files(checker, actual, validator_files(input, expected, flags), &self.limits),
+            Protocol::Interactive { .. } => return Err("an interactive problem's runs are judged by its interactor as they run".to_owned()),
         };
         let run = run.map_err(|error| error.to_string())?;
-        match (self.protocol, run.outcome) {
+        match (self.protocol, &run.outcome) {
             (Protocol::Bugrank, Outcome::Exited(0)) => parse_checker_output(&run.stdout).map(|verdict| (verdict, Some(run.fuel_used))),
-            (Protocol::Judges(_), Outcome::Exited(VALIDATOR_ACCEPTS)) => Ok((CheckerVerdict::Accept, Some(run.fuel_used))),
-            (Protocol::Judges(_), Outcome::Exited(VALIDATOR_REJECTS)) => {
-                Ok((CheckerVerdict::Reject(feedback(&run.written, JUDGE_MESSAGE_FILE).unwrap_or_default()), Some(run.fuel_used)))
-            }
-            (Protocol::Judges(_), Outcome::Exited(status)) => Err(format!(
-                "the validator exited with status {status}, not {VALIDATOR_ACCEPTS} (accepted) or {VALIDATOR_REJECTS} (wrong answer){}",
-                feedback(&run.written, JUDGE_ERROR_FILE).map(|error| format!(": {error}")).unwrap_or_default()
-            )),
-            (_, outcome) => Err(crash_message(&outcome, &run.stderr, &self.limits)),
+            (Protocol::Judges(_), _) => self.judges_verdict(&run, "validator").map(|verdict| (verdict, Some(run.fuel_used))),
+            (_, outcome) => Err(crash_message(outcome, &run.stderr, &self.limits)),
         }
     }
 }
@@ -374,6 +421,36 @@ pub enum Protocol<'a> {
     /// as the judges' answer ([`validator_files`]); exit status 42 accepts, 43 rejects with
     /// `judgemessage.txt` as the reason, and any other ends as the validator's failure.
     Judges(&'a [String]),
+    /// The judges' interactive protocol (`oracle = "interactive"`): the checker is the
+    /// interactor, run beside every program as `interactor INPUT ANSWER FEEDBACK_DIR
+    /// FLAGS...` with the program's stdout as its stdin and its stdout as the program's
+    /// stdin (`Sandbox::interact`); its exit status judges the dialogue as a validator's
+    /// does ([`SandboxExecutor::judges_verdict`]). Its judges' answer file is the course's
+    /// test's expected output (`tests/NAME.out`, a package's `.ans`) on that test's input,
+    /// else empty: a generated input has none.
+    Interactive { flags: &'a [String], tests: &'a [grader::WrittenTest] },
+}
+
+/// A dialogue as judges write one (problemtools' `.interaction` files): each line the
+/// program wrote after `>`, each line it was sent after `<`, in the program's order; then
+/// what the interactor wrote that the program never read. A line cut by the other side's
+/// turn is ended there.
+pub fn transcript(interaction: &Interaction) -> Vec<u8> {
+    let read: usize = interaction.dialogue.iter().filter(|(who, _)| *who == Speaker::Interactor).map(|(_, said)| said.len()).sum();
+    let unread = interaction.interactor.stdout.get(read..).unwrap_or_default();
+    let turns = interaction.dialogue.iter().map(|(who, said)| (*who, said.as_slice())).chain((!unread.is_empty()).then_some((Speaker::Interactor, unread)));
+    let mut text = Vec::new();
+    for (who, said) in turns {
+        let mark = if who == Speaker::Program { b'>' } else { b'<' };
+        for line in said.split_inclusive(|&b| b == b'\n') {
+            text.push(mark);
+            text.extend_from_slice(line);
+            if !line.ends_with(b"\n") {
+                text.push(b'\n');
+            }
+        }
+    }
+    text
 }
 
 /// A validator's exit status for an accepted output, and for a wrong answer (the judges'

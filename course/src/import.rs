@@ -17,13 +17,13 @@
 //! | `submissions/wrong_answer`, `time_limit_exceeded`, `run_time_error` | `submissions/wrong-NAME`, `slow-NAME`, `crash-NAME`: `check-problem` checks each fails some test that way |
 //! | `submissions/rejected`, `brute_force`, `slow_accepted` (the 2023 format's, and tools') | `buggy-NAME` (fails some test), `slow-NAME`, `slowcorrect-NAME` (fails none but by time); `partially_accepted/` and unknown folders are said and left out |
 //! | a submission's extension: `.c`, `.cpp .cc .cxx .c++`, `.rs`, `.py .py3` | its language; Python 2 (`.py2`, or a `print` statement) is said and left out; two examples of one name keep their language in their ids (`correct-paul-c`, `correct-paul-rs`) |
-//! | `type: interactive` (2023) or `validation: custom interactive` | refused, with the reason; `type: scoring`, `multi-pass`, `.timelimit` and `testdata.yaml`'s grading are said in `IMPORT.md` |
+//! | `type: interactive` (2023) or `validation: custom interactive` | `oracle = "interactive"`: the output validator is the interactor, copied into `validator/` and built there (a package without one in C or C++ is refused, with the reason), a test's `.ans` its answer file |
+//! | `type: scoring`, `multi-pass`, `.timelimit`, `testdata.yaml`'s grading | said in `IMPORT.md` |
 //!
 //! A package has no generator: the import writes `generator.rs`, which draws one of the
 //! sample inputs (so the problem is complete and checks at once), with the inputs' shape
 //! as comments to start a real generator from. `IMPORT.md` lists what was imported and what
-//! the author must still write ([`Imported::todo`]). An interactive problem cannot be
-//! imported (bugrank runs programs from their input to their output).
+//! the author must still write ([`Imported::todo`]).
 //!
 //! [`import_package`] writes files and never builds or runs anything. Then, with the sandbox and the builder,
 //! [`choose_reference`] keeps as the reference the first accepted submission that builds and passes the package's
@@ -43,7 +43,7 @@ use crate::error::{CourseError, CourseResult};
 use crate::hand_in::HandIn;
 use crate::hand_ins::{accept_languages, hand_ins, read_batch_dir};
 use crate::own_files::{OwnFiles, size_in_words};
-use crate::problem_dir::{INPUT_VALIDATOR_DIR, ProblemDir, VALIDATOR_DIR, build_validator, validator_language};
+use crate::problem_dir::{INPUT_VALIDATOR_DIR, OracleName, ProblemDir, ProblemToml, VALIDATOR_DIR, build_validator, validator_language};
 use crate::problem_dir::{MAX_COURSE_TEST_BYTES, MAX_COURSE_TESTS, MAX_OUTPUT_BYTES, MAX_PROBLEM_NAME_CHARS, MAX_TEST_NAME_CHARS};
 
 /// The most bytes of sample inputs the generator written by the import embeds: a generator
@@ -209,10 +209,11 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
     let mut imported = Imported { dir: out.to_owned(), tests: 0, examples: BTreeMap::new(), todo: Vec::new(), notes: Vec::new(), time_multiplier };
     let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     let validation = yaml.validation.as_deref().unwrap_or("default").trim().to_owned();
-    if validation.contains("interactive") || yaml.kind.as_ref().is_some_and(|kind| kind.has("interactive")) {
-        let said = if validation.contains("interactive") { "validation: custom interactive" } else { "type: interactive" };
-        return Err(bad(format!("an interactive problem ({said}) cannot be graded by bugrank, which runs each program from its input to its output")));
-    }
+    let interactive = match (validation.contains("interactive"), yaml.kind.as_ref().is_some_and(|kind| kind.has("interactive"))) {
+        (true, _) => Some("validation: custom interactive"),
+        (false, true) => Some("type: interactive"),
+        (false, false) => None,
+    };
     if yaml.kind.as_ref().is_some_and(|kind| kind.has("scoring")) {
         imported.notes.push("type: scoring: bugrank grades each test pass or fail, and its own points (see IMPORT.md's problem.toml [grading]); the package's test-group scores are not read".to_owned());
     }
@@ -231,11 +232,14 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
         ));
     }
     let output_flags = [yaml.validator_flags.clone().unwrap_or_default(), output_groups.first().map(|flags| flags.join(" ")).unwrap_or_default()].join(" ");
-    let oracle = match validation.as_str() {
-        "default" => tokens_oracle(&output_flags, &mut imported.notes),
-        _ => {
+    let oracle = match (interactive, validation.as_str()) {
+        (None, "default") => tokens_oracle(&output_flags, &mut imported.notes),
+        (interactive, _) => {
             let kept = read_under(&own, &["output_validators", "output_validator"], &mut imported.notes);
-            let oracle = validator_oracle(&kept, &output_flags, &mut files, &mut imported);
+            let oracle = match interactive {
+                Some(said) => interactor_oracle(&kept, said, &output_flags, &mut files, &mut imported).map_err(bad)?,
+                None => validator_oracle(&kept, &output_flags, &mut files, &mut imported),
+            };
             files.extend(kept.into_iter().map(|(path, bytes)| (Path::new("package").join(path), bytes)));
             oracle
         }
@@ -308,6 +312,28 @@ fn validator_oracle(validators: &[(String, Vec<u8>)], flags: &str, files: &mut V
         .notes
         .push(format!("the output validator {chosen}/ judges outputs as the judges' protocol has it (built from its sources, copied into validator/)"));
     format!("oracle = \"validator\"\n\n[validator]\nflags = {}\n", toml_list(flags.split_whitespace()))
+}
+
+/// The oracle of an interactive package (`said`: how its `problem.yaml` says so), whose
+/// output validators' files (path, bytes) are `validators`: `oracle = "interactive"` with
+/// the interactor's sources in `validator/` (see [`take_validator`]) and its flags; `Err`
+/// when there is none bugrank can build, as nothing could judge a dialogue.
+fn interactor_oracle(
+    validators: &[(String, Vec<u8>)],
+    said: &str,
+    flags: &str,
+    files: &mut Vec<(PathBuf, Vec<u8>)>,
+    imported: &mut Imported,
+) -> Result<String, String> {
+    let Some(chosen) = take_validator(validators, VALIDATOR_DIR, "an interactor", files, imported) else {
+        return Err(format!(
+            "an interactive problem ({said}) needs its interactor (an output validator) in C or C++ for bugrank to build and run it, and this package has none: nothing could judge the dialogues"
+        ));
+    };
+    imported.notes.push(format!(
+        "an interactive problem ({said}): the output validator {chosen}/ is the interactor, and every program talks with it as judges run them, each one's output the other's input (built from its sources, copied into validator/); a dialogue is shown to students as the package's .interaction files are written, `>` before what the program wrote and `<` before what it was sent; a test's .ans is the interactor's answer file"
+    ));
+    Ok(format!("oracle = \"interactive\"\n\n[validator]\nflags = {}\n", toml_list(flags.split_whitespace())))
 }
 
 /// The files under the package's `folders` (path, bytes); what cannot be read is said in
@@ -422,7 +448,8 @@ fn limits_toml(limits: &PackageLimits, notes: &mut Vec<String>) -> String {
 /// (it cannot be a correct example either), said with why: a compile error bugrank's
 /// toolchain gives (C++ only GCC accepts, say), or the test it fails. The package's
 /// validators are built first: an input validator that does not build is left out, an
-/// output validator that does not build gives way to a `checker.rs` to port it into.
+/// output validator that does not build gives way to a `checker.rs` to port it into, and
+/// an interactor that does not build is an `Err`.
 /// Returns what it said, also added to `IMPORT.md`; `Ok` with nothing said when all of the
 /// import's choices build and pass.
 pub fn choose_reference(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> CourseResult<Vec<String>> {
@@ -442,6 +469,9 @@ pub fn choose_reference(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> Cou
     if validator.is_dir()
         && let Err(error) = build_validator(builder, &validator)
     {
+        if ProblemToml::read(dir)?.oracle == OracleName::Interactive {
+            return Err(CourseError::Problem(format!("the interactor does not build here, and nothing else can judge a dialogue: {error}")));
+        }
         std::fs::remove_dir_all(&validator).map_err(CourseError::io(format!("cannot remove {}", validator.display())))?;
         for (path, bytes) in checker_to_port() {
             std::fs::write(dir.join(&path), bytes).map_err(CourseError::io(format!("cannot write {}", path.display())))?;

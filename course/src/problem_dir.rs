@@ -120,11 +120,14 @@ pub struct ProblemToml {
     pub name: Option<String>,
     /// How outputs are judged: `exact`, `trim-trailing-whitespace` (the default: the end
     /// of the whole output), `trim-line-ends` (the end of every line), `checker`,
-    /// `validator` (the judges' protocol, with `[validator]`) or `tokens` (with `[tokens]`).
+    /// `validator` (the judges' protocol, with `[validator]`), `tokens` (with `[tokens]`)
+    /// or `interactive` (programs talk with the judges' interactor, built from
+    /// `validator/` with `[validator]`'s flags: [`crate::executor::Protocol::Interactive`]).
     #[serde(default)]
     pub oracle: OracleName,
-    /// `[validator]` for `oracle = "validator"`: the judges' output validator, built from
-    /// the C or C++ sources in `validator/` (see [`ValidatorToml`]).
+    /// `[validator]` for `oracle = "validator"` or `"interactive"`: the judges' output
+    /// validator or interactor, built from the C or C++ sources in `validator/` (see
+    /// [`ValidatorToml`]).
     #[serde(default)]
     pub validator: ValidatorToml,
     /// `[input_validator]`: the flags of the input validator built from the sources in
@@ -295,6 +298,7 @@ pub enum OracleName {
     Checker,
     Validator,
     Tokens,
+    Interactive,
 }
 
 impl ProblemToml {
@@ -306,6 +310,7 @@ impl ProblemToml {
             OracleName::TrimLineEnds => Oracle::TrimLineEnds,
             OracleName::Checker | OracleName::Validator => Oracle::Checker,
             OracleName::Tokens => Oracle::Tokens(self.tokens),
+            OracleName::Interactive => Oracle::Interactive,
         }
     }
 }
@@ -651,7 +656,7 @@ impl ProblemDir {
         let generator = load("generator", Role::Generator)?;
         let checker = match toml.oracle {
             OracleName::Checker => Some(load("checker", Role::Answer)?),
-            OracleName::Validator => Some(load_validator(sandbox, builder, dir, (VALIDATOR_DIR, VALIDATOR_MODULE), &mut built)?),
+            OracleName::Validator | OracleName::Interactive => Some(load_validator(sandbox, builder, dir, (VALIDATOR_DIR, VALIDATOR_MODULE), &mut built)?),
             _ => None,
         };
         let input_validator = match dir.join(INPUT_VALIDATOR_MODULE).is_file() || dir.join(INPUT_VALIDATOR_DIR).is_dir() {
@@ -693,6 +698,7 @@ impl ProblemDir {
             checker: self.checker.as_ref(),
             protocol: match self.toml.oracle {
                 OracleName::Validator => Protocol::Judges(&self.toml.validator.flags),
+                OracleName::Interactive => Protocol::Interactive { flags: &self.toml.validator.flags, tests: &self.fixed },
                 _ => Protocol::Bugrank,
             },
             input_validator: self.input_validator.as_ref().map(|program| (program, self.toml.input_validator.flag_sets())),

@@ -15,7 +15,7 @@
 //! This module knows no database (how shards reach other processes is the caller's), and
 //! nothing of the pipeline: the executor and the pipeline use it.
 
-use grader::{Execution, RunOutcome, RunRequest};
+use grader::{Execution, RunRequest};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{CourseError, CourseResult};
@@ -70,23 +70,6 @@ struct SentRun {
     input: Vec<u8>,
 }
 
-/// An execution as it travels.
-#[derive(Serialize, Deserialize)]
-struct MadeRun {
-    outcome: Outcome,
-    stdout: Vec<u8>,
-    fuel_used: u64,
-}
-
-#[derive(Serialize, Deserialize)]
-enum Outcome {
-    Success,
-    Crash(String),
-    Timeout,
-    Memory,
-    Output,
-}
-
 /// `runs` as bytes, for a helper ([`decode_runs`]).
 pub fn encode_runs(runs: &[RunRequest<'_>]) -> Vec<u8> {
     let sent: Vec<SentRun> = runs.iter().map(|r| SentRun { program: r.program as u32, fuel: r.fuel, input: r.input.to_vec() }).collect();
@@ -101,45 +84,18 @@ pub fn decode_runs(bytes: &[u8]) -> CourseResult<Vec<(usize, Vec<u8>, u64)>> {
 
 /// `executions` as bytes, for the analysis that asked for them ([`decode_executions`]).
 pub fn encode_executions(executions: &[Execution]) -> Vec<u8> {
-    let made: Vec<MadeRun> = executions
-        .iter()
-        .map(|e| MadeRun {
-            outcome: match &e.outcome {
-                RunOutcome::Success => Outcome::Success,
-                RunOutcome::Crash(message) => Outcome::Crash(message.clone()),
-                RunOutcome::Timeout => Outcome::Timeout,
-                RunOutcome::Memory => Outcome::Memory,
-                RunOutcome::Output => Outcome::Output,
-            },
-            stdout: e.stdout.clone(),
-            fuel_used: e.fuel_used,
-        })
-        .collect();
-    postcard::to_stdvec(&made).expect("executions encode")
+    postcard::to_stdvec(executions).expect("executions encode")
 }
 
 /// What [`encode_executions`] wrote.
 pub fn decode_executions(bytes: &[u8]) -> CourseResult<Vec<Execution>> {
-    let made: Vec<MadeRun> = postcard::from_bytes(bytes).map_err(|e| CourseError::Batch(format!("the results of a shard cannot be read: {e}")))?;
-    Ok(made
-        .into_iter()
-        .map(|m| Execution {
-            outcome: match m.outcome {
-                Outcome::Success => RunOutcome::Success,
-                Outcome::Crash(message) => RunOutcome::Crash(message),
-                Outcome::Timeout => RunOutcome::Timeout,
-                Outcome::Memory => RunOutcome::Memory,
-                Outcome::Output => RunOutcome::Output,
-            },
-            stdout: m.stdout,
-            fuel_used: m.fuel_used,
-        })
-        .collect())
+    postcard::from_bytes(bytes).map_err(|e| CourseError::Batch(format!("the results of a shard cannot be read: {e}")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use grader::RunOutcome;
 
     #[test]
     fn runs_and_executions_come_back_as_they_were_sent() {
@@ -152,6 +108,8 @@ mod tests {
             Execution { outcome: RunOutcome::Timeout, stdout: b"partial".to_vec(), fuel_used: 6_600_000 },
             Execution { outcome: RunOutcome::Memory, stdout: Vec::new(), fuel_used: 0 },
             Execution { outcome: RunOutcome::Output, stdout: vec![b'x'; 1000], fuel_used: 5 },
+            Execution { outcome: RunOutcome::Rejected("Guess 11: too many".into()), stdout: b">500\n<lower\n".to_vec(), fuel_used: 9 },
+            Execution { outcome: RunOutcome::InteractorFailed("the interactor crashed".into()), stdout: Vec::new(), fuel_used: 9 },
         ];
         assert_eq!(decode_executions(&encode_executions(&executions)).unwrap(), executions);
         assert!(decode_runs(b"\xff\xff").is_err(), "garbage is an error, not a panic");

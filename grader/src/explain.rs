@@ -118,6 +118,12 @@ pub struct BugList {
     /// The course's own tests it fails, by name ([`crate::AnswerResult::course_tests_failed`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub course_tests_failed: Vec<String>,
+    /// Whether the outputs are dialogues with the problem's interactor
+    /// ([`crate::Oracle::Interactive`]): each bug's `expected` is the model answer's
+    /// dialogue on its input and the program's output its own, as judges write them (`>`
+    /// before what the program wrote, `<` before what it was sent). Default false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dialogue: bool,
 }
 
 impl BugList {
@@ -162,6 +168,7 @@ pub fn bug_list(problem: &Problem, analysis: &Analysis, answer_id: &str, program
         build: answer.build.clone(),
         points: answer.points.clone(),
         course_tests_failed: answer.course_tests_failed.clone(),
+        dialogue: problem.oracle == crate::Oracle::Interactive,
     };
     if answer.not_built() {
         // Nothing to run: the compiler's message is the whole story.
@@ -247,7 +254,7 @@ impl Explainer<'_> {
     fn behaviour(&self, trial: &Trial) -> Option<Behaviour> {
         let Failure { kind, reason } = trial.failure.clone()?;
         let detail = match &trial.answer.outcome {
-            RunOutcome::Success => String::from_utf8_lossy(&trial.answer.stdout).into_owned(),
+            RunOutcome::Success | RunOutcome::Rejected(_) | RunOutcome::InteractorFailed(_) => String::from_utf8_lossy(&trial.answer.stdout).into_owned(),
             RunOutcome::Crash(message) => message.clone(),
             RunOutcome::Timeout => self.slowness(trial),
             RunOutcome::Memory => "ran out of memory".to_owned(),
@@ -508,7 +515,16 @@ mod tests {
                 course_test: None,
             })
             .collect();
-        BugList { answer: "a1".into(), passed, suite_size: passed + got.len(), bugs, build: None, points: None, course_tests_failed: Vec::new() }
+        BugList {
+            answer: "a1".into(),
+            passed,
+            suite_size: passed + got.len(),
+            bugs,
+            build: None,
+            points: None,
+            course_tests_failed: Vec::new(),
+            dialogue: false,
+        }
     }
 
     #[test]

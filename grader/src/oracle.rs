@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// How one run of a program ended, as the grader sees it. Whoever runs programs (the
 /// sandbox, or a plain closure in tests) reports this.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RunOutcome {
     /// Exited with code 0: its stdout is its answer.
     Success,
@@ -17,10 +17,16 @@ pub enum RunOutcome {
     Memory,
     /// Exceeded the output limit.
     Output,
+    /// Judged wrong as it ran: an interactive problem's interactor rejected the dialogue,
+    /// for this reason (empty when it gave none).
+    Rejected(String),
+    /// The interactor itself failed on this run, as a checker can ([`Oracle::judge`]'s
+    /// `Err`): the problem is to blame, not the program.
+    InteractorFailed(String),
 }
 
-/// One run of a program on one input.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One run of a program on one input (made elsewhere, it travels as itself: serde).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Execution {
     pub outcome: RunOutcome,
     pub stdout: Vec<u8>,
@@ -91,6 +97,11 @@ pub enum Oracle {
     /// Token by token, white space of any kind and amount between tokens (the judges'
     /// default output validator, Kattis's semantics): see [`TokenRules`].
     Tokens(TokenRules),
+    /// An interactive problem: the program talks with the problem's interactor, which
+    /// judges the dialogue as it goes (the executor's run says how it ended:
+    /// [`RunOutcome::Rejected`], or `Success` once accepted). Outputs are dialogues, never
+    /// compared with the reference's.
+    Interactive,
 }
 
 /// How [`Oracle::Tokens`] compares two tokens.
@@ -173,6 +184,7 @@ impl Oracle {
                         CheckerVerdict::Reject(reason) => Some((!reason.is_empty()).then_some(reason)),
                     },
                     Oracle::Tokens(rules) => rules.first_difference(expected, &actual.stdout).map(Some),
+                    Oracle::Interactive => None,
                 };
                 return Ok(reason.map(|reason| Failure { kind: FailureKind::Wrong, reason }));
             }
@@ -180,6 +192,8 @@ impl Oracle {
             RunOutcome::Timeout => (FailureKind::Timeout, None),
             RunOutcome::Memory => (FailureKind::Memory, None),
             RunOutcome::Output => (FailureKind::Output, None),
+            RunOutcome::Rejected(reason) => (FailureKind::Wrong, Some(reason.clone()).filter(|reason| !reason.is_empty())),
+            RunOutcome::InteractorFailed(reason) => return Err(reason.clone()),
         };
         Ok(Some(Failure { kind, reason }))
     }

@@ -40,6 +40,8 @@ pub(crate) fn run_reference(problem: &Problem, executor: &dyn Executor, input: &
         RunOutcome::Timeout => "ran out of fuel".to_owned(),
         RunOutcome::Memory => "ran out of memory".to_owned(),
         RunOutcome::Output => "exceeded the output limit".to_owned(),
+        RunOutcome::Rejected(reason) => format!("was rejected by the interactor: {reason}"),
+        RunOutcome::InteractorFailed(reason) => return Err(Unusable::Checker(reason.clone())),
     };
     Err(Unusable::Reference(reason))
 }

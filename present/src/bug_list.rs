@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use grader::{ANY, BugList, FailureKind};
 
-use crate::in_words::{CallLine, calls_of, first_line_difference, points_in_words, shown_start, shows_every_call, uninitialised_in_words};
+use crate::in_words::{CallLine, calls_of, first_line_difference, output_words, points_in_words, shown_start, shows_every_call, uninitialised_in_words};
 
 /// A student's bug list as Markdown. Inputs and outputs are shown quoted, with escapes,
 /// so that white space and newlines are visible.
@@ -51,6 +51,7 @@ pub fn bug_list_markdown(list: &BugList) -> String {
     } else {
         &list.bugs[..]
     };
+    let words = output_words(list);
     // A long explanation (a time limit's) is given once; later tests refer to the first.
     let mut explained: Vec<(&str, &str)> = Vec::new();
     for bug in shown {
@@ -58,7 +59,7 @@ pub fn bug_list_markdown(list: &BugList) -> String {
             Some(name) => writeln!(md, "## Test {} (the course's test `{name}`): {}\n", bug.test, bug.got.summary()).unwrap(),
             None => writeln!(md, "## Test {}: {}\n", bug.test, bug.got.summary()).unwrap(),
         }
-        let calls = calls_of(bug);
+        let calls = calls_of(list, bug);
         if let Some(calls) = &calls {
             writeln!(md, "The calls in order, with what the model answer and yours gave (→ marks the first difference):\n\n{}", calls_table(calls)).unwrap();
         }
@@ -67,19 +68,25 @@ pub fn bug_list_markdown(list: &BugList) -> String {
         // it is folded.
         let whole_table = shows_every_call(calls.as_deref());
         if !whole_table {
-            writeln!(md, "Expected output:\n\n{}", text_block(&bug.expected)).unwrap();
+            writeln!(md, "{}:\n\n{}", words.expected, text_block(&bug.expected)).unwrap();
         }
         match bug.got.kind {
             FailureKind::Wrong if whole_table => {}
-            FailureKind::Wrong => writeln!(md, "Your program's output:\n\n{}", text_block(&bug.got.detail)).unwrap(),
+            FailureKind::Wrong => writeln!(md, "{}:\n\n{}", words.yours, text_block(&bug.got.detail)).unwrap(),
             FailureKind::Crash => writeln!(md, "Your program crashed:\n\n{}", text_block(&bug.got.detail)).unwrap(),
             _ => match explained.iter().find(|(detail, _)| *detail == bug.got.detail && bug.got.kind == FailureKind::Timeout) {
                 Some((_, first)) => writeln!(md, "Your program ran out of time, as on test {first} above.\n").unwrap(),
                 None => {
                     writeln!(md, "Your program {}.\n", bug.got.detail).unwrap();
+                    if let Some(hint) = words.timeout_hint.filter(|_| bug.got.kind == FailureKind::Timeout) {
+                        writeln!(md, "{hint}\n").unwrap();
+                    }
                     explained.push((&bug.got.detail, &bug.test));
                 }
             },
+        }
+        if let (Some(said), Some(output), false) = (words.until_stopped, &bug.got.output, bug.got.kind == FailureKind::Wrong) {
+            writeln!(md, "{said}:\n\n{}", text_block(output)).unwrap();
         }
         match &bug.got.reason {
             Some(reason) => writeln!(md, "Why it is wrong: {reason}\n").unwrap(),
@@ -94,13 +101,8 @@ pub fn bug_list_markdown(list: &BugList) -> String {
             writeln!(md, "It also fails every input like this one, whatever stands at {ANY}:\n\n{}", text_block(general)).unwrap();
         }
         if let Some(contrast) = &bug.contrast {
-            writeln!(
-                md,
-                "But it gets this similar input right:\n\n{}\nwhere the right output is:\n\n{}",
-                text_block(&contrast.input),
-                text_block(&contrast.expected)
-            )
-            .unwrap();
+            writeln!(md, "But it gets this similar input right:\n\n{}\n{}:\n\n{}", text_block(&contrast.input), words.contrast, text_block(&contrast.expected))
+                .unwrap();
         }
     }
     md
@@ -162,7 +164,16 @@ mod tests {
             contrast: Some(Contrast { input: "delete 1 []".into(), expected: "[]\n".into() }),
             course_test: None,
         };
-        BugList { answer: "a01".into(), passed: 18, suite_size: 19, bugs: vec![bug], build: None, points: None, course_tests_failed: Vec::new() }
+        BugList {
+            answer: "a01".into(),
+            passed: 18,
+            suite_size: 19,
+            bugs: vec![bug],
+            build: None,
+            points: None,
+            course_tests_failed: Vec::new(),
+            dialogue: false,
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! how a program's points were found. The feedback of the gradebooks and the bug lists say
 //! them the same way.
 
-use grader::{BugReport, FailureCounts, FailureKind, Points};
+use grader::{BugList, BugReport, FailureCounts, FailureKind, Points};
 
 /// What the compiler's `warnings` say of variables read before they are given a value
 /// (clang's `-Wuninitialized`, `-Wsometimes-uninitialized`, `-Wconditional-uninitialized`),
@@ -110,8 +110,12 @@ pub fn calls_in_order(input: &str, expected: &str, got: &str) -> Option<Vec<Call
 
 /// A failed test of a bug list as [`calls_in_order`] shows it: a wrong output that no
 /// checker explained, or a crash or a limit after some output, of a command sequence (the
-/// call it stopped at is the first whose line is missing); `None` for any other.
-pub fn calls_of(bug: &BugReport) -> Option<Vec<CallLine>> {
+/// call it stopped at is the first whose line is missing); `None` for any other, and in a
+/// list of dialogues (whose lines are not one per call).
+pub fn calls_of(list: &BugList, bug: &BugReport) -> Option<Vec<CallLine>> {
+    if list.dialogue {
+        return None;
+    }
     match (bug.got.kind, &bug.got.output) {
         (FailureKind::Wrong, _) if bug.got.reason.is_none() => calls_in_order(&bug.input, &bug.expected, &bug.got.detail),
         (FailureKind::Wrong, _) => None,
@@ -124,6 +128,45 @@ pub fn calls_of(bug: &BugReport) -> Option<Vec<CallLine>> {
 /// expected and actual result, and a bug list shows the outputs no second time.
 pub fn shows_every_call(calls: Option<&[CallLine]>) -> bool {
     calls.is_some_and(|calls| !calls.iter().any(|line| matches!(line, CallLine::Folded(_))))
+}
+
+/// What a bug list calls the outputs it shows: plain outputs, or dialogues with the
+/// problem's interactor ([`BugList::dialogue`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutputWords {
+    /// Before the model answer's output on the failed input.
+    pub expected: &'static str,
+    /// Before the program's wrong output.
+    pub yours: &'static str,
+    /// Before what the program wrote until it crashed or ran out of a limit, where a
+    /// list of dialogues shows it (`None`: not shown).
+    pub until_stopped: Option<&'static str>,
+    /// After a similar passing input, before the model answer's output on it.
+    pub contrast: &'static str,
+    /// Said after a time-out, where there is more to say (`None`: nothing).
+    pub timeout_hint: Option<&'static str>,
+}
+
+/// The [`OutputWords`] of `list`.
+pub fn output_words(list: &BugList) -> OutputWords {
+    match list.dialogue {
+        false => OutputWords {
+            expected: "Expected output",
+            yours: "Your program's output",
+            until_stopped: None,
+            contrast: "where the right output is",
+            timeout_hint: None,
+        },
+        true => OutputWords {
+            expected: "The model answer's dialogue with the interactor (`>` before what it wrote, `<` before what it was sent)",
+            yours: "Your program's dialogue",
+            until_stopped: Some("Your program's dialogue, up to where it stopped"),
+            contrast: "where the model answer's dialogue is",
+            timeout_hint: Some(
+                "In a dialogue, a program also runs out of time waiting for a reply that never comes: the interactor sees a line only once it is flushed (`fflush(stdout)`, `cout << endl`, `print(..., flush=True)`), and replies only once it has read all it expects.",
+            ),
+        },
+    }
 }
 
 /// A failure's kind in words, as the feedback says it.

@@ -18,7 +18,7 @@
 //!     contrast: None,
 //!     course_test: None,
 //! };
-//! let list = BugList { answer: "a01".into(), passed: 18, suite_size: 19, bugs: vec![bug], build: None, points: None, course_tests_failed: Vec::new() };
+//! let list = BugList { answer: "a01".into(), passed: 18, suite_size: 19, bugs: vec![bug], build: None, points: None, course_tests_failed: Vec::new(), dialogue: false };
 //! let markdown = present::bug_list_markdown(&list);
 //! assert!(markdown.starts_with("# Bug list: a01\n"));
 //! assert!(markdown.contains("Input:\n\n```text\nmember 1 [(0,2)]\n```"));
@@ -37,6 +37,6 @@ pub use diagram::{ANSWERS_PER_NODE, Arrow, Layout, NodeBox, layout, one_line, or
 pub use experiment_page::{cohort_plot_svg, experiment_html, experiment_section};
 pub use html::{escape_html, page_head};
 pub use in_words::{
-    CallLine, MAX_SHOWN_CHARS, calls_of, first_line_difference, input_in_words, kind_in_words, kinds_in_words, points_in_words, shown_start, shows_every_call,
-    uninitialised_in_words,
+    CallLine, MAX_SHOWN_CHARS, OutputWords, calls_of, first_line_difference, input_in_words, kind_in_words, kinds_in_words, output_words, points_in_words,
+    shown_start, shows_every_call, uninitialised_in_words,
 };

@@ -52,8 +52,8 @@ use crate::state::{Choices, OutputFull, RunState, memory_cap, wasi_context};
 use crate::stdio;
 use crate::validate::{self, Role};
 use crate::warm::Warm;
-use crate::{Outcome, Run, SandboxError};
-use crate::{files, process, snapshot, written};
+use crate::{Interaction, Outcome, Run, SandboxError};
+use crate::{files, pipe, process, snapshot, written};
 
 /// Instance slots in the pooling allocator: the most runs in flight at once, and the most
 /// modules whose slot stays warm between runs. A freed slot keeps its module's memory image
@@ -389,17 +389,50 @@ impl Sandbox {
     /// come back as [`Run::written`] (see [`Files`]). The bytes it writes to files count
     /// against the output limit.
     pub fn run_with_files(&self, program: &Program, input: &[u8], files: Files, limits: &Limits) -> Result<Run, SandboxError> {
-        self.execute(program, input, limits, Extras { choices: None, files: Some(files) }).map(|(run, _)| run)
+        self.execute(program, input, limits, Extras { files: Some(files), ..Extras::default() }).map(|(run, _)| run)
     }
 
     /// Runs a generator (loaded with [`Role::Generator`]) with empty stdin, answering its
     /// `bugrank.choice` and `bugrank.size` calls from `choices`, which is handed back
     /// with the run so the caller can read what was chosen.
     pub fn generate<C: Choices + 'static>(&self, program: &Program, choices: C, limits: &Limits) -> Result<(Run, C), SandboxError> {
-        let (run, choices) = self.execute(program, &[], limits, Extras { choices: Some(Box::new(choices)), files: None })?;
+        let (run, choices) = self.execute(program, &[], limits, Extras { choices: Some(Box::new(choices)), ..Extras::default() })?;
         let choices = choices.expect("the run hands its choices back");
         let choices = *(choices as Box<dyn std::any::Any>).downcast::<C>().unwrap_or_else(|_| unreachable!("the boxed choices are the caller's type"));
         Ok((run, choices))
+    }
+
+    /// Runs `program` and `interactor` (loaded as [`Role::Validator`], given `files`) as
+    /// judges run an interactive problem: each one's stdout is the other's stdin, the
+    /// interactor on a thread of its own (see `pipe.rs`: what each reads does not depend on
+    /// the threads' timing, and a stall ends the program out of time). Each run has its
+    /// own limits: both budgets are charged, each for its own side. `Err` means the host
+    /// failed, as for [`Sandbox::run`].
+    pub fn interact(
+        &self,
+        program: &Program,
+        limits: &Limits,
+        interactor: &Program,
+        files: Files,
+        interactor_limits: &Limits,
+    ) -> Result<Interaction, SandboxError> {
+        let (program_end, interactor_end, channel) = pipe::channel();
+        let stack = interactor_limits.stack_bytes.min(MAX_STACK_BYTES) + 2 * HOST_STACK_BYTES;
+        let (program_run, interactor_run) = std::thread::scope(|scope| {
+            let judge = std::thread::Builder::new()
+                .name("sandbox-interactor".into())
+                .stack_size(stack)
+                .spawn_scoped(scope, || {
+                    let extras = Extras { files: Some(files), pipe: Some(interactor_end), ..Extras::default() };
+                    self.execute(interactor, &[], interactor_limits, extras).map(|(run, _)| run)
+                })
+                .map_err(|e| SandboxError::Host { name: interactor.name.clone(), reason: format!("cannot start a thread for the interactor: {e}") })?;
+            let program_run = self.execute(program, &[], limits, Extras { pipe: Some(program_end), ..Extras::default() }).map(|(run, _)| run);
+            let interactor_run = judge.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            Ok::<_, SandboxError>((program_run?, interactor_run?))
+        })?;
+        let (dialogue, interactor_saw_end) = channel.finish();
+        Ok(Interaction { program: program_run, interactor: interactor_run, dialogue, interactor_saw_end })
     }
 
     fn execute(&self, program: &Program, input: &[u8], limits: &Limits, extras: Extras) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
@@ -487,7 +520,7 @@ impl Sandbox {
     }
 
     fn launch(&self, name: &str, launch: Launch<'_>, input: &[u8], limits: &Limits, extras: Extras) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
-        let Extras { choices, files } = extras;
+        let Extras { choices, files, pipe } = extras;
         let target = launch.prepared.map(|(prepared, _)| prepared);
         let size = target.map_or(launch.base_memory, |prepared| prepared.memory_bytes.max(launch.base_memory));
         let mut warm = match launch.keep {
@@ -511,6 +544,7 @@ impl Sandbox {
             }
         };
         store.data_mut().stdio.harness = launch.harness;
+        store.data_mut().stdio.pipe = pipe;
         if let Some(mut files) = files {
             let state = store.data_mut();
             state.args.append(&mut files.args);
@@ -1120,11 +1154,14 @@ fn arm(store: &mut Store<RunState>, name: &str, limits: &Limits, fuel: u64) -> R
 /// The bytes of a WebAssembly page.
 const WASM_PAGE_BYTES: usize = 64 << 10;
 
-/// What a run may be given besides its input: a generator's choices, a validator's files.
+/// What a run may be given besides its input: a generator's choices, a validator's files,
+/// an interactive run's dialogue.
 #[derive(Default)]
 struct Extras {
     choices: Option<Box<dyn Choices>>,
     files: Option<Files>,
+    /// An interactive run's side of its dialogue.
+    pipe: Option<pipe::End>,
 }
 
 /// Where a run enters its instance.

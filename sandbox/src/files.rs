@@ -192,11 +192,11 @@ fn is_file(caller: &Caller<'_, RunState>, fd: i32) -> bool {
 }
 
 /// `fd_read` for a file; the standard streams' otherwise.
-pub(crate) fn fd_read(caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nread: i32) -> wasmtime::Result<i32> {
+pub(crate) fn fd_read(mut caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nread: i32) -> wasmtime::Result<i32> {
     if !is_file(&caller, fd) {
         return stdio::fd_read(caller, fd, iovs, count, nread);
     }
-    stdio::scatter_gather(caller, true, iovs, count, nread, |data, state, buffers| {
+    stdio::scatter_gather(&mut caller, true, iovs, count, nread, |data, state, buffers| {
         let files = state.files.as_mut().expect("is_file");
         let Some(open) = files.opened(fd) else { return Ok(Err(ERRNO_BADF)) };
         let (node, mut at) = (open.node, open.at as usize);
@@ -223,11 +223,11 @@ pub(crate) fn fd_read(caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i
 
 /// `fd_write` for a file; the standard streams' otherwise. Bytes past the output limit
 /// (all files' together) end the run.
-pub(crate) fn fd_write(caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nwritten: i32) -> wasmtime::Result<i32> {
+pub(crate) fn fd_write(mut caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nwritten: i32) -> wasmtime::Result<i32> {
     if !is_file(&caller, fd) {
         return stdio::fd_write(caller, fd, iovs, count, nwritten);
     }
-    stdio::scatter_gather(caller, true, iovs, count, nwritten, |data, state, buffers| {
+    stdio::scatter_gather(&mut caller, true, iovs, count, nwritten, |data, state, buffers| {
         let limit = state.stdio.stdout_limit;
         let files = state.files.as_mut().expect("is_file");
         let mut room = limit.saturating_sub(files.written_bytes());

@@ -41,6 +41,7 @@ mod file_table;
 mod files;
 mod interpreter;
 mod limits;
+mod pipe;
 mod prepared;
 mod process;
 mod snapshot;
@@ -58,6 +59,7 @@ pub use limits::{
     EPOCH_TICK, HOST_STACK_BYTES, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_STACK_BYTES, MAX_WASM_STACK_BYTES, RUN_THREAD_STACK_BYTES,
     STDERR_LIMIT_BYTES, WALL_CLOCK_LIMIT,
 };
+pub use pipe::Speaker;
 pub use state::Choices;
 pub use stdio::{BUFFER_FUEL, BYTES_PER_FUEL, HOST_CALL_FUEL, MAX_BUFFERS};
 pub use validate::{
@@ -133,6 +135,23 @@ pub struct Run {
     /// The files a run given [`Files`] created in its directory: (name, bytes), in the
     /// order created; empty for every other run.
     pub written: Vec<(String, Vec<u8>)>,
+}
+
+/// An interactive run ([`Sandbox::interact`]): the program's run and the interactor's,
+/// each as [`Sandbox::run`] gives one (the program's `stdout` is all it wrote, the
+/// interactor's too), and their dialogue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Interaction {
+    pub program: Run,
+    pub interactor: Run,
+    /// The dialogue as the program had it: what it wrote and what it read, in its own
+    /// order, consecutive bytes of one side together. What the interactor wrote and the
+    /// program never read is not in it (it is in the interactor's `stdout`).
+    pub dialogue: Vec<(Speaker, Vec<u8>)>,
+    /// Whether the interactor read the end of the program's output (the program ended
+    /// first, or the interactor waited for its end): false when the interactor ended on
+    /// its own, whatever the program did after.
+    pub interactor_saw_end: bool,
 }
 
 /// Why a module could not be loaded, or the host could not run it.

@@ -63,6 +63,7 @@ impl RunState {
             stderr_limit: STDERR_LIMIT_BYTES,
             random: &RANDOM_SEED_BYTES,
             wrote: Wrote::default(),
+            pipe: None,
         };
         let memory = MemoryLimit { max_bytes: memory_cap(limits, base_memory), refused: false };
         RunState { wasi: None, args: vec![name.to_owned()], stdio, memory, choices, files: None }
@@ -158,6 +159,9 @@ pub(crate) struct Stdio {
     /// puts them back before its next run (see `warm.rs`). Every write of a host call into
     /// the guest's memory is recorded here.
     pub(crate) wrote: Wrote,
+    /// An interactive run's side of its dialogue: stdin is read from it, and stdout is
+    /// written to it besides `stdout` (see `pipe.rs`); `None` for every other run.
+    pub(crate) pipe: Option<crate::pipe::End>,
 }
 
 /// The ranges of the guest's memory the host wrote in a run, up to [`MAX_WROTE`] of them.

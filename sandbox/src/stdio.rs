@@ -16,6 +16,7 @@
 
 use wasmtime::{AsContextMut, CallHook, Caller, Extern, Memory, StoreContextMut, Trap};
 
+use crate::pipe::Received;
 use crate::state::{OutputFull, RunState};
 
 /// Fuel every host call costs before its work, whatever the import: about what a system
@@ -97,7 +98,7 @@ pub(crate) fn store_u32(data: &mut [u8], at: u32, value: u32) -> bool {
 /// `transfer` moves the bytes and returns how many (or an errno), which are stored at
 /// `done` and charged.
 pub(crate) fn scatter_gather(
-    mut caller: Caller<'_, RunState>,
+    caller: &mut Caller<'_, RunState>,
     fd_ok: bool,
     iovs: i32,
     count: i32,
@@ -110,9 +111,9 @@ pub(crate) fn scatter_gather(
     if count as u32 as usize > MAX_BUFFERS {
         return Ok(ERRNO_INVAL);
     }
-    charge(&mut caller, BUFFER_FUEL * count as u32 as u64)?;
-    let Some(memory) = memory(&mut caller) else { return Ok(ERRNO_FAULT) };
-    let (data, state) = memory.data_and_store_mut(&mut caller);
+    charge(&mut *caller, BUFFER_FUEL * count as u32 as u64)?;
+    let Some(memory) = memory(caller) else { return Ok(ERRNO_FAULT) };
+    let (data, state) = memory.data_and_store_mut(&mut *caller);
     let Some(buffers) = buffers(data, iovs as u32, count as u32) else { return Ok(ERRNO_FAULT) };
     let total = match transfer(data, state, buffers)? {
         Ok(total) => total,
@@ -122,37 +123,71 @@ pub(crate) fn scatter_gather(
         return Ok(ERRNO_FAULT);
     }
     state.stdio.wrote.push((done as u32 as usize, 4));
-    charge(&mut caller, total as u64 / BYTES_PER_FUEL)?;
+    charge(caller, total as u64 / BYTES_PER_FUEL)?;
     Ok(ERRNO_SUCCESS)
 }
 
-/// `fd_read(fd, iovs, iovs_len, nread) -> errno`: stdin only.
+/// `fd_read(fd, iovs, iovs_len, nread) -> errno`: stdin only; an interactive run's from
+/// the other side of its dialogue (see `pipe.rs`), where a stall ends the run out of time.
 pub(crate) fn fd_read(mut caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nread: i32) -> wasmtime::Result<i32> {
     if fd == 0 {
         caller.data_mut().stdio.asked = true;
     }
-    scatter_gather(caller, fd == 0, iovs, count, nread, |data, state, buffers| {
+    let read = scatter_gather(&mut caller, fd == 0, iovs, count, nread, |data, state, buffers| {
         let stdio = &mut state.stdio;
+        let received;
+        let rest = match &stdio.pipe {
+            None => &stdio.input[stdio.read..],
+            Some(pipe) => match pipe.read(buffers.iter().map(|(_, len)| len).sum()) {
+                Received::Bytes(bytes) => {
+                    received = bytes;
+                    &received[..]
+                }
+                Received::End => &[],
+                Received::Stalled => return Err(Stalled.into()),
+            },
+        };
         let mut total = 0usize;
         for (start, len) in buffers {
-            let rest = &stdio.input[stdio.read..];
-            let n = len.min(rest.len());
-            data[start..start + n].copy_from_slice(&rest[..n]);
+            let n = len.min(rest.len() - total);
+            data[start..start + n].copy_from_slice(&rest[total..total + n]);
             stdio.wrote.push((start, n));
-            stdio.read += n;
             total += n;
             if n < len {
                 break;
             }
         }
+        if stdio.pipe.is_none() {
+            stdio.read += total;
+        }
         Ok(Ok(total))
-    })
+    });
+    match read {
+        // Waiting for ever: out of time, all of it.
+        Err(e) if e.is::<Stalled>() => {
+            caller.set_fuel(0)?;
+            Err(Trap::OutOfFuel.into())
+        }
+        other => other,
+    }
 }
+
+/// Why an interactive run's read cannot be answered: see [`Received::Stalled`].
+#[derive(Debug)]
+struct Stalled;
+
+impl std::fmt::Display for Stalled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("it waits for input that the interactor will never send")
+    }
+}
+
+impl std::error::Error for Stalled {}
 
 /// `fd_write(fd, iovs, iovs_len, nwritten) -> errno`: stdout and stderr only. Writing past
 /// a stream's limit ends the run.
-pub(crate) fn fd_write(caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nwritten: i32) -> wasmtime::Result<i32> {
-    scatter_gather(caller, fd == 1 || fd == 2, iovs, count, nwritten, |data, state, buffers| {
+pub(crate) fn fd_write(mut caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: i32, nwritten: i32) -> wasmtime::Result<i32> {
+    scatter_gather(&mut caller, fd == 1 || fd == 2, iovs, count, nwritten, |data, state, buffers| {
         let stdio = &mut state.stdio;
         let (stream, limit) = match fd {
             1 if stdio.harness => (&mut stdio.printed, stdio.stdout_limit),
@@ -161,7 +196,11 @@ pub(crate) fn fd_write(caller: Caller<'_, RunState>, fd: i32, iovs: i32, count: 
         };
         let mut total = 0usize;
         for (start, len) in buffers {
-            append(stream, limit, &data[start..start + len])?;
+            let bytes = &data[start..start + len];
+            append(stream, limit, bytes)?;
+            if let (1, Some(pipe)) = (fd, &stdio.pipe) {
+                pipe.write(bytes);
+            }
             total += len;
         }
         Ok(Ok(total))

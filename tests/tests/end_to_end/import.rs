@@ -8,8 +8,10 @@ use std::path::{Path, PathBuf};
 
 use course::import::{TimeLimit, choose_reference, import_package, set_time_limit};
 use course::problem_check::run_check_problem;
-use end_to_end::{can_build, grade_without_roster, root, tools};
+use end_to_end::{can_build, grade_without_roster, parse_args, root, tools};
+use grader::FailureKind;
 use toolchain::Language;
+use web::cli::bugs::{BugsArgs, run_bugs};
 use web::cli::check_problem::check_text;
 
 fn package() -> PathBuf {
@@ -467,11 +469,12 @@ fn an_import_reads_submissions_as_judges_name_them_and_says_what_it_leaves_out()
     import_package(&twins, &dir).unwrap();
     assert_eq!(names(&dir.join("submissions")), ["correct-paul-c.c", "correct-paul-rs.rs"], "paul.py is reference.py");
 
-    // The 2023 format's interactive type is refused with its reason.
+    // An interactive package without an interactor bugrank can build is refused with its
+    // reason.
     let interactive = out.path().join("guess");
     write_files(&interactive, &[("problem.yaml", "name: Guess\ntype: [pass-fail, interactive]\n")]);
     let refused = import_package(&interactive, &out.path().join("guess-imported")).unwrap_err().to_string();
-    assert!(refused.contains("an interactive problem (type: interactive) cannot be graded by bugrank"), "{refused}");
+    assert!(refused.contains("an interactive problem (type: interactive) needs its interactor (an output validator) in C or C++"), "{refused}");
 }
 
 #[test]
@@ -530,4 +533,89 @@ fn a_package_with_its_own_cpp_validator_imports_checks_and_grades_with_it() {
         json.contains("\"reason\": \"1 printed twice\"") && json.contains("\"reason\": \"0 divisors printed, 1 has 1\""),
         "the validator's reasons are the failures'"
     );
+}
+
+#[test]
+fn an_interactive_package_talks_with_each_submission_and_grades_it_as_the_judges_folders_say() {
+    if !can_build(&[Language::C, Language::Cpp]) {
+        return;
+    }
+    // `fixtures/packages/treasure`: find a buried treasure among n flagstones in at most
+    // 30 digs, told left or right after each. The package's interactor (C++, against the
+    // fixtures' validate.h) talks with every submission, each one's output the other's
+    // input; its submissions are as judges get them: `cin`/`cout` with `endl`, `scanf` with
+    // `fflush`, Python with `input()` and `flush=True`, one that forgets to flush.
+    let package = root().join("fixtures/packages/treasure");
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("treasure");
+    let imported = import_package(&package, &dir).unwrap();
+    assert!(file(&dir, "problem.toml").contains("oracle = \"interactive\"\n\n[validator]\nflags = []\n"));
+    assert_eq!(names(&dir.join("validator")), ["interactor.cpp", "validate.h"]);
+    assert!(imported.notes.iter().any(|note| note.contains("validation: custom interactive): the output validator output_validators/dig/ is the interactor")));
+    assert!(choose_reference(&tools().sandbox, &tools().builder, &dir).unwrap().is_empty(), "the C++ reference builds and passes");
+    set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_multiplier).unwrap().expect("a time limit");
+    passes_check(
+        &dir,
+        &[
+            "ok    the input validator accepts the 1000 generated inputs and the course's 7 tests: 1007 of 1007 inputs valid",
+            "ok    the correct example `correct-upper_half` passes every input",
+            "ok    the correct example `reference.py` passes every input",
+            "ok    the example `wrong-stuck` fails some input by giving a wrong output",
+            "ok    the example `slow-no_flush` fails some input by running out of time",
+            "ok    the example `crash-returns_one` fails some input by crashing",
+            // The package's own sample dialogue, line for line.
+            "output  \"<10\\n>dig 5\\n<right\\n>dig 8\\n<left\\n>dig 6\\n<right\\n>dig 7\\n<found\\n\"",
+        ],
+    );
+    assert_eq!(file(&package, "data/sample/1.interaction"), "<10\n>dig 5\n<right\n>dig 8\n<left\n>dig 6\n<right\n>dig 7\n<found\n");
+
+    let (problem, submissions) = (dir.display().to_string(), dir.join("submissions").display().to_string());
+    let options = [("--problem", problem.as_str()), ("--submissions", &submissions), ("--stable-after", "200")];
+    let run = grade_without_roster(&options);
+    let analysis = &run.graded.analysis;
+    let kinds = |id: &str| -> Vec<FailureKind> {
+        let row = analysis.answers.iter().find(|a| a.id == id).unwrap_or_else(|| panic!("{id}"));
+        let mut kinds: Vec<FailureKind> = row.failures.values().map(|detail| detail.failure.kind).collect();
+        kinds.dedup();
+        kinds
+    };
+    assert_eq!(kinds("correct-upper_half"), []);
+    for wrong in ["wrong-stuck", "wrong-one_by_one", "wrong-gives_up", "wrong-says_where"] {
+        assert_eq!(kinds(wrong), [FailureKind::Wrong], "{wrong}");
+    }
+    // The interactor rejected its dig before it looped: a wrong answer, as judges say,
+    // however long it then ran.
+    assert_eq!(kinds("wrong-dig_zero_then_wait"), [FailureKind::Wrong]);
+    // It waits for a reply to a dig it never flushed, and the interactor for the dig.
+    assert_eq!(kinds("slow-no_flush"), [FailureKind::Timeout]);
+    // Right, then `return 1`: the interactor accepted once it read the program's end.
+    assert_eq!(kinds("crash-returns_one"), [FailureKind::Crash]);
+    assert_eq!(
+        grade_without_roster(&options).files["analysis.json"],
+        run.files["analysis.json"],
+        "two programs on two threads, the same analysis byte for byte"
+    );
+
+    // A student reads the two dialogues, and the interactor's reason.
+    let analysis_json = out.path().join("analysis.json");
+    std::fs::write(&analysis_json, &run.files["analysis.json"]).unwrap();
+    let bugs = |answer: &str| {
+        let argv = ["bugs", "--problem", &problem, "--submissions", &submissions, "--analysis", &analysis_json.display().to_string(), "--answer", answer];
+        present::bug_list_markdown(&run_bugs(tools(), &parse_args::<BugsArgs, _>(&argv)).unwrap()[0])
+    };
+    let gives_up = bugs("wrong-gives_up");
+    for said in [
+        "The model answer's dialogue with the interactor (`>` before what it wrote, `<` before what it was sent):\n\n```text\n<1000000000\n>dig 500000000\n<left\n",
+        "Your program's dialogue:\n\n```text\n<1000000000\n>dig 500000000\n<left\n",
+        "Why it is wrong: dig 21: the program ended without finding the treasure",
+    ] {
+        assert!(gives_up.contains(said), "{said}\nin:\n{gives_up}");
+    }
+    // (wasi-libc's stdout, musl's, is line-buffered until its first line is written: the
+    // first dig goes out unflushed, the second waits.)
+    let no_flush = bugs("slow-no_flush");
+    for said in ["the interactor sees a line only once it is flushed", "Your program's dialogue, up to where it stopped:\n\n```text\n<10\n>dig 5\n<right\n```"]
+    {
+        assert!(no_flush.contains(said), "{said}\nin:\n{no_flush}");
+    }
 }

@@ -155,6 +155,8 @@ pub fn markdown(source: &str) -> Markup {
 pub fn bug_list(list: &BugList) -> Markup {
     let alike = list.fails_all_alike();
     let shown = if alike { &list.bugs[..1] } else { &list.bugs[..] };
+    let words = present::output_words(list);
+    let dialogue = list.dialogue;
     // The first test that gave each long explanation: later ones refer to it.
     let mut explained: Vec<(&str, &str)> = Vec::new();
     let earlier_of: Vec<Option<&str>> = shown
@@ -194,7 +196,7 @@ pub fn bug_list(list: &BugList) -> Markup {
         @for (bug, earlier) in shown.iter().zip(&earlier_of) {
             div.card {
                 strong { "Test " (bug.test) } @if let Some(name) = &bug.course_test { " (the course's test " code { (name) } ")" } " · " span.bad { (bug.got.summary()) }
-                @let calls = present::calls_of(bug);
+                @let calls = present::calls_of(list, bug);
                 @if let Some(calls) = &calls {
                     p { "The calls in order, with what the model answer and yours gave (the first difference marked):" }
                     table.calls {
@@ -222,7 +224,7 @@ pub fn bug_list(list: &BugList) -> Markup {
                 table {
                     @if !every_call {
                         tr { th { "Input" } td { (visible_text(&bug.input)) } }
-                        tr { th { "Expected" } td { (visible_text(&bug.expected)) } }
+                        tr { th { @if dialogue { "The model answer's dialogue" } @else { "Expected" } } td { (visible_text(&bug.expected)) } }
                     }
                     @if !(every_call && bug.got.kind == grader::FailureKind::Wrong) {
                         tr { th { "Your program" } td {
@@ -230,9 +232,13 @@ pub fn bug_list(list: &BugList) -> Markup {
                                 Some(first) => { "The same as on test " (first) " above." }
                                 None => {
                                     @if bug.got.kind == grader::FailureKind::Wrong { (visible_text(&bug.got.detail)) } @else { (bug.got.detail) }
+                                    @if let Some(hint) = words.timeout_hint.filter(|_| bug.got.kind == grader::FailureKind::Timeout) { p { (with_code(hint)) } }
                                 }
                             }
                         } }
+                    }
+                    @if let (Some(output), true) = (&bug.got.output, dialogue && bug.got.kind != grader::FailureKind::Wrong) {
+                        tr { th { "Your program's dialogue, up to where it stopped" } td { (visible_text(output)) } }
                     }
                     @if let Some(reason) = &bug.got.reason {
                         tr { th { "Why it is wrong" } td { (with_code(reason)) } }
@@ -245,7 +251,7 @@ pub fn bug_list(list: &BugList) -> Markup {
                         tr { th { "It also fails" } td { "every input like " code { (general) } ", whatever stands at " code { (grader::ANY) } } }
                     }
                     @if let Some(contrast) = &bug.contrast {
-                        tr { th { "But it passes" } td { "this similar input: " (visible_text(&contrast.input)) ", where the right output is " (visible_text(&contrast.expected)) } }
+                        tr { th { "But it passes" } td { "this similar input: " (visible_text(&contrast.input)) ", " (words.contrast) " " (visible_text(&contrast.expected)) } }
                     }
                 }
             }
@@ -414,7 +420,7 @@ mod tests {
             course_test: None,
         };
         let bugs = vec![report("t1", FailureKind::Crash, &long), report("t2", FailureKind::Wrong, "2"), report("t3", FailureKind::Crash, &long)];
-        let list = BugList { answer: "a1".into(), passed: 0, suite_size: 3, bugs, build: None, points: None, course_tests_failed: Vec::new() };
+        let list = BugList { answer: "a1".into(), passed: 0, suite_size: 3, bugs, build: None, points: None, course_tests_failed: Vec::new(), dialogue: false };
         let html = bug_list(&list).into_string();
         assert_eq!(html.matches(&long).count(), 1, "shown once: {html}");
         assert_eq!(html.matches("The same as on test t1 above.").count(), 1, "{html}");
