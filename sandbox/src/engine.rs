@@ -980,6 +980,7 @@ fn configured(slots: u32, keep_resident: usize, memories: u32) -> Result<Configu
         .and_then(|linker| linker.func_wrap(preview1, "environ_get", process::environ_get))
         .and_then(|linker| linker.func_wrap(preview1, "fd_fdstat_get", process::fd_fdstat_get))
         .and_then(|linker| linker.func_wrap(preview1, "fd_filestat_get", process::fd_filestat_get))
+        .and_then(|linker| linker.func_wrap(preview1, "fd_close", process::fd_close))
         .and_then(|linker| linker.func_wrap(preview1, "fd_tell", process::fd_tell))
         .and_then(|linker| linker.func_wrap(preview1, "fd_seek", process::fd_seek))
         .and_then(|linker| linker.func_wrap(preview1, "proc_exit", process::proc_exit))

@@ -177,9 +177,10 @@ fn filestat(files: &FileTable, node: Node) -> [u8; 64] {
 }
 
 /// `fd_close(fd) -> errno`: the descriptor is free again. (Closing a standard stream or
-/// `/` does nothing.)
+/// `/` does nothing, but that an interactor's stdout ends: [`stdio::close_stream`].)
 pub(crate) fn fd_close(mut caller: Caller<'_, RunState>, fd: i32) -> wasmtime::Result<i32> {
     if (0..=ROOT_FD).contains(&fd) {
+        stdio::close_stream(caller.data_mut(), fd);
         return Ok(ERRNO_SUCCESS);
     }
     with_files(&mut caller, |_, files, _| if files.close(fd) { Ok(()) } else { Err(ERRNO_BADF) })

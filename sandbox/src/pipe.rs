@@ -77,6 +77,10 @@ struct Shared {
     turn: [Vec<u8>; 2],
     /// By writer: its finished turns the other has not read (the oldest perhaps in part).
     unread: [VecDeque<Vec<u8>>; 2],
+    /// By writer: its output is closed (its run ended, or it closed stdout): once its
+    /// turns are read, the other reads the end of file.
+    closed: [bool; 2],
+    /// By side: its run ended (it reads no more: writes to it are dropped).
     ended: [bool; 2],
     /// By reader: waiting for the other's next turn.
     waiting: [bool; 2],
@@ -92,9 +96,15 @@ impl Shared {
     /// other has ended.
     fn end_turn(&mut self, side: Speaker) {
         let turn = std::mem::take(&mut self.turn[side.index()]);
-        if !turn.is_empty() && !self.ended[side.other().index()] {
+        if !turn.is_empty() && !self.ended[side.other().index()] && !self.closed[side.index()] {
             self.unread[side.index()].push_back(turn);
         }
+    }
+
+    /// Closes `side`'s output, its last turn sent.
+    fn close(&mut self, side: Speaker) {
+        self.end_turn(side);
+        self.closed[side.index()] = true;
     }
 }
 
@@ -130,7 +140,14 @@ fn say(dialogue: &mut Vec<(Speaker, Vec<u8>)>, speaker: Speaker, bytes: &[u8]) {
 }
 
 impl End {
-    /// Writes `bytes` into this side's turn.
+    /// Closes this side's output (`fd_close(1)`): the other reads its last turn, then the
+    /// end of file, though this side runs on.
+    pub(crate) fn close(&self) {
+        self.channel.lock().close(self.side);
+        self.channel.changed.notify_all();
+    }
+
+    /// Writes `bytes` into this side's turn (dropped once its output is closed).
     pub(crate) fn write(&self, bytes: &[u8]) {
         let mut shared = self.channel.lock();
         if self.side == Speaker::Program {
@@ -157,7 +174,7 @@ impl End {
                 }
                 return Received::Bytes(taken);
             }
-            if shared.ended[other] {
+            if shared.closed[other] {
                 shared.saw_end[side] = true;
                 return Received::End;
             }
@@ -183,7 +200,7 @@ impl End {
 impl Drop for End {
     fn drop(&mut self) {
         let mut shared = self.channel.lock();
-        shared.end_turn(self.side);
+        shared.close(self.side);
         shared.ended[self.side.index()] = true;
         self.channel.changed.notify_all();
     }
@@ -234,6 +251,21 @@ mod tests {
         assert_eq!(interactor_read, (Received::End, Received::End));
         drop(interactor);
         assert!(channel.finish().1, "the interactor read the end of the program's output");
+    }
+
+    #[test]
+    fn a_side_that_closes_its_output_is_read_to_its_end_and_still_reads() {
+        let (program, interactor, channel) = channel();
+        program.write(b"dig 1\n");
+        program.close();
+        program.write(b"after the close\n");
+        assert_eq!(interactor.read(100), bytes("dig 1\n"));
+        assert_eq!(interactor.read(100), Received::End);
+        interactor.write(b"found\n");
+        drop(interactor);
+        assert_eq!(program.read(100), bytes("found\n"), "its input is still open");
+        drop(program);
+        assert!(channel.finish().1);
     }
 
     #[test]

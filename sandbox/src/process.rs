@@ -6,7 +6,7 @@
 //! They answer as wasmtime-wasi's would for the context the sandbox builds: one argument, the program's name; an empty
 //! environment; descriptors 0 to 2 alone, pipes (not terminals) that cannot seek and have no file status but their type
 //! (`fd_fdstat_get`, `fd_filestat_get`, `fd_tell`, `fd_seek`: tested in `sandbox/tests/outcomes.rs` to answer as
-//! wasmtime-wasi's own calls do); an exit ends the run with the status a native system gives (0 to 255). A pointer out
+//! wasmtime-wasi's own calls do; `fd_close` of one succeeds, and ends an interactive run's stdout); an exit ends the run with the status a native system gives (0 to 255). A pointer out
 //! of the guest's memory, or a result pointer not aligned (to 4 bytes, to 8 for a structure with 64-bit fields), ends
 //! the run with a trap, as WASI asks (the stream calls of `stdio.rs` answer `EFAULT` instead, as they always have).
 
@@ -125,6 +125,17 @@ pub(crate) fn fd_fdstat_get(mut caller: Caller<'_, RunState>, fd: i32, stat: i32
         bytes[16..24].copy_from_slice(&rights.to_le_bytes());
         Ok(())
     })
+}
+
+/// `fd_close(fd) -> errno`: closing a standard stream succeeds and does nothing, but that
+/// an interactive program's stdout ends ([`stdio::close_stream`]); `EBADF` for any other
+/// descriptor (there are none), as wasmtime-wasi answers.
+pub(crate) fn fd_close(mut caller: Caller<'_, RunState>, fd: i32) -> wasmtime::Result<i32> {
+    if stream_rights(fd).is_none() {
+        return Ok(stdio::ERRNO_BADF);
+    }
+    stdio::close_stream(caller.data_mut(), fd);
+    Ok(0)
 }
 
 /// `fd_filestat_get(fd, stat) -> errno`: for the standard streams, a 64-byte `filestat`

@@ -207,6 +207,15 @@ pub(crate) fn fd_write(mut caller: Caller<'_, RunState>, fd: i32, iovs: i32, cou
     })
 }
 
+/// Closes the standard stream `fd` (`fd_close` of 0 to 2): nothing, but that an
+/// interactive run's stdout ends (the other side reads the end of file: see `pipe.rs`).
+/// Writing to it later is not an error, as it has never been.
+pub(crate) fn close_stream(state: &mut RunState, fd: i32) {
+    if let (1, Some(pipe)) = (fd, &state.stdio.pipe) {
+        pipe.close();
+    }
+}
+
 /// Appends `bytes` to `stream`, kept up to one byte past `limit` (enough to know it was
 /// exceeded); past the limit the run ends.
 fn append(stream: &mut Vec<u8>, limit: usize, bytes: &[u8]) -> wasmtime::Result<()> {

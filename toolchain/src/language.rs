@@ -87,7 +87,10 @@ impl Language {
     /// `-O2` could otherwise fold it into a right answer and hide the bug. A function with
     /// a local array checks a canary before it returns (`-fstack-protector-strong`, as
     /// Ubuntu's GCC builds every program): writing past the array is a crash, "stack
-    /// smashing detected", instead of a silent change of the locals beside it.
+    /// smashing detected", instead of a silent change of the locals beside it. A loop is
+    /// not assumed to end (`-fno-finite-loops`): clang would otherwise make C++'s
+    /// `while (true) {}` a trap, a crash where GCC's build, the judges', runs out of time
+    /// (problemtools' `guess_tle_after_correct.cc`).
     ///
     /// Python has no compiler flags: its sources are compiled to bytecode by the
     /// interpreter itself, the same way for everyone ([`crate::python`]).
@@ -104,6 +107,7 @@ impl Language {
                     "-Wall",
                     "-ftrivial-auto-var-init=pattern",
                     "-fstack-protector-strong",
+                    "-fno-finite-loops",
                     "-D_WASI_EMULATED_SIGNAL",
                     "-mmutable-globals",
                     "-Wl,-z,stack-size=8388608",

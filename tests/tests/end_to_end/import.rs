@@ -562,6 +562,7 @@ fn an_interactive_package_talks_with_each_submission_and_grades_it_as_the_judges
             "ok    the correct example `reference.py` passes every input",
             "ok    the example `wrong-stuck` fails some input by giving a wrong output",
             "ok    the example `slow-no_flush` fails some input by running out of time",
+            "ok    the example `slow-closes_and_spins` fails some input by running out of time",
             "ok    the example `crash-returns_one` fails some input by crashing",
             // The package's own sample dialogue, line for line.
             "output  \"<10\\n>dig 5\\n<right\\n>dig 8\\n<left\\n>dig 6\\n<right\\n>dig 7\\n<found\\n\"",
@@ -588,6 +589,9 @@ fn an_interactive_package_talks_with_each_submission_and_grades_it_as_the_judges
     assert_eq!(kinds("wrong-dig_zero_then_wait"), [FailureKind::Wrong]);
     // It waits for a reply to a dig it never flushed, and the interactor for the dig.
     assert_eq!(kinds("slow-no_flush"), [FailureKind::Timeout]);
+    // Right, then it closes its output and spins: the interactor accepted on reading the
+    // end of its output, and the program never ended (clang keeps the empty loop, as GCC).
+    assert_eq!(kinds("slow-closes_and_spins"), [FailureKind::Timeout]);
     // Right, then `return 1`: the interactor accepted once it read the program's end.
     assert_eq!(kinds("crash-returns_one"), [FailureKind::Crash]);
     assert_eq!(
