@@ -48,6 +48,20 @@ const LRU_CACHE: Batch = Batch { problem: || crate::common::fixture("lru-cache")
 /// hand-ins of the same functions, `lru_init`, `lru_put`, `lru_get`, `lru_size`.
 const LRU_CACHE_PYTHON: Batch = Batch { problem: lru_cache_with_python, honest: "a01.c" };
 
+/// An interactive problem: `fixtures/packages/treasure` imported (once, into a folder
+/// made here); each program talks with the package's interactor.
+const TREASURE: Batch = Batch { problem: treasure, honest: "correct-upper_half.c" };
+
+fn treasure() -> PathBuf {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        course::import::import_package(&crate::common::root().join("fixtures/packages/treasure"), &dir.path().join("treasure")).unwrap();
+        dir
+    });
+    dir.path().join("treasure")
+}
+
 fn lru_cache_with_python() -> PathBuf {
     static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
     let dir = DIR.get_or_init(|| {
@@ -141,6 +155,10 @@ const PYTHON_STABLE_AFTER: &str = "50";
 /// The bounds of a case that ends in well under a second, using some 30 MB: a run that
 /// waits in real time, or a module held or compiled when it should be refused, trips them.
 const QUICK: (f64, u64) = (10.0, 150);
+
+/// The bounds of an interactive case: the honest C answer, the C++ reference and the
+/// interactor built (a few seconds of clang, in the jail), then dialogues on two threads.
+const INTERACTIVE: (f64, u64) = (60.0, 300);
 
 /// The bounds of grading a C hand-in whose bug needs a long input, next to a correct one:
 /// compiling both, and a search whose suite test has 101 numbers; 2.6 s and 150 MB here.
@@ -644,6 +662,20 @@ pub fn cases() -> Vec<Case> {
             },
             Fails("crash"),
             LONG_INPUT,
+        ),
+        // A dialogue: the program's output is the interactor's input, and a run's turn is
+        // sent when it reads or ends, so a flood is held within the output limit, or the
+        // fuel it pays per write. The flood is one word, which the interactor reads to the
+        // program's end: the program's own failure is the verdict.
+        TREASURE.graded("a flood of 64 KiB writes at the interactor", "x.wat", || flood(1, 65_536), Fails("output"), INTERACTIVE),
+        TREASURE.graded("a flood of one-byte writes at the interactor", "x.wat", || flood(1, 1), Fails("timeout"), INTERACTIVE),
+        TREASURE.graded(
+            "a program that reads for ever, the interactor waiting for it",
+            "x.wat",
+            || command(FD_READ, 1, "(i32.store (i32.const 0) (i32.const 16)) (i32.store (i32.const 4) (i32.const 100)) (loop (drop (call $fd_read (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 8))) (br 0))"),
+            // It reads n, then the end of nothing: both wait, a stall, out of time.
+            Fails("timeout"),
+            INTERACTIVE,
         ),
         SCORES.graded(
             "a bug that needs 101 scores (int marks[100])",
