@@ -163,14 +163,13 @@ impl SandboxExecutor<'_> {
     /// judge it: the interactor's verdict when it came before the program's end (a wrong
     /// answer, then a loop, is a wrong answer), else the program's failure if it failed
     /// (it ended first: a stall, a crash, a time-out), else the interactor's verdict. The
-    /// execution's output is the dialogue ([`transcript`]); its fuel, the program's. The
-    /// interactor's files are the input and its `answer`.
-    fn interact(&self, program: usize, (input, answer): (&[u8], &[u8]), limits: &Limits, interactor: &Program, flags: &[String], scale: u64) -> Execution {
+    /// execution's output is the dialogue ([`transcript`]); its fuel, the program's, in
+    /// units of `scale` (see [`SandboxExecutor::fuel_scale`]).
+    fn interact(&self, program: &Program, (interactor, files): (&Program, Files), limits: &Limits, scale: u64) -> Execution {
         self.count_run();
-        let files = validator_files(input, answer, flags);
         let done = self
             .sandbox
-            .interact(self.programs[program], limits, interactor, files, &self.limits)
+            .interact(program, limits, interactor, files, &self.limits)
             .unwrap_or_else(|error| panic!("the sandbox failed to run a program with the interactor: {error}"));
         let judged = match self.judges_verdict(&done.interactor, "interactor") {
             Ok(CheckerVerdict::Accept) => None,
@@ -184,6 +183,15 @@ impl SandboxExecutor<'_> {
             judged => judged.unwrap_or(RunOutcome::Success),
         };
         Execution { outcome, stdout: transcript(&done), fuel_used: done.program.fuel_used.div_ceil(scale) }
+    }
+
+    /// An interactive problem's interactor and its files on `input` (its arguments, the
+    /// input and the answer file: a course's test's expected output on that test's
+    /// input, else empty); `None` for any other problem.
+    fn interactor(&self, input: &[u8]) -> Option<(&Program, Files)> {
+        let (Protocol::Interactive { flags, tests }, Some(interactor)) = (self.protocol, self.checker) else { return None };
+        let answer = tests.iter().find(|test| test.input == input).and_then(|test| test.expected.as_deref()).unwrap_or_default();
+        Some((interactor, validator_files(input, answer, flags)))
     }
 
     /// A judges' validator's or interactor's verdict from its `run` (exit status 42
@@ -226,9 +234,16 @@ impl SandboxExecutor<'_> {
             return ratio;
         }
         let limits = Limits { fuel: self.limits.fuel, ..self.limits };
-        let fuel = |program: &Program, fuel: u64| match self.sandbox.run(program, input, &Limits { fuel, ..limits }) {
-            Ok(run) if run.outcome.is_success() => Some(run.fuel_used.max(1)),
-            _ => None,
+        // (An interactive problem's programs are measured in their dialogues.)
+        let fuel = |program: &Program, fuel: u64| match self.interactor(input) {
+            Some(interactor) => {
+                let done = self.interact(program, interactor, &Limits { fuel, ..limits }, 1);
+                (done.outcome == RunOutcome::Success).then_some(done.fuel_used.max(1))
+            }
+            None => match self.sandbox.run(program, input, &Limits { fuel, ..limits }) {
+                Ok(run) if run.outcome.is_success() => Some(run.fuel_used.max(1)),
+                _ => None,
+            },
         };
         let ratio = match (fuel(self.programs[0], limits.fuel), fuel(python, limits.fuel.saturating_mul(PYTHON_FUEL_FACTOR))) {
             (Some(reference), Some(python)) => python.div_ceil(reference).max(1),
@@ -346,10 +361,8 @@ impl Executor for SandboxExecutor<'_> {
         self.count_run();
         let scale = self.fuel_scale(program, input);
         let limits = Limits { fuel: fuel.saturating_mul(scale), ..self.limits };
-        if let (Protocol::Interactive { flags, tests }, Some(interactor)) = (self.protocol, self.checker) {
-            // A course's test gives the interactor its answer file.
-            let answer = tests.iter().find(|test| test.input == input).and_then(|test| test.expected.as_deref()).unwrap_or_default();
-            return self.interact(program, (input, answer), &limits, interactor, flags, scale);
+        if let Some(interactor) = self.interactor(input) {
+            return self.interact(self.programs[program], interactor, &limits, scale);
         }
         let run = self.input_free.get(program, &limits).unwrap_or_else(|| {
             let run = self.sandbox.run(self.programs[program], input, &limits).unwrap_or_else(|error| panic!("the sandbox failed to run a program: {error}"));
