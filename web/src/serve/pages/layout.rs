@@ -427,6 +427,37 @@ mod tests {
     }
 
     #[test]
+    fn a_card_of_a_dialogue_names_both_dialogues_and_says_where_a_stalled_one_stopped() {
+        use grader::{Behaviour, BugList, BugReport, FailureKind};
+        let stalled = BugReport {
+            test: "t1".into(),
+            input: "10 7\n".into(),
+            expected: "<10\n>dig 5\n<right\n>dig 8\n<left\n>dig 6\n<right\n>dig 7\n<found\n".into(),
+            got: Behaviour { kind: FailureKind::Timeout, detail: "ran out of time".into(), reason: None, output: Some("<10\n>dig 5\n<right\n".into()) },
+            generalized: None,
+            contrast: None,
+            course_test: None,
+        };
+        let list = BugList {
+            answer: "a1".into(),
+            passed: 0,
+            suite_size: 1,
+            bugs: vec![stalled],
+            build: None,
+            points: None,
+            course_tests_failed: Vec::new(),
+            dialogue: true,
+        };
+        let html = bug_list(&list).into_string();
+        for said in
+            ["<th>The model answer's dialogue</th>", "<th>Your program's dialogue, up to where it stopped</th>", "<code>fflush(stdout)</code>", "&gt;dig 5"]
+        {
+            assert!(html.contains(said), "{said} in {html}");
+        }
+        assert!(!html.contains(">Expected<"), "{html}");
+    }
+
+    #[test]
     fn a_warning_is_shown_under_the_line_it_names() {
         let source =
             toolchain::Source { language: toolchain::Language::C, files: vec![("a01.c".into(), b"int main() {\n  int x;\n  return x;\n}\n".to_vec())] };
