@@ -311,7 +311,13 @@ fn validator_oracle(validators: &[(String, Vec<u8>)], flags: &str, files: &mut V
     imported
         .notes
         .push(format!("the output validator {chosen}/ judges outputs as the judges' protocol has it (built from its sources, copied into validator/)"));
-    format!("oracle = \"validator\"\n\n[validator]\nflags = {}\n", toml_list(flags.split_whitespace()))
+    judged_by("validator", flags)
+}
+
+/// `problem.toml`'s `oracle` named `oracle`, judged by the program in `validator/` with
+/// `flags` (a validator's or an interactor's).
+fn judged_by(oracle: &str, flags: &str) -> String {
+    format!("oracle = \"{oracle}\"\n\n[validator]\nflags = {}\n", toml_list(flags.split_whitespace()))
 }
 
 /// The oracle of an interactive package (`said`: how its `problem.yaml` says so), whose
@@ -333,7 +339,7 @@ fn interactor_oracle(
     imported.notes.push(format!(
         "an interactive problem ({said}): the output validator {chosen}/ is the interactor, and every program talks with it as judges run them, each one's output the other's input (built from its sources, copied into validator/); a dialogue is shown to students as the package's .interaction files are written, `>` before what the program wrote and `<` before what it was sent; a test's .ans is the interactor's answer file"
     ));
-    Ok(format!("oracle = \"interactive\"\n\n[validator]\nflags = {}\n", toml_list(flags.split_whitespace())))
+    Ok(judged_by("interactive", flags))
 }
 
 /// The files under the package's `folders` (path, bytes); what cannot be read is said in

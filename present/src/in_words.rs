@@ -136,6 +136,8 @@ pub fn shows_every_call(calls: Option<&[CallLine]>) -> bool {
 pub struct OutputWords {
     /// Before the model answer's output on the failed input.
     pub expected: &'static str,
+    /// The same as a table's heading (the service's bug-list card).
+    pub expected_heading: &'static str,
     /// Before the program's wrong output.
     pub yours: &'static str,
     /// Before what the program wrote until it crashed or ran out of a limit, where a
@@ -152,6 +154,7 @@ pub fn output_words(list: &BugList) -> OutputWords {
     match list.dialogue {
         false => OutputWords {
             expected: "Expected output",
+            expected_heading: "Expected",
             yours: "Your program's output",
             until_stopped: None,
             contrast: "where the right output is",
@@ -159,6 +162,7 @@ pub fn output_words(list: &BugList) -> OutputWords {
         },
         true => OutputWords {
             expected: "The model answer's dialogue with the interactor (`>` before what it wrote, `<` before what it was sent)",
+            expected_heading: "The model answer's dialogue",
             yours: "Your program's dialogue",
             until_stopped: Some("Your program's dialogue, up to where it stopped"),
             contrast: "where the model answer's dialogue is",

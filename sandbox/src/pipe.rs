@@ -96,7 +96,7 @@ impl Shared {
     /// other has ended.
     fn end_turn(&mut self, side: Speaker) {
         let turn = std::mem::take(&mut self.turn[side.index()]);
-        if !turn.is_empty() && !self.ended[side.other().index()] && !self.closed[side.index()] {
+        if !turn.is_empty() && !self.ended[side.other().index()] {
             self.unread[side.index()].push_back(turn);
         }
     }
@@ -153,7 +153,9 @@ impl End {
         if self.side == Speaker::Program {
             say(&mut shared.dialogue, Speaker::Program, bytes);
         }
-        shared.turn[self.side.index()].extend_from_slice(bytes);
+        if !shared.closed[self.side.index()] {
+            shared.turn[self.side.index()].extend_from_slice(bytes);
+        }
     }
 
     /// Ends this side's turn, then reads at most `max` bytes of the other side's oldest

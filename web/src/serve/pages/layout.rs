@@ -156,7 +156,6 @@ pub fn bug_list(list: &BugList) -> Markup {
     let alike = list.fails_all_alike();
     let shown = if alike { &list.bugs[..1] } else { &list.bugs[..] };
     let words = present::output_words(list);
-    let dialogue = list.dialogue;
     // The first test that gave each long explanation: later ones refer to it.
     let mut explained: Vec<(&str, &str)> = Vec::new();
     let earlier_of: Vec<Option<&str>> = shown
@@ -224,7 +223,7 @@ pub fn bug_list(list: &BugList) -> Markup {
                 table {
                     @if !every_call {
                         tr { th { "Input" } td { (visible_text(&bug.input)) } }
-                        tr { th { @if dialogue { "The model answer's dialogue" } @else { "Expected" } } td { (visible_text(&bug.expected)) } }
+                        tr { th { (words.expected_heading) } td { (visible_text(&bug.expected)) } }
                     }
                     @if !(every_call && bug.got.kind == grader::FailureKind::Wrong) {
                         tr { th { "Your program" } td {
@@ -237,8 +236,8 @@ pub fn bug_list(list: &BugList) -> Markup {
                             }
                         } }
                     }
-                    @if let (Some(output), true) = (&bug.got.output, dialogue && bug.got.kind != grader::FailureKind::Wrong) {
-                        tr { th { "Your program's dialogue, up to where it stopped" } td { (visible_text(output)) } }
+                    @if let (Some(said), Some(output), false) = (words.until_stopped, &bug.got.output, bug.got.kind == grader::FailureKind::Wrong) {
+                        tr { th { (said) } td { (visible_text(output)) } }
                     }
                     @if let Some(reason) = &bug.got.reason {
                         tr { th { "Why it is wrong" } td { (with_code(reason)) } }
