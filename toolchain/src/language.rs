@@ -90,7 +90,10 @@ impl Language {
     /// smashing detected", instead of a silent change of the locals beside it. A loop is
     /// not assumed to end (`-fno-finite-loops`): clang would otherwise make C++'s
     /// `while (true) {}` a trap, a crash where GCC's build, the judges', runs out of time
-    /// (problemtools' `guess_tle_after_correct.cc`).
+    /// (problemtools' `guess_tle_after_correct.cc`). Nor is a loop replaced by the value
+    /// it ends with (`-mllvm -replexitval=never`): clang computes `for (x = 0;; ++x) if
+    /// (a - b == x || b - a == x) break;` in one step, where GCC's build runs the loop, so
+    /// a judges' too-slow linear search (problemtools' `different_linear_search.cc`) passed.
     ///
     /// Python has no compiler flags: its sources are compiled to bytecode by the
     /// interpreter itself, the same way for everyone ([`crate::python`]).
@@ -108,6 +111,8 @@ impl Language {
                     "-ftrivial-auto-var-init=pattern",
                     "-fstack-protector-strong",
                     "-fno-finite-loops",
+                    "-mllvm",
+                    "-replexitval=never",
                     "-D_WASI_EMULATED_SIGNAL",
                     "-mmutable-globals",
                     "-Wl,-z,stack-size=8388608",
