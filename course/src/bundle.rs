@@ -40,10 +40,10 @@ fn is_course_test_file(file: &str) -> bool {
 }
 
 /// Whether `file` of `folder` is a source or a header a validator is built from (in
-/// `validator/` or `input_validator/`).
+/// `validator/` or `input_validator/`): C, C++ and their headers, or Python.
 fn is_validator_file(folder: &str, file: &str) -> bool {
     [VALIDATOR_DIR, INPUT_VALIDATOR_DIR].contains(&folder)
-        && (matches!(Language::of_file(file), Some(Language::C | Language::Cpp)) || Language::Cpp.is_header(file))
+        && (matches!(Language::of_file(file), Some(Language::C | Language::Cpp | Language::Python)) || Language::Cpp.is_header(file))
 }
 
 /// Whether `file` is an example submission of a problem bundle (`correct…`, `buggy…`, ...:
@@ -207,12 +207,12 @@ mod tests {
             "d/validator/validate.h",
             "d/validator/README.txt",
             "d/validator/x/y.cpp",
-            "d/input_validator/check.cpp",
+            "d/input_validator/check.py",
             "d/other/z.cpp",
         ];
         let bundle = Bundle::open("p.zip", zip_of(&entries)).unwrap();
         let kept: Vec<&str> = bundle.wanted.iter().map(|(_, file)| file.as_str()).collect();
-        assert_eq!(kept, ["problem.toml", "reference.c", "generator.c", "validator/validator.cc", "validator/validate.h", "input_validator/check.cpp"]);
+        assert_eq!(kept, ["problem.toml", "reference.c", "generator.c", "validator/validator.cc", "validator/validate.h", "input_validator/check.py"]);
         let many: Vec<String> = (0..=MAX_VALIDATOR_FILES).map(|i| format!("validator/part{i}.cpp")).collect();
         let mut entries: Vec<&str> = vec!["problem.toml", "reference.c", "generator.c"];
         entries.extend(many.iter().map(String::as_str));

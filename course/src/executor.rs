@@ -169,7 +169,7 @@ impl SandboxExecutor<'_> {
         self.count_run();
         let done = self
             .sandbox
-            .interact(program, limits, interactor, files, &self.limits)
+            .interact(program, limits, interactor, files, &self.judges_limits())
             .unwrap_or_else(|error| panic!("the sandbox failed to run a program with the interactor: {error}"));
         let judged = match self.judges_verdict(&done.interactor, "interactor") {
             Ok(CheckerVerdict::Accept) => None,
@@ -205,8 +205,14 @@ impl SandboxExecutor<'_> {
                 "the {what} exited with status {status}, not {VALIDATOR_ACCEPTS} (accepted) or {VALIDATOR_REJECTS} (wrong answer){}",
                 feedback(&run.written, JUDGE_ERROR_FILE).map(|error| format!(": {error}")).unwrap_or_default()
             )),
-            ref outcome => Err(format!("the {what} {}", crash_message(outcome, &run.stderr, &self.limits))),
+            ref outcome => Err(format!("the {what} {}", crash_message(outcome, &run.stderr, &self.judges_limits()))),
         }
+    }
+
+    /// The limits of a run of a judges' program (a validator of inputs or outputs, an
+    /// interactor): the problem's memory and output limits, and [`JUDGES_PROGRAM_FUEL`].
+    fn judges_limits(&self) -> Limits {
+        Limits { fuel: JUDGES_PROGRAM_FUEL, ..self.limits }
     }
 
     fn cancelled(&self) -> bool {
@@ -377,25 +383,29 @@ impl Executor for SandboxExecutor<'_> {
     }
 
     /// The judges' protocol for input validators: `validator FLAGS... < input`, exit
-    /// status 42 for a valid input and 43 for an invalid one, whose reason is its
-    /// `judgemessage.txt`, else its stderr. With several lists of flags (test groups'), an
-    /// input is valid when one accepts it; refused by all, the reason is the first's.
+    /// status 42 for a valid input and any other (43, or a failed `assert` of a Python one:
+    /// problemtools reads them alike) for an invalid one, whose reason is its
+    /// `judgemessage.txt`, else its stderr's end (a Python one's uncaught exception). A
+    /// validator that crashes, loops or runs out of memory has failed, which is the
+    /// problem's error. With several lists of flags (test groups'), an input is valid when
+    /// one accepts it; refused by all, the reason is the first's.
     fn validate_input(&self, input: &[u8]) -> Option<Result<(), String>> {
         let (validator, flag_sets) = self.input_validator.as_ref()?;
         let mut first_refusal = None;
         for flags in flag_sets {
             self.count_run();
             let files = Files { args: flags.to_vec(), read: Vec::new(), directory: VALIDATOR_FEEDBACK.to_owned() };
-            let run = match self.sandbox.run_with_files(validator, input, files, &self.limits) {
+            let run = match self.sandbox.run_with_files(validator, input, files, &self.judges_limits()) {
                 Ok(run) => run,
                 Err(error) => return Some(Err(error.to_string())),
             };
             let reason = match run.outcome {
                 Outcome::Exited(VALIDATOR_ACCEPTS) => return Some(Ok(())),
-                Outcome::Exited(VALIDATOR_REJECTS) => feedback(&run.written, JUDGE_MESSAGE_FILE)
+                Outcome::Exited(status) => feedback(&run.written, JUDGE_MESSAGE_FILE)
                     .or_else(|| Some(cut_middle(String::from_utf8_lossy(&run.stderr).trim())).filter(|said| !said.is_empty()))
-                    .unwrap_or_else(|| format!("the input validator exited with {VALIDATOR_REJECTS}, saying nothing")),
-                outcome => return Some(Err(format!("the input validator failed: {}", crash_message(&outcome, &run.stderr, &self.limits)))),
+                    .unwrap_or_else(|| format!("the input validator exited with {status}, saying nothing")),
+                Outcome::Uncaught(line) => feedback(&run.written, JUDGE_MESSAGE_FILE).unwrap_or(line),
+                outcome => return Some(Err(format!("the input validator failed: {}", crash_message(&outcome, &run.stderr, &self.judges_limits())))),
             };
             let reason = match flag_sets.len() {
                 1 => reason,
@@ -406,18 +416,18 @@ impl Executor for SandboxExecutor<'_> {
         Some(Err(first_refusal.unwrap_or_else(|| "the input validator has no flags to run with".to_owned())))
     }
 
-    fn check_counted(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<(CheckerVerdict, Option<u64>), String> {
+    fn check_counted(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<(CheckerVerdict, Option<(u64, u64)>), String> {
         let checker = self.checker.ok_or("the problem has no checker.wasm")?;
         self.count_run();
         let run = match self.protocol {
             Protocol::Bugrank => self.sandbox.run(checker, &checker_input(input, expected, actual), &self.limits),
-            Protocol::Judges(flags) => self.sandbox.run_with_files(checker, actual, validator_files(input, expected, flags), &self.limits),
+            Protocol::Judges(flags) => self.sandbox.run_with_files(checker, actual, validator_files(input, expected, flags), &self.judges_limits()),
             Protocol::Interactive { .. } => return Err("an interactive problem's runs are judged by its interactor as they run".to_owned()),
         };
         let run = run.map_err(|error| error.to_string())?;
         match (self.protocol, &run.outcome) {
-            (Protocol::Bugrank, Outcome::Exited(0)) => parse_checker_output(&run.stdout).map(|verdict| (verdict, Some(run.fuel_used))),
-            (Protocol::Judges(_), _) => self.judges_verdict(&run, "validator").map(|verdict| (verdict, Some(run.fuel_used))),
+            (Protocol::Bugrank, Outcome::Exited(0)) => parse_checker_output(&run.stdout).map(|verdict| (verdict, Some((run.fuel_used, self.limits.fuel)))),
+            (Protocol::Judges(_), _) => self.judges_verdict(&run, "validator").map(|verdict| (verdict, Some((run.fuel_used, JUDGES_PROGRAM_FUEL)))),
             (_, outcome) => Err(crash_message(outcome, &run.stderr, &self.limits)),
         }
     }
@@ -470,6 +480,19 @@ pub fn transcript(interaction: &Interaction) -> Vec<u8> {
 /// protocol).
 pub const VALIDATOR_ACCEPTS: i32 = 42;
 pub const VALIDATOR_REJECTS: i32 = 43;
+
+/// The largest `limits.reference_fuel` a problem may set: some 30 s of the reference on
+/// one input (the sandbox's wall clock stops a run there anyway), so that a bundle cannot
+/// make its check, or an analysis's calibration, run for hours.
+pub const MAX_REFERENCE_FUEL: u64 = 10_000_000_000;
+
+/// The fuel of a run of a judges' program (an input or output validator, an interactor):
+/// problemtools gives them a minute (`validation_time`), longer than the sandbox's wall
+/// clock lets a run go, so as much as a reference may ever have, [`MAX_REFERENCE_FUEL`].
+/// (The problem's `reference_fuel`, which they had before, 1 billion by default, stopped
+/// a Python input validator's regular expressions and `int`s over a 1 MB input, which
+/// took 1.0003 billion.)
+pub const JUDGES_PROGRAM_FUEL: u64 = MAX_REFERENCE_FUEL;
 
 /// Where a validator's run finds its files (absolute paths in the sandbox).
 const VALIDATOR_INPUT: &str = "/judge/input";

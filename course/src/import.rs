@@ -7,8 +7,8 @@
 //! |---|---|
 //! | `problem.yaml`: `name` | `problem.toml`: `title`; the package's folder is the `name` |
 //! | `validation: default` and `validator_flags` | `oracle = "tokens"`: `case_sensitive` only with the flag (judges compare case-insensitively by default), `float_tolerance` (both), `float_absolute_tolerance`, `float_relative_tolerance` |
-//! | `validation: custom` (`output_validators/NAME/`, or the 2023 format's `output_validator/`) | `oracle = "validator"`: the validator's sources copied into `validator/` and built there, `validator_flags` its `[validator] flags`, run with the judges' protocol; one with no C or C++ source is kept in `package/` with a `checker.rs` to port it into |
-//! | `input_validators/NAME/` | the first in C or C++ copied into `input_validator/`: `check-problem` runs it on every generated input and every test (exit status 42 valid, 43 not); checktestdata and Python ones kept in `package/`, said, not run |
+//! | `validation: custom` (`output_validators/NAME/`, or the 2023 format's `output_validator/`) | `oracle = "validator"`: the validator's sources copied into `validator/` and built there (C or C++; one Python 3 file runs in bugrank's Python), `validator_flags` its `[validator] flags`, run with the judges' protocol; one in another language is kept in `package/` with a `checker.rs` to port it into |
+//! | `input_validators/NAME/` | the first in C or C++, else in Python 3, copied into `input_validator/`: `check-problem` runs it on every generated input and every test (exit status 42 valid, 43 not); checktestdata ones kept in `package/`, said, not run |
 //! | `testdata.yaml`: `input_validator_flags`, `output_validator_flags` (a group inherits its parent's) | `[input_validator] flags`, or `groups` when the test groups differ (an input is valid with one of them); the output validator's after `validator_flags` (the first group's, when they differ, said) |
 //! | `limits: memory`, `output` (MiB) | `limits.memory_mib`, `limits.output_bytes` (within bugrank's bounds); `limits.stack_mib` the memory limit, as judges set the stack |
 //! | `problem_statement/problem.en.md` (or `statement/`, or `.tex` kept as it is) | `statement.md` |
@@ -17,7 +17,7 @@
 //! | `submissions/wrong_answer`, `time_limit_exceeded`, `run_time_error` | `submissions/wrong-NAME`, `slow-NAME`, `crash-NAME`: `check-problem` checks each fails some test that way |
 //! | `submissions/rejected`, `brute_force`, `slow_accepted` (the 2023 format's, and tools') | `buggy-NAME` (fails some test), `slow-NAME`, `slowcorrect-NAME` (fails none but by time); `partially_accepted/` and unknown folders are said and left out |
 //! | a submission's extension: `.c`, `.cpp .cc .cxx .c++`, `.rs`, `.py .py3` | its language; Python 2 (`.py2`, or a `print` statement) is said and left out; two examples of one name keep their language in their ids (`correct-paul-c`, `correct-paul-rs`) |
-//! | `type: interactive` (2023) or `validation: custom interactive` | `oracle = "interactive"`: the output validator is the interactor, copied into `validator/` and built there (a package without one in C or C++ is refused, with the reason), a test's `.ans` its answer file |
+//! | `type: interactive` (2023) or `validation: custom interactive` | `oracle = "interactive"`: the output validator is the interactor, copied into `validator/` and built there (a package without one in C, C++ or Python 3 is refused, with the reason), a test's `.ans` its answer file |
 //! | `type: scoring`, `multi-pass`, `.timelimit`, `testdata.yaml`'s grading | said in `IMPORT.md` |
 //!
 //! A package has no generator: the import writes `generator.rs`, which draws one of the
@@ -43,7 +43,7 @@ use crate::error::{CourseError, CourseResult};
 use crate::hand_in::HandIn;
 use crate::hand_ins::{accept_languages, hand_ins, read_batch_dir};
 use crate::own_files::{OwnFiles, size_in_words};
-use crate::problem_dir::{INPUT_VALIDATOR_DIR, OracleName, ProblemDir, ProblemToml, VALIDATOR_DIR, build_validator, validator_language};
+use crate::problem_dir::{INPUT_VALIDATOR_DIR, OracleName, ProblemDir, ProblemToml, VALIDATOR_DIR, build_validator};
 use crate::problem_dir::{MAX_COURSE_TEST_BYTES, MAX_COURSE_TESTS, MAX_OUTPUT_BYTES, MAX_PROBLEM_NAME_CHARS, MAX_TEST_NAME_CHARS};
 
 /// The most bytes of sample inputs the generator written by the import embeds: a generator
@@ -255,7 +255,7 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
                 input_validator = input_validator_toml(&group_flags(&test_groups, "input_validator_flags", &mut imported.notes), &mut imported.notes);
             }
             None => imported.notes.push(
-                "input_validators/ has no C or C++ program for bugrank to build (checktestdata and Python are not run): kept in package/, not run".to_owned(),
+                "input_validators/ has no C, C++ or Python 3 program for bugrank to run (checktestdata is not run): kept in package/, not run".to_owned(),
             ),
         }
         files.extend(kept.into_iter().map(|(path, bytes)| (Path::new("package").join(path), bytes)));
@@ -305,7 +305,7 @@ fn checker_to_port() -> [(PathBuf, Vec<u8>); 2] {
 fn validator_oracle(validators: &[(String, Vec<u8>)], flags: &str, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &mut Imported) -> String {
     let Some(chosen) = take_validator(validators, VALIDATOR_DIR, "an output validator", files, imported) else {
         files.extend(checker_to_port());
-        imported.todo.push(format!("Port the package's output validator (kept in package/, it has no C or C++ source for bugrank to build) {PORT}"));
+        imported.todo.push(format!("Port the package's output validator (kept in package/, it has no C, C++ or Python 3 source for bugrank to run) {PORT}"));
         return "oracle = \"checker\"\n".to_owned();
     };
     imported
@@ -333,7 +333,7 @@ fn interactor_oracle(
 ) -> Result<String, String> {
     let Some(chosen) = take_validator(validators, VALIDATOR_DIR, "an interactor", files, imported) else {
         return Err(format!(
-            "an interactive problem ({said}) needs its interactor (an output validator) in C or C++ for bugrank to build and run it, and this package has none: nothing could judge the dialogues"
+            "an interactive problem ({said}) needs its interactor (an output validator) in C, C++ or Python 3 for bugrank to run it, and this package has none: nothing could judge the dialogues"
         ));
     };
     imported.notes.push(format!(
@@ -361,21 +361,42 @@ fn read_under(own: &OwnFiles, folders: &[&str], notes: &mut Vec<String>) -> Vec<
 }
 
 /// Copies into the folder `into` the program among a package's validator files
-/// (`validators`: path, bytes) that bugrank builds: the first written in C or C++, where
-/// a program is the files of one folder (`NAME/` under the validators' folder, or files of
-/// its own directly there). Its folder, if there is one; the other programs are said in
-/// the notes (judges run every one; here `what` alone is run).
+/// (`validators`: path, bytes) that bugrank runs: the first written in C or C++, else the
+/// first in Python 3 (`.py3` copied as `.py`), where a program is the files of one folder
+/// (`NAME/` under the validators' folder, or files of its own directly there). Its folder,
+/// if there is one; the other programs are said in the notes (judges run every one; here
+/// `what` alone is run), and so is one in Python 2.
 fn take_validator(validators: &[(String, Vec<u8>)], into: &str, what: &str, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &mut Imported) -> Option<String> {
     let program = |path: &str| path.rsplit_once('/').map_or("", |(folder, _)| folder).to_owned();
     let mut programs: Vec<String> = validators.iter().map(|(path, _)| program(path)).collect();
     programs.dedup();
-    let buildable = |folder: &String| validator_language(validators.iter().map(|(path, _)| path.as_str()).filter(|path| program(path) == *folder)).is_some();
-    let chosen = programs.iter().find(|folder| buildable(folder)).cloned()?;
+    // Each file's language as judges read it (a Python 2 one said and left out).
+    let mut languages = BTreeMap::new();
+    for (path, bytes) in validators {
+        match package_language(path, bytes) {
+            Ok(language) => _ = languages.insert(path.as_str(), language),
+            Err(why) if Language::of_file(path) == Some(Language::Python) || path.ends_with(".py2") || path.ends_with(".py3") => {
+                imported.notes.push(format!("{path}: {why}: {what} bugrank cannot run"));
+            }
+            Err(_) => {}
+        }
+    }
+    let written_in = |folder: &String, wanted: &[Language]| {
+        validators.iter().any(|(path, _)| program(path) == *folder && languages.get(path.as_str()).is_some_and(|language| wanted.contains(language)))
+    };
+    let chosen = [&[Language::C, Language::Cpp][..], &[Language::Python]]
+        .into_iter()
+        .find_map(|wanted| programs.iter().find(|folder| written_in(folder, wanted)))
+        .cloned()?;
     for other in programs.iter().filter(|folder| **folder != chosen) {
         imported.notes.push(format!("{other}/: {what} besides {chosen}/, which alone is run here (judges run every one): left out"));
     }
     for (path, bytes) in validators.iter().filter(|(path, _)| program(path) == chosen) {
         let name = path.rsplit_once('/').map_or(path.as_str(), |(_, name)| name);
+        let name = match name.strip_suffix(".py3") {
+            Some(stem) => format!("{stem}.py"),
+            None => name.to_owned(),
+        };
         files.push((Path::new(into).join(name), bytes.clone()));
     }
     Some(chosen)
@@ -437,6 +458,13 @@ fn limits_toml(limits: &PackageLimits, notes: &mut Vec<String>) -> String {
     };
     toml.push_str(&format!("stack_mib = {memory}\n"));
     notes.push(format!("stack: {memory} MiB, the memory limit, as judges give it (limits.stack_mib)"));
+    // A judges' solution runs on the package's largest tests: a C++ one reading 100,000
+    // numbers of a 1 MB test with `cin` took just over the default ceiling (1 billion).
+    toml.push_str(&format!("reference_fuel = {}\n", crate::executor::MAX_REFERENCE_FUEL));
+    notes.push(format!(
+        "the reference may use up to {} fuel on one input (limits.reference_fuel, the most bugrank allows): it runs on the package's largest tests",
+        crate::executor::MAX_REFERENCE_FUEL
+    ));
     if let Some(mib) = limits.output {
         let max = MAX_OUTPUT_BYTES as u64;
         toml.push_str(&format!("output_bytes = {}\n", (mib << 20).clamp(1, max)));
@@ -466,14 +494,14 @@ pub fn choose_reference(sandbox: &Sandbox, builder: &Builder, dir: &Path) -> Cou
     // compares words until then (as for one in another language).
     let input_validator = dir.join(INPUT_VALIDATOR_DIR);
     if input_validator.is_dir()
-        && let Err(error) = build_validator(builder, &input_validator)
+        && let Err(error) = build_validator(sandbox, builder, &input_validator)
     {
         std::fs::remove_dir_all(&input_validator).map_err(CourseError::io(format!("cannot remove {}", input_validator.display())))?;
         said.push(format!("the input validator does not build here, so it is not run (it stays in package/): {error}"));
     }
     let validator = dir.join(VALIDATOR_DIR);
     if validator.is_dir()
-        && let Err(error) = build_validator(builder, &validator)
+        && let Err(error) = build_validator(sandbox, builder, &validator)
     {
         if ProblemToml::read(dir)?.oracle == OracleName::Interactive {
             return Err(CourseError::Problem(format!("the interactor does not build here, and nothing else can judge a dialogue: {error}")));
@@ -782,7 +810,8 @@ fn submissions(own: &OwnFiles, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &m
     }
     // (prefix, stem, language, bytes) of every example, and the accepted ones apart.
     let mut examples: Vec<(&str, String, Language, Vec<u8>)> = Vec::new();
-    let mut accepted: Vec<(Language, String, Vec<u8>)> = Vec::new();
+    // (language, stem, bytes, file name as the package has it) of each accepted one.
+    let mut accepted: Vec<(Language, String, Vec<u8>, String)> = Vec::new();
     for (folder, prefix, verdict) in SUBMISSION_FOLDERS {
         let root = format!("submissions/{folder}");
         let (found, refused) = own.files_under(&root);
@@ -814,30 +843,30 @@ fn submissions(own: &OwnFiles, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &m
             };
             let stem = test_name(file.rsplit_once('.').map_or(file, |(stem, _)| stem));
             if folder == "accepted" {
-                accepted.push((language, stem, bytes));
+                accepted.push((language, stem, bytes, file.to_owned()));
             } else {
                 examples.push((prefix, stem, language, bytes));
             }
         }
     }
-    let reference = REFERENCE_LANGUAGES.iter().find_map(|language| accepted.iter().position(|(l, _, _)| l == language));
+    let reference = REFERENCE_LANGUAGES.iter().find_map(|language| accepted.iter().position(|(l, ..)| l == language));
     let Some(reference) = reference else {
         imported.todo.insert(0, "Write the reference (reference.c, .cpp, .rs or .py): the package has no accepted submission bugrank can build.".to_owned());
         write_examples(examples, files, imported);
         return;
     };
-    let (language, stem, bytes) = accepted.remove(reference);
-    imported.notes.push(format!("the reference is submissions/accepted/{stem}.{}, the first accepted submission in {language}", language.extension()));
+    let (language, _, bytes, file) = accepted.remove(reference);
+    imported.notes.push(format!("the reference is submissions/accepted/{file}, the first accepted submission in {language}"));
     files.push((PathBuf::from(format!("reference.{}", language.extension())), bytes));
     // A Python twin sets Python hand-ins' budgets (see `PythonReference`).
     if language != Language::Python
-        && let Some(python) = accepted.iter().position(|(l, _, _)| *l == Language::Python)
+        && let Some(python) = accepted.iter().position(|(l, ..)| *l == Language::Python)
     {
-        let (_, stem, bytes) = accepted.remove(python);
-        imported.notes.push(format!("reference.py is submissions/accepted/{stem}.py: Python hand-ins' time budgets come from it"));
+        let (_, _, bytes, file) = accepted.remove(python);
+        imported.notes.push(format!("reference.py is submissions/accepted/{file}: Python hand-ins' time budgets come from it"));
         files.push((PathBuf::from("reference.py"), bytes));
     }
-    examples.extend(accepted.into_iter().map(|(language, stem, bytes)| ("correct", stem, language, bytes)));
+    examples.extend(accepted.into_iter().map(|(language, stem, bytes, _)| ("correct", stem, language, bytes)));
     write_examples(examples, files, imported);
 }
 

@@ -22,10 +22,7 @@ use crate::error::{CourseError, CourseResult};
 use crate::executor::{ExitStatus, Protocol, PythonReference, SandboxExecutor};
 pub use crate::load::Accepted;
 
-/// The largest `limits.reference_fuel` a problem may set: some 30 s of the reference on
-/// one input (the sandbox's wall clock stops a run there anyway), so that a bundle cannot
-/// make its check, or an analysis's calibration, run for hours.
-pub const MAX_REFERENCE_FUEL: u64 = 10_000_000_000;
+pub use crate::executor::MAX_REFERENCE_FUEL;
 
 /// The largest `limits.output_bytes` a problem may set: outputs are kept in memory for
 /// every suite test and every answer's failed run.
@@ -126,8 +123,8 @@ pub struct ProblemToml {
     #[serde(default)]
     pub oracle: OracleName,
     /// `[validator]` for `oracle = "validator"` or `"interactive"`: the judges' output
-    /// validator or interactor, built from the C or C++ sources in `validator/` (see
-    /// [`ValidatorToml`]).
+    /// validator or interactor, built from the C or C++ sources in `validator/`, or its one
+    /// Python file run by bugrank's Python (see [`ValidatorToml`]).
     #[serde(default)]
     pub validator: ValidatorToml,
     /// `[input_validator]`: the flags of the input validator built from the sources in
@@ -228,8 +225,8 @@ impl RulesToml {
 
 /// `[validator]` of `problem.toml`: an output validator as judges write it (problemtools,
 /// Kattis, DOMjudge), whose sources are the files of the problem's folder `validator/`
-/// (C or C++, with their headers: `validate.h`, `testlib.h`), built in the sandbox as
-/// hand-ins are. Each output is judged by a run of it with the test's input and the
+/// (C or C++, with their headers: `validate.h`, `testlib.h`; or one Python file, with
+/// `sys.argv` as judges give it), built in the sandbox as hand-ins are. Each output is judged by a run of it with the test's input and the
 /// reference's output as files, the output on stdin: see [`crate::executor::Protocol`].
 ///
 /// ```toml
@@ -534,29 +531,32 @@ pub struct ProblemDir {
 
 /// The validator of the problem in `dir` whose sources are in the folder `files.0` and
 /// whose module is the file `files.1`: the module where there is one (once built it wins
-/// over its sources, as other programs' do), else built from the sources
-/// ([`build_validator`]), its module added to `built`.
+/// over its sources, as other programs' do), else made from the sources
+/// ([`build_validator`]), a module built from them added to `built`.
 fn load_validator(sandbox: &Sandbox, builder: &Builder, dir: &Path, files: (&str, &str), built: &mut Vec<(String, Vec<u8>)>) -> CourseResult<Program> {
     let (folder, module) = (dir.join(files.0), dir.join(files.1));
     if module.is_file() {
         let wasm = std::fs::read(&module).map_err(CourseError::io(format!("cannot read {}", module.display())))?;
         return Ok(sandbox.load(&module.display().to_string(), &wasm, Role::Validator)?);
     }
-    let wasm = build_validator(builder, &folder)?;
-    let program = sandbox.load(&folder.display().to_string(), &wasm, Role::Validator)?;
-    built.push((files.1.to_owned(), wasm));
+    let (program, wasm) = build_validator(sandbox, builder, &folder)?;
+    if let Some(wasm) = wasm {
+        built.push((files.1.to_owned(), wasm));
+    }
     Ok(program)
 }
 
-/// The language a validator of the files `names` is built in: C++ when any is a C++
-/// source, else C when any is a C one; `None` when bugrank cannot build it.
-pub(crate) fn validator_language<'a>(names: impl Iterator<Item = &'a str> + Clone) -> Option<Language> {
-    [Language::Cpp, Language::C].into_iter().find(|&language| names.clone().any(|name| Language::of_file(name) == Some(language)))
+/// The language a validator of the files `names` is run in: C++ when any is a C++
+/// source, else C when any is a C one, else Python when any is a Python one; `None` when
+/// bugrank cannot run it.
+fn validator_language<'a>(names: impl Iterator<Item = &'a str> + Clone) -> Option<Language> {
+    [Language::Cpp, Language::C, Language::Python].into_iter().find(|&language| names.clone().any(|name| Language::of_file(name) == Some(language)))
 }
 
-/// Builds the validator whose sources are the files of `folder` (C++ when any is, else
-/// C: [`validator_language`]): its module, or why it does not build.
-pub(crate) fn build_validator(builder: &Builder, folder: &Path) -> CourseResult<Vec<u8>> {
+/// The validator whose sources are the files of `folder` ([`validator_language`]): C or
+/// C++ built into a module (given too, for the problem to keep), or one Python file
+/// compiled by bugrank's Python (its sources are all it keeps); or why it cannot run.
+pub(crate) fn build_validator(sandbox: &Sandbox, builder: &Builder, folder: &Path) -> CourseResult<(Program, Option<Vec<u8>>)> {
     let name = folder.display().to_string();
     let entries = std::fs::read_dir(folder).map_err(CourseError::io(format!("the validator's sources must be in {name}")))?;
     let mut sources = Vec::new();
@@ -573,11 +573,25 @@ pub(crate) fn build_validator(builder: &Builder, folder: &Path) -> CourseResult<
     }
     sources.sort();
     let language = validator_language(sources.iter().map(|(file, _)| file.as_str()))
-        .ok_or_else(|| CourseError::Problem(format!("{name} holds no C or C++ source: bugrank builds validators written in C or C++")))?;
-    match builder.build(&Source { language, files: sources }).map_err(|e| CourseError::Problem(format!("cannot build the validator in {name}: {e}")))? {
-        Built::Module { wasm, .. } => Ok(wasm),
-        Built::Failed { message, .. } => Err(CourseError::Problem(format!("the validator in {name} does not compile:\n{message}"))),
+        .ok_or_else(|| CourseError::Problem(format!("{name} holds no C, C++ or Python source: bugrank runs validators written in C, C++ or Python")))?;
+    if language == Language::Python {
+        let python: Vec<&(String, Vec<u8>)> = sources.iter().filter(|(file, _)| Language::of_file(file) == Some(Language::Python)).collect();
+        let [(file, _)] = python[..] else {
+            let files: Vec<&str> = python.iter().map(|(file, _)| file.as_str()).collect();
+            return Err(CourseError::Problem(format!(
+                "{name} holds {} Python files ({}): a validator in Python is one file (bugrank's Python imports only the standard library)",
+                files.len(),
+                files.join(", ")
+            )));
+        };
+        return Ok((crate::load::python_program(sandbox, &folder.join(file), None)?, None));
     }
+    let wasm =
+        match builder.build(&Source { language, files: sources }).map_err(|e| CourseError::Problem(format!("cannot build the validator in {name}: {e}")))? {
+            Built::Module { wasm, .. } => wasm,
+            Built::Failed { message, .. } => return Err(CourseError::Problem(format!("the validator in {name} does not compile:\n{message}"))),
+        };
+    Ok((sandbox.load(&name, &wasm, Role::Validator)?, Some(wasm)))
 }
 
 impl ProblemDir {

@@ -267,7 +267,7 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
     if problem.oracle == Oracle::Checker {
         let verdicts = until_failures(
             &handled,
-            |(failure, _): &(Option<(&Vec<u8>, String)>, Option<u64>)| failure.is_some(),
+            |(failure, _): &(Option<(&Vec<u8>, String)>, _)| failure.is_some(),
             |(input, reference)| match executor.check_counted(input, &reference.stdout, &reference.stdout) {
                 Ok((CheckerVerdict::Accept, fuel)) => (None, fuel),
                 Ok((CheckerVerdict::Reject(reason), fuel)) => (Some((*input, format!("rejected: {reason}"))), fuel),
@@ -275,8 +275,8 @@ pub fn check_problem(problem: &Problem, executor: &dyn Executor, examples: &[Exa
             },
         );
         let not_run = verdicts.iter().filter(|v| v.is_none()).count();
-        let fuel: Vec<u64> = verdicts.iter().flatten().filter_map(|(_, fuel)| *fuel).collect();
-        checker_cost = (!fuel.is_empty()).then(|| Cost::of(fuel, problem.fuel.reference));
+        let (fuel, limits): (Vec<u64>, Vec<u64>) = verdicts.iter().flatten().filter_map(|(_, fuel)| *fuel).unzip();
+        checker_cost = limits.first().map(|&limit| Cost::of(fuel, limit));
         let rejected: Vec<(&Vec<u8>, String)> = verdicts.into_iter().flatten().filter_map(|(failure, _)| failure).collect();
         checks.push(Check {
             what: "the checker accepts the reference's outputs".into(),

@@ -44,9 +44,10 @@ pub trait Executor: Sync {
         Err("this problem has no checker".to_owned())
     }
 
-    /// [`Executor::check`] with the fuel the checker used on it, where the executor counts
-    /// it (`None` where it does not): what `check-problem` reports of the checker's cost.
-    fn check_counted(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<(CheckerVerdict, Option<u64>), String> {
+    /// [`Executor::check`] with the fuel the checker used on it and its limit, where the
+    /// executor counts them (`None` where it does not): what `check-problem` reports of the
+    /// checker's cost.
+    fn check_counted(&self, input: &[u8], expected: &[u8], actual: &[u8]) -> Result<(CheckerVerdict, Option<(u64, u64)>), String> {
         self.check(input, expected, actual).map(|verdict| (verdict, None))
     }
 

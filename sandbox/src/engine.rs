@@ -53,7 +53,7 @@ use crate::stdio;
 use crate::validate::{self, Role};
 use crate::warm::Warm;
 use crate::{Interaction, Outcome, Run, SandboxError};
-use crate::{files, pipe, process, snapshot, written};
+use crate::{files, interpreter, pipe, process, snapshot, written};
 
 /// Instance slots in the pooling allocator: the most runs in flight at once, and the most
 /// modules whose slot stays warm between runs. A freed slot keeps its module's memory image
@@ -212,7 +212,10 @@ impl Sandbox {
         let (engine, linkers, _) = configured(POOL_SLOTS, KEEP_RESIDENT_BYTES, 1)?;
         let (interpreter_engine, interpreter_linkers, interpreter_functions) =
             configured(INTERPRETER_SLOTS, INTERPRETER_KEEP_RESIDENT_BYTES, INTERPRETER_MEMORIES)?;
-        let (interpreter_linker, with_files) = (interpreter_linkers.programs, interpreter_linkers.with_files);
+        // Interpreted programs all share one instantiation: the validators' linker, whose
+        // calls of files answer as without any to a run given none (every run but a
+        // validator's, see `files.rs`).
+        let (interpreter_linker, with_files) = (interpreter_linkers.validators, interpreter_linkers.with_files);
         Ok(Sandbox {
             engine,
             linker: linkers.programs,
@@ -454,6 +457,7 @@ impl Sandbox {
     }
 
     fn execute_here(&self, program: &Program, input: &[u8], limits: &Limits, extras: Extras) -> Result<(Run, Option<Box<dyn Choices>>), SandboxError> {
+        let with_args;
         let launch = match &program.kind {
             Kind::Module { pre, start } => Launch { pre, entry: Entry::Start(start), base_memory: 0, harness: program.harness, prepared: None, keep: None },
             Kind::Interpreted { interpreter, code, prepared } => {
@@ -465,9 +469,13 @@ impl Sandbox {
                 // it would have.
                 let fits = |p: &&Arc<Prepared>| p.fuel < limits.fuel && p.memory_bytes <= memory_cap(limits, interpreter.base_memory);
                 let prepared = prepared.filter(fits);
-                let (call, request): (_, &[u8]) = match prepared {
-                    Some(_) => (&interpreter.entries.run_prepared, &[]),
-                    None => (&interpreter.entries.run, code),
+                // A validator's arguments reach its `sys.argv` in the request.
+                let args = extras.files.as_ref().map(|files| files.args.as_slice()).filter(|args| !args.is_empty());
+                with_args = args.map(|args| interpreter::with_arguments(args, code));
+                let (call, request): (_, &[u8]) = match (prepared, &with_args) {
+                    (Some(_), _) => (&interpreter.entries.run_prepared, &[]),
+                    (None, Some(with_args)) => (&interpreter.entries.run, with_args),
+                    (None, None) => (&interpreter.entries.run, code),
                 };
                 Launch {
                     pre: &interpreter.pre,
@@ -678,7 +686,7 @@ impl Sandbox {
     /// to a temporary directory and preopened read-only, and makes the snapshot of where it
     /// ended. The library's files are closed by then: runs have no files at all.
     fn take_snapshot(&self, spec: &InterpreterSpec<'_>) -> Result<Vec<u8>, String> {
-        let library = Library::write(spec.library).map_err(|e| format!("cannot write its library: {e}"))?;
+        let library = Library::write(spec.library, spec.library_dir).map_err(|e| format!("cannot write its library: {e}"))?;
         let (instrumented, globals) = snapshot::instrument(spec.module)?;
         let module = self.compile(&self.interpreter_engine, spec.name, instrumented.clone()).map_err(|e| e.to_string())?;
         let pre = self.with_files.instantiate_pre(&module).map_err(|e| format!("{e:#}"))?;
@@ -687,7 +695,7 @@ impl Sandbox {
         let stderr = wasmtime_wasi::p2::pipe::MemoryOutputPipe::new(STDERR_LIMIT_BYTES);
         let mut wasi = wasi_context(spec.name);
         wasi.allow_blocking_current_thread(true).stderr(stderr.clone());
-        wasi.preopened_dir(library.path(), spec.library_dir, FsPerms::ReadOnly).map_err(|e| format!("cannot open its library: {e:#}"))?;
+        wasi.preopened_dir(library.root(), "/", FsPerms::ReadOnly).map_err(|e| format!("cannot open its library: {e:#}"))?;
         store.data_mut().wasi = Some(wasi.build_p1());
         let instance = self.instantiate(spec.name, &pre, &mut store).map_err(|e| e.to_string())?.map_err(|e| format!("{e:#}"))?;
         let call = |store: &mut Store<RunState>, name: &str| -> Result<i32, String> {

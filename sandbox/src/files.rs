@@ -2,8 +2,9 @@
 //! writes (problemtools, Kattis, DOMjudge: `validator input answer feedback_dir <
 //! output`, a verdict by exit status and its reasons written in the feedback directory).
 //!
-//! A program loaded as [`crate::Role::Validator`] may import the WASI calls of files. A
-//! run of it given [`crate::Files`] sees one preopened directory, `/` (descriptor 3), holding the
+//! A program loaded as [`crate::Role::Validator`] may import the WASI calls of files, and
+//! so does every interpreted program (the interpreter's one instantiation serves them
+//! all). A run of it given [`crate::Files`] sees one preopened directory, `/` (descriptor 3), holding the
 //! files it may read, by their paths, and one directory it may create files in; nothing
 //! else exists. What it writes there comes back with the run ([`crate::Run::written`]).
 //! The host keeps every byte: no file of the machine is read or written, and a run of it
@@ -86,9 +87,20 @@ fn with_files(
     caller: &mut Caller<'_, RunState>,
     call: impl FnOnce(&mut [u8], &mut FileTable, &mut crate::state::Wrote) -> Result<(), i32>,
 ) -> wasmtime::Result<i32> {
+    with_files_or(caller, ERRNO_BADF, call)
+}
+
+/// [`with_files`] of a call that names a path, `absent` without any files: an interpreted
+/// program's libc keeps the preopened `/` of its snapshot, and a path there names nothing
+/// (`ENOENT`, as a compiled program's libc says for a path under no preopen).
+fn with_files_or(
+    caller: &mut Caller<'_, RunState>,
+    absent: i32,
+    call: impl FnOnce(&mut [u8], &mut FileTable, &mut crate::state::Wrote) -> Result<(), i32>,
+) -> wasmtime::Result<i32> {
     let Some(memory) = memory(caller) else { return Ok(ERRNO_FAULT) };
     let (data, state) = memory.data_and_store_mut(caller);
-    let Some(files) = state.files.as_mut() else { return Ok(ERRNO_BADF) };
+    let Some(files) = state.files.as_mut() else { return Ok(absent) };
     Ok(errno(call(data, files, &mut state.stdio.wrote)))
 }
 
@@ -127,7 +139,7 @@ pub(crate) fn path_open(
     fd: i32,
 ) -> wasmtime::Result<i32> {
     charge(&mut caller, path_len as u32 as u64 / BYTES_PER_FUEL)?;
-    with_files(&mut caller, |data, files, wrote| {
+    with_files_or(&mut caller, ERRNO_NOENT, |data, files, wrote| {
         if dir != ROOT_FD {
             return Err(ERRNO_BADF);
         }
@@ -158,7 +170,7 @@ pub(crate) fn path_open(
 /// `path` names, as [`fd_filestat_get`] gives it.
 pub(crate) fn path_filestat_get(mut caller: Caller<'_, RunState>, dir: i32, _flags: i32, path: i32, path_len: i32, stat: i32) -> wasmtime::Result<i32> {
     charge(&mut caller, path_len as u32 as u64 / BYTES_PER_FUEL)?;
-    with_files(&mut caller, |data, files, wrote| {
+    with_files_or(&mut caller, ERRNO_NOENT, |data, files, wrote| {
         if dir != ROOT_FD {
             return Err(ERRNO_BADF);
         }
@@ -295,21 +307,35 @@ pub(crate) fn fd_tell(mut caller: Caller<'_, RunState>, fd: i32, offset: i32) ->
 /// `fd_fdstat_get(fd, fdstat) -> errno` for a file or `/` (its type, `O_APPEND`, every
 /// right); the standard streams' otherwise.
 pub(crate) fn fd_fdstat_get(mut caller: Caller<'_, RunState>, fd: i32, stat: i32) -> wasmtime::Result<i32> {
-    if !is_file(&caller, fd) {
+    let rootless = fd == ROOT_FD && caller.data().files.is_none();
+    if !is_file(&caller, fd) && !rootless {
         return crate::process::fd_fdstat_get(caller, fd, stat);
+    }
+    if rootless {
+        // An interpreted program's libc asks about the `/` its snapshot keeps before it
+        // names a path there: an empty directory, whose paths name nothing (ENOENT, see
+        // `with_files_or`).
+        let Some(memory) = memory(&mut caller) else { return Ok(ERRNO_FAULT) };
+        let (data, state) = memory.data_and_store_mut(&mut caller);
+        return Ok(errno(put(data, &mut state.stdio.wrote, stat, &fdstat(Node::Directory, false))));
     }
     with_files(&mut caller, |data, files, wrote| {
         let (node, append) = match fd {
             ROOT_FD => (Node::Directory, false),
             _ => files.opened(fd).map(|open| (open.node, open.append)).ok_or(ERRNO_BADF)?,
         };
-        let mut fdstat = [0u8; 24];
-        fdstat[0] = if node == Node::Directory { FILETYPE_DIRECTORY } else { FILETYPE_REGULAR_FILE };
-        fdstat[2] = u8::from(append);
-        fdstat[8..16].copy_from_slice(&ALL_RIGHTS.to_le_bytes());
-        fdstat[16..24].copy_from_slice(&ALL_RIGHTS.to_le_bytes());
-        put(data, wrote, stat, &fdstat)
+        put(data, wrote, stat, &fdstat(node, append))
     })
+}
+
+/// The 24-byte `fdstat` of a descriptor of `node`: its file type, its flags, every right.
+fn fdstat(node: Node, append: bool) -> [u8; 24] {
+    let mut fdstat = [0u8; 24];
+    fdstat[0] = if node == Node::Directory { FILETYPE_DIRECTORY } else { FILETYPE_REGULAR_FILE };
+    fdstat[2] = u8::from(append);
+    fdstat[8..16].copy_from_slice(&ALL_RIGHTS.to_le_bytes());
+    fdstat[16..24].copy_from_slice(&ALL_RIGHTS.to_le_bytes());
+    fdstat
 }
 
 /// `fd_filestat_get(fd, filestat) -> errno` for a file or `/`; the standard streams'

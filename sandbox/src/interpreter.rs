@@ -16,7 +16,8 @@
 //!   then the compiled program; or not 0 and the compiler's message on stderr;
 //! - `bugrank_run(request, size) -> i32`: runs a compiled program: its exit status, or
 //!   [`UNCAUGHT`] for an exception it did not catch, whose line `bugrank_message()`
-//!   points at (NUL-terminated UTF-8);
+//!   points at (NUL-terminated UTF-8); a validator's arguments (its `sys.argv[1:]`) come
+//!   before the program in the request ([`with_arguments`]);
 //! - `bugrank_prepare(request, size) -> i32` and `bugrank_run_prepared(request, size) ->
 //!   i32`: the same run in two parts, the first (the part every run of a hand-in with its
 //!   harness shares) once per program, the second from where it left, each run (see
@@ -46,9 +47,10 @@ pub struct InterpreterSpec<'a> {
     pub name: &'a str,
     /// The reactor module (see the module's documentation for its exports).
     pub module: &'a [u8],
-    /// The files of its library: written by the sandbox into a temporary directory of its
-    /// own, preopened read-only as [`InterpreterSpec::library_dir`] while it initialises
-    /// (it must read what it needs into memory then: runs have no files).
+    /// The files of its library: written by the sandbox into [`InterpreterSpec::library_dir`]
+    /// of a temporary directory of its own, preopened read-only as `/` while it initialises
+    /// (it must read what it needs into memory then: runs have no files but a validator's,
+    /// which are given in memory).
     pub library: &'a [(&'a str, &'a [u8])],
     /// Where the guest finds the library while it initialises (an absolute guest path).
     pub library_dir: &'a str,
@@ -152,26 +154,53 @@ pub(crate) struct Entries {
     pub(crate) message: ModuleExport,
 }
 
+/// The request of a run of `code` (a compiled program) with `args` after its name: a 0
+/// byte (no compiled program starts with one: marshal's first byte is its type), the
+/// arguments' bytes' count (4 bytes, little-endian), each argument followed by a 0, then
+/// the program. Without arguments the request is the program alone.
+pub(crate) fn with_arguments(args: &[String], code: &[u8]) -> Vec<u8> {
+    let size: usize = args.iter().map(|arg| arg.len() + 1).sum();
+    let mut request = Vec::with_capacity(5 + size + code.len());
+    request.push(0);
+    request.extend_from_slice(&(size as u32).to_le_bytes());
+    for arg in args {
+        request.extend_from_slice(arg.as_bytes());
+        request.push(0);
+    }
+    request.extend_from_slice(code);
+    request
+}
+
 /// An interpreter's library on the host while it initialises: a temporary directory of
-/// the sandbox's own, deleted when the snapshot is taken.
+/// the sandbox's own, deleted when the snapshot is taken. It is the guest's `/` (its one
+/// preopened directory), the library's files at [`InterpreterSpec::library_dir`] within:
+/// the preopen that wasi-libc keeps in the snapshot is `/`, the directory a validator's
+/// run is given its files in (`files.rs`), so that an interpreted validator opens its
+/// files by the paths it is given as a compiled one does.
 pub(crate) struct Library {
     dir: tempfile::TempDir,
 }
 
 impl Library {
-    /// Writes `files` into a new temporary directory.
-    pub(crate) fn write(files: &[(&str, &[u8])]) -> std::io::Result<Library> {
+    /// Writes `files` into `library_dir` (an absolute guest path) of a new temporary
+    /// directory.
+    pub(crate) fn write(files: &[(&str, &[u8])], library_dir: &str) -> std::io::Result<Library> {
         let dir = tempfile::Builder::new().prefix("bugrank-library-").tempdir()?;
+        let inside = library_dir.strip_prefix('/').filter(|rest| rest.split('/').all(|part| !part.is_empty() && !part.starts_with('.')));
+        let Some(inside) = inside else { return Err(std::io::Error::other(format!("`{library_dir}` is not an absolute path of plain names"))) };
+        let at = dir.path().join(inside);
+        std::fs::create_dir_all(&at)?;
         for (name, bytes) in files {
             if name.contains('/') || name.starts_with('.') {
                 return Err(std::io::Error::other(format!("`{name}` is not a plain file name")));
             }
-            std::fs::write(dir.path().join(name), bytes)?;
+            std::fs::write(at.join(name), bytes)?;
         }
         Ok(Library { dir })
     }
 
-    pub(crate) fn path(&self) -> &Path {
+    /// The guest's `/`.
+    pub(crate) fn root(&self) -> &Path {
         self.dir.path()
     }
 }

@@ -53,7 +53,8 @@ for _name in PRELOADED:
     importlib.import_module(_name)
 
 # Where the standard library is while the interpreter initialises (the only time it reads
-# a file: bugrank's sandbox preopens it read-only for the snapshot, and runs have none).
+# a file: bugrank's sandbox preopens it read-only for the snapshot, and runs have none but
+# a validator's, which the host serves from memory).
 LIBRARY = "/usr/local/lib/python313.zip"
 
 
@@ -372,8 +373,9 @@ def run_answer(request):
     __main__. An empty request runs the program prepare_answer made ready, from where it
     left: the harness as __main__."""
     if request:
+        args, request = arguments(request)
         program = marshal.loads(request)
-        answer = enter(program)
+        answer = enter(program, args)
     else:
         program, answer = PREPARED, None
     # (Inline, not in a function of its own: every frame here is one less for the program's
@@ -417,10 +419,21 @@ def prepare_answer(request):
     return 0
 
 
-def enter(program):
+def arguments(request):
+    """The arguments a run's request gives before its program (a validator's: the host's
+    interpreter.rs, with_arguments), and the program: a 0 byte, the arguments' bytes'
+    count (4 bytes, little-endian) and each argument followed by a 0; a request without
+    them (marshal's first byte is never 0) is the program alone."""
+    if request[0] != 0:
+        return [], request
+    end = 5 + int.from_bytes(request[1:5], "little")
+    return request[5:end].decode().split("\0")[:-1], memoryview(request)[end:]
+
+
+def enter(program, args=()):
     """Sets up `program` (as compile_answer made it) to run as __main__: its file name and
-    argv, and, for a hand-in with its harness, the module `answer` (returned; else None)
-    and the output's guard."""
+    argv (`args` after the name), and, for a hand-in with its harness, the module `answer`
+    (returned; else None) and the output's guard."""
     code, filename = program[:2]
     answer = None
     if len(program) == 6:
@@ -429,7 +442,7 @@ def enter(program):
         sys.modules[ANSWER] = answer
     main = sys.modules["__main__"]
     main.__file__ = filename
-    sys.argv[:] = [filename]
+    sys.argv[:] = [filename, *args]
     if answer is not None:
         # From here on only the harness writes the judged output (bugrank_python.c).
         _bugrank_gen.guard(_bugrank_gen.codes_within(code) + HARNESS_LIBRARY, [main.__dict__, vars(bugrank_harness)], (vars(bugrank_harness),), HARNESS_BUILTINS)

@@ -469,12 +469,12 @@ fn an_import_reads_submissions_as_judges_name_them_and_says_what_it_leaves_out()
     import_package(&twins, &dir).unwrap();
     assert_eq!(names(&dir.join("submissions")), ["correct-paul-c.c", "correct-paul-rs.rs"], "paul.py is reference.py");
 
-    // An interactive package without an interactor bugrank can build is refused with its
-    // reason.
+    // An interactive package without an interactor bugrank can run (here one in Python 2)
+    // is refused with its reason.
     let interactive = out.path().join("guess");
-    write_files(&interactive, &[("problem.yaml", "name: Guess\ntype: [pass-fail, interactive]\n")]);
+    write_files(&interactive, &[("problem.yaml", "name: Guess\ntype: [pass-fail, interactive]\n"), ("output_validator/interact.py", "print 1\n")]);
     let refused = import_package(&interactive, &out.path().join("guess-imported")).unwrap_err().to_string();
-    assert!(refused.contains("an interactive problem (type: interactive) needs its interactor (an output validator) in C or C++"), "{refused}");
+    assert!(refused.contains("an interactive problem (type: interactive) needs its interactor (an output validator) in C, C++ or Python 3"), "{refused}");
 }
 
 #[test]
@@ -622,4 +622,94 @@ fn an_interactive_package_talks_with_each_submission_and_grades_it_as_the_judges
     {
         assert!(no_flush.contains(said), "{said}\nin:\n{no_flush}");
     }
+}
+
+#[test]
+fn a_package_with_python_validators_imports_checks_and_grades_with_them() {
+    if !can_build(&[Language::C, Language::Cpp]) {
+        return;
+    }
+    // `fixtures/packages/pairsum`: any two positions whose values sum to the target, so
+    // the package judges with its own output validator, in Python (`validate.py3`: the
+    // input and the judges' answer from the files sys.argv names, the reason written to
+    // the feedback directory's judgemessage.txt), and checks inputs with Python asserts.
+    let package = root().join("fixtures/packages/pairsum");
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("pairsum");
+    let imported = import_package(&package, &dir).unwrap();
+    assert!(file(&dir, "problem.toml").contains("oracle = \"validator\"\n\n[validator]\nflags = []\n"));
+    assert_eq!(names(&dir.join("validator")), ["validate.py"], "a .py3 is Python 3");
+    assert_eq!(file(&dir, "validator/validate.py"), file(&package, "output_validators/pairs/validate.py3"));
+    assert_eq!(names(&dir.join("input_validator")), ["validate.py"]);
+    assert!(!dir.join("checker.rs").exists(), "nothing to port");
+    assert!(
+        imported.notes.iter().any(|note| note == "reference.py is submissions/accepted/pairs.py3: Python hand-ins' time budgets come from it"),
+        "{:?}",
+        imported.notes
+    );
+    assert!(choose_reference(&tools().sandbox, &tools().builder, &dir).unwrap().is_empty(), "the C++ reference builds and passes");
+    set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_multiplier).unwrap().expect("a time limit");
+    passes_check(
+        &dir,
+        &[
+            "ok    the checker accepts the reference's outputs: 1000 of 1000 outputs accepted",
+            // (Its 1 MB test takes the Python validator a billion instructions.)
+            "ok    the input validator accepts the 1000 generated inputs and the course's 7 tests: 1007 of 1007 inputs valid",
+            "ok    the correct example `correct-two_pointers` passes every input",
+            "ok    the correct example `reference.py` passes every input",
+            "ok    the example `wrong-same_index` fails some input by giving a wrong output: fails 1 of 1007 inputs, 1 of them by giving a wrong output; first on the course's test `secret-02-once`: wrong: positions 1 and 1 are not 1 <= i < j <= 4",
+            "ok    the example `wrong-int_sum` fails some input by giving a wrong output",
+            "ok    the example `wrong-reversed` fails some input by giving a wrong output",
+            "ok    the example `slow-quadratic` fails some input by running out of time",
+        ],
+    );
+
+    let (problem, submissions) = (dir.display().to_string(), dir.join("submissions").display().to_string());
+    let run = grade_without_roster(&[("--problem", &problem), ("--submissions", &submissions), ("--stable-after", "200")]);
+    let analysis = &run.graded.analysis;
+    let row = |id: &str| analysis.answers.iter().find(|a| a.id == id).unwrap_or_else(|| panic!("{id}"));
+    // Another pair than the reference's, and the validator takes it.
+    assert_eq!(row("correct-two_pointers").points.as_ref().unwrap().points, 100.0);
+    assert_eq!(row("wrong-int_sum").course_tests_failed, ["secret-03-big-values"]);
+    assert_eq!(row("wrong-same_index").course_tests_failed, ["secret-02-once"]);
+    assert!(row("wrong-reversed").course_tests_failed.contains(&"secret-04-smaller-later".to_owned()));
+    assert!(run.files["analysis.json"].contains("\"reason\": \"positions 3 and 1 are not 1 <= i < j <= 3\""), "the validator's reason is the failure's");
+
+    // A test the Python input validator refuses fails the check, with its assert's words.
+    std::fs::write(dir.join("tests/short.in"), "3 5\n1 2\n").unwrap();
+    let (passed, text) = checked(&dir);
+    assert!(!passed && text.contains("the course's test `short`: AssertionError: 2 values, not n = 3"), "{text}");
+}
+
+#[test]
+fn an_interactive_problem_whose_interactor_is_in_python_judges_as_with_its_cpp_one() {
+    if !can_build(&[Language::C, Language::Cpp]) {
+        return;
+    }
+    // Buried Treasure with its interactor in Python, as judges write them
+    // (`tests/data/treasure_interactor.py`, the package's C++ one rule for rule): it reads
+    // the judges' input from the file sys.argv names, talks with `print(..., flush=True)`
+    // and reads the program's words a line at a time as they come.
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("treasure");
+    let imported = import_package(&root().join("fixtures/packages/treasure"), &dir).unwrap();
+    std::fs::remove_dir_all(dir.join("validator")).unwrap();
+    std::fs::create_dir(dir.join("validator")).unwrap();
+    std::fs::copy(root().join("tests/data/treasure_interactor.py"), dir.join("validator/interactor.py")).unwrap();
+    assert!(choose_reference(&tools().sandbox, &tools().builder, &dir).unwrap().is_empty(), "the C++ reference passes with it");
+    set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_multiplier).unwrap().expect("a time limit");
+    passes_check(
+        &dir,
+        &[
+            "ok    the correct example `correct-upper_half` passes every input",
+            "ok    the correct example `reference.py` passes every input",
+            "ok    the example `wrong-stuck` fails some input by giving a wrong output",
+            "ok    the example `wrong-gives_up` fails some input by giving a wrong output",
+            "ok    the example `wrong-dig_zero_then_wait` fails some input by giving a wrong output",
+            "ok    the example `slow-no_flush` fails some input by running out of time",
+            "ok    the example `slow-closes_and_spins` fails some input by running out of time",
+            "ok    the example `crash-returns_one` fails some input by crashing",
+            "output  \"<10\\n>dig 5\\n<right\\n>dig 8\\n<left\\n>dig 6\\n<right\\n>dig 7\\n<found\\n\"",
+        ],
+    );
 }

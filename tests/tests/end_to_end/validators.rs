@@ -67,6 +67,17 @@ fn check(program: &sandbox::Program, files: Files, output: &str) -> (Outcome, Ve
     (run.outcome, written)
 }
 
+/// `program`, given one argument more, floods a file of its feedback directory: the run
+/// ends at the output limit, and no more is kept.
+fn floods_to_the_output_limit(program: &sandbox::Program) {
+    let mut flooding = files("word\n", "");
+    flooding.args.push("flood".into());
+    let run = sandbox().run_with_files(program, b"", flooding, &limits()).unwrap();
+    assert_eq!(run.outcome, Outcome::OutputLimit);
+    let total: usize = run.written.iter().map(|(_, bytes)| bytes.len()).sum();
+    assert!(total <= limits().output_bytes, "{total} bytes kept");
+}
+
 fn wrote(name: &str, text: &str) -> Vec<(String, String)> {
     vec![(name.to_owned(), text.to_owned())]
 }
@@ -139,12 +150,7 @@ int main(int argc, char **argv) {
 "#;
     let program = validator(attempts);
     assert_eq!(check(&program, files("word\n", ""), ""), (Outcome::Exited(43), wrote("judgemessage.txt", "7 refused, input word; done\n")));
-    let mut flooding = files("word\n", "");
-    flooding.args.push("flood".into());
-    let run = sandbox().run_with_files(&program, b"", flooding, &limits()).unwrap();
-    assert_eq!(run.outcome, Outcome::OutputLimit);
-    let total: usize = run.written.iter().map(|(_, bytes)| bytes.len()).sum();
-    assert!(total <= limits().output_bytes, "{total} bytes kept");
+    floods_to_the_output_limit(&program);
 }
 
 #[test]
@@ -188,4 +194,80 @@ int main(int argc, char **argv) {
 "#;
     let program = validator(measures);
     assert_eq!(check(&program, files("1\n", "abcdefgh"), ""), (Outcome::Exited(43), wrote("judgemessage.txt", "8 8 8 abc fgh 1")));
+}
+
+/// The Python validator `source`, compiled by bugrank's Python.
+fn python_validator(source: &str) -> sandbox::Program {
+    let python = course::load::python(sandbox()).unwrap();
+    sandbox().load_interpreted(&python, "validate.py", source.as_bytes()).unwrap().unwrap_or_else(|message| panic!("{message}"))
+}
+
+/// [`ANY_ORDER`] as judges write it in Python.
+const ANY_ORDER_PY: &str = r#"import sys
+
+def wrong_answer(message):
+    with open(sys.argv[3] + "judgemessage.txt", "w") as feedback:
+        feedback.write(message + "\n")
+    sys.exit(43)
+
+with open(sys.argv[1]) as judge_in:
+    n = int(judge_in.read())
+with open(sys.argv[2]) as judge_ans:
+    expected = sorted(map(int, judge_ans.read().split()))
+got = sorted(map(int, sys.stdin.read().split()))
+if len(got) != n:
+    wrong_answer("expected %d numbers, got %d" % (n, len(got)))
+if got != expected:
+    wrong_answer("not the same numbers")
+sys.exit(42)
+"#;
+
+#[test]
+fn a_python_validator_reads_the_files_its_arguments_name_and_says_why_in_its_feedback_directory() {
+    let program = python_validator(ANY_ORDER_PY);
+    assert_eq!(check(&program, files("3\n", "1 2 3\n"), "3 1 2\n"), (Outcome::Exited(42), vec![]));
+    assert_eq!(check(&program, files("3\n", "1 2 3\n"), "1 2\n"), (Outcome::Exited(43), wrote("judgemessage.txt", "expected 3 numbers, got 2\n")));
+    assert_eq!(check(&program, files("3\n", "1 2 3\n"), "1 2 4\n"), (Outcome::Exited(43), wrote("judgemessage.txt", "not the same numbers\n")));
+    assert_eq!(check(&program, files("1\n", "7\n"), "7\n"), (Outcome::Exited(42), vec![]), "every run starts with an empty feedback directory");
+    // Without files a Python program has no arguments but its name, and finds no file.
+    let run = sandbox().run(&program, b"7\n", &limits()).unwrap();
+    assert_eq!(run.outcome, Outcome::Uncaught("IndexError: list index out of range".into()));
+    let run = sandbox().run(&python_validator("import sys\nprint(sys.argv)\nopen('/judge/input')\n"), b"", &limits()).unwrap();
+    assert_eq!(
+        (run.outcome, String::from_utf8_lossy(&run.stdout).into_owned()),
+        (Outcome::Uncaught("FileNotFoundError: [Errno 44] No such file or directory: '/judge/input'".into()), "['validate.py']\n".into())
+    );
+}
+
+#[test]
+fn a_python_validator_writes_only_new_files_of_its_feedback_directory_and_within_the_output_limit() {
+    // The hostile or careless validator of the C++ test above, in Python.
+    let attempts = r#"import sys
+
+def refused(path, mode):
+    try:
+        open(path, mode).close()
+        return 0
+    except OSError:
+        return 1
+
+count = sum(refused(path, mode) for path, mode in [
+    ("/judge/input", "w"), ("/judge/answer", "a"), ("/judge/feedback/../input", "w"),
+    ("/judge/feedback/../../../etc/passwd", "r"), ("/etc/passwd", "r"),
+    ("/judge/feedback/sub/file.txt", "w"), ("/judge/new.txt", "w"), ("/usr/local/lib/python313.zip", "r"),
+])
+with open(sys.argv[1]) as judge_in:
+    rest = judge_in.read().strip()
+with open(sys.argv[3] + "judgemessage.txt", "w") as feedback:
+    feedback.write("%d refused, input %s, arguments %s" % (count, rest, sys.argv[1:]))
+if len(sys.argv) > 4:
+    with open(sys.argv[3] + "teammessage.txt", "w") as flood:
+        while True:
+            flood.write("flood " * 1000)
+sys.exit(43)
+"#;
+    let program = python_validator(attempts);
+    let said = "8 refused, input word, arguments ['/judge/input', '/judge/answer', '/judge/feedback/']";
+    assert_eq!(check(&program, files("word\n", ""), ""), (Outcome::Exited(43), wrote("judgemessage.txt", said)));
+    floods_to_the_output_limit(&program);
 }

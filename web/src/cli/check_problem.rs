@@ -39,7 +39,7 @@ pub fn check_text(problem: &ProblemDir, report: &ProblemCheck) -> String {
     ));
     if let Some(checker) = &report.checker_cost {
         out.push_str(&format!(
-            "The checker's fuel per check of the reference's outputs: min {}, median {}, 90% {}, 99% {}, max {} (its limit too: {}).\n",
+            "The checker's fuel per check of the reference's outputs: min {}, median {}, 90% {}, 99% {}, max {} (its limit: {}).\n",
             checker.min, checker.median, checker.p90, checker.p99, checker.max, checker.limit
         ));
     }

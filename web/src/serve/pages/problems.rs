@@ -245,7 +245,7 @@ pub(super) async fn problem_page(app: AppData, req: HttpRequest, who: Instructor
                     }
                     p { "The reference's fuel per input: min " (check.cost.min) ", median " (check.cost.median) ", 90% " (check.cost.p90) ", 99% " (check.cost.p99) ", max " (check.cost.max) " (its limit: " (check.cost.limit) ")." }
                     @if let Some(checker) = &check.checker_cost {
-                        p { "The checker's fuel per check of the reference's outputs: min " (checker.min) ", median " (checker.median) ", 90% " (checker.p90) ", 99% " (checker.p99) ", max " (checker.max) " (its limit too: " (checker.limit) ")." }
+                        p { "The checker's fuel per check of the reference's outputs: min " (checker.min) ", median " (checker.median) ", 90% " (checker.p90) ", 99% " (checker.p99) ", max " (checker.max) " (its limit: " (checker.limit) ")." }
                     }
                 }
             }
