@@ -9,8 +9,8 @@
 //! | `validation: default` and `validator_flags` | `oracle = "tokens"`: `case_sensitive` only with the flag (judges compare case-insensitively by default), `float_tolerance` (both), `float_absolute_tolerance`, `float_relative_tolerance` |
 //! | `validation: custom` (`output_validators/NAME/`, or the 2023 format's `output_validator/`) | `oracle = "validator"`: the validator's sources copied into `validator/` and built there (C or C++; one Python 3 file runs in bugrank's Python), `validator_flags` its `[validator] flags`, run with the judges' protocol; one in another language is kept in `package/` with a `checker.rs` to port it into |
 //! | `input_validators/NAME/` | the first in C or C++, else in Python 3, copied into `input_validator/`: `check-problem` runs it on every generated input and every test (exit status 42 valid, 43 not); checktestdata ones kept in `package/`, said, not run |
-//! | `testdata.yaml`: `input_validator_flags`, `output_validator_flags` (a group inherits its parent's) | `[input_validator] flags`, or `groups` when the test groups differ (an input is valid with one of them); the output validator's after `validator_flags` (the first group's, when they differ, said) |
-//! | `limits: memory`, `output` (MiB) | `limits.memory_mib`, `limits.output_bytes` (within bugrank's bounds); `limits.stack_mib` the memory limit, as judges set the stack |
+//! | `testdata.yaml` (the 2025 format's `test_group.yaml`): `input_validator_flags`, `output_validator_flags` (or `_args`, lists) (a group inherits its parent's) | `[input_validator] flags`, or `groups` when the test groups differ (an input is valid with one of them); the output validator's after `validator_flags` (the first group's, when they differ, said) |
+//! | `limits: memory`, `output` (MiB, 8 when not given, as the format says) | `limits.memory_mib`, `limits.output_bytes` (within bugrank's bounds); `limits.stack_mib` the memory limit, as judges set the stack |
 //! | `problem_statement/problem.en.md` (or `statement/`, or `.tex` kept as it is) | `statement.md` |
 //! | `data/sample/*.in` with `.ans`, `data/secret/**/*.in` with `.ans` | the course's tests: `tests/sample-NAME.in` with `.out`, `tests/secret-GROUP-NAME…` |
 //! | `submissions/accepted` | the reference (the first in C++, else C, Rust, Python; [`choose_reference`] then keeps the first that builds and passes the package's tests), `reference.py` (a Python one, when the reference is compiled: it sets Python hand-ins' budgets) and `submissions/correct-NAME` |
@@ -169,6 +169,10 @@ struct TimeMultipliers {
     ac_to_time_limit: Option<f64>,
 }
 
+/// The package format's output limit, in MiB, where `problem.yaml` gives none (legacy and
+/// 2023 formats alike).
+pub const PACKAGE_OUTPUT_MIB: u64 = 8;
+
 /// problemtools' default `time_multiplier` (legacy format): the time limit is 5 times the
 /// slowest accepted run.
 pub const LEGACY_TIME_MULTIPLIER: f64 = 5.0;
@@ -224,7 +228,7 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
     // The output validator's flags: problem.yaml's, then the test groups' (as problemtools
     // gives them); bugrank judges every input alike, so with one group's only.
     let test_groups = test_groups(&own, &mut imported.notes);
-    let output_groups = group_flags(&test_groups, "output_validator_flags", &mut imported.notes);
+    let output_groups = group_flags(&test_groups, "output_validator", &mut imported.notes);
     if output_groups.len() > 1 {
         imported.notes.push(format!(
             "the test groups give the output validator different flags ({}): bugrank judges every input with the first; change [validator] flags or [tokens] by hand",
@@ -252,7 +256,7 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
                 imported
                     .notes
                     .push(format!("the input validator {chosen}/ checks every generated input and every test in check-problem (copied into input_validator/)"));
-                input_validator = input_validator_toml(&group_flags(&test_groups, "input_validator_flags", &mut imported.notes), &mut imported.notes);
+                input_validator = input_validator_toml(&group_flags(&test_groups, "input_validator", &mut imported.notes), &mut imported.notes);
             }
             None => imported.notes.push(
                 "input_validators/ has no C, C++ or Python 3 program for bugrank to run (checktestdata is not run): kept in package/, not run".to_owned(),
@@ -391,6 +395,18 @@ fn take_validator(validators: &[(String, Vec<u8>)], into: &str, what: &str, file
     for other in programs.iter().filter(|folder| **folder != chosen) {
         imported.notes.push(format!("{other}/: {what} besides {chosen}/, which alone is run here (judges run every one): left out"));
     }
+    let scripts: Vec<&str> = validators
+        .iter()
+        .filter(|(path, _)| program(path) == chosen)
+        .map(|(path, _)| path.rsplit_once('/').map_or(path.as_str(), |(_, name)| name))
+        .filter(|name| ["build", "run"].contains(name))
+        .collect();
+    if !scripts.is_empty() {
+        imported.notes.push(format!(
+            "{chosen}/ has its own `{}` script, which bugrank does not run: it builds the sources itself and runs the program with the judges' arguments (input, answer, feedback directory), which a `run` script may have changed",
+            scripts.join("` and `")
+        ));
+    }
     for (path, bytes) in validators.iter().filter(|(path, _)| program(path) == chosen) {
         let name = path.rsplit_once('/').map_or(path.as_str(), |(_, name)| name);
         let name = match name.strip_suffix(".py3") {
@@ -465,10 +481,10 @@ fn limits_toml(limits: &PackageLimits, notes: &mut Vec<String>) -> String {
         "the reference may use up to {} fuel on one input (limits.reference_fuel, the most bugrank allows): it runs on the package's largest tests",
         crate::executor::MAX_REFERENCE_FUEL
     ));
-    if let Some(mib) = limits.output {
-        let max = MAX_OUTPUT_BYTES as u64;
-        toml.push_str(&format!("output_bytes = {}\n", (mib << 20).clamp(1, max)));
-    }
+    // (Without one, the package format's own default: bugrank's, 64 KiB, refused an output
+    // of two 131,070-character lines that judges read as a wrong answer.)
+    let output = limits.output.unwrap_or(PACKAGE_OUTPUT_MIB);
+    toml.push_str(&format!("output_bytes = {}\n", (output << 20).clamp(1, MAX_OUTPUT_BYTES as u64)));
     notes.push(
         "time: a judge's time limit is seconds of wall clock; bugrank counts instructions (fuel), the same on every machine: a hand-in's budget is relative to the reference on the same input (limits.fuel_factor, 20 times by default) and at least the judges' limit, limits.fuel_limit, which `bugrank import` sets from the accepted submissions' runs on the package's tests".to_owned(),
     );
@@ -594,6 +610,14 @@ fn reference_candidates(dir: &Path) -> Vec<String> {
     reference.into_iter().chain(compiled).chain(twin).chain(python).collect()
 }
 
+/// The least time limit [`set_time_limit`] sets, in fuel: judges round theirs to whole
+/// seconds, at least one (problemtools: `max(1, int(0.5 + multiplier × slowest))`), and
+/// a second of a judge's machine runs well over a billion instructions. Without it a
+/// package whose accepted runs take microseconds gave every run a few of them: a Python
+/// hand-in's `RecursionError` (some 6 million instructions, 2 ms natively) timed out where
+/// judges see it crash.
+pub const LEAST_TIME_LIMIT_FUEL: u64 = 1_000_000_000;
+
 /// The time limit [`set_time_limit`] set: a judge's, in fuel, and the run it comes from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimeLimit {
@@ -606,8 +630,8 @@ pub struct TimeLimit {
 /// Sets the judge's time limit of the problem imported into `dir`, as problemtools does:
 /// `multiplier` (the package's `time_multiplier`, see [`Imported::time_multiplier`]) times
 /// the most fuel the reference or any `correct-` example uses on one of the course's tests
-/// (the package's data), written as `limits.fuel_limit` in `problem.toml` and said in
-/// `IMPORT.md`. A judge-accepted solution that is slower than the reference by more than
+/// (the package's data), at least [`LEAST_TIME_LIMIT_FUEL`], written as
+/// `limits.fuel_limit` in `problem.toml` and said in `IMPORT.md`. A judge-accepted solution that is slower than the reference by more than
 /// the budget's factor then passes, as it does on the judge, and the package's
 /// `slow-` examples must still fail (`check-problem` checks). `Ok(None)` when no accepted
 /// run could be measured (no course test, or none that an accepted submission passed).
@@ -633,7 +657,8 @@ pub fn set_time_limit(sandbox: &Sandbox, builder: &Builder, dir: &Path, multipli
     }
     let Some((program, test, fuel)) = slowest else { return Ok(None) };
     let most = crate::problem_dir::MAX_FUEL_FLOOR;
-    let limit = TimeLimit { fuel: (((fuel as f64) * multiplier).ceil() as u64).min(most), slowest: (who(program), test.to_owned(), fuel) };
+    let limit = ((fuel as f64) * multiplier).ceil() as u64;
+    let limit = TimeLimit { fuel: limit.max(LEAST_TIME_LIMIT_FUEL).min(most), slowest: (who(program), test.to_owned(), fuel) };
     rewrite(dir, "problem.toml", |toml| toml.replacen("\n[limits]\n", &format!("\n[limits]\nfuel_limit = {}\n", limit.fuel), 1))?;
     add_notes(dir, &[limit.in_words(multiplier)])?;
     Ok(Some(limit))
@@ -644,8 +669,9 @@ impl TimeLimit {
     pub fn in_words(&self, multiplier: f64) -> String {
         let (who, test, fuel) = &self.slowest;
         format!(
-            "time limit: {multiplier} times the slowest accepted run, as the judges set theirs: {who} used {fuel} fuel on the course's test `{test}`, so any run may use {} (limits.fuel_limit)",
-            self.fuel
+            "time limit: {multiplier} times the slowest accepted run, as the judges set theirs: {who} used {fuel} fuel on the course's test `{test}`, so any run may use {}{} (limits.fuel_limit)",
+            self.fuel,
+            if self.fuel == LEAST_TIME_LIMIT_FUEL { ", the least limit, as judges give at least a second" } else { "" }
         )
     }
 }
@@ -943,7 +969,7 @@ fn package_files_said(own: &OwnFiles, notes: &mut Vec<String>) {
         notes.push(format!("`.timelimit` ({seconds} s): a judge's seconds of wall clock are not read; bugrank's budgets are relative to the reference's instructions (limits.fuel_factor)"));
     }
     let (data, _) = own.files_under("data");
-    let groups: Vec<&String> = data.iter().filter(|path| path.ends_with("testdata.yaml")).collect();
+    let groups: Vec<&String> = data.iter().filter(|path| TEST_GROUP_FILES.iter().any(|name| path.ends_with(name))).collect();
     if !groups.is_empty() {
         let named: Vec<&str> = groups.iter().map(|path| path.as_str()).collect();
         notes.push(format!(
@@ -953,8 +979,12 @@ fn package_files_said(own: &OwnFiles, notes: &mut Vec<String>) {
     }
 }
 
-/// A package's `testdata.yaml` files, each read once, and its test groups: a group is a
-/// folder of `data/sample` or `data/secret` holding tests.
+/// The names of a test group's settings file: the legacy and 2023 formats' `testdata.yaml`,
+/// the 2025 format's `test_group.yaml`.
+const TEST_GROUP_FILES: [&str; 2] = ["testdata.yaml", "test_group.yaml"];
+
+/// A package's `testdata.yaml` (or `test_group.yaml`) files, each read once, and its test
+/// groups: a group is a folder of `data/sample` or `data/secret` holding tests.
 struct TestGroups {
     /// The files that exist and read, by path.
     files: BTreeMap<String, serde_yaml_ng::Value>,
@@ -977,14 +1007,16 @@ fn test_groups(own: &OwnFiles, notes: &mut Vec<String>) -> TestGroups {
         let mut applying = Vec::new();
         let mut folder = group;
         loop {
-            let path = format!("{folder}/testdata.yaml");
-            if tried.insert(path.clone())
-                && let Some(yaml) = testdata_yaml(own, &path, notes)
-            {
-                read.files.insert(path.clone(), yaml);
-            }
-            if read.files.contains_key(&path) {
-                applying.push(path);
+            for name in TEST_GROUP_FILES {
+                let path = format!("{folder}/{name}");
+                if tried.insert(path.clone())
+                    && let Some(yaml) = testdata_yaml(own, &path, notes)
+                {
+                    read.files.insert(path.clone(), yaml);
+                }
+                if read.files.contains_key(&path) {
+                    applying.push(path);
+                }
             }
             match folder.rsplit_once('/') {
                 Some((parent, _)) if folder != "data" => folder = parent,
@@ -996,24 +1028,40 @@ fn test_groups(own: &OwnFiles, notes: &mut Vec<String>) -> TestGroups {
     read
 }
 
-/// The flags of one of a package's validators (`key`: `input_validator_flags` or
-/// `output_validator_flags`) that its test groups give, each list once, in the groups'
-/// order: a group's are those of the nearest `testdata.yaml` that sets `key` (a group
-/// inherits its parent's, as problemtools reads them). Flags given other than as text (the
-/// 2023 format's flags per validator) are said in `notes`.
+/// The flags of one of a package's validators (`key`: `input_validator` or
+/// `output_validator`) that its test groups give, each list once, in the groups' order: a
+/// group's are those of the nearest `testdata.yaml` that sets `KEY_flags` (one line) or,
+/// as the 2023 and 2025 formats name them, `KEY_args` (a list) (a group inherits its
+/// parent's, as problemtools reads them). Flags given otherwise (the 2023 format's flags
+/// per validator) are said in `notes`.
 fn group_flags(test_groups: &TestGroups, key: &str, notes: &mut Vec<String>) -> Vec<Vec<String>> {
     let mut found: Vec<Vec<String>> = Vec::new();
+    let keys = [format!("{key}_flags"), format!("{key}_args")];
     for applying in &test_groups.groups {
-        let set = applying.iter().find_map(|path| Some((path, test_groups.files[path].get(key).filter(|set| !set.is_null())?)));
+        let set = applying.iter().find_map(|path| {
+            let yaml = &test_groups.files[path];
+            keys.iter().find_map(|key| Some((path, key, yaml.get(key).filter(|set| !set.is_null())?)))
+        });
         let flags = match set {
-            Some((_, serde_yaml_ng::Value::String(flags))) => flags.split_whitespace().map(str::to_owned).collect(),
             None => Vec::new(),
-            Some((path, _)) => {
-                let said = format!("{path}: {key} other than one line of flags (flags per validator) is not read");
-                if !notes.contains(&said) {
-                    notes.push(said);
-                }
-                Vec::new()
+            Some((path, key, value)) => {
+                let word = |value: &serde_yaml_ng::Value| match value {
+                    serde_yaml_ng::Value::String(text) => Some(text.clone()),
+                    serde_yaml_ng::Value::Number(number) => Some(number.to_string()),
+                    _ => None,
+                };
+                let flags = match value {
+                    serde_yaml_ng::Value::String(flags) => Some(flags.split_whitespace().map(str::to_owned).collect()),
+                    serde_yaml_ng::Value::Sequence(list) => list.iter().map(word).collect(),
+                    _ => None,
+                };
+                flags.unwrap_or_else(|| {
+                    let said = format!("{path}: {key} other than one line or one list of flags (flags per validator) is not read");
+                    if !notes.contains(&said) {
+                        notes.push(said);
+                    }
+                    Vec::new()
+                })
             }
         };
         if !found.contains(&flags) {

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use course::import::{TimeLimit, choose_reference, import_package, set_time_limit};
+use course::import::{LEAST_TIME_LIMIT_FUEL, TimeLimit, choose_reference, import_package, set_time_limit};
 use course::problem_check::run_check_problem;
 use end_to_end::{can_build, grade_without_roster, parse_args, root, tools};
 use grader::FailureKind;
@@ -223,7 +223,7 @@ fn an_accepted_solution_slower_than_the_reference_passes_within_the_judges_time_
     // on the star of 8,001 nodes; the limit is the legacy format's 5 times its run.
     let (who, test, fuel) = &limit.slowest;
     assert_eq!((who.as_str(), test.as_str()), ("`correct-height_dedupe`", "secret-04-big-star"), "{limit:?}");
-    assert_eq!(limit.fuel, fuel * 5);
+    assert_eq!(limit.fuel, (fuel * 5).max(LEAST_TIME_LIMIT_FUEL));
     assert!(file(&dir, "problem.toml").contains(&format!("fuel_limit = {}\n", limit.fuel)));
     assert!(file(&dir, "IMPORT.md").contains("time limit: 5 times the slowest accepted run, as the judges set theirs: `correct-height_dedupe` used"));
     // It is many times slower than the reference there, and passes within the judges'
@@ -712,4 +712,56 @@ fn an_interactive_problem_whose_interactor_is_in_python_judges_as_with_its_cpp_o
             "output  \"<10\\n>dig 5\\n<right\\n>dig 8\\n<left\\n>dig 6\\n<right\\n>dig 7\\n<found\\n\"",
         ],
     );
+}
+
+#[test]
+fn a_judges_time_limit_is_at_least_a_second_so_a_python_recursion_error_is_a_crash_as_judges_see_it() {
+    // Accepted runs of some thousand instructions: five times the slowest is microseconds,
+    // where judges give at least a second, in which Python's RecursionError (some six
+    // million instructions) ends the run as a crash, as problemtools' run_time_error/ says.
+    let out = tempfile::tempdir().unwrap();
+    let package = out.path().join("echo");
+    write_files(
+        &package,
+        &[
+            ("problem.yaml", "name: Echo\n"),
+            ("data/sample/1.in", "999\n"),
+            ("data/sample/1.ans", "999\n"),
+            ("submissions/accepted/echo.py", "print(input())\n"),
+            ("submissions/run_time_error/recursion.py", "def f():\n    f()\n\n\nf()\n"),
+        ],
+    );
+    let dir = out.path().join("imported");
+    let imported = import_package(&package, &dir).unwrap();
+    let limit = set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_multiplier).unwrap().expect("a time limit");
+    assert!(limit.slowest.2 * 5 < LEAST_TIME_LIMIT_FUEL && limit.fuel == LEAST_TIME_LIMIT_FUEL, "{limit:?}");
+    assert!(file(&dir, "IMPORT.md").contains(", the least limit, as judges give at least a second (limits.fuel_limit)"));
+    passes_check(&dir, &["ok    the example `crash-recursion` fails some input by crashing", "RecursionError: maximum recursion depth exceeded"]);
+}
+
+#[test]
+fn the_2025_formats_test_group_yaml_gives_the_validators_arguments_as_lists() {
+    // As DOMjudge's fltcmp in BAPCtools' tests: `data/test_group.yaml` (the 2025 format's
+    // testdata.yaml) with `output_validator_args`, a list, where older packages have one
+    // line of `output_validator_flags`.
+    let out = tempfile::tempdir().unwrap();
+    let package = out.path().join("fltcmp");
+    write_files(
+        &package,
+        &[
+            ("problem.yaml", "problem_format_version: 2025-09\ntype: pass-fail\nname: fltcmp\n"),
+            ("data/test_group.yaml", "output_validator_args: [float_tolerance, \"1E-6\"]\ninput_validator_args: [--max, 10]\n"),
+            ("data/sample/1.in", "1\n"),
+            ("data/sample/1.ans", "0.50000000001\n"),
+            ("input_validators/check.py", "import sys\nassert sys.argv[1:] == ['--max', '10']\nsys.exit(42)\n"),
+            ("submissions/accepted/half.c", "#include <stdio.h>\nint main(void) { int n; scanf(\"%d\", &n); printf(\"%.7f\\n\", n / 2.0); return 0; }\n"),
+        ],
+    );
+    let dir = out.path().join("imported");
+    import_package(&package, &dir).unwrap();
+    let toml = file(&dir, "problem.toml");
+    assert!(toml.contains("float_absolute = 1e-6\nfloat_relative = 1e-6\n") && toml.contains("[input_validator]\nflags = [\"--max\", \"10\"]\n"), "{toml}");
+    if can_build(&[Language::C]) {
+        passes_check(&dir, &["ok    the reference agrees with the course's 1 test", "ok    the input validator accepts"]);
+    }
 }
