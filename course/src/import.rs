@@ -616,7 +616,7 @@ fn reference_candidates(dir: &Path) -> Vec<String> {
 /// package whose accepted runs take microseconds gave every run a few of them: a Python
 /// hand-in's `RecursionError` (some 6 million instructions, 2 ms natively) timed out where
 /// judges see it crash.
-pub const LEAST_TIME_LIMIT_FUEL: u64 = 1_000_000_000;
+pub const LEAST_TIME_LIMIT_FUEL: u64 = sandbox::FUEL_PER_SECOND;
 
 /// The time limit [`set_time_limit`] set: a judge's, in fuel, and the run it comes from.
 #[derive(Debug, Clone, PartialEq)]

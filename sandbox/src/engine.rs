@@ -969,7 +969,8 @@ fn configured(slots: u32, keep_resident: usize, memories: u32) -> Result<Configu
         .and_then(|linker| linker.func_wrap("bugrank", "output", stdio::output))
         .map_err(|e| SandboxError::Engine(format!("{e:#}")))?;
     // The calls whose work fuel would not see are done by `stdio.rs`, which charges for
-    // that work (and whose `poll_oneoff` never sleeps: the clocks are frozen); the
+    // that work (its clocks count the run's fuel, and its `poll_oneoff` charges a sleep's
+    // time as fuel); the
     // arguments, environment and exit by `process.rs`, so that most runs build no WASI
     // context at all.
     linker.allow_shadowing(true);
@@ -982,6 +983,8 @@ fn configured(slots: u32, keep_resident: usize, memories: u32) -> Result<Configu
         .and_then(|linker| linker.func_wrap(preview1, "fd_write", stdio::fd_write))
         .and_then(|linker| linker.func_wrap(preview1, "random_get", stdio::random_get))
         .and_then(|linker| linker.func_wrap(preview1, "poll_oneoff", stdio::poll_oneoff))
+        .and_then(|linker| linker.func_wrap(preview1, "clock_time_get", stdio::clock_time_get))
+        .and_then(|linker| linker.func_wrap(preview1, "clock_res_get", stdio::clock_res_get))
         .and_then(|linker| linker.func_wrap(preview1, "args_sizes_get", process::args_sizes_get))
         .and_then(|linker| linker.func_wrap(preview1, "args_get", process::args_get))
         .and_then(|linker| linker.func_wrap(preview1, "environ_sizes_get", process::environ_sizes_get))

@@ -3,9 +3,9 @@
 //! This is the only crate of bugrank that knows wasmtime and the only one that runs
 //! untrusted code. A program is a WASI preview 1 *command*: it reads its input from stdin,
 //! writes its answer to stdout and exits. Each run gets a fresh instance with no files,
-//! no environment, no arguments beyond a program name, no network, a fixed clock and
-//! seeded random bytes, so the same module on the same input always behaves the same,
-//! down to the fuel it uses.
+//! no environment, no arguments beyond a program name, no network, clocks that count its
+//! own instructions (a nanosecond each, from 2000-01-01) and seeded random bytes, so the
+//! same module on the same input always behaves the same, down to the fuel it uses.
 //!
 //! Everything that can go wrong *inside* a run (a trap, running out of fuel, memory or
 //! output, a non-zero exit) is an [`Outcome`], never an error. [`SandboxError`] is kept for
@@ -56,7 +56,7 @@ pub use engine::{Program, Sandbox};
 pub use file_table::{Files, MAX_OPEN_FILES, MAX_WRITTEN_FILES};
 pub use interpreter::{COMPILE_FUEL, Interpreter, InterpreterSpec, MAX_COMPILED_BYTES, UNCAUGHT};
 pub use limits::{
-    EPOCH_TICK, HOST_STACK_BYTES, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_STACK_BYTES, MAX_WASM_STACK_BYTES, RUN_THREAD_STACK_BYTES,
+    EPOCH_TICK, FUEL_PER_SECOND, HOST_STACK_BYTES, Limits, MAX_MEMORY_BYTES, MAX_MODULE_BYTES, MAX_STACK_BYTES, MAX_WASM_STACK_BYTES, RUN_THREAD_STACK_BYTES,
     STDERR_LIMIT_BYTES, WALL_CLOCK_LIMIT,
 };
 pub use pipe::Speaker;

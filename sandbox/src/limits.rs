@@ -34,6 +34,14 @@ pub const RUN_THREAD_STACK_BYTES: usize = MAX_STACK_BYTES + HOST_STACK_BYTES + (
 /// [`crate::Outcome::OutputLimit`] like a flood on stdout.
 pub const STDERR_LIMIT_BYTES: usize = 64 << 10;
 
+/// Units of fuel in one second of a run's clocks (see `stdio.rs`, [`clock_time_get`]): a
+/// run's time is the fuel it has used, a nanosecond each, about what a judge's machine
+/// runs of compiled code (well over a billion instructions a second), so that a program
+/// that waits for its clock to pass a deadline, or sleeps, spends what it would natively.
+///
+/// [`clock_time_get`]: https://github.com/WebAssembly/WASI/blob/main/legacy/preview1/docs.md#clock_time_get
+pub const FUEL_PER_SECOND: u64 = 1_000_000_000;
+
 /// The wall-clock backstop of one run, independent of fuel. Fuel bounds the guest's own
 /// instructions; this bounds everything else a run could spend time on (host calls whose
 /// work fuel does not see). The largest fuel budget, a reference's billion, runs in a few

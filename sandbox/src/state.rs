@@ -1,5 +1,5 @@
 //! What a run's store holds ([`RunState`]): the guest's standard streams, its WASI context
-//! (frozen clocks, fixed random bytes, one argument, nothing else), its memory limit and a
+//! (fixed random bytes, one argument, nothing else; its clocks count its fuel), its memory limit and a
 //! generator's choices. A leaf: the engine makes it, the host calls (`stdio.rs`,
 //! `process.rs`) and a kept instance (`warm.rs`) work on it.
 
@@ -16,9 +16,11 @@ use crate::limits::{Limits, MAX_MEMORY_BYTES, STDERR_LIMIT_BYTES};
 /// programs need some hundreds).
 const MAX_TABLE_ELEMENTS: usize = 100_000;
 
-/// The guest's clocks are frozen at this instant (2000-01-01T00:00:00Z), so a program that
-/// prints the time or seeds itself from the clock still behaves the same on every run.
-const FROZEN_CLOCK: Duration = Duration::from_secs(946_684_800);
+/// The guest's wall clock starts at this instant (2000-01-01T00:00:00Z) and runs with its
+/// fuel (see `stdio.rs`, `clock_time_get`), so a program that prints the time or seeds
+/// itself from the clock still behaves the same on every run. (wasmtime-wasi's own clocks,
+/// which only an interpreter's initialisation reads, stay there.)
+pub(crate) const FROZEN_CLOCK: Duration = Duration::from_secs(946_684_800);
 
 /// The bytes the guest gets from `random_get`, repeated: the same on every run.
 const RANDOM_SEED_BYTES: [u8; 32] = *b"bugrank: same input, same answer";
@@ -45,6 +47,9 @@ pub(crate) struct RunState {
     pub(crate) choices: Option<Box<dyn Choices>>,
     /// A validator's files (see `files.rs`); `None` for every other run.
     pub(crate) files: Option<FileTable>,
+    /// The fuel the run was given: what it has used since is its clocks' time (see
+    /// `stdio.rs`, `clock_time_get`).
+    pub(crate) start_fuel: u64,
 }
 
 impl RunState {
@@ -66,7 +71,7 @@ impl RunState {
             pipe: None,
         };
         let memory = MemoryLimit { max_bytes: memory_cap(limits, base_memory), refused: false };
-        RunState { wasi: None, args: vec![name.to_owned()], stdio, memory, choices, files: None }
+        RunState { wasi: None, args: vec![name.to_owned()], stdio, memory, choices, files: None, start_fuel: limits.fuel }
     }
 
     /// The run's WASI context, built on first use: see [`wasi_context`].
@@ -76,8 +81,9 @@ impl RunState {
     }
 }
 
-/// Every run's WASI context: clocks frozen, randomness fixed, `arg0` as the one argument,
-/// no environment, no files.
+/// Every run's WASI context: clocks frozen (a run's own are the sandbox's, `stdio.rs`; these
+/// are an interpreter's initialisation's), randomness fixed, `arg0` as the one argument, no
+/// environment, no files.
 pub(crate) fn wasi_context(arg0: &str) -> WasiCtxBuilder {
     let mut builder = WasiCtxBuilder::new();
     builder

@@ -84,9 +84,14 @@ fn buffers(data: &[u8], at: u32, count: u32) -> Option<Vec<(usize, usize)>> {
 
 /// Stores `value` little-endian at `at`; false when that is outside `data`.
 pub(crate) fn store_u32(data: &mut [u8], at: u32, value: u32) -> bool {
-    match data.get_mut(at as usize..(at as usize).saturating_add(4)) {
+    store(data, at, &value.to_le_bytes())
+}
+
+/// Stores `bytes` at `at`; false when that is outside `data`.
+fn store(data: &mut [u8], at: u32, bytes: &[u8]) -> bool {
+    match data.get_mut(at as usize..(at as usize).saturating_add(bytes.len())) {
         Some(slot) => {
-            slot.copy_from_slice(&value.to_le_bytes());
+            slot.copy_from_slice(bytes);
             true
         }
         None => false,
@@ -254,23 +259,84 @@ pub(crate) fn random_get(mut caller: Caller<'_, RunState>, buf: i32, len: i32) -
     Ok(ERRNO_SUCCESS)
 }
 
-/// `poll_oneoff(subscriptions, events, count, nevents) -> errno` without waiting: every
-/// subscription (a clock, or a file descriptor ready to read or write) is reported as an
-/// event at once, since the clocks are frozen and a sleep has nothing to wait for. Each
-/// subscription is 48 bytes (userdata, then the tag), each event 32 (userdata, errno,
-/// type, then for descriptors the bytes available and flags, left 0). A guest that polls
-/// in a loop burns fuel.
+/// The run's time on clock `id` (WASI's: 0 realtime, 1 monotonic, 2 and 3 the process's
+/// and the thread's CPU time), in nanoseconds: the fuel it has used so far, one nanosecond
+/// each ([`crate::FUEL_PER_SECOND`] a second), after 2000-01-01 for the wall clock and
+/// from 0 for the others. Deterministic, as fuel is: a loop that waits for its clock to
+/// pass a deadline ends when it has spent that long in instructions, as natively, and the
+/// same way on every run. `None` for another clock.
+fn now(caller: &mut Caller<'_, RunState>, id: u32) -> wasmtime::Result<Option<u64>> {
+    let used = caller.data().start_fuel.saturating_sub(caller.get_fuel()?);
+    let nanos = used.saturating_mul(1_000_000_000 / crate::FUEL_PER_SECOND);
+    Ok(match id {
+        0 => Some((crate::state::FROZEN_CLOCK.as_nanos() as u64).saturating_add(nanos)),
+        1..=3 => Some(nanos),
+        _ => None,
+    })
+}
+
+/// `clock_time_get(id, precision, time) -> errno`: the run's time on clock `id` (see
+/// [`now`]).
+pub(crate) fn clock_time_get(mut caller: Caller<'_, RunState>, id: i32, _precision: i64, time: i32) -> wasmtime::Result<i32> {
+    match now(&mut caller, id as u32)? {
+        Some(value) => Ok(put_u64(&mut caller, time, value)),
+        None => Ok(ERRNO_INVAL),
+    }
+}
+
+/// `clock_res_get(id, resolution) -> errno`: a nanosecond, for every clock [`now`] knows.
+pub(crate) fn clock_res_get(mut caller: Caller<'_, RunState>, id: i32, resolution: i32) -> wasmtime::Result<i32> {
+    match now(&mut caller, id as u32)? {
+        Some(_) => Ok(put_u64(&mut caller, resolution, 1)),
+        None => Ok(ERRNO_INVAL),
+    }
+}
+
+/// Writes `value` at `at` in the guest's memory, recorded as written: the errno.
+fn put_u64(caller: &mut Caller<'_, RunState>, at: i32, value: u64) -> i32 {
+    let Some(memory) = memory(caller) else { return ERRNO_FAULT };
+    let (data, state) = memory.data_and_store_mut(caller);
+    if !store(data, at as u32, &value.to_le_bytes()) {
+        return ERRNO_FAULT;
+    }
+    state.stdio.wrote.push((at as u32 as usize, 8));
+    ERRNO_SUCCESS
+}
+
+/// `poll_oneoff(subscriptions, events, count, nevents) -> errno`: every subscription (a
+/// clock, or a file descriptor ready to read or write) is reported as an event at once.
+/// Waiting costs what it would natively, in the clocks' time: a poll of clocks alone (a
+/// sleep) charges the fuel of the shortest of them (an absolute one's time from [`now`]),
+/// so a program that sleeps past its budget runs out of time, the same way on every run;
+/// with a descriptor among them nothing is waited for. Each subscription is 48 bytes
+/// (userdata, the tag; a clock's id at 16, its timeout at 24, its flags at 40, bit 0
+/// absolute), each event 32 (userdata, errno, type, then for descriptors the bytes
+/// available and flags, left 0). A guest that polls in a loop burns fuel.
 pub(crate) fn poll_oneoff(mut caller: Caller<'_, RunState>, subscriptions: i32, events: i32, count: i32, nevents: i32) -> wasmtime::Result<i32> {
     if count <= 0 || count as usize > MAX_BUFFERS {
         return Ok(ERRNO_INVAL);
     }
     let Some(memory) = memory(&mut caller) else { return Ok(ERRNO_FAULT) };
-    let (data, state) = memory.data_and_store_mut(&mut caller);
     let (subscriptions, events, count) = (subscriptions as u32 as usize, events as u32 as usize, count as usize);
+    let data = memory.data(&caller);
     let fits = |at: usize, len: usize| at.checked_add(len).is_some_and(|end| end <= data.len());
     if !fits(subscriptions, 48 * count) || !fits(events, 32 * count) {
         return Ok(ERRNO_FAULT);
     }
+    // The clocks' subscriptions (id, timeout, absolute), or none when a descriptor is among
+    // them.
+    let field = |at: usize, len: usize| data[at..at + len].iter().rev().fold(0u64, |value, byte| value << 8 | u64::from(*byte));
+    let clocks: Option<Vec<(u32, u64, bool)>> = (0..count)
+        .map(|i| subscriptions + 48 * i)
+        .map(|at| (data[at + 8] == 0).then(|| (field(at + 16, 4) as u32, field(at + 24, 8), field(at + 40, 2) & 1 == 1)))
+        .collect();
+    let mut wait = None;
+    for (id, timeout, absolute) in clocks.unwrap_or_default() {
+        let Some(now) = now(&mut caller, id)? else { continue };
+        let left = if absolute { timeout.saturating_sub(now) } else { timeout };
+        wait = Some(wait.map_or(left, |shortest: u64| shortest.min(left)));
+    }
+    let (data, state) = memory.data_and_store_mut(&mut caller);
     for i in 0..count {
         let subscription = subscriptions + 48 * i;
         let mut event = [0u8; 32];
@@ -283,6 +349,7 @@ pub(crate) fn poll_oneoff(mut caller: Caller<'_, RunState>, subscriptions: i32, 
         return Ok(ERRNO_FAULT);
     }
     state.stdio.wrote.push((nevents as u32 as usize, 4));
-    charge(&mut caller, BUFFER_FUEL * count as u64)?;
+    let waited = wait.unwrap_or(0) / (1_000_000_000 / crate::FUEL_PER_SECOND);
+    charge(&mut caller, (BUFFER_FUEL * count as u64).saturating_add(waited))?;
     Ok(ERRNO_SUCCESS)
 }

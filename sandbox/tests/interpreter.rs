@@ -149,7 +149,7 @@ fn nothing_of_the_host_reaches_a_python_program() {
     assert!(said(run("import os\nos.listdir('/usr/local/lib')\n")).contains("Error"), "the library is not a file during runs");
     assert!(said(run("import os\nos.listdir('/')\n")).contains("Error"));
     check("import os\nprint(dict(os.environ))\n", "", Outcome::Exited(0), "{}\n");
-    check("import time\nprint(time.time())\n", "", Outcome::Exited(0), "946684800.0\n");
+    check("import time\nprint(int(time.time()))\n", "", Outcome::Exited(0), "946684800\n");
 }
 
 #[test]
@@ -431,4 +431,16 @@ fn a_kept_instance_starts_every_run_as_a_new_one_whatever_the_last_run_did() {
         assert_eq!(sandbox().run(&probe, b"1\n2\n", &limits).unwrap(), first, "the probe after a program that {what}");
     }
     assert!(python().kept_runs() > kept_before, "runs started in kept instances");
+}
+
+#[test]
+fn a_python_programs_clocks_count_its_instructions_and_a_sleep_costs_its_time() {
+    let limits = Limits { fuel: 2_000_000_000, ..Limits::default() };
+    let program = compile("import time\nstart = time.monotonic()\ntime.sleep(0.5)\nprint(round(time.monotonic() - start, 2), int(time.time()))\n").unwrap();
+    let run = sandbox().run(&program, b"", &limits).unwrap();
+    assert_eq!((run.outcome.clone(), String::from_utf8_lossy(&run.stdout).into_owned()), (Outcome::Exited(0), "0.5 946684800\n".to_owned()));
+    assert!(run.fuel_used >= 500_000_000, "{}", run.fuel_used);
+    assert_eq!(sandbox().run(&program, b"", &limits).unwrap(), run, "the same run, fuel and all");
+    let program = compile("import time\ntime.sleep(3)\n").unwrap();
+    assert_eq!(sandbox().run(&program, b"", &limits).unwrap().outcome, Outcome::Timeout);
 }

@@ -101,22 +101,30 @@ fn run_within(program: Program, limit: std::time::Duration) -> sandbox::Run {
 }
 
 #[test]
-fn a_sleep_returns_at_once_instead_of_waiting_in_real_time() {
-    // One relative clock subscription of 2^62 ns (146 years) at offset 2000, its event at
-    // 3000: the event carries the subscription's userdata (7) and the clock type (0).
-    let poll = r#"(import "wasi_snapshot_preview1" "poll_oneoff" (func $poll (param i32 i32 i32 i32) (result i32)))"#;
-    let body = "
-        (i64.store (i32.const 2000) (i64.const 7))
-        (i32.store8 (i32.const 2008) (i32.const 0))
-        (i32.store (i32.const 2016) (i32.const 1))
-        (i64.store (i32.const 2024) (i64.const 0x4000000000000000))
-        (if (i32.ne (call $poll (i32.const 2000) (i32.const 3000) (i32.const 1) (i32.const 3100)) (i32.const 0)) (then (unreachable)))
-        (if (i64.ne (i64.load (i32.const 3000)) (i64.const 7)) (then (unreachable)))
-        (if (i32.ne (i32.load (i32.const 3100)) (i32.const 1)) (then (unreachable)))
-        (call $write (i32.const 1) (i32.const 100) (i32.const 6))";
-    let run = run_within(load("sleep.wat", &command(poll, body)), std::time::Duration::from_secs(10));
-    assert_eq!(run.outcome, Outcome::Exited(0));
-    assert_eq!(run.stdout, b"hello\n");
+fn a_sleep_does_not_wait_in_real_time_but_costs_its_time_in_fuel() {
+    // One relative clock subscription of `nanos` at offset 2000, its event at 3000: the
+    // event carries the subscription's userdata (7) and the clock type (0).
+    let sleep = |nanos: u64| {
+        let poll = r#"(import "wasi_snapshot_preview1" "poll_oneoff" (func $poll (param i32 i32 i32 i32) (result i32)))"#;
+        let body = format!(
+            "
+            (i64.store (i32.const 2000) (i64.const 7))
+            (i32.store8 (i32.const 2008) (i32.const 0))
+            (i32.store (i32.const 2016) (i32.const 1))
+            (i64.store (i32.const 2024) (i64.const {nanos}))
+            (if (i32.ne (call $poll (i32.const 2000) (i32.const 3000) (i32.const 1) (i32.const 3100)) (i32.const 0)) (then (unreachable)))
+            (if (i64.ne (i64.load (i32.const 3000)) (i64.const 7)) (then (unreachable)))
+            (if (i32.ne (i32.load (i32.const 3100)) (i32.const 1)) (then (unreachable)))
+            (call $write (i32.const 1) (i32.const 100) (i32.const 6))"
+        );
+        run_within(load("sleep.wat", &command(poll, &body)), std::time::Duration::from_secs(10))
+    };
+    // A millisecond: a million units of fuel, a nanosecond each.
+    let short = sleep(1_000_000);
+    assert_eq!((short.outcome, short.stdout.as_slice()), (Outcome::Exited(0), b"hello\n".as_slice()));
+    assert!((1_000_000..1_010_000).contains(&short.fuel_used), "{}", short.fuel_used);
+    // 2^62 ns (146 years): out of time at once, in fuel, not on the wall clock.
+    assert_eq!(sleep(1 << 62).outcome, Outcome::Timeout);
 }
 
 #[test]
@@ -206,17 +214,23 @@ fn output_up_to_the_limit_is_fine() {
 }
 
 #[test]
-fn the_clock_is_frozen_and_random_bytes_are_the_same_on_every_run() {
-    // Write 8 bytes of wall-clock time and 16 random bytes to stdout.
+fn the_clock_starts_in_2000_and_counts_the_runs_fuel_and_random_bytes_are_the_same_on_every_run() {
+    // Write 8 bytes of wall-clock time, 16 random bytes and the monotonic clock's 8 to
+    // stdout.
     let body = "(drop (call $clock_time_get (i32.const 0) (i64.const 1) (i32.const 200)))
                 (drop (call $random_get (i32.const 208) (i32.const 16)))
-                (call $write (i32.const 1) (i32.const 200) (i32.const 24))";
+                (drop (call $clock_time_get (i32.const 1) (i64.const 1) (i32.const 224)))
+                (call $write (i32.const 1) (i32.const 200) (i32.const 32))";
     let first = check(body, "", Outcome::Exited(0));
     let second = check(body, "", Outcome::Exited(0));
     assert_eq!(first.stdout, second.stdout);
-    let nanos = u64::from_le_bytes(first.stdout[..8].try_into().unwrap());
-    assert_eq!(nanos, 946_684_800 * 1_000_000_000, "2000-01-01T00:00:00Z");
-    assert_ne!(first.stdout[8..], [0; 16]);
+    let nanos = |at: usize| u64::from_le_bytes(first.stdout[at..at + 8].try_into().unwrap());
+    // The first call paid a host call's fuel before it read the clock; the second, two.
+    let since_2000 = nanos(0) - 946_684_800 * 1_000_000_000;
+    let call = sandbox::HOST_CALL_FUEL;
+    assert!((call..call + 100).contains(&since_2000), "2000-01-01T00:00:00Z and {since_2000} ns");
+    assert!((3 * call..3 * call + 100).contains(&nanos(24)), "{} ns", nanos(24));
+    assert_ne!(first.stdout[8..24], [0; 16]);
 }
 
 const ARGS_AND_ENVIRON: &str = r#"

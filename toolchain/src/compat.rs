@@ -7,7 +7,10 @@
 //! - `alarm`: sets nothing and returns 0 (the sandbox's time limit ends a run; no signal
 //!   ever arrives), and `signal`/`raise` are WASI's emulation;
 //! - `<bits/stdc++.h>`: every standard header that libc++ builds on WASI (not `<thread>`,
-//!   `<future>`, `<shared_mutex>`, `<filesystem>`, `<memory_resource>`, `<csetjmp>`).
+//!   `<future>`, `<shared_mutex>`, `<filesystem>`, `<memory_resource>`, `<csetjmp>`);
+//! - `<thread>`, which libc++ on WASI lacks: `std::this_thread` (`sleep_for`,
+//!   `sleep_until`, `yield`) for programs that sleep without threads (a sleep costs its
+//!   time in fuel, see the sandbox's clocks); `std::thread` itself does not build.
 //!
 //! The files are written into a build's directory under [`DIR`] (a hidden folder, so no
 //! hand-in's file can take its place: file names may not start with a dot), the header
@@ -33,11 +36,14 @@ pub const SOURCE: &str = include_str!("../compat/compat.c");
 /// `<bits/stdc++.h>`.
 pub const BITS_STDCXX: &str = include_str!("../compat/include/bits/stdc++.h");
 
+/// `<thread>`: `std::this_thread` alone.
+pub const THREAD: &str = include_str!("../compat/include/thread");
+
 /// The files a build of `language` gets, as (path under [`DIR`], text): none for Rust.
 pub fn files(language: Language) -> Vec<(&'static str, &'static str)> {
     match language {
         Language::C => vec![("compat.h", HEADER), ("compat.c", SOURCE)],
-        Language::Cpp => vec![("compat.h", HEADER), ("compat.cpp", SOURCE), ("include/bits/stdc++.h", BITS_STDCXX)],
+        Language::Cpp => vec![("compat.h", HEADER), ("compat.cpp", SOURCE), ("include/bits/stdc++.h", BITS_STDCXX), ("include/thread", THREAD)],
         Language::Rust | Language::Python => Vec::new(),
     }
 }

@@ -81,7 +81,10 @@ impl Language {
     /// with its pointer exported (`__stack_pointer`) so that the sandbox can tell a stack
     /// overflow from any other bad access. C and C++ also get WASI's signal emulation
     /// (`signal` and `raise` work; no signal arrives from outside) and bugrank's
-    /// compatibility file (`gets`, `alarm`, `<bits/stdc++.h>`: see [`crate::compat`]).
+    /// compatibility file (`gets`, `alarm`, `<bits/stdc++.h>`: see [`crate::compat`]), and
+    /// `clock()` and `times()` with wasi-libc's emulation of the process's clocks (without
+    /// it a program that calls `clock()` did not compile; the sandbox's clocks count the
+    /// run's instructions).
     /// Their local variables start as every byte 0xFF (`-ftrivial-auto-var-init=pattern`):
     /// a read before a value is given is the same wrong value on every machine, where
     /// `-O2` could otherwise fold it into a right answer and hide the bug. A function with
@@ -114,6 +117,7 @@ impl Language {
                     "-mllvm",
                     "-replexitval=never",
                     "-D_WASI_EMULATED_SIGNAL",
+                    "-D_WASI_EMULATED_PROCESS_CLOCKS",
                     "-mmutable-globals",
                     "-Wl,-z,stack-size=8388608",
                     "-Wl,--stack-first",
@@ -121,6 +125,7 @@ impl Language {
                     "-Wl,--strip-all",
                     "-lm",
                     "-lwasi-emulated-signal",
+                    "-lwasi-emulated-process-clocks",
                 ]
             };
         }

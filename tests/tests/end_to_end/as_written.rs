@@ -356,3 +356,31 @@ int main() {
         "~a\nholder: too big: 3\n~f0\n~f1\n~f2\n~f3\nf: bottom\ng: 40 5\nfn: 10 5\noor\nrethrown: stored\nmap at\ninner 2.5\nouter 1\nbad optional\n"
     );
 }
+
+#[test]
+fn a_programs_clocks_count_its_instructions_so_a_deadline_loop_ends_and_a_sleep_costs_its_time() {
+    if !can_build(&[Language::C, Language::Cpp]) {
+        return;
+    }
+    // A search that runs until its clock says a tenth of a second has passed, as
+    // heuristics that use their time limit are written: it ends, after some hundred million
+    // instructions, the same way on every run.
+    let deadline = "#include <stdio.h>\n#include <time.h>\nint main(void) {\n    clock_t start = clock();\n    long rounds = 0;\n    while (clock() - start < CLOCKS_PER_SEC / 10) rounds++;\n    printf(\"%s\\n\", rounds > 0 ? \"done\" : \"none\");\n    return 0;\n}\n";
+    let (_, first) = run(Language::C, "deadline.c", deadline, "");
+    assert_eq!((first.outcome.clone(), stdout(&first)), (Outcome::Exited(0), "done\n".to_owned()));
+    assert!((100_000_000..110_000_000).contains(&first.fuel_used), "{} fuel", first.fuel_used);
+    assert_eq!(run(Language::C, "deadline.c", deadline, "").1, first, "the same run, fuel and all");
+    // A sleep costs its time: a second is a billion; three are more than the run's two.
+    let sleeps = |seconds: &str| {
+        format!("#include <stdio.h>\n#include <unistd.h>\nint main(void) {{\n    sleep({seconds});\n    printf(\"awake\\n\");\n    return 0;\n}}\n")
+    };
+    let (_, one) = run(Language::C, "sleep.c", &sleeps("1"), "");
+    assert_eq!((one.outcome.clone(), stdout(&one)), (Outcome::Exited(0), "awake\n".to_owned()));
+    assert!((1_000_000_000..1_010_000_000).contains(&one.fuel_used), "{} fuel", one.fuel_used);
+    assert_eq!(run(Language::C, "sleep.c", &sleeps("3"), "").1.outcome, Outcome::Timeout);
+    // C++'s std::this_thread (libc++ on WASI has no <thread>: bugrank's has it, without
+    // std::thread), and chrono's clocks tell the time slept.
+    let cpp = "#include <chrono>\n#include <iostream>\n#include <thread>\nint main() {\n    using namespace std::chrono;\n    auto start = steady_clock::now();\n    std::this_thread::sleep_for(milliseconds(500));\n    std::this_thread::yield();\n    std::cout << duration_cast<milliseconds>(steady_clock::now() - start).count() << \" ms\\n\";\n}\n";
+    let (_, slept) = run(Language::Cpp, "sleep.cpp", cpp, "");
+    assert_eq!((slept.outcome.clone(), stdout(&slept)), (Outcome::Exited(0), "500 ms\n".to_owned()));
+}
