@@ -18,7 +18,8 @@
 //! | `submissions/rejected`, `brute_force`, `slow_accepted` (the 2023 format's, and tools') | `buggy-NAME` (fails some test), `slow-NAME`, `slowcorrect-NAME` (fails none but by time); `partially_accepted/` and unknown folders are said and left out |
 //! | a submission's extension: `.c`, `.cpp .cc .cxx .c++`, `.rs`, `.py .py3` | its language; Python 2 (`.py2`, or a `print` statement) is said and left out; two examples of one name keep their language in their ids (`correct-paul-c`, `correct-paul-rs`) |
 //! | `type: interactive` (2023) or `validation: custom interactive` | `oracle = "interactive"`: the output validator is the interactor, copied into `validator/` and built there (a package without one in C, C++ or Python 3 is refused, with the reason), a test's `.ans` its answer file |
-//! | `type: scoring`, `multi-pass`, `.timelimit`, `testdata.yaml`'s grading | said in `IMPORT.md` |
+//! | `limits: time_limit` (2023, 2025) or `.timelimit` (seconds), else `time_multiplier` (legacy) or `time_multipliers: ac_to_time_limit` | `limits.fuel_limit` ([`set_time_limit`]): the seconds, a billion fuel each, or the multiplier times the slowest accepted run, at least a second |
+//! | `type: scoring`, `multi-pass`, `testdata.yaml`'s grading | said in `IMPORT.md` |
 //!
 //! A package has no generator: the import writes `generator.rs`, which draws one of the
 //! sample inputs (so the problem is complete and checks at once), with the inputs' shape
@@ -103,9 +104,19 @@ pub struct Imported {
     pub todo: Vec<String>,
     /// What did not map exactly and how it was done instead, or what was left out.
     pub notes: Vec<String>,
-    /// The package's time multiplier: its time limit is this many times its slowest
-    /// accepted run ([`set_time_limit`] sets the fuel limit so).
-    pub time_multiplier: f64,
+    /// How the package sets its time limit ([`set_time_limit`] sets the fuel limit so).
+    pub time_rule: TimeRule,
+}
+
+/// How a package sets its time limit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TimeRule {
+    /// This many times its slowest accepted run (problemtools' `time_multiplier`, the 2023
+    /// format's `ac_to_time_limit`).
+    Multiplier(f64),
+    /// Seconds it gives itself: the 2023 and 2025 formats' `limits.time_limit`, or the
+    /// `.timelimit` file judges' tools write.
+    Seconds(f64),
 }
 
 /// The parts of `problem.yaml` the import reads (the rest is left alone).
@@ -159,6 +170,8 @@ struct PackageLimits {
     time_multiplier: Option<f64>,
     /// The 2023 format's (`ac_to_time_limit`, default [`TIME_MULTIPLIER_2023`]).
     time_multipliers: Option<TimeMultipliers>,
+    /// The 2023 and 2025 formats' time limit, in seconds, where the package sets it.
+    time_limit: Option<f64>,
     /// MiB.
     output: Option<u64>,
 }
@@ -204,13 +217,23 @@ pub fn import_package(package: &Path, out: &Path) -> CourseResult<Imported> {
     };
     let title: String = title.chars().filter(|c| !c.is_control() && *c != '"' && *c != '\\').collect();
 
-    let format_2023 = yaml.problem_format_version.as_deref().is_some_and(|version| version.trim().starts_with("2023"));
+    // (The 2023 format, or a later one: any version but the legacy one.)
+    let format_2023 = yaml.problem_format_version.as_deref().is_some_and(|version| !version.trim().starts_with("legacy"));
     let time_multiplier = match format_2023 {
         true => yaml.limits.time_multipliers.as_ref().and_then(|m| m.ac_to_time_limit).unwrap_or(TIME_MULTIPLIER_2023),
         false => yaml.limits.time_multiplier.unwrap_or(LEGACY_TIME_MULTIPLIER),
     };
     let time_multiplier = if time_multiplier.is_finite() && time_multiplier >= 1.0 { time_multiplier } else { LEGACY_TIME_MULTIPLIER };
-    let mut imported = Imported { dir: out.to_owned(), tests: 0, examples: BTreeMap::new(), todo: Vec::new(), notes: Vec::new(), time_multiplier };
+    let seconds = |value: f64| Some(value).filter(|seconds| seconds.is_finite() && *seconds > 0.0);
+    let timelimit_file = match own.read(".timelimit", 64) {
+        Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).trim().parse::<f64>().ok().and_then(seconds),
+        _ => None,
+    };
+    let time_rule = match yaml.limits.time_limit.and_then(seconds).or(timelimit_file) {
+        Some(seconds) => TimeRule::Seconds(seconds),
+        None => TimeRule::Multiplier(time_multiplier),
+    };
+    let mut imported = Imported { dir: out.to_owned(), tests: 0, examples: BTreeMap::new(), todo: Vec::new(), notes: Vec::new(), time_rule };
     let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     let validation = yaml.validation.as_deref().unwrap_or("default").trim().to_owned();
     let interactive = match (validation.contains("interactive"), yaml.kind.as_ref().is_some_and(|kind| kind.has("interactive"))) {
@@ -627,15 +650,16 @@ pub struct TimeLimit {
     pub slowest: (String, String, u64),
 }
 
-/// Sets the judge's time limit of the problem imported into `dir`, as problemtools does:
-/// `multiplier` (the package's `time_multiplier`, see [`Imported::time_multiplier`]) times
-/// the most fuel the reference or any `correct-` example uses on one of the course's tests
-/// (the package's data), at least [`LEAST_TIME_LIMIT_FUEL`], written as
-/// `limits.fuel_limit` in `problem.toml` and said in `IMPORT.md`. A judge-accepted solution that is slower than the reference by more than
+/// Sets the judge's time limit of the problem imported into `dir`, as problemtools does,
+/// by the package's `rule` ([`Imported::time_rule`]): its seconds, [`sandbox::FUEL_PER_SECOND`]
+/// each, or its multiplier times the most fuel the reference or any `correct-` example
+/// uses on one of the course's tests (the package's data), at least
+/// [`LEAST_TIME_LIMIT_FUEL`]; written as `limits.fuel_limit` in `problem.toml` and said in
+/// `IMPORT.md`. A judge-accepted solution that is slower than the reference by more than
 /// the budget's factor then passes, as it does on the judge, and the package's
 /// `slow-` examples must still fail (`check-problem` checks). `Ok(None)` when no accepted
 /// run could be measured (no course test, or none that an accepted submission passed).
-pub fn set_time_limit(sandbox: &Sandbox, builder: &Builder, dir: &Path, multiplier: f64) -> CourseResult<Option<TimeLimit>> {
+pub fn set_time_limit(sandbox: &Sandbox, builder: &Builder, dir: &Path, rule: TimeRule) -> CourseResult<Option<TimeLimit>> {
     let problem_dir = ProblemDir::load(sandbox, builder, dir)?;
     let examples_dir = dir.join("submissions");
     let files = if examples_dir.is_dir() { read_batch_dir(&examples_dir)? } else { Vec::new() };
@@ -657,22 +681,33 @@ pub fn set_time_limit(sandbox: &Sandbox, builder: &Builder, dir: &Path, multipli
     }
     let Some((program, test, fuel)) = slowest else { return Ok(None) };
     let most = crate::problem_dir::MAX_FUEL_FLOOR;
-    let limit = ((fuel as f64) * multiplier).ceil() as u64;
-    let limit = TimeLimit { fuel: limit.max(LEAST_TIME_LIMIT_FUEL).min(most), slowest: (who(program), test.to_owned(), fuel) };
+    let limit = match rule {
+        TimeRule::Multiplier(multiplier) => (((fuel as f64) * multiplier).ceil() as u64).max(LEAST_TIME_LIMIT_FUEL),
+        TimeRule::Seconds(seconds) => (seconds * sandbox::FUEL_PER_SECOND as f64).ceil() as u64,
+    };
+    let limit = TimeLimit { fuel: limit.min(most), slowest: (who(program), test.to_owned(), fuel) };
     rewrite(dir, "problem.toml", |toml| toml.replacen("\n[limits]\n", &format!("\n[limits]\nfuel_limit = {}\n", limit.fuel), 1))?;
-    add_notes(dir, &[limit.in_words(multiplier)])?;
+    add_notes(dir, &[limit.in_words(rule)])?;
     Ok(Some(limit))
 }
 
 impl TimeLimit {
     /// The limit and where it comes from, as `IMPORT.md` and the command say it.
-    pub fn in_words(&self, multiplier: f64) -> String {
+    pub fn in_words(&self, rule: TimeRule) -> String {
         let (who, test, fuel) = &self.slowest;
-        format!(
-            "time limit: {multiplier} times the slowest accepted run, as the judges set theirs: {who} used {fuel} fuel on the course's test `{test}`, so any run may use {}{} (limits.fuel_limit)",
-            self.fuel,
-            if self.fuel == LEAST_TIME_LIMIT_FUEL { ", the least limit, as judges give at least a second" } else { "" }
-        )
+        match rule {
+            TimeRule::Multiplier(multiplier) => format!(
+                "time limit: {multiplier} times the slowest accepted run, as the judges set theirs: {who} used {fuel} fuel on the course's test `{test}`, so any run may use {}{} (limits.fuel_limit)",
+                self.fuel,
+                if self.fuel == LEAST_TIME_LIMIT_FUEL { ", the least limit, as judges give at least a second" } else { "" }
+            ),
+            TimeRule::Seconds(seconds) => format!(
+                "time limit: the package's {seconds} s, so any run may use {} fuel, {} a second (limits.fuel_limit); the slowest accepted run, {who} on the course's test `{test}`, used {fuel}{}",
+                self.fuel,
+                sandbox::FUEL_PER_SECOND,
+                if *fuel > self.fuel { ", more than that: it fails here for time" } else { "" }
+            ),
+        }
     }
 }
 
@@ -960,14 +995,9 @@ fn python_2_line(bytes: &[u8]) -> Option<usize> {
     None
 }
 
-/// Notes on a package's files bugrank does not read: `.timelimit` (judges' seconds) and
-/// `testdata.yaml`'s grading per test group (its validator flags are read: see
-/// [`group_flags`]).
+/// Notes on a package's files bugrank does not read: `testdata.yaml`'s grading per test
+/// group (its validator flags are read: see [`group_flags`]).
 fn package_files_said(own: &OwnFiles, notes: &mut Vec<String>) {
-    if let Ok(Some(bytes)) = own.read(".timelimit", 64) {
-        let seconds = String::from_utf8_lossy(&bytes).trim().to_owned();
-        notes.push(format!("`.timelimit` ({seconds} s): a judge's seconds of wall clock are not read; bugrank's budgets are relative to the reference's instructions (limits.fuel_factor)"));
-    }
     let (data, _) = own.files_under("data");
     let groups: Vec<&String> = data.iter().filter(|path| TEST_GROUP_FILES.iter().any(|name| path.ends_with(name))).collect();
     if !groups.is_empty() {

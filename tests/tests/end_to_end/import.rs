@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use course::import::{LEAST_TIME_LIMIT_FUEL, TimeLimit, choose_reference, import_package, set_time_limit};
+use course::import::{LEAST_TIME_LIMIT_FUEL, TimeLimit, TimeRule, choose_reference, import_package, set_time_limit};
 use course::problem_check::run_check_problem;
 use end_to_end::{can_build, grade_without_roster, parse_args, root, tools};
 use grader::FailureKind;
@@ -175,7 +175,7 @@ fn imported_height(out: &Path) -> (PathBuf, TimeLimit) {
     );
     let dir = out.join("height");
     let imported = import_package(&package, &dir).unwrap();
-    let limit = set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_multiplier).unwrap().unwrap();
+    let limit = set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_rule).unwrap().unwrap();
     (dir, limit)
 }
 
@@ -433,6 +433,7 @@ fn an_import_reads_submissions_as_judges_name_them_and_says_what_it_leaves_out()
     let dir = out.path().join("imported");
     let imported = import_package(&package, &dir).unwrap();
     assert_eq!(file(&dir, "reference.cpp"), cpp, "the first accepted in C++, read from its .cc");
+    assert_eq!(imported.time_rule, TimeRule::Seconds(2.0), "the judges' tool's .timelimit");
     assert_eq!(file(&dir, "reference.py"), file(&package, "submissions/accepted/paul.py3"));
     assert_eq!(names(&dir.join("submissions")), ["buggy-minus.c", "slow-count.c", "slowcorrect-loop.cpp"]);
     let notes = imported.notes.join("\n");
@@ -442,7 +443,6 @@ fn an_import_reads_submissions_as_judges_name_them_and_says_what_it_leaves_out()
         "submissions/partially_accepted/ left out: partial scores are for scoring problems",
         "submissions/mystery/ left out: not a verdict bugrank knows",
         "type: scoring: bugrank grades each test pass or fail",
-        "`.timelimit` (2 s)",
         "data/secret/testdata.yaml: test groups' grading is not read (their validators' flags are)",
     ] {
         assert!(notes.contains(said), "{said}\nin:\n{notes}");
@@ -553,7 +553,7 @@ fn an_interactive_package_talks_with_each_submission_and_grades_it_as_the_judges
     assert_eq!(names(&dir.join("validator")), ["interactor.cpp", "validate.h"]);
     assert!(imported.notes.iter().any(|note| note.contains("validation: custom interactive): the output validator output_validators/dig/ is the interactor")));
     assert!(choose_reference(&tools().sandbox, &tools().builder, &dir).unwrap().is_empty(), "the C++ reference builds and passes");
-    set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_multiplier).unwrap().expect("a time limit");
+    set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_rule).unwrap().expect("a time limit");
     passes_check(
         &dir,
         &[
@@ -648,7 +648,7 @@ fn a_package_with_python_validators_imports_checks_and_grades_with_them() {
         imported.notes
     );
     assert!(choose_reference(&tools().sandbox, &tools().builder, &dir).unwrap().is_empty(), "the C++ reference builds and passes");
-    set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_multiplier).unwrap().expect("a time limit");
+    set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_rule).unwrap().expect("a time limit");
     passes_check(
         &dir,
         &[
@@ -697,7 +697,7 @@ fn an_interactive_problem_whose_interactor_is_in_python_judges_as_with_its_cpp_o
     std::fs::create_dir(dir.join("validator")).unwrap();
     std::fs::copy(root().join("tests/data/treasure_interactor.py"), dir.join("validator/interactor.py")).unwrap();
     assert!(choose_reference(&tools().sandbox, &tools().builder, &dir).unwrap().is_empty(), "the C++ reference passes with it");
-    set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_multiplier).unwrap().expect("a time limit");
+    set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_rule).unwrap().expect("a time limit");
     passes_check(
         &dir,
         &[
@@ -733,7 +733,7 @@ fn a_judges_time_limit_is_at_least_a_second_so_a_python_recursion_error_is_a_cra
     );
     let dir = out.path().join("imported");
     let imported = import_package(&package, &dir).unwrap();
-    let limit = set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_multiplier).unwrap().expect("a time limit");
+    let limit = set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_rule).unwrap().expect("a time limit");
     assert!(limit.slowest.2 * 5 < LEAST_TIME_LIMIT_FUEL && limit.fuel == LEAST_TIME_LIMIT_FUEL, "{limit:?}");
     assert!(file(&dir, "IMPORT.md").contains(", the least limit, as judges give at least a second (limits.fuel_limit)"));
     passes_check(&dir, &["ok    the example `crash-recursion` fails some input by crashing", "RecursionError: maximum recursion depth exceeded"]);
@@ -749,7 +749,7 @@ fn the_2025_formats_test_group_yaml_gives_the_validators_arguments_as_lists() {
     write_files(
         &package,
         &[
-            ("problem.yaml", "problem_format_version: 2025-09\ntype: pass-fail\nname: fltcmp\n"),
+            ("problem.yaml", "problem_format_version: 2025-09\ntype: pass-fail\nname: fltcmp\nlimits:\n  time_limit: 2.5\n"),
             ("data/test_group.yaml", "output_validator_args: [float_tolerance, \"1E-6\"]\ninput_validator_args: [--max, 10]\n"),
             ("data/sample/1.in", "1\n"),
             ("data/sample/1.ans", "0.50000000001\n"),
@@ -758,10 +758,14 @@ fn the_2025_formats_test_group_yaml_gives_the_validators_arguments_as_lists() {
         ],
     );
     let dir = out.path().join("imported");
-    import_package(&package, &dir).unwrap();
+    let imported = import_package(&package, &dir).unwrap();
+    assert_eq!(imported.time_rule, TimeRule::Seconds(2.5), "the package's own time limit");
     let toml = file(&dir, "problem.toml");
     assert!(toml.contains("float_absolute = 1e-6\nfloat_relative = 1e-6\n") && toml.contains("[input_validator]\nflags = [\"--max\", \"10\"]\n"), "{toml}");
     if can_build(&[Language::C]) {
+        let limit = set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_rule).unwrap().expect("a time limit");
+        assert_eq!(limit.fuel, 2_500_000_000, "2.5 s, a billion fuel each");
+        assert!(file(&dir, "IMPORT.md").contains("time limit: the package's 2.5 s, so any run may use 2500000000 fuel"));
         passes_check(&dir, &["ok    the reference agrees with the course's 1 test", "ok    the input validator accepts"]);
     }
 }

@@ -33,7 +33,7 @@ pub fn import_command(args: &ImportArgs) -> anyhow::Result<()> {
     // machine without their compilers says so and goes on.
     let measured = super::cli_tools().and_then(|tools| {
         let reference = course::import::choose_reference(&tools.sandbox, &tools.builder, &out)?;
-        Ok((reference, course::import::set_time_limit(&tools.sandbox, &tools.builder, &out, imported.time_multiplier)?))
+        Ok((reference, course::import::set_time_limit(&tools.sandbox, &tools.builder, &out, imported.time_rule)?))
     });
     let (reference, time_limit) = match measured {
         Ok((reference, limit)) => (reference, Ok(limit)),
@@ -55,7 +55,7 @@ pub fn import_command(args: &ImportArgs) -> anyhow::Result<()> {
         println!("{said}");
     }
     match time_limit {
-        Ok(Some(limit)) => println!("{}", limit.in_words(imported.time_multiplier)),
+        Ok(Some(limit)) => println!("{}", limit.in_words(imported.time_rule)),
         Ok(None) => println!("no time limit set: no accepted submission passed a course's test (the budgets are relative to the reference)"),
         Err(error) => println!("no time limit set: {error:#} (the budgets are relative to the reference)"),
     }
