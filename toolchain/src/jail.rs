@@ -40,8 +40,12 @@ pub const COMPILE_MEMORY_BYTES: u64 = 2 << 30;
 /// The most compiler messages kept (the rest is read and dropped): a page of errors is
 /// what a student reads; a flood of warnings must not fill memory.
 pub const COMPILE_MESSAGE_BYTES: usize = 64 << 10;
-/// The largest file the compiler may write (the module, its temporary files).
-pub const COMPILE_FILE_BYTES: u64 = 256 << 20;
+/// The largest file the compiler may write (the module, its temporary files): a run's
+/// memory (1 GiB at most) and some more, since clang writes a zero-initialised global
+/// array's bytes out in full in its object file (the module holds none of them). At 256
+/// MiB a student's `int a[100000000];`, which runs natively within 512 MiB, killed clang
+/// mid-write with its crash report for a message.
+pub const COMPILE_FILE_BYTES: u64 = (1 << 30) + (64 << 20);
 
 /// What bounds one compile. The defaults are the constants above; tests lower them.
 #[derive(Clone, Debug)]

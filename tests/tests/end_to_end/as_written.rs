@@ -384,3 +384,24 @@ fn a_programs_clocks_count_its_instructions_so_a_deadline_loop_ends_and_a_sleep_
     let (_, slept) = run(Language::Cpp, "sleep.cpp", cpp, "");
     assert_eq!((slept.outcome.clone(), stdout(&slept)), (Outcome::Exited(0), "500 ms\n".to_owned()));
 }
+
+#[test]
+fn a_global_array_of_400_mb_compiles_and_runs_within_a_memory_limit_that_holds_it() {
+    if !can_build(&[Language::C]) {
+        return;
+    }
+    // clang writes a zero-initialised global's bytes in full in its object file (the
+    // module holds none of them): this one's is 400 MB.
+    let text = "#include <stdio.h>\nint seen[100000000];\nint main(void) {\n    int n;\n    if (scanf(\"%d\", &n) != 1) return 0;\n    seen[n] = 1;\n    printf(\"%d\\n\", seen[n] + seen[n + 1]);\n    return 0;\n}\n";
+    let source = Source { language: Language::C, files: vec![("big.c".to_owned(), text.as_bytes().to_vec())] };
+    let wasm = match tools().builder.build(&source).unwrap() {
+        Built::Module { wasm, .. } => wasm,
+        Built::Failed { failure, message } => panic!("did not build ({failure:?}): {message}"),
+    };
+    assert!(wasm.len() < 1 << 20, "{} bytes", wasm.len());
+    let program = sandbox().load("big.c", &wasm, Role::Answer).unwrap();
+    let limits = |mib: usize| Limits { fuel: 100_000_000, memory_bytes: mib << 20, ..Limits::default() };
+    let run = sandbox().run(&program, b"99999998\n", &limits(512)).unwrap();
+    assert_eq!((run.outcome.clone(), stdout(&run)), (Outcome::Exited(0), "1\n".to_owned()));
+    assert_eq!(sandbox().run(&program, b"7\n", &limits(256)).unwrap().outcome, Outcome::OutOfMemory, "as natively, where the limit is on its address space");
+}
