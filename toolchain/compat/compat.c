@@ -42,3 +42,41 @@ unsigned alarm(unsigned seconds) {
 #ifdef __cplusplus
 }
 #endif
+
+#ifdef __cplusplus
+/* std::ios_base::sync_with_stdio(false) as GCC's libstdc++ (the judges') makes it: from
+ * then on std::cin reads through a buffer of its own, filled by read(2) with what is
+ * there (a dialogue's reply included: it never waits for a full buffer). libc++'s
+ * sync_with_stdio does nothing, and its std::cin takes one character at a time from C's
+ * stdin: reading 100,000 numbers with `cin >>` took 944 million fuel, 442 million through
+ * this buffer (scanf: 88 million). As with libstdc++, C's stdio and std::cin no longer
+ * share what they have read ahead once unsynchronised. The program's calls of
+ * sync_with_stdio reach this function through the linker (-Wl,--wrap: see
+ * toolchain/src/compat.rs). */
+#include <iostream>
+#include <streambuf>
+#include <unistd.h>
+
+namespace {
+class BugrankStdin : public std::streambuf {
+    char buffer[1 << 16];
+
+protected:
+    int_type underflow() override {
+        ssize_t got = read(0, buffer, sizeof buffer);
+        if (got <= 0) return traits_type::eof();
+        setg(buffer, buffer, buffer + got);
+        return traits_type::to_int_type(*gptr());
+    }
+};
+BugrankStdin bugrank_stdin;
+}  // namespace
+
+extern "C" bool __real__ZNSt3__28ios_base15sync_with_stdioEb(bool sync);
+
+extern "C" bool __wrap__ZNSt3__28ios_base15sync_with_stdioEb(bool sync) {
+    bool was = __real__ZNSt3__28ios_base15sync_with_stdioEb(sync);
+    if (!sync && std::cin.rdbuf() != &bugrank_stdin) std::cin.rdbuf(&bugrank_stdin);
+    return was;
+}
+#endif

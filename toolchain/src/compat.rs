@@ -10,7 +10,10 @@
 //!   `<future>`, `<shared_mutex>`, `<filesystem>`, `<memory_resource>`, `<csetjmp>`);
 //! - `<thread>`, which libc++ on WASI lacks: `std::this_thread` (`sleep_for`,
 //!   `sleep_until`, `yield`) for programs that sleep without threads (a sleep costs its
-//!   time in fuel, see the sandbox's clocks); `std::thread` itself does not build.
+//!   time in fuel, see the sandbox's clocks); `std::thread` itself does not build;
+//! - `std::ios_base::sync_with_stdio(false)`: `std::cin` reads through a buffer of its own
+//!   from then on, as with GCC's libstdc++ (libc++'s does nothing, and its `std::cin`
+//!   reading numbers is twice as slow without it).
 //!
 //! The files are written into a build's directory under [`DIR`] (a hidden folder, so no
 //! hand-in's file can take its place: file names may not start with a dot), the header
@@ -39,6 +42,11 @@ pub const BITS_STDCXX: &str = include_str!("../compat/include/bits/stdc++.h");
 /// `<thread>`: `std::this_thread` alone.
 pub const THREAD: &str = include_str!("../compat/include/thread");
 
+/// The link flag that sends a C++ program's calls of `std::ios_base::sync_with_stdio`
+/// (libc++'s, which does nothing) to `compat.c`'s, which gives `std::cin` a buffer of its
+/// own once unsynchronised, as GCC's libstdc++ does.
+pub const SYNC_WITH_STDIO: &str = "-Wl,--wrap=_ZNSt3__28ios_base15sync_with_stdioEb";
+
 /// The files a build of `language` gets, as (path under [`DIR`], text): none for Rust.
 pub fn files(language: Language) -> Vec<(&'static str, &'static str)> {
     match language {
@@ -53,9 +61,14 @@ pub fn files(language: Language) -> Vec<(&'static str, &'static str)> {
 pub fn arguments(language: Language, dir: &str) -> Vec<String> {
     match language {
         Language::C => vec!["-include".into(), format!("{dir}/{DIR}/compat.h"), format!("{dir}/{DIR}/compat.c")],
-        Language::Cpp => {
-            vec!["-include".into(), format!("{dir}/{DIR}/compat.h"), "-isystem".into(), format!("{dir}/{DIR}/include"), format!("{dir}/{DIR}/compat.cpp")]
-        }
+        Language::Cpp => vec![
+            "-include".into(),
+            format!("{dir}/{DIR}/compat.h"),
+            "-isystem".into(),
+            format!("{dir}/{DIR}/include"),
+            format!("{dir}/{DIR}/compat.cpp"),
+            SYNC_WITH_STDIO.into(),
+        ],
         Language::Rust | Language::Python => Vec::new(),
     }
 }

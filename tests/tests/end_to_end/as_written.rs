@@ -405,3 +405,25 @@ fn a_global_array_of_400_mb_compiles_and_runs_within_a_memory_limit_that_holds_i
     assert_eq!((run.outcome.clone(), stdout(&run)), (Outcome::Exited(0), "1\n".to_owned()));
     assert_eq!(sandbox().run(&program, b"7\n", &limits(256)).unwrap().outcome, Outcome::OutOfMemory, "as natively, where the limit is on its address space");
 }
+
+#[test]
+fn cin_unsynchronised_from_stdio_reads_through_a_buffer_as_with_gcc_and_reads_the_same() {
+    if !can_build(&[Language::Cpp]) {
+        return;
+    }
+    // The judges' idiom for fast input: with GCC's libstdc++ it makes `cin` buffered;
+    // libc++'s does nothing, and bugrank's compatibility file does what GCC's does.
+    let program = |unsync: &str| {
+        format!(
+            "#include <bits/stdc++.h>\nusing namespace std;\nint main() {{\n    {unsync}\n    int n; cin >> n;\n    string rest; getline(cin, rest);\n    string title; getline(cin, title);\n    long long sum = 0, x;\n    for (int i = 0; i < n; i++) {{ cin >> x; sum += x; }}\n    cout << title << ' ' << sum << '\\n';\n}}\n"
+        )
+    };
+    let numbers: String = (1..=20_000).map(|i| format!("{} ", i * 7919 % 100_003)).collect();
+    let input = format!("20000\nthe sum:\n{numbers}\n");
+    let (_, synced) = run(Language::Cpp, "sum.cpp", &program(""), &input);
+    let (_, buffered) = run(Language::Cpp, "sum.cpp", &program("ios::sync_with_stdio(false); cin.tie(nullptr);"), &input);
+    let expected = format!("the sum: {}\n", (1..=20_000u64).map(|i| i * 7919 % 100_003).sum::<u64>());
+    assert_eq!((synced.outcome.clone(), stdout(&synced)), (Outcome::Exited(0), expected.clone()));
+    assert_eq!((buffered.outcome.clone(), stdout(&buffered)), (Outcome::Exited(0), expected));
+    assert!(buffered.fuel_used * 2 < synced.fuel_used, "buffered {} fuel, synchronised {}", buffered.fuel_used, synced.fuel_used);
+}

@@ -560,6 +560,9 @@ fn an_interactive_package_talks_with_each_submission_and_grades_it_as_the_judges
             "ok    the input validator accepts the 1000 generated inputs and the course's 7 tests: 1007 of 1007 inputs valid",
             "ok    the correct example `correct-upper_half` passes every input",
             "ok    the correct example `reference.py` passes every input",
+            // (`sync_with_stdio(false)` and `cin.tie(NULL)`: its reads take what the
+            // interactor has sent, never waiting for a full buffer.)
+            "ok    the correct example `correct-quick_io` passes every input",
             "ok    the example `wrong-stuck` fails some input by giving a wrong output",
             "ok    the example `slow-no_flush` fails some input by running out of time",
             "ok    the example `slow-closes_and_spins` fails some input by running out of time",
