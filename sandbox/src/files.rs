@@ -20,7 +20,7 @@ use wasmtime::Caller;
 
 use crate::file_table::{FileTable, Node, Open, ROOT_FD, normal};
 use crate::state::{OutputFull, RunState};
-use crate::stdio::{self, BYTES_PER_FUEL, charge, memory};
+use crate::stdio::{self, BYTES_PER_FUEL, charge, memory, put};
 
 /// The longest path a call may name, in bytes.
 const MAX_PATH_BYTES: usize = 4096;
@@ -69,16 +69,6 @@ fn guest_path(data: &[u8], at: i32, len: i32) -> Result<String, i32> {
 /// The call's errno, from the result of its work.
 fn errno(result: Result<(), i32>) -> i32 {
     result.err().unwrap_or(ERRNO_SUCCESS)
-}
-
-/// Writes `bytes` at `at` in the guest's memory, recorded as written; `EFAULT` if they do
-/// not fit.
-fn put(data: &mut [u8], wrote: &mut crate::state::Wrote, at: i32, bytes: &[u8]) -> Result<(), i32> {
-    let start = at as u32 as usize;
-    let slot = start.checked_add(bytes.len()).and_then(|end| data.get_mut(start..end)).ok_or(ERRNO_FAULT)?;
-    slot.copy_from_slice(bytes);
-    wrote.push((start, bytes.len()));
-    Ok(())
 }
 
 /// Runs `call` with the guest's memory, the run's files (`EBADF` without any) and its
@@ -315,9 +305,7 @@ pub(crate) fn fd_fdstat_get(mut caller: Caller<'_, RunState>, fd: i32, stat: i32
         // An interpreted program's libc asks about the `/` its snapshot keeps before it
         // names a path there: an empty directory, whose paths name nothing (ENOENT, see
         // `with_files_or`).
-        let Some(memory) = memory(&mut caller) else { return Ok(ERRNO_FAULT) };
-        let (data, state) = memory.data_and_store_mut(&mut caller);
-        return Ok(errno(put(data, &mut state.stdio.wrote, stat, &fdstat(Node::Directory, false))));
+        return Ok(stdio::put_in_guest(&mut caller, stat, &fdstat(Node::Directory, false)));
     }
     with_files(&mut caller, |data, files, wrote| {
         let (node, append) = match fd {

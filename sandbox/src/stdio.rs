@@ -84,18 +84,30 @@ fn buffers(data: &[u8], at: u32, count: u32) -> Option<Vec<(usize, usize)>> {
 
 /// Stores `value` little-endian at `at`; false when that is outside `data`.
 pub(crate) fn store_u32(data: &mut [u8], at: u32, value: u32) -> bool {
-    store(data, at, &value.to_le_bytes())
-}
-
-/// Stores `bytes` at `at`; false when that is outside `data`.
-fn store(data: &mut [u8], at: u32, bytes: &[u8]) -> bool {
-    match data.get_mut(at as usize..(at as usize).saturating_add(bytes.len())) {
+    match data.get_mut(at as usize..(at as usize).saturating_add(4)) {
         Some(slot) => {
-            slot.copy_from_slice(bytes);
+            slot.copy_from_slice(&value.to_le_bytes());
             true
         }
         None => false,
     }
+}
+
+/// Writes `bytes` at `at` in the guest's memory, recorded as written; `EFAULT` if they do
+/// not fit.
+pub(crate) fn put(data: &mut [u8], wrote: &mut crate::state::Wrote, at: i32, bytes: &[u8]) -> Result<(), i32> {
+    let start = at as u32 as usize;
+    let slot = start.checked_add(bytes.len()).and_then(|end| data.get_mut(start..end)).ok_or(ERRNO_FAULT)?;
+    slot.copy_from_slice(bytes);
+    wrote.push((start, bytes.len()));
+    Ok(())
+}
+
+/// [`put`] into the memory of `caller`'s guest: the call's errno.
+pub(crate) fn put_in_guest(caller: &mut Caller<'_, RunState>, at: i32, bytes: &[u8]) -> i32 {
+    let Some(memory) = memory(caller) else { return ERRNO_FAULT };
+    let (data, state) = memory.data_and_store_mut(caller);
+    put(data, &mut state.stdio.wrote, at, bytes).err().unwrap_or(ERRNO_SUCCESS)
 }
 
 /// What `fd_read` and `fd_write` share: `EBADF` unless `fd_ok`, at most
@@ -259,6 +271,9 @@ pub(crate) fn random_get(mut caller: Caller<'_, RunState>, buf: i32, len: i32) -
     Ok(ERRNO_SUCCESS)
 }
 
+/// A run's clock time per unit of fuel (see [`crate::FUEL_PER_SECOND`]).
+const NANOS_PER_FUEL: u64 = 1_000_000_000 / crate::FUEL_PER_SECOND;
+
 /// The run's time on clock `id` (WASI's: 0 realtime, 1 monotonic, 2 and 3 the process's
 /// and the thread's CPU time), in nanoseconds: the fuel it has used so far, one nanosecond
 /// each ([`crate::FUEL_PER_SECOND`] a second), after 2000-01-01 for the wall clock and
@@ -267,7 +282,7 @@ pub(crate) fn random_get(mut caller: Caller<'_, RunState>, buf: i32, len: i32) -
 /// same way on every run. `None` for another clock.
 fn now(caller: &mut Caller<'_, RunState>, id: u32) -> wasmtime::Result<Option<u64>> {
     let used = caller.data().start_fuel.saturating_sub(caller.get_fuel()?);
-    let nanos = used.saturating_mul(1_000_000_000 / crate::FUEL_PER_SECOND);
+    let nanos = used.saturating_mul(NANOS_PER_FUEL);
     Ok(match id {
         0 => Some((crate::state::FROZEN_CLOCK.as_nanos() as u64).saturating_add(nanos)),
         1..=3 => Some(nanos),
@@ -279,7 +294,7 @@ fn now(caller: &mut Caller<'_, RunState>, id: u32) -> wasmtime::Result<Option<u6
 /// [`now`]).
 pub(crate) fn clock_time_get(mut caller: Caller<'_, RunState>, id: i32, _precision: i64, time: i32) -> wasmtime::Result<i32> {
     match now(&mut caller, id as u32)? {
-        Some(value) => Ok(put_u64(&mut caller, time, value)),
+        Some(value) => Ok(put_in_guest(&mut caller, time, &value.to_le_bytes())),
         None => Ok(ERRNO_INVAL),
     }
 }
@@ -287,20 +302,9 @@ pub(crate) fn clock_time_get(mut caller: Caller<'_, RunState>, id: i32, _precisi
 /// `clock_res_get(id, resolution) -> errno`: a nanosecond, for every clock [`now`] knows.
 pub(crate) fn clock_res_get(mut caller: Caller<'_, RunState>, id: i32, resolution: i32) -> wasmtime::Result<i32> {
     match now(&mut caller, id as u32)? {
-        Some(_) => Ok(put_u64(&mut caller, resolution, 1)),
+        Some(_) => Ok(put_in_guest(&mut caller, resolution, &1u64.to_le_bytes())),
         None => Ok(ERRNO_INVAL),
     }
-}
-
-/// Writes `value` at `at` in the guest's memory, recorded as written: the errno.
-fn put_u64(caller: &mut Caller<'_, RunState>, at: i32, value: u64) -> i32 {
-    let Some(memory) = memory(caller) else { return ERRNO_FAULT };
-    let (data, state) = memory.data_and_store_mut(caller);
-    if !store(data, at as u32, &value.to_le_bytes()) {
-        return ERRNO_FAULT;
-    }
-    state.stdio.wrote.push((at as u32 as usize, 8));
-    ERRNO_SUCCESS
 }
 
 /// `poll_oneoff(subscriptions, events, count, nevents) -> errno`: every subscription (a
@@ -349,7 +353,7 @@ pub(crate) fn poll_oneoff(mut caller: Caller<'_, RunState>, subscriptions: i32, 
         return Ok(ERRNO_FAULT);
     }
     state.stdio.wrote.push((nevents as u32 as usize, 4));
-    let waited = wait.unwrap_or(0) / (1_000_000_000 / crate::FUEL_PER_SECOND);
+    let waited = wait.unwrap_or(0) / NANOS_PER_FUEL;
     charge(&mut caller, (BUFFER_FUEL * count as u64).saturating_add(waited))?;
     Ok(ERRNO_SUCCESS)
 }
