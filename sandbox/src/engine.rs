@@ -271,7 +271,7 @@ impl Sandbox {
     ///
     /// Rejects, naming `name` and the reason: a module over [`MAX_MODULE_BYTES`], invalid
     /// WebAssembly, a module that is not a command (no `_start`), and imports outside
-    /// [`crate::ALLOWED_WASI_IMPORTS`] (plus [`crate::GENERATOR_IMPORTS`] for generators),
+    /// [`crate::ALLOWED_WASI_IMPORTS`] and [`crate::NO_FILE_IMPORTS`] (plus [`crate::GENERATOR_IMPORTS`] for generators),
     /// and, before compiling, shapes that would make the compiler take minutes and gigabytes
     /// ([`crate::MAX_FUNCTIONS`], [`crate::MAX_FUNCTION_BODY_BYTES`], [`crate::MAX_LOCALS`],
     /// [`crate::MAX_OPERAND_DEPTH`], [`crate::MAX_BLOCK_DEPTH`]).

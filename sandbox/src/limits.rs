@@ -42,6 +42,17 @@ pub const STDERR_LIMIT_BYTES: usize = 64 << 10;
 /// [`clock_time_get`]: https://github.com/WebAssembly/WASI/blob/main/legacy/preview1/docs.md#clock_time_get
 pub const FUEL_PER_SECOND: u64 = 1_000_000_000;
 
+/// A run's time asleep is on its wall clock, not its fuel: judges limit CPU time, which a
+/// sleeping program does not use, and end a run by the wall clock only well past that
+/// (BAPCtools: `time_limit_to_tle` × the time limit + 1 s, 2 × by default). So a run
+/// whose fuel used plus time slept passes this many times its fuel, plus
+/// [`WALL_GRACE_FUEL`], runs out of time; before that a sleep costs no fuel. A program
+/// that sleeps a second and then crashes crashes, as on a judge's machine.
+pub const WALL_FUEL_FACTOR: u64 = 2;
+
+/// The second of wall-clock grace beyond [`WALL_FUEL_FACTOR`] × a run's fuel.
+pub const WALL_GRACE_FUEL: u64 = FUEL_PER_SECOND;
+
 /// The wall-clock backstop of one run, independent of fuel. Fuel bounds the guest's own
 /// instructions; this bounds everything else a run could spend time on (host calls whose
 /// work fuel does not see). The largest fuel budget, a reference's billion, runs in a few

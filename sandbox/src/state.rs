@@ -50,6 +50,9 @@ pub(crate) struct RunState {
     /// The fuel the run was given: what it has used since is its clocks' time (see
     /// `stdio.rs`, `clock_time_get`).
     pub(crate) start_fuel: u64,
+    /// The nanoseconds the run has slept (see `stdio.rs`, `poll_oneoff`): on its wall and
+    /// monotonic clocks, not its CPU clocks or its fuel.
+    pub(crate) slept: u64,
 }
 
 impl RunState {
@@ -71,7 +74,7 @@ impl RunState {
             pipe: None,
         };
         let memory = MemoryLimit { max_bytes: memory_cap(limits, base_memory), refused: false };
-        RunState { wasi: None, args: vec![name.to_owned()], stdio, memory, choices, files: None, start_fuel: limits.fuel }
+        RunState { wasi: None, args: vec![name.to_owned()], stdio, memory, choices, files: None, start_fuel: limits.fuel, slept: 0 }
     }
 
     /// The run's WASI context, built on first use: see [`wasi_context`].

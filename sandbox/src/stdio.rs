@@ -276,18 +276,25 @@ const NANOS_PER_FUEL: u64 = 1_000_000_000 / crate::FUEL_PER_SECOND;
 
 /// The run's time on clock `id` (WASI's: 0 realtime, 1 monotonic, 2 and 3 the process's
 /// and the thread's CPU time), in nanoseconds: the fuel it has used so far, one nanosecond
-/// each ([`crate::FUEL_PER_SECOND`] a second), after 2000-01-01 for the wall clock and
-/// from 0 for the others. Deterministic, as fuel is: a loop that waits for its clock to
-/// pass a deadline ends when it has spent that long in instructions, as natively, and the
-/// same way on every run. `None` for another clock.
+/// each ([`crate::FUEL_PER_SECOND`] a second), plus on the wall clocks (0 and 1) the time
+/// it has slept; after 2000-01-01 for the realtime clock and from 0 for the others.
+/// Deterministic, as fuel is: a loop that waits for its clock to pass a deadline ends
+/// when it has spent that long in instructions, as natively, and the same way on every
+/// run. `None` for another clock.
 fn now(caller: &mut Caller<'_, RunState>, id: u32) -> wasmtime::Result<Option<u64>> {
-    let used = caller.data().start_fuel.saturating_sub(caller.get_fuel()?);
-    let nanos = used.saturating_mul(NANOS_PER_FUEL);
+    let cpu = used(caller)?.saturating_mul(NANOS_PER_FUEL);
+    let wall = cpu.saturating_add(caller.data().slept);
     Ok(match id {
-        0 => Some((crate::state::FROZEN_CLOCK.as_nanos() as u64).saturating_add(nanos)),
-        1..=3 => Some(nanos),
+        0 => Some((crate::state::FROZEN_CLOCK.as_nanos() as u64).saturating_add(wall)),
+        1 => Some(wall),
+        2 | 3 => Some(cpu),
         _ => None,
     })
+}
+
+/// The fuel the run has used so far.
+fn used(caller: &mut Caller<'_, RunState>) -> wasmtime::Result<u64> {
+    Ok(caller.data().start_fuel.saturating_sub(caller.get_fuel()?))
 }
 
 /// `clock_time_get(id, precision, time) -> errno`: the run's time on clock `id` (see
@@ -309,13 +316,15 @@ pub(crate) fn clock_res_get(mut caller: Caller<'_, RunState>, id: i32, resolutio
 
 /// `poll_oneoff(subscriptions, events, count, nevents) -> errno`: every subscription (a
 /// clock, or a file descriptor ready to read or write) is reported as an event at once.
-/// Waiting costs what it would natively, in the clocks' time: a poll of clocks alone (a
-/// sleep) charges the fuel of the shortest of them (an absolute one's time from [`now`]),
-/// so a program that sleeps past its budget runs out of time, the same way on every run;
-/// with a descriptor among them nothing is waited for. Each subscription is 48 bytes
-/// (userdata, the tag; a clock's id at 16, its timeout at 24, its flags at 40, bit 0
-/// absolute), each event 32 (userdata, errno, type, then for descriptors the bytes
-/// available and flags, left 0). A guest that polls in a loop burns fuel.
+/// Waiting takes what it would natively, in the clocks' time: a poll of clocks alone (a
+/// sleep) adds the shortest of them (an absolute one's time from [`now`]) to the run's
+/// wall clocks, not to its fuel, as a sleep uses no CPU time; a run whose wall time passes
+/// [`crate::WALL_FUEL_FACTOR`] × its fuel + [`crate::WALL_GRACE_FUEL`] runs out of time
+/// (all its fuel), the same way on every run. With a descriptor among them nothing is
+/// waited for. Each subscription is 48 bytes (userdata, the tag; a clock's id at 16, its
+/// timeout at 24, its flags at 40, bit 0 absolute), each event 32 (userdata, errno, type,
+/// then for descriptors the bytes available and flags, left 0). A guest that polls in a
+/// loop burns fuel.
 pub(crate) fn poll_oneoff(mut caller: Caller<'_, RunState>, subscriptions: i32, events: i32, count: i32, nevents: i32) -> wasmtime::Result<i32> {
     if count <= 0 || count as usize > MAX_BUFFERS {
         return Ok(ERRNO_INVAL);
@@ -353,7 +362,13 @@ pub(crate) fn poll_oneoff(mut caller: Caller<'_, RunState>, subscriptions: i32, 
         return Ok(ERRNO_FAULT);
     }
     state.stdio.wrote.push((nevents as u32 as usize, 4));
-    let waited = wait.unwrap_or(0) / NANOS_PER_FUEL;
-    charge(&mut caller, (BUFFER_FUEL * count as u64).saturating_add(waited))?;
+    charge(&mut caller, BUFFER_FUEL * count as u64)?;
+    let slept = caller.data().slept.saturating_add(wait.unwrap_or(0));
+    caller.data_mut().slept = slept;
+    let wall = used(&mut caller)?.saturating_mul(NANOS_PER_FUEL).saturating_add(slept);
+    let wall_limit = caller.data().start_fuel.saturating_mul(crate::WALL_FUEL_FACTOR).saturating_add(crate::WALL_GRACE_FUEL);
+    if wall > wall_limit.saturating_mul(NANOS_PER_FUEL) {
+        charge(&mut caller, u64::MAX)?;
+    }
     Ok(ERRNO_SUCCESS)
 }

@@ -13,16 +13,17 @@ pub enum Role {
     Answer,
     /// A test-case generator: WASI preview 1 plus [`GENERATOR_IMPORTS`].
     Generator,
-    /// An output validator of the judges' protocol: WASI preview 1 plus
-    /// [`FILE_IMPORTS`], the calls of the files it is given in memory
-    /// ([`crate::Files`], [`crate::Sandbox::run_with_files`]).
+    /// An output validator of the judges' protocol: WASI preview 1, whose
+    /// [`FILE_IMPORTS`] open the files it is given in memory ([`crate::Files`],
+    /// [`crate::Sandbox::run_with_files`]).
     Validator,
 }
 
 /// The WASI preview 1 functions a program may import. Everything a Rust or C program needs
-/// for stdin, stdout, stderr, arguments, environment, clocks and randomness is here; files,
-/// directories and sockets are not (there are none in the sandbox, and a module that wants
-/// them is better rejected with a clear message at upload than failing at run time).
+/// for stdin, stdout, stderr, arguments, environment, clocks and randomness is here; the
+/// calls of files and folders are [`NO_FILE_IMPORTS`]; sockets are not (there is no
+/// network, and a module that wants one is better rejected with a clear message at upload
+/// than failing at run time).
 pub const ALLOWED_WASI_IMPORTS: &[&str] = &[
     "args_get",
     "args_sizes_get",
@@ -49,8 +50,37 @@ pub const ALLOWED_WASI_IMPORTS: &[&str] = &[
     "sched_yield",
 ];
 
-/// The WASI preview 1 functions of files a validator may import besides
-/// [`ALLOWED_WASI_IMPORTS`]: opening a file by its path and reading a path's status.
+/// The WASI preview 1 functions of files and folders any program may import besides
+/// [`ALLOWED_WASI_IMPORTS`]: a program finds no files with them (a run has no file system:
+/// no directory is open, so every path names nothing and every other descriptor is not
+/// open), and fails as it would on a judge's machine without the file, where
+/// refusing the module would fail a correct program whose file code never runs
+/// (`if (argc > 1) freopen(argv[1], "r", stdin);`). A validator's [`FILE_IMPORTS`] see its
+/// own files. The toolchain notes such a program's build (`toolchain::OPENS_FILES`).
+pub const NO_FILE_IMPORTS: &[&str] = &[
+    "fd_allocate",
+    "fd_fdstat_set_rights",
+    "fd_filestat_set_size",
+    "fd_filestat_set_times",
+    "fd_pread",
+    "fd_pwrite",
+    "fd_readdir",
+    "fd_renumber",
+    "path_create_directory",
+    "path_filestat_get",
+    "path_filestat_set_times",
+    "path_link",
+    "path_open",
+    "path_readlink",
+    "path_remove_directory",
+    "path_rename",
+    "path_symlink",
+    "path_unlink_file",
+];
+
+/// The WASI preview 1 functions of files that open a validator's own (see `files.rs`):
+/// opening a file by its path and reading a path's status; for any other program they are
+/// [`NO_FILE_IMPORTS`] and find nothing.
 pub const FILE_IMPORTS: &[&str] = &["path_open", "path_filestat_get"];
 
 /// The host functions a generator imports from module `bugrank`:
@@ -96,7 +126,7 @@ pub const MAX_BLOCK_DEPTH: u32 = 10_000;
 /// Whether `role` may import `field` from `module`; the error names the import and why.
 fn allowed(name: &str, module: &str, field: &str, role: Role) -> Result<(), SandboxError> {
     let allowed = match module {
-        WASI => ALLOWED_WASI_IMPORTS.contains(&field) || (role == Role::Validator && FILE_IMPORTS.contains(&field)),
+        WASI => ALLOWED_WASI_IMPORTS.contains(&field) || NO_FILE_IMPORTS.contains(&field),
         "bugrank" => HARNESS_IMPORTS.contains(&field) || (role == Role::Generator && GENERATOR_IMPORTS.contains(&field)),
         _ => false,
     };
@@ -104,7 +134,6 @@ fn allowed(name: &str, module: &str, field: &str, role: Role) -> Result<(), Sand
         return Ok(());
     }
     let hint = match module {
-        WASI if field.starts_with("path_") || field == "fd_readdir" => " (there is no file system in the sandbox)",
         WASI if field.starts_with("sock_") => " (there is no network in the sandbox)",
         "bugrank" => " (only generators may ask the host for choices; other programs may only write a harness's output)",
         WASI => "",

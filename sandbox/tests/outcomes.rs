@@ -101,7 +101,7 @@ fn run_within(program: Program, limit: std::time::Duration) -> sandbox::Run {
 }
 
 #[test]
-fn a_sleep_does_not_wait_in_real_time_but_costs_its_time_in_fuel() {
+fn a_sleep_does_not_wait_in_real_time_nor_cost_fuel_until_it_passes_the_runs_wall_limit() {
     // One relative clock subscription of `nanos` at offset 2000, its event at 3000: the
     // event carries the subscription's userdata (7) and the clock type (0).
     let sleep = |nanos: u64| {
@@ -119,12 +119,18 @@ fn a_sleep_does_not_wait_in_real_time_but_costs_its_time_in_fuel() {
         );
         run_within(load("sleep.wat", &command(poll, &body)), std::time::Duration::from_secs(10))
     };
-    // A millisecond: a million units of fuel, a nanosecond each.
-    let short = sleep(1_000_000);
-    assert_eq!((short.outcome, short.stdout.as_slice()), (Outcome::Exited(0), b"hello\n".as_slice()));
-    assert!((1_000_000..1_010_000).contains(&short.fuel_used), "{}", short.fuel_used);
-    // 2^62 ns (146 years): out of time at once, in fuel, not on the wall clock.
-    assert_eq!(sleep(1 << 62).outcome, Outcome::Timeout);
+    // A sleep uses no CPU time: a second costs the call's fuel, not a second's.
+    let second = sleep(1_000_000_000);
+    assert_eq!((second.outcome, second.stdout.as_slice()), (Outcome::Exited(0), b"hello\n".as_slice()));
+    assert!(second.fuel_used < 10_000, "{}", second.fuel_used);
+    // The default run's wall limit: twice its 100 million fuel and a second, 1.2 s; a
+    // sleep past it is out of time (all the fuel), as is 2^62 ns (146 years), at once.
+    let limit = Limits::default().fuel * sandbox::WALL_FUEL_FACTOR + sandbox::WALL_GRACE_FUEL;
+    assert_eq!(limit, 1_200_000_000);
+    for past in [limit, 1 << 62] {
+        let run = sleep(past);
+        assert_eq!((run.outcome, run.fuel_used), (Outcome::Timeout, Limits::default().fuel), "a sleep of {past} ns");
+    }
 }
 
 #[test]
@@ -427,12 +433,43 @@ fn text_loaded_once_as_wat_is_still_refused_under_a_wasm_name() {
 
 #[test]
 fn a_forbidden_import_is_rejected_naming_the_file_and_the_import() {
-    let path_open = r#"(import "wasi_snapshot_preview1" "path_open" (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))"#;
-    let message = rejection("sneaky.wat", command(path_open, "").as_bytes(), Role::Answer);
-    assert_eq!(message, "sneaky.wat: imports `wasi_snapshot_preview1.path_open`, which programs may not use (there is no file system in the sandbox)");
+    let sock_accept = r#"(import "wasi_snapshot_preview1" "sock_accept" (func (param i32 i32 i32) (result i32)))"#;
+    let message = rejection("sneaky.wat", command(sock_accept, "").as_bytes(), Role::Answer);
+    assert_eq!(message, "sneaky.wat: imports `wasi_snapshot_preview1.sock_accept`, which programs may not use (there is no network in the sandbox)");
     let env = r#"(import "env" "system" (func (param i32) (result i32)))"#;
     let message = rejection("libc.wat", command(env, "").as_bytes(), Role::Answer);
     assert!(message.contains("`env.system`"), "{message}");
+}
+
+#[test]
+fn a_program_that_opens_files_and_folders_runs_and_finds_none_by_any_path_or_descriptor() {
+    // path_open, path_filestat_get and fd_readdir of /etc/passwd, ../../etc/passwd and `.`
+    // from every descriptor 0 to 15: the program writes a line for each call that
+    // succeeded, and there is none.
+    let imports = r#"
+  (import "wasi_snapshot_preview1" "path_open" (func $open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "path_filestat_get" (func $stat (param i32 i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_readdir" (func $readdir (param i32 i32 i32 i64 i32) (result i32)))
+  (data (i32.const 2000) "/etc/passwd../../etc/passwd.")"#;
+    let body = "
+    (local $fd i32)
+    (loop $each
+      (if (i32.eqz (call $open (local.get $fd) (i32.const 1) (i32.const 2000) (i32.const 11) (i32.const 0) (i64.const 0) (i64.const 0) (i32.const 0) (i32.const 3000)))
+        (then (call $write (i32.const 1) (i32.const 100) (i32.const 6))))
+      (if (i32.eqz (call $open (local.get $fd) (i32.const 1) (i32.const 2011) (i32.const 16) (i32.const 0) (i64.const 0) (i64.const 0) (i32.const 0) (i32.const 3000)))
+        (then (call $write (i32.const 1) (i32.const 100) (i32.const 6))))
+      (if (i32.eqz (call $open (local.get $fd) (i32.const 1) (i32.const 2027) (i32.const 1) (i32.const 2) (i64.const 0) (i64.const 0) (i32.const 0) (i32.const 3000)))
+        (then (call $write (i32.const 1) (i32.const 100) (i32.const 6))))
+      (if (i32.eqz (call $stat (local.get $fd) (i32.const 1) (i32.const 2000) (i32.const 11) (i32.const 3000)))
+        (then (call $write (i32.const 1) (i32.const 100) (i32.const 6))))
+      (if (i32.eqz (call $readdir (local.get $fd) (i32.const 4096) (i32.const 4096) (i64.const 0) (i32.const 3000)))
+        (then (call $write (i32.const 1) (i32.const 100) (i32.const 6))))
+      (local.set $fd (i32.add (local.get $fd) (i32.const 1)))
+      (br_if $each (i32.lt_u (local.get $fd) (i32.const 16))))";
+    let module = command(imports, body);
+    accepted("opens.wat", module.as_bytes(), Role::Answer);
+    let run = sandbox().run(&load("opens.wat", &module), b"", &Limits::default()).unwrap();
+    assert_eq!((run.outcome, String::from_utf8_lossy(&run.stdout).into_owned()), (Outcome::Exited(0), String::new()));
 }
 
 #[test]
@@ -563,10 +600,10 @@ fn a_module_with_more_functions_than_allowed_is_refused_before_compiling() {
 fn a_forbidden_import_is_refused_before_the_rest_is_compiled() {
     let functions = "(func)".repeat(50_000);
     let wat = format!(
-        r#"(module (import "wasi_snapshot_preview1" "path_open" (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32))) (memory (export "memory") 1) {functions} (func (export "_start")))"#
+        r#"(module (import "wasi_snapshot_preview1" "sock_accept" (func (param i32 i32 i32) (result i32))) (memory (export "memory") 1) {functions} (func (export "_start")))"#
     );
     let message = rejection("sneaky.wat", wat.as_bytes(), Role::Answer);
-    assert!(message.contains("path_open"), "{message}");
+    assert!(message.contains("sock_accept"), "{message}");
 }
 
 #[test]
@@ -664,6 +701,28 @@ const IMPORT_CALLS: &[(&str, &str, &str)] = &[
     ("wasi_snapshot_preview1", "poll_oneoff", "(i32.const 64) (i32.const 1024) (i32.const 1) (i32.const 128)"),
     ("wasi_snapshot_preview1", "random_get", "(i32.const 64) (i32.const 8)"),
     ("wasi_snapshot_preview1", "sched_yield", ""),
+    ("wasi_snapshot_preview1", "fd_allocate", "(i32.const 1) (i64.const 0) (i64.const 8)"),
+    ("wasi_snapshot_preview1", "fd_fdstat_set_rights", "(i32.const 1) (i64.const 0) (i64.const 0)"),
+    ("wasi_snapshot_preview1", "fd_filestat_set_size", "(i32.const 1) (i64.const 0)"),
+    ("wasi_snapshot_preview1", "fd_filestat_set_times", "(i32.const 1) (i64.const 0) (i64.const 0) (i32.const 0)"),
+    ("wasi_snapshot_preview1", "fd_pread", "(i32.const 0) (i32.const 64) (i32.const 1) (i64.const 0) (i32.const 128)"),
+    ("wasi_snapshot_preview1", "fd_pwrite", "(i32.const 1) (i32.const 64) (i32.const 1) (i64.const 0) (i32.const 128)"),
+    ("wasi_snapshot_preview1", "fd_readdir", "(i32.const 3) (i32.const 256) (i32.const 64) (i64.const 0) (i32.const 128)"),
+    ("wasi_snapshot_preview1", "fd_renumber", "(i32.const 9) (i32.const 8)"),
+    ("wasi_snapshot_preview1", "path_create_directory", "(i32.const 3) (i32.const 64) (i32.const 1)"),
+    ("wasi_snapshot_preview1", "path_filestat_get", "(i32.const 3) (i32.const 0) (i32.const 64) (i32.const 1) (i32.const 128)"),
+    ("wasi_snapshot_preview1", "path_filestat_set_times", "(i32.const 3) (i32.const 0) (i32.const 64) (i32.const 1) (i64.const 0) (i64.const 0) (i32.const 0)"),
+    ("wasi_snapshot_preview1", "path_link", "(i32.const 3) (i32.const 0) (i32.const 64) (i32.const 1) (i32.const 3) (i32.const 72) (i32.const 1)"),
+    (
+        "wasi_snapshot_preview1",
+        "path_open",
+        "(i32.const 3) (i32.const 0) (i32.const 64) (i32.const 1) (i32.const 0) (i64.const 0) (i64.const 0) (i32.const 0) (i32.const 128)",
+    ),
+    ("wasi_snapshot_preview1", "path_readlink", "(i32.const 3) (i32.const 64) (i32.const 1) (i32.const 256) (i32.const 64) (i32.const 128)"),
+    ("wasi_snapshot_preview1", "path_remove_directory", "(i32.const 3) (i32.const 64) (i32.const 1)"),
+    ("wasi_snapshot_preview1", "path_rename", "(i32.const 3) (i32.const 64) (i32.const 1) (i32.const 3) (i32.const 72) (i32.const 1)"),
+    ("wasi_snapshot_preview1", "path_symlink", "(i32.const 64) (i32.const 1) (i32.const 3) (i32.const 72) (i32.const 1)"),
+    ("wasi_snapshot_preview1", "path_unlink_file", "(i32.const 3) (i32.const 64) (i32.const 1)"),
     ("bugrank", "choice", "(i64.const 1)"),
     ("bugrank", "size", ""),
 ];
@@ -690,7 +749,7 @@ fn calling(module: &str, name: &str, args: &str, times: u32) -> String {
 #[test]
 fn every_import_a_program_may_call_costs_at_least_a_host_calls_fuel_per_call() {
     let measured: Vec<&str> = IMPORT_CALLS.iter().filter(|(module, ..)| *module == "wasi_snapshot_preview1").map(|(_, name, _)| *name).collect();
-    let allowed: Vec<&str> = sandbox::ALLOWED_WASI_IMPORTS.iter().copied().filter(|name| *name != "proc_exit").collect();
+    let allowed: Vec<&str> = sandbox::ALLOWED_WASI_IMPORTS.iter().chain(sandbox::NO_FILE_IMPORTS).copied().filter(|name| *name != "proc_exit").collect();
     assert_eq!(measured, allowed, "every allowed import but proc_exit (which ends the run) is measured");
     let fuel = |module: &str, name: &str, args: &str, times: u32| {
         let generator = sandbox().load("calls.wat", calling(module, name, args, times).as_bytes(), Role::Generator).unwrap();

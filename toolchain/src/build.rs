@@ -329,13 +329,13 @@ impl Builder {
                         }
                     }
                 }
-                let warnings = warnings.into_iter().filter(|w| !w.is_empty()).collect::<Vec<_>>().join("\n");
+                let warnings = lines(warnings);
                 failed.unwrap_or_else(|| match std::fs::read(dir.path().join(OUTPUT)) {
                     Ok(wasm) if matches!(kind, Kind::Harnessed { .. }) => match harness::check_objects(&dir.path().join(harness::HAND_IN_OBJECTS)) {
-                        Ok(said) => Built::Module { wasm, warnings: [warnings, said].into_iter().filter(|w| !w.is_empty()).collect::<Vec<_>>().join("\n") },
+                        Ok(said) => Built::Module { warnings: lines([warnings, said, opens_files(&wasm)]), wasm },
                         Err(refused) => Built::Failed { failure: Failure::CompileError, message: refused },
                     },
-                    Ok(wasm) => Built::Module { wasm, warnings },
+                    Ok(wasm) => Built::Module { warnings: lines([warnings, opens_files(&wasm)]), wasm },
                     Err(_) => Built::Failed { failure: Failure::CompileError, message: format!("{warnings}\n{NO_MODULE}").trim().to_owned() },
                 })
             }
@@ -445,6 +445,24 @@ fn forget_beyond(dir: &Path, bytes: u64) {
 
 /// What a build says when the compiler succeeded but wrote no module.
 const NO_MODULE: &str = "the compiler wrote no module";
+
+/// The note a build's warnings get when its module opens files or folders: it runs, but
+/// finds none (the sandbox has no file system), as on a judge's machine without them.
+pub const OPENS_FILES: &str = "note: this program opens files or folders (fopen, freopen, ifstream, opendir, ...): where it runs there are \
+     none, so every such call fails; it reads its input from standard input and writes its answers to standard output";
+
+/// [`OPENS_FILES`] if `wasm` imports a call of files or folders (WASI's `path_*` and
+/// `fd_readdir`), else nothing.
+fn opens_files(wasm: &[u8]) -> String {
+    let imports = harness::Object::read(wasm).map(|module| module.imports).unwrap_or_default();
+    let opens = imports.iter().any(|(module, name)| module == "wasi_snapshot_preview1" && (name.starts_with("path_") || name == "fd_readdir"));
+    if opens { OPENS_FILES.to_owned() } else { String::new() }
+}
+
+/// The non-empty ones of `parts`, a line each.
+fn lines(parts: impl IntoIterator<Item = String>) -> String {
+    parts.into_iter().filter(|part| !part.is_empty()).collect::<Vec<_>>().join("\n")
+}
 
 /// Signs, in a compiler's messages, that it or a program it ran (the linker) was killed,
 /// by a limit or by the host, though the compiler itself exited.

@@ -9,8 +9,10 @@
 //! - `<bits/stdc++.h>`: every standard header that libc++ builds on WASI (not `<thread>`,
 //!   `<future>`, `<shared_mutex>`, `<filesystem>`, `<memory_resource>`, `<csetjmp>`);
 //! - `<thread>`, which libc++ on WASI lacks: `std::this_thread` (`sleep_for`,
-//!   `sleep_until`, `yield`) for programs that sleep without threads (a sleep costs its
-//!   time in fuel, see the sandbox's clocks); `std::thread` itself does not build;
+//!   `sleep_until`, `yield`) for programs that sleep without threads (a sleep passes on
+//!   the run's wall clock, not its fuel: see the sandbox's clocks); `std::thread` itself does not build;
+//! - `<syslog.h>`, which WASI lacks: its calls do nothing, as a program in a judge's
+//!   sandbox has no system log either;
 //! - `std::ios_base::sync_with_stdio(false)`: `std::cin` reads through a buffer of its own
 //!   from then on, as with GCC's libstdc++ (libc++'s does nothing, and its `std::cin`
 //!   reading numbers is twice as slow without it).
@@ -42,6 +44,9 @@ pub const BITS_STDCXX: &str = include_str!("../compat/include/bits/stdc++.h");
 /// `<thread>`: `std::this_thread` alone.
 pub const THREAD: &str = include_str!("../compat/include/thread");
 
+/// `<syslog.h>`, whose calls do nothing (a sandboxed program has no system log).
+pub const SYSLOG: &str = include_str!("../compat/include/syslog.h");
+
 /// The link flag that sends a C++ program's calls of `std::ios_base::sync_with_stdio`
 /// (libc++'s, which does nothing) to `compat.c`'s, which gives `std::cin` a buffer of its
 /// own once unsynchronised, as GCC's libstdc++ does.
@@ -50,8 +55,10 @@ pub const SYNC_WITH_STDIO: &str = "-Wl,--wrap=_ZNSt3__28ios_base15sync_with_stdi
 /// The files a build of `language` gets, as (path under [`DIR`], text): none for Rust.
 pub fn files(language: Language) -> Vec<(&'static str, &'static str)> {
     match language {
-        Language::C => vec![("compat.h", HEADER), ("compat.c", SOURCE)],
-        Language::Cpp => vec![("compat.h", HEADER), ("compat.cpp", SOURCE), ("include/bits/stdc++.h", BITS_STDCXX), ("include/thread", THREAD)],
+        Language::C => vec![("compat.h", HEADER), ("compat.c", SOURCE), ("include/syslog.h", SYSLOG)],
+        Language::Cpp => {
+            vec![("compat.h", HEADER), ("compat.cpp", SOURCE), ("include/bits/stdc++.h", BITS_STDCXX), ("include/thread", THREAD), ("include/syslog.h", SYSLOG)]
+        }
         Language::Rust | Language::Python => Vec::new(),
     }
 }
@@ -60,7 +67,9 @@ pub fn files(language: Language) -> Vec<(&'static str, &'static str)> {
 /// the sandbox: the header first, the include folder, the source with the program's.
 pub fn arguments(language: Language, dir: &str) -> Vec<String> {
     match language {
-        Language::C => vec!["-include".into(), format!("{dir}/{DIR}/compat.h"), format!("{dir}/{DIR}/compat.c")],
+        Language::C => {
+            vec!["-include".into(), format!("{dir}/{DIR}/compat.h"), "-isystem".into(), format!("{dir}/{DIR}/include"), format!("{dir}/{DIR}/compat.c")]
+        }
         Language::Cpp => vec![
             "-include".into(),
             format!("{dir}/{DIR}/compat.h"),

@@ -230,14 +230,14 @@ pub(crate) fn check_objects(dir: &std::path::Path) -> Result<String, String> {
 /// imports, its constructors' names (the linking section's init functions) and whether
 /// it defines the renamed `main`.
 #[derive(Debug, Default, PartialEq)]
-struct Object {
-    imports: Vec<(String, String)>,
+pub(crate) struct Object {
+    pub(crate) imports: Vec<(String, String)>,
     constructors: Vec<String>,
     defines_main: bool,
 }
 
 impl Object {
-    fn read(bytes: &[u8]) -> wasmparser::Result<Object> {
+    pub(crate) fn read(bytes: &[u8]) -> wasmparser::Result<Object> {
         use wasmparser::{KnownCustom, Linking, Payload, SymbolFlags, SymbolInfo, TypeRef};
         let mut object = Object::default();
         let mut function_imports: Vec<String> = Vec::new();

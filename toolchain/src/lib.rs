@@ -33,7 +33,7 @@ mod jail;
 mod language;
 pub mod python;
 
-pub use build::{BUILD_CACHE_BYTES, Builder, Built, Failure, MAX_MESSAGE_CHARS, Source, cache_entry};
+pub use build::{BUILD_CACHE_BYTES, Builder, Built, Failure, MAX_MESSAGE_CHARS, OPENS_FILES, Source, cache_entry};
 pub use find::{Missing, RUST_SYSROOT, Toolchain, Toolchains};
 pub use harness::Harness;
 pub use jail::{COMPILE_FILE_BYTES, COMPILE_MEMORY_BYTES, COMPILE_MESSAGE_BYTES, COMPILE_SECONDS, JAIL_ENV, Jail, Limits, Mount};

@@ -15,7 +15,7 @@ fn copy_modules(to: &Path) {
 }
 
 const SNEAKY: &str = r#"(module
-  (import "wasi_snapshot_preview1" "path_open" (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "sock_accept" (func (param i32 i32 i32) (result i32)))
   (memory (export "memory") 1)
   (func (export "_start")))"#;
 
@@ -41,7 +41,7 @@ fn a_broken_module_a_forbidden_import_and_a_short_roster_line_are_named_and_the_
     let reasons = reasons(&run);
     assert_eq!(reasons.len(), 3, "{reasons:#?}");
     assert!(reasons[0].starts_with("broken.wasm: not a valid WebAssembly module"), "{}", reasons[0]);
-    assert!(reasons[1].starts_with("sneaky.wat: imports `wasi_snapshot_preview1.path_open`, which programs may not use"), "{}", reasons[1]);
+    assert!(reasons[1].starts_with("sneaky.wat: imports `wasi_snapshot_preview1.sock_accept`, which programs may not use"), "{}", reasons[1]);
     assert_eq!(reasons[2], format!("{roster_arg} line 21: expected 4 fields (id,cohort,manual,note), found 2"));
     assert_eq!(run.graded.analysis.answers.len(), FIXTURE.answers, "the good submissions are all graded");
 

@@ -3,7 +3,7 @@
 use crate::common::{COURSE, Client, Service, cohort, fixture, run_analysis, service_with_cohort, upload_bundle, upload_problem, zip};
 
 const SNEAKY: &str = r#"(module
-  (import "wasi_snapshot_preview1" "path_open" (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "sock_accept" (func (param i32 i32 i32) (result i32)))
   (memory (export "memory") 1)
   (func (export "_start")))"#;
 
@@ -67,7 +67,7 @@ fn every_bad_upload_is_named_and_changes_nothing() {
     );
     check(
         &[("modules", "a01.wasm", a01), ("modules", "sneaky.wat", SNEAKY.as_bytes())],
-        &["imports `wasi_snapshot_preview1.path_open`, which programs may not use"],
+        &["imports `wasi_snapshot_preview1.sock_accept`, which programs may not use"],
     );
     let duplicate = zip(&[("a/a01.wasm", a01), ("b/a01.wasm", a02)]);
     check(&[("modules", "two.zip", &duplicate)], &["another file already gives submission `a01`"]);
