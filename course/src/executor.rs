@@ -209,6 +209,24 @@ impl SandboxExecutor<'_> {
         }
     }
 
+    /// A testlib checker's verdict from its `run`: exit status 0 accepts; 1 (wrong
+    /// answer), 2 (presentation error) and 8 (unexpected end of the output) reject, with
+    /// what it wrote on stderr as the reason (testlib's `quitf` message, e.g. "wrong answer
+    /// expected 6, found 10"); `Err` for any other (3 is testlib's `_fail`, the checker's
+    /// own failure; 7 gives points, which bugrank does not grade) or a crash.
+    fn testlib_verdict(&self, run: &Run) -> Result<CheckerVerdict, String> {
+        let said = cut_middle(String::from_utf8_lossy(&run.stderr).trim());
+        match run.outcome {
+            Outcome::Exited(0) => Ok(CheckerVerdict::Accept),
+            Outcome::Exited(1 | 2 | 8) => Ok(CheckerVerdict::Reject(said)),
+            Outcome::Exited(status) => Err(format!(
+                "the testlib checker exited with status {status}, not 0 (ok), 1 (wrong answer), 2 (presentation error) or 8 (unexpected end of file){}",
+                if said.is_empty() { String::new() } else { format!(": {said}") }
+            )),
+            ref outcome => Err(format!("the testlib checker {}", crash_message(outcome, &run.stderr, &self.judges_limits()))),
+        }
+    }
+
     /// The limits of a run of a judges' program (a validator of inputs or outputs, an
     /// interactor): the problem's memory and output limits, and [`JUDGES_PROGRAM_FUEL`].
     fn judges_limits(&self) -> Limits {
@@ -422,12 +440,14 @@ impl Executor for SandboxExecutor<'_> {
         let run = match self.protocol {
             Protocol::Bugrank => self.sandbox.run(checker, &checker_input(input, expected, actual), &self.limits),
             Protocol::Judges(flags) => self.sandbox.run_with_files(checker, actual, validator_files(input, expected, flags), &self.judges_limits()),
+            Protocol::Testlib => self.sandbox.run_with_files(checker, b"", testlib_files(input, expected, actual), &self.judges_limits()),
             Protocol::Interactive { .. } => return Err("an interactive problem's runs are judged by its interactor as they run".to_owned()),
         };
         let run = run.map_err(|error| error.to_string())?;
         match (self.protocol, &run.outcome) {
             (Protocol::Bugrank, Outcome::Exited(0)) => parse_checker_output(&run.stdout).map(|verdict| (verdict, Some((run.fuel_used, self.limits.fuel)))),
             (Protocol::Judges(_), _) => self.judges_verdict(&run, "validator").map(|verdict| (verdict, Some((run.fuel_used, JUDGES_PROGRAM_FUEL)))),
+            (Protocol::Testlib, _) => self.testlib_verdict(&run).map(|verdict| (verdict, Some((run.fuel_used, JUDGES_PROGRAM_FUEL)))),
             (_, outcome) => Err(crash_message(outcome, &run.stderr, &self.limits)),
         }
     }
@@ -452,6 +472,11 @@ pub enum Protocol<'a> {
     /// test's expected output (`tests/NAME.out`, a package's `.ans`) on that test's input,
     /// else empty: a generated input has none.
     Interactive { flags: &'a [String], tests: &'a [grader::WrittenTest] },
+    /// A testlib.h checker's (`[validator] protocol = "testlib"`, `registerTestlibCmd`):
+    /// `checker INPUT OUTPUT ANSWER` with the answer's output as a file and nothing on
+    /// stdin ([`testlib_files`]); exit status 0 accepts, 1, 2 and 8 reject with its stderr
+    /// as the reason, any other is its failure (`SandboxExecutor::testlib_verdict`).
+    Testlib,
 }
 
 /// A dialogue as judges write one (problemtools' `.interaction` files): each line the
@@ -512,6 +537,20 @@ fn validator_files(input: &[u8], expected: &[u8], flags: &[String]) -> Files {
     Files {
         args,
         read: vec![(VALIDATOR_INPUT.to_owned(), input.to_vec()), (VALIDATOR_ANSWER.to_owned(), expected.to_vec())],
+        directory: VALIDATOR_FEEDBACK.to_owned(),
+    }
+}
+
+/// Where a testlib checker's run finds the output it judges.
+const TESTLIB_OUTPUT: &str = "/judge/output";
+
+/// A testlib checker's arguments and files for judging `actual` on `input` against the
+/// reference's `expected`: what [`Protocol::Testlib`] gives it.
+fn testlib_files(input: &[u8], expected: &[u8], actual: &[u8]) -> Files {
+    let read = [(VALIDATOR_INPUT, input), (TESTLIB_OUTPUT, actual), (VALIDATOR_ANSWER, expected)];
+    Files {
+        args: read.iter().map(|(name, _)| (*name).to_owned()).collect(),
+        read: read.iter().map(|(name, bytes)| ((*name).to_owned(), bytes.to_vec())).collect(),
         directory: VALIDATOR_FEEDBACK.to_owned(),
     }
 }

@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `problem.yaml`: `name` | `problem.toml`: `title`; the package's folder is the `name` |
 //! | `validation: default` and `validator_flags` | `oracle = "tokens"`: `case_sensitive` only with the flag (judges compare case-insensitively by default), `float_tolerance` (both), `float_absolute_tolerance`, `float_relative_tolerance` |
-//! | `validation: custom` (`output_validators/NAME/`, or the 2023 format's `output_validator/`) | `oracle = "validator"`: the validator's sources copied into `validator/` and built there (C or C++; one Python 3 file runs in bugrank's Python), `validator_flags` its `[validator] flags`, run with the judges' protocol; one in another language is kept in `package/` with a `checker.rs` to port it into |
+//! | `validation: custom` (`output_validators/NAME/`, or the 2023 format's `output_validator/`) | `oracle = "validator"`: the validator's sources copied into `validator/` and built there (C or C++; one Python 3 file runs in bugrank's Python), `validator_flags` its `[validator] flags`, run with the judges' protocol (a testlib checker, one that calls `registerTestlibCmd`, with testlib's: `[validator] protocol = "testlib"`); one in another language is kept in `package/` with a `checker.rs` to port it into |
 //! | `input_validators/NAME/` | the first in C or C++, else in Python 3, copied into `input_validator/`: `check-problem` runs it on every generated input and every test (exit status 42 valid, 43 not); checktestdata ones kept in `package/`, said, not run |
 //! | `testdata.yaml` (the 2025 format's `test_group.yaml`): `input_validator_flags`, `output_validator_flags` (or `_args`, lists) (a group inherits its parent's) | `[input_validator] flags`, or `groups` when the test groups differ (an input is valid with one of them); the output validator's after `validator_flags` (the first group's, when they differ, said) |
 //! | `limits: memory`, `output` (MiB, 8 when not given, as the format says) | `limits.memory_mib`, `limits.output_bytes` (within bugrank's bounds); `limits.stack_mib` the memory limit, as judges set the stack |
@@ -335,11 +335,26 @@ fn validator_oracle(validators: &[(String, Vec<u8>)], flags: &str, files: &mut V
         imported.todo.push(format!("Port the package's output validator (kept in package/, it has no C, C++ or Python 3 source for bugrank to run) {PORT}"));
         return "oracle = \"checker\"\n".to_owned();
     };
-    imported
-        .notes
-        .push(format!("the output validator {chosen}/ judges outputs as the judges' protocol has it (built from its sources, copied into validator/)"));
-    judged_by("validator", flags)
+    let program = |path: &str| path.rsplit_once('/').map_or("", |(folder, _)| folder) == chosen;
+    let testlib =
+        validators.iter().any(|(path, bytes)| program(path) && bytes.windows(TESTLIB_CHECKER.len()).any(|window| window == TESTLIB_CHECKER.as_bytes()));
+    if !testlib {
+        imported
+            .notes
+            .push(format!("the output validator {chosen}/ judges outputs as the judges' protocol has it (built from its sources, copied into validator/)"));
+        return judged_by("validator", flags);
+    }
+    imported.notes.push(format!(
+        "the output validator {chosen}/ is a testlib checker ({TESTLIB_CHECKER}): it judges outputs as testlib has it (`checker input output answer`, exit status 0 accepts, 1 and 2 reject), [validator] protocol = \"testlib\" (built from its sources, copied into validator/)"
+    ));
+    if !flags.trim().is_empty() {
+        imported.notes.push(format!("a testlib checker takes no flags: the package's `{}` are not given to it", flags.trim()));
+    }
+    "oracle = \"validator\"\n\n[validator]\nprotocol = \"testlib\"\n".to_owned()
 }
+
+/// The call by which a source is a testlib checker (testlib.h's checkers' protocol).
+const TESTLIB_CHECKER: &str = "registerTestlibCmd";
 
 /// `problem.toml`'s `oracle` named `oracle`, judged by the program in `validator/` with
 /// `flags` (a validator's or an interactor's).

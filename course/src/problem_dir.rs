@@ -241,6 +241,21 @@ pub struct ValidatorToml {
     /// Default none.
     #[serde(default)]
     pub flags: Vec<String>,
+    /// How an output validator is asked (`protocol`): `judges` (the default, see
+    /// [`crate::executor::Protocol::Judges`]) or `testlib`, a checker written with
+    /// testlib.h's `registerTestlibCmd` ([`crate::executor::Protocol::Testlib`]: no flags).
+    /// An interactor is asked as judges ask one.
+    #[serde(default)]
+    pub protocol: ValidatorProtocol,
+}
+
+/// `[validator] protocol`: see [`ValidatorToml::protocol`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ValidatorProtocol {
+    #[default]
+    Judges,
+    Testlib,
 }
 
 /// `[input_validator]` of `problem.toml`: the arguments of the input validator (a judge's
@@ -395,6 +410,12 @@ impl ProblemToml {
             if !(value.is_finite() && value >= 0.0) {
                 return Err(CourseError::Problem(format!("{}: tokens.{name} is a tolerance: a number from 0 up (it is {value})", toml_path.display())));
             }
+        }
+        if toml.validator.protocol == ValidatorProtocol::Testlib && (toml.oracle != OracleName::Validator || !toml.validator.flags.is_empty()) {
+            return Err(CourseError::Problem(format!(
+                "{}: validator.protocol = \"testlib\" is an output validator's (oracle = \"validator\"), which takes no flags",
+                toml_path.display()
+            )));
         }
         Ok(toml)
     }
@@ -711,7 +732,10 @@ impl ProblemDir {
             programs: std::iter::once(&self.reference).chain(answers).collect(),
             checker: self.checker.as_ref(),
             protocol: match self.toml.oracle {
-                OracleName::Validator => Protocol::Judges(&self.toml.validator.flags),
+                OracleName::Validator => match self.toml.validator.protocol {
+                    ValidatorProtocol::Judges => Protocol::Judges(&self.toml.validator.flags),
+                    ValidatorProtocol::Testlib => Protocol::Testlib,
+                },
                 OracleName::Interactive => Protocol::Interactive { flags: &self.toml.validator.flags, tests: &self.fixed },
                 _ => Protocol::Bugrank,
             },
@@ -928,6 +952,10 @@ mod tests {
         check("oracle = \"tokens\"\n[tokens]\ncase_sensitive = false\nfloat_absolute = 1e-6\nfloat_relative = 1e-6", None);
         check("oracle = \"tokens\"\n[tokens]\nfloat_absolute = -1", Some("tokens.float_absolute is a tolerance: a number from 0 up (it is -1)"));
         check("oracle = \"token\"", Some("unknown variant `token`"));
+        check("oracle = \"validator\"\n[validator]\nprotocol = \"testlib\"", None);
+        check("oracle = \"interactive\"\n[validator]\nprotocol = \"testlib\"", Some("validator.protocol = \"testlib\" is an output validator's"));
+        check("oracle = \"validator\"\n[validator]\nprotocol = \"testlib\"\nflags = [\"a\"]", Some("which takes no flags"));
+        check("oracle = \"validator\"\n[validator]\nprotocol = \"polygon\"", Some("unknown variant `polygon`"));
         check("oracle = \"trim-line-ends\"", None);
         check("name = \"sumlist\"", None);
         check("name = \"\"", Some("name is the problem's name in outputs: one line"));

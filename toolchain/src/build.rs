@@ -605,11 +605,19 @@ fn bugrank_files(source: &Source) -> Vec<(&'static str, &'static [u8])> {
     compat.chain(exceptions).collect()
 }
 
-/// Whether a C or C++ file names `long double`, `strtold` or `stold`, or has a `%L`
-/// conversion (`%Lf`, `%.10Lg`, ...).
+/// Whether a C or C++ file names `long double`, `strtold` or `stold`, calls a math
+/// function of `long double` (`hypotl`, `sqrtl`, ...: [`LONG_DOUBLE_FUNCTIONS`]), writes a
+/// `long double` literal (`1e-9L`, `0.5l`), or has a `%L` conversion (`%Lf`, `%.10Lg`, ...).
 fn uses_long_double(text: &[u8]) -> bool {
     let names = [&b"long double"[..], b"strtold", b"stold"];
     if names.iter().any(|name| text.windows(name.len()).any(|window| window == *name)) {
+        return true;
+    }
+    let identifier = |byte: &u8| byte.is_ascii_alphanumeric() || *byte == b'_';
+    if text.split(|byte| !identifier(byte)).any(|word| LONG_DOUBLE_FUNCTIONS.iter().any(|name| name.as_bytes() == word)) {
+        return true;
+    }
+    if (0..text.len()).any(|at| long_double_literal_ends(text, at)) {
         return true;
     }
     text.iter().enumerate().filter(|(_, byte)| **byte == b'%').any(|(at, _)| {
@@ -617,6 +625,76 @@ fn uses_long_double(text: &[u8]) -> bool {
         let spec = rest.iter().position(|b| !b"-+ #0123456789.*".contains(b)).map_or(rest, |end| &rest[end..]);
         spec.len() >= 2 && spec[0] == b'L' && b"aAeEfFgG".contains(&spec[1])
     })
+}
+
+/// The C library's math functions of `long double` that judges' code calls (C++'s
+/// overloads take a `long double` that is named or a literal, found otherwise).
+const LONG_DOUBLE_FUNCTIONS: &[&str] = &[
+    "acosl",
+    "asinl",
+    "atan2l",
+    "atanl",
+    "cbrtl",
+    "ceill",
+    "copysignl",
+    "cosl",
+    "coshl",
+    "erfl",
+    "expl",
+    "expm1l",
+    "fabsl",
+    "floorl",
+    "fmal",
+    "fmaxl",
+    "fminl",
+    "fmodl",
+    "frexpl",
+    "hypotl",
+    "ldexpl",
+    "lgammal",
+    "llroundl",
+    "log10l",
+    "log1pl",
+    "log2l",
+    "logl",
+    "lroundl",
+    "modfl",
+    "nearbyintl",
+    "nextafterl",
+    "powl",
+    "remainderl",
+    "rintl",
+    "roundl",
+    "sinl",
+    "sinhl",
+    "sqrtl",
+    "tanl",
+    "tanhl",
+    "tgammal",
+    "truncl",
+];
+
+/// Whether `text[at]` is the `L` or `l` that ends a floating literal (digits with a `.` or
+/// an exponent: `1.0L`, `1e-9L`, `.5l`; not `1L` or `1LL`, integers, nor `0x1eL`).
+fn long_double_literal_ends(text: &[u8], at: usize) -> bool {
+    let identifier = |byte: &u8| byte.is_ascii_alphanumeric() || *byte == b'_';
+    if !matches!(text[at], b'L' | b'l') || text.get(at + 1).is_some_and(identifier) {
+        return false;
+    }
+    let mut start = at;
+    while start > 0 {
+        let byte = text[start - 1];
+        let sign_of_exponent = matches!(byte, b'+' | b'-') && start >= 2 && matches!(text[start - 2], b'e' | b'E');
+        if byte.is_ascii_digit() || matches!(byte, b'.' | b'e' | b'E') || sign_of_exponent {
+            start -= 1;
+        } else {
+            break;
+        }
+    }
+    let number = &text[start..at];
+    let floating = number.iter().any(|byte| matches!(byte, b'.' | b'e' | b'E'));
+    let begins = number.first().is_some_and(|byte| byte.is_ascii_digit() || *byte == b'.');
+    floating && begins && number.iter().any(u8::is_ascii_digit) && !(start > 0 && identifier(&text[start - 1]))
 }
 
 /// `bytes` in lower-case hexadecimal.
@@ -783,6 +861,16 @@ mod tests {
         check("long long x; double d; printf(\"%lld %f %lf 100%%\", x, d, d);", false);
         check("printf(\"%Ld\", 5LL);", false);
         check("%", false);
+        // A math function of long double, a long double literal.
+        check("cout << hypotl(x, y);", true);
+        check("double r = sqrtl(n);", true);
+        check("const auto eps = 1e-9L;", true);
+        check("x = .5l * y;", true);
+        check("x = 2.5E+3L;", true);
+        // Not: integers, hex, a name that ends in l, a name like a literal.
+        check("long n = 1L, m = 10LL, h = 0x1eL, s = size-1L;", false);
+        check("double hypot_l = hypot(a, b); int model = 3;", false);
+        check("int x1e5L = 2;", false);
     }
 
     fn source(files: &[(&str, &[u8])]) -> Source {

@@ -685,6 +685,60 @@ fn a_package_with_python_validators_imports_checks_and_grades_with_them() {
 }
 
 #[test]
+fn a_package_whose_checker_is_written_with_testlib_imports_checks_and_grades_with_it() {
+    if !can_build(&[Language::C, Language::Cpp]) {
+        return;
+    }
+    // `fixtures/packages/distance`: a distance within 1e-6, judged by a testlib checker
+    // (`registerTestlibCmd`, testlib.h beside it): `check input output answer`, its
+    // verdict by exit status, its reason on stderr. Its accepted C++ prints `hypotl`'s
+    // long double, which must be formatted.
+    let package = root().join("fixtures/packages/distance");
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("distance");
+    let imported = import_package(&package, &dir).unwrap();
+    assert!(file(&dir, "problem.toml").contains("oracle = \"validator\"\n\n[validator]\nprotocol = \"testlib\"\n"));
+    assert_eq!(names(&dir.join("validator")), ["check.cpp", "testlib.h"]);
+    assert!(
+        imported.notes.iter().any(|note| note.starts_with("the output validator output_validators/close_enough/ is a testlib checker")),
+        "{:?}",
+        imported.notes
+    );
+    assert!(choose_reference(&tools().sandbox, &tools().builder, &dir).unwrap().is_empty(), "the C++ reference (hypotl) builds and passes");
+    set_time_limit(&tools().sandbox, &tools().builder, &dir, imported.time_rule).unwrap().expect("a time limit");
+    passes_check(
+        &dir,
+        &[
+            "ok    the checker accepts the reference's outputs: 1000 of 1000 outputs accepted",
+            "ok    the correct example `correct-sqrt` passes every input",
+            "ok    the correct example `reference.py` passes every input",
+            "ok    the example `wrong-int_overflow` fails some input by giving a wrong output: fails 3 of 1007 inputs, 3 of them by giving a wrong output; first on the course's test `secret-03-far`: wrong: wrong answer expected 2828427124.7461900711, found 31495.2837104000",
+            "ok    the example `wrong-two_decimals` fails some input by giving a wrong output",
+            "ok    the example `wrong-label` fails some input by giving a wrong output",
+            "ok    the example `slow-count_up` fails some input by running out of time",
+        ],
+    );
+
+    let (problem, submissions) = (dir.display().to_string(), dir.join("submissions").display().to_string());
+    let run = grade_without_roster(&[("--problem", &problem), ("--submissions", &submissions), ("--stable-after", "200")]);
+    let analysis = &run.graded.analysis;
+    let row = |id: &str| analysis.answers.iter().find(|a| a.id == id).unwrap_or_else(|| panic!("{id}"));
+    // Six decimals where the reference prints nine, and the checker takes them.
+    assert_eq!(row("correct-sqrt").points.as_ref().unwrap().points, 100.0);
+    assert_eq!(row("wrong-int_overflow").course_tests_failed, ["secret-03-far", "secret-04-wide", "secret-05-tall"]);
+    assert!(row("wrong-label").course_tests_failed.contains(&"sample-1".to_owned()));
+    assert!(run.files["analysis.json"].contains("wrong output format Expected double, but \\\"distance:\\\" found"), "the checker's words are the reason");
+
+    // A checker that fails (testlib's _fail, exit 3) is the checker's failure, not a
+    // wrong answer: check-problem says so with its words.
+    let failing = file(&dir, "validator/check.cpp")
+        .replace("registerTestlibCmd(argc, argv);", "registerTestlibCmd(argc, argv);\n    quitf(_fail, \"the answer file is broken\");");
+    std::fs::write(dir.join("validator/check.cpp"), failing).unwrap();
+    let (passed, text) = checked(&dir);
+    assert!(!passed && text.contains("the testlib checker exited with status 3, not 0 (ok), 1 (wrong answer), 2 (presentation error) or 8 (unexpected end of file): FAIL the answer file is broken"), "{text}");
+}
+
+#[test]
 fn an_interactive_problem_whose_interactor_is_in_python_judges_as_with_its_cpp_one() {
     if !can_build(&[Language::C, Language::Cpp]) {
         return;
