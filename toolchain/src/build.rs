@@ -586,7 +586,8 @@ fn flags(source: &Source, options: &BuildOptions) -> Vec<String> {
     }
     if uses_exceptions(source) {
         flags.retain(|flag| flag != exceptions::NO_EXCEPTIONS);
-        flags.extend([exceptions::FLAG.to_owned(), exceptions::WRAP.to_owned()]);
+        flags.push(exceptions::FLAG.to_owned());
+        flags.extend(exceptions::FLAGS.iter().map(|flag| (*flag).to_owned()));
     }
     flags
 }

@@ -15,7 +15,7 @@
 //!   again (a test checks where the source and clang-19 are at hand). One object, not an
 //!   archive: its definitions come first, before the libc++abi inside Debian's `libc++.a`.
 //! - [`START`] (`toolchain/exceptions/start.cpp`): `main`'s caller, through
-//!   `-Wl,--wrap=__original_main` ([`WRAP`]), which catches what leaves `main` and lets
+//!   `-Wl,--wrap=__original_main` ([`FLAGS`]), which catches what leaves `main` and lets
 //!   `std::terminate` say what it was, then abort.
 //!
 //! Every other C++ program is built exactly as before (`-fno-exceptions`): exceptions add
@@ -23,10 +23,15 @@
 //! depends on its own source alone. The sandbox turns the compiler's (legacy) exception
 //! instructions into the standard ones wasmtime runs (`sandbox/src/exnref.rs`).
 //!
-//! What does not throw: what Debian's `libc++.a` does in its own compiled code
-//! (`std::stoi` on text that is not a number, `std::bad_alloc` from `new`) aborts as
-//! before, uncatchable; the headers' code (`at`, `std::optional::value`, a student's own
-//! `throw`) throws.
+//! Debian's `libc++.a` is compiled without exceptions, so its own code aborts where it
+//! should throw. A build with exceptions therefore compiles `std::string`'s members with
+//! the program (`substr`, `at`, ... throw `std::out_of_range`) and links GCC's `std::stoi`
+//! and kin from [`START`] in place of libc++'s (`std::invalid_argument` with the
+//! function's name as `what()`, as judges' GCC gives): see [`FLAGS`]. What still does not
+//! throw: `new` when the memory limit refuses it (the run ends out of memory, no
+//! `std::bad_alloc`), and the rest of `libc++.a`'s compiled code (`std::regex`'s errors,
+//! the streams' `exceptions()`); the headers' code (`vector::at`, `std::optional::value`,
+//! a student's own `throw`) throws.
 //!
 //! ```
 //! use toolchain::exceptions::uses_exceptions;
@@ -40,8 +45,23 @@ pub const FLAG: &str = "-fwasm-exceptions";
 /// The flag that leaves [`FLAG`] out.
 pub const NO_EXCEPTIONS: &str = "-fno-exceptions";
 
-/// The linker's flag that makes [`START`]'s function the caller of `main`.
-pub const WRAP: &str = "-Wl,--wrap=__original_main";
+/// The flags of a build with exceptions besides [`FLAG`]: [`START`]'s function is the
+/// caller of `main`, and its `std::stoi` and kin are linked in place of libc++'s, which
+/// abort where they should throw; libc++'s `std::string` is compiled with the program
+/// (not taken from `libc++.a`, built without exceptions), so that `at`, `substr` and the
+/// rest throw `std::out_of_range` as GCC's do.
+pub const FLAGS: &[&str] = &[
+    "-Wl,--wrap=__original_main",
+    "-D_LIBCPP_DISABLE_EXTERN_TEMPLATE",
+    "-Wl,--wrap=_ZNSt3__24stoiERKNS_12basic_stringIcNS_11char_traitsIcEENS_9allocatorIcEEEEPmi",
+    "-Wl,--wrap=_ZNSt3__24stolERKNS_12basic_stringIcNS_11char_traitsIcEENS_9allocatorIcEEEEPmi",
+    "-Wl,--wrap=_ZNSt3__25stoulERKNS_12basic_stringIcNS_11char_traitsIcEENS_9allocatorIcEEEEPmi",
+    "-Wl,--wrap=_ZNSt3__25stollERKNS_12basic_stringIcNS_11char_traitsIcEENS_9allocatorIcEEEEPmi",
+    "-Wl,--wrap=_ZNSt3__26stoullERKNS_12basic_stringIcNS_11char_traitsIcEENS_9allocatorIcEEEEPmi",
+    "-Wl,--wrap=_ZNSt3__24stofERKNS_12basic_stringIcNS_11char_traitsIcEENS_9allocatorIcEEEEPm",
+    "-Wl,--wrap=_ZNSt3__24stodERKNS_12basic_stringIcNS_11char_traitsIcEENS_9allocatorIcEEEEPm",
+    "-Wl,--wrap=_ZNSt3__25stoldERKNS_12basic_stringIcNS_11char_traitsIcEENS_9allocatorIcEEEEPm",
+];
 
 /// libc++abi and libunwind's unwinder built with exceptions (`toolchain/exceptions/build.sh`).
 pub const RUNTIME: &[u8] = include_bytes!("../exceptions/cxxabi.o");

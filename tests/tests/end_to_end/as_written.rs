@@ -465,3 +465,50 @@ fn cin_unsynchronised_from_stdio_reads_through_a_buffer_as_with_gcc_and_reads_th
     assert_eq!((buffered.outcome.clone(), stdout(&buffered)), (Outcome::Exited(0), expected));
     assert!(buffered.fuel_used * 2 < synced.fuel_used, "buffered {} fuel, synchronised {}", buffered.fuel_used, synced.fuel_used);
 }
+
+#[test]
+fn the_standard_librarys_own_throws_are_caught_by_type_as_with_gcc() {
+    if !can_build(&[Language::Cpp]) {
+        return;
+    }
+    // What Debian's libc++.a compiles without exceptions: the string conversions (bugrank
+    // links GCC's, whose what() is the function's name) and std::string's members.
+    let program = r#"#include <bits/stdc++.h>
+using namespace std;
+int main() {
+    string line;
+    while (getline(cin, line)) {
+        try {
+            size_t used = 0;
+            int n = stoi(line, &used);
+            cout << "int " << n << " from " << used << " characters\n";
+        } catch (const invalid_argument& e) {
+            cout << "not a number (" << e.what() << ")\n";
+        } catch (const out_of_range& e) {
+            cout << "too big for an int (" << e.what() << ")\n";
+        }
+    }
+    try { cout << stoll("99999999999999999999") << "\n"; } catch (const out_of_range& e) { cout << e.what() << " out of range\n"; }
+    try { cout << stod("x1.5") << "\n"; } catch (const invalid_argument& e) { cout << e.what() << " invalid\n"; }
+    cout << stoul("ff", nullptr, 16) + stoull("10") << " " << stof("2.5") * stold("2") << "\n";
+    try { string s = "ab"; cout << s.substr(5) << "\n"; } catch (const out_of_range&) { cout << "substr out of range\n"; }
+    try { string s = "ab"; cout << s.at(2) << "\n"; } catch (const out_of_range&) { cout << "at out of range\n"; }
+    try { stoi("seven"); } catch (const logic_error& e) { cout << "caught as logic_error: " << e.what() << endl; }
+    return stoi("nope");
+}
+"#;
+    let (_, run) = run(Language::Cpp, "convert.cpp", program, "42\n  -7 apples\nabc\n3000000000\n");
+    assert_eq!(
+        stdout(&run),
+        "int 42 from 2 characters\nint -7 from 4 characters\nnot a number (stoi)\ntoo big for an int (stoi)\nstoll out of range\nstod invalid\n265 5\n\
+         substr out of range\nat out of range\ncaught as logic_error: stoi\n"
+    );
+    // Uncaught, it ends the program as GCC's does, naming it (after `endl`: an abort
+    // writes nothing more of what cout holds, natively too).
+    assert!(matches!(run.outcome, Outcome::Trap(_)), "{:?}", run.outcome);
+    assert!(
+        String::from_utf8_lossy(&run.stderr).contains("uncaught exception of type std::invalid_argument: stoi"),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
