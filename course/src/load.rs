@@ -22,9 +22,9 @@ pub struct Accepted {
     pub languages: Vec<Language>,
     pub harnesses: Vec<Harness>,
     pub build: BuildOptions,
-    /// What a Python hand-in must not use ([`crate::problem_dir::RulesToml`]): checked
-    /// once it compiles, each use a [`grader::RuleBroken`] of its build.
-    pub python_forbidden: Vec<String>,
+    /// What a hand-in must not use, by language ([`crate::problem_dir::RulesToml`],
+    /// checked): checked once it compiles, each use a [`grader::RuleBroken`] of its build.
+    pub rules: crate::problem_dir::RulesToml,
 }
 
 /// Reads one student's source files (plain names: headers included) into a [`Source`] in
@@ -86,7 +86,14 @@ pub fn build(
     };
     Ok(match built(builder, accepted, source, stop).map_err(|e| format!("{file}: {e}"))? {
         Built::Module { wasm, warnings } => match sandbox.load(file, &wasm, Role::Answer) {
-            Ok(program) => Loaded::Program(program, Some(record(warnings, None))),
+            Ok(program) => {
+                let forbidden = accepted.rules.forbidden(source.language);
+                let harness = accepted.harnesses.iter().find(|h| h.language == source.language);
+                match crate::rules::compiled_rules_broken(builder, source, harness, &accepted.build, forbidden).map_err(|e| format!("{file}: {e}"))? {
+                    Ok(rules_broken) => Loaded::Program(program, Some(Build { rules_broken, ..record(warnings, None) })),
+                    Err(unchecked) => Loaded::NotBuilt(record(warnings, Some(unchecked))),
+                }
+            }
             Err(refused) => Loaded::NotBuilt(record(warnings, Some(format!("the compiled program cannot be run: {refused}")))),
         },
         Built::Failed { message, .. } => Loaded::NotBuilt(record(String::new(), Some(message))),
@@ -151,7 +158,7 @@ fn interpret(sandbox: &Sandbox, accepted: &Accepted, file: &str, source: &Source
     };
     let python = python(sandbox)?;
     Ok(match sandbox.load_harnessed(&python, name, text, harness).map_err(|e| format!("{file}: {e}"))? {
-        Ok(program) => match crate::rules::python_rules_broken(sandbox, &python, &accepted.python_forbidden, text).map_err(|e| format!("{file}: {e}"))? {
+        Ok(program) => match crate::rules::python_rules_broken(sandbox, &python, &accepted.rules.python.forbid, text).map_err(|e| format!("{file}: {e}"))? {
             Ok(rules_broken) => Loaded::Program(program, Some(Build { rules_broken, ..record(None) })),
             Err(unchecked) => Loaded::NotBuilt(record(Some(unchecked))),
         },

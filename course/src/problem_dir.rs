@@ -166,18 +166,29 @@ pub struct ProblemToml {
 }
 
 /// `[rules]` of `problem.toml`: constructs a hand-in must not use, by language, checked in
-/// its sources by their syntax (no output shows them). What breaking one costs is
-/// `[grading] rule_cost` (default: all the points).
+/// its sources (no output shows them). What breaking one costs is `[grading] rule_cost`
+/// (default: all the points).
 ///
 /// ```toml
 /// [rules.python]
 /// # Calls of these names (`sorted(xs)`, `xs.sort()`, `key=sorted`), and imports.
 /// forbid = ["sort", "sorted", "import bisect"]
+///
+/// [rules.c]
+/// # Calls of the C library's functions.
+/// forbid = ["qsort", "strlen"]
+///
+/// [rules.cpp]
+/// # The standard library's functions: a name alone is any of that name (`sort`,
+/// # `std::ranges::sort`, a member `length`), a qualified one that one (`std::sort`).
+/// forbid = ["sort", "std::stable_sort", "qsort"]
 /// ```
 ///
-/// A name the hand-in defines itself is its own (a function `sorted` it wrote, a variable
-/// `sort`). Pitfall: only Python's rules are checked so far; rules for another language
-/// are refused when the problem is read, not ignored.
+/// Python's are found by the syntax tree; C's and C++'s by the library functions the
+/// hand-in's compiled code calls (see `toolchain::calls`). A name the hand-in defines
+/// itself is its own (a function `sorted` or `sort` it wrote, a variable `sort`). Pitfall:
+/// Rust's rules are not checked yet, and are refused when the problem is read, not
+/// ignored.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RulesToml {
@@ -195,31 +206,44 @@ pub struct RulesToml {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LanguageRules {
-    /// Names whose calls are forbidden, and `import M` for a module.
+    /// Names whose calls are forbidden, and (Python) `import M` for a module.
     #[serde(default)]
     pub forbid: Vec<String>,
 }
 
 impl RulesToml {
-    /// The Python rules, checked: each a name or `import` and a module's dotted name; other
-    /// languages' rules refused (not checked yet).
-    fn python_forbidden(&self) -> Result<Vec<String>, String> {
-        for (language, rules) in [("c", &self.c), ("cpp", &self.cpp), ("rust", &self.rust)] {
-            if !rules.forbid.is_empty() {
-                return Err(format!("[rules.{language}] forbid: rules are checked in Python hand-ins only so far, so this one would be ignored; remove it"));
-            }
+    /// What a hand-in in `language` must not use (`forbid`): none for Rust, whose rules
+    /// [`RulesToml::checked`] refuses.
+    pub fn forbidden(&self, language: Language) -> &[String] {
+        match language {
+            Language::Python => &self.python.forbid,
+            Language::C => &self.c.forbid,
+            Language::Cpp => &self.cpp.forbid,
+            Language::Rust => &[],
         }
-        let identifier = |name: &str| {
-            name.split('.')
-                .all(|part| part.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
-        };
+    }
+
+    /// The rules, checked: Python's each a name or `import` and a module's dotted name; C's
+    /// and C++'s each a function's name, qualified or not (`sort`, `std::sort`); Rust's
+    /// refused (not checked yet).
+    fn checked(self) -> Result<RulesToml, String> {
+        if !self.rust.forbid.is_empty() {
+            return Err("[rules.rust] forbid: rules are checked in Python, C and C++ hand-ins only so far, so this one would be ignored; remove it".to_owned());
+        }
+        let identifier =
+            |name: &str| name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && name.chars().all(|c| c.is_alphanumeric() || c == '_');
         for rule in &self.python.forbid {
             let name = rule.strip_prefix("import ").map_or(rule.as_str(), str::trim);
-            if !identifier(name) || (!rule.starts_with("import ") && name.contains('.')) {
+            if !name.split('.').all(identifier) || (!rule.starts_with("import ") && name.contains('.')) {
                 return Err(format!("[rules.python] forbid: `{rule}` is neither a name (`sorted`) nor `import` and a module (`import bisect`)"));
             }
         }
-        Ok(self.python.forbid.clone())
+        for (language, rules) in [("c", &self.c), ("cpp", &self.cpp)] {
+            if let Some(rule) = rules.forbid.iter().find(|rule| !rule.split("::").all(identifier)) {
+                return Err(format!("[rules.{language}] forbid: `{rule}` is not a function's name (`qsort`, or qualified: `std::sort`)"));
+            }
+        }
+        Ok(self)
     }
 }
 
@@ -642,9 +666,11 @@ impl ProblemDir {
             let bytes = match language {
                 None => bytes,
                 Some(Language::Python) => {
-                    if stem == "reference" && !accepted.python_forbidden.is_empty() {
+                    if stem == "reference" && !accepted.rules.python.forbid.is_empty() {
                         let python = crate::load::python(sandbox).map_err(CourseError::Problem)?;
-                        crate::rules::reference_obeys(sandbox, &python, &path, &bytes, &accepted.python_forbidden)?;
+                        let broken =
+                            crate::rules::python_rules_broken(sandbox, &python, &accepted.rules.python.forbid, &bytes).map_err(CourseError::Problem)?;
+                        crate::rules::reference_obeys(&path, Language::Python, broken)?;
                     }
                     return crate::load::python_program(sandbox, &path, harness);
                 }
@@ -672,10 +698,17 @@ impl ProblemDir {
                     } else {
                         builder.build_for(&source, harness, &toml.limits.build_options(toml.uninitialised_locals), None)
                     };
-                    match result.map_err(|e| CourseError::Problem(format!("cannot build {}: {e}", path.display())))? {
+                    let wasm = match result.map_err(|e| CourseError::Problem(format!("cannot build {}: {e}", path.display())))? {
                         Built::Module { wasm, .. } => wasm,
                         Built::Failed { message, .. } => return Err(CourseError::Problem(format!("{} does not compile:\n{message}", path.display()))),
+                    };
+                    let forbidden = accepted.rules.forbidden(language);
+                    if stem == "reference" && !forbidden.is_empty() {
+                        let broken =
+                            crate::rules::compiled_rules_broken(builder, &source, harness, &accepted.build, forbidden).map_err(CourseError::Problem)?;
+                        crate::rules::reference_obeys(&path, language, broken)?;
                     }
+                    wasm
                 }
             };
             let program = sandbox.load(&path.display().to_string(), &bytes, role)?;
@@ -777,8 +810,8 @@ pub fn accepted(dir: &Path, toml: &ProblemToml) -> CourseResult<Accepted> {
             )));
         }
     }
-    let python_forbidden = toml.rules.python_forbidden().map_err(|why| CourseError::Problem(format!("{}: problem.toml's {why}", dir.display())))?;
-    Ok(Accepted { languages, harnesses, build: toml.limits.build_options(toml.uninitialised_locals), python_forbidden })
+    let rules = toml.rules.clone().checked().map_err(|why| CourseError::Problem(format!("{}: problem.toml's {why}", dir.display())))?;
+    Ok(Accepted { languages, harnesses, build: toml.limits.build_options(toml.uninitialised_locals), rules })
 }
 
 /// The harnesses in `dir`: for each language, its files when its `main` file is there
@@ -910,7 +943,12 @@ mod tests {
     }
 
     fn check(settings: &str, expected: Option<&str>) {
-        let refused = refusal(&format!("title = \"t\"\n{settings}\n"));
+        said(settings, refusal(&format!("title = \"t\"\n{settings}\n")), expected);
+    }
+
+    /// Asserts that what was `refused` of `settings` is `expected`: nothing, or words it
+    /// says.
+    fn said(settings: &str, refused: Option<String>, expected: Option<&str>) {
         match (expected, &refused) {
             (None, None) => {}
             (Some(words), Some(said)) if said.contains(words) => {}
@@ -959,6 +997,19 @@ mod tests {
         check("oracle = \"trim-line-ends\"", None);
         check("name = \"sumlist\"", None);
         check("name = \"\"", Some("name is the problem's name in outputs: one line"));
+    }
+
+    #[test]
+    fn rules_are_python_names_and_imports_and_c_and_cpp_functions_and_none_for_rust_yet() {
+        let check = |text: &str, expected: Option<&str>| {
+            said(text, toml::from_str::<RulesToml>(text).unwrap().checked().err(), expected);
+        };
+        check("[python]\nforbid = [\"sort\", \"import bisect\", \"import os.path\"]", None);
+        check("[python]\nforbid = [\"xs.sort\"]", Some("`xs.sort` is neither a name"));
+        check("[c]\nforbid = [\"qsort\", \"strlen\"]\n[cpp]\nforbid = [\"sort\", \"std::sort\", \"std::ranges::sort\"]", None);
+        check("[cpp]\nforbid = [\"#include <algorithm>\"]", Some("[rules.cpp] forbid: `#include <algorithm>` is not a function's name"));
+        check("[cpp]\nforbid = [\"std::\"]", Some("is not a function's name"));
+        check("[rust]\nforbid = [\"sort\"]", Some("[rules.rust] forbid: rules are checked in Python, C and C++ hand-ins only so far"));
     }
 
     /// The tests read from a folder of `files`, as `(name, input, expected)`, or the error.

@@ -1,11 +1,13 @@
 //! The rules an assignment sets beyond output ([`crate::problem_dir::RulesToml`]): the
-//! constructs a hand-in must not use ("without `sort`"), found in its sources by their
-//! syntax, since no run can show them. Python's are checked by the syntax tree
+//! constructs a hand-in must not use ("without `sort`"), found in its sources, since no
+//! run can show them. Python's are checked by the syntax tree
 //! (`toolchain/guest/bugrank_rules.py`), run by bugrank's CPython in the sandbox: the
-//! student's sources never reach a parser of the host. Each use is a [`grader::RuleBroken`]
-//! of the hand-in's `Build`, which `grade_batch::add_builds` charges to its points
-//! (`Points::breaking_rule`); a model answer that breaks its own rule is refused when the
-//! problem loads.
+//! student's sources never reach a parser of the host. C's and C++'s by the library
+//! functions the hand-in's compiled code calls (`toolchain::calls`, built in the build
+//! sandbox), each use then found in its text for its line. Each use is a
+//! [`grader::RuleBroken`] of the hand-in's `Build`, which `grade_batch::add_builds` charges
+//! to its points (`Points::breaking_rule`); a model answer that breaks its own rule is
+//! refused when the problem loads.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -14,6 +16,7 @@ use grader::RuleBroken;
 
 use crate::error::{CourseError, CourseResult};
 use sandbox::{Interpreter, Limits, Outcome, Sandbox};
+use toolchain::{BuildOptions, Builder, Harness, Language, Source};
 
 /// The fuel the check of one hand-in may use. Parsing and walking a first-year hand-in of
 /// a few hundred lines costs a few million; this bounds a pathological one (a file of tens
@@ -60,18 +63,136 @@ pub fn python_rules_broken(
     found.map(Ok)
 }
 
-/// Checks that the model answer at `path` (its `source`) obeys the rules it sets its
-/// students, `forbidden`, with bugrank's CPython `python` ([`crate::load::python`]): a
-/// problem whose reference breaks one is refused, naming the line.
-pub fn reference_obeys(sandbox: &Sandbox, python: &Arc<Interpreter>, path: &Path, source: &[u8], forbidden: &[String]) -> CourseResult<()> {
-    let broken = python_rules_broken(sandbox, python, forbidden, source)
-        .map_err(CourseError::Problem)?
-        .map_err(|why| CourseError::Problem(format!("{}: {why}", path.display())))?;
+/// Where the C or C++ `source` breaks the rules `forbidden` (functions' names, `sort` or
+/// `std::sort`: see [`crate::problem_dir::RulesToml`]), built with the problem's `harness`
+/// and `options`: each forbidden function its compiled code calls
+/// ([`Builder::library_calls`]), at every line of its sources that calls that name (a
+/// word followed by `(` or `<`, outside comments and strings), else at the first that
+/// names it, in the order of the sources; none when there are no rules. `Ok(Err)` and
+/// `Err` as [`python_rules_broken`]'s.
+pub fn compiled_rules_broken(
+    builder: &Builder,
+    source: &Source,
+    harness: Option<&Harness>,
+    options: &BuildOptions,
+    forbidden: &[String],
+) -> Result<Result<Vec<RuleBroken>, String>, String> {
+    if forbidden.is_empty() {
+        return Ok(Ok(Vec::new()));
+    }
+    let calls = match builder.library_calls(source, harness, options).map_err(|e| format!("bugrank's check of the assignment's rules failed: {e}"))? {
+        Ok(calls) => calls,
+        Err(why) => return Ok(Err(format!("its sources could not be checked against the assignment's rules: {why}"))),
+    };
+    let last = |name: &str| name.rsplit("::").next().unwrap_or(name).to_owned();
+    let texts: Vec<Vec<u8>> = source.files.iter().map(|(_, text)| code_only(text)).collect();
+    let mut broken = Vec::new();
+    for rule in forbidden {
+        let called = calls.iter().any(|name| name == rule || (!rule.contains("::") && last(name) == *rule));
+        if !called {
+            continue;
+        }
+        let word = last(rule);
+        let uses: Vec<(usize, u32)> =
+            texts.iter().enumerate().flat_map(|(file, text)| lines_naming(text, &word, true).into_iter().map(move |line| (file, line))).collect();
+        let uses = match uses.is_empty() {
+            true => texts.iter().enumerate().find_map(|(file, text)| lines_naming(text, &word, false).first().map(|line| (file, *line))).into_iter().collect(),
+            false => uses,
+        };
+        if uses.is_empty() {
+            // Called, and written nowhere in the hand-in's own text (through a macro of a
+            // header it does not hold): said at its first line.
+            broken.push((0, RuleBroken { rule: rule.clone(), line: 1, code: format!("(`{word}` is called, through code not written in the sources)") }));
+        }
+        for (file, line) in uses {
+            let text = String::from_utf8_lossy(&source.files[file].1);
+            let code = text.lines().nth(line as usize - 1).unwrap_or_default().trim().to_owned();
+            broken.push((file, RuleBroken { rule: rule.clone(), line, code }));
+        }
+    }
+    broken.sort_by_key(|(file, rule)| (*file, rule.line));
+    Ok(Ok(broken.into_iter().map(|(_, rule)| rule).collect()))
+}
+
+/// C or C++ `text` with its comments and the insides of its string and character literals
+/// blanked (line breaks kept), so that a name is found only in code.
+fn code_only(text: &[u8]) -> Vec<u8> {
+    let mut code = text.to_vec();
+    let mut at = 0;
+    while at < code.len() {
+        let blank_until = |code: &mut Vec<u8>, from: usize, end: usize| {
+            for byte in &mut code[from..end] {
+                if *byte != b'\n' {
+                    *byte = b' ';
+                }
+            }
+        };
+        match (code[at], code.get(at + 1)) {
+            (b'/', Some(b'/')) => {
+                let end = code[at..].iter().position(|b| *b == b'\n').map_or(code.len(), |n| at + n);
+                blank_until(&mut code, at, end);
+                at = end;
+            }
+            (b'/', Some(b'*')) => {
+                let end = code[at + 2..].windows(2).position(|w| w == b"*/").map_or(code.len(), |n| at + 2 + n + 2);
+                blank_until(&mut code, at, end);
+                at = end;
+            }
+            (quote @ (b'"' | b'\''), _) => {
+                let mut end = at + 1;
+                while end < code.len() && code[end] != quote && code[end] != b'\n' {
+                    end += if code[end] == b'\\' { 2 } else { 1 };
+                }
+                let end = end.min(code.len());
+                blank_until(&mut code, at + 1, end);
+                at = end + 1;
+            }
+            _ => at += 1,
+        }
+    }
+    code
+}
+
+/// The lines (from 1) of `code` that name `word` as a word; with `called`, only where it
+/// is called: followed by `(` or `<` (a template's arguments).
+fn lines_naming(code: &[u8], word: &str, called: bool) -> Vec<u32> {
+    let identifier = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_';
+    let mut lines = Vec::new();
+    for (number, line) in code.split(|byte| *byte == b'\n').enumerate() {
+        let found = line.windows(word.len()).enumerate().any(|(at, window)| {
+            let before = at.checked_sub(1).map(|i| line[i]);
+            let after = line[at + word.len()..].iter().find(|byte| !byte.is_ascii_whitespace());
+            window == word.as_bytes()
+                && !before.is_some_and(identifier)
+                && !line.get(at + word.len()).copied().is_some_and(identifier)
+                && (!called || after.is_some_and(|byte| matches!(byte, b'(' | b'<')))
+        });
+        if found {
+            lines.push(number as u32 + 1);
+        }
+    }
+    lines
+}
+
+/// Checks that the model answer at `path`, in `language`, obeys the rules it sets its
+/// students, given where it breaks them (`broken`, from [`python_rules_broken`] or
+/// [`compiled_rules_broken`]): a problem whose reference breaks one is refused, naming the
+/// line.
+pub fn reference_obeys(path: &Path, language: Language, broken: Result<Vec<RuleBroken>, String>) -> CourseResult<()> {
+    let broken = broken.map_err(|why| CourseError::Problem(format!("{}: {why}", path.display())))?;
+    // (problem.toml's name of the language, as in `languages`.)
+    let key = match language {
+        Language::Python => "python",
+        Language::C => "c",
+        Language::Cpp => "cpp",
+        Language::Rust => "rust",
+    };
     match broken.first() {
         None => Ok(()),
         Some(rule) => Err(CourseError::Problem(format!(
-            "{}: the model answer breaks the rule it sets ([rules.python] forbid in problem.toml): it {}: `{}`",
+            "{}: the model answer breaks the rule it sets ([rules.{}] forbid in problem.toml): it {}: `{}`",
             path.display(),
+            key,
             rule.in_words(),
             rule.code
         ))),

@@ -286,6 +286,30 @@ impl Builder {
         })
     }
 
+    /// The library functions a C or C++ hand-in's own files call or instantiate, by their
+    /// names as a source writes them (`qsort`, `std::sort`: see [`crate::calls`]), sorted:
+    /// each file compiled alone, unoptimised, with the problem's `harness` headers at hand
+    /// when it has one, and cached as builds are. `Ok(Err)` with the compiler's words when
+    /// the files do not compile so (call it once the hand-in built); `Err` as
+    /// [`Builder::build`]'s.
+    pub fn library_calls(&self, source: &Source, harness: Option<&Harness>, options: &BuildOptions) -> Result<Result<Vec<String>, String>, ToolchainError> {
+        let combined;
+        let source = match harness {
+            Some(harness) => match harness::combine(source, harness) {
+                Ok(done) => {
+                    combined = done;
+                    &combined.source
+                }
+                Err(why) => return Ok(Err(why)),
+            },
+            None => source,
+        };
+        Ok(match self.build_as(source, Kind::Calls, options, None)? {
+            Built::Module { wasm, .. } => serde_json::from_slice(&wasm).map_err(|e| format!("the functions' names cannot be read back: {e}")),
+            Built::Failed { message, .. } => Err(message),
+        })
+    }
+
     fn build_as(&self, source: &Source, kind: Kind, options: &BuildOptions, stop: Option<&AtomicBool>) -> Result<Built, ToolchainError> {
         if source.language == Language::Python {
             return Err(ToolchainError::Interpreted(source.language));
@@ -307,7 +331,7 @@ impl Builder {
                 .and_then(|()| std::fs::write(&path, bytes))
                 .map_err(|e| ToolchainError::Io(format!("cannot write {}: {e}", path.display())))?;
         }
-        if matches!(kind, Kind::Harnessed { .. }) {
+        if matches!(kind, Kind::Harnessed { .. } | Kind::Calls) {
             std::fs::create_dir_all(dir.path().join(harness::HAND_IN_OBJECTS))
                 .map_err(|e| ToolchainError::Io(format!("cannot create a build directory: {e}")))?;
         }
@@ -330,6 +354,13 @@ impl Builder {
                     }
                 }
                 let warnings = lines(warnings);
+                if let (None, Kind::Calls) = (&failed, kind) {
+                    // The product: the functions' names, as JSON, in place of a module.
+                    failed = Some(match crate::calls::read(&dir.path().join(harness::HAND_IN_OBJECTS)) {
+                        Ok(calls) => Built::Module { wasm: serde_json::to_vec(&calls).expect("names serialise"), warnings: warnings.clone() },
+                        Err(unread) => Built::Failed { failure: Failure::CompileError, message: unread },
+                    });
+                }
                 failed.unwrap_or_else(|| match std::fs::read(dir.path().join(OUTPUT)) {
                     Ok(wasm) if matches!(kind, Kind::Harnessed { .. }) => match harness::check_objects(&dir.path().join(harness::HAND_IN_OBJECTS)) {
                         Ok(said) => Built::Module { warnings: lines([warnings, said, opens_files(&wasm)]), wasm },
@@ -382,13 +413,14 @@ impl Builder {
             .filter_map(|entry| Some(entry.file_name().into_string().ok()?.strip_suffix(".json")?.to_owned()))
             .collect();
         let mut forgotten = None;
-        for locals in Locals::ALL {
-            let base = key(source, Kind::Program, &BuildOptions { locals, ..BuildOptions::default() }, toolchain);
+        // (The functions it calls, kept for the assignment's rules, go with it: `Calls`.)
+        for (locals, kind) in Locals::ALL.into_iter().flat_map(|locals| [(locals, Kind::Program), (locals, Kind::Calls)]) {
+            let base = key(source, kind, &BuildOptions { locals, ..BuildOptions::default() }, toolchain);
             let stacks = kept.iter().filter(|key| key.strip_prefix(&base).is_some_and(|rest| rest.starts_with(STACK_KEY)));
             for key in std::iter::once(&base).chain(stacks) {
                 let entry = cache_entry(cache, key);
                 let built = std::fs::read(&entry).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok());
-                if std::fs::remove_file(&entry).is_ok() {
+                if std::fs::remove_file(&entry).is_ok() && kind == Kind::Program {
                     forgotten = forgotten.or(built);
                 }
             }
@@ -494,6 +526,9 @@ enum Kind<'a> {
     Harnessed {
         student: Option<&'a str>,
     },
+    /// A C or C++ hand-in's own files compiled each to an object, unoptimised, whose
+    /// product is the library functions its code calls ([`Builder::library_calls`]).
+    Calls,
 }
 
 impl Kind<'_> {
@@ -503,7 +538,7 @@ impl Kind<'_> {
         match self {
             Kind::Generator => Some(crate::guest::library(language)),
             Kind::Checker => crate::guest::checker_library(language),
-            Kind::Program | Kind::Harnessed { .. } => None,
+            Kind::Program | Kind::Harnessed { .. } | Kind::Calls => None,
         }
     }
 }
@@ -521,6 +556,7 @@ fn key(source: &Source, kind: Kind, options: &BuildOptions, toolchain: &Toolchai
         Kind::Generator => "generator",
         Kind::Checker => "checker",
         Kind::Harnessed { .. } => "harnessed",
+        Kind::Calls => "calls",
     };
     if let Kind::Harnessed { student: Some(student) } = kind {
         hash.update((student.len() as u64).to_le_bytes());
@@ -732,6 +768,7 @@ fn compiles(source: &Source, kind: Kind, options: &BuildOptions) -> Result<Vec<V
     let sources: Vec<&String> =
         source.files.iter().map(|(name, _)| name).filter(|name| Language::of_file(name) == Some(source.language) && Some(name.as_str()) != library).collect();
     match source.language {
+        Language::Rust if kind == Kind::Calls => return Err("the library functions a Rust hand-in calls are not read".to_owned()),
         Language::Rust => {
             // One crate: its root is the only `.rs` file, or `main.rs` (whose `mod`s the
             // other files are).
@@ -773,6 +810,10 @@ fn compiles(source: &Source, kind: Kind, options: &BuildOptions) -> Result<Vec<V
             let runtime = if uses_exceptions(source) { exceptions::inputs(SOURCES) } else { Vec::new() };
             return Ok(harnessed_compiles(source.language, &args, &sources, runtime));
         }
+        _ if kind == Kind::Calls => {
+            let own: Vec<&String> = sources.into_iter().filter(|name| !harness::Harness::ALL_FILES.contains(&name.as_str())).collect();
+            return Ok(object_compiles(source.language, &args, &own, &crate::calls::FLAGS.map(str::to_owned)).0);
+        }
         _ => {
             args.extend(crate::compat::arguments(source.language, SOURCES));
             args.extend(sources.into_iter().map(|name| in_jail(name)));
@@ -795,6 +836,25 @@ fn harnessed_compiles(language: Language, args: &[String], sources: &[&String], 
     let compat = crate::compat::arguments(language, SOURCES);
     let is_compat_source = |arg: &String| arg.ends_with("/compat.c") || arg.ends_with("/compat.cpp");
     let (compat_sources, compat_options): (Vec<String>, Vec<String>) = compat.into_iter().partition(is_compat_source);
+    let (harness, own): (Vec<&String>, Vec<&String>) = sources.iter().copied().partition(|name| harness::Harness::ALL_FILES.contains(&name.as_str()));
+    let (mut steps, objects) = object_compiles(language, args, &own, &[format!("-Dmain={}", harness::RENAMED_MAIN)]);
+    let mut link: Vec<String> = args.to_vec();
+    link.extend(compat_options);
+    link.extend(harness.iter().map(|name| in_jail(name)));
+    link.extend(compat_sources);
+    link.extend(objects);
+    link.extend(runtime);
+    steps.push(link);
+    steps
+}
+
+/// The compiler's runs that compile each of `own` (a C or C++ hand-in's files) to an object
+/// of its own under [`harness::HAND_IN_OBJECTS`] (`args`: a build's flags and output, of
+/// which the compile keeps the flags but the linker's; then the compatibility header, then
+/// `extra`), and the objects' paths.
+fn object_compiles(language: Language, args: &[String], own: &[&String], extra: &[String]) -> (Vec<Vec<String>>, Vec<String>) {
+    let compat_options: Vec<String> =
+        crate::compat::arguments(language, SOURCES).into_iter().filter(|arg| !arg.ends_with("/compat.c") && !arg.ends_with("/compat.cpp")).collect();
     let output_at = args.iter().position(|arg| arg == "-o").expect("a build names its output");
     let compile_only: Vec<String> = args
         .iter()
@@ -802,24 +862,17 @@ fn harnessed_compiles(language: Language, args: &[String], sources: &[&String], 
         .filter(|&(i, arg)| i != output_at && i != output_at + 1 && !arg.starts_with("-Wl,") && !arg.starts_with("-l"))
         .map(|(_, arg)| arg.clone())
         .collect();
-    let (harness, own): (Vec<&&String>, Vec<&&String>) = sources.iter().partition(|name| harness::Harness::ALL_FILES.contains(&name.as_str()));
-    let mut steps = Vec::new();
-    let mut link: Vec<String> = args.to_vec();
-    link.extend(compat_options.iter().cloned());
-    link.extend(harness.iter().map(|name| in_jail(name)));
-    link.extend(compat_sources);
-    for (i, name) in own.iter().enumerate() {
-        let object = format!("{}/{i}.o", harness::HAND_IN_OBJECTS);
-        let mut step = compile_only.clone();
-        step.push(format!("-Dmain={}", harness::RENAMED_MAIN));
-        step.extend(compat_options.iter().cloned());
-        step.extend(["-c".to_owned(), in_jail(name), "-o".to_owned(), object.clone()]);
-        steps.push(step);
-        link.push(object);
-    }
-    link.extend(runtime);
-    steps.push(link);
-    steps
+    own.iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let object = format!("{}/{i}.o", harness::HAND_IN_OBJECTS);
+            let mut step = compile_only.clone();
+            step.extend(extra.iter().cloned());
+            step.extend(compat_options.iter().cloned());
+            step.extend(["-c".to_owned(), format!("{SOURCES}/{name}"), "-o".to_owned(), object.clone()]);
+            (step, object)
+        })
+        .unzip()
 }
 
 /// The compiler's messages as a student should read them: no path of the sandbox (the

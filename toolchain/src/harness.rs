@@ -234,6 +234,8 @@ pub(crate) struct Object {
     pub(crate) imports: Vec<(String, String)>,
     constructors: Vec<String>,
     defines_main: bool,
+    /// Its function symbols: each name, and whether the object defines it.
+    pub(crate) functions: Vec<(String, bool)>,
 }
 
 impl Object {
@@ -263,9 +265,11 @@ impl Object {
                                     let name = match symbol? {
                                         SymbolInfo::Func { flags, index, name } => {
                                             let name = name.map(str::to_owned).or_else(|| function_imports.get(index as usize).cloned());
-                                            if !flags.contains(SymbolFlags::UNDEFINED) && name.as_deref().is_some_and(|name| name.contains(RENAMED_MAIN)) {
+                                            let defined = !flags.contains(SymbolFlags::UNDEFINED);
+                                            if defined && name.as_deref().is_some_and(|name| name.contains(RENAMED_MAIN)) {
                                                 object.defines_main = true;
                                             }
+                                            object.functions.extend(name.clone().map(|name| (name, defined)));
                                             name
                                         }
                                         SymbolInfo::Data { name, .. } => Some(name.to_owned()),

@@ -24,6 +24,7 @@
 //! ```
 
 mod build;
+pub mod calls;
 pub mod compat;
 pub mod exceptions;
 mod find;

@@ -512,3 +512,48 @@ int main() {
         String::from_utf8_lossy(&run.stderr)
     );
 }
+
+#[test]
+fn a_forbidden_library_function_is_found_by_the_calls_of_the_compiled_code_at_each_line_that_calls_it() {
+    if !can_build(&[Language::C, Language::Cpp]) {
+        return;
+    }
+    let rules = |c: &[&str], cpp: &[&str]| {
+        let forbid = |names: &[&str]| course::problem_dir::LanguageRules { forbid: names.iter().map(|name| name.to_string()).collect() };
+        course::problem_dir::RulesToml { c: forbid(c), cpp: forbid(cpp), ..Default::default() }
+    };
+    let accepted = course::load::Accepted {
+        languages: vec![Language::C, Language::Cpp],
+        harnesses: Vec::new(),
+        build: toolchain::BuildOptions::default(),
+        rules: rules(&["qsort"], &["sort", "strlen"]),
+    };
+    let check = |language: Language, text: &str, expected: &[(&str, u32, &str)]| {
+        let name = format!("main.{}", language.extension());
+        let source = Source { language, files: vec![(name.clone(), text.as_bytes().to_vec())] };
+        let built = course::load::build(sandbox(), &tools().builder, &accepted, &name, &source, None).unwrap();
+        let course::hand_in::Loaded::Program(_, Some(build)) = built else { panic!("{text} did not build") };
+        let found: Vec<(&str, u32, &str)> = build.rules_broken.iter().map(|rule| (rule.rule.as_str(), rule.line, rule.code.as_str())).collect();
+        assert_eq!(found, expected, "{text}");
+    };
+    // std::sort through `using namespace std`, at each call; strlen; std::stable_sort is
+    // another function.
+    check(
+        Language::Cpp,
+        "#include <bits/stdc++.h>\nusing namespace std;\nint main() {\n    vector<int> v{3, 1, 2};\n    sort(v.begin(), v.end());\n    std::sort(v.rbegin(), v.rend());\n    stable_sort(v.begin(), v.end());\n    const char *s = \"abc\";\n    cout << v[0] << strlen(s) << \"\\n\";\n}\n",
+        &[("sort", 5, "sort(v.begin(), v.end());"), ("sort", 6, "std::sort(v.rbegin(), v.rend());"), ("strlen", 9, "cout << v[0] << strlen(s) << \"\\n\";")],
+    );
+    // A function of the hand-in's own named sort, a comment and a string naming std::sort,
+    // a variable named strlen: nothing of the library's.
+    check(
+        Language::Cpp,
+        "#include <cstdio>\nstatic void sort(int *a, int n) {\n    for (int i = 1; i < n; i++)\n        for (int j = i; j > 0 && a[j - 1] > a[j]; j--) { int t = a[j]; a[j] = a[j - 1]; a[j - 1] = t; }\n}\nint main() {\n    int a[3] = {3, 1, 2}, strlen = 3;\n    sort(a, strlen); // not std::sort(a, a + 3)\n    printf(\"%d sort(\\n\", a[0]);\n}\n",
+        &[],
+    );
+    // C's qsort; the same text in a comment before it is not a use.
+    check(
+        Language::C,
+        "#include <stdio.h>\n#include <stdlib.h>\nstatic int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }\n/* qsort(a, 3, ...) sorts it */\nint main(void) {\n    int a[3] = {3, 1, 2};\n    qsort(a, 3, sizeof a[0], cmp);\n    printf(\"%d\\n\", a[0]);\n    return 0;\n}\n",
+        &[("qsort", 7, "qsort(a, 3, sizeof a[0], cmp);")],
+    );
+}

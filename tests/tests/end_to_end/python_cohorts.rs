@@ -78,10 +78,10 @@ fn check(name: &str) {
                 result.build
             );
         }
-        // A rule of the assignment broken (Python's are checked) costs all the points,
-        // whatever the output; a hand-in right by its output and breaking none has them all.
+        // A rule of the assignment broken costs all the points, whatever the output; a
+        // hand-in right by its output and breaking none has them all.
         let breaks = result.build.as_ref().is_some_and(|b| !b.rules_broken.is_empty());
-        assert_eq!(breaks, !name.ends_with("-c") && breaks_a_rule(w) && !not_built, "{name}/{id} ({}): {:?}", w.bugs, result.build);
+        assert_eq!(breaks, breaks_a_rule(w) && !not_built, "{name}/{id} ({}): {:?}", w.bugs, result.build);
         if breaks {
             assert_eq!((points.points, points.broken_rule.is_some()), (0.0, true), "{name}/{id}: {points:?}");
         } else if !w.output_bug {
@@ -94,24 +94,26 @@ fn check(name: &str) {
 }
 
 /// Whether a hand-in was written with a construct its assignment forbids (the search
-/// class's statement forbids sort, sorted and bisect; `problem.toml` says so).
+/// class's statement forbids sort, sorted and bisect, the C class's qsort and bsearch;
+/// `problem.toml` says so).
 fn breaks_a_rule(written: &Written) -> bool {
     written.bugs.split(';').any(|bug| bug == "uses_sorted" || bug == "uses_bisect")
 }
 
-#[test]
-fn the_search_classs_forbidden_sort_sorted_and_bisect_are_found_in_exactly_the_hand_ins_written_with_them() {
-    let dir = cohort("search");
+/// Checks every hand-in of the cohort `name` against its rules: exactly those written with
+/// a forbidden construct (`bugs.csv`) break one, each at the line that uses it, as
+/// written; `lines` are (hand-in, a line that must be among its broken rules', a word of
+/// that line's code).
+fn rules_found_in_exactly_the_hand_ins_written_against_them(name: &str, lines: &[(&str, u32, &str)]) {
+    let dir = cohort(name);
     let toml = course::problem_dir::ProblemToml::read(&dir).unwrap();
     let accepted = course::problem_dir::accepted(&dir, &toml).unwrap();
     let tools = end_to_end::tools();
-    let (mut found, mut lines) = (0, Vec::new());
-    for (id, w) in written("search") {
-        let file = format!("{id}.py");
-        let source = toolchain::Source {
-            language: toolchain::Language::Python,
-            files: vec![(file.clone(), std::fs::read(dir.join("submissions").join(&file)).unwrap())],
-        };
+    let (mut found, mut all) = (0, Vec::new());
+    for (id, w) in written(name) {
+        let language = if name.ends_with("-c") { toolchain::Language::C } else { toolchain::Language::Python };
+        let file = format!("{id}.{}", language.extension());
+        let source = toolchain::Source { language, files: vec![(file.clone(), std::fs::read(dir.join("submissions").join(&file)).unwrap())] };
         let loaded = course::load::build(&tools.sandbox, &tools.builder, &accepted, &file, &source, None).unwrap();
         let broken = match &loaded {
             course::hand_in::Loaded::Program(_, build) => build.as_ref().map(|b| b.rules_broken.clone()).unwrap_or_default(),
@@ -119,17 +121,34 @@ fn the_search_classs_forbidden_sort_sorted_and_bisect_are_found_in_exactly_the_h
         };
         // (A hand-in refused at its build is not checked: it never ran.)
         if matches!(loaded, course::hand_in::Loaded::Program(..)) {
-            assert_eq!(!broken.is_empty(), breaks_a_rule(&w), "{id} ({}): {broken:?}", w.bugs);
+            assert_eq!(!broken.is_empty(), breaks_a_rule(&w), "{name}/{id} ({}): {broken:?}", w.bugs);
         }
         found += usize::from(!broken.is_empty());
-        lines.extend(broken.into_iter().map(|b| (id.clone(), b.line, b.code)));
+        for rule in &broken {
+            let text = std::fs::read_to_string(dir.join("submissions").join(&file)).unwrap();
+            assert_eq!(text.lines().nth(rule.line as usize - 1).unwrap().trim(), rule.code, "{name}/{id}: the line as written");
+        }
+        all.extend(broken.into_iter().map(|b| (id.clone(), b.line, b.code)));
     }
-    assert!(found >= 8, "{found} hand-ins break a rule: {lines:?}");
-    // Each with the line that breaks it, as written.
-    let (_, line, code) = lines.iter().find(|(id, _, _)| id == "s078").expect("s078 imports bisect");
-    let text = std::fs::read_to_string(dir.join("submissions/s078.py")).unwrap();
-    assert_eq!(text.lines().nth(*line as usize - 1).unwrap().trim(), code);
-    assert!(code.contains("bisect"), "{code}");
+    assert!(found >= 8, "{found} hand-ins break a rule: {all:?}");
+    for (id, line, word) in lines {
+        assert!(all.iter().any(|(i, l, code)| i == id && l == line && code.contains(word)), "{name}/{id} line {line} ({word}) in {all:?}");
+    }
+}
+
+#[test]
+fn the_search_classs_forbidden_sort_sorted_and_bisect_are_found_in_exactly_the_hand_ins_written_with_them() {
+    rules_found_in_exactly_the_hand_ins_written_against_them("search", &[("s078", 1, "bisect"), ("s018", 3, "sort")]);
+}
+
+#[test]
+fn the_c_search_classs_forbidden_qsort_and_bsearch_are_found_in_exactly_the_hand_ins_written_with_them() {
+    if !end_to_end::can_build(&[toolchain::Language::C]) {
+        return;
+    }
+    // Found by the functions each hand-in's compiled code calls, not by its text: s148's
+    // own function `bisect_left` is its own.
+    rules_found_in_exactly_the_hand_ins_written_against_them("search-c", &[("s018", 12, "qsort"), ("s078", 12, "bsearch")]);
 }
 
 #[test]
@@ -145,6 +164,28 @@ fn a_model_answer_that_breaks_the_rule_it_sets_is_refused_with_its_line() {
     assert!(error.contains("the model answer breaks the rule it sets") && error.contains("uses `sorted` (line 2): `ordered = sorted(seq)`"), "{error}");
     // Obeyed, it loads.
     std::fs::copy(cohort("search").join("reference.py"), dir.path().join("reference.py")).unwrap();
+    assert!(course::problem_dir::ProblemDir::load(&tools.sandbox, &tools.builder, dir.path()).is_ok());
+}
+
+#[test]
+fn a_c_model_answer_that_breaks_the_rule_it_sets_is_refused_with_its_line() {
+    if !end_to_end::can_build(&[toolchain::Language::C]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["problem.toml", "statement.md", "generator.py", "harness.c", "interface.h"] {
+        std::fs::copy(cohort("search-c").join(file), dir.path().join(file)).unwrap();
+    }
+    let reference = "#include <stdlib.h>\n#include \"interface.h\"\n\nstatic int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }\n\nint search(int x, const int *seq, int n) {\n    const int *found = bsearch(&x, seq, n, sizeof *seq, cmp);\n    return found ? (int)(found - seq) : -1;\n}\n";
+    std::fs::write(dir.path().join("reference.c"), reference).unwrap();
+    let tools = end_to_end::tools();
+    let error = course::problem_dir::ProblemDir::load(&tools.sandbox, &tools.builder, dir.path()).err().expect("refused").to_string();
+    assert!(
+        error.contains("[rules.c] forbid") && error.contains("uses `bsearch` (line 7): `const int *found = bsearch(&x, seq, n, sizeof *seq, cmp);`"),
+        "{error}"
+    );
+    // Obeyed, it loads.
+    std::fs::copy(cohort("search-c").join("reference.c"), dir.path().join("reference.c")).unwrap();
     assert!(course::problem_dir::ProblemDir::load(&tools.sandbox, &tools.builder, dir.path()).is_ok());
 }
 
