@@ -7,6 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use grader::RuleBroken;
+
 use crate::Tools;
 use crate::batch::Batch;
 use crate::error::{CourseError, CourseResult};
@@ -212,7 +214,7 @@ fn compile_sources(tools: &Tools, accepted: &Accepted, verdicts: &mut [FileVerdi
                 // (Compiled to bytecode by the sandbox's CPython: milliseconds, not kept.)
                 match crate::load::build(&tools.sandbox, &tools.builder, accepted, sha256, &source, None) {
                     Ok(crate::hand_in::Loaded::Program(_, build)) => {
-                        let rules_broken = build.map_or_else(Vec::new, |b| b.rules_broken.iter().map(|r| format!("{}: `{}`", r.in_words(), r.code)).collect());
+                        let rules_broken = build.map_or_else(Vec::new, |b| b.rules_broken.iter().map(RuleBroken::said).collect());
                         UploadBuild::Compiles { language, rules_broken }
                     }
                     Ok(crate::hand_in::Loaded::NotBuilt(build)) => UploadBuild::DoesNotCompile { language, message: build.error.unwrap_or_default() },
@@ -220,7 +222,22 @@ fn compile_sources(tools: &Tools, accepted: &Accepted, verdicts: &mut [FileVerdi
                 }
             } else {
                 match crate::load::built(&tools.builder, accepted, &source, None) {
-                    Ok(toolchain::Built::Module { .. }) => UploadBuild::Compiles { language, rules_broken: Vec::new() },
+                    Ok(toolchain::Built::Module { .. }) => {
+                        let harness = accepted.harnesses.iter().find(|h| h.language == source.language);
+                        let rules = &accepted.rules;
+                        match crate::rules::compiled_rules_broken(
+                            &tools.builder,
+                            &source,
+                            harness,
+                            &accepted.build,
+                            rules.forbidden(source.language),
+                            rules.required(source.language),
+                        ) {
+                            Ok(Ok(broken)) => UploadBuild::Compiles { language, rules_broken: broken.iter().map(RuleBroken::said).collect() },
+                            Ok(Err(unchecked)) => UploadBuild::DoesNotCompile { language, message: unchecked },
+                            Err(reason) => UploadBuild::NotChecked { reason },
+                        }
+                    }
                     Ok(toolchain::Built::Failed { message, .. }) => UploadBuild::DoesNotCompile { language, message },
                     Err(missing) => UploadBuild::NotChecked { reason: missing.to_string() },
                 }

@@ -87,9 +87,9 @@ pub fn build(
     Ok(match built(builder, accepted, source, stop).map_err(|e| format!("{file}: {e}"))? {
         Built::Module { wasm, warnings } => match sandbox.load(file, &wasm, Role::Answer) {
             Ok(program) => {
-                let forbidden = accepted.rules.forbidden(source.language);
+                let (forbidden, required) = (accepted.rules.forbidden(source.language), accepted.rules.required(source.language));
                 let harness = accepted.harnesses.iter().find(|h| h.language == source.language);
-                match crate::rules::compiled_rules_broken(builder, source, harness, &accepted.build, forbidden).map_err(|e| format!("{file}: {e}"))? {
+                match crate::rules::compiled_rules_broken(builder, source, harness, &accepted.build, forbidden, required).map_err(|e| format!("{file}: {e}"))? {
                     Ok(rules_broken) => Loaded::Program(program, Some(Build { rules_broken, ..record(warnings, None) })),
                     Err(unchecked) => Loaded::NotBuilt(record(warnings, Some(unchecked))),
                 }
@@ -158,7 +158,15 @@ fn interpret(sandbox: &Sandbox, accepted: &Accepted, file: &str, source: &Source
     };
     let python = python(sandbox)?;
     Ok(match sandbox.load_harnessed(&python, name, text, harness).map_err(|e| format!("{file}: {e}"))? {
-        Ok(program) => match crate::rules::python_rules_broken(sandbox, &python, &accepted.rules.python.forbid, text).map_err(|e| format!("{file}: {e}"))? {
+        Ok(program) => match crate::rules::python_rules_broken(
+            sandbox,
+            &python,
+            accepted.rules.forbidden(Language::Python),
+            accepted.rules.required(Language::Python),
+            text,
+        )
+        .map_err(|e| format!("{file}: {e}"))?
+        {
             Ok(rules_broken) => Loaded::Program(program, Some(Build { rules_broken, ..record(None) })),
             Err(unchecked) => Loaded::NotBuilt(record(Some(unchecked))),
         },

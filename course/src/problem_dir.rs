@@ -182,6 +182,8 @@ pub struct ProblemToml {
 /// # The standard library's functions: a name alone is any of that name (`sort`,
 /// # `std::ranges::sort`, a member `length`), a qualified one that one (`std::sort`).
 /// forbid = ["sort", "std::stable_sort", "qsort"]
+/// # What a hand-in must have: a function of its own that calls itself, a class.
+/// require = ["recursion", "class Stack"]
 /// ```
 ///
 /// Python's are found by the syntax tree; C's and C++'s by the library functions the
@@ -209,17 +211,32 @@ pub struct LanguageRules {
     /// Names whose calls are forbidden, and (Python) `import M` for a module.
     #[serde(default)]
     pub forbid: Vec<String>,
+    /// Constructs a hand-in must have: `recursion` (a function of its own that calls
+    /// itself), `def f` (a function it defines), `class C` (a class it defines; in C++, one
+    /// whose member functions it defines), `import M` (Python) or a name it must call.
+    #[serde(default)]
+    pub require: Vec<String>,
 }
 
 impl RulesToml {
     /// What a hand-in in `language` must not use (`forbid`): none for Rust, whose rules
     /// [`RulesToml::checked`] refuses.
     pub fn forbidden(&self, language: Language) -> &[String] {
+        self.of(language).map_or(&[], |rules| &rules.forbid)
+    }
+
+    /// What a hand-in in `language` must have (`require`): none for Rust.
+    pub fn required(&self, language: Language) -> &[String] {
+        self.of(language).map_or(&[], |rules| &rules.require)
+    }
+
+    /// `language`'s rules, `None` for Rust's (never checked).
+    fn of(&self, language: Language) -> Option<&LanguageRules> {
         match language {
-            Language::Python => &self.python.forbid,
-            Language::C => &self.c.forbid,
-            Language::Cpp => &self.cpp.forbid,
-            Language::Rust => &[],
+            Language::Python => Some(&self.python),
+            Language::C => Some(&self.c),
+            Language::Cpp => Some(&self.cpp),
+            Language::Rust => None,
         }
     }
 
@@ -227,8 +244,8 @@ impl RulesToml {
     /// and C++'s each a function's name, qualified or not (`sort`, `std::sort`); Rust's
     /// refused (not checked yet).
     fn checked(self) -> Result<RulesToml, String> {
-        if !self.rust.forbid.is_empty() {
-            return Err("[rules.rust] forbid: rules are checked in Python, C and C++ hand-ins only so far, so this one would be ignored; remove it".to_owned());
+        if !self.rust.forbid.is_empty() || !self.rust.require.is_empty() {
+            return Err("[rules.rust]: rules are checked in Python, C and C++ hand-ins only so far, so this one would be ignored; remove it".to_owned());
         }
         let identifier =
             |name: &str| name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && name.chars().all(|c| c.is_alphanumeric() || c == '_');
@@ -241,6 +258,24 @@ impl RulesToml {
         for (language, rules) in [("c", &self.c), ("cpp", &self.cpp)] {
             if let Some(rule) = rules.forbid.iter().find(|rule| !rule.split("::").all(identifier)) {
                 return Err(format!("[rules.{language}] forbid: `{rule}` is not a function's name (`qsort`, or qualified: `std::sort`)"));
+            }
+        }
+        // A requirement: `recursion`, `def f`, `class C`, (Python) `import M`, or a name.
+        for (language, rules, imports) in [("python", &self.python, true), ("c", &self.c, false), ("cpp", &self.cpp, false)] {
+            for rule in &rules.require {
+                let name = |name: &str| name.split(if imports { "." } else { "::" }).all(identifier);
+                let fine = match rule.split_once(' ') {
+                    Some(("def" | "class", what)) => name(what.trim()),
+                    Some(("import", module)) => imports && module.trim().split('.').all(identifier),
+                    Some(_) => false,
+                    None => rule == "recursion" || name(rule),
+                };
+                if !fine {
+                    return Err(format!(
+                        "[rules.{language}] require: `{rule}` is neither `recursion`, `def` and a function's name, `class` and a class's{}, nor a name to call",
+                        if imports { ", `import` and a module" } else { "" }
+                    ));
+                }
             }
         }
         Ok(self)
@@ -666,10 +701,11 @@ impl ProblemDir {
             let bytes = match language {
                 None => bytes,
                 Some(Language::Python) => {
-                    if stem == "reference" && !accepted.rules.python.forbid.is_empty() {
+                    let rules = &accepted.rules;
+                    let (forbidden, required) = (rules.forbidden(Language::Python), rules.required(Language::Python));
+                    if stem == "reference" && !(forbidden.is_empty() && required.is_empty()) {
                         let python = crate::load::python(sandbox).map_err(CourseError::Problem)?;
-                        let broken =
-                            crate::rules::python_rules_broken(sandbox, &python, &accepted.rules.python.forbid, &bytes).map_err(CourseError::Problem)?;
+                        let broken = crate::rules::python_rules_broken(sandbox, &python, forbidden, required, &bytes).map_err(CourseError::Problem)?;
                         crate::rules::reference_obeys(&path, Language::Python, broken)?;
                     }
                     return crate::load::python_program(sandbox, &path, harness);
@@ -702,10 +738,10 @@ impl ProblemDir {
                         Built::Module { wasm, .. } => wasm,
                         Built::Failed { message, .. } => return Err(CourseError::Problem(format!("{} does not compile:\n{message}", path.display()))),
                     };
-                    let forbidden = accepted.rules.forbidden(language);
-                    if stem == "reference" && !forbidden.is_empty() {
-                        let broken =
-                            crate::rules::compiled_rules_broken(builder, &source, harness, &accepted.build, forbidden).map_err(CourseError::Problem)?;
+                    let (forbidden, required) = (accepted.rules.forbidden(language), accepted.rules.required(language));
+                    if stem == "reference" && !(forbidden.is_empty() && required.is_empty()) {
+                        let broken = crate::rules::compiled_rules_broken(builder, &source, harness, &accepted.build, forbidden, required)
+                            .map_err(CourseError::Problem)?;
                         crate::rules::reference_obeys(&path, language, broken)?;
                     }
                     wasm
@@ -1000,7 +1036,7 @@ mod tests {
     }
 
     #[test]
-    fn rules_are_python_names_and_imports_and_c_and_cpp_functions_and_none_for_rust_yet() {
+    fn rules_forbid_and_require_python_names_and_imports_and_c_and_cpp_functions_and_none_for_rust_yet() {
         let check = |text: &str, expected: Option<&str>| {
             said(text, toml::from_str::<RulesToml>(text).unwrap().checked().err(), expected);
         };
@@ -1009,7 +1045,13 @@ mod tests {
         check("[c]\nforbid = [\"qsort\", \"strlen\"]\n[cpp]\nforbid = [\"sort\", \"std::sort\", \"std::ranges::sort\"]", None);
         check("[cpp]\nforbid = [\"#include <algorithm>\"]", Some("[rules.cpp] forbid: `#include <algorithm>` is not a function's name"));
         check("[cpp]\nforbid = [\"std::\"]", Some("is not a function's name"));
-        check("[rust]\nforbid = [\"sort\"]", Some("[rules.rust] forbid: rules are checked in Python, C and C++ hand-ins only so far"));
+        check("[rust]\nforbid = [\"sort\"]", Some("[rules.rust]: rules are checked in Python, C and C++ hand-ins only so far"));
+        check("[rust]\nrequire = [\"recursion\"]", Some("[rules.rust]: rules are checked"));
+        // Requirements.
+        check("[python]\nrequire = [\"recursion\", \"def search\", \"class Stack\", \"import heapq\", \"heappush\"]", None);
+        check("[c]\nrequire = [\"recursion\", \"def fact\", \"malloc\"]\n[cpp]\nrequire = [\"class Stack\", \"def Stack::push\"]", None);
+        check("[c]\nrequire = [\"import stdio\"]", Some("[rules.c] require: `import stdio` is neither `recursion`"));
+        check("[python]\nrequire = [\"use recursion\"]", Some("[rules.python] require: `use recursion` is neither"));
     }
 
     /// The tests read from a folder of `files`, as `(name, input, expected)`, or the error.

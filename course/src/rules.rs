@@ -27,7 +27,9 @@ pub const RULES_CHECK_FUEL: u64 = 2_000_000_000;
 pub const RULES_CHECK_MEMORY_BYTES: usize = 256 << 20;
 
 /// Where the Python `source` breaks the rules `forbidden` (names whose calls are
-/// forbidden, and `import M`), in the order of the source; none when there are no rules.
+/// forbidden, and `import M`), in the order of the source, then each of `required` it
+/// does not meet (`recursion`, `def f`, `class C`, `import M`, a name to call); none when
+/// there are no rules.
 ///
 /// `Ok(Err)` with the reason when the check cannot finish on this source (past its fuel
 /// or memory): the hand-in is then not graded, as a source that does not compile is not,
@@ -38,16 +40,18 @@ pub fn python_rules_broken(
     sandbox: &Sandbox,
     python: &Arc<Interpreter>,
     forbidden: &[String],
+    required: &[String],
     source: &[u8],
 ) -> Result<Result<Vec<RuleBroken>, String>, String> {
-    if forbidden.is_empty() {
+    if forbidden.is_empty() && required.is_empty() {
         return Ok(Ok(Vec::new()));
     }
     let checker = sandbox
         .load_interpreted(python, "bugrank_rules.py", toolchain::guest::PYTHON_RULES.as_bytes())
         .map_err(|e| format!("bugrank's check of the assignment's rules cannot start: {e}"))?
         .map_err(|message| format!("bugrank's check of the assignment's rules does not compile: {message}"))?;
-    let mut input = forbidden.join("\n").into_bytes();
+    let rules: Vec<String> = forbidden.iter().cloned().chain(required.iter().map(|rule| format!("require {rule}"))).collect();
+    let mut input = rules.join("\n").into_bytes();
     input.extend_from_slice(b"\n--\n");
     input.extend_from_slice(source);
     let limits = Limits { fuel: RULES_CHECK_FUEL, memory_bytes: RULES_CHECK_MEMORY_BYTES, output_bytes: 1 << 20, ..Limits::default() };
@@ -68,16 +72,19 @@ pub fn python_rules_broken(
 /// and `options`: each forbidden function its compiled code calls
 /// ([`Builder::library_calls`]), at every line of its sources that calls that name (a
 /// word followed by `(` or `<`, outside comments and strings), else at the first that
-/// names it, in the order of the sources; none when there are no rules. `Ok(Err)` and
-/// `Err` as [`python_rules_broken`]'s.
+/// names it, in the order of the sources; then each of `required` its code does not meet
+/// (`recursion`: a function of its own that calls itself; `def f`: a function it defines;
+/// `class C`: a class whose member functions it defines; a library function it calls).
+/// None when there are no rules. `Ok(Err)` and `Err` as [`python_rules_broken`]'s.
 pub fn compiled_rules_broken(
     builder: &Builder,
     source: &Source,
     harness: Option<&Harness>,
     options: &BuildOptions,
     forbidden: &[String],
+    required: &[String],
 ) -> Result<Result<Vec<RuleBroken>, String>, String> {
-    if forbidden.is_empty() {
+    if forbidden.is_empty() && required.is_empty() {
         return Ok(Ok(Vec::new()));
     }
     let calls = match builder.library_calls(source, harness, options).map_err(|e| format!("bugrank's check of the assignment's rules failed: {e}"))? {
@@ -88,7 +95,7 @@ pub fn compiled_rules_broken(
     let texts: Vec<Vec<u8>> = source.files.iter().map(|(_, text)| code_only(text)).collect();
     let mut broken = Vec::new();
     for rule in forbidden {
-        let called = calls.iter().any(|name| name == rule || (!rule.contains("::") && last(name) == *rule));
+        let called = calls.library.iter().any(|name| name == rule || (!rule.contains("::") && last(name) == *rule));
         if !called {
             continue;
         }
@@ -102,16 +109,32 @@ pub fn compiled_rules_broken(
         if uses.is_empty() {
             // Called, and written nowhere in the hand-in's own text (through a macro of a
             // header it does not hold): said at its first line.
-            broken.push((0, RuleBroken { rule: rule.clone(), line: 1, code: format!("(`{word}` is called, through code not written in the sources)") }));
+            broken.push((
+                0,
+                RuleBroken { rule: rule.clone(), line: 1, code: format!("(`{word}` is called, through code not written in the sources)"), required: false },
+            ));
         }
         for (file, line) in uses {
             let text = String::from_utf8_lossy(&source.files[file].1);
             let code = text.lines().nth(line as usize - 1).unwrap_or_default().trim().to_owned();
-            broken.push((file, RuleBroken { rule: rule.clone(), line, code }));
+            broken.push((file, RuleBroken { rule: rule.clone(), line, code, required: false }));
         }
     }
     broken.sort_by_key(|(file, rule)| (*file, rule.line));
-    Ok(Ok(broken.into_iter().map(|(_, rule)| rule).collect()))
+    let named = |names: &[String], wanted: &str| names.iter().any(|name| name == wanted || (!wanted.contains("::") && last(name) == wanted));
+    let lacking = required.iter().filter(|rule| {
+        let met = match rule.split_once(' ') {
+            _ if rule.as_str() == "recursion" => !calls.recursive.is_empty(),
+            Some(("def", function)) => named(&calls.defined, function.trim()),
+            Some(("class", class)) => {
+                calls.defined.iter().any(|name| name.rsplit_once("::").is_some_and(|(owner, _)| owner.split("::").any(|part| part == class.trim())))
+            }
+            _ => named(&calls.library, rule),
+        };
+        !met
+    });
+    let lacking = lacking.map(|rule| RuleBroken { rule: rule.clone(), line: 0, code: String::new(), required: true });
+    Ok(Ok(broken.into_iter().map(|(_, rule)| rule).chain(lacking).collect()))
 }
 
 /// C or C++ `text` with its comments and the insides of its string and character literals
@@ -190,11 +213,10 @@ pub fn reference_obeys(path: &Path, language: Language, broken: Result<Vec<RuleB
     match broken.first() {
         None => Ok(()),
         Some(rule) => Err(CourseError::Problem(format!(
-            "{}: the model answer breaks the rule it sets ([rules.{}] forbid in problem.toml): it {}: `{}`",
+            "{}: the model answer breaks the rule it sets ([rules.{}] in problem.toml): it {}",
             path.display(),
             key,
-            rule.in_words(),
-            rule.code
+            rule.said()
         ))),
     }
 }

@@ -119,24 +119,50 @@ pub struct Build {
 }
 
 /// One use of a construct the assignment forbids (`problem.toml`'s `[rules]`), found in
-/// the sources by their syntax: no run can see it, so it is a result of its own.
+/// the sources by their syntax, or a construct it requires that they lack: no run can see
+/// it, so it is a result of its own.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RuleBroken {
     /// The rule as the problem states it: a name whose calls are forbidden (`sort`), or
-    /// `import M`.
+    /// `import M`; when `required`, what is required: `recursion`, `def f`, `class C`,
+    /// `import M` or a name that must be called.
     pub rule: String,
-    /// The line of the sources, from 1.
+    /// The line of the sources, from 1; 0 for a requirement not met (it is nowhere).
     pub line: u32,
-    /// That line's text, trimmed.
+    /// That line's text, trimmed; empty for a requirement not met.
     pub code: String,
+    /// Whether this is a requirement the sources do not meet (`require`), rather than a
+    /// use of a forbidden construct. Absent (false) in analyses made before requirements.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
 }
 
 impl RuleBroken {
-    /// In a few words: "uses `sort` (line 6)", "imports `bisect` (line 1)".
+    /// In a few words: "uses `sort` (line 6)", "imports `bisect` (line 1)"; for a
+    /// requirement not met, "uses no recursion (the assignment requires it)", "defines no
+    /// class `Stack` (...)", "never calls `heappush` (...)".
     pub fn in_words(&self) -> String {
+        if self.required {
+            let lacks = match self.rule.split_once(' ') {
+                _ if self.rule == "recursion" => "uses no recursion".to_owned(),
+                Some(("def", name)) => format!("defines no function `{name}`"),
+                Some(("class", name)) => format!("defines no class `{name}`"),
+                Some(("import", module)) => format!("does not import `{module}`"),
+                _ => format!("never calls `{}`", self.rule),
+            };
+            return format!("{lacks} (the assignment requires it)");
+        }
         match self.rule.strip_prefix("import ") {
             Some(module) => format!("imports `{module}` (line {})", self.line),
             None => format!("uses `{}` (line {})", self.rule, self.line),
+        }
+    }
+
+    /// [`RuleBroken::in_words`] and the line's code: "uses `sort` (line 6): `xs.sort()`".
+    pub fn said(&self) -> String {
+        match self.code.is_empty() {
+            true => self.in_words(),
+            false => format!("{}: `{}`", self.in_words(), self.code),
         }
     }
 }

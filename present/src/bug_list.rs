@@ -31,7 +31,7 @@ pub fn bug_list_markdown(list: &BugList) -> String {
     if let Some(build) = list.build.as_ref().filter(|b| !b.rules_broken.is_empty()) {
         writeln!(md, "It breaks the assignment's rules, which no output shows:\n").unwrap();
         for rule in &build.rules_broken {
-            writeln!(md, "- it {}: `{}`", rule.in_words(), rule.code).unwrap();
+            writeln!(md, "- it {}", rule.said()).unwrap();
         }
         writeln!(md).unwrap();
     }
@@ -201,7 +201,7 @@ mod tests {
     #[test]
     fn a_broken_rule_is_listed_with_its_line_and_the_points_say_what_it_cost() {
         let mut list = list("1000\n", "1000\n", "1001\n");
-        let rule = grader::RuleBroken { rule: "sort".into(), line: 6, code: "xs.sort()".into() };
+        let rule = grader::RuleBroken { rule: "sort".into(), line: 6, code: "xs.sort()".into(), required: false };
         list.build = Some(grader::Build {
             language: "Python".into(),
             toolchain: String::new(),
@@ -215,6 +215,13 @@ mod tests {
         let md = bug_list_markdown(&list);
         assert!(md.contains("It breaks the assignment's rules, which no output shows:\n\n- it uses `sort` (line 6): `xs.sort()`\n"), "{md}");
         assert!(md.contains("Your program earned 0 of 100 points: right on all 1000 inputs it was graded on. Its sources break a rule of the assignment, whatever they print: it uses `sort` (line 6), which costs points."), "{md}");
+        // A construct required and missing: no line, no code.
+        let lacking = grader::RuleBroken { rule: "recursion".into(), line: 0, code: String::new(), required: true };
+        list.build.as_mut().unwrap().rules_broken = vec![lacking.clone()];
+        list.points = Some(grader::Points::of(&policy, 1000, grader::FailureCounts::default()).breaking_rule(&policy, &lacking.in_words()));
+        let md = bug_list_markdown(&list);
+        assert!(md.contains("which no output shows:\n\n- it uses no recursion (the assignment requires it)\n"), "{md}");
+        assert!(md.contains("whatever they print: it uses no recursion (the assignment requires it), which costs points."), "{md}");
     }
 
     #[test]

@@ -10,8 +10,15 @@ A name the hand-in binds itself (a function it defines, a variable, a parameter,
 of another module as that name) is its own: using it breaks no rule, and a variable named
 `sort` is not a call of `sort`. A method call `x.sort()` breaks the rule whatever `x` is.
 
+A rule `require R` is the converse, a construct the hand-in must have: `require
+recursion` (a function that calls itself, by its name or as `self.f`/`cls.f` in a method
+`f`), `require def f` (a function or method `f` defined), `require class C` (a class `C`
+defined), `require import M` (M or a submodule imported) or `require NAME` (NAME called).
+
 Output (stdout): one JSON object a line, in the order of the source, for each use that
-breaks a rule: {"rule": the rule as given, "line": its line, "code": that line's text}.
+breaks a rule: {"rule": the rule as given, "line": its line, "code": that line's text};
+then one for each requirement not met: {"rule": R, "line": 0, "code": "", "required":
+true}.
 Exit 2 with Python's message on stderr if the source does not parse (the compile says so
 first: a hand-in that does not compile is never checked).
 
@@ -78,8 +85,41 @@ def breaks(tree, rules):
     return sorted(set(found))
 
 
+def calls_itself(function):
+    """Whether `function` (a def) calls itself in its body: `f(...)`, or `self.f(...)` /
+    `cls.f(...)`."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == function.name:
+                return True
+            if (isinstance(func, ast.Attribute) and func.attr == function.name and isinstance(func.value, ast.Name)
+                    and func.value.id in ("self", "cls")):
+                return True
+    return False
+
+
+def met(tree, requirement):
+    """Whether the source has the construct `requirement` (a rule after `require `)."""
+    kind, _, name = requirement.partition(" ")
+    nodes = list(ast.walk(tree))
+    functions = [node for node in nodes if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if requirement == "recursion":
+        return any(calls_itself(function) for function in functions)
+    if kind == "def" and name:
+        return any(function.name == name for function in functions)
+    if kind == "class" and name:
+        return any(isinstance(node, ast.ClassDef) and node.name == name for node in nodes)
+    if kind == "import" and name:
+        return bool(breaks(tree, ["import " + name]))
+    return any(isinstance(node, ast.Call) and ((isinstance(node.func, ast.Name) and node.func.id == requirement)
+               or (isinstance(node.func, ast.Attribute) and node.func.attr == requirement)) for node in nodes)
+
+
 def main():
     rules, source = read()
+    required = [rule[len("require "):].strip() for rule in rules if rule.startswith("require ")]
+    rules = [rule for rule in rules if not rule.startswith("require ")]
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError) as error:
@@ -89,6 +129,9 @@ def main():
     for line, rule in breaks(tree, rules):
         code = lines[line - 1].strip() if 0 < line <= len(lines) else ""
         print(json.dumps({"rule": rule, "line": line, "code": code}))
+    for requirement in required:
+        if not met(tree, requirement):
+            print(json.dumps({"rule": requirement, "line": 0, "code": "", "required": True}))
     return 0
 
 

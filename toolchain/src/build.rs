@@ -47,8 +47,9 @@ const CACHE_FORMAT: &str = "bugrank-build-3";
 /// link, another jail) is built again, never used. (A bump by hand was forgotten once, for
 /// the sandbox's snapshots: see `sandbox::interpreter`.) Any edit of these files costs a
 /// class one new build of each source.
-const BUILD_CODE: [&str; 6] = [
+const BUILD_CODE: [&str; 7] = [
     include_str!("build.rs"),
+    include_str!("calls.rs"),
     include_str!("compat.rs"),
     include_str!("exceptions.rs"),
     include_str!("harness.rs"),
@@ -287,12 +288,17 @@ impl Builder {
     }
 
     /// The library functions a C or C++ hand-in's own files call or instantiate, by their
-    /// names as a source writes them (`qsort`, `std::sort`: see [`crate::calls`]), sorted:
-    /// each file compiled alone, unoptimised, with the problem's `harness` headers at hand
+    /// names as a source writes them (`qsort`, `std::sort`), the functions they define and
+    /// those that call themselves ([`crate::calls::Calls`]): each file compiled alone, unoptimised, with the problem's `harness` headers at hand
     /// when it has one, and cached as builds are. `Ok(Err)` with the compiler's words when
     /// the files do not compile so (call it once the hand-in built); `Err` as
     /// [`Builder::build`]'s.
-    pub fn library_calls(&self, source: &Source, harness: Option<&Harness>, options: &BuildOptions) -> Result<Result<Vec<String>, String>, ToolchainError> {
+    pub fn library_calls(
+        &self,
+        source: &Source,
+        harness: Option<&Harness>,
+        options: &BuildOptions,
+    ) -> Result<Result<crate::calls::Calls, String>, ToolchainError> {
         let combined;
         let source = match harness {
             Some(harness) => match harness::combine(source, harness) {

@@ -6,7 +6,8 @@
 //! `strlen`: the C library's) and the standard library's templates it instantiates
 //! (`std::sort`, `std::basic_string::length`), each by its name as a source writes it
 //! ([`library_name`]). A function the hand-in defines itself, outside `std` (its own
-//! `sort`), is its own and never counted.
+//! `sort`), is its own and never counted as the library's: it is among those it
+//! defines, and those that call themselves (for a rule that requires recursion).
 //!
 //! ```
 //! use toolchain::calls::library_name;
@@ -19,6 +20,8 @@
 
 use std::path::Path;
 
+use serde::{Deserialize, Serialize};
+
 use crate::harness::Object;
 
 /// The compiler's flags of the objects read, after a build's own: unoptimised, so that a
@@ -26,19 +29,54 @@ use crate::harness::Object;
 /// `strlen("abc")` into 3), and no C library function is taken for a builtin.
 pub const FLAGS: [&str; 3] = ["-O0", "-fno-builtin", "-fno-inline"];
 
-/// The library functions the objects in `dir` call or instantiate ([`library_name`]),
-/// sorted, each once; `Err` names an object that cannot be read.
-pub(crate) fn read(dir: &Path) -> Result<Vec<String>, String> {
-    let mut names = Vec::new();
+/// What a hand-in's compiled code calls and defines, for an assignment's rules: see the
+/// module's documentation. Each list sorted, each name once.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Calls {
+    /// The library functions it calls or instantiates ([`library_name`]).
+    pub library: Vec<String>,
+    /// The functions it defines itself (outside `std`), by their qualified names
+    /// (`search`, `Stack::push`).
+    pub defined: Vec<String>,
+    /// Those of its own functions that call themselves (recursion, direct).
+    pub recursive: Vec<String>,
+}
+
+/// The [`Calls`] of the objects in `dir`; `Err` names an object that cannot be read.
+pub(crate) fn read(dir: &Path) -> Result<Calls, String> {
+    let mut calls = Calls::default();
     let entries = std::fs::read_dir(dir).map_err(|e| format!("the build's objects cannot be read: {e}"))?;
     for path in entries.flatten().map(|entry| entry.path()).filter(|path| path.extension().is_some_and(|e| e == "o")) {
         let bytes = std::fs::read(&path).map_err(|e| format!("the build's objects cannot be read: {e}"))?;
         let object = Object::read(&bytes).map_err(|e| format!("the compiler's object cannot be read: {e}"))?;
-        names.extend(object.functions.iter().filter_map(|(symbol, defined)| library_name(symbol, *defined)));
+        for (symbol, defined) in &object.functions {
+            match library_name(symbol, *defined) {
+                Some(name) => calls.library.push(name),
+                None => calls.defined.extend(own_name(symbol)),
+            }
+        }
+        calls.recursive.extend(object.recursive.iter().filter_map(|symbol| own_name(symbol)));
     }
-    names.sort();
-    names.dedup();
-    Ok(names)
+    for list in [&mut calls.library, &mut calls.defined, &mut calls.recursive] {
+        list.sort();
+        list.dedup();
+    }
+    Ok(calls)
+}
+
+/// The name of a function a hand-in defines, as its source writes it (`Stack::push`);
+/// `None` for a symbol that does not demangle.
+fn own_name(symbol: &str) -> Option<String> {
+    match symbol.starts_with("_Z") {
+        true => Some(plain(&demangled(symbol)?)),
+        false => Some(symbol.to_owned()),
+    }
+}
+
+/// `symbol` demangled without its parameters and return type.
+fn demangled(symbol: &str) -> Option<String> {
+    let options = cpp_demangle::DemangleOptions::new().no_params().no_return_type();
+    cpp_demangle::Symbol::new(symbol).ok()?.demangle_with_options(&options).ok()
 }
 
 /// The library function a function symbol of a hand-in's object names, as a source writes
@@ -47,13 +85,7 @@ pub(crate) fn read(dir: &Path) -> Result<Vec<String>, String> {
 /// function the object `defined` outside `std` (the hand-in's own), and for a symbol that
 /// does not demangle.
 pub fn library_name(symbol: &str, defined: bool) -> Option<String> {
-    let name = match symbol.starts_with("_Z") {
-        true => {
-            let options = cpp_demangle::DemangleOptions::new().no_params().no_return_type();
-            plain(&cpp_demangle::Symbol::new(symbol).ok()?.demangle_with_options(&options).ok()?)
-        }
-        false => symbol.to_owned(),
-    };
+    let name = own_name(symbol)?;
     (!defined || name.starts_with("std::")).then_some(name)
 }
 

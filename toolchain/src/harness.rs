@@ -236,6 +236,9 @@ pub(crate) struct Object {
     defines_main: bool,
     /// Its function symbols: each name, and whether the object defines it.
     pub(crate) functions: Vec<(String, bool)>,
+    /// The symbols of the functions it defines that call themselves (a `call` of their
+    /// own index in their body).
+    pub(crate) recursive: Vec<String>,
 }
 
 impl Object {
@@ -245,8 +248,25 @@ impl Object {
         let mut function_imports: Vec<String> = Vec::new();
         let mut symbols: Vec<Option<String>> = Vec::new();
         let mut init_symbols: Vec<u32> = Vec::new();
+        // The function indices of the symbols, and those of the bodies that call themselves.
+        let mut function_symbols: Vec<(u32, String)> = Vec::new();
+        let mut self_calling: Vec<u32> = Vec::new();
+        let mut body_index = 0u32;
         for payload in wasmparser::Parser::new(0).parse_all(bytes) {
             match payload? {
+                Payload::CodeSectionEntry(body) => {
+                    let own = function_imports.len() as u32 + body_index;
+                    body_index += 1;
+                    let mut operators = body.get_operators_reader()?;
+                    while !operators.eof() {
+                        if let wasmparser::Operator::Call { function_index } | wasmparser::Operator::ReturnCall { function_index } = operators.read()?
+                            && function_index == own
+                        {
+                            self_calling.push(own);
+                            break;
+                        }
+                    }
+                }
                 Payload::ImportSection(reader) => {
                     for import in reader.into_imports() {
                         let import = import?;
@@ -270,6 +290,9 @@ impl Object {
                                                 object.defines_main = true;
                                             }
                                             object.functions.extend(name.clone().map(|name| (name, defined)));
+                                            if let (true, Some(name)) = (defined, &name) {
+                                                function_symbols.push((index, name.clone()));
+                                            }
                                             name
                                         }
                                         SymbolInfo::Data { name, .. } => Some(name.to_owned()),
@@ -290,6 +313,7 @@ impl Object {
                 _ => {}
             }
         }
+        object.recursive = function_symbols.into_iter().filter(|(index, _)| self_calling.contains(index)).map(|(_, name)| name).collect();
         object.constructors = init_symbols.iter().map(|&i| symbols.get(i as usize).cloned().flatten().unwrap_or_else(|| format!("function {i}"))).collect();
         Ok(object)
     }

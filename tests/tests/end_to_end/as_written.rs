@@ -519,7 +519,7 @@ fn a_forbidden_library_function_is_found_by_the_calls_of_the_compiled_code_at_ea
         return;
     }
     let rules = |c: &[&str], cpp: &[&str]| {
-        let forbid = |names: &[&str]| course::problem_dir::LanguageRules { forbid: names.iter().map(|name| name.to_string()).collect() };
+        let forbid = |names: &[&str]| course::problem_dir::LanguageRules { forbid: names.iter().map(|name| name.to_string()).collect(), ..Default::default() };
         course::problem_dir::RulesToml { c: forbid(c), cpp: forbid(cpp), ..Default::default() }
     };
     let accepted = course::load::Accepted {
@@ -555,5 +555,62 @@ fn a_forbidden_library_function_is_found_by_the_calls_of_the_compiled_code_at_ea
         Language::C,
         "#include <stdio.h>\n#include <stdlib.h>\nstatic int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }\n/* qsort(a, 3, ...) sorts it */\nint main(void) {\n    int a[3] = {3, 1, 2};\n    qsort(a, 3, sizeof a[0], cmp);\n    printf(\"%d\\n\", a[0]);\n    return 0;\n}\n",
         &[("qsort", 7, "qsort(a, 3, sizeof a[0], cmp);")],
+    );
+}
+
+#[test]
+fn a_construct_the_assignment_requires_is_a_rule_broken_when_a_hand_in_lacks_it() {
+    if !can_build(&[Language::C, Language::Cpp]) {
+        return;
+    }
+    let require = |names: &[&str]| course::problem_dir::LanguageRules { require: names.iter().map(|name| name.to_string()).collect(), ..Default::default() };
+    let accepted = course::load::Accepted {
+        languages: vec![Language::C, Language::Cpp, Language::Python],
+        harnesses: Vec::new(),
+        build: toolchain::BuildOptions::default(),
+        rules: course::problem_dir::RulesToml {
+            python: require(&["recursion", "class Stack", "import heapq"]),
+            c: require(&["recursion", "def fact"]),
+            cpp: require(&["class Stack", "printf"]),
+            ..Default::default()
+        },
+    };
+    let check = |language: Language, text: &str, expected: &[&str]| {
+        let name = format!("main.{}", language.extension());
+        let source = Source { language, files: vec![(name.clone(), text.as_bytes().to_vec())] };
+        let built = course::load::build(sandbox(), &tools().builder, &accepted, &name, &source, None).unwrap();
+        let course::hand_in::Loaded::Program(_, Some(build)) = built else { panic!("{text} did not build") };
+        let lacking: Vec<String> = build.rules_broken.iter().map(|rule| rule.said()).collect();
+        assert_eq!(lacking, expected, "{text}");
+    };
+    let fact =
+        |body: &str| format!("#include <stdio.h>\nlong fact(int n) {{\n{body}\n}}\nint main(void) {{\n    printf(\"%ld\\n\", fact(5));\n    return 0;\n}}\n");
+    check(Language::C, &fact("    return n <= 1 ? 1 : n * fact(n - 1);"), &[]);
+    check(Language::C, &fact("    long f = 1;\n    while (n > 1) f *= n--;\n    return f;"), &["uses no recursion (the assignment requires it)"]);
+    check(
+        Language::C,
+        "#include <stdio.h>\nint main(void) {\n    long f = 1;\n    for (int i = 2; i <= 5; i++) f *= i;\n    printf(\"%ld\\n\", f);\n    return 0;\n}\n",
+        &["uses no recursion (the assignment requires it)", "defines no function `fact` (the assignment requires it)"],
+    );
+    let stack = "#include <cstdio>\n#include <vector>\nclass Stack {\n    std::vector<int> items;\npublic:\n    void push(int x) { items.push_back(x); }\n    int pop() { int x = items.back(); items.pop_back(); return x; }\n};\nint main() {\n    Stack s;\n    s.push(4);\n    printf(\"%d\\n\", s.pop());\n}\n";
+    check(Language::Cpp, stack, &[]);
+    check(
+        Language::Cpp,
+        "#include <iostream>\n#include <vector>\nint main() {\n    std::vector<int> s{4};\n    std::cout << s.back() << \"\\n\";\n}\n",
+        &["defines no class `Stack` (the assignment requires it)", "never calls `printf` (the assignment requires it)"],
+    );
+    check(
+        Language::Python,
+        "import heapq\n\nclass Stack:\n    def __init__(self):\n        self.items = []\n\ndef depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\n\nprint(depth(3))\n",
+        &[],
+    );
+    check(
+        Language::Python,
+        "def depth(n):\n    d = 0\n    while n:\n        n, d = n - 1, d + 1\n    return d\n\nprint(depth(3))\n",
+        &[
+            "uses no recursion (the assignment requires it)",
+            "defines no class `Stack` (the assignment requires it)",
+            "does not import `heapq` (the assignment requires it)",
+        ],
     );
 }

@@ -181,7 +181,7 @@ fn a_c_model_answer_that_breaks_the_rule_it_sets_is_refused_with_its_line() {
     let tools = end_to_end::tools();
     let error = course::problem_dir::ProblemDir::load(&tools.sandbox, &tools.builder, dir.path()).err().expect("refused").to_string();
     assert!(
-        error.contains("[rules.c] forbid") && error.contains("uses `bsearch` (line 7): `const int *found = bsearch(&x, seq, n, sizeof *seq, cmp);`"),
+        error.contains("([rules.c] in problem.toml)") && error.contains("uses `bsearch` (line 7): `const int *found = bsearch(&x, seq, n, sizeof *seq, cmp);`"),
         "{error}"
     );
     // Obeyed, it loads.

@@ -184,7 +184,7 @@ pub fn bug_list(list: &BugList) -> Markup {
         @if let Some(build) = list.build.as_ref().filter(|b| !b.rules_broken.is_empty()) {
             div.rules-broken {
                 p.bad { "It breaks the assignment's rules, which no output shows:" }
-                ul { @for rule in &build.rules_broken { li { "it " (rule.in_words()) ": " code { (rule.code) } } } }
+                ul { @for rule in &build.rules_broken { li { "it " (rule.in_words()) @if !rule.code.is_empty() { ": " code { (rule.code) } } } } }
             }
         }
         @if !list.course_tests_failed.is_empty() {
