@@ -22,9 +22,9 @@ pub struct Accepted {
     pub languages: Vec<Language>,
     pub harnesses: Vec<Harness>,
     pub build: BuildOptions,
-    /// What a hand-in must not use, by language ([`crate::problem_dir::RulesToml`],
+    /// What a hand-in must not use, by language ([`crate::rules::RulesToml`],
     /// checked): checked once it compiles, each use a [`grader::RuleBroken`] of its build.
-    pub rules: crate::problem_dir::RulesToml,
+    pub rules: crate::rules::RulesToml,
 }
 
 /// Reads one student's source files (plain names: headers included) into a [`Source`] in

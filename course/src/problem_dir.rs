@@ -162,124 +162,7 @@ pub struct ProblemToml {
     pub uninitialised_locals: Locals,
     /// `[rules]`: what hand-ins must not use, whatever they print (see [`RulesToml`]).
     #[serde(default)]
-    pub rules: RulesToml,
-}
-
-/// `[rules]` of `problem.toml`: constructs a hand-in must not use, by language, checked in
-/// its sources (no output shows them). What breaking one costs is `[grading] rule_cost`
-/// (default: all the points).
-///
-/// ```toml
-/// [rules.python]
-/// # Calls of these names (`sorted(xs)`, `xs.sort()`, `key=sorted`), and imports.
-/// forbid = ["sort", "sorted", "import bisect"]
-///
-/// [rules.c]
-/// # Calls of the C library's functions.
-/// forbid = ["qsort", "strlen"]
-///
-/// [rules.cpp]
-/// # The standard library's functions: a name alone is any of that name (`sort`,
-/// # `std::ranges::sort`, a member `length`), a qualified one that one (`std::sort`).
-/// forbid = ["sort", "std::stable_sort", "qsort"]
-/// # What a hand-in must have: a function of its own that calls itself, a class.
-/// require = ["recursion", "class Stack"]
-/// ```
-///
-/// Python's are found by the syntax tree; C's and C++'s by the library functions the
-/// hand-in's compiled code calls (see `toolchain::calls`). A name the hand-in defines
-/// itself is its own (a function `sorted` or `sort` it wrote, a variable `sort`). Pitfall:
-/// Rust's rules are not checked yet, and are refused when the problem is read, not
-/// ignored.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RulesToml {
-    #[serde(default)]
-    pub python: LanguageRules,
-    #[serde(default)]
-    pub c: LanguageRules,
-    #[serde(default)]
-    pub cpp: LanguageRules,
-    #[serde(default)]
-    pub rust: LanguageRules,
-}
-
-/// One language's rules (see [`RulesToml`]).
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LanguageRules {
-    /// Names whose calls are forbidden, and (Python) `import M` for a module.
-    #[serde(default)]
-    pub forbid: Vec<String>,
-    /// Constructs a hand-in must have: `recursion` (a function of its own that calls
-    /// itself), `def f` (a function it defines), `class C` (a class it defines; in C++, one
-    /// whose member functions it defines), `import M` (Python) or a name it must call.
-    #[serde(default)]
-    pub require: Vec<String>,
-}
-
-impl RulesToml {
-    /// What a hand-in in `language` must not use (`forbid`): none for Rust, whose rules
-    /// [`RulesToml::checked`] refuses.
-    pub fn forbidden(&self, language: Language) -> &[String] {
-        self.of(language).map_or(&[], |rules| &rules.forbid)
-    }
-
-    /// What a hand-in in `language` must have (`require`): none for Rust.
-    pub fn required(&self, language: Language) -> &[String] {
-        self.of(language).map_or(&[], |rules| &rules.require)
-    }
-
-    /// `language`'s rules, `None` for Rust's (never checked).
-    fn of(&self, language: Language) -> Option<&LanguageRules> {
-        match language {
-            Language::Python => Some(&self.python),
-            Language::C => Some(&self.c),
-            Language::Cpp => Some(&self.cpp),
-            Language::Rust => None,
-        }
-    }
-
-    /// The rules, checked: Python's each a name or `import` and a module's dotted name; C's
-    /// and C++'s each a function's name, qualified or not (`sort`, `std::sort`); Rust's
-    /// refused (not checked yet).
-    fn checked(self) -> Result<RulesToml, String> {
-        if !self.rust.forbid.is_empty() || !self.rust.require.is_empty() {
-            return Err("[rules.rust]: rules are checked in Python, C and C++ hand-ins only so far, so this one would be ignored; remove it".to_owned());
-        }
-        let identifier =
-            |name: &str| name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && name.chars().all(|c| c.is_alphanumeric() || c == '_');
-        for rule in &self.python.forbid {
-            let name = rule.strip_prefix("import ").map_or(rule.as_str(), str::trim);
-            if !name.split('.').all(identifier) || (!rule.starts_with("import ") && name.contains('.')) {
-                return Err(format!("[rules.python] forbid: `{rule}` is neither a name (`sorted`) nor `import` and a module (`import bisect`)"));
-            }
-        }
-        for (language, rules) in [("c", &self.c), ("cpp", &self.cpp)] {
-            if let Some(rule) = rules.forbid.iter().find(|rule| !rule.split("::").all(identifier)) {
-                return Err(format!("[rules.{language}] forbid: `{rule}` is not a function's name (`qsort`, or qualified: `std::sort`)"));
-            }
-        }
-        // A requirement: `recursion`, `def f`, `class C`, (Python) `import M`, or a name.
-        for (language, rules, imports) in [("python", &self.python, true), ("c", &self.c, false), ("cpp", &self.cpp, false)] {
-            for rule in &rules.require {
-                let name = |name: &str| name.split(if imports { "." } else { "::" }).all(identifier);
-                let fine = match rule.split_once(' ') {
-                    Some(("def" | "class", what)) => name(what.trim()),
-                    Some(("import", module)) => imports && module.trim().split('.').all(identifier),
-                    Some(_) => false,
-                    None => rule == "recursion" || name(rule),
-                };
-                if !fine {
-                    return Err(format!(
-                        "[rules.{language}] require: `{rule}` is neither `recursion`, `def` and a function's name, `class` and a class's{}, nor a name to call",
-                        if imports { ", `import` and a module" } else { "" }
-                    ));
-                }
-            }
-        }
-        Ok(self)
-    }
+    pub rules: crate::rules::RulesToml,
 }
 
 /// `[validator]` of `problem.toml`: an output validator as judges write it (problemtools,
@@ -979,12 +862,7 @@ mod tests {
     }
 
     fn check(settings: &str, expected: Option<&str>) {
-        said(settings, refusal(&format!("title = \"t\"\n{settings}\n")), expected);
-    }
-
-    /// Asserts that what was `refused` of `settings` is `expected`: nothing, or words it
-    /// says.
-    fn said(settings: &str, refused: Option<String>, expected: Option<&str>) {
+        let refused = refusal(&format!("title = \"t\"\n{settings}\n"));
         match (expected, &refused) {
             (None, None) => {}
             (Some(words), Some(said)) if said.contains(words) => {}
@@ -1033,25 +911,6 @@ mod tests {
         check("oracle = \"trim-line-ends\"", None);
         check("name = \"sumlist\"", None);
         check("name = \"\"", Some("name is the problem's name in outputs: one line"));
-    }
-
-    #[test]
-    fn rules_forbid_and_require_python_names_and_imports_and_c_and_cpp_functions_and_none_for_rust_yet() {
-        let check = |text: &str, expected: Option<&str>| {
-            said(text, toml::from_str::<RulesToml>(text).unwrap().checked().err(), expected);
-        };
-        check("[python]\nforbid = [\"sort\", \"import bisect\", \"import os.path\"]", None);
-        check("[python]\nforbid = [\"xs.sort\"]", Some("`xs.sort` is neither a name"));
-        check("[c]\nforbid = [\"qsort\", \"strlen\"]\n[cpp]\nforbid = [\"sort\", \"std::sort\", \"std::ranges::sort\"]", None);
-        check("[cpp]\nforbid = [\"#include <algorithm>\"]", Some("[rules.cpp] forbid: `#include <algorithm>` is not a function's name"));
-        check("[cpp]\nforbid = [\"std::\"]", Some("is not a function's name"));
-        check("[rust]\nforbid = [\"sort\"]", Some("[rules.rust]: rules are checked in Python, C and C++ hand-ins only so far"));
-        check("[rust]\nrequire = [\"recursion\"]", Some("[rules.rust]: rules are checked"));
-        // Requirements.
-        check("[python]\nrequire = [\"recursion\", \"def search\", \"class Stack\", \"import heapq\", \"heappush\"]", None);
-        check("[c]\nrequire = [\"recursion\", \"def fact\", \"malloc\"]\n[cpp]\nrequire = [\"class Stack\", \"def Stack::push\"]", None);
-        check("[c]\nrequire = [\"import stdio\"]", Some("[rules.c] require: `import stdio` is neither `recursion`"));
-        check("[python]\nrequire = [\"use recursion\"]", Some("[rules.python] require: `use recursion` is neither"));
     }
 
     /// The tests read from a folder of `files`, as `(name, input, expected)`, or the error.

@@ -519,8 +519,8 @@ fn a_forbidden_library_function_is_found_by_the_calls_of_the_compiled_code_at_ea
         return;
     }
     let rules = |c: &[&str], cpp: &[&str]| {
-        let forbid = |names: &[&str]| course::problem_dir::LanguageRules { forbid: names.iter().map(|name| name.to_string()).collect(), ..Default::default() };
-        course::problem_dir::RulesToml { c: forbid(c), cpp: forbid(cpp), ..Default::default() }
+        let forbid = |names: &[&str]| course::rules::LanguageRules { forbid: names.iter().map(|name| name.to_string()).collect(), ..Default::default() };
+        course::rules::RulesToml { c: forbid(c), cpp: forbid(cpp), ..Default::default() }
     };
     let accepted = course::load::Accepted {
         languages: vec![Language::C, Language::Cpp],
@@ -563,12 +563,12 @@ fn a_construct_the_assignment_requires_is_a_rule_broken_when_a_hand_in_lacks_it(
     if !can_build(&[Language::C, Language::Cpp]) {
         return;
     }
-    let require = |names: &[&str]| course::problem_dir::LanguageRules { require: names.iter().map(|name| name.to_string()).collect(), ..Default::default() };
+    let require = |names: &[&str]| course::rules::LanguageRules { require: names.iter().map(|name| name.to_string()).collect(), ..Default::default() };
     let accepted = course::load::Accepted {
         languages: vec![Language::C, Language::Cpp, Language::Python],
         harnesses: Vec::new(),
         build: toolchain::BuildOptions::default(),
-        rules: course::problem_dir::RulesToml {
+        rules: course::rules::RulesToml {
             python: require(&["recursion", "class Stack", "import heapq"]),
             c: require(&["recursion", "def fact"]),
             cpp: require(&["class Stack", "printf"]),
