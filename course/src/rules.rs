@@ -2,9 +2,9 @@
 //! constructs a hand-in must not use ("without `sort`"), found in its sources, since no
 //! run can show them. Python's are checked by the syntax tree
 //! (`toolchain/guest/bugrank_rules.py`), run by bugrank's CPython in the sandbox: the
-//! student's sources never reach a parser of the host. C's and C++'s by the library
-//! functions the hand-in's compiled code calls (`toolchain::calls`, built in the build
-//! sandbox), each use then found in its text for its line. Each use is a
+//! student's sources never reach a parser of the host. C's, C++'s and Rust's by the
+//! library functions the hand-in's compiled code calls (`toolchain::calls`, built in the
+//! build sandbox), each use then found in its text for its line. Each use is a
 //! [`grader::RuleBroken`] of the hand-in's `Build`, which `grade_batch::add_builds` charges
 //! to its points (`Points::breaking_rule`); a model answer that breaks its own rule is
 //! refused when the problem loads.
@@ -41,11 +41,10 @@ use toolchain::{BuildOptions, Builder, Harness, Language, Source};
 /// require = ["recursion", "class Stack"]
 /// ```
 ///
-/// Python's are found by the syntax tree; C's and C++'s by the library functions the
-/// hand-in's compiled code calls (see `toolchain::calls`). A name the hand-in defines
-/// itself is its own (a function `sorted` or `sort` it wrote, a variable `sort`). Pitfall:
-/// Rust's rules are not checked yet, and are refused when the problem is read, not
-/// ignored.
+/// Python's are found by the syntax tree; C's, C++'s and Rust's by the library functions
+/// the hand-in's compiled code calls (see `toolchain::calls`: `[rules.rust] forbid =
+/// ["sort"]` finds `v.sort()`, `alloc::slice::sort`). A name the hand-in defines itself is
+/// its own (a function `sorted` or `sort` it wrote, a variable `sort`).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RulesToml {
@@ -74,34 +73,30 @@ pub struct LanguageRules {
 }
 
 impl RulesToml {
-    /// What a hand-in in `language` must not use (`forbid`): none for Rust, whose rules
-    /// [`RulesToml::checked`] refuses.
+    /// What a hand-in in `language` must not use (`forbid`).
     pub fn forbidden(&self, language: Language) -> &[String] {
-        self.of(language).map_or(&[], |rules| &rules.forbid)
+        &self.of(language).forbid
     }
 
-    /// What a hand-in in `language` must have (`require`): none for Rust.
+    /// What a hand-in in `language` must have (`require`).
     pub fn required(&self, language: Language) -> &[String] {
-        self.of(language).map_or(&[], |rules| &rules.require)
+        &self.of(language).require
     }
 
-    /// `language`'s rules, `None` for Rust's (never checked).
-    fn of(&self, language: Language) -> Option<&LanguageRules> {
+    /// `language`'s rules.
+    fn of(&self, language: Language) -> &LanguageRules {
         match language {
-            Language::Python => Some(&self.python),
-            Language::C => Some(&self.c),
-            Language::Cpp => Some(&self.cpp),
-            Language::Rust => None,
+            Language::Python => &self.python,
+            Language::C => &self.c,
+            Language::Cpp => &self.cpp,
+            Language::Rust => &self.rust,
         }
     }
 
-    /// The rules, checked: Python's each a name or `import` and a module's dotted name; C's
-    /// and C++'s each a function's name, qualified or not (`sort`, `std::sort`); Rust's
-    /// refused (not checked yet).
+    /// The rules, checked: Python's each a name or `import` and a module's dotted name;
+    /// C's, C++'s and Rust's each a function's name, qualified or not (`sort`,
+    /// `std::sort`, `slice::sort`).
     pub(crate) fn checked(self) -> Result<RulesToml, String> {
-        if !self.rust.forbid.is_empty() || !self.rust.require.is_empty() {
-            return Err("[rules.rust]: rules are checked in Python, C and C++ hand-ins only so far, so this one would be ignored; remove it".to_owned());
-        }
         let identifier =
             |name: &str| name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && name.chars().all(|c| c.is_alphanumeric() || c == '_');
         for rule in &self.python.forbid {
@@ -110,13 +105,13 @@ impl RulesToml {
                 return Err(format!("[rules.python] forbid: `{rule}` is neither a name (`sorted`) nor `import` and a module (`import bisect`)"));
             }
         }
-        for (language, rules) in [("c", &self.c), ("cpp", &self.cpp)] {
+        for (language, rules) in [("c", &self.c), ("cpp", &self.cpp), ("rust", &self.rust)] {
             if let Some(rule) = rules.forbid.iter().find(|rule| !rule.split("::").all(identifier)) {
                 return Err(format!("[rules.{language}] forbid: `{rule}` is not a function's name (`qsort`, or qualified: `std::sort`)"));
             }
         }
         // A requirement: `recursion`, `def f`, `class C`, (Python) `import M`, or a name.
-        for (language, rules, imports) in [("python", &self.python, true), ("c", &self.c, false), ("cpp", &self.cpp, false)] {
+        for (language, rules, imports) in [("python", &self.python, true), ("c", &self.c, false), ("cpp", &self.cpp, false), ("rust", &self.rust, false)] {
             for rule in &rules.require {
                 let name = |name: &str| name.split(if imports { "." } else { "::" }).all(identifier);
                 let fine = match rule.split_once(' ') {
@@ -186,8 +181,8 @@ pub fn python_rules_broken(
     found.map(Ok)
 }
 
-/// Where the C or C++ `source` breaks the rules `forbidden` (functions' names, `sort` or
-/// `std::sort`: see [`RulesToml`]), built with the problem's `harness`
+/// Where the C, C++ or Rust `source` breaks the rules `forbidden` (functions' names, `sort`
+/// or `std::sort`: see [`RulesToml`]), built with the problem's `harness`
 /// and `options`: each forbidden function its compiled code calls
 /// ([`Builder::library_calls`]), at every line of its sources that calls that name (a
 /// word followed by `(` or `<`, outside comments and strings), else at the first that
@@ -211,10 +206,17 @@ pub fn compiled_rules_broken(
         Err(why) => return Ok(Err(format!("its sources could not be checked against the assignment's rules: {why}"))),
     };
     let last = |name: &str| name.rsplit("::").next().unwrap_or(name).to_owned();
+    // A name alone is any function of that name; a qualified one, that path's end.
+    let named = |names: &[String], wanted: &str| {
+        names.iter().any(|name| match wanted.contains("::") {
+            true => name == wanted || name.ends_with(&format!("::{wanted}")),
+            false => last(name) == wanted,
+        })
+    };
     let texts: Vec<Vec<u8>> = source.files.iter().map(|(_, text)| code_only(text)).collect();
     let mut broken = Vec::new();
     for rule in forbidden {
-        let called = calls.library.iter().any(|name| name == rule || (!rule.contains("::") && last(name) == *rule));
+        let called = named(&calls.library, rule);
         if !called {
             continue;
         }
@@ -240,7 +242,6 @@ pub fn compiled_rules_broken(
         }
     }
     broken.sort_by_key(|(file, rule)| (*file, rule.line));
-    let named = |names: &[String], wanted: &str| names.iter().any(|name| name == wanted || (!wanted.contains("::") && last(name) == wanted));
     let lacking = required.iter().filter(|rule| {
         let met = match rule.split_once(' ') {
             _ if rule.as_str() == "recursion" => !calls.recursive.is_empty(),
@@ -345,7 +346,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rules_forbid_and_require_python_names_and_imports_and_c_and_cpp_functions_and_none_for_rust_yet() {
+    fn rules_forbid_and_require_python_names_and_imports_and_functions_of_c_cpp_and_rust() {
         let check = |text: &str, expected: Option<&str>| {
             let refused = toml::from_str::<RulesToml>(text).unwrap().checked().err();
             match (expected, &refused) {
@@ -359,8 +360,8 @@ mod tests {
         check("[c]\nforbid = [\"qsort\", \"strlen\"]\n[cpp]\nforbid = [\"sort\", \"std::sort\", \"std::ranges::sort\"]", None);
         check("[cpp]\nforbid = [\"#include <algorithm>\"]", Some("[rules.cpp] forbid: `#include <algorithm>` is not a function's name"));
         check("[cpp]\nforbid = [\"std::\"]", Some("is not a function's name"));
-        check("[rust]\nforbid = [\"sort\"]", Some("[rules.rust]: rules are checked in Python, C and C++ hand-ins only so far"));
-        check("[rust]\nrequire = [\"recursion\"]", Some("[rules.rust]: rules are checked"));
+        check("[rust]\nforbid = [\"sort\", \"slice::sort_unstable\"]\nrequire = [\"recursion\", \"class Stack\"]", None);
+        check("[rust]\nforbid = [\".sort()\"]", Some("[rules.rust] forbid: `.sort()` is not a function's name"));
         // Requirements.
         check("[python]\nrequire = [\"recursion\", \"def search\", \"class Stack\", \"import heapq\", \"heappush\"]", None);
         check("[c]\nrequire = [\"recursion\", \"def fact\", \"malloc\"]\n[cpp]\nrequire = [\"class Stack\", \"def Stack::push\"]", None);

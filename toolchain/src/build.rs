@@ -774,14 +774,16 @@ fn compiles(source: &Source, kind: Kind, options: &BuildOptions) -> Result<Vec<V
     let sources: Vec<&String> =
         source.files.iter().map(|(name, _)| name).filter(|name| Language::of_file(name) == Some(source.language) && Some(name.as_str()) != library).collect();
     match source.language {
-        Language::Rust if kind == Kind::Calls => return Err("the library functions a Rust hand-in calls are not read".to_owned()),
         Language::Rust => {
             // One crate: its root is the only `.rs` file, or `main.rs` (whose `mod`s the
             // other files are).
+            let own_crate = kind == Kind::Calls && sources.iter().any(|name| name.as_str() == harness::RUST_HAND_IN);
             let root = match sources.as_slice() {
                 _ if matches!(kind, Kind::Harnessed { .. }) => {
                     sources.iter().find(|name| name.as_str() == "harness.rs").ok_or("the harness has no harness.rs")?
                 }
+                // (A hand-in with its harness: its own crate, as the harnessed build makes it.)
+                _ if own_crate => sources.iter().find(|name| name.as_str() == harness::RUST_HAND_IN).expect("found above"),
                 [only] => only,
                 _ => sources
                     .iter()
@@ -789,6 +791,17 @@ fn compiles(source: &Source, kind: Kind, options: &BuildOptions) -> Result<Vec<V
                     .ok_or_else(|| format!("a Rust submission is one .rs file, or several with main.rs as the crate root (found {})", sources.len()))?,
             };
             args.push(in_jail(root));
+            if kind == Kind::Calls {
+                // One object of the crate, unoptimised: see `crate::calls`.
+                let mut step: Vec<String> = args.iter().filter(|a| !(own_crate && a.starts_with("--crate-"))).cloned().collect();
+                let output_at = step.iter().position(|a| a == "-o").expect("a build names its output");
+                step[output_at + 1] = format!("{}/0.o", harness::HAND_IN_OBJECTS);
+                step.extend(crate::calls::RUST_FLAGS.map(str::to_owned));
+                if own_crate {
+                    step.extend(["--crate-type=rlib".to_owned(), format!("--crate-name={}", harness::RUST_CRATE)]);
+                }
+                return Ok(vec![step]);
+            }
             if matches!(kind, Kind::Harnessed { .. }) {
                 // The hand-in is a crate of its own, built first: nothing of the harness's
                 // crate can be named from it (see `harness`).

@@ -1,11 +1,12 @@
-//! The library functions a C or C++ hand-in's own code calls, for an assignment's rules
+//! The library functions a C, C++ or Rust hand-in's own code calls, for an assignment's rules
 //! ("without `qsort`", "do not use `std::sort`", "no `strlen`"): no output shows them.
 //! Each of the hand-in's own files is compiled alone to an object, unoptimised
 //! ([`FLAGS`]: nothing inlined, folded or turned into a builtin), and the objects'
 //! function symbols are read: the functions its code calls and does not define (`qsort`,
 //! `strlen`: the C library's) and the standard library's templates it instantiates
-//! (`std::sort`, `std::basic_string::length`), each by its name as a source writes it
-//! ([`library_name`]). A function the hand-in defines itself, outside `std` (its own
+//! (`std::sort`, `std::basic_string::length`; in Rust, `alloc::slice::sort` for
+//! `v.sort()`), each by its name as a source writes it ([`library_name`]), and only
+//! where the hand-in's own code calls it (not the library's own calls in turn). A function the hand-in defines itself, outside `std` (its own
 //! `sort`), is its own and never counted as the library's: it is among those it
 //! defines, and those that call themselves (for a rule that requires recursion).
 //!
@@ -29,14 +30,17 @@ use crate::harness::Object;
 /// `strlen("abc")` into 3), and no C library function is taken for a builtin.
 pub const FLAGS: [&str; 3] = ["-O0", "-fno-builtin", "-fno-inline"];
 
+/// rustc's flags of the object read, after a build's own: one object, unoptimised.
+pub const RUST_FLAGS: [&str; 2] = ["--emit=obj", "-Copt-level=0"];
+
 /// What a hand-in's compiled code calls and defines, for an assignment's rules: see the
 /// module's documentation. Each list sorted, each name once.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Calls {
-    /// The library functions it calls or instantiates ([`library_name`]).
+    /// The library functions its own functions call ([`library_name`]).
     pub library: Vec<String>,
-    /// The functions it defines itself (outside `std`), by their qualified names
-    /// (`search`, `Stack::push`).
+    /// The functions it defines itself (outside the standard libraries), by their
+    /// qualified names (`search`, `Stack::push`, Rust's `answer::fact`).
     pub defined: Vec<String>,
     /// Those of its own functions that call themselves (recursion, direct).
     pub recursive: Vec<String>,
@@ -49,13 +53,17 @@ pub(crate) fn read(dir: &Path) -> Result<Calls, String> {
     for path in entries.flatten().map(|entry| entry.path()).filter(|path| path.extension().is_some_and(|e| e == "o")) {
         let bytes = std::fs::read(&path).map_err(|e| format!("the build's objects cannot be read: {e}"))?;
         let object = Object::read(&bytes).map_err(|e| format!("the compiler's object cannot be read: {e}"))?;
-        for (symbol, defined) in &object.functions {
-            match library_name(symbol, *defined) {
-                Some(name) => calls.library.push(name),
-                None => calls.defined.extend(own_name(symbol)),
+        let defined = |symbol: &str| object.functions.iter().any(|(name, defined)| name == symbol && *defined);
+        let own = |symbol: &str| defined(symbol) && library_name(symbol, true).is_none();
+        calls.defined.extend(object.functions.iter().filter(|(symbol, _)| own(symbol)).filter_map(|(symbol, _)| own_name(symbol)));
+        // What the hand-in's own functions call: not what the library's call in turn
+        // (std::stable_sort's own helpers, Rust's slice::sort_by's).
+        for (caller, callee) in object.calls.iter().filter(|(caller, _)| own(caller)) {
+            if caller == callee {
+                calls.recursive.extend(own_name(caller));
             }
+            calls.library.extend(library_name(callee, defined(callee)));
         }
-        calls.recursive.extend(object.recursive.iter().filter_map(|symbol| own_name(symbol)));
     }
     for list in [&mut calls.library, &mut calls.defined, &mut calls.recursive] {
         list.sort();
@@ -64,16 +72,20 @@ pub(crate) fn read(dir: &Path) -> Result<Calls, String> {
     Ok(calls)
 }
 
-/// The name of a function a hand-in defines, as its source writes it (`Stack::push`);
-/// `None` for a symbol that does not demangle.
+/// The name of a function as its source writes it (`Stack::push`, Rust's
+/// `alloc::slice::sort`); `None` for a symbol that does not demangle.
 fn own_name(symbol: &str) -> Option<String> {
+    if let Ok(rust) = rustc_demangle::try_demangle(symbol) {
+        // (`{:#}` leaves the hash out.)
+        return Some(plain(&format!("{rust:#}")));
+    }
     match symbol.starts_with("_Z") {
         true => Some(plain(&demangled(symbol)?)),
         false => Some(symbol.to_owned()),
     }
 }
 
-/// `symbol` demangled without its parameters and return type.
+/// `symbol` demangled as C++ without its parameters and return type.
 fn demangled(symbol: &str) -> Option<String> {
     let options = cpp_demangle::DemangleOptions::new().no_params().no_return_type();
     cpp_demangle::Symbol::new(symbol).ok()?.demangle_with_options(&options).ok()
@@ -86,8 +98,12 @@ fn demangled(symbol: &str) -> Option<String> {
 /// does not demangle.
 pub fn library_name(symbol: &str, defined: bool) -> Option<String> {
     let name = own_name(symbol)?;
-    (!defined || name.starts_with("std::")).then_some(name)
+    (!defined || LIBRARIES.iter().any(|library| name.starts_with(library))).then_some(name)
 }
+
+/// The paths of the standard libraries, whose code a hand-in's object holds when it
+/// instantiates their templates (C++) or generics (Rust).
+const LIBRARIES: [&str; 4] = ["std::", "core::", "alloc::", "__gnu_cxx::"];
 
 /// A demangled name without what a source does not write: template arguments (`<...>`),
 /// ABI tags (`[abi:...]`), a parameter list left by a member's qualifiers (`() const`),
@@ -112,8 +128,9 @@ fn plain(demangled: &str) -> String {
             _ => {}
         }
     }
-    let parts: Vec<&str> =
-        name.trim().split("::").filter(|part| !(part.starts_with("__") && part[2..].chars().all(|c| c.is_ascii_digit()) && part.len() > 2)).collect();
+    let inline_namespace = |part: &str| part.len() > 2 && part.starts_with("__") && part[2..].chars().all(|c| c.is_ascii_digit());
+    // (An empty part is where a Rust `<impl [T]>` was.)
+    let parts: Vec<&str> = name.trim().split("::").filter(|part| !part.is_empty() && !inline_namespace(part)).collect();
     parts.join("::")
 }
 
@@ -129,5 +146,13 @@ mod tests {
         check("std::__2::vector<int, std::__2::allocator<int> >::push_back[abi:v160006](int const&)", "std::vector::push_back");
         check("std::__2::operator<<[abi:v160006]<std::__2::char_traits<char> >", "std::operator<<");
         check("qsort", "qsort");
+        // Rust's, demangled by rustc-demangle: `<impl [T]>` is the type's, left out.
+        check("alloc::slice::<impl [T]>::sort", "alloc::slice::sort");
+    }
+
+    #[test]
+    fn a_rust_symbol_is_named_by_its_path() {
+        assert_eq!(own_name("_ZN5alloc5slice29_$LT$impl$u20$$u5b$T$u5d$$GT$4sort17hc44719b19c9cdca4E").as_deref(), Some("alloc::slice::sort"));
+        assert_eq!(library_name("_ZN6answer4fact17h2f62b7327c0dcedaE", true), None, "the hand-in's own fact");
     }
 }

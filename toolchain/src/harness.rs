@@ -236,9 +236,9 @@ pub(crate) struct Object {
     defines_main: bool,
     /// Its function symbols: each name, and whether the object defines it.
     pub(crate) functions: Vec<(String, bool)>,
-    /// The symbols of the functions it defines that call themselves (a `call` of their
-    /// own index in their body).
-    pub(crate) recursive: Vec<String>,
+    /// The calls its functions make, as (the caller's symbol, the callee's symbol): each
+    /// `call` or `return_call` in a body, once.
+    pub(crate) calls: Vec<(String, String)>,
 }
 
 impl Object {
@@ -248,9 +248,9 @@ impl Object {
         let mut function_imports: Vec<String> = Vec::new();
         let mut symbols: Vec<Option<String>> = Vec::new();
         let mut init_symbols: Vec<u32> = Vec::new();
-        // The function indices of the symbols, and those of the bodies that call themselves.
+        // The function indices of the symbols, and the calls by index (caller, callee).
         let mut function_symbols: Vec<(u32, String)> = Vec::new();
-        let mut self_calling: Vec<u32> = Vec::new();
+        let mut calls: Vec<(u32, u32)> = Vec::new();
         let mut body_index = 0u32;
         for payload in wasmparser::Parser::new(0).parse_all(bytes) {
             match payload? {
@@ -260,10 +260,9 @@ impl Object {
                     let mut operators = body.get_operators_reader()?;
                     while !operators.eof() {
                         if let wasmparser::Operator::Call { function_index } | wasmparser::Operator::ReturnCall { function_index } = operators.read()?
-                            && function_index == own
+                            && !calls.contains(&(own, function_index))
                         {
-                            self_calling.push(own);
-                            break;
+                            calls.push((own, function_index));
                         }
                     }
                 }
@@ -290,7 +289,7 @@ impl Object {
                                                 object.defines_main = true;
                                             }
                                             object.functions.extend(name.clone().map(|name| (name, defined)));
-                                            if let (true, Some(name)) = (defined, &name) {
+                                            if let Some(name) = &name {
                                                 function_symbols.push((index, name.clone()));
                                             }
                                             name
@@ -313,7 +312,8 @@ impl Object {
                 _ => {}
             }
         }
-        object.recursive = function_symbols.into_iter().filter(|(index, _)| self_calling.contains(index)).map(|(_, name)| name).collect();
+        let named = |index: u32| function_symbols.iter().find(|(i, _)| *i == index).map(|(_, name)| name.clone());
+        object.calls = calls.into_iter().filter_map(|(caller, callee)| Some((named(caller)?, named(callee)?))).collect();
         object.constructors = init_symbols.iter().map(|&i| symbols.get(i as usize).cloned().flatten().unwrap_or_else(|| format!("function {i}"))).collect();
         Ok(object)
     }

@@ -515,18 +515,15 @@ int main() {
 
 #[test]
 fn a_forbidden_library_function_is_found_by_the_calls_of_the_compiled_code_at_each_line_that_calls_it() {
-    if !can_build(&[Language::C, Language::Cpp]) {
+    if !can_build(&[Language::C, Language::Cpp, Language::Rust]) {
         return;
     }
-    let rules = |c: &[&str], cpp: &[&str]| {
-        let forbid = |names: &[&str]| course::rules::LanguageRules { forbid: names.iter().map(|name| name.to_string()).collect(), ..Default::default() };
-        course::rules::RulesToml { c: forbid(c), cpp: forbid(cpp), ..Default::default() }
-    };
+    let forbid = |names: &[&str]| course::rules::LanguageRules { forbid: names.iter().map(|name| name.to_string()).collect(), ..Default::default() };
     let accepted = course::load::Accepted {
-        languages: vec![Language::C, Language::Cpp],
+        languages: vec![Language::C, Language::Cpp, Language::Rust],
         harnesses: Vec::new(),
         build: toolchain::BuildOptions::default(),
-        rules: rules(&["qsort"], &["sort", "strlen"]),
+        rules: course::rules::RulesToml { c: forbid(&["qsort"]), cpp: forbid(&["sort", "strlen"]), rust: forbid(&["sort"]), ..Default::default() },
     };
     let check = |language: Language, text: &str, expected: &[(&str, u32, &str)]| {
         let name = format!("main.{}", language.extension());
@@ -556,23 +553,35 @@ fn a_forbidden_library_function_is_found_by_the_calls_of_the_compiled_code_at_ea
         "#include <stdio.h>\n#include <stdlib.h>\nstatic int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }\n/* qsort(a, 3, ...) sorts it */\nint main(void) {\n    int a[3] = {3, 1, 2};\n    qsort(a, 3, sizeof a[0], cmp);\n    printf(\"%d\\n\", a[0]);\n    return 0;\n}\n",
         &[("qsort", 7, "qsort(a, 3, sizeof a[0], cmp);")],
     );
+    // Rust's slice sort (`alloc::slice::sort`), called by the hand-in's own code: not
+    // sort_by, even though sort_by's own code sorts too.
+    check(
+        Language::Rust,
+        "fn main() {\n    let mut v = vec![3, 1, 2];\n    v.sort();\n    v.sort_by(|a, b| b.cmp(a));\n    println!(\"{:?}\", v);\n}\n",
+        &[("sort", 3, "v.sort();")],
+    );
+    check(
+        Language::Rust,
+        "// v.sort() is not allowed\nfn sort(v: &mut [i32]) {\n    for i in 1..v.len() {\n        let mut j = i;\n        while j > 0 && v[j - 1] > v[j] {\n            v.swap(j - 1, j);\n            j -= 1;\n        }\n    }\n}\nfn main() {\n    let mut v = vec![3, 1, 2];\n    sort(&mut v);\n    println!(\"{:?}\", v);\n}\n",
+        &[],
+    );
 }
 
 #[test]
 fn a_construct_the_assignment_requires_is_a_rule_broken_when_a_hand_in_lacks_it() {
-    if !can_build(&[Language::C, Language::Cpp]) {
+    if !can_build(&[Language::C, Language::Cpp, Language::Rust]) {
         return;
     }
     let require = |names: &[&str]| course::rules::LanguageRules { require: names.iter().map(|name| name.to_string()).collect(), ..Default::default() };
     let accepted = course::load::Accepted {
-        languages: vec![Language::C, Language::Cpp, Language::Python],
+        languages: vec![Language::C, Language::Cpp, Language::Python, Language::Rust],
         harnesses: Vec::new(),
         build: toolchain::BuildOptions::default(),
         rules: course::rules::RulesToml {
             python: require(&["recursion", "class Stack", "import heapq"]),
             c: require(&["recursion", "def fact"]),
             cpp: require(&["class Stack", "printf"]),
-            ..Default::default()
+            rust: require(&["recursion", "class Stack"]),
         },
     };
     let check = |language: Language, text: &str, expected: &[&str]| {
@@ -598,6 +607,16 @@ fn a_construct_the_assignment_requires_is_a_rule_broken_when_a_hand_in_lacks_it(
         Language::Cpp,
         "#include <iostream>\n#include <vector>\nint main() {\n    std::vector<int> s{4};\n    std::cout << s.back() << \"\\n\";\n}\n",
         &["defines no class `Stack` (the assignment requires it)", "never calls `printf` (the assignment requires it)"],
+    );
+    check(
+        Language::Rust,
+        "struct Stack {\n    items: Vec<u64>,\n}\nimpl Stack {\n    fn push(&mut self, x: u64) {\n        self.items.push(x);\n    }\n}\nfn fact(n: u64) -> u64 {\n    if n <= 1 { 1 } else { n * fact(n - 1) }\n}\nfn main() {\n    let mut s = Stack { items: Vec::new() };\n    s.push(fact(5));\n    println!(\"{}\", s.items[0]);\n}\n",
+        &[],
+    );
+    check(
+        Language::Rust,
+        "fn main() {\n    let f: u64 = (1..=5).product();\n    println!(\"{f}\");\n}\n",
+        &["uses no recursion (the assignment requires it)", "defines no class `Stack` (the assignment requires it)"],
     );
     check(
         Language::Python,
