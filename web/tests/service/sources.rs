@@ -1,7 +1,7 @@
 //! A class hands in sources through the service: the upload stores them, the analysis
 //! builds them in the sandbox, and a compile error is its student's result.
 
-use crate::common::{Service, fixture, issue_link, run_analysis, upload_bundle, upload_problem, upload_ready, zip};
+use crate::common::{Client, Service, fixture, issue_link, run_analysis, upload_bundle, upload_problem, upload_ready, zip};
 
 /// True when C and Rust can be built here; otherwise says why and returns false, except
 /// under `CI` (where `.ci/run` installs the toolchains), where it fails.
@@ -210,24 +210,12 @@ fn a_python_hand_in_using_a_forbidden_sort_is_told_so_at_upload_in_the_ranking_a
     let service = Service::start(data.path(), &[]);
     let client = service.instructor();
     // The search class forbids sort, sorted and bisect (its problem.toml's [rules.python]).
-    let dir = fixture("../cohorts/search");
-    let files: Vec<(String, Vec<u8>)> = ["problem.toml", "statement.md", "reference.py", "generator.py", "harness.py"]
-        .iter()
-        .map(|f| (format!("search/{f}"), std::fs::read(dir.join(f)).unwrap()))
-        .collect();
-    let problem = upload_ready(&client, "search.zip", &bundle(&files));
-    let hand_in = |id: &str| std::fs::read(dir.join("submissions").join(format!("{id}.py"))).unwrap();
     // s018 sorts a copy with `.sort()` and is right by its output; s007 is right and obeys.
-    let class = zip(&[("class/s018.py", &hand_in("s018")), ("class/s007.py", &hand_in("s007"))]);
-    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", "Search"), ("course", "Py101")], &[("modules", "class.zip", &class)]);
-    assert_eq!(reply.status, 303, "{}", reply.body);
-    let upload = client.api(&format!("/api/uploads/{}", reply.redirect_id()));
-    let build = |file: &str| {
-        upload["report"]["files"].as_array().unwrap().iter().find(|f| f["file"] == file).unwrap_or_else(|| panic!("{file}: {upload:#}"))["build"].clone()
-    };
-    assert_eq!(build("class.zip/class/s018.py")["compiles"]["rules_broken"], serde_json::json!(["uses `sort` (line 3): `s2.sort()`"]), "{upload:#}");
-    assert!(build("class.zip/class/s007.py")["compiles"].get("rules_broken").is_none(), "{upload:#}");
-    let page = client.get(&format!("/uploads/{}", reply.redirect_id())).body;
+    let (upload, upload_id) =
+        upload_cohort_class(&client, "search", &["problem.toml", "statement.md", "reference.py", "generator.py", "harness.py"], &["s018.py", "s007.py"]);
+    assert_eq!(build_of(&upload, "s018.py")["compiles"]["rules_broken"], serde_json::json!(["uses `sort` (line 3): `s2.sort()`"]), "{upload:#}");
+    assert!(build_of(&upload, "s007.py")["compiles"].get("rules_broken").is_none(), "{upload:#}");
+    let page = client.get(&format!("/uploads/{upload_id}")).body;
     assert!(page.contains("breaks the assignment's rules</strong> (it costs points whatever it prints): uses `sort` (line 3): `s2.sort()`"), "{page}");
 
     let batch = upload["batch"].as_i64().unwrap();
@@ -249,6 +237,47 @@ fn a_python_hand_in_using_a_forbidden_sort_is_told_so_at_upload_in_the_ranking_a
         "{page}"
     );
     assert!(page.contains("Its sources break a rule of the assignment, whatever they print: it uses `sort` (line 3), which costs points."), "{page}");
+}
+
+#[test]
+fn a_c_hand_in_calling_a_forbidden_qsort_is_told_so_at_upload_with_the_line() {
+    let data = tempfile::tempdir().unwrap();
+    let service = Service::start(data.path(), &[]);
+    let client = service.instructor();
+    // The search class in C forbids qsort and bsearch (its problem.toml's [rules.c]):
+    // found in the calls of each hand-in's compiled code at upload, as Python's are.
+    let (upload, _) = upload_cohort_class(
+        &client,
+        "search-c",
+        &["problem.toml", "statement.md", "reference.c", "generator.py", "harness.c", "interface.h"],
+        &["s018.c", "s007.c"],
+    );
+    assert_eq!(
+        build_of(&upload, "s018.c")["compiles"]["rules_broken"],
+        serde_json::json!(["uses `qsort` (line 12): `qsort(s2, n, sizeof(int), cmp);`"]),
+        "{upload:#}"
+    );
+    assert!(build_of(&upload, "s007.c")["compiles"].get("rules_broken").is_none(), "{upload:#}");
+}
+
+/// Uploads the problem of the fixture cohort `cohort` (bundled from its `problem_files`)
+/// and, as a batch of it, the class of its `hand_ins` (files of its `submissions/`, in
+/// `class.zip`): the upload's report (`/api/uploads/N`) and its number.
+fn upload_cohort_class(client: &Client, cohort: &str, problem_files: &[&str], hand_ins: &[&str]) -> (serde_json::Value, i64) {
+    let dir = fixture(&format!("../cohorts/{cohort}"));
+    let files: Vec<(String, Vec<u8>)> = problem_files.iter().map(|f| (format!("{cohort}/{f}"), std::fs::read(dir.join(f)).unwrap())).collect();
+    let problem = upload_ready(client, &format!("{cohort}.zip"), &bundle(&files));
+    let hand_ins: Vec<(String, Vec<u8>)> = hand_ins.iter().map(|f| (format!("class/{f}"), std::fs::read(dir.join("submissions").join(f)).unwrap())).collect();
+    let class = zip(&hand_ins.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>());
+    let reply = client.upload(&format!("/problems/{problem}/batches"), &[("name", cohort), ("course", "C101")], &[("modules", "class.zip", &class)]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    (client.api(&format!("/api/uploads/{}", reply.redirect_id())), reply.redirect_id())
+}
+
+/// The build report of the hand-in `file` of the class uploaded by [`upload_cohort_class`].
+fn build_of(upload: &serde_json::Value, file: &str) -> serde_json::Value {
+    let path = format!("class.zip/class/{file}");
+    upload["report"]["files"].as_array().unwrap().iter().find(|f| f["file"] == path).unwrap_or_else(|| panic!("{file}: {upload:#}"))["build"].clone()
 }
 
 /// A problem bundle (a zip) of `files`.
