@@ -1,14 +1,14 @@
-//! The library functions a C, C++ or Rust hand-in's own code calls, for an assignment's rules
-//! ("without `qsort`", "do not use `std::sort`", "no `strlen`"): no output shows them.
-//! Each of the hand-in's own files is compiled alone to an object, unoptimised
-//! ([`FLAGS`]: nothing inlined, folded or turned into a builtin), and the objects'
-//! function symbols are read: the functions its code calls and does not define (`qsort`,
-//! `strlen`: the C library's) and the standard library's templates it instantiates
-//! (`std::sort`, `std::basic_string::length`; in Rust, `alloc::slice::sort` for
-//! `v.sort()`), each by its name as a source writes it ([`library_name`]), and only
-//! where the hand-in's own code calls it (not the library's own calls in turn). A function the hand-in defines itself, outside `std` (its own
-//! `sort`), is its own and never counted as the library's: it is among those it
-//! defines, and those that call themselves (for a rule that requires recursion).
+//! What a C, C++ or Rust hand-in's own code calls, for an assignment's rules ("without
+//! `qsort`", "do not use `std::sort`", "use recursion"): no output shows it. Each of the
+//! hand-in's own files is compiled alone to an object, unoptimised ([`FLAGS`],
+//! [`RUST_FLAGS`]: nothing inlined, folded or turned into a builtin), and the objects'
+//! calls and function symbols are read: the library functions the hand-in's own functions
+//! call, whether the C library's (`qsort`, `strlen`: not defined in the object) or the
+//! standard libraries' templates and generics it instantiates (`std::sort`,
+//! `std::basic_string::length`; Rust's `alloc::slice::sort` for `v.sort()`), each by its
+//! name as a source writes it ([`library_name`]), but not what those call in turn; the
+//! functions it defines itself (its own `sort` is never the library's); and those of
+//! them that call themselves.
 //!
 //! ```
 //! use toolchain::calls::library_name;
@@ -52,15 +52,16 @@ pub(crate) fn read(dir: &Path) -> Result<Calls, String> {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("the build's objects cannot be read: {e}"))?;
     for path in entries.flatten().map(|entry| entry.path()).filter(|path| path.extension().is_some_and(|e| e == "o")) {
         let bytes = std::fs::read(&path).map_err(|e| format!("the build's objects cannot be read: {e}"))?;
-        let object = Object::read(&bytes).map_err(|e| format!("the compiler's object cannot be read: {e}"))?;
-        let defined = |symbol: &str| object.functions.iter().any(|(name, defined)| name == symbol && *defined);
+        let object = Object::read_calls(&bytes, true).map_err(|e| format!("the compiler's object cannot be read: {e}"))?;
+        let defined_here: std::collections::HashSet<&str> = object.functions.iter().filter(|(_, defined)| *defined).map(|(name, _)| name.as_str()).collect();
+        let defined = |symbol: &str| defined_here.contains(symbol);
         let own = |symbol: &str| defined(symbol) && library_name(symbol, true).is_none();
-        calls.defined.extend(object.functions.iter().filter(|(symbol, _)| own(symbol)).filter_map(|(symbol, _)| own_name(symbol)));
+        calls.defined.extend(object.functions.iter().filter(|(symbol, _)| own(symbol)).filter_map(|(symbol, _)| source_name(symbol)));
         // What the hand-in's own functions call: not what the library's call in turn
         // (std::stable_sort's own helpers, Rust's slice::sort_by's).
         for (caller, callee) in object.calls.iter().filter(|(caller, _)| own(caller)) {
             if caller == callee {
-                calls.recursive.extend(own_name(caller));
+                calls.recursive.extend(source_name(caller));
             }
             calls.library.extend(library_name(callee, defined(callee)));
         }
@@ -74,7 +75,7 @@ pub(crate) fn read(dir: &Path) -> Result<Calls, String> {
 
 /// The name of a function as its source writes it (`Stack::push`, Rust's
 /// `alloc::slice::sort`); `None` for a symbol that does not demangle.
-fn own_name(symbol: &str) -> Option<String> {
+fn source_name(symbol: &str) -> Option<String> {
     if let Ok(rust) = rustc_demangle::try_demangle(symbol) {
         // (`{:#}` leaves the hash out.)
         return Some(plain(&format!("{rust:#}")));
@@ -94,10 +95,10 @@ fn demangled(symbol: &str) -> Option<String> {
 /// The library function a function symbol of a hand-in's object names, as a source writes
 /// it: its qualified name without template arguments, parameters, ABI tags or libc++'s
 /// versioned namespace (`std::__2::sort[abi:v160006]<int*>` is `std::sort`); `None` for a
-/// function the object `defined` outside `std` (the hand-in's own), and for a symbol that
-/// does not demangle.
+/// function the object `defined` outside the standard libraries ([`LIBRARIES`]: the
+/// hand-in's own), and for a symbol that does not demangle.
 pub fn library_name(symbol: &str, defined: bool) -> Option<String> {
-    let name = own_name(symbol)?;
+    let name = source_name(symbol)?;
     (!defined || LIBRARIES.iter().any(|library| name.starts_with(library))).then_some(name)
 }
 
@@ -111,7 +112,7 @@ const LIBRARIES: [&str; 4] = ["std::", "core::", "alloc::", "__gnu_cxx::"];
 fn plain(demangled: &str) -> String {
     let mut name = String::new();
     let mut depth = 0usize;
-    let mut chars = demangled.chars().peekable();
+    let mut chars = demangled.chars();
     while let Some(c) = chars.next() {
         match c {
             '<' if !name.ends_with("operator") && !name.ends_with("operator<") => depth += 1,
@@ -152,7 +153,7 @@ mod tests {
 
     #[test]
     fn a_rust_symbol_is_named_by_its_path() {
-        assert_eq!(own_name("_ZN5alloc5slice29_$LT$impl$u20$$u5b$T$u5d$$GT$4sort17hc44719b19c9cdca4E").as_deref(), Some("alloc::slice::sort"));
+        assert_eq!(source_name("_ZN5alloc5slice29_$LT$impl$u20$$u5b$T$u5d$$GT$4sort17hc44719b19c9cdca4E").as_deref(), Some("alloc::slice::sort"));
         assert_eq!(library_name("_ZN6answer4fact17h2f62b7327c0dcedaE", true), None, "the hand-in's own fact");
     }
 }

@@ -242,7 +242,14 @@ pub(crate) struct Object {
 }
 
 impl Object {
+    /// The object's imports, constructors, `main` and function symbols, without its calls
+    /// (left empty: reading them walks every instruction).
     pub(crate) fn read(bytes: &[u8]) -> wasmparser::Result<Object> {
+        Object::read_calls(bytes, false)
+    }
+
+    /// [`Object::read`], and its calls too when `with_calls`.
+    pub(crate) fn read_calls(bytes: &[u8], with_calls: bool) -> wasmparser::Result<Object> {
         use wasmparser::{KnownCustom, Linking, Payload, SymbolFlags, SymbolInfo, TypeRef};
         let mut object = Object::default();
         let mut function_imports: Vec<String> = Vec::new();
@@ -250,19 +257,17 @@ impl Object {
         let mut init_symbols: Vec<u32> = Vec::new();
         // The function indices of the symbols, and the calls by index (caller, callee).
         let mut function_symbols: Vec<(u32, String)> = Vec::new();
-        let mut calls: Vec<(u32, u32)> = Vec::new();
+        let mut calls: std::collections::BTreeSet<(u32, u32)> = std::collections::BTreeSet::new();
         let mut body_index = 0u32;
         for payload in wasmparser::Parser::new(0).parse_all(bytes) {
             match payload? {
-                Payload::CodeSectionEntry(body) => {
+                Payload::CodeSectionEntry(body) if with_calls => {
                     let own = function_imports.len() as u32 + body_index;
                     body_index += 1;
                     let mut operators = body.get_operators_reader()?;
                     while !operators.eof() {
-                        if let wasmparser::Operator::Call { function_index } | wasmparser::Operator::ReturnCall { function_index } = operators.read()?
-                            && !calls.contains(&(own, function_index))
-                        {
-                            calls.push((own, function_index));
+                        if let wasmparser::Operator::Call { function_index } | wasmparser::Operator::ReturnCall { function_index } = operators.read()? {
+                            calls.insert((own, function_index));
                         }
                     }
                 }
@@ -312,7 +317,8 @@ impl Object {
                 _ => {}
             }
         }
-        let named = |index: u32| function_symbols.iter().find(|(i, _)| *i == index).map(|(_, name)| name.clone());
+        let by_index: std::collections::HashMap<u32, &String> = function_symbols.iter().map(|(index, name)| (*index, name)).collect();
+        let named = |index: u32| by_index.get(&index).map(|name| (*name).clone());
         object.calls = calls.into_iter().filter_map(|(caller, callee)| Some((named(caller)?, named(callee)?))).collect();
         object.constructors = init_symbols.iter().map(|&i| symbols.get(i as usize).cloned().flatten().unwrap_or_else(|| format!("function {i}"))).collect();
         Ok(object)
