@@ -335,9 +335,9 @@ fn validator_oracle(validators: &[(String, Vec<u8>)], flags: &str, files: &mut V
         imported.todo.push(format!("Port the package's output validator (kept in package/, it has no C, C++ or Python 3 source for bugrank to run) {PORT}"));
         return "oracle = \"checker\"\n".to_owned();
     };
-    let program = |path: &str| path.rsplit_once('/').map_or("", |(folder, _)| folder) == chosen;
-    let testlib =
-        validators.iter().any(|(path, bytes)| program(path) && bytes.windows(TESTLIB_CHECKER.len()).any(|window| window == TESTLIB_CHECKER.as_bytes()));
+    let testlib = validators
+        .iter()
+        .any(|(path, bytes)| program_folder(path) == chosen && bytes.windows(TESTLIB_CHECKER.len()).any(|window| window == TESTLIB_CHECKER.as_bytes()));
     if !testlib {
         imported
             .notes
@@ -351,6 +351,12 @@ fn validator_oracle(validators: &[(String, Vec<u8>)], flags: &str, files: &mut V
         imported.notes.push(format!("a testlib checker takes no flags: the package's `{}` are not given to it", flags.trim()));
     }
     "oracle = \"validator\"\n\n[validator]\nprotocol = \"testlib\"\n".to_owned()
+}
+
+/// The program a package's validator file `path` belongs to: its folder (`NAME/` under
+/// the validators' folder), empty for a file directly there.
+fn program_folder(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(folder, _)| folder)
 }
 
 /// The call by which a source is a testlib checker (testlib.h's checkers' protocol).
@@ -409,7 +415,7 @@ fn read_under(own: &OwnFiles, folders: &[&str], notes: &mut Vec<String>) -> Vec<
 /// if there is one; the other programs are said in the notes (judges run every one; here
 /// `what` alone is run), and so is one in Python 2.
 fn take_validator(validators: &[(String, Vec<u8>)], into: &str, what: &str, files: &mut Vec<(PathBuf, Vec<u8>)>, imported: &mut Imported) -> Option<String> {
-    let program = |path: &str| path.rsplit_once('/').map_or("", |(folder, _)| folder).to_owned();
+    let program = |path: &str| program_folder(path).to_owned();
     let mut programs: Vec<String> = validators.iter().map(|(path, _)| program(path)).collect();
     programs.dedup();
     // Each file's language as judges read it (a Python 2 one said and left out).

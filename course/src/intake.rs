@@ -222,22 +222,11 @@ fn compile_sources(tools: &Tools, accepted: &Accepted, verdicts: &mut [FileVerdi
                 }
             } else {
                 match crate::load::built(&tools.builder, accepted, &source, None) {
-                    Ok(toolchain::Built::Module { .. }) => {
-                        let harness = accepted.harnesses.iter().find(|h| h.language == source.language);
-                        let rules = &accepted.rules;
-                        match crate::rules::compiled_rules_broken(
-                            &tools.builder,
-                            &source,
-                            harness,
-                            &accepted.build,
-                            rules.forbidden(source.language),
-                            rules.required(source.language),
-                        ) {
-                            Ok(Ok(broken)) => UploadBuild::Compiles { language, rules_broken: broken.iter().map(RuleBroken::said).collect() },
-                            Ok(Err(unchecked)) => UploadBuild::DoesNotCompile { language, message: unchecked },
-                            Err(reason) => UploadBuild::NotChecked { reason },
-                        }
-                    }
+                    Ok(toolchain::Built::Module { .. }) => match crate::load::compiled_rules_broken(&tools.builder, accepted, &source) {
+                        Ok(Ok(broken)) => UploadBuild::Compiles { language, rules_broken: broken.iter().map(RuleBroken::said).collect() },
+                        Ok(Err(unchecked)) => UploadBuild::DoesNotCompile { language, message: unchecked },
+                        Err(reason) => UploadBuild::NotChecked { reason },
+                    },
                     Ok(toolchain::Built::Failed { message, .. }) => UploadBuild::DoesNotCompile { language, message },
                     Err(missing) => UploadBuild::NotChecked { reason: missing.to_string() },
                 }

@@ -86,18 +86,23 @@ pub fn build(
     };
     Ok(match built(builder, accepted, source, stop).map_err(|e| format!("{file}: {e}"))? {
         Built::Module { wasm, warnings } => match sandbox.load(file, &wasm, Role::Answer) {
-            Ok(program) => {
-                let (forbidden, required) = (accepted.rules.forbidden(source.language), accepted.rules.required(source.language));
-                let harness = accepted.harnesses.iter().find(|h| h.language == source.language);
-                match crate::rules::compiled_rules_broken(builder, source, harness, &accepted.build, forbidden, required).map_err(|e| format!("{file}: {e}"))? {
-                    Ok(rules_broken) => Loaded::Program(program, Some(Build { rules_broken, ..record(warnings, None) })),
-                    Err(unchecked) => Loaded::NotBuilt(record(warnings, Some(unchecked))),
-                }
-            }
+            Ok(program) => match compiled_rules_broken(builder, accepted, source).map_err(|e| format!("{file}: {e}"))? {
+                Ok(rules_broken) => Loaded::Program(program, Some(Build { rules_broken, ..record(warnings, None) })),
+                Err(unchecked) => Loaded::NotBuilt(record(warnings, Some(unchecked))),
+            },
             Err(refused) => Loaded::NotBuilt(record(warnings, Some(format!("the compiled program cannot be run: {refused}")))),
         },
         Built::Failed { message, .. } => Loaded::NotBuilt(record(String::new(), Some(message))),
     })
+}
+
+/// Where the compiled `source` (C, C++, Rust) breaks the rules of the problem that
+/// `accepted` it: [`crate::rules::compiled_rules_broken`] with its rules, harness and build
+/// options.
+pub fn compiled_rules_broken(builder: &Builder, accepted: &Accepted, source: &Source) -> Result<Result<Vec<grader::RuleBroken>, String>, String> {
+    let (rules, language) = (&accepted.rules, source.language);
+    let harness = accepted.harnesses.iter().find(|h| h.language == language);
+    crate::rules::compiled_rules_broken(builder, source, harness, &accepted.build, rules.forbidden(language), rules.required(language))
 }
 
 /// `source` built by `builder` as the problem `accepted` says: with the harness of its

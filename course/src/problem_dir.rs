@@ -621,10 +621,8 @@ impl ProblemDir {
                         Built::Module { wasm, .. } => wasm,
                         Built::Failed { message, .. } => return Err(CourseError::Problem(format!("{} does not compile:\n{message}", path.display()))),
                     };
-                    let (forbidden, required) = (accepted.rules.forbidden(language), accepted.rules.required(language));
-                    if stem == "reference" && !(forbidden.is_empty() && required.is_empty()) {
-                        let broken = crate::rules::compiled_rules_broken(builder, &source, harness, &accepted.build, forbidden, required)
-                            .map_err(CourseError::Problem)?;
+                    if stem == "reference" {
+                        let broken = crate::load::compiled_rules_broken(builder, &accepted, &source).map_err(CourseError::Problem)?;
                         crate::rules::reference_obeys(&path, language, broken)?;
                     }
                     wasm

@@ -282,8 +282,7 @@ const NANOS_PER_FUEL: u64 = 1_000_000_000 / crate::FUEL_PER_SECOND;
 /// when it has spent that long in instructions, as natively, and the same way on every
 /// run. `None` for another clock.
 fn now(caller: &mut Caller<'_, RunState>, id: u32) -> wasmtime::Result<Option<u64>> {
-    let cpu = used(caller)?.saturating_mul(NANOS_PER_FUEL);
-    let wall = cpu.saturating_add(caller.data().slept);
+    let (cpu, wall) = elapsed(caller)?;
     Ok(match id {
         0 => Some((crate::state::FROZEN_CLOCK.as_nanos() as u64).saturating_add(wall)),
         1 => Some(wall),
@@ -292,9 +291,11 @@ fn now(caller: &mut Caller<'_, RunState>, id: u32) -> wasmtime::Result<Option<u6
     })
 }
 
-/// The fuel the run has used so far.
-fn used(caller: &mut Caller<'_, RunState>) -> wasmtime::Result<u64> {
-    Ok(caller.data().start_fuel.saturating_sub(caller.get_fuel()?))
+/// The run's time so far, in nanoseconds: on its CPU clocks (the fuel it has used) and on
+/// its wall clocks (that and the time it has slept).
+fn elapsed(caller: &mut Caller<'_, RunState>) -> wasmtime::Result<(u64, u64)> {
+    let cpu = caller.data().start_fuel.saturating_sub(caller.get_fuel()?).saturating_mul(NANOS_PER_FUEL);
+    Ok((cpu, cpu.saturating_add(caller.data().slept)))
 }
 
 /// `clock_time_get(id, precision, time) -> errno`: the run's time on clock `id` (see
@@ -363,9 +364,8 @@ pub(crate) fn poll_oneoff(mut caller: Caller<'_, RunState>, subscriptions: i32, 
     }
     state.stdio.wrote.push((nevents as u32 as usize, 4));
     charge(&mut caller, BUFFER_FUEL * count as u64)?;
-    let slept = caller.data().slept.saturating_add(wait.unwrap_or(0));
-    caller.data_mut().slept = slept;
-    let wall = used(&mut caller)?.saturating_mul(NANOS_PER_FUEL).saturating_add(slept);
+    caller.data_mut().slept = caller.data().slept.saturating_add(wait.unwrap_or(0));
+    let (_, wall) = elapsed(&mut caller)?;
     let wall_limit = caller.data().start_fuel.saturating_mul(crate::WALL_FUEL_FACTOR).saturating_add(crate::WALL_GRACE_FUEL);
     if wall > wall_limit.saturating_mul(NANOS_PER_FUEL) {
         charge(&mut caller, u64::MAX)?;

@@ -287,10 +287,11 @@ impl Builder {
         })
     }
 
-    /// The library functions a C or C++ hand-in's own files call or instantiate, by their
-    /// names as a source writes them (`qsort`, `std::sort`), the functions they define and
-    /// those that call themselves ([`crate::calls::Calls`]): each file compiled alone, unoptimised, with the problem's `harness` headers at hand
-    /// when it has one, and cached as builds are. `Ok(Err)` with the compiler's words when
+    /// The library functions a C, C++ or Rust hand-in's own code calls, by their names as a
+    /// source writes them (`qsort`, `std::sort`), the functions it defines and those that
+    /// call themselves ([`crate::calls::Calls`]): compiled to objects unoptimised (each C or
+    /// C++ file alone; a Rust crate, or with a `harness` the hand-in's own crate), with the
+    /// problem's `harness` at hand when it has one, and cached as builds are. `Ok(Err)` with the compiler's words when
     /// the files do not compile so (call it once the hand-in built); `Err` as
     /// [`Builder::build`]'s.
     pub fn library_calls(
@@ -532,8 +533,8 @@ enum Kind<'a> {
     Harnessed {
         student: Option<&'a str>,
     },
-    /// A C or C++ hand-in's own files compiled each to an object, unoptimised, whose
-    /// product is the library functions its code calls ([`Builder::library_calls`]).
+    /// A hand-in's own code compiled to objects, unoptimised, whose product is what its
+    /// code calls ([`Builder::library_calls`]), as JSON in place of a module.
     Calls,
 }
 
@@ -852,9 +853,7 @@ fn compiles(source: &Source, kind: Kind, options: &BuildOptions) -> Result<Vec<V
 /// `runtime` (the exceptions' files, if the hand-in uses them).
 fn harnessed_compiles(language: Language, args: &[String], sources: &[&String], runtime: Vec<String>) -> Vec<Vec<String>> {
     let in_jail = |name: &str| format!("{SOURCES}/{name}");
-    let compat = crate::compat::arguments(language, SOURCES);
-    let is_compat_source = |arg: &String| arg.ends_with("/compat.c") || arg.ends_with("/compat.cpp");
-    let (compat_sources, compat_options): (Vec<String>, Vec<String>) = compat.into_iter().partition(is_compat_source);
+    let (compat_sources, compat_options) = compat_parts(language);
     let (harness, own): (Vec<&String>, Vec<&String>) = sources.iter().copied().partition(|name| harness::Harness::ALL_FILES.contains(&name.as_str()));
     let (mut steps, objects) = object_compiles(language, args, &own, &[format!("-Dmain={}", harness::RENAMED_MAIN)]);
     let mut link: Vec<String> = args.to_vec();
@@ -872,8 +871,7 @@ fn harnessed_compiles(language: Language, args: &[String], sources: &[&String], 
 /// which the compile keeps the flags but the linker's; then the compatibility header, then
 /// `extra`), and the objects' paths.
 fn object_compiles(language: Language, args: &[String], own: &[&String], extra: &[String]) -> (Vec<Vec<String>>, Vec<String>) {
-    let compat_options: Vec<String> =
-        crate::compat::arguments(language, SOURCES).into_iter().filter(|arg| !arg.ends_with("/compat.c") && !arg.ends_with("/compat.cpp")).collect();
+    let (_, compat_options) = compat_parts(language);
     let output_at = args.iter().position(|arg| arg == "-o").expect("a build names its output");
     let compile_only: Vec<String> = args
         .iter()
@@ -892,6 +890,13 @@ fn object_compiles(language: Language, args: &[String], own: &[&String], extra: 
             (step, object)
         })
         .unzip()
+}
+
+/// The compatibility file's arguments ([`crate::compat::arguments`]) in two: its source,
+/// compiled into a link, and the rest (the header, the include folder), given to every
+/// compile.
+fn compat_parts(language: Language) -> (Vec<String>, Vec<String>) {
+    crate::compat::arguments(language, SOURCES).into_iter().partition(|arg| arg.ends_with("/compat.c") || arg.ends_with("/compat.cpp"))
 }
 
 /// The compiler's messages as a student should read them: no path of the sandbox (the

@@ -10,7 +10,8 @@
 //!   `<future>`, `<shared_mutex>`, `<filesystem>`, `<memory_resource>`, `<csetjmp>`);
 //! - `<thread>`, which libc++ on WASI lacks: `std::this_thread` (`sleep_for`,
 //!   `sleep_until`, `yield`) for programs that sleep without threads (a sleep passes on
-//!   the run's wall clock, not its fuel: see the sandbox's clocks); `std::thread` itself does not build;
+//!   the run's wall clock, not its fuel: see the sandbox's clocks); `std::thread` itself
+//!   does not build;
 //! - `<syslog.h>`, which WASI lacks: its calls do nothing, as a program in a judge's
 //!   sandbox has no system log either;
 //! - `std::ios_base::sync_with_stdio(false)`: `std::cin` reads through a buffer of its own
