@@ -17,6 +17,11 @@
 //!   on inputs drawn as the problem draws them. A program that fails every input the same
 //!   way (it does not start, or loops on everything) gets 0: one failure, on every input.
 //!
+//! The sample draws its sizes as the search's random tests do (0 to [`crate::MAX_SIZE`],
+//! again and again: [`crate::ChoiceSource::for_random_test`]), and the generator library's
+//! collections reach their declared maximum at the largest size, so the sample reaches the
+//! generator's whole range (an LRU cache's 40 commands, not only short sequences).
+//!
 //! A bug the sample misses but the analysis found (the program fails a suite test, or a
 //! course test, while it passes every sample input) costs the failure deduction too
 //! ([`Points::failing_beyond_sample`]): a bug bugrank found is never worth full points.

@@ -252,9 +252,18 @@ static inline int32_t bg_i32_any(void) {
 /* Collections                                                                           */
 /* ------------------------------------------------------------------------------------- */
 
-/* The largest length a collection may have at the current size: min(max_len, 1 + size/4). */
+/* n * size / 100 rounded down, without overflow whatever n. */
+static inline size_t bg_in_proportion(size_t n) {
+    size_t size = bg_size();
+    return n / 100 * size + n % 100 * size / 100;
+}
+
+/* The largest length a collection may have at the current size:
+ * min(max_len, max(1 + size/4, max_len * size/100)): 1 + size/4 for a maximum up to 26, and
+ * a larger maximum is reached at the largest size (100) all the same. */
 static inline size_t bg_length_cap(size_t max_len) {
-    size_t cap = 1 + bg_size() / 4;
+    size_t cap = 1 + bg_size() / 4, scaled = bg_in_proportion(max_len);
+    if (scaled > cap) cap = scaled;
     return max_len < cap ? max_len : cap;
 }
 
@@ -263,7 +272,7 @@ static inline size_t bg_length_cap(size_t max_len) {
  * collections that must be able to reach their maximum: 40 lines, a 100-letter word. */
 static inline size_t bg_sized_cap(size_t max_len) {
     if (max_len == 0) return 0;
-    size_t cap = max_len * (size_t)bg_size() / 100;
+    size_t cap = bg_in_proportion(max_len);
     return cap < 1 ? 1 : cap;
 }
 

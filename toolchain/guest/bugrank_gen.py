@@ -186,8 +186,10 @@ def frequency(items):
 
 
 def length_cap(max_len):
-    """The largest length a collection may have now: min(max_len, 1 + size() // 4)."""
-    return min(max_len, 1 + size() // 4)
+    """The largest length a collection may have now:
+    min(max_len, max(1 + size() // 4, max_len * size() // 100)): 1 + size() // 4 for a
+    maximum up to 26, and a larger maximum is reached at the largest size (100)."""
+    return min(max_len, max(1 + size() // 4, max_len * size() // 100))
 
 
 def sized_cap(max_len):

@@ -272,10 +272,11 @@ fn the_c_and_python_generator_libraries_give_the_same_values_as_the_rust_one_for
     let (c, rust, python) =
         (load("c", "generator.c", EVERY_FUNCTION_C), load("rust", "generator.rs", EVERY_FUNCTION_RUST), load("python", "generator.py", EVERY_FUNCTION_PYTHON));
     let (c, rust, python) = (c.executor(&tools().sandbox, []), rust.executor(&tools().sandbox, []), python.executor(&tools().sandbox, []));
-    let mut lines = std::collections::BTreeSet::new();
+    let (mut lines, mut caps) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
     for index in 0..500 {
         let (from_rust, choices) = rust.generate(ChoiceSource::for_random_test(7, index));
         let from_rust = String::from_utf8(from_rust.unwrap()).unwrap();
+        caps.insert(from_rust.lines().nth(3).and_then(|line| line.split(' ').next_back()).unwrap().parse::<u64>().unwrap());
         let choices = choices.into_test_case().choices;
         for other in [&c, &python] {
             let (from_other, _) = other.generate(ChoiceSource::for_random_test(7, index));
@@ -285,7 +286,10 @@ fn the_c_and_python_generator_libraries_give_the_same_values_as_the_rust_one_for
     }
     assert!(lines.len() > 1000, "the values vary: {} distinct lines", lines.len());
     let longest = lines.iter().filter_map(|line| line.strip_prefix("sized ")).map(str::len).max().unwrap();
-    assert!((90..=100).contains(&longest), "a sized collection reaches near its maximum of 100 (a plain one stops at 26): {longest}");
+    assert!((90..=100).contains(&longest), "a sized collection reaches near its maximum of 100: {longest}");
+    // `length_cap(1000)`: 1 + size / 4 while that is more, else in proportion to the size,
+    // so that a plain collection's maximum is reached at the largest size too.
+    assert_eq!(caps, (0..=100).map(|size| (1 + size / 4).max(10 * size)).collect(), "length_cap(1000) at every size");
 }
 
 /// The native stand-ins for the host (a generator built with plain `cc` or `rustc`, or run

@@ -54,6 +54,26 @@ fn the_lru_cohort_fails_where_its_bugs_are_and_nowhere_else() {
 }
 
 #[test]
+fn the_lru_grading_sample_draws_command_sequences_up_to_the_generators_forty() {
+    use grader::{ChoiceSource, Executor, GRADING_SAMPLE_INPUTS, GRADING_SEED};
+    if !can_build(&[Language::C, Language::Rust]) {
+        return;
+    }
+    // The generator's `Many::new(40)`: the sample draws every size up to the largest, where
+    // a plain collection may reach its maximum (it stopped at 26 commands before), so that
+    // the evictions after hits of long sequences are in it, as in the search.
+    let tools = end_to_end::tools();
+    let dir = course::problem_dir::ProblemDir::load(&tools.sandbox, &tools.builder, &problem("lru-cache")).unwrap();
+    let executor = dir.executor(&tools.sandbox, []);
+    let commands: Vec<usize> = (0..GRADING_SAMPLE_INPUTS)
+        .map(|index| executor.generate(ChoiceSource::for_random_test(GRADING_SEED, index)).0.unwrap())
+        .map(|input| String::from_utf8(input).unwrap().lines().count() - 1)
+        .collect();
+    let (longest, past_26) = (commands.iter().max().unwrap(), commands.iter().filter(|n| **n > 26).count());
+    assert!((30..=40).contains(longest) && past_26 >= 5, "the longest {longest}; {past_26} longer than 26");
+}
+
+#[test]
 fn interval_sets_as_a_c_api_are_graded_to_the_same_suite_ranking_and_points_as_the_program_cohort() {
     if !can_build(&[Language::C]) {
         return;
