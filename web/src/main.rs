@@ -2,7 +2,7 @@
 //! sources) by the bugs they contain. Each command is a file of [`web::cli`].
 
 use clap::{Parser, Subcommand};
-use web::cli::{bugs, check_problem, demo, grade, grade_tests, import, new_problem, report, serve, stability, toolchains, user, worker};
+use web::cli::{bugs, check_problem, demo, grade, grade_tests, import, lti, new_problem, report, serve, stability, toolchains, user, worker};
 
 #[derive(Parser)]
 #[command(name = "bugrank", version, about = "Ranks programs by the bugs black-box testing infers in them")]
@@ -47,6 +47,19 @@ enum Command {
     /// Manage instructor accounts of the web service.
     #[command(subcommand)]
     User(UserCommand),
+    /// Register LMSs (LTI 1.3 platforms) whose students and instructors launch into the
+    /// service, and list them with the values to give an LMS.
+    #[command(subcommand)]
+    Lti(LtiCommand),
+}
+
+#[derive(Subcommand)]
+enum LtiCommand {
+    /// Register an LMS (or update the one of the same issuer and client id) with the values
+    /// it shows once bugrank is added to it.
+    AddPlatform(lti::AddPlatformArgs),
+    /// List the LMSs registered, and the tool's URLs an LMS asks for.
+    Platforms(lti::PlatformsArgs),
 }
 
 #[derive(Subcommand)]
@@ -84,5 +97,7 @@ fn run() -> anyhow::Result<()> {
         Command::CheckProblem(args) => check_problem::check_problem_command(&args),
         Command::Import(args) => import::import_command(&args),
         Command::User(UserCommand::Add(args)) => user::user_command(&args),
+        Command::Lti(LtiCommand::AddPlatform(args)) => lti::add_platform_command(&args),
+        Command::Lti(LtiCommand::Platforms(args)) => lti::platforms_command(&args),
     }
 }

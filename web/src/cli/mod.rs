@@ -8,6 +8,7 @@ pub mod demo;
 pub mod grade;
 pub mod grade_tests;
 pub mod import;
+pub mod lti;
 pub mod new_problem;
 pub mod report;
 pub mod serve;
@@ -17,6 +18,18 @@ pub mod user;
 pub mod worker;
 
 use std::path::PathBuf;
+
+/// Where a command finds the service's store: `--data`, and `--database` for PostgreSQL.
+#[derive(clap::Args)]
+pub struct StoreArgs {
+    #[arg(long, default_value = "data")]
+    pub data: PathBuf,
+    /// The database: a PostgreSQL URL (`postgres://user@host:port/name`; the password
+    /// from `PGPASSWORD` or the URL) shared by every `bugrank serve` and `bugrank worker`
+    /// of a deployment. Default: SQLite in `--data` (`bugrank.sqlite`), one process.
+    #[arg(long, env = "BUGRANK_DATABASE")]
+    pub database: Option<String>,
+}
 
 use course::Tools;
 use sandbox::Sandbox;

@@ -1,19 +1,13 @@
 //! `bugrank user add`: adds an instructor account (or sets its password).
 
-use std::path::PathBuf;
-
+use crate::cli::StoreArgs;
 use crate::serve::store::Store;
 use crate::serve::{auth, open_db};
 
 #[derive(clap::Args)]
 pub struct UserArgs {
-    #[arg(long, default_value = "data")]
-    pub data: PathBuf,
-    /// The database: a PostgreSQL URL (`postgres://user@host:port/name`; the password
-    /// from `PGPASSWORD` or the URL) shared by every `bugrank serve` and `bugrank worker`
-    /// of a deployment. Default: SQLite in `--data` (`bugrank.sqlite`), one process.
-    #[arg(long, env = "BUGRANK_DATABASE")]
-    pub database: Option<String>,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// The instructor's login name.
     #[arg(long)]
     pub login: String,
@@ -24,7 +18,7 @@ pub struct UserArgs {
 
 /// Adds the instructor, with the password read from stdin or generated and printed.
 pub fn user_command(args: &UserArgs) -> anyhow::Result<()> {
-    let db = open_db(&Store::open(&args.data)?, args.database.as_deref())?;
+    let db = open_db(&Store::open(&args.store.data)?, args.store.database.as_deref())?;
     let password = if args.password_stdin {
         let mut line = String::new();
         std::io::stdin().read_line(&mut line)?;

@@ -28,6 +28,21 @@ pub fn random_token() -> String {
     hex(&bytes)
 }
 
+/// Starts a session for `instructor`: the cookie that carries it (HttpOnly, `SameSite=Lax`:
+/// a launch from an LMS is a cross-site POST whose redirect must carry it, and Lax keeps
+/// it off cross-site posts to the service itself).
+pub fn start_session(app: &App, instructor: i64) -> Result<actix_web::cookie::Cookie<'static>, AppError> {
+    let token = random_token();
+    app.db.add_session(&sha256_hex(token.as_bytes()), instructor, &random_token(), super::db::now() + SESSION_SECONDS)?;
+    Ok(actix_web::cookie::Cookie::build(SESSION_COOKIE, token)
+        .path("/")
+        .http_only(true)
+        .same_site(actix_web::cookie::SameSite::Lax)
+        .secure(app.secure_cookies)
+        .max_age(actix_web::cookie::time::Duration::seconds(SESSION_SECONDS))
+        .finish())
+}
+
 pub fn hash_password(password: &str) -> anyhow::Result<String> {
     let mut salt = [0u8; 16];
     getrandom::fill(&mut salt).expect("the operating system gives random bytes");

@@ -33,6 +33,7 @@ pub mod connections;
 pub mod db;
 
 mod first_start;
+pub mod lti;
 pub mod mail;
 mod pages;
 mod rounds;
@@ -127,6 +128,8 @@ pub struct App {
     analyses: analysis_cache::AnalysisCache,
     /// Failed logins and the password checks running.
     pub logins: auth::LoginGuard,
+    /// The LTI platforms' public keys, as last fetched.
+    pub jwks: lti::jwks::JwksCache,
     /// The SMTP server students' links are sent through, when the environment sets one
     /// ([`mail`]).
     pub mailer: Option<mail::Mailer>,
@@ -159,6 +162,7 @@ impl App {
             max_upload_bytes,
             analyses: analysis_cache::AnalysisCache::default(),
             logins: auth::LoginGuard::default(),
+            jwks: Default::default(),
             mailer: mail::Mailer::from_env()?,
             secure_cookies: false,
             public_url: None,
@@ -343,6 +347,9 @@ pub enum AppError {
     Csrf,
     #[error("{0}")]
     BadRequest(String),
+    /// 401: who the request says it is from was not proven (an LTI launch that fails a check).
+    #[error("{0}")]
+    Refused(String),
     /// 413: the request is larger than a limit.
     #[error("{0}")]
     TooLarge(String),
@@ -374,6 +381,7 @@ impl ResponseError for AppError {
             AppError::LoggedOut { .. } => StatusCode::UNAUTHORIZED,
             AppError::Csrf => StatusCode::FORBIDDEN,
             AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            AppError::Refused(_) => StatusCode::UNAUTHORIZED,
             AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }

@@ -279,6 +279,13 @@ impl Client {
         })
     }
 
+    /// Takes the session cookie `reply` sets (an LTI launch's), if it sets one.
+    pub fn keep_cookie(&mut self, reply: &Reply) {
+        if let Some(cookie) = reply.headers.get("set-cookie") {
+            self.cookie = Some(cookie.split(';').next().unwrap().to_owned());
+        }
+    }
+
     pub fn get(&self, path: &str) -> Reply {
         self.send(self.agent.get(&format!("{}{path}", self.base)), None)
     }

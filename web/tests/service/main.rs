@@ -18,6 +18,8 @@ mod flow;
 mod grades;
 mod hardening;
 mod isolation;
+mod lms;
+mod lti;
 #[allow(dead_code)] // the PostgreSQL tests' server: only `service_postgres` starts it
 mod postgres;
 mod restart;

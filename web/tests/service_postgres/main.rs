@@ -17,6 +17,10 @@ mod fairness;
 mod flow;
 #[path = "../service/grades.rs"]
 mod grades;
+#[path = "../service/lms.rs"]
+mod lms;
+#[path = "../service/lti.rs"]
+mod lti;
 #[path = "../service/postgres.rs"]
 mod postgres;
 #[path = "../service/restart.rs"]

@@ -18,12 +18,14 @@ use serde::Serialize;
 
 use std::collections::HashMap;
 
+mod lti;
 mod queue;
 mod schema;
 mod shards;
 pub mod sql;
 
 use course::roster::{Adjustment, RosterRow};
+pub use lti::{Person, PlatformRow};
 pub use queue::{AnalysisRow, AnalysisSettings, AnswerRow, LEASE_SECONDS, MAX_ATTEMPTS, QueueEntry, Status};
 pub use shards::{Round, RoundKind, SHARD_LEASE_SECONDS, Shard};
 use sql::{Backend, Conn, Row, args};

@@ -28,6 +28,7 @@ pub(super) const SQLITE_MIGRATIONS: &[&str] = &[
     include_str!("migrations/sqlite/0010_no_hand_in.sql"),
     include_str!("migrations/sqlite/0011_roster_students.sql"),
     include_str!("migrations/sqlite/0012_release_an_analysis.sql"),
+    include_str!("migrations/sqlite/0013_lti_tool.sql"),
 ];
 
 /// PostgreSQL's schema, one migration per file of `migrations/postgres/`, in the order of
@@ -44,6 +45,7 @@ const POSTGRES_MIGRATIONS: &[&str] = &[
     include_str!("migrations/postgres/0006_run_shards.sql"),
     include_str!("migrations/postgres/0007_roster_students.sql"),
     include_str!("migrations/postgres/0008_release_an_analysis.sql"),
+    include_str!("migrations/postgres/0009_lti_tool.sql"),
 ];
 
 /// The key of the advisory lock under which PostgreSQL's migrations run: two processes

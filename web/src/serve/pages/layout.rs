@@ -59,6 +59,7 @@ pub fn page(title: &str, who: Option<&Instructor>, body: Markup) -> HttpResponse
                         a href="/batches" { "Batches" }
                         a href="/students" { "Students" }
                         a href="/experiment" { "Experiment report" }
+                        a href="/lti/platforms" { "LMS" }
                         form method="post" action="/logout" {
                             (csrf_field(who))
                             span.muted style="color:#cbd5e1" { (who.login) " " }

@@ -6,7 +6,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use maud::html;
 use serde::Deserialize;
 
-use super::super::auth::{Instructor, Refused, SESSION_COOKIE, SESSION_SECONDS, check_password, random_token};
+use super::super::auth::{Instructor, Refused, SESSION_COOKIE, check_password, random_token, start_session};
 use super::super::db::now;
 use super::super::store::sha256_hex;
 use super::super::{App, AppError, Page};
@@ -89,15 +89,7 @@ pub(super) async fn login(app: AppData, req: HttpRequest, form: web::Form<LoginF
     drop(slot);
     app.logins.record(&login, &address, checked.is_some(), now());
     let Some(instructor) = checked else { return Ok(login_page(&app, Some("Wrong login or password."))) };
-    let token = random_token();
-    app.db.add_session(&sha256_hex(token.as_bytes()), instructor, &random_token(), now() + SESSION_SECONDS)?;
-    let cookie = Cookie::build(SESSION_COOKIE, token)
-        .path("/")
-        .http_only(true)
-        .same_site(SameSite::Lax)
-        .secure(app.secure_cookies)
-        .max_age(actix_web::cookie::time::Duration::seconds(SESSION_SECONDS))
-        .finish();
+    let cookie = start_session(&app, instructor)?;
     Ok(HttpResponse::SeeOther().cookie(cookie).insert_header(("Location", "/batches")).finish())
 }
 

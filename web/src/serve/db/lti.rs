@@ -1,0 +1,211 @@
+//! The store's side of the LTI 1.3 tool (`serve::lti`): the tool's keys, the platforms
+//! registered, logins in flight, and who a platform's people and courses are here.
+
+use serde::Serialize;
+
+use super::sql::{Conn, Row, args};
+use super::{Db, DbResult, now, row, rows};
+
+/// A platform (an LMS) an instructor registered: what its launches are checked against.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlatformRow {
+    pub id: i64,
+    /// What instructors call it ("Canvas of Example University").
+    pub name: String,
+    /// Its `iss`: the id_tokens it signs say it.
+    pub issuer: String,
+    /// The client id it gave bugrank: the `aud` of its id_tokens.
+    pub client_id: String,
+    /// Its OIDC authorization endpoint, where a login goes on to.
+    pub auth_url: String,
+    /// Its OAuth 2 token endpoint (the services: roster, grades).
+    pub token_url: String,
+    /// Where its public keys are.
+    pub jwks_url: String,
+    /// The deployments of bugrank in it that may launch.
+    pub deployment_ids: Vec<String>,
+}
+
+const PLATFORM_COLUMNS: &str = "id, name, issuer, client_id, auth_url, token_url, jwks_url, deployment_ids";
+
+fn platform_row(r: &Row) -> DbResult<PlatformRow> {
+    Ok(PlatformRow {
+        id: r.int(0)?,
+        name: r.text(1)?,
+        issuer: r.text(2)?,
+        client_id: r.text(3)?,
+        auth_url: r.text(4)?,
+        token_url: r.text(5)?,
+        jwks_url: r.text(6)?,
+        deployment_ids: r.text(7)?.lines().map(str::to_owned).collect(),
+    })
+}
+
+/// Who a launch is here: the identity the platform gave.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Person<'a> {
+    pub platform: i64,
+    pub sub: &'a str,
+    pub name: &'a str,
+    pub email: &'a str,
+}
+
+impl Db {
+    /// The tool's signing keys, the newest first: `(kid, PKCS#1 DER)`.
+    pub fn lti_keys(&self) -> DbResult<Vec<(String, Vec<u8>)>> {
+        self.0.run(|c| rows(c, "SELECT kid, private_der FROM lti_keys ORDER BY created DESC, kid", &[], |r| Ok((r.text(0)?, r.bytes(1)?))))
+    }
+
+    /// Keeps a new signing key, unless one was kept meanwhile (two processes starting at
+    /// once): the key to sign with is then the newest, whichever that is.
+    pub fn add_lti_key(&self, kid: &str, der: &[u8]) -> DbResult<()> {
+        self.0.run(|c| c.execute("INSERT INTO lti_keys (kid, private_der, created) VALUES (?1, ?2, ?3)", args![kid, der, now()]))?;
+        Ok(())
+    }
+
+    /// Registers a platform, or updates the one of the same issuer and client id: its id.
+    pub fn add_lti_platform(&self, platform: &PlatformRow) -> DbResult<i64> {
+        self.0.run(|c| {
+            c.query_one(
+                "INSERT INTO lti_platforms (name, issuer, client_id, auth_url, token_url, jwks_url, deployment_ids, created)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                 ON CONFLICT (issuer, client_id) DO UPDATE SET name = excluded.name, auth_url = excluded.auth_url,
+                     token_url = excluded.token_url, jwks_url = excluded.jwks_url, deployment_ids = excluded.deployment_ids
+                 RETURNING id",
+                args![
+                    &platform.name,
+                    &platform.issuer,
+                    &platform.client_id,
+                    &platform.auth_url,
+                    &platform.token_url,
+                    &platform.jwks_url,
+                    platform.deployment_ids.join("\n"),
+                    now()
+                ],
+            )?
+            .int(0)
+        })
+    }
+
+    /// Every platform registered, in the order they were.
+    pub fn lti_platforms(&self) -> DbResult<Vec<PlatformRow>> {
+        self.0.run(|c| rows(c, &format!("SELECT {PLATFORM_COLUMNS} FROM lti_platforms ORDER BY id"), &[], platform_row))
+    }
+
+    /// The platforms registered with issuer `issuer` (one per client id).
+    pub fn lti_platforms_of(&self, issuer: &str) -> DbResult<Vec<PlatformRow>> {
+        self.0.run(|c| rows(c, &format!("SELECT {PLATFORM_COLUMNS} FROM lti_platforms WHERE issuer = ?1 ORDER BY id"), args![issuer], platform_row))
+    }
+
+    pub fn lti_platform(&self, id: i64) -> DbResult<Option<PlatformRow>> {
+        self.0.run(|c| row(c, &format!("SELECT {PLATFORM_COLUMNS} FROM lti_platforms WHERE id = ?1"), args![id], platform_row))
+    }
+
+    /// Keeps a login in flight until `expires` (and forgets the expired ones).
+    pub fn add_lti_state(&self, state_hash: &str, platform: i64, nonce: &str, expires: i64) -> DbResult<()> {
+        self.0.transaction(|c| {
+            c.execute("DELETE FROM lti_states WHERE expires < ?1", args![now()])?;
+            c.execute("INSERT INTO lti_states (state_hash, platform_id, nonce, expires) VALUES (?1, ?2, ?3, ?4)", args![state_hash, platform, nonce, expires])
+        })?;
+        Ok(())
+    }
+
+    /// Takes the login in flight of this state, if it is live: its platform and nonce.
+    /// Taken once: a second launch with the same state finds nothing.
+    pub fn take_lti_state(&self, state_hash: &str) -> DbResult<Option<(i64, String)>> {
+        self.0.run(|c| {
+            row(c, "DELETE FROM lti_states WHERE state_hash = ?1 AND expires >= ?2 RETURNING platform_id, nonce", args![state_hash, now()], |r| {
+                Ok((r.int(0)?, r.text(1)?))
+            })
+        })
+    }
+
+    /// The bugrank course of a platform's context: made on its first launch, named by the
+    /// context's title (with the context's id when a course of that name exists already).
+    pub fn lti_course(&self, platform: i64, context: &str, title: &str) -> DbResult<(i64, String)> {
+        self.0.transaction(|c| {
+            let known = "SELECT c.id, c.name FROM lti_contexts x JOIN courses c ON c.id = x.course_id WHERE x.platform_id = ?1 AND x.context_id = ?2";
+            if let Some(found) = row(c, known, args![platform, context], |r| Ok((r.int(0)?, r.text(1)?)))? {
+                return Ok(found);
+            }
+            let mut name = title.to_owned();
+            if row(c, "SELECT id FROM courses WHERE name = ?1", args![&name], |r| r.int(0))?.is_some() {
+                name = format!("{title} ({context})");
+            }
+            let id = c.query_one("INSERT INTO courses (name, created) VALUES (?1, ?2) RETURNING id", args![&name, now()])?.int(0)?;
+            c.execute("INSERT INTO lti_contexts (platform_id, context_id, course_id) VALUES (?1, ?2, ?3)", args![platform, context, id])?;
+            Ok((id, name))
+        })
+    }
+
+    /// The instructor account of a person a platform launched as an instructor (made on
+    /// their first launch, with a password nobody has: they log in through the platform).
+    /// Its id and login.
+    pub fn lti_instructor(&self, person: &Person, login: &str, no_password: &str) -> DbResult<(i64, String)> {
+        self.0.transaction(|c| {
+            remember(c, person)?;
+            let known = "SELECT i.id, i.login FROM lti_people p JOIN instructors i ON i.id = p.instructor_id WHERE p.platform_id = ?1 AND p.sub = ?2";
+            if let Some(found) = row(c, known, args![person.platform, person.sub], |r| Ok((r.int(0)?, r.text(1)?)))? {
+                return Ok(found);
+            }
+            let id = c
+                .query_one("INSERT INTO instructors (login, password_hash, created) VALUES (?1, ?2, ?3) RETURNING id", args![login, no_password, now()])?
+                .int(0)?;
+            c.execute("UPDATE lti_people SET instructor_id = ?3 WHERE platform_id = ?1 AND sub = ?2", args![person.platform, person.sub, id])?;
+            Ok((id, login.to_owned()))
+        })
+    }
+
+    /// The student of `course` a person a platform launched as a learner is: the id they
+    /// got on their first launch, else the first of `ids` no other person of the course
+    /// has (a roster's student of that id who came by no launch yet is them). With a live
+    /// link token (`token` issues one when there is none). Their id and token.
+    pub fn lti_student(&self, person: &Person, course: i64, ids: &[String], token: &dyn Fn() -> String) -> DbResult<(String, String)> {
+        self.0.transaction(|c| {
+            remember(c, person)?;
+            let known = "SELECT student FROM lti_students WHERE platform_id = ?1 AND sub = ?2 AND course_id = ?3";
+            let student = match row(c, known, args![person.platform, person.sub, course], |r| r.text(0))? {
+                Some(student) => student,
+                None => {
+                    let taken = "SELECT 1 FROM lti_students WHERE course_id = ?1 AND student = ?2";
+                    let mut free = None;
+                    for id in ids {
+                        if row(c, taken, args![course, id], |r| r.int(0))?.is_none() {
+                            free = Some(id.clone());
+                            break;
+                        }
+                    }
+                    let student = free.expect("the last id is the person's own, which nobody else has");
+                    c.execute(
+                        "INSERT INTO lti_students (platform_id, sub, course_id, student) VALUES (?1, ?2, ?3, ?4)",
+                        args![person.platform, person.sub, course, &student],
+                    )?;
+                    student
+                }
+            };
+            c.execute("INSERT INTO course_students (course_id, student) VALUES (?1, ?2) ON CONFLICT DO NOTHING", args![course, &student])?;
+            let live = row(c, "SELECT token FROM course_students WHERE course_id = ?1 AND student = ?2", args![course, &student], |r| r.opt_text(0))?.flatten();
+            let token = match live {
+                Some(token) => token,
+                None => {
+                    let fresh = token();
+                    c.execute(
+                        "UPDATE course_students SET token = ?3, issued = ?4 WHERE course_id = ?1 AND student = ?2",
+                        args![course, &student, &fresh, now()],
+                    )?;
+                    fresh
+                }
+            };
+            Ok((student, token))
+        })
+    }
+}
+
+/// Keeps the name and email a platform last gave for a person.
+fn remember(c: &mut dyn Conn, person: &Person) -> DbResult<u64> {
+    c.execute(
+        "INSERT INTO lti_people (platform_id, sub, name, email) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (platform_id, sub) DO UPDATE SET name = excluded.name, email = excluded.email",
+        args![person.platform, person.sub, person.name, person.email],
+    )
+}

@@ -1,0 +1,441 @@
+//! The two steps of a launch: the login initiation ([`LoginRequest`] →
+//! [`authorization_url`]) and the launch's `id_token` ([`verify`] → [`Launch`], or the
+//! check it fails, [`Refused`]).
+
+use jsonwebtoken::jwk::JwkSet;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde::Deserialize;
+
+use super::{Role, claim};
+use crate::serve::db::PlatformRow;
+
+/// How long a login may take between its initiation and its launch: the platform's
+/// authorization step is a redirect, seconds; ten minutes leaves room for a slow network
+/// and a login page at the platform.
+pub const LOGIN_SECONDS: i64 = 600;
+
+/// The clock skew allowed between the platform and bugrank on `exp` (jsonwebtoken's
+/// default): a minute.
+pub const CLOCK_SKEW_SECONDS: u64 = 60;
+
+/// The LTI version bugrank speaks.
+pub const LTI_VERSION: &str = "1.3.0";
+
+/// The message types bugrank accepts.
+pub const RESOURCE_LINK_REQUEST: &str = "LtiResourceLinkRequest";
+
+/// OIDC's third-party initiated login, as the platform sends it (by GET or POST).
+#[derive(Clone, Debug, Deserialize)]
+pub struct LoginRequest {
+    pub iss: String,
+    pub login_hint: String,
+    pub target_link_uri: String,
+    pub lti_message_hint: Option<String>,
+    /// Which registration of the issuer (sent by platforms that give several client ids).
+    pub client_id: Option<String>,
+    pub lti_deployment_id: Option<String>,
+}
+
+impl LoginRequest {
+    /// The platform the login is from: the one registered with its issuer (and client id,
+    /// when it sends one). `Err` in words for a platform bugrank does not know.
+    pub fn platform<'p>(&self, registered: &'p [PlatformRow]) -> Result<&'p PlatformRow, Refused> {
+        let mut of_issuer = registered.iter().filter(|p| p.issuer == self.iss);
+        let found = match &self.client_id {
+            Some(client) => of_issuer.find(|p| &p.client_id == client),
+            None => of_issuer.next(),
+        };
+        found.ok_or_else(|| Refused::UnknownPlatform { issuer: self.iss.clone(), client_id: self.client_id.clone() })
+    }
+}
+
+/// Where the login goes on to: the platform's authorization URL with OIDC's parameters
+/// (`response_type=id_token`, `response_mode=form_post`, `prompt=none`, ...), this
+/// login's `state` and `nonce`, and `redirect_uri`, bugrank's `/lti/launch`.
+pub fn authorization_url(platform: &PlatformRow, login: &LoginRequest, redirect_uri: &str, state: &str, nonce: &str) -> Result<String, Refused> {
+    let mut url =
+        url::Url::parse(&platform.auth_url).map_err(|e| Refused::Registration(format!("its authorization URL `{}` is not a URL: {e}", platform.auth_url)))?;
+    {
+        let mut query = url.query_pairs_mut();
+        query
+            .append_pair("scope", "openid")
+            .append_pair("response_type", "id_token")
+            .append_pair("response_mode", "form_post")
+            .append_pair("prompt", "none")
+            .append_pair("client_id", &platform.client_id)
+            .append_pair("redirect_uri", redirect_uri)
+            .append_pair("login_hint", &login.login_hint)
+            .append_pair("state", state)
+            .append_pair("nonce", nonce);
+        if let Some(hint) = &login.lti_message_hint {
+            query.append_pair("lti_message_hint", hint);
+        }
+    }
+    Ok(url.into())
+}
+
+/// Why a launch is refused: each check of [`verify`] that can fail, in words a person
+/// reading the page (or the LMS's administrator) can act on.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Refused {
+    #[error("no platform is registered in bugrank with issuer `{issuer}`{}: an instructor registers it first (Platforms, or `bugrank lti add-platform`)", client_id.as_ref().map(|c| format!(" and client id `{c}`")).unwrap_or_default())]
+    UnknownPlatform { issuer: String, client_id: Option<String> },
+    #[error("this launch was already used, or took longer than {} minutes, or did not start at bugrank's /lti/login: start it again from the LMS", LOGIN_SECONDS / 60)]
+    UnknownState,
+    #[error("the platform's registration is wrong: {0}")]
+    Registration(String),
+    #[error("the launch's id_token cannot be checked: {0}")]
+    Keys(String),
+    #[error("the launch's id_token is not a signed JWT bugrank can read: {0}")]
+    Malformed(String),
+    #[error("the launch's id_token is not signed by the platform's key")]
+    Signature,
+    #[error("the launch's id_token has expired")]
+    Expired,
+    #[error("the launch's id_token is from issuer `{found}`, not the platform's `{expected}`")]
+    Issuer { expected: String, found: String },
+    #[error("the launch's id_token is not for bugrank's client id `{client_id}` (its aud/azp)")]
+    Audience { client_id: String },
+    #[error("the launch's id_token lacks the claim `{0}`")]
+    Missing(String),
+    #[error("the launch's id_token does not carry the nonce of this login: a replay, or a token of another login")]
+    Nonce,
+    #[error("deployment `{0}` of bugrank is not registered for this platform")]
+    Deployment(String),
+    #[error("bugrank speaks LTI {LTI_VERSION}; this launch is LTI `{0}`")]
+    Version(String),
+    #[error("bugrank does not take `{0}` launches (only {RESOURCE_LINK_REQUEST})")]
+    MessageType(String),
+    #[error("bugrank lets instructors and learners in; the roles of this launch are neither ({0})")]
+    Role(String),
+}
+
+/// A verified launch: who, in which course, as what.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Launch {
+    /// The person's id at the platform (`sub`).
+    pub sub: String,
+    pub name: String,
+    pub email: String,
+    /// The institution's id of the person (`lis.person_sourcedid`), when the platform gives it.
+    pub sourcedid: Option<String>,
+    pub role: Role,
+    /// The platform's course, `(id, title)`, when the launch is from one.
+    pub context: Option<(String, String)>,
+    pub deployment_id: String,
+    /// The resource link launched (an LMS assignment's link to bugrank).
+    pub resource_link: Option<String>,
+    pub target_link_uri: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Context {
+    id: String,
+    title: Option<String>,
+    label: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Link {
+    id: String,
+}
+
+#[derive(Deserialize)]
+struct Lis {
+    person_sourcedid: Option<String>,
+}
+
+/// The claims bugrank reads (jsonwebtoken checks `iss`, `aud` and `exp` itself).
+#[derive(Deserialize)]
+struct Claims {
+    sub: Option<String>,
+    azp: Option<String>,
+    /// One audience or several (jsonwebtoken checks that bugrank's client id is one).
+    aud: serde_json::Value,
+    nonce: Option<String>,
+    name: Option<String>,
+    given_name: Option<String>,
+    family_name: Option<String>,
+    email: Option<String>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/message_type")]
+    message_type: Option<String>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/version")]
+    version: Option<String>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/deployment_id")]
+    deployment_id: Option<String>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/target_link_uri")]
+    target_link_uri: Option<String>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/resource_link")]
+    resource_link: Option<Link>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/roles")]
+    roles: Option<Vec<String>>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/context")]
+    context: Option<Context>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/lis")]
+    lis: Option<Lis>,
+}
+
+/// Checks a launch's `id_token` from `platform`, whose login kept `nonce`, against the
+/// platform's keys `keys` (see [`super::jwks::JwksCache`]): RS256 signature by the key its
+/// header names, `iss` the platform's issuer, `aud` holding its client id (and `azp` that
+/// client id when `aud` holds several, or when given), not expired, the nonce, a registered
+/// deployment, LTI 1.3.0, a resource link request, and a role bugrank knows.
+pub fn verify(id_token: &str, platform: &PlatformRow, nonce: &str, keys: &JwkSet) -> Result<Launch, Refused> {
+    let header = jsonwebtoken::decode_header(id_token).map_err(|e| Refused::Malformed(e.to_string()))?;
+    if header.alg != Algorithm::RS256 {
+        return Err(Refused::Malformed(format!("it is signed with {:?}; LTI asks for RS256", header.alg)));
+    }
+    let jwk = match &header.kid {
+        Some(kid) => keys.find(kid).ok_or_else(|| Refused::Keys(format!("the platform publishes no key `{kid}` at {}", platform.jwks_url)))?,
+        None if keys.keys.len() == 1 => &keys.keys[0],
+        None => return Err(Refused::Malformed("its header names no key (`kid`), and the platform has several".into())),
+    };
+    let key = DecodingKey::from_jwk(jwk)
+        .map_err(|e| Refused::Keys(format!("the platform's key `{}` is not an RSA key bugrank can use: {e}", header.kid.clone().unwrap_or_default())))?;
+    let mut validation = Validation::new(Algorithm::RS256);
+    validation.leeway = CLOCK_SKEW_SECONDS;
+    validation.set_issuer(&[&platform.issuer]);
+    validation.set_audience(&[&platform.client_id]);
+    validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+    let claims = jsonwebtoken::decode::<Claims>(id_token, &key, &validation)
+        .map_err(|e| {
+            use jsonwebtoken::errors::ErrorKind;
+            match e.kind() {
+                ErrorKind::InvalidSignature => Refused::Signature,
+                ErrorKind::ExpiredSignature => Refused::Expired,
+                ErrorKind::InvalidIssuer => Refused::Issuer { expected: platform.issuer.clone(), found: issuer_of(id_token).unwrap_or_default() },
+                ErrorKind::InvalidAudience => Refused::Audience { client_id: platform.client_id.clone() },
+                ErrorKind::MissingRequiredClaim(claim) => Refused::Missing(claim.clone()),
+                _ => Refused::Malformed(e.to_string()),
+            }
+        })?
+        .claims;
+    let several = claims.aud.as_array().is_some_and(|all| all.len() > 1);
+    match &claims.azp {
+        Some(azp) if azp != &platform.client_id => return Err(Refused::Audience { client_id: platform.client_id.clone() }),
+        None if several => return Err(Refused::Audience { client_id: platform.client_id.clone() }),
+        _ => {}
+    }
+    if claims.nonce.as_deref() != Some(nonce) {
+        return Err(Refused::Nonce);
+    }
+    let deployment_id = claims.deployment_id.ok_or_else(|| Refused::Missing(claim::DEPLOYMENT_ID.into()))?;
+    if !platform.deployment_ids.contains(&deployment_id) {
+        return Err(Refused::Deployment(deployment_id));
+    }
+    match claims.version.as_deref() {
+        Some(LTI_VERSION) => {}
+        Some(other) => return Err(Refused::Version(other.into())),
+        None => return Err(Refused::Missing(claim::VERSION.into())),
+    }
+    match claims.message_type.as_deref() {
+        Some(RESOURCE_LINK_REQUEST) => {}
+        Some(other) => return Err(Refused::MessageType(other.into())),
+        None => return Err(Refused::Missing(claim::MESSAGE_TYPE.into())),
+    }
+    let roles = claims.roles.ok_or_else(|| Refused::Missing(claim::ROLES.into()))?;
+    let role = Role::of(&roles).ok_or_else(|| Refused::Role(if roles.is_empty() { "none".into() } else { roles.join(", ") }))?;
+    let sub = claims.sub.expect("`sub` is required by the validation");
+    let name = claims.name.or_else(|| Some(format!("{} {}", claims.given_name?, claims.family_name?))).unwrap_or_default();
+    Ok(Launch {
+        sub,
+        name,
+        email: claims.email.unwrap_or_default(),
+        sourcedid: claims.lis.and_then(|lis| lis.person_sourcedid),
+        role,
+        context: claims.context.map(|c| {
+            let title = c.title.or(c.label).unwrap_or_else(|| c.id.clone());
+            (c.id, title)
+        }),
+        deployment_id,
+        resource_link: claims.resource_link.map(|l| l.id),
+        target_link_uri: claims.target_link_uri,
+    })
+}
+
+/// The `iss` a token says, unverified: for the words of a refusal only.
+fn issuer_of(token: &str) -> Option<String> {
+    use base64::Engine as _;
+    let payload = token.split('.').nth(1)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload.trim_end_matches('=')).ok()?;
+    serde_json::from_slice::<serde_json::Value>(&bytes).ok()?.get("iss")?.as_str().map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::serve::lti::keys::{ToolKey, jwks};
+    use serde_json::{Value, json};
+
+    fn platform() -> PlatformRow {
+        PlatformRow {
+            id: 1,
+            name: "Canvas".into(),
+            issuer: "https://canvas.example.edu".into(),
+            client_id: "10000000000042".into(),
+            auth_url: "https://canvas.example.edu/api/lti/authorize_redirect".into(),
+            token_url: "https://canvas.example.edu/login/oauth2/token".into(),
+            jwks_url: "https://canvas.example.edu/api/lti/security/jwks".into(),
+            deployment_ids: vec!["7:abc".into()],
+        }
+    }
+
+    /// A launch's claims as Canvas sends a learner's.
+    fn claims() -> Value {
+        json!({
+            "iss": "https://canvas.example.edu",
+            "aud": "10000000000042",
+            "sub": "5f2c-learner",
+            "exp": jsonwebtoken::get_current_timestamp() + 300,
+            "iat": jsonwebtoken::get_current_timestamp(),
+            "nonce": "n-1",
+            "name": "Ada Lovelace",
+            "email": "ada@example.edu",
+            claim::MESSAGE_TYPE: "LtiResourceLinkRequest",
+            claim::VERSION: "1.3.0",
+            claim::DEPLOYMENT_ID: "7:abc",
+            claim::TARGET_LINK_URI: "https://bugrank.example.edu/lti/launch",
+            claim::RESOURCE_LINK: { "id": "link-1" },
+            claim::ROLES: ["http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"],
+            claim::CONTEXT: { "id": "course-9", "title": "Programming 1" },
+            claim::LIS: { "person_sourcedid": "s1234" },
+        })
+    }
+
+    fn keys() -> &'static (ToolKey, JwkSet) {
+        static KEYS: std::sync::OnceLock<(ToolKey, JwkSet)> = std::sync::OnceLock::new();
+        KEYS.get_or_init(|| {
+            let key = ToolKey::generate();
+            let set = serde_json::from_value(jwks(std::slice::from_ref(&key))).unwrap();
+            (key, set)
+        })
+    }
+
+    /// Verifies `claims` with `change` applied, signed by the platform's key.
+    fn check(change: impl FnOnce(&mut Value)) -> Result<Launch, Refused> {
+        let mut claims = claims();
+        change(&mut claims);
+        let (key, set) = keys();
+        verify(&key.sign(&claims), &platform(), "n-1", set)
+    }
+
+    #[test]
+    fn a_learners_launch_signed_by_the_platform_is_verified_with_who_and_where() {
+        let launch = check(|_| {}).unwrap();
+        assert_eq!(
+            launch,
+            Launch {
+                sub: "5f2c-learner".into(),
+                name: "Ada Lovelace".into(),
+                email: "ada@example.edu".into(),
+                sourcedid: Some("s1234".into()),
+                role: Role::Learner,
+                context: Some(("course-9".into(), "Programming 1".into())),
+                deployment_id: "7:abc".into(),
+                resource_link: Some("link-1".into()),
+                target_link_uri: Some("https://bugrank.example.edu/lti/launch".into()),
+            }
+        );
+    }
+
+    #[test]
+    fn a_token_signed_by_another_key_under_the_platforms_key_id_is_refused() {
+        let (key, set) = keys();
+        let mut forger = ToolKey::generate();
+        forger.kid = key.kid.clone();
+        assert_eq!(verify(&forger.sign(&claims()), &platform(), "n-1", set), Err(Refused::Signature));
+    }
+
+    #[test]
+    fn a_token_altered_after_signing_is_refused() {
+        let (key, set) = keys();
+        let token = key.sign(&claims());
+        let parts: Vec<&str> = token.split('.').collect();
+        let mut altered = claims();
+        altered[claim::ROLES] = json!(["http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"]);
+        use base64::Engine as _;
+        let payload = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(serde_json::to_vec(&altered).unwrap());
+        assert_eq!(verify(&format!("{}.{payload}.{}", parts[0], parts[2]), &platform(), "n-1", set), Err(Refused::Signature));
+    }
+
+    #[test]
+    fn each_claim_that_does_not_hold_refuses_the_launch_and_says_which() {
+        let expired = jsonwebtoken::get_current_timestamp() - 3600;
+        assert_eq!(check(|c| c["exp"] = json!(expired)), Err(Refused::Expired));
+        assert!(matches!(check(|c| c["iss"] = json!("https://evil.example")), Err(Refused::Issuer { found, .. }) if found == "https://evil.example"));
+        assert!(matches!(check(|c| c["aud"] = json!("another-tool")), Err(Refused::Audience { .. })));
+        assert!(matches!(check(|c| c["aud"] = json!(["10000000000042", "another-tool"])), Err(Refused::Audience { .. })), "several audiences and no azp");
+        assert!(
+            check(|c| {
+                c["aud"] = json!(["10000000000042", "another-tool"]);
+                c["azp"] = json!("10000000000042");
+            })
+            .is_ok()
+        );
+        assert!(matches!(check(|c| c["azp"] = json!("another-tool")), Err(Refused::Audience { .. })));
+        assert_eq!(check(|c| c["nonce"] = json!("n-2")), Err(Refused::Nonce));
+        assert_eq!(check(|c| c.as_object_mut().unwrap().remove("nonce").map(drop).unwrap()), Err(Refused::Nonce));
+        assert_eq!(check(|c| c[claim::DEPLOYMENT_ID] = json!("8:other")), Err(Refused::Deployment("8:other".into())));
+        assert_eq!(check(|c| c[claim::VERSION] = json!("1.1")), Err(Refused::Version("1.1".into())));
+        assert_eq!(check(|c| c[claim::MESSAGE_TYPE] = json!("LtiSubmissionReviewRequest")), Err(Refused::MessageType("LtiSubmissionReviewRequest".into())));
+        assert!(matches!(check(|c| c[claim::ROLES] = json!(["http://purl.imsglobal.org/vocab/lis/v2/membership#Mentor"])), Err(Refused::Role(_))));
+        assert_eq!(check(|c| c.as_object_mut().unwrap().remove("sub").map(drop).unwrap()), Err(Refused::Missing("sub".into())));
+        assert_eq!(check(|c| c.as_object_mut().unwrap().remove(claim::ROLES).map(drop).unwrap()), Err(Refused::Missing(claim::ROLES.into())));
+    }
+
+    #[test]
+    fn an_unsigned_token_or_one_of_another_algorithm_is_refused() {
+        use base64::Engine as _;
+        let b64 = |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(serde_json::to_vec(v).unwrap());
+        let (_, set) = keys();
+        let none = format!("{}.{}.", b64(&json!({"alg": "none", "typ": "JWT"})), b64(&claims()));
+        assert!(matches!(verify(&none, &platform(), "n-1", set), Err(Refused::Malformed(_))));
+        let hs256 =
+            jsonwebtoken::encode(&jsonwebtoken::Header::new(Algorithm::HS256), &claims(), &jsonwebtoken::EncodingKey::from_secret(b"guess").unwrap()).unwrap();
+        assert!(matches!(verify(&hs256, &platform(), "n-1", set), Err(Refused::Malformed(m)) if m.contains("RS256")));
+    }
+
+    #[test]
+    fn a_login_goes_on_to_the_platforms_authorization_url_with_oidcs_parameters() {
+        let login = LoginRequest {
+            iss: "https://canvas.example.edu".into(),
+            login_hint: "hint 1".into(),
+            target_link_uri: "https://bugrank.example.edu/lti/launch".into(),
+            lti_message_hint: Some("m&2".into()),
+            client_id: None,
+            lti_deployment_id: None,
+        };
+        let url = authorization_url(&platform(), &login, "https://bugrank.example.edu/lti/launch", "st", "no").unwrap();
+        let parsed = url::Url::parse(&url).unwrap();
+        let query: std::collections::HashMap<String, String> = parsed.query_pairs().into_owned().collect();
+        assert_eq!(parsed.path(), "/api/lti/authorize_redirect");
+        for (name, value) in [
+            ("scope", "openid"),
+            ("response_type", "id_token"),
+            ("response_mode", "form_post"),
+            ("prompt", "none"),
+            ("client_id", "10000000000042"),
+            ("redirect_uri", "https://bugrank.example.edu/lti/launch"),
+            ("login_hint", "hint 1"),
+            ("lti_message_hint", "m&2"),
+            ("state", "st"),
+            ("nonce", "no"),
+        ] {
+            assert_eq!(query.get(name).map(String::as_str), Some(value), "{name} in {url}");
+        }
+    }
+
+    #[test]
+    fn a_login_from_an_issuer_nobody_registered_is_refused_by_name() {
+        let login = LoginRequest {
+            iss: "https://moodle.example.org".into(),
+            login_hint: "1".into(),
+            target_link_uri: String::new(),
+            lti_message_hint: None,
+            client_id: Some("x".into()),
+            lti_deployment_id: None,
+        };
+        let refused = login.platform(&[platform()]).unwrap_err();
+        assert!(refused.to_string().contains("issuer `https://moodle.example.org` and client id `x`"), "{refused}");
+    }
+}

@@ -1,0 +1,210 @@
+//! The LTI 1.3 tool's routes (see `serve::lti`): the login initiation (`/lti/login`), the
+//! launch (`/lti/launch`), the tool's keys (`/lti/jwks`), and the instructors' page of
+//! platforms (`/lti/platforms`: the values an LMS asks for, and the registration form).
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use maud::html;
+use serde::{Deserialize, Serialize};
+
+use super::super::auth::{Instructor, random_token, start_session};
+use super::super::db::{Person, PlatformRow, now};
+use super::super::lti::keys::{ToolKey, jwks};
+use super::super::lti::launch::{self, LOGIN_SECONDS, LoginRequest, Refused};
+use super::super::lti::{Registration, Role};
+use super::super::store::sha256_hex;
+use super::super::{App, AppError, Page};
+use super::forms::form_again;
+use super::layout::csrf_field;
+use super::{AppData, blocking, respond, see_other};
+
+impl From<Refused> for AppError {
+    fn from(refused: Refused) -> AppError {
+        AppError::Refused(refused.to_string())
+    }
+}
+
+/// The tool's addresses an LMS is given, from the service's public address.
+#[derive(Serialize)]
+struct ToolUrls {
+    /// OIDC login initiation URL ("OpenID Connect Initiation Url" in Canvas, "Initiate
+    /// login URL" in Moodle).
+    login: String,
+    /// Redirect URI and target link URI: where launches arrive.
+    launch: String,
+    /// The tool's public keys ("Public JWK URL" in Canvas, "Public keyset URL" in Moodle).
+    jwks: String,
+}
+
+fn tool_urls(app: &App, req: &HttpRequest) -> ToolUrls {
+    let base = app.link_base(req).unwrap_or_else(|asked| asked);
+    ToolUrls { login: format!("{base}/lti/login"), launch: format!("{base}/lti/launch"), jwks: format!("{base}/lti/jwks") }
+}
+
+/// `/lti/login` by GET: the platform's login initiation in the query.
+pub(super) async fn login_by_get(app: AppData, req: HttpRequest) -> Page {
+    let query = web::Query::<LoginRequest>::from_query(req.query_string()).map_err(|e| not_a_login(&e.to_string()))?;
+    start_login(&app, &req, query.into_inner())
+}
+
+/// `/lti/login` by POST: the platform's login initiation as a form.
+pub(super) async fn login_by_post(app: AppData, req: HttpRequest, form: Result<web::Form<LoginRequest>, actix_web::Error>) -> Page {
+    start_login(&app, &req, form.map_err(|e| not_a_login(&e.to_string()))?.into_inner())
+}
+
+fn not_a_login(error: &str) -> AppError {
+    AppError::BadRequest(format!("an LTI login comes from an LMS, with `iss`, `login_hint` and `target_link_uri` ({error})"))
+}
+
+/// The platform's login initiation: keeps a state and a nonce for it and sends the browser
+/// on to the platform's authorization URL.
+fn start_login(app: &App, req: &HttpRequest, login: LoginRequest) -> Page {
+    let platforms = app.db.lti_platforms()?;
+    let platform = login.platform(&platforms)?;
+    let (state, nonce) = (random_token(), random_token());
+    app.db.add_lti_state(&sha256_hex(state.as_bytes()), platform.id, &nonce, now() + LOGIN_SECONDS)?;
+    let redirect = tool_urls(app, req).launch;
+    let location = launch::authorization_url(platform, &login, &redirect, &state, &nonce)?;
+    Ok(HttpResponse::Found().insert_header(("Location", location)).insert_header(("Cache-Control", "no-store")).finish())
+}
+
+#[derive(Deserialize)]
+pub(super) struct LaunchForm {
+    id_token: Option<String>,
+    state: Option<String>,
+    /// OIDC's error response, when the platform could not authenticate the person.
+    error: Option<String>,
+    error_description: Option<String>,
+}
+
+/// `/lti/launch`: the platform's signed `id_token`. Verified, it lets an instructor in
+/// with a session, and a learner to their own page of the launch's course.
+pub(super) async fn launch(app: AppData, form: web::Form<LaunchForm>) -> Page {
+    let LaunchForm { id_token, state, error, error_description } = form.into_inner();
+    if let Some(error) = error {
+        return Err(AppError::Refused(format!("the LMS did not let this launch through: {error} {}", error_description.unwrap_or_default())));
+    }
+    let (Some(id_token), Some(state)) = (id_token, state) else {
+        return Err(AppError::BadRequest("an LTI launch posts `id_token` and `state` (it comes from an LMS)".into()));
+    };
+    let app2 = app.clone();
+    let (platform, launch) = blocking(move || {
+        let (platform, nonce) = app2.db.take_lti_state(&sha256_hex(state.as_bytes()))?.ok_or(Refused::UnknownState)?;
+        let platform = app2.db.lti_platform(platform)?.ok_or(Refused::UnknownState)?;
+        let kid = jsonwebtoken::decode_header(&id_token).map_err(|e| Refused::Malformed(e.to_string()))?.kid;
+        let keys = app2.jwks.key_set(&platform.jwks_url, kid.as_deref(), now()).map_err(Refused::Keys)?;
+        let launch = launch::verify(&id_token, &platform, &nonce, &keys)?;
+        Ok((platform, launch))
+    })
+    .await?;
+    let person = Person { platform: platform.id, sub: &launch.sub, name: &launch.name, email: &launch.email };
+    match launch.role {
+        Role::Instructor => {
+            let login = format!("{} ({})", if launch.email.is_empty() { &launch.sub } else { &launch.email }, platform.name);
+            let (instructor, _) = app.db.lti_instructor(&person, &login, "!lti")?;
+            let cookie = start_session(&app, instructor)?;
+            Ok(HttpResponse::SeeOther().cookie(cookie).insert_header(("Location", "/batches")).finish())
+        }
+        Role::Learner => {
+            let Some((context, title)) = &launch.context else {
+                return Err(AppError::Refused("a learner's launch must come from a course of the LMS (it has no context)".into()));
+            };
+            let (course, _) = app.db.lti_course(platform.id, context, title)?;
+            let ids = student_ids(&launch);
+            let (_, token) = app.db.lti_student(&person, course, &ids, &random_token)?;
+            see_other(&format!("/s/{token}"))
+        }
+    }
+}
+
+/// The ids a learner may have in a course, best first: the institution's id
+/// (`lis.person_sourcedid`, what rosters use), their email, their LMS id, and last an id
+/// made of the LMS id's hash (always usable, and theirs alone). Only ids a roster could
+/// hold ([`course::roster::id_problem`]).
+fn student_ids(launch: &launch::Launch) -> Vec<String> {
+    let made = format!("lms-{}", &sha256_hex(launch.sub.as_bytes())[..16]);
+    let given = [launch.sourcedid.as_deref(), Some(launch.email.as_str()), Some(launch.sub.as_str())];
+    let mut ids: Vec<String> = given.into_iter().flatten().filter(|id| !id.is_empty() && course::roster::id_problem(id).is_none()).map(str::to_owned).collect();
+    ids.push(made);
+    ids
+}
+
+/// `/lti/jwks`: the tool's public keys.
+pub(super) async fn tool_jwks(app: AppData) -> Page {
+    let app2 = app.clone();
+    let keys = blocking(move || {
+        ToolKey::current(&app2.db)?;
+        Ok(ToolKey::all(&app2.db)?)
+    })
+    .await?;
+    Ok(HttpResponse::Ok().insert_header(("Cache-Control", "max-age=300")).json(jwks(&keys)))
+}
+
+#[derive(Serialize)]
+struct PlatformsView {
+    tool: ToolUrls,
+    platforms: Vec<PlatformRow>,
+}
+
+/// `/lti/platforms`: the LMSs registered, what to give an LMS, and the form to register one.
+pub(super) async fn platforms_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
+    let view = PlatformsView { tool: tool_urls(&app, &req), platforms: app.db.lti_platforms()? };
+    respond(&req, Some(&who), "LMS platforms", &view, |v| {
+        html! {
+            p { "Students and instructors can come to bugrank from an LMS (LTI 1.3): register bugrank in the LMS as an LTI 1.3 tool with these values, then register the LMS here with the values it gives you." }
+            table {
+                tr { th { "Login initiation URL" } td { code { (v.tool.login) } } }
+                tr { th { "Redirect URI and target link URI" } td { code { (v.tool.launch) } } }
+                tr { th { "Public keys (JWKS URL)" } td { code { (v.tool.jwks) } } }
+            }
+            h2 { "Registered" }
+            @if v.platforms.is_empty() {
+                p.muted { "No LMS yet." }
+            } @else {
+                table {
+                    tr { th { "Name" } th { "Issuer" } th { "Client id" } th { "Deployments" } }
+                    @for p in &v.platforms {
+                        tr { td { (p.name) } td { code { (p.issuer) } } td { code { (p.client_id) } } td { (p.deployment_ids.join(", ")) } }
+                    }
+                }
+            }
+            h2 { "Register an LMS" }
+            (platform_form(&who, &Registration::default()))
+        }
+    })
+}
+
+#[derive(Deserialize)]
+pub(super) struct PlatformForm {
+    #[serde(flatten)]
+    platform: Registration,
+    csrf: Option<String>,
+}
+
+fn platform_form(who: &Instructor, form: &Registration) -> maud::Markup {
+    html! {
+        form method="post" action="/lti/platforms" {
+            (csrf_field(who))
+            label { "Name " input name="name" required value=(form.name) placeholder="Canvas of Example University"; }
+            label { "Issuer " input name="issuer" required value=(form.issuer) placeholder="https://canvas.instructure.com"; }
+            label { "Client id " input name="client_id" required value=(form.client_id); }
+            label { "Authentication request URL " input name="auth_url" required value=(form.auth_url); }
+            label { "Access token URL " input name="token_url" required value=(form.token_url); }
+            label { "Public keyset URL (JWKS) " input name="jwks_url" required value=(form.jwks_url); }
+            label { "Deployment ids (one per line) " textarea name="deployment_ids" required { (form.deployment_ids) } }
+            button type="submit" { "Register" }
+        }
+    }
+}
+
+/// Registers (or updates) a platform from the form.
+pub(super) async fn add_platform(app: AppData, req: HttpRequest, who: Instructor, form: web::Form<PlatformForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    let result = match form.platform.check() {
+        Ok(platform) => app.db.add_lti_platform(&platform).map(|_| ()).map_err(AppError::from),
+        Err(reason) => Err(AppError::BadRequest(reason)),
+    };
+    match result {
+        Ok(()) => see_other("/lti/platforms"),
+        Err(error) => form_again(&req, &who, "LMS platforms", Err(error), || platform_form(&who, &form.platform)),
+    }
+}
