@@ -179,6 +179,31 @@ pub fn without_hand_in<'r>(analysis: &Analysis, roster: &'r [RosterRow]) -> Vec<
     roster.iter().filter(|r| r.id != "reference" && !graded.contains(r.id.as_str())).collect()
 }
 
+/// One student's line of a gradebook: what every export (and the grades an LMS is sent)
+/// gives them.
+pub struct GradebookLine<'a> {
+    pub id: &'a str,
+    /// Their roster row, when the roster has one.
+    pub row: Option<&'a RosterRow>,
+    /// Their graded hand-in; `None` for a roster's student who handed in nothing.
+    pub answer: Option<&'a AnswerResult>,
+    /// Their gradebook cell: the points ([`gradebook_points`]), or for a student who
+    /// handed in nothing `no_hand_in`'s cell ([`NoHandIn::cell`]: empty for no grade).
+    pub cell: String,
+}
+
+/// The gradebook of `analysis`: each graded answer, then the roster's students who handed
+/// in nothing ([`without_hand_in`]), as every export lists them.
+pub fn gradebook<'a>(analysis: &'a Analysis, roster: &'a [RosterRow], no_hand_in: NoHandIn) -> Vec<GradebookLine<'a>> {
+    let max = points_possible(analysis);
+    let graded = analysis.answers.iter().map(|a| {
+        let row = roster.iter().find(|r| r.id == a.id);
+        GradebookLine { id: &a.id, row, answer: Some(a), cell: gradebook_points(analysis, a, row).0.to_string() }
+    });
+    let missing = without_hand_in(analysis, roster).into_iter().map(|r| GradebookLine { id: &r.id, row: Some(r), answer: None, cell: no_hand_in.cell(max, r) });
+    graded.chain(missing).collect()
+}
+
 /// One student's private link, with what the rosters say of them, for `links.csv`.
 pub struct StudentLink {
     pub course: String,
@@ -266,12 +291,7 @@ pub fn canvas_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str, n
     let max = points_possible(analysis);
     out.write_record(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment])?;
     out.write_record(["Points Possible", "", "", "", "", &max.to_string()])?;
-    let graded = analysis.answers.iter().map(|a| {
-        let row = roster.iter().find(|r| r.id == a.id);
-        (a.id.as_str(), row, gradebook_points(analysis, a, row).0.to_string())
-    });
-    let missing = without_hand_in(analysis, roster).into_iter().map(|r| (r.id.as_str(), Some(r), no_hand_in.cell(max, r)));
-    for (id, row, points) in graded.chain(missing) {
+    for GradebookLine { id, row, cell: points, .. } in gradebook(analysis, roster, no_hand_in) {
         out.write_record([
             &canvas_name(row, id),
             first_of(row, &["ID", "canvas_id"]).unwrap_or(""),
@@ -319,6 +339,15 @@ pub fn feedback(analysis: &Analysis, answer: &AnswerResult, row: Option<&RosterR
     )
 }
 
+/// The feedback of a gradebook line: [`feedback`] of its hand-in, or for a student who
+/// handed in nothing, that none was graded for `assignment` and what that earns.
+pub fn line_feedback(analysis: &Analysis, line: &GradebookLine, assignment: &str, no_hand_in: NoHandIn) -> String {
+    match line.answer {
+        Some(answer) => feedback(analysis, answer, line.row),
+        None => format!("No hand-in of yours was graded for {assignment}: {}.", no_hand_in.in_words()),
+    }
+}
+
 /// Moodle's grade import: two identity columns Moodle can map to its users (`ID number`,
 /// from the roster's `ID number` or `idnumber`, else the id; and `Email address`), the
 /// grade (the points, [`gradebook_points`]) and the feedback; then the roster's students
@@ -326,20 +355,12 @@ pub fn feedback(analysis: &Analysis, answer: &AnswerResult, row: Option<&RosterR
 pub fn moodle_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str, no_hand_in: NoHandIn) -> csv::Result<Vec<u8>> {
     let mut out = SpreadsheetCsv::new();
     out.write_record(["ID number", "Email address", assignment, &format!("{assignment} (feedback)")])?;
-    let graded = analysis.answers.iter().map(|a| {
-        let row = roster.iter().find(|r| r.id == a.id);
-        (a.id.as_str(), row, gradebook_points(analysis, a, row).0.to_string(), feedback(analysis, a, row))
-    });
-    let max = points_possible(analysis);
-    let missing = without_hand_in(analysis, roster).into_iter().map(|r| {
-        let why = format!("No hand-in of yours was graded for {assignment}: {}.", no_hand_in.in_words());
-        (r.id.as_str(), Some(r), no_hand_in.cell(max, r), why)
-    });
-    for (id, row, points, feedback) in graded.chain(missing) {
+    for line in gradebook(analysis, roster, no_hand_in) {
+        let feedback = line_feedback(analysis, &line, assignment, no_hand_in);
         out.write_record([
-            first_of(row, &["ID number", "idnumber"]).unwrap_or(id),
-            first_of(row, &["Email address", "email"]).unwrap_or(""),
-            &points,
+            first_of(line.row, &["ID number", "idnumber"]).unwrap_or(line.id),
+            first_of(line.row, &["Email address", "email"]).unwrap_or(""),
+            &line.cell,
             &feedback,
         ])?;
     }

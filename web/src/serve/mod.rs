@@ -130,6 +130,8 @@ pub struct App {
     pub logins: auth::LoginGuard,
     /// The LTI platforms' public keys, as last fetched.
     pub jwks: lti::jwks::JwksCache,
+    /// Access tokens to the LTI platforms' services, while they last.
+    pub lti_tokens: lti::services::AccessTokens,
     /// The SMTP server students' links are sent through, when the environment sets one
     /// ([`mail`]).
     pub mailer: Option<mail::Mailer>,
@@ -163,6 +165,7 @@ impl App {
             analyses: analysis_cache::AnalysisCache::default(),
             logins: auth::LoginGuard::default(),
             jwks: Default::default(),
+            lti_tokens: Default::default(),
             mailer: mail::Mailer::from_env()?,
             secure_cookies: false,
             public_url: None,
@@ -417,6 +420,21 @@ fn error_page(title: &str, reason: &str, status: StatusCode) -> HttpResponse {
 
 /// A handler's result.
 pub type Page = Result<HttpResponse, AppError>;
+
+/// `seconds` since the epoch in UTC: `(year, month, day, seconds into the day)` (civil from
+/// days, Howard Hinnant's algorithm).
+pub(crate) fn civil(seconds: i64) -> (i64, i64, i64, i64) {
+    let days = seconds.div_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month, day, seconds.rem_euclid(86_400))
+}
 
 /// The store's database: PostgreSQL at `database`, else SQLite in the data directory.
 pub(crate) fn open_db(store: &Store, database: Option<&str>) -> anyhow::Result<Db> {

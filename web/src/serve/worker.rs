@@ -288,13 +288,18 @@ fn run_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: AnalysisRow, holder: &
     // The end must be recorded, or the analysis shows "running" for good: if it cannot be
     // (a full disk), record it as failed with the reason, retrying until the store takes
     // it. The worker waits meanwhile: nothing else could be recorded either.
-    if let Err(error) = recorded {
+    if let Err(error) = &recorded {
         eprintln!("analysis {id}: cannot record its end ({error}); recording it as failed, retrying until that works");
         let reason = format!("its result could not be saved: {error}");
         retry(|| app.db.finish_analysis(id, holder, Status::Failed, Some(&reason), &[]).map(drop), std::thread::sleep);
     }
     if let Err(error) = app.db.drop_rounds(id) {
         eprintln!("analysis {id}: its shards cannot be deleted: {error}");
+    }
+    // An analysis that its batch's students now see (released re-runs) changes the
+    // grades the LMS has.
+    if matches!(recorded, Ok(true)) {
+        super::lti::grades::sync_batch(app, row.batch_id);
     }
     app.jobs.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
 }

@@ -365,7 +365,7 @@ fn reply_of(response: ureq::Response) -> Reply {
 }
 
 /// The CSRF token a page's forms carry.
-fn csrf_of(page: &str) -> String {
+pub fn csrf_of(page: &str) -> String {
     let value = page.split("name=\"csrf\" value=\"").nth(1).expect("the page carries a CSRF token");
     value.split('"').next().unwrap().to_owned()
 }

@@ -1,7 +1,9 @@
 //! A test double of an LMS as an LTI 1.3 platform: its own RSA key and JWKS, the OIDC
 //! authorization step of a launch, with people and a course of its own, real
 //! cryptography (RS256 by `jsonwebtoken`, the key made by `rsa`), on a port of its own.
-//! What it received is recorded for the tests to assert.
+//! What it received is recorded for the tests to assert. Its services check the access
+//! tokens they are given, and its token endpoint checks bugrank's client assertion
+//! against bugrank's published keys (`/lti/jwks`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -15,7 +17,9 @@ use serde_json::{Value, json};
 /// The platform's client id for bugrank, and its deployment.
 pub const CLIENT_ID: &str = "bugrank-tool-1";
 pub const DEPLOYMENT_ID: &str = "1:deployment";
-pub const COURSE: (&str, &str) = ("course-101", "Programming 1 (LMS)");
+/// The LMS's course: its id there, and its title, which is the course the service's test
+/// batches are uploaded to (the LMS's course and bugrank's are one by name).
+pub const COURSE: (&str, &str) = ("course-101", crate::common::COURSE);
 
 /// A person of the LMS: their id there, name, email, institution id and roles.
 #[derive(Clone)]
@@ -51,6 +55,14 @@ struct State {
     forgery: Forgery,
     /// Every authorization request's query, as received.
     authorizations: Vec<HashMap<String, String>>,
+    /// bugrank's JWKS URL, which client assertions are checked against.
+    tool_jwks: Option<String>,
+    /// Access tokens issued, with their scopes.
+    tokens: HashMap<String, String>,
+    /// Line items made: `(id URL, the line item as posted)`.
+    lineitems: Vec<(String, Value)>,
+    /// Scores received, in order: `(line item URL, the score as posted)`.
+    scores: Vec<(String, Value)>,
 }
 
 pub struct Lms {
@@ -78,6 +90,10 @@ impl Lms {
             people: people.iter().map(|p| (p.sub, p.clone())).collect(),
             forgery: Forgery::None,
             authorizations: Vec::new(),
+            tool_jwks: None,
+            tokens: HashMap::new(),
+            lineitems: Vec::new(),
+            scores: Vec::new(),
         }));
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
@@ -91,6 +107,9 @@ impl Lms {
                         .app_data(web::Data::new(issuer.clone()))
                         .route("/jwks", web::get().to(jwks))
                         .route("/auth", web::get().to(authorize))
+                        .route("/token", web::post().to(token))
+                        .route("/lineitems/{context}", web::post().to(create_lineitem))
+                        .route("/lineitems/{context}/{item}/scores", web::post().to(score))
                 })
                 .workers(1)
                 .listen(listener)
@@ -101,6 +120,21 @@ impl Lms {
             })
         });
         Lms { url, state }
+    }
+
+    /// Trusts client assertions signed by the keys of the bugrank at `service`.
+    pub fn trust_tool(&self, service: &str) {
+        self.state.lock().unwrap().tool_jwks = Some(format!("{service}/lti/jwks"));
+    }
+
+    /// The scores received so far: `(line item URL, score)`.
+    pub fn scores(&self) -> Vec<(String, Value)> {
+        self.state.lock().unwrap().scores.clone()
+    }
+
+    /// The line items made so far.
+    pub fn lineitems(&self) -> Vec<(String, Value)> {
+        self.state.lock().unwrap().lineitems.clone()
     }
 
     /// From now on, launches are forged this way.
@@ -178,6 +212,14 @@ async fn authorize(state: web::Data<Arc<Mutex<State>>>, issuer: web::Data<String
         "https://purl.imsglobal.org/spec/lti/claim/resource_link": { "id": get("lti_message_hint") },
         "https://purl.imsglobal.org/spec/lti/claim/roles": person.roles,
         "https://purl.imsglobal.org/spec/lti/claim/context": { "id": COURSE.0, "title": COURSE.1 },
+        "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": {
+            "scope": ["https://purl.imsglobal.org/spec/lti-ags/scope/lineitem", "https://purl.imsglobal.org/spec/lti-ags/scope/score"],
+            "lineitems": format!("{}/lineitems/{}", issuer.get_ref(), COURSE.0),
+        },
+        "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice": {
+            "context_memberships_url": format!("{}/memberships/{}", issuer.get_ref(), COURSE.0),
+            "service_versions": ["2.0"],
+        },
     });
     if let Some(id) = person.sourcedid {
         claims["https://purl.imsglobal.org/spec/lti/claim/lis"] = json!({ "person_sourcedid": id });
@@ -191,6 +233,80 @@ async fn authorize(state: web::Data<Arc<Mutex<State>>>, issuer: web::Data<String
         get("state")
     );
     HttpResponse::Ok().content_type("text/html").body(page)
+}
+
+/// OAuth 2's token endpoint: the client-credentials grant with a JWT assertion, which must
+/// be signed by a key of bugrank's JWKS, with `iss` and `sub` the client id and `aud`
+/// this endpoint.
+async fn token(state: web::Data<Arc<Mutex<State>>>, issuer: web::Data<String>, form: web::Form<HashMap<String, String>>) -> HttpResponse {
+    let get = |name: &str| form.get(name).cloned().unwrap_or_default();
+    if get("grant_type") != "client_credentials" || get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" {
+        return HttpResponse::BadRequest().json(json!({ "error": "unsupported_grant_type" }));
+    }
+    let jwks_url = state.lock().unwrap().tool_jwks.clone().expect("the test told the LMS which tool to trust");
+    let assertion = get("client_assertion");
+    let checked = web::block(move || -> Result<(), String> {
+        let set: jsonwebtoken::jwk::JwkSet =
+            serde_json::from_str(&ureq::get(&jwks_url).call().map_err(|e| e.to_string())?.into_string().unwrap()).map_err(|e| e.to_string())?;
+        let kid = jsonwebtoken::decode_header(&assertion).map_err(|e| e.to_string())?.kid.ok_or("no kid")?;
+        let key = jsonwebtoken::DecodingKey::from_jwk(set.find(&kid).ok_or("unknown kid")?).map_err(|e| e.to_string())?;
+        let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
+        validation.set_issuer(&[CLIENT_ID]);
+        validation.sub = Some(CLIENT_ID.to_owned());
+        validation.set_audience(&[format!("{}/token", issuer.get_ref())]);
+        jsonwebtoken::decode::<Value>(&assertion, &key, &validation).map(drop).map_err(|e| e.to_string())
+    })
+    .await
+    .unwrap();
+    if let Err(reason) = checked {
+        return HttpResponse::Unauthorized().json(json!({ "error": "invalid_client", "error_description": reason }));
+    }
+    let token = format!("token-{}", state.lock().unwrap().tokens.len() + 1);
+    state.lock().unwrap().tokens.insert(token.clone(), get("scope"));
+    HttpResponse::Ok().json(json!({ "access_token": token, "token_type": "Bearer", "expires_in": 3600, "scope": get("scope") }))
+}
+
+/// Whether the request carries an access token issued with `scope`.
+fn authorized(state: &State, request: &actix_web::HttpRequest, scope: &str) -> bool {
+    let given = request.headers().get("authorization").and_then(|h| h.to_str().ok()).and_then(|h| h.strip_prefix("Bearer "));
+    given.and_then(|token| state.tokens.get(token)).is_some_and(|scopes| scopes.split(' ').any(|s| s == scope))
+}
+
+async fn create_lineitem(
+    state: web::Data<Arc<Mutex<State>>>,
+    issuer: web::Data<String>,
+    request: actix_web::HttpRequest,
+    path: web::Path<String>,
+    body: String,
+) -> HttpResponse {
+    let mut state = state.lock().unwrap();
+    if !authorized(&state, &request, "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem") {
+        return HttpResponse::Unauthorized().finish();
+    }
+    let item: Value = serde_json::from_str(&body).unwrap();
+    let id = format!("{}/lineitems/{}/{}", issuer.get_ref(), path.into_inner(), state.lineitems.len() + 1);
+    state.lineitems.push((id.clone(), item.clone()));
+    let mut made = item;
+    made["id"] = json!(id);
+    HttpResponse::Created().content_type("application/vnd.ims.lis.v2.lineitem+json").body(made.to_string())
+}
+
+async fn score(
+    state: web::Data<Arc<Mutex<State>>>,
+    issuer: web::Data<String>,
+    request: actix_web::HttpRequest,
+    path: web::Path<(String, String)>,
+    body: String,
+) -> HttpResponse {
+    let mut state = state.lock().unwrap();
+    if !authorized(&state, &request, "https://purl.imsglobal.org/spec/lti-ags/scope/score") {
+        return HttpResponse::Unauthorized().finish();
+    }
+    let content_type = request.headers().get("content-type").and_then(|h| h.to_str().ok()).unwrap_or_default();
+    assert_eq!(content_type, "application/vnd.ims.lis.v1.score+json");
+    let (context, item) = path.into_inner();
+    state.scores.push((format!("{}/lineitems/{context}/{item}", issuer.get_ref()), serde_json::from_str(&body).unwrap()));
+    HttpResponse::Ok().finish()
 }
 
 /// The fields of the auto-posting form the double answers with: `(action, id_token, state)`.

@@ -3,11 +3,16 @@
 //! their own page and nothing else, an instructor to a session, the tool's keys, and every
 //! forged or replayed launch refused with the reason on the page.
 
-use crate::common::{Client, Reply, Service, bugrank};
+use std::time::{Duration, Instant};
+
+use crate::common::{Client, Reply, Service, bugrank, run_analysis, upload_cohort, upload_problem};
 use crate::lms::{self, Forgery, INSTRUCTOR, LEARNER, Lms, Person};
 
 fn people() -> Vec<Person> {
     vec![
+        Person { sub: "lms-a01", name: "Ann One", email: "a01@example.edu", sourcedid: Some("a01"), roles: &[LEARNER] },
+        Person { sub: "lms-a02", name: "Bob Two", email: "a02@example.edu", sourcedid: Some("a02"), roles: &[LEARNER] },
+        Person { sub: "lms-a05", name: "Cy Five", email: "a05@example.edu", sourcedid: Some("a05"), roles: &[LEARNER] },
         Person { sub: "lms-user-ada", name: "Ada Lovelace", email: "ada@example.edu", sourcedid: Some("s1001"), roles: &[LEARNER] },
         Person { sub: "lms-user-alan", name: "Alan Turing", email: "alan@example.edu", sourcedid: None, roles: &[LEARNER] },
         Person { sub: "lms-user-grace", name: "Grace Hopper", email: "grace@example.edu", sourcedid: None, roles: &[INSTRUCTOR] },
@@ -26,6 +31,7 @@ fn registered() -> (tempfile::TempDir, Service, Lms) {
     let data = tempfile::tempdir().unwrap();
     let service = Service::start(data.path(), &[]);
     let lms = Lms::start(&people());
+    lms.trust_tool(&service.url);
     let admin = service.instructor();
     let fields = lms.registration();
     let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -78,7 +84,7 @@ fn a_student_launched_from_the_lms_lands_on_their_own_page_and_an_instructor_in_
         .iter()
         .map(|s| (s["course"].as_str().unwrap().to_owned(), s["student"].as_str().unwrap().to_owned()))
         .collect();
-    assert_eq!(listed, [(lms::COURSE.1.to_owned(), "s1001".to_owned())]);
+    assert_eq!(listed, [(lms::COURSE.1.to_owned(), "s1001".to_owned())], "a course named as the LMS's");
     // The same student again: the same page. Another student without an institution id is
     // known by their email.
     assert_eq!(launch(&service, &lms, "lms-user-ada").0.location.unwrap(), page);
@@ -91,7 +97,7 @@ fn a_student_launched_from_the_lms_lands_on_their_own_page_and_an_instructor_in_
 
     // An instructor gets a session of their own.
     let (teacher, _) = launch(&service, &lms, "lms-user-grace");
-    assert_eq!((teacher.status, teacher.location.as_deref()), (303, Some("/batches")), "{}", teacher.body);
+    assert_eq!((teacher.status, teacher.location.as_deref()), (303, Some("/lti/links/1/resource-link-1")), "the link asks for its batch: {}", teacher.body);
     let mut instructor = Client::new(&service.url);
     instructor.keep_cookie(&teacher);
     let batches = instructor.get("/batches");
@@ -175,4 +181,72 @@ fn the_tools_keys_are_published_and_kept_across_restarts_and_the_command_line_re
     service.kill();
     let service = Service::start(data.path(), &[]);
     assert_eq!(keys(&service), first, "the same key after a restart");
+}
+
+/// Waits until the LMS has received `count` scores.
+fn scores_received(lms: &Lms, count: usize) -> Vec<(String, serde_json::Value)> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let scores = lms.scores();
+        if scores.len() >= count {
+            return scores;
+        }
+        assert!(Instant::now() < deadline, "the LMS received {} scores, not {count}: {scores:?}", scores.len());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn released_points_reach_the_lms_gradebook_as_scores_csv_has_them_and_again_when_they_change() {
+    let (_data, service, lms) = registered();
+    let admin = service.instructor();
+    let problem = upload_problem(&admin, "interval-sets");
+    let batch = upload_cohort(&admin, problem, "interval-sets");
+    // Three of the class come by the LMS (their institution ids are the roster's), and the
+    // instructor binds the LMS's link to the batch.
+    for student in ["lms-a01", "lms-a02", "lms-a05"] {
+        assert_eq!(launch(&service, &lms, student).0.status, 303);
+    }
+    let (teacher, _) = launch(&service, &lms, "lms-user-grace");
+    let mut instructor = Client::new(&service.url);
+    instructor.keep_cookie(&teacher);
+    instructor.csrf = Some(crate::common::csrf_of(&instructor.get("/batches").body));
+    let link = teacher.location.unwrap();
+    assert_eq!(instructor.post(&format!("{link}/bind"), &[("batch", &batch.to_string())]).status, 303);
+    assert!(instructor.get(&link).body.contains(&format!("/batches/{batch}")), "bound");
+    let (again, _) = launch(&service, &lms, "lms-user-grace");
+    assert_eq!(again.location, Some(format!("/batches/{batch}")), "the bound link opens its batch");
+
+    let analysis = admin.wait_for_analysis(run_analysis(&admin, batch, &[("seed", "1")]));
+    let id = analysis["analysis"]["id"].as_i64().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(lms.scores().is_empty(), "nothing goes to the LMS before the release");
+    assert_eq!(admin.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
+    let scores = scores_received(&lms, 3);
+    // One line item, made by bugrank with the points' maximum, and a score per student of
+    // the LMS: the points of scores.csv.
+    let items = lms.lineitems();
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!((items[0].1["scoreMaximum"].as_f64(), items[0].1["resourceLinkId"].as_str()), (Some(100.0), Some("resource-link-1")));
+    let csv = admin.get(&format!("/analyses/{id}/files/scores.csv")).body;
+    let points_of = |csv: &str, student: &str| -> f64 {
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let column = header.iter().position(|h| *h == "points").unwrap();
+        csv.lines().find(|l| l.starts_with(&format!("{student},"))).unwrap().split(',').nth(column).unwrap().parse().unwrap()
+    };
+    let by_user: std::collections::HashMap<&str, &serde_json::Value> = scores.iter().map(|(_, s)| (s["userId"].as_str().unwrap(), s)).collect();
+    for (sub, student) in [("lms-a01", "a01"), ("lms-a02", "a02"), ("lms-a05", "a05")] {
+        let score = by_user[sub];
+        assert_eq!(score["scoreGiven"].as_f64(), Some(points_of(&csv, student)), "{student}: {score}");
+        assert_eq!((score["scoreMaximum"].as_f64(), score["gradingProgress"].as_str()), (Some(100.0), Some("FullyGraded")));
+        assert!(score["comment"].as_str().unwrap().contains("of 100 points"), "{score}");
+        assert!(scores.iter().all(|(item, _)| item == &items[0].0));
+    }
+    // An adjustment sends that student's new grade, and only theirs.
+    assert_eq!(admin.post(&format!("/batches/{batch}/adjustments"), &[("student", "a02"), ("points", "-5"), ("reason", "late")]).status, 303);
+    let scores = scores_received(&lms, 4);
+    let csv = admin.get(&format!("/analyses/{id}/files/scores.csv")).body;
+    assert_eq!((scores[3].1["userId"].as_str(), scores[3].1["scoreGiven"].as_f64()), (Some("lms-a02"), Some(points_of(&csv, "a02"))));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(lms.scores().len(), 4, "nobody else's grade moved");
 }

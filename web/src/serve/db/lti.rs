@@ -120,19 +120,24 @@ impl Db {
         })
     }
 
-    /// The bugrank course of a platform's context: made on its first launch, named by the
-    /// context's title (with the context's id when a course of that name exists already).
+    /// The bugrank course of a platform's context: on its first launch, the course of the
+    /// context's title when one exists that no other context is (the instructor named
+    /// their batches' course as the LMS does), else a new course of that name (with the
+    /// context's id when the name is taken).
     pub fn lti_course(&self, platform: i64, context: &str, title: &str) -> DbResult<(i64, String)> {
         self.0.transaction(|c| {
             let known = "SELECT c.id, c.name FROM lti_contexts x JOIN courses c ON c.id = x.course_id WHERE x.platform_id = ?1 AND x.context_id = ?2";
             if let Some(found) = row(c, known, args![platform, context], |r| Ok((r.int(0)?, r.text(1)?)))? {
                 return Ok(found);
             }
-            let mut name = title.to_owned();
-            if row(c, "SELECT id FROM courses WHERE name = ?1", args![&name], |r| r.int(0))?.is_some() {
-                name = format!("{title} ({context})");
-            }
-            let id = c.query_one("INSERT INTO courses (name, created) VALUES (?1, ?2) RETURNING id", args![&name, now()])?.int(0)?;
+            let named = "SELECT c.id, EXISTS (SELECT 1 FROM lti_contexts x WHERE x.course_id = c.id) FROM courses c WHERE c.name = ?1";
+            let (id, name) = match row(c, named, args![title], |r| Ok((r.int(0)?, r.bool(1)?)))? {
+                Some((id, false)) => (id, title.to_owned()),
+                taken => {
+                    let name = if taken.is_some() { format!("{title} ({context})") } else { title.to_owned() };
+                    (c.query_one("INSERT INTO courses (name, created) VALUES (?1, ?2) RETURNING id", args![&name, now()])?.int(0)?, name)
+                }
+            };
             c.execute("INSERT INTO lti_contexts (platform_id, context_id, course_id) VALUES (?1, ?2, ?3)", args![platform, context, id])?;
             Ok((id, name))
         })
@@ -199,6 +204,144 @@ impl Db {
             Ok((student, token))
         })
     }
+}
+
+/// A platform's link to bugrank (a resource link of the LMS), as its launches said it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkRow {
+    pub platform_id: i64,
+    pub link_id: String,
+    pub course_id: i64,
+    pub title: String,
+    /// The batch whose released points go to the link's line item.
+    pub batch_id: Option<i64>,
+    pub lineitems_url: Option<String>,
+    pub lineitem_url: Option<String>,
+    pub memberships_url: Option<String>,
+    /// Why the last sending of grades failed, if it did.
+    pub sync_error: Option<String>,
+}
+
+const LINK_COLUMNS: &str = "platform_id, link_id, course_id, title, batch_id, lineitems_url, lineitem_url, memberships_url, sync_error";
+
+fn link_row(r: &Row) -> DbResult<LinkRow> {
+    Ok(LinkRow {
+        platform_id: r.int(0)?,
+        link_id: r.text(1)?,
+        course_id: r.int(2)?,
+        title: r.text(3)?,
+        batch_id: r.opt_int(4)?,
+        lineitems_url: r.opt_text(5)?,
+        lineitem_url: r.opt_text(6)?,
+        memberships_url: r.opt_text(7)?,
+        sync_error: r.opt_text(8)?,
+    })
+}
+
+impl Db {
+    /// Records a link as a launch of it says it (its services' URLs as they are now; a
+    /// URL the launch does not give is kept), bound to `batch` when given and of the same
+    /// course. The link as it now is.
+    pub fn record_lti_link(&self, link: &LinkRow) -> DbResult<LinkRow> {
+        self.0.transaction(|c| {
+            c.execute(
+                "INSERT INTO lti_links (platform_id, link_id, course_id, title, lineitems_url, lineitem_url, memberships_url)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT (platform_id, link_id) DO UPDATE SET title = excluded.title,
+                     lineitems_url = COALESCE(excluded.lineitems_url, lti_links.lineitems_url),
+                     lineitem_url = COALESCE(excluded.lineitem_url, lti_links.lineitem_url),
+                     memberships_url = COALESCE(excluded.memberships_url, lti_links.memberships_url)",
+                args![
+                    link.platform_id,
+                    &link.link_id,
+                    link.course_id,
+                    &link.title,
+                    link.lineitems_url.as_deref(),
+                    link.lineitem_url.as_deref(),
+                    link.memberships_url.as_deref()
+                ],
+            )?;
+            if let Some(batch) = link.batch_id {
+                bind(c, link.platform_id, &link.link_id, batch)?;
+            }
+            Ok(row(
+                c,
+                &format!("SELECT {LINK_COLUMNS} FROM lti_links WHERE platform_id = ?1 AND link_id = ?2"),
+                args![link.platform_id, &link.link_id],
+                link_row,
+            )?
+            .expect("the link was just recorded"))
+        })
+    }
+
+    /// Binds a link to `batch` (of the link's course only): whether it was.
+    pub fn bind_lti_link(&self, platform: i64, link: &str, batch: i64) -> DbResult<bool> {
+        self.0.run(|c| Ok(bind(c, platform, link, batch)? == 1))
+    }
+
+    pub fn course_name(&self, course: i64) -> DbResult<Option<String>> {
+        self.0.run(|c| row(c, "SELECT name FROM courses WHERE id = ?1", args![course], |r| r.text(0)))
+    }
+
+    pub fn lti_link(&self, platform: i64, link: &str) -> DbResult<Option<LinkRow>> {
+        self.0.run(|c| row(c, &format!("SELECT {LINK_COLUMNS} FROM lti_links WHERE platform_id = ?1 AND link_id = ?2"), args![platform, link], link_row))
+    }
+
+    /// The links bound to `batch`.
+    pub fn lti_links_of(&self, batch: i64) -> DbResult<Vec<LinkRow>> {
+        self.0.run(|c| rows(c, &format!("SELECT {LINK_COLUMNS} FROM lti_links WHERE batch_id = ?1 ORDER BY platform_id, link_id"), args![batch], link_row))
+    }
+
+    /// Keeps the line item a link's grades go to, once bugrank made it.
+    pub fn set_lti_lineitem(&self, platform: i64, link: &str, url: &str) -> DbResult<()> {
+        self.0.run(|c| c.execute("UPDATE lti_links SET lineitem_url = ?3 WHERE platform_id = ?1 AND link_id = ?2", args![platform, link, url]))?;
+        Ok(())
+    }
+
+    /// Keeps why the last sending of a link's grades failed (`None`: it did not).
+    pub fn set_lti_sync_error(&self, platform: i64, link: &str, error: Option<&str>) -> DbResult<()> {
+        self.0.run(|c| c.execute("UPDATE lti_links SET sync_error = ?3 WHERE platform_id = ?1 AND link_id = ?2", args![platform, link, error]))?;
+        Ok(())
+    }
+
+    /// The students of `course` a platform launched (or listed), by their id there:
+    /// `(sub, student)`, by student.
+    pub fn lti_students_of(&self, platform: i64, course: i64) -> DbResult<Vec<(String, String)>> {
+        self.0.run(|c| {
+            rows(c, "SELECT sub, student FROM lti_students WHERE platform_id = ?1 AND course_id = ?2 ORDER BY student", args![platform, course], |r| {
+                Ok((r.text(0)?, r.text(1)?))
+            })
+        })
+    }
+
+    /// The grades last posted to a link's line item, by `sub` (`None`: posted as no grade).
+    pub fn lti_posted(&self, platform: i64, link: &str) -> DbResult<std::collections::HashMap<String, Option<f64>>> {
+        let posted = self.0.run(|c| {
+            rows(c, "SELECT sub, points FROM lti_scores WHERE platform_id = ?1 AND link_id = ?2", args![platform, link], |r| Ok((r.text(0)?, r.opt_real(1)?)))
+        })?;
+        Ok(posted.into_iter().collect())
+    }
+
+    /// Keeps the grade just posted for `sub`.
+    pub fn set_lti_posted(&self, platform: i64, link: &str, sub: &str, points: Option<f64>) -> DbResult<()> {
+        self.0.run(|c| {
+            c.execute(
+                "INSERT INTO lti_scores (platform_id, link_id, sub, points, posted) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (platform_id, link_id, sub) DO UPDATE SET points = excluded.points, posted = excluded.posted",
+                args![platform, link, sub, points, now()],
+            )
+        })?;
+        Ok(())
+    }
+}
+
+/// Binds a link to a batch of its course: the rows changed (0 for another course's batch).
+fn bind(c: &mut dyn Conn, platform: i64, link: &str, batch: i64) -> DbResult<u64> {
+    c.execute(
+        "UPDATE lti_links SET batch_id = ?3 WHERE platform_id = ?1 AND link_id = ?2
+             AND EXISTS (SELECT 1 FROM batches b WHERE b.id = ?3 AND b.course_id = lti_links.course_id)",
+        args![platform, link, batch],
+    )
 }
 
 /// Keeps the name and email a platform last gave for a person.

@@ -29,6 +29,7 @@ pub(super) const SQLITE_MIGRATIONS: &[&str] = &[
     include_str!("migrations/sqlite/0011_roster_students.sql"),
     include_str!("migrations/sqlite/0012_release_an_analysis.sql"),
     include_str!("migrations/sqlite/0013_lti_tool.sql"),
+    include_str!("migrations/sqlite/0014_lti_links_and_scores.sql"),
 ];
 
 /// PostgreSQL's schema, one migration per file of `migrations/postgres/`, in the order of
@@ -46,6 +47,7 @@ const POSTGRES_MIGRATIONS: &[&str] = &[
     include_str!("migrations/postgres/0007_roster_students.sql"),
     include_str!("migrations/postgres/0008_release_an_analysis.sql"),
     include_str!("migrations/postgres/0009_lti_tool.sql"),
+    include_str!("migrations/postgres/0010_lti_links_and_scores.sql"),
 ];
 
 /// The key of the advisory lock under which PostgreSQL's migrations run: two processes

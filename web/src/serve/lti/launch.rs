@@ -2,6 +2,8 @@
 //! [`authorization_url`]) and the launch's `id_token` ([`verify`] → [`Launch`], or the
 //! check it fails, [`Refused`]).
 
+use std::collections::HashMap;
+
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
@@ -123,9 +125,17 @@ pub struct Launch {
     /// The platform's course, `(id, title)`, when the launch is from one.
     pub context: Option<(String, String)>,
     pub deployment_id: String,
-    /// The resource link launched (an LMS assignment's link to bugrank).
-    pub resource_link: Option<String>,
+    /// The resource link launched (an LMS assignment's link to bugrank): its id and title.
+    pub resource_link: Option<(String, String)>,
     pub target_link_uri: Option<String>,
+    /// Assignment and Grade Services at this link: the line items container, and the
+    /// link's own line item when the platform made one.
+    pub lineitems: Option<String>,
+    pub lineitem: Option<String>,
+    /// Names and Role Provisioning: the course's members.
+    pub memberships: Option<String>,
+    /// The batch the link opens, as deep linking set it (the custom parameter `batch`).
+    pub batch: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -138,6 +148,18 @@ struct Context {
 #[derive(Deserialize)]
 struct Link {
     id: String,
+    title: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct GradeService {
+    lineitems: Option<String>,
+    lineitem: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RosterService {
+    context_memberships_url: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -173,6 +195,12 @@ struct Claims {
     context: Option<Context>,
     #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/lis")]
     lis: Option<Lis>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint")]
+    grades: Option<GradeService>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice")]
+    roster: Option<RosterService>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/custom")]
+    custom: Option<HashMap<String, serde_json::Value>>,
 }
 
 /// Checks a launch's `id_token` from `platform`, whose login kept `nonce`, against the
@@ -248,8 +276,16 @@ pub fn verify(id_token: &str, platform: &PlatformRow, nonce: &str, keys: &JwkSet
             (c.id, title)
         }),
         deployment_id,
-        resource_link: claims.resource_link.map(|l| l.id),
+        resource_link: claims.resource_link.map(|l| {
+            let title = l.title.unwrap_or_else(|| l.id.clone());
+            (l.id, title)
+        }),
         target_link_uri: claims.target_link_uri,
+        lineitems: claims.grades.as_ref().and_then(|g| g.lineitems.clone()),
+        lineitem: claims.grades.and_then(|g| g.lineitem),
+        memberships: claims.roster.and_then(|r| r.context_memberships_url),
+        // A custom parameter is a string, or a number when the platform reads it so.
+        batch: claims.custom.and_then(|c| c.get("batch").and_then(|b| b.as_i64().or_else(|| b.as_str()?.trim().parse().ok()))),
     })
 }
 
@@ -332,8 +368,12 @@ mod tests {
                 role: Role::Learner,
                 context: Some(("course-9".into(), "Programming 1".into())),
                 deployment_id: "7:abc".into(),
-                resource_link: Some("link-1".into()),
+                resource_link: Some(("link-1".into(), "link-1".into())),
                 target_link_uri: Some("https://bugrank.example.edu/lti/launch".into()),
+                lineitems: None,
+                lineitem: None,
+                memberships: None,
+                batch: None,
             }
         );
     }

@@ -28,9 +28,11 @@ use serde::Deserialize;
 
 use crate::serve::db::PlatformRow;
 
+pub mod grades;
 pub mod jwks;
 pub mod keys;
 pub mod launch;
+pub mod services;
 
 /// A platform as an instructor registers it, with the values the LMS shows once bugrank
 /// is added to it (the page `/lti/platforms`, `bugrank lti add-platform`). Missing form

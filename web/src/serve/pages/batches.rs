@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::super::auth::Instructor;
 use super::super::auth::random_token;
 use super::super::db::{AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, SubmissionRow};
+use super::super::lti::grades;
 use super::super::upload::Form;
 use super::super::{App, AppError, Page};
 use super::forms::{BatchForm, adjustment_form, batch_form, form_again, late_form, name_field, rename_form, roster_form, run_form, show_analysis_form};
@@ -450,6 +451,7 @@ pub(super) async fn set_no_hand_in(app: AppData, req: HttpRequest, who: Instruct
         AppError::BadRequest(format!("choose what a student with no hand-in gets: `zero` (0 points) or `empty` (an empty cell), not `{asked}`"))
     })?;
     app.db.set_no_hand_in(batch.id, choice)?;
+    grades::send_in_background(&app, batch.id);
     see_other(&format!("/batches/{}#no-hand-in", batch.id))
 }
 
@@ -469,6 +471,7 @@ pub(super) async fn release(app: AppData, req: HttpRequest, who: Instructor, pat
     if released {
         app.db.issue_missing_links(batch.id, &random_token)?;
     }
+    grades::send_in_background(&app, batch.id);
     see_other(&format!("/batches/{}#access", batch.id))
 }
 
@@ -486,6 +489,7 @@ pub(super) async fn show_analysis(app: AppData, req: HttpRequest, who: Instructo
     if !app.db.show_analysis(batch.id, analysis)? {
         return Err(AppError::BadRequest(format!("analysis #{analysis} is not a finished analysis of {}: release one of its own", batch.name)));
     }
+    grades::send_in_background(&app, batch.id);
     see_other(&format!("/batches/{}#access", batch.id))
 }
 
@@ -577,6 +581,7 @@ pub(super) async fn adjust_points(app: AppData, req: HttpRequest, who: Instructo
             Some(points) => Some(Adjustment::new(points, form.reason.as_deref().unwrap_or_default())?),
         };
         app.db.set_adjustment(batch.id, &form.student, adjustment.as_ref())?;
+        grades::send_in_background(&app, batch.id);
         see_other(&format!("/batches/{}#adjustments", batch.id))
     })();
     form_again(&req, &who, "The points were not adjusted", result, || {

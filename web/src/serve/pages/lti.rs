@@ -7,7 +7,8 @@ use maud::html;
 use serde::{Deserialize, Serialize};
 
 use super::super::auth::{Instructor, random_token, start_session};
-use super::super::db::{Person, PlatformRow, now};
+use super::super::db::{LinkRow, Person, PlatformRow, now};
+use super::super::lti::grades;
 use super::super::lti::keys::{ToolKey, jwks};
 use super::super::lti::launch::{self, LOGIN_SECONDS, LoginRequest, Refused};
 use super::super::lti::{Registration, Role};
@@ -15,7 +16,7 @@ use super::super::store::sha256_hex;
 use super::super::{App, AppError, Page};
 use super::forms::form_again;
 use super::layout::csrf_field;
-use super::{AppData, blocking, respond, see_other};
+use super::{AppData, blocking, found, respond, see_other};
 
 impl From<Refused> for AppError {
     fn from(refused: Refused) -> AppError {
@@ -97,23 +98,117 @@ pub(super) async fn launch(app: AppData, form: web::Form<LaunchForm>) -> Page {
     })
     .await?;
     let person = Person { platform: platform.id, sub: &launch.sub, name: &launch.name, email: &launch.email };
+    // The launch's course, and the LMS link it came by with the services offered there.
+    let course = match &launch.context {
+        Some((context, title)) => Some(app.db.lti_course(platform.id, context, title)?.0),
+        None => None,
+    };
+    let link = match (course, &launch.resource_link) {
+        (Some(course), Some((id, title))) => Some(app.db.record_lti_link(&LinkRow {
+            platform_id: platform.id,
+            link_id: id.clone(),
+            course_id: course,
+            title: title.clone(),
+            batch_id: launch.batch,
+            lineitems_url: launch.lineitems.clone(),
+            lineitem_url: launch.lineitem.clone(),
+            memberships_url: launch.memberships.clone(),
+            sync_error: None,
+        })?),
+        _ => None,
+    };
     match launch.role {
         Role::Instructor => {
             let login = format!("{} ({})", if launch.email.is_empty() { &launch.sub } else { &launch.email }, platform.name);
             let (instructor, _) = app.db.lti_instructor(&person, &login, "!lti")?;
             let cookie = start_session(&app, instructor)?;
-            Ok(HttpResponse::SeeOther().cookie(cookie).insert_header(("Location", "/batches")).finish())
+            // A link bound to a batch opens it; a link not yet bound asks which batch it is.
+            let location = match &link {
+                Some(LinkRow { batch_id: Some(batch), .. }) => format!("/batches/{batch}"),
+                Some(link) => link_path(link),
+                None => "/batches".to_owned(),
+            };
+            Ok(HttpResponse::SeeOther().cookie(cookie).insert_header(("Location", location)).finish())
         }
         Role::Learner => {
-            let Some((context, title)) = &launch.context else {
+            let Some(course) = course else {
                 return Err(AppError::Refused("a learner's launch must come from a course of the LMS (it has no context)".into()));
             };
-            let (course, _) = app.db.lti_course(platform.id, context, title)?;
             let ids = student_ids(&launch);
             let (_, token) = app.db.lti_student(&person, course, &ids, &random_token)?;
             see_other(&format!("/s/{token}"))
         }
     }
+}
+
+/// The page of an LMS link: `/lti/links/<platform>/<link id, percent-encoded>`.
+fn link_path(link: &LinkRow) -> String {
+    let id: String = form_urlencoded::byte_serialize(link.link_id.as_bytes()).collect();
+    format!("/lti/links/{}/{id}", link.platform_id)
+}
+
+#[derive(Serialize)]
+struct LinkView {
+    link: LinkRow,
+    platform: String,
+    /// The batches of the link's course it may be bound to: `(id, name, problem)`.
+    batches: Vec<(i64, String, String)>,
+    course: String,
+}
+
+/// `/lti/links/<platform>/<link>`: an LMS link, the batch it is bound to, and the form to
+/// bind it to a batch of its course (whose released points then go to the LMS).
+pub(super) async fn link_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<(i64, String)>) -> Page {
+    let (platform, link) = path.into_inner();
+    let link = found(app.db.lti_link(platform, &link)?)?;
+    let platform = found(app.db.lti_platform(platform)?)?.name;
+    let all = app.db.batches()?;
+    let course = app.db.course_name(link.course_id)?.unwrap_or_default();
+    let batches = all.into_iter().filter(|b| b.course_id == link.course_id).map(|b| (b.id, b.name, b.problem)).collect();
+    let view = LinkView { link, platform, batches, course };
+    respond(&req, Some(&who), "LMS link", &view, |v| {
+        html! {
+            p { "The link " strong { (v.link.title) } " of " (v.platform) " opens bugrank for the course " strong { (v.course) } "." }
+            @match v.link.batch_id {
+                Some(batch) => p { "It is bound to " a href=(format!("/batches/{batch}")) { "batch " (batch) } ": once that batch is released, each student's points go to the LMS's gradebook, and again whenever they change." },
+                None => p.muted { "It is bound to no batch yet: its students' points go nowhere." },
+            }
+            @if let Some(error) = &v.link.sync_error {
+                p.bad role="alert" { "The last sending of grades failed: " (error) }
+            }
+            @if v.batches.is_empty() {
+                p.muted { "The course has no batch yet: upload one naming the course " code { (v.course) } "." }
+            } @else {
+                form method="post" action=(format!("{}/bind", link_path(&v.link))) {
+                    (csrf_field(&who))
+                    label { "Batch " select name="batch" {
+                        @for (id, name, problem) in &v.batches { option value=(id) selected[v.link.batch_id == Some(*id)] { (name) " (" (problem) ")" } }
+                    } }
+                    button type="submit" { "Bind and send its grades" }
+                }
+            }
+        }
+    })
+}
+
+#[derive(Deserialize)]
+pub(super) struct BindForm {
+    batch: Option<String>,
+    csrf: Option<String>,
+}
+
+/// Binds an LMS link to a batch of its course and sends the batch's released grades.
+pub(super) async fn bind_link(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<(i64, String)>, form: web::Form<BindForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    let (platform, link) = path.into_inner();
+    let link = found(app.db.lti_link(platform, &link)?)?;
+    let batch = form.batch.as_deref().and_then(|b| b.trim().parse::<i64>().ok()).ok_or_else(|| AppError::BadRequest("choose a batch".into()))?;
+    if !app.db.bind_lti_link(platform, &link.link_id, batch)? {
+        return Err(AppError::BadRequest(format!("batch {batch} is not a batch of this link's course")));
+    }
+    let app2 = app.clone();
+    blocking(move || Ok(grades::sync_batch(&app2, batch))).await?;
+    see_other(&link_path(&link))
 }
 
 /// The ids a learner may have in a course, best first: the institution's id

@@ -89,6 +89,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/lti/launch", web::post().to(lti::launch));
     cfg.route("/lti/jwks", web::get().to(lti::tool_jwks));
     page!("/lti/platforms", lti::platforms_page);
+    page!("/lti/links/{platform}/{link}", lti::link_page);
+    cfg.route("/lti/links/{platform}/{link}/bind", web::post().to(lti::bind_link));
     cfg.route("/lti/platforms", web::post().to(lti::add_platform));
     page!("/s/{token}", students::student_page);
     cfg.route("/s/{token}/{analysis}.md", web::get().to(students::student_markdown));
