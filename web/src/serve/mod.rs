@@ -187,6 +187,22 @@ impl App {
         }
     }
 
+    /// Each student's name and email, by course and id: the rosters' (see
+    /// [`course::exports::roster_contacts`]), and for what they leave empty, the LMS's.
+    pub fn contacts(&self) -> Result<course::exports::Contacts, AppError> {
+        let rosters: Vec<(i64, course::roster::RosterRow)> = self.db.rosters()?.into_iter().map(|(course, _, row)| (course, row)).collect();
+        let mut contacts = course::exports::roster_contacts(&rosters);
+        for (course, student, name, email) in self.db.lti_contacts()? {
+            let known = contacts.entry((course, student)).or_default();
+            for (kept, given) in [(&mut known.0, name), (&mut known.1, email)] {
+                if kept.is_empty() {
+                    *kept = given;
+                }
+            }
+        }
+        Ok(contacts)
+    }
+
     /// Whether the store keeps files as rows too (PostgreSQL): then another process, on
     /// another machine, may need them, and finds them there.
     fn files_shared(&self) -> bool {

@@ -109,6 +109,7 @@ impl Lms {
                         .route("/auth", web::get().to(authorize))
                         .route("/token", web::post().to(token))
                         .route("/lineitems/{context}", web::post().to(create_lineitem))
+                        .route("/memberships/{context}", web::get().to(memberships))
                         .route("/lineitems/{context}/{item}/scores", web::post().to(score))
                 })
                 .workers(1)
@@ -264,6 +265,30 @@ async fn token(state: web::Data<Arc<Mutex<State>>>, issuer: web::Data<String>, f
     let token = format!("token-{}", state.lock().unwrap().tokens.len() + 1);
     state.lock().unwrap().tokens.insert(token.clone(), get("scope"));
     HttpResponse::Ok().json(json!({ "access_token": token, "token_type": "Bearer", "expires_in": 3600, "scope": get("scope") }))
+}
+
+/// The members of the course, two a page, the next page in a `Link` header.
+async fn memberships(state: web::Data<Arc<Mutex<State>>>, issuer: web::Data<String>, request: actix_web::HttpRequest, path: web::Path<String>) -> HttpResponse {
+    let state = state.lock().unwrap();
+    if !authorized(&state, &request, "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly") {
+        return HttpResponse::Unauthorized().finish();
+    }
+    let context = path.into_inner();
+    let page: usize = request.query_string().strip_prefix("page=").and_then(|p| p.parse().ok()).unwrap_or(0);
+    let mut people: Vec<&Person> = state.people.values().collect();
+    people.sort_by_key(|p| p.sub);
+    let members: Vec<Value> = people
+        .iter()
+        .skip(2 * page)
+        .take(2)
+        .map(|p| json!({ "user_id": p.sub, "roles": p.roles, "name": p.name, "email": p.email, "lis_person_sourcedid": p.sourcedid, "status": "Active" }))
+        .collect();
+    let mut reply = HttpResponse::Ok();
+    reply.content_type("application/vnd.ims.lti-nrps.v2.membershipcontainer+json");
+    if people.len() > 2 * (page + 1) {
+        reply.insert_header(("Link", format!(r#"<{}/memberships/{context}?page={}>; rel="next""#, issuer.get_ref(), page + 1)));
+    }
+    reply.body(json!({ "id": format!("{}/memberships/{context}", issuer.get_ref()), "context": { "id": context }, "members": members }).to_string())
 }
 
 /// Whether the request carries an access token issued with `scope`.

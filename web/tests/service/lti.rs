@@ -250,3 +250,28 @@ fn released_points_reach_the_lms_gradebook_as_scores_csv_has_them_and_again_when
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(lms.scores().len(), 4, "nobody else's grade moved");
 }
+
+#[test]
+fn an_instructors_launch_brings_the_lms_roster_its_learners_become_the_courses_students_with_names() {
+    let (_data, service, lms) = registered();
+    assert_eq!(launch(&service, &lms, "lms-user-grace").0.status, 303);
+    let admin = service.instructor();
+    // The roster comes off the request, page by page (two a page).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let students = loop {
+        let students: Vec<String> =
+            admin.api("/api/students")["students"].as_array().unwrap().iter().map(|s| s["student"].as_str().unwrap().to_owned()).collect();
+        if students.len() >= 5 || Instant::now() > deadline {
+            break students;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // Learners only (not the instructor, not the mentor), by the ids their launches give.
+    assert_eq!(students, ["a01", "a02", "a05", "alan@example.edu", "s1001"]);
+    let page = admin.get("/students").body;
+    assert!(page.contains("<td>a01</td><td>Ann One</td>") && page.contains("<td>s1001</td><td>Ada Lovelace</td>"), "names from the LMS: {page}");
+    // A learner of the roster who launches later is the same student.
+    let before = admin.api("/api/students");
+    assert_eq!(launch(&service, &lms, "lms-a02").0.status, 303);
+    assert_eq!(admin.api("/api/students")["students"].as_array().unwrap().len(), before["students"].as_array().unwrap().len());
+}

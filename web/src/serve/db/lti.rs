@@ -279,6 +279,19 @@ impl Db {
         self.0.run(|c| Ok(bind(c, platform, link, batch)? == 1))
     }
 
+    /// The name and email the LMS gave of each student it launched or listed:
+    /// `(course, student, name, email)`.
+    pub fn lti_contacts(&self) -> DbResult<Vec<(i64, String, String, String)>> {
+        self.0.run(|c| {
+            rows(
+                c,
+                "SELECT s.course_id, s.student, p.name, p.email FROM lti_students s JOIN lti_people p ON p.platform_id = s.platform_id AND p.sub = s.sub",
+                &[],
+                |r| Ok((r.int(0)?, r.text(1)?, r.text(2)?, r.text(3)?)),
+            )
+        })
+    }
+
     pub fn course_name(&self, course: i64) -> DbResult<Option<String>> {
         self.0.run(|c| row(c, "SELECT name FROM courses WHERE id = ?1", args![course], |r| r.text(0)))
     }

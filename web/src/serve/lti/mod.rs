@@ -32,7 +32,21 @@ pub mod grades;
 pub mod jwks;
 pub mod keys;
 pub mod launch;
+pub mod roster;
 pub mod services;
+
+/// The ids a learner may have in a course, best first: the institution's id
+/// (`lis_person_sourcedid`, what rosters use), their email, their LMS id (`sub`), and last
+/// an id made of the LMS id's hash (always usable, and theirs alone). Only ids a roster
+/// could hold ([`course::roster::id_problem`]). A launch and the LMS's roster give the
+/// same person the same id.
+pub fn student_ids(sourcedid: Option<&str>, email: &str, sub: &str) -> Vec<String> {
+    let made = format!("lms-{}", &crate::serve::store::sha256_hex(sub.as_bytes())[..16]);
+    let given = [sourcedid, Some(email), Some(sub)];
+    let mut ids: Vec<String> = given.into_iter().flatten().filter(|id| !id.is_empty() && course::roster::id_problem(id).is_none()).map(str::to_owned).collect();
+    ids.push(made);
+    ids
+}
 
 /// A platform as an instructor registers it, with the values the LMS shows once bugrank
 /// is added to it (the page `/lti/platforms`, `bugrank lti add-platform`). Missing form

@@ -11,7 +11,7 @@ use super::super::db::{LinkRow, Person, PlatformRow, now};
 use super::super::lti::grades;
 use super::super::lti::keys::{ToolKey, jwks};
 use super::super::lti::launch::{self, LOGIN_SECONDS, LoginRequest, Refused};
-use super::super::lti::{Registration, Role};
+use super::super::lti::{Registration, Role, roster, student_ids};
 use super::super::store::sha256_hex;
 use super::super::{App, AppError, Page};
 use super::forms::form_again;
@@ -122,6 +122,10 @@ pub(super) async fn launch(app: AppData, form: web::Form<LaunchForm>) -> Page {
             let login = format!("{} ({})", if launch.email.is_empty() { &launch.sub } else { &launch.email }, platform.name);
             let (instructor, _) = app.db.lti_instructor(&person, &login, "!lti")?;
             let cookie = start_session(&app, instructor)?;
+            // The course's roster comes along (off the request: a class of 300 is pages).
+            if let (Some(course), Some(memberships)) = (course, &launch.memberships) {
+                roster::sync_in_background(&app, platform.clone(), course, memberships.clone());
+            }
             // A link bound to a batch opens it; a link not yet bound asks which batch it is.
             let location = match &link {
                 Some(LinkRow { batch_id: Some(batch), .. }) => format!("/batches/{batch}"),
@@ -134,7 +138,7 @@ pub(super) async fn launch(app: AppData, form: web::Form<LaunchForm>) -> Page {
             let Some(course) = course else {
                 return Err(AppError::Refused("a learner's launch must come from a course of the LMS (it has no context)".into()));
             };
-            let ids = student_ids(&launch);
+            let ids = student_ids(launch.sourcedid.as_deref(), &launch.email, &launch.sub);
             let (_, token) = app.db.lti_student(&person, course, &ids, &random_token)?;
             see_other(&format!("/s/{token}"))
         }
@@ -209,18 +213,6 @@ pub(super) async fn bind_link(app: AppData, req: HttpRequest, who: Instructor, p
     let app2 = app.clone();
     blocking(move || Ok(grades::sync_batch(&app2, batch))).await?;
     see_other(&link_path(&link))
-}
-
-/// The ids a learner may have in a course, best first: the institution's id
-/// (`lis.person_sourcedid`, what rosters use), their email, their LMS id, and last an id
-/// made of the LMS id's hash (always usable, and theirs alone). Only ids a roster could
-/// hold ([`course::roster::id_problem`]).
-fn student_ids(launch: &launch::Launch) -> Vec<String> {
-    let made = format!("lms-{}", &sha256_hex(launch.sub.as_bytes())[..16]);
-    let given = [launch.sourcedid.as_deref(), Some(launch.email.as_str()), Some(launch.sub.as_str())];
-    let mut ids: Vec<String> = given.into_iter().flatten().filter(|id| !id.is_empty() && course::roster::id_problem(id).is_none()).map(str::to_owned).collect();
-    ids.push(made);
-    ids
 }
 
 /// `/lti/jwks`: the tool's public keys.

@@ -11,7 +11,6 @@ use super::super::db::BatchRow;
 use super::super::mail::{Letter, MAIL_FROM_VAR, Occasion, SMTP_URL_VAR};
 use super::super::{App, AppError, Page};
 use super::layout::csrf_field;
-use course::exports;
 
 use super::{AppData, CsrfForm, blocking, found, respond};
 
@@ -41,8 +40,7 @@ type LeftOut = (String, String);
 /// browser used (then the letters are a preview only: see [`App::link_base`]).
 fn letters(app: &App, req: &HttpRequest, batch: &BatchRow) -> Result<(Vec<Letter>, Vec<LeftOut>), AppError> {
     let base = app.link_base(req).unwrap_or_else(|browsed| browsed);
-    let rosters: Vec<(i64, course::roster::RosterRow)> = app.db.rosters()?.into_iter().map(|(course, _, row)| (course, row)).collect();
-    let contacts = exports::roster_contacts(&rosters);
+    let contacts = app.contacts()?;
     let occasion = Occasion { course: &batch.course, batch: &batch.name, problem: &batch.problem, no_hand_in: batch.no_hand_in };
     let (mut letters, mut left_out) = (Vec::new(), Vec::new());
     // The batch's students: those who handed in, and its roster's students who handed in

@@ -33,15 +33,8 @@ struct StudentsView {
     link_base: Result<String, String>,
 }
 
-/// Each student's name and email in the rosters, by course and id (see
-/// [`exports::roster_contacts`]).
-fn contacts(app: &App) -> Result<exports::Contacts, AppError> {
-    let rosters: Vec<(i64, RosterRow)> = app.db.rosters()?.into_iter().map(|(course, _, row)| (course, row)).collect();
-    Ok(exports::roster_contacts(&rosters))
-}
-
 pub(super) async fn students_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
-    let contacts = contacts(&app)?;
+    let contacts = app.contacts()?;
     let students = app
         .db
         .students()?
@@ -94,7 +87,7 @@ pub(super) async fn links_csv(app: AppData, req: HttpRequest, _who: Instructor) 
     // The service's public address; without one, the address the instructor's browser
     // used (the Students page says so).
     let base = app.link_base(&req).unwrap_or_else(|browsed| browsed);
-    let contacts = contacts(&app)?;
+    let contacts = app.contacts()?;
     let links: Vec<exports::StudentLink> = app
         .db
         .students()?
