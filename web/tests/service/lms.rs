@@ -63,6 +63,9 @@ struct State {
     lineitems: Vec<(String, Value)>,
     /// Scores received, in order: `(line item URL, the score as posted)`.
     scores: Vec<(String, Value)>,
+    /// Links made by deep linking: `(link id, the content item bugrank answered with, the
+    /// line item the LMS made for it)`.
+    deep_links: Vec<(String, Value, String)>,
 }
 
 pub struct Lms {
@@ -94,6 +97,7 @@ impl Lms {
             tokens: HashMap::new(),
             lineitems: Vec::new(),
             scores: Vec::new(),
+            deep_links: Vec::new(),
         }));
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
@@ -108,6 +112,7 @@ impl Lms {
                         .route("/jwks", web::get().to(jwks))
                         .route("/auth", web::get().to(authorize))
                         .route("/token", web::post().to(token))
+                        .route("/deep-link-return", web::post().to(deep_link_return))
                         .route("/lineitems/{context}", web::post().to(create_lineitem))
                         .route("/memberships/{context}", web::get().to(memberships))
                         .route("/lineitems/{context}/{item}/scores", web::post().to(score))
@@ -131,6 +136,11 @@ impl Lms {
     /// The scores received so far: `(line item URL, score)`.
     pub fn scores(&self) -> Vec<(String, Value)> {
         self.state.lock().unwrap().scores.clone()
+    }
+
+    /// The links made by deep linking so far: `(link id, content item, line item URL)`.
+    pub fn deep_links(&self) -> Vec<(String, Value, String)> {
+        self.state.lock().unwrap().deep_links.clone()
     }
 
     /// The line items made so far.
@@ -196,6 +206,9 @@ async fn authorize(state: web::Data<Arc<Mutex<State>>>, issuer: web::Data<String
     let now = jsonwebtoken::get_current_timestamp();
     let nonce = if state.forgery == Forgery::OtherNonce { "not-the-login-nonce".to_owned() } else { get("nonce") };
     let exp = if state.forgery == Forgery::Expired { now - 600 } else { now + 300 };
+    // The hint names the link launched; `deep-linking` asks the instructor to make one.
+    let hint = get("lti_message_hint");
+    let made = state.deep_links.iter().find(|(id, _, _)| *id == hint).cloned();
     let mut claims = json!({
         "iss": issuer.get_ref(),
         "aud": CLIENT_ID,
@@ -210,7 +223,7 @@ async fn authorize(state: web::Data<Arc<Mutex<State>>>, issuer: web::Data<String
         "https://purl.imsglobal.org/spec/lti/claim/version": "1.3.0",
         "https://purl.imsglobal.org/spec/lti/claim/deployment_id": DEPLOYMENT_ID,
         "https://purl.imsglobal.org/spec/lti/claim/target_link_uri": get("redirect_uri"),
-        "https://purl.imsglobal.org/spec/lti/claim/resource_link": { "id": get("lti_message_hint") },
+        "https://purl.imsglobal.org/spec/lti/claim/resource_link": { "id": hint },
         "https://purl.imsglobal.org/spec/lti/claim/roles": person.roles,
         "https://purl.imsglobal.org/spec/lti/claim/context": { "id": COURSE.0, "title": COURSE.1 },
         "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": {
@@ -224,6 +237,26 @@ async fn authorize(state: web::Data<Arc<Mutex<State>>>, issuer: web::Data<String
     });
     if let Some(id) = person.sourcedid {
         claims["https://purl.imsglobal.org/spec/lti/claim/lis"] = json!({ "person_sourcedid": id });
+    }
+    if hint == "deep-linking" {
+        let object = claims.as_object_mut().unwrap();
+        object.remove("https://purl.imsglobal.org/spec/lti/claim/resource_link");
+        object.insert("https://purl.imsglobal.org/spec/lti/claim/message_type".into(), json!("LtiDeepLinkingRequest"));
+        object.insert(
+            "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings".into(),
+            json!({
+                "deep_link_return_url": format!("{}/deep-link-return", issuer.get_ref()),
+                "accept_types": ["ltiResourceLink"],
+                "accept_presentation_document_targets": ["window"],
+                "data": "opaque-42",
+            }),
+        );
+    }
+    // A link made by deep linking carries its custom parameters and the line item the LMS
+    // made with it.
+    if let Some((_, item, lineitem)) = made {
+        claims["https://purl.imsglobal.org/spec/lti/claim/custom"] = item["custom"].clone();
+        claims["https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"]["lineitem"] = json!(lineitem);
     }
     let der = if state.forgery == Forgery::OtherKey { &state.other_der } else { &state.key_der };
     let header = jsonwebtoken::Header { kid: Some(state.kid.clone()), ..jsonwebtoken::Header::new(jsonwebtoken::Algorithm::RS256) };
@@ -289,6 +322,46 @@ async fn memberships(state: web::Data<Arc<Mutex<State>>>, issuer: web::Data<Stri
         reply.insert_header(("Link", format!(r#"<{}/memberships/{context}?page={}>; rel="next""#, issuer.get_ref(), page + 1)));
     }
     reply.body(json!({ "id": format!("{}/memberships/{context}", issuer.get_ref()), "context": { "id": context }, "members": members }).to_string())
+}
+
+/// The deep linking answer: a JWT bugrank signed (checked against its JWKS), `iss` the
+/// client id, `aud` this LMS, the data given back; each resource link it holds becomes a
+/// link of the course, with a line item when it asks for one.
+async fn deep_link_return(state: web::Data<Arc<Mutex<State>>>, issuer: web::Data<String>, form: web::Form<HashMap<String, String>>) -> HttpResponse {
+    let jwks_url = state.lock().unwrap().tool_jwks.clone().expect("the test told the LMS which tool to trust");
+    let jwt = form.get("JWT").cloned().unwrap_or_default();
+    let audience = issuer.get_ref().clone();
+    let checked = web::block(move || -> Result<Value, String> {
+        let set: jsonwebtoken::jwk::JwkSet =
+            serde_json::from_str(&ureq::get(&jwks_url).call().map_err(|e| e.to_string())?.into_string().unwrap()).map_err(|e| e.to_string())?;
+        let kid = jsonwebtoken::decode_header(&jwt).map_err(|e| e.to_string())?.kid.ok_or("no kid")?;
+        let key = jsonwebtoken::DecodingKey::from_jwk(set.find(&kid).ok_or("unknown kid")?).map_err(|e| e.to_string())?;
+        let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
+        validation.set_issuer(&[CLIENT_ID]);
+        validation.set_audience(&[audience]);
+        jsonwebtoken::decode::<Value>(&jwt, &key, &validation).map(|t| t.claims).map_err(|e| e.to_string())
+    })
+    .await
+    .unwrap();
+    let claims = match checked {
+        Ok(claims) => claims,
+        Err(reason) => return HttpResponse::Unauthorized().body(reason),
+    };
+    let field = |name: &str| claims[name].as_str().unwrap_or_default().to_owned();
+    if field("https://purl.imsglobal.org/spec/lti/claim/message_type") != "LtiDeepLinkingResponse"
+        || field("https://purl.imsglobal.org/spec/lti-dl/claim/data") != "opaque-42"
+        || field("https://purl.imsglobal.org/spec/lti/claim/deployment_id") != DEPLOYMENT_ID
+    {
+        return HttpResponse::BadRequest().body(format!("not this LMS's deep linking answer: {claims}"));
+    }
+    let mut state = state.lock().unwrap();
+    for item in claims["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"].as_array().cloned().unwrap_or_default() {
+        let id = format!("dl-link-{}", state.deep_links.len() + 1);
+        let lineitem = format!("{}/lineitems/{}/{}", issuer.get_ref(), COURSE.0, 100 + state.deep_links.len());
+        state.lineitems.push((lineitem.clone(), item["lineItem"].clone()));
+        state.deep_links.push((id, item, lineitem));
+    }
+    HttpResponse::Ok().body("the LMS made the link")
 }
 
 /// Whether the request carries an access token issued with `scope`.

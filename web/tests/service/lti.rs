@@ -275,3 +275,58 @@ fn an_instructors_launch_brings_the_lms_roster_its_learners_become_the_courses_s
     assert_eq!(launch(&service, &lms, "lms-a02").0.status, 303);
     assert_eq!(admin.api("/api/students")["students"].as_array().unwrap().len(), before["students"].as_array().unwrap().len());
 }
+
+#[test]
+fn an_instructor_picks_the_batch_a_new_lms_link_opens_and_its_grades_go_to_the_lms_s_line_item() {
+    let (_data, service, lms) = registered();
+    let admin = service.instructor();
+    let problem = upload_problem(&admin, "interval-sets");
+    let batch = upload_cohort(&admin, problem, "interval-sets");
+    // The LMS asks the instructor what its new link opens (deep linking).
+    let browser = Client::new(&service.url);
+    let login = browser.get(&format!("/lti/login?{}", lms.login_query("lms-user-grace", "x").replace("resource-link-1", "deep-linking")));
+    let page = ureq::get(&login.location.unwrap()).call().unwrap().into_string().unwrap();
+    let (_, token, state) = lms::form_post(&page);
+    let chosen = post_launch(&service, &[("id_token".into(), token), ("state".into(), state)]);
+    assert_eq!(chosen.status, 303, "{}", chosen.body);
+    let choose = chosen.location.clone().unwrap();
+    assert!(choose.starts_with("/lti/deep-links/"), "{choose}");
+    let mut instructor = Client::new(&service.url);
+    instructor.keep_cookie(&chosen);
+    instructor.csrf = Some(crate::common::csrf_of(&instructor.get("/batches").body));
+    assert!(instructor.get(&choose).body.contains("Assignment 1"), "the batches to choose from");
+    let answer = instructor.post(&choose, &[("batch", &batch.to_string())]);
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let csp = &answer.headers["content-security-policy"];
+    assert!(csp.contains(&format!("form-action {}", lms.url)) && !csp.contains("form-action 'self'"), "the answer may go to the LMS alone: {csp}");
+    assert_eq!(instructor.post(&choose, &[("batch", &batch.to_string())]).status, 401, "answered once");
+    // The browser posts the signed answer to the LMS, which checks it and makes the link.
+    let form = answer.body.split("<form").find(|f| f.contains("data-autosubmit")).expect("the form that posts itself");
+    let action = form.split("action=\"").nth(1).unwrap().split('"').next().unwrap().to_owned();
+    let jwt = answer.body.split("name=\"JWT\" value=\"").nth(1).unwrap().split('"').next().unwrap().to_owned();
+    assert_eq!(action, format!("{}/deep-link-return", lms.url));
+    let made = ureq::post(&action).send_form(&[("JWT", &jwt)]);
+    assert!(made.is_ok(), "{:?}", made.map(|r| r.into_string().unwrap()).map_err(|e| e.to_string()));
+    let links = lms.deep_links();
+    assert_eq!(links.len(), 1);
+    let (link, item, lineitem) = links[0].clone();
+    assert_eq!((item["type"].as_str(), item["url"].as_str()), (Some("ltiResourceLink"), Some(format!("{}/lti/launch", service.url).as_str())));
+    assert_eq!((item["custom"]["batch"].as_str(), item["lineItem"]["scoreMaximum"].as_f64()), (Some(batch.to_string().as_str()), Some(100.0)));
+
+    // The new link opens the batch for the instructor, and students' grades go to the line
+    // item the LMS made with it (bugrank makes none).
+    let login = |person: &str| {
+        let browser = Client::new(&service.url);
+        let login = browser.get(&format!("/lti/login?{}", lms.login_query(person, "x").replace("resource-link-1", &link)));
+        let page = ureq::get(&login.location.unwrap()).call().unwrap().into_string().unwrap();
+        let (_, token, state) = lms::form_post(&page);
+        post_launch(&service, &[("id_token".into(), token), ("state".into(), state)])
+    };
+    assert_eq!(login("lms-user-grace").location, Some(format!("/batches/{batch}")));
+    assert_eq!(login("lms-a01").status, 303);
+    admin.wait_for_analysis(run_analysis(&admin, batch, &[("seed", "1")]));
+    assert_eq!(admin.post(&format!("/batches/{batch}/release"), &[("released", "1")]).status, 303);
+    let scores = scores_received(&lms, 1);
+    assert_eq!(scores[0].0, lineitem);
+    assert_eq!(lms.lineitems().len(), 1, "only the LMS's own line item");
+}

@@ -206,6 +206,17 @@ impl Db {
     }
 }
 
+/// A deep linking request in flight.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeepLinkRow {
+    pub platform_id: i64,
+    pub deployment_id: String,
+    /// The launch's course, when it came from one.
+    pub course_id: Option<i64>,
+    pub return_url: String,
+    pub data: Option<String>,
+}
+
 /// A platform's link to bugrank (a resource link of the LMS), as its launches said it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LinkRow {
@@ -289,6 +300,32 @@ impl Db {
                 &[],
                 |r| Ok((r.int(0)?, r.text(1)?, r.text(2)?, r.text(3)?)),
             )
+        })
+    }
+
+    /// Keeps a deep linking request until `expires` (and forgets the expired ones).
+    pub fn add_lti_deep_link(&self, token_hash: &str, request: &DeepLinkRow, expires: i64) -> DbResult<()> {
+        self.0.transaction(|c| {
+            c.execute("DELETE FROM lti_deep_links WHERE expires < ?1", args![now()])?;
+            c.execute(
+                "INSERT INTO lti_deep_links (token_hash, platform_id, deployment_id, course_id, return_url, data, expires) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                args![token_hash, request.platform_id, &request.deployment_id, request.course_id, &request.return_url, request.data.as_deref(), expires],
+            )
+        })?;
+        Ok(())
+    }
+
+    /// The live deep linking request of a token; `take` deletes it (it is answered once).
+    pub fn lti_deep_link(&self, token_hash: &str, take: bool) -> DbResult<Option<DeepLinkRow>> {
+        let sql = if take {
+            "DELETE FROM lti_deep_links WHERE token_hash = ?1 AND expires >= ?2 RETURNING platform_id, deployment_id, course_id, return_url, data"
+        } else {
+            "SELECT platform_id, deployment_id, course_id, return_url, data FROM lti_deep_links WHERE token_hash = ?1 AND expires >= ?2"
+        };
+        self.0.run(|c| {
+            row(c, sql, args![token_hash, now()], |r| {
+                Ok(DeepLinkRow { platform_id: r.int(0)?, deployment_id: r.text(1)?, course_id: r.opt_int(2)?, return_url: r.text(3)?, data: r.opt_text(4)? })
+            })
         })
     }
 

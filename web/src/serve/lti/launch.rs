@@ -23,8 +23,10 @@ pub const CLOCK_SKEW_SECONDS: u64 = 60;
 /// The LTI version bugrank speaks.
 pub const LTI_VERSION: &str = "1.3.0";
 
-/// The message types bugrank accepts.
+/// The message types bugrank accepts: a launch of a link, and an instructor's choice of
+/// what a new link of the LMS opens (deep linking).
 pub const RESOURCE_LINK_REQUEST: &str = "LtiResourceLinkRequest";
+pub const DEEP_LINKING_REQUEST: &str = "LtiDeepLinkingRequest";
 
 /// OIDC's third-party initiated login, as the platform sends it (by GET or POST).
 #[derive(Clone, Debug, Deserialize)]
@@ -106,8 +108,12 @@ pub enum Refused {
     Deployment(String),
     #[error("bugrank speaks LTI {LTI_VERSION}; this launch is LTI `{0}`")]
     Version(String),
-    #[error("bugrank does not take `{0}` launches (only {RESOURCE_LINK_REQUEST})")]
+    #[error("bugrank does not take `{0}` launches (only {RESOURCE_LINK_REQUEST} and {DEEP_LINKING_REQUEST})")]
     MessageType(String),
+    #[error("only an instructor chooses what an LMS link opens (a deep linking request); this launch is a learner's")]
+    DeepLinkingLearner,
+    #[error("bugrank answers a deep linking request with a resource link, which this one does not accept (it accepts {0})")]
+    DeepLinkingTypes(String),
     #[error("bugrank lets instructors and learners in; the roles of this launch are neither ({0})")]
     Role(String),
 }
@@ -136,6 +142,20 @@ pub struct Launch {
     pub memberships: Option<String>,
     /// The batch the link opens, as deep linking set it (the custom parameter `batch`).
     pub batch: Option<i64>,
+    /// A deep linking request's settings: the instructor chooses what a new link opens.
+    pub deep_linking: Option<DeepLinking>,
+}
+
+/// What a deep linking request asks bugrank to answer with.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct DeepLinking {
+    /// Where the answer (a JWT bugrank signs) is posted.
+    pub deep_link_return_url: String,
+    #[serde(default)]
+    pub accept_types: Vec<String>,
+    /// The platform's own value, to be given back as it is.
+    #[serde(default)]
+    pub data: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -201,6 +221,8 @@ struct Claims {
     roster: Option<RosterService>,
     #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/custom")]
     custom: Option<HashMap<String, serde_json::Value>>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings")]
+    deep_linking: Option<DeepLinking>,
 }
 
 /// Checks a launch's `id_token` from `platform`, whose login kept `nonce`, against the
@@ -256,13 +278,22 @@ pub fn verify(id_token: &str, platform: &PlatformRow, nonce: &str, keys: &JwkSet
         Some(other) => return Err(Refused::Version(other.into())),
         None => return Err(Refused::Missing(claim::VERSION.into())),
     }
-    match claims.message_type.as_deref() {
-        Some(RESOURCE_LINK_REQUEST) => {}
+    let deep_linking = match claims.message_type.as_deref() {
+        Some(RESOURCE_LINK_REQUEST) => None,
+        Some(DEEP_LINKING_REQUEST) => Some(claims.deep_linking.ok_or_else(|| Refused::Missing(DEEP_LINKING_SETTINGS.into()))?),
         Some(other) => return Err(Refused::MessageType(other.into())),
         None => return Err(Refused::Missing(claim::MESSAGE_TYPE.into())),
-    }
+    };
     let roles = claims.roles.ok_or_else(|| Refused::Missing(claim::ROLES.into()))?;
     let role = Role::of(&roles).ok_or_else(|| Refused::Role(if roles.is_empty() { "none".into() } else { roles.join(", ") }))?;
+    if let Some(settings) = &deep_linking {
+        if role != Role::Instructor {
+            return Err(Refused::DeepLinkingLearner);
+        }
+        if !settings.accept_types.is_empty() && !settings.accept_types.iter().any(|t| t == "ltiResourceLink") {
+            return Err(Refused::DeepLinkingTypes(settings.accept_types.join(", ")));
+        }
+    }
     let sub = claims.sub.expect("`sub` is required by the validation");
     let name = claims.name.or_else(|| Some(format!("{} {}", claims.given_name?, claims.family_name?))).unwrap_or_default();
     Ok(Launch {
@@ -286,8 +317,51 @@ pub fn verify(id_token: &str, platform: &PlatformRow, nonce: &str, keys: &JwkSet
         memberships: claims.roster.and_then(|r| r.context_memberships_url),
         // A custom parameter is a string, or a number when the platform reads it so.
         batch: claims.custom.and_then(|c| c.get("batch").and_then(|b| b.as_i64().or_else(|| b.as_str()?.trim().parse().ok()))),
+        deep_linking,
     })
 }
+
+/// The claim of a deep linking request's settings.
+pub const DEEP_LINKING_SETTINGS: &str = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings";
+
+/// The answer to a deep linking request: the claims of the JWT bugrank signs and posts to
+/// the request's return URL, with one resource link that launches `launch_url` with the
+/// custom parameter `batch`, and its line item of `max` points.
+pub fn deep_linking_response(platform: &PlatformRow, deployment_id: &str, settings: &DeepLinking, item: &LinkedBatch, now: i64) -> serde_json::Value {
+    let mut claims = serde_json::json!({
+        "iss": platform.client_id,
+        "aud": platform.issuer,
+        "iat": now,
+        "exp": now + 300,
+        "nonce": crate::serve::auth::random_token(),
+        claim::MESSAGE_TYPE: "LtiDeepLinkingResponse",
+        claim::VERSION: LTI_VERSION,
+        claim::DEPLOYMENT_ID: deployment_id,
+        CONTENT_ITEMS: [{
+            "type": "ltiResourceLink",
+            "title": item.title,
+            "url": item.launch_url,
+            "custom": { "batch": item.batch.to_string() },
+            "lineItem": { "scoreMaximum": item.max, "label": item.title, "resourceId": format!("bugrank-batch-{}", item.batch), "tag": "bugrank" },
+        }],
+    });
+    if let Some(data) = &settings.data {
+        claims[DEEP_LINKING_DATA] = serde_json::json!(data);
+    }
+    claims
+}
+
+/// The batch a deep linking answer links.
+pub struct LinkedBatch {
+    pub batch: i64,
+    pub title: String,
+    pub launch_url: String,
+    /// The points' maximum of its line item.
+    pub max: f64,
+}
+
+pub const CONTENT_ITEMS: &str = "https://purl.imsglobal.org/spec/lti-dl/claim/content_items";
+pub const DEEP_LINKING_DATA: &str = "https://purl.imsglobal.org/spec/lti-dl/claim/data";
 
 /// The `iss` a token says, unverified: for the words of a refusal only.
 fn issuer_of(token: &str) -> Option<String> {
@@ -374,6 +448,7 @@ mod tests {
                 lineitem: None,
                 memberships: None,
                 batch: None,
+                deep_linking: None,
             }
         );
     }
@@ -421,6 +496,35 @@ mod tests {
         assert!(matches!(check(|c| c[claim::ROLES] = json!(["http://purl.imsglobal.org/vocab/lis/v2/membership#Mentor"])), Err(Refused::Role(_))));
         assert_eq!(check(|c| c.as_object_mut().unwrap().remove("sub").map(drop).unwrap()), Err(Refused::Missing("sub".into())));
         assert_eq!(check(|c| c.as_object_mut().unwrap().remove(claim::ROLES).map(drop).unwrap()), Err(Refused::Missing(claim::ROLES.into())));
+    }
+
+    #[test]
+    fn a_deep_linking_request_is_an_instructors_for_a_resource_link_and_its_answer_gives_the_data_back() {
+        let deep_linking = |c: &mut Value| {
+            c[claim::MESSAGE_TYPE] = json!(DEEP_LINKING_REQUEST);
+            c[DEEP_LINKING_SETTINGS] = json!({ "deep_link_return_url": "https://canvas.example.edu/dl", "accept_types": ["ltiResourceLink"], "data": "d1" });
+        };
+        assert_eq!(check(deep_linking), Err(Refused::DeepLinkingLearner));
+        let instructor = |c: &mut Value| {
+            deep_linking(c);
+            c[claim::ROLES] = json!(["http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"]);
+        };
+        let settings = check(instructor).unwrap().deep_linking.unwrap();
+        assert_eq!((settings.deep_link_return_url.as_str(), settings.data.as_deref()), ("https://canvas.example.edu/dl", Some("d1")));
+        assert!(matches!(
+            check(|c| {
+                instructor(c);
+                c[DEEP_LINKING_SETTINGS]["accept_types"] = json!(["file", "html"]);
+            }),
+            Err(Refused::DeepLinkingTypes(_))
+        ));
+        let item = LinkedBatch { batch: 7, title: "Week 3".into(), launch_url: "https://bugrank.example.edu/lti/launch".into(), max: 50.0 };
+        let answer = deep_linking_response(&platform(), "7:abc", &settings, &item, 1000);
+        assert_eq!((answer["iss"].as_str(), answer["aud"].as_str()), (Some("10000000000042"), Some("https://canvas.example.edu")));
+        assert_eq!(answer[DEEP_LINKING_DATA], "d1");
+        assert_eq!(answer[claim::MESSAGE_TYPE], "LtiDeepLinkingResponse");
+        assert_eq!(answer[CONTENT_ITEMS][0]["custom"]["batch"], "7");
+        assert_eq!(answer[CONTENT_ITEMS][0]["lineItem"]["scoreMaximum"], 50.0);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use maud::html;
 use serde::{Deserialize, Serialize};
 
 use super::super::auth::{Instructor, random_token, start_session};
-use super::super::db::{LinkRow, Person, PlatformRow, now};
+use super::super::db::{DeepLinkRow, LinkRow, Person, PlatformRow, now};
 use super::super::lti::grades;
 use super::super::lti::keys::{ToolKey, jwks};
 use super::super::lti::launch::{self, LOGIN_SECONDS, LoginRequest, Refused};
@@ -16,7 +16,7 @@ use super::super::store::sha256_hex;
 use super::super::{App, AppError, Page};
 use super::forms::form_again;
 use super::layout::csrf_field;
-use super::{AppData, blocking, found, respond, see_other};
+use super::{AppData, blocking, found, problem_toml, respond, see_other};
 
 impl From<Refused> for AppError {
     fn from(refused: Refused) -> AppError {
@@ -126,11 +126,26 @@ pub(super) async fn launch(app: AppData, form: web::Form<LaunchForm>) -> Page {
             if let (Some(course), Some(memberships)) = (course, &launch.memberships) {
                 roster::sync_in_background(&app, platform.clone(), course, memberships.clone());
             }
-            // A link bound to a batch opens it; a link not yet bound asks which batch it is.
-            let location = match &link {
-                Some(LinkRow { batch_id: Some(batch), .. }) => format!("/batches/{batch}"),
-                Some(link) => link_path(link),
-                None => "/batches".to_owned(),
+            // A deep linking request asks which batch the new link opens; a link bound to a
+            // batch opens it; a link not yet bound asks which batch it is.
+            let location = match (&launch.deep_linking, &link) {
+                (Some(settings), _) => {
+                    let token = random_token();
+                    let request = DeepLinkRow {
+                        platform_id: platform.id,
+                        deployment_id: launch.deployment_id.clone(),
+                        course_id: course,
+                        return_url: settings.deep_link_return_url.clone(),
+                        data: settings.data.clone(),
+                    };
+                    app.db.add_lti_deep_link(&sha256_hex(token.as_bytes()), &request, now() + DEEP_LINK_SECONDS)?;
+                    format!("/lti/deep-links/{token}")
+                }
+                (None, link) => match link {
+                    Some(LinkRow { batch_id: Some(batch), .. }) => format!("/batches/{batch}"),
+                    Some(link) => link_path(link),
+                    None => "/batches".to_owned(),
+                },
             };
             Ok(HttpResponse::SeeOther().cookie(cookie).insert_header(("Location", location)).finish())
         }
@@ -143,6 +158,81 @@ pub(super) async fn launch(app: AppData, form: web::Form<LaunchForm>) -> Page {
             see_other(&format!("/s/{token}"))
         }
     }
+}
+
+/// How long an instructor may take to choose what a new LMS link opens.
+pub const DEEP_LINK_SECONDS: i64 = 3600;
+
+#[derive(Serialize)]
+struct DeepLinkView {
+    platform: String,
+    /// The batches it may open: `(id, name, problem, course)`, the launch's course's first.
+    batches: Vec<(i64, String, String, String)>,
+}
+
+/// `/lti/deep-links/<token>`: the instructor chooses the batch a new LMS link opens.
+pub(super) async fn deep_link_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<String>) -> Page {
+    let request = found(app.db.lti_deep_link(&sha256_hex(path.as_bytes()), false)?)?;
+    let platform = found(app.db.lti_platform(request.platform_id)?)?.name;
+    let mut batches: Vec<_> =
+        app.db.batches()?.into_iter().map(|b| (b.course_id != request.course_id.unwrap_or(-1), b.id, b.name, b.problem, b.course)).collect();
+    batches.sort_by_key(|b| (b.0, -b.1));
+    let view = DeepLinkView { platform, batches: batches.into_iter().map(|(_, id, name, problem, course)| (id, name, problem, course)).collect() };
+    respond(&req, Some(&who), "Link a batch to the LMS", &view, |v| {
+        html! {
+            p { "Choose the batch the new link of " (v.platform) " opens. Its students land on their own page, and once it is released their points go to the LMS's gradebook." }
+            @if v.batches.is_empty() {
+                p.muted { "There is no batch yet: upload one, then add the link again from the LMS." }
+            } @else {
+                form method="post" {
+                    (csrf_field(&who))
+                    label { "Batch " select name="batch" {
+                        @for (id, name, problem, course) in &v.batches { option value=(id) { (name) " (" (problem) ", " (course) ")" } }
+                    } }
+                    button type="submit" { "Add it to the LMS" }
+                }
+            }
+        }
+    })
+}
+
+/// Answers a deep linking request with the batch chosen: a page that posts the signed
+/// answer to the LMS (the only page whose form may go elsewhere: its own
+/// Content-Security-Policy allows the LMS's return URL).
+pub(super) async fn answer_deep_link(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<String>, form: web::Form<BindForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    let batch = form.batch.as_deref().and_then(|b| b.trim().parse::<i64>().ok()).ok_or_else(|| AppError::BadRequest("choose a batch".into()))?;
+    let batch = found(app.db.batch(batch)?)?;
+    let request = app.db.lti_deep_link(&sha256_hex(path.as_bytes()), true)?.ok_or(Refused::UnknownState)?;
+    let platform = found(app.db.lti_platform(request.platform_id)?)?;
+    let max = problem_toml(&app, &found(app.db.problem(batch.problem_id)?)?)?.grading.max_points;
+    let settings = launch::DeepLinking { deep_link_return_url: request.return_url.clone(), accept_types: Vec::new(), data: request.data.clone() };
+    let item = launch::LinkedBatch { batch: batch.id, title: batch.name.clone(), launch_url: tool_urls(&app, &req).launch, max };
+    let claims = launch::deep_linking_response(&platform, &request.deployment_id, &settings, &item, now());
+    let app2 = app.clone();
+    let jwt = blocking(move || Ok(ToolKey::current(&app2.db)?.sign(&claims))).await?;
+    let origin = url::Url::parse(&request.return_url)
+        .map(|u| u.origin().ascii_serialization())
+        .map_err(|e| AppError::BadRequest(format!("the LMS's return URL is not a URL: {e}")))?;
+    let mut response = super::layout::page(
+        "Back to the LMS",
+        Some(&who),
+        html! {
+            form method="post" action=(request.return_url) data-autosubmit {
+                input type="hidden" name="JWT" value=(jwt);
+                p { "The link to " strong { (batch.name) } " goes back to " (platform.name) "." }
+                button type="submit" { "Continue to the LMS" }
+            }
+        },
+    );
+    response.headers_mut().insert(
+        actix_web::http::header::CONTENT_SECURITY_POLICY,
+        actix_web::http::header::HeaderValue::from_str(&format!(
+            "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; form-action {origin}; frame-ancestors 'none'; base-uri 'none'"
+        ))
+        .map_err(|e| AppError::Internal(e.into()))?,
+    );
+    Ok(response)
 }
 
 /// The page of an LMS link: `/lti/links/<platform>/<link id, percent-encoded>`.

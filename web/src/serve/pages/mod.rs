@@ -90,6 +90,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/lti/jwks", web::get().to(lti::tool_jwks));
     page!("/lti/platforms", lti::platforms_page);
     page!("/lti/links/{platform}/{link}", lti::link_page);
+    page!("/lti/deep-links/{token}", lti::deep_link_page);
+    cfg.route("/lti/deep-links/{token}", web::post().to(lti::answer_deep_link));
     cfg.route("/lti/links/{platform}/{link}/bind", web::post().to(lti::bind_link));
     cfg.route("/lti/platforms", web::post().to(lti::add_platform));
     page!("/s/{token}", students::student_page);
