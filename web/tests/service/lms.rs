@@ -277,21 +277,7 @@ async fn token(state: web::Data<Arc<Mutex<State>>>, issuer: web::Data<String>, f
     if get("grant_type") != "client_credentials" || get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" {
         return HttpResponse::BadRequest().json(json!({ "error": "unsupported_grant_type" }));
     }
-    let jwks_url = state.lock().unwrap().tool_jwks.clone().expect("the test told the LMS which tool to trust");
-    let assertion = get("client_assertion");
-    let checked = web::block(move || -> Result<(), String> {
-        let set: jsonwebtoken::jwk::JwkSet =
-            serde_json::from_str(&ureq::get(&jwks_url).call().map_err(|e| e.to_string())?.into_string().unwrap()).map_err(|e| e.to_string())?;
-        let kid = jsonwebtoken::decode_header(&assertion).map_err(|e| e.to_string())?.kid.ok_or("no kid")?;
-        let key = jsonwebtoken::DecodingKey::from_jwk(set.find(&kid).ok_or("unknown kid")?).map_err(|e| e.to_string())?;
-        let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
-        validation.set_issuer(&[CLIENT_ID]);
-        validation.sub = Some(CLIENT_ID.to_owned());
-        validation.set_audience(&[format!("{}/token", issuer.get_ref())]);
-        jsonwebtoken::decode::<Value>(&assertion, &key, &validation).map(drop).map_err(|e| e.to_string())
-    })
-    .await
-    .unwrap();
+    let checked = tool_signed(&state, get("client_assertion"), format!("{}/token", issuer.get_ref()), Some(CLIENT_ID)).await;
     if let Err(reason) = checked {
         return HttpResponse::Unauthorized().json(json!({ "error": "invalid_client", "error_description": reason }));
     }
@@ -328,21 +314,7 @@ async fn memberships(state: web::Data<Arc<Mutex<State>>>, issuer: web::Data<Stri
 /// client id, `aud` this LMS, the data given back; each resource link it holds becomes a
 /// link of the course, with a line item when it asks for one.
 async fn deep_link_return(state: web::Data<Arc<Mutex<State>>>, issuer: web::Data<String>, form: web::Form<HashMap<String, String>>) -> HttpResponse {
-    let jwks_url = state.lock().unwrap().tool_jwks.clone().expect("the test told the LMS which tool to trust");
-    let jwt = form.get("JWT").cloned().unwrap_or_default();
-    let audience = issuer.get_ref().clone();
-    let checked = web::block(move || -> Result<Value, String> {
-        let set: jsonwebtoken::jwk::JwkSet =
-            serde_json::from_str(&ureq::get(&jwks_url).call().map_err(|e| e.to_string())?.into_string().unwrap()).map_err(|e| e.to_string())?;
-        let kid = jsonwebtoken::decode_header(&jwt).map_err(|e| e.to_string())?.kid.ok_or("no kid")?;
-        let key = jsonwebtoken::DecodingKey::from_jwk(set.find(&kid).ok_or("unknown kid")?).map_err(|e| e.to_string())?;
-        let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
-        validation.set_issuer(&[CLIENT_ID]);
-        validation.set_audience(&[audience]);
-        jsonwebtoken::decode::<Value>(&jwt, &key, &validation).map(|t| t.claims).map_err(|e| e.to_string())
-    })
-    .await
-    .unwrap();
+    let checked = tool_signed(&state, form.get("JWT").cloned().unwrap_or_default(), issuer.get_ref().clone(), None).await;
     let claims = match checked {
         Ok(claims) => claims,
         Err(reason) => return HttpResponse::Unauthorized().body(reason),
@@ -362,6 +334,26 @@ async fn deep_link_return(state: web::Data<Arc<Mutex<State>>>, issuer: web::Data
         state.deep_links.push((id, item, lineitem));
     }
     HttpResponse::Ok().body("the LMS made the link")
+}
+
+/// The claims of `jwt` when bugrank signed it (by a key of its JWKS, fetched now), for
+/// `audience`, from the client id (and with that `sub`, when given).
+async fn tool_signed(state: &Arc<Mutex<State>>, jwt: String, audience: String, sub: Option<&str>) -> Result<Value, String> {
+    let jwks_url = state.lock().unwrap().tool_jwks.clone().expect("the test told the LMS which tool to trust");
+    let sub = sub.map(str::to_owned);
+    web::block(move || {
+        let set: jsonwebtoken::jwk::JwkSet =
+            serde_json::from_str(&ureq::get(&jwks_url).call().map_err(|e| e.to_string())?.into_string().unwrap()).map_err(|e| e.to_string())?;
+        let kid = jsonwebtoken::decode_header(&jwt).map_err(|e| e.to_string())?.kid.ok_or("no kid")?;
+        let key = jsonwebtoken::DecodingKey::from_jwk(set.find(&kid).ok_or("unknown kid")?).map_err(|e| e.to_string())?;
+        let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
+        validation.set_issuer(&[CLIENT_ID]);
+        validation.sub = sub;
+        validation.set_audience(&[audience]);
+        jsonwebtoken::decode::<Value>(&jwt, &key, &validation).map(|t| t.claims).map_err(|e| e.to_string())
+    })
+    .await
+    .unwrap()
 }
 
 /// Whether the request carries an access token issued with `scope`.
