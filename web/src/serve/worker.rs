@@ -299,7 +299,7 @@ fn run_job(app: &Arc<App>, pool: &rayon::ThreadPool, row: AnalysisRow, holder: &
     // An analysis that its batch's students now see (released re-runs) changes the
     // grades the LMS has.
     if matches!(recorded, Ok(true)) {
-        super::lti::grades::sync_batch(app, row.batch_id);
+        super::lti::grades::send_in_background(app, row.batch_id);
     }
     app.jobs.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
 }

@@ -56,6 +56,20 @@ fn launch(service: &Service, lms: &Lms, person: &str) -> (Reply, Vec<(String, St
     (post_launch(service, &form), form)
 }
 
+/// Grace (the LMS's instructor) launches, is told she waits, and the service's first
+/// instructor lets her in.
+fn let_in_the_instructor(service: &Service, lms: &Lms) {
+    let (waiting, _) = launch(service, lms, "lms-user-grace");
+    assert_eq!(waiting.status, 401, "{}", waiting.body);
+    assert!(waiting.body.contains("Grace Hopper asks to come in as an instructor from Test LMS"), "{}", waiting.body);
+    assert!(!waiting.headers.contains_key("set-cookie"), "no session before she is let in");
+    let admin = service.instructor();
+    assert!(admin.get("/lti/platforms").body.contains("grace@example.edu"), "listed as waiting");
+    let reply = admin.post("/lti/instructors/approve", &[("platform", "1"), ("sub", "lms-user-grace")]);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    assert!(!admin.get("/lti/platforms").body.contains("grace@example.edu"), "no longer waiting");
+}
+
 fn post_launch(service: &Service, form: &[(String, String)]) -> Reply {
     let fields: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     Client::new(&service.url).post("/lti/launch", &fields)
@@ -95,7 +109,8 @@ fn a_student_launched_from_the_lms_lands_on_their_own_page_and_an_instructor_in_
     // A learner gets their page's link and nothing else: no session.
     assert!(!student.headers.contains_key("set-cookie"), "{:?}", student.headers);
 
-    // An instructor gets a session of their own.
+    // An instructor gets a session of their own, once an instructor of bugrank lets them in.
+    let_in_the_instructor(&service, &lms);
     let (teacher, _) = launch(&service, &lms, "lms-user-grace");
     assert_eq!((teacher.status, teacher.location.as_deref()), (303, Some("/lti/links/1/resource-link-1")), "the link asks for its batch: {}", teacher.body);
     let mut instructor = Client::new(&service.url);
@@ -103,6 +118,18 @@ fn a_student_launched_from_the_lms_lands_on_their_own_page_and_an_instructor_in_
     let batches = instructor.get("/batches");
     assert_eq!(batches.status, 200, "{}", batches.body);
     assert!(batches.body.contains("grace@example.edu (Test LMS)"), "signed in as themselves");
+    // Who came from an LMS does not register LMSs, nor let others in.
+    instructor.csrf = Some(crate::common::csrf_of(&batches.body));
+    let fields = lms.registration();
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    assert_eq!(instructor.post("/lti/platforms", &fields).status, 401);
+    assert_eq!(instructor.post("/lti/instructors/approve", &[("platform", "1"), ("sub", "lms-user-mentor")]).status, 401);
+    // The LMS's keys do not change from the form, not even by an instructor of bugrank's.
+    let mut changed = fields.clone();
+    changed[5].1 = "https://evil.example/jwks";
+    let again = service.instructor().post("/lti/platforms", &changed);
+    assert_eq!(again.status, 400);
+    assert!(again.body.contains("registered already"), "{}", again.body);
 
     // A role bugrank does not let in is told so.
     let (mentor, _) = launch(&service, &lms, "lms-user-mentor");
@@ -207,6 +234,7 @@ fn released_points_reach_the_lms_gradebook_as_scores_csv_has_them_and_again_when
     for student in ["lms-a01", "lms-a02", "lms-a05"] {
         assert_eq!(launch(&service, &lms, student).0.status, 303);
     }
+    let_in_the_instructor(&service, &lms);
     let (teacher, _) = launch(&service, &lms, "lms-user-grace");
     let mut instructor = Client::new(&service.url);
     instructor.keep_cookie(&teacher);
@@ -254,6 +282,7 @@ fn released_points_reach_the_lms_gradebook_as_scores_csv_has_them_and_again_when
 #[test]
 fn an_instructors_launch_brings_the_lms_roster_its_learners_become_the_courses_students_with_names() {
     let (_data, service, lms) = registered();
+    let_in_the_instructor(&service, &lms);
     assert_eq!(launch(&service, &lms, "lms-user-grace").0.status, 303);
     let admin = service.instructor();
     // The roster comes off the request, page by page (two a page).
@@ -283,6 +312,7 @@ fn an_instructor_picks_the_batch_a_new_lms_link_opens_and_its_grades_go_to_the_l
     let problem = upload_problem(&admin, "interval-sets");
     let batch = upload_cohort(&admin, problem, "interval-sets");
     // The LMS asks the instructor what its new link opens (deep linking).
+    let_in_the_instructor(&service, &lms);
     let browser = Client::new(&service.url);
     let login = browser.get(&format!("/lti/login?{}", lms.login_query("lms-user-grace", "x").replace("resource-link-1", "deep-linking")));
     let page = ureq::get(&login.location.unwrap()).call().unwrap().into_string().unwrap();
@@ -329,4 +359,31 @@ fn an_instructor_picks_the_batch_a_new_lms_link_opens_and_its_grades_go_to_the_l
     let scores = scores_received(&lms, 1);
     assert_eq!(scores[0].0, lineitem);
     assert_eq!(lms.lineitems().len(), 1, "only the LMS's own line item");
+}
+
+#[test]
+fn behind_https_a_launch_must_come_back_to_the_browser_that_started_its_login() {
+    let data = tempfile::tempdir().unwrap();
+    let service = Service::start(data.path(), &["--secure-cookies"]);
+    let lms = Lms::start(&people());
+    lms.trust_tool(&service.url);
+    let fields = lms.registration();
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    assert_eq!(service.instructor().post("/lti/platforms", &fields).status, 303);
+    let started = |with_cookie: bool| {
+        let mut browser = Client::new(&service.url);
+        let login = browser.get(&format!("/lti/login?{}", lms.login_query("lms-user-ada", "x")));
+        let cookie = login.headers.get("set-cookie").cloned().unwrap_or_default();
+        assert!(cookie.contains("Secure") && cookie.contains("SameSite=None") && cookie.contains("HttpOnly"), "{cookie}");
+        if with_cookie {
+            browser.keep_cookie(&login);
+        }
+        let page = ureq::get(&login.location.unwrap()).call().unwrap().into_string().unwrap();
+        let (_, token, state) = lms::form_post(&page);
+        browser.post("/lti/launch", &[("id_token", &token), ("state", &state)])
+    };
+    let elsewhere = started(false);
+    assert_eq!(elsewhere.status, 401);
+    assert!(elsewhere.body.contains("did not start in this browser"), "{}", elsewhere.body);
+    assert_eq!(started(true).status, 303);
 }

@@ -131,34 +131,76 @@ impl Db {
                 return Ok(found);
             }
             let named = "SELECT c.id, EXISTS (SELECT 1 FROM lti_contexts x WHERE x.course_id = c.id) FROM courses c WHERE c.name = ?1";
-            let (id, name) = match row(c, named, args![title], |r| Ok((r.int(0)?, r.bool(1)?)))? {
-                Some((id, false)) => (id, title.to_owned()),
+            let id = match row(c, named, args![title], |r| Ok((r.int(0)?, r.bool(1)?)))? {
+                Some((id, false)) => id,
                 taken => {
                     let name = if taken.is_some() { format!("{title} ({context})") } else { title.to_owned() };
-                    (c.query_one("INSERT INTO courses (name, created) VALUES (?1, ?2) RETURNING id", args![&name, now()])?.int(0)?, name)
+                    // A class's first launches come at once: a course another launch made
+                    // meanwhile is the one (on PostgreSQL the insert waits for it).
+                    c.execute("INSERT INTO courses (name, created) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING", args![&name, now()])?;
+                    row(c, "SELECT id FROM courses WHERE name = ?1", args![&name], |r| r.int(0))?.expect("the course is there")
                 }
             };
-            c.execute("INSERT INTO lti_contexts (platform_id, context_id, course_id) VALUES (?1, ?2, ?3)", args![platform, context, id])?;
-            Ok((id, name))
+            c.execute(
+                "INSERT INTO lti_contexts (platform_id, context_id, course_id) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+                args![platform, context, id],
+            )?;
+            Ok(row(c, known, args![platform, context], |r| Ok((r.int(0)?, r.text(1)?)))?.expect("the context is there"))
         })
     }
 
-    /// The instructor account of a person a platform launched as an instructor (made on
-    /// their first launch, with a password nobody has: they log in through the platform).
-    /// Its id and login.
-    pub fn lti_instructor(&self, person: &Person, login: &str, no_password: &str) -> DbResult<(i64, String)> {
+    /// The instructor account of a person a platform launched as an instructor, once a
+    /// bugrank instructor approved them ([`Db::approve_lti_instructor`]): its id and login.
+    /// Until then `None`, and they are listed as waiting.
+    pub fn lti_instructor(&self, person: &Person) -> DbResult<Option<(i64, String)>> {
         self.0.transaction(|c| {
             remember(c, person)?;
+            c.execute("UPDATE lti_people SET wants_instructor = TRUE WHERE platform_id = ?1 AND sub = ?2", args![person.platform, person.sub])?;
             let known = "SELECT i.id, i.login FROM lti_people p JOIN instructors i ON i.id = p.instructor_id WHERE p.platform_id = ?1 AND p.sub = ?2";
-            if let Some(found) = row(c, known, args![person.platform, person.sub], |r| Ok((r.int(0)?, r.text(1)?)))? {
-                return Ok(found);
+            row(c, known, args![person.platform, person.sub], |r| Ok((r.int(0)?, r.text(1)?)))
+        })
+    }
+
+    /// The people waiting to come in as instructors.
+    pub fn lti_waiting_instructors(&self) -> DbResult<Vec<WaitingInstructor>> {
+        self.0.run(|c| {
+            rows(
+                c,
+                "SELECT p.platform_id, l.name, p.sub, p.name, p.email FROM lti_people p JOIN lti_platforms l ON l.id = p.platform_id
+                 WHERE p.wants_instructor = TRUE AND p.instructor_id IS NULL ORDER BY p.platform_id, p.name, p.sub",
+                &[],
+                |r| Ok(WaitingInstructor { platform: r.int(0)?, lms: r.text(1)?, sub: r.text(2)?, name: r.text(3)?, email: r.text(4)? }),
+            )
+        })
+    }
+
+    /// Makes the instructor account of a person waiting (`login`, with a password nobody
+    /// has: they log in through the platform). False when they were not waiting.
+    pub fn approve_lti_instructor(&self, platform: i64, sub: &str, login: &str, no_password: &str) -> DbResult<bool> {
+        self.0.transaction(|c| {
+            let waiting = "SELECT 1 FROM lti_people WHERE platform_id = ?1 AND sub = ?2 AND wants_instructor = TRUE AND instructor_id IS NULL";
+            if row(c, waiting, args![platform, sub], |r| r.int(0))?.is_none() {
+                return Ok(false);
+            }
+            // A login another account has (a password instructor's, another LMS's person) is
+            // never theirs: this one gets a mark of its own.
+            let mut login = login.to_owned();
+            if row(c, "SELECT 1 FROM instructors WHERE login = ?1", args![&login], |r| r.int(0))?.is_some() {
+                login = format!("{login} #{}", &crate::serve::store::sha256_hex(format!("{platform}:{sub}").as_bytes())[..8]);
             }
             let id = c
-                .query_one("INSERT INTO instructors (login, password_hash, created) VALUES (?1, ?2, ?3) RETURNING id", args![login, no_password, now()])?
+                .query_one("INSERT INTO instructors (login, password_hash, created) VALUES (?1, ?2, ?3) RETURNING id", args![&login, no_password, now()])?
                 .int(0)?;
-            c.execute("UPDATE lti_people SET instructor_id = ?3 WHERE platform_id = ?1 AND sub = ?2", args![person.platform, person.sub, id])?;
-            Ok((id, login.to_owned()))
+            c.execute("UPDATE lti_people SET instructor_id = ?3 WHERE platform_id = ?1 AND sub = ?2", args![platform, sub, id])?;
+            Ok(true)
         })
+    }
+
+    /// Whether `login` is an instructor who came from an LMS (who may not register or
+    /// approve anything of the LMSs).
+    pub fn is_lti_instructor(&self, login: &str) -> DbResult<bool> {
+        let sql = "SELECT 1 FROM lti_people p JOIN instructors i ON i.id = p.instructor_id WHERE i.login = ?1";
+        Ok(self.0.run(|c| row(c, sql, args![login], |r| r.int(0)))?.is_some())
     }
 
     /// The student of `course` a person a platform launched as a learner is: the id they
@@ -181,29 +223,36 @@ impl Db {
                         }
                     }
                     let student = free.expect("the last id is the person's own, which nobody else has");
+                    // Two launches of one person at once: the first one's id is theirs.
                     c.execute(
-                        "INSERT INTO lti_students (platform_id, sub, course_id, student) VALUES (?1, ?2, ?3, ?4)",
+                        "INSERT INTO lti_students (platform_id, sub, course_id, student) VALUES (?1, ?2, ?3, ?4)
+                         ON CONFLICT (platform_id, sub, course_id) DO NOTHING",
                         args![person.platform, person.sub, course, &student],
                     )?;
-                    student
+                    row(c, known, args![person.platform, person.sub, course], |r| r.text(0))?.expect("the student is there")
                 }
             };
             c.execute("INSERT INTO course_students (course_id, student) VALUES (?1, ?2) ON CONFLICT DO NOTHING", args![course, &student])?;
+            // A link issued meanwhile (another launch, a release) is kept: never replaced.
+            c.execute(
+                "UPDATE course_students SET token = ?3, issued = ?4 WHERE course_id = ?1 AND student = ?2 AND token IS NULL",
+                args![course, &student, token(), now()],
+            )?;
             let live = row(c, "SELECT token FROM course_students WHERE course_id = ?1 AND student = ?2", args![course, &student], |r| r.opt_text(0))?.flatten();
-            let token = match live {
-                Some(token) => token,
-                None => {
-                    let fresh = token();
-                    c.execute(
-                        "UPDATE course_students SET token = ?3, issued = ?4 WHERE course_id = ?1 AND student = ?2",
-                        args![course, &student, &fresh, now()],
-                    )?;
-                    fresh
-                }
-            };
-            Ok((student, token))
+            Ok((student, live.expect("a link is live")))
         })
     }
+}
+
+/// A person a platform launched as an instructor, waiting to be let in.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WaitingInstructor {
+    pub platform: i64,
+    /// The platform's name.
+    pub lms: String,
+    pub sub: String,
+    pub name: String,
+    pub email: String,
 }
 
 /// A deep linking request in flight.
@@ -251,8 +300,9 @@ fn link_row(r: &Row) -> DbResult<LinkRow> {
 
 impl Db {
     /// Records a link as a launch of it says it (its services' URLs as they are now; a
-    /// URL the launch does not give is kept), bound to `batch` when given and of the same
-    /// course. The link as it now is.
+    /// URL the launch does not give is kept), bound to `batch` when given, of the same
+    /// course, and the link is bound to none yet (an instructor's binding by hand stays).
+    /// The link as it now is.
     pub fn record_lti_link(&self, link: &LinkRow) -> DbResult<LinkRow> {
         self.0.transaction(|c| {
             c.execute(
@@ -273,7 +323,7 @@ impl Db {
                 ],
             )?;
             if let Some(batch) = link.batch_id {
-                bind(c, link.platform_id, &link.link_id, batch)?;
+                bind(c, link.platform_id, &link.link_id, batch, true)?;
             }
             Ok(row(
                 c,
@@ -287,7 +337,7 @@ impl Db {
 
     /// Binds a link to `batch` (of the link's course only): whether it was.
     pub fn bind_lti_link(&self, platform: i64, link: &str, batch: i64) -> DbResult<bool> {
-        self.0.run(|c| Ok(bind(c, platform, link, batch)? == 1))
+        self.0.run(|c| Ok(bind(c, platform, link, batch, false)? == 1))
     }
 
     /// The name and email the LMS gave of each student it launched or listed:
@@ -335,6 +385,18 @@ impl Db {
 
     pub fn lti_link(&self, platform: i64, link: &str) -> DbResult<Option<LinkRow>> {
         self.0.run(|c| row(c, &format!("SELECT {LINK_COLUMNS} FROM lti_links WHERE platform_id = ?1 AND link_id = ?2"), args![platform, link], link_row))
+    }
+
+    /// The batches a platform's links in `course` are bound to.
+    pub fn lti_bound_batches(&self, platform: i64, course: i64) -> DbResult<Vec<i64>> {
+        self.0.run(|c| {
+            rows(
+                c,
+                "SELECT DISTINCT batch_id FROM lti_links WHERE platform_id = ?1 AND course_id = ?2 AND batch_id IS NOT NULL ORDER BY batch_id",
+                args![platform, course],
+                |r| r.int(0),
+            )
+        })
     }
 
     /// The links bound to `batch`.
@@ -385,12 +447,14 @@ impl Db {
     }
 }
 
-/// Binds a link to a batch of its course: the rows changed (0 for another course's batch).
-fn bind(c: &mut dyn Conn, platform: i64, link: &str, batch: i64) -> DbResult<u64> {
+/// Binds a link to a batch of its course (`unbound_only`: only when it is bound to none):
+/// the rows changed (0 for another course's batch).
+fn bind(c: &mut dyn Conn, platform: i64, link: &str, batch: i64, unbound_only: bool) -> DbResult<u64> {
     c.execute(
         "UPDATE lti_links SET batch_id = ?3 WHERE platform_id = ?1 AND link_id = ?2
-             AND EXISTS (SELECT 1 FROM batches b WHERE b.id = ?3 AND b.course_id = lti_links.course_id)",
-        args![platform, link, batch],
+             AND EXISTS (SELECT 1 FROM batches b WHERE b.id = ?3 AND b.course_id = lti_links.course_id)
+             AND (batch_id IS NULL OR NOT ?4)",
+        args![platform, link, batch, unbound_only],
     )
 }
 

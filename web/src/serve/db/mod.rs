@@ -25,7 +25,7 @@ mod shards;
 pub mod sql;
 
 use course::roster::{Adjustment, RosterRow};
-pub use lti::{DeepLinkRow, LinkRow, Person, PlatformRow};
+pub use lti::{DeepLinkRow, LinkRow, Person, PlatformRow, WaitingInstructor};
 pub use queue::{AnalysisRow, AnalysisSettings, AnswerRow, LEASE_SECONDS, MAX_ATTEMPTS, QueueEntry, Status};
 pub use shards::{Round, RoundKind, SHARD_LEASE_SECONDS, Shard};
 use sql::{Backend, Conn, Row, args};

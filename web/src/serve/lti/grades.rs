@@ -142,6 +142,9 @@ fn sync_link(app: &App, batch: i64, link: &LinkRow) -> Result<usize, String> {
         }
     };
     let scores_url = services::scores_url(&lineitem);
+    // A score the LMS refuses (a student who left the course) does not keep the others
+    // from theirs: each is posted, and the refusals are said together.
+    let mut refused = Vec::new();
     for score in &changed {
         let message = ScoreMessage {
             user_id: &score.sub,
@@ -152,10 +155,15 @@ fn sync_link(app: &App, batch: i64, link: &LinkRow) -> Result<usize, String> {
             activity_progress: "Completed",
             grading_progress: if score.points.is_some() { "FullyGraded" } else { "NotReady" },
         };
-        services::post_score(&scores_url, &token, &message)?;
-        app.db.set_lti_posted(link.platform_id, &link.link_id, &score.sub, score.points).map_err(|e| e.to_string())?;
+        match services::post_score(&scores_url, &token, &message) {
+            Ok(()) => app.db.set_lti_posted(link.platform_id, &link.link_id, &score.sub, score.points).map_err(|e| e.to_string())?,
+            Err(reason) => refused.push(reason),
+        }
     }
-    Ok(changed.len())
+    match refused.first() {
+        None => Ok(changed.len()),
+        Some(first) => Err(format!("{} of {} grades were not taken (tried again at the next change); the first: {first}", refused.len(), changed.len())),
+    }
 }
 
 /// `seconds` since the epoch as RFC 3339 in UTC (`2026-11-29T20:50:00Z`).

@@ -49,6 +49,7 @@ impl JwksCache {
 
 /// GETs the JWKS at `url`.
 fn fetch(url: &str) -> Result<JwkSet, String> {
+    super::secure_url(url).map_err(|why| format!("the platform's keyset URL `{url}` {why}"))?;
     let agent = ureq::AgentBuilder::new().timeout(FETCH_TIMEOUT).redirects(0).build();
     let reply = agent.get(url).call().map_err(|e| format!("the platform's keys could not be fetched from {url}: {e}"))?;
     let mut body = String::new();

@@ -79,6 +79,25 @@ pub struct Registration {
     pub deployment_ids: String,
 }
 
+/// Whether bugrank may use `url` to reach a platform, with its keys or its tokens: an
+/// `https` URL (a network between bugrank and the LMS cannot then swap the keys a launch
+/// is checked with, or read a token), or `http` to this machine itself (a platform on
+/// loopback: tests, a tunnel). `Err` says why not, in words that follow the URL.
+pub fn secure_url(url: &str) -> Result<(), String> {
+    let parsed = url::Url::parse(url).map_err(|e| format!("is not a URL: {e}"))?;
+    let loopback = match parsed.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(name)) => name == "localhost",
+        None => false,
+    };
+    match parsed.scheme() {
+        "https" => Ok(()),
+        "http" if loopback => Ok(()),
+        _ => Err("is not an https URL (plain http only to this machine itself)".to_owned()),
+    }
+}
+
 impl Registration {
     /// The platform to keep, or why it cannot be registered, in words.
     pub fn check(&self) -> Result<PlatformRow, String> {
@@ -88,10 +107,7 @@ impl Registration {
             }
         }
         let url = |what: &str, text: &str| -> Result<String, String> {
-            let parsed = url::Url::parse(text.trim()).map_err(|e| format!("the {what} `{text}` is not a URL: {e}"))?;
-            if !matches!(parsed.scheme(), "https" | "http") {
-                return Err(format!("the {what} `{text}` is not an http(s) URL"));
-            }
+            secure_url(text.trim()).map_err(|why| format!("the {what} `{text}` {why}"))?;
             Ok(text.trim().to_owned())
         };
         let deployment_ids: Vec<String> = self.deployment_ids.split([',', '\n']).map(str::trim).filter(|d| !d.is_empty()).map(str::to_owned).collect();
@@ -196,7 +212,11 @@ mod tests {
         };
         assert_eq!(refused(|r| r.issuer = " ".into()), "the issuer is missing");
         assert!(refused(|r| r.jwks_url = "certs.php".into()).starts_with("the keyset URL `certs.php` is not a URL"));
-        assert!(refused(|r| r.auth_url = "ftp://moodle.example.org/auth".into()).contains("not an http(s) URL"));
+        assert!(refused(|r| r.auth_url = "ftp://moodle.example.org/auth".into()).contains("not an https URL"));
+        assert!(refused(|r| r.jwks_url = "http://moodle.example.org/mod/lti/certs.php".into()).contains("not an https URL"), "keys over plain http");
+        let mut local = registration();
+        local.jwks_url = "http://127.0.0.1:8080/jwks".into();
+        assert!(local.check().is_ok(), "plain http to this machine");
         assert!(refused(|r| r.deployment_ids = ",\n".into()).contains("at least one deployment id"));
     }
 

@@ -28,6 +28,10 @@ pub fn sync_course(app: &App, platform: &PlatformRow, course: i64, memberships: 
         app.db.lti_student(&person, course, &ids, &random_token).map_err(|e| e.to_string())?;
         learners += 1;
     }
+    // Learners known now get the grades of the batches already released to them.
+    for batch in app.db.lti_bound_batches(platform.id, course).map_err(|e| e.to_string())? {
+        super::grades::sync_batch(app, batch);
+    }
     Ok(learners)
 }
 

@@ -53,6 +53,11 @@ fn agent() -> ureq::Agent {
     ureq::AgentBuilder::new().timeout(SERVICE_TIMEOUT).redirects(0).build()
 }
 
+/// `url` when the platform's tokens may go there ([`super::secure_url`]).
+fn checked(what: &str, url: &str) -> Result<(), String> {
+    super::secure_url(url).map_err(|why| format!("{what} `{url}` {why}: bugrank sends it no token"))
+}
+
 /// The body of an answer, within [`MAX_ANSWER_BYTES`].
 fn body(reply: ureq::Response) -> Result<String, String> {
     let mut text = String::new();
@@ -81,6 +86,7 @@ impl AccessTokens {
         {
             return Ok(token.clone());
         }
+        checked("the LMS's token URL", &platform.token_url)?;
         let assertion = key.sign(&Assertion {
             iss: &platform.client_id,
             sub: &platform.client_id,
@@ -107,6 +113,7 @@ impl AccessTokens {
 
 /// Makes a line item in the platform's `lineitems` container: its URL (`id`).
 pub fn create_lineitem(lineitems: &str, token: &str, item: &impl Serialize) -> Result<String, String> {
+    checked("the LMS's line items", lineitems)?;
     let reply = agent()
         .post(lineitems)
         .set("Authorization", &format!("Bearer {token}"))
@@ -132,6 +139,7 @@ pub fn scores_url(lineitem: &str) -> String {
 
 /// Posts one score to a line item's scores endpoint.
 pub fn post_score(scores: &str, token: &str, score: &impl Serialize) -> Result<(), String> {
+    checked("the LMS's scores", scores)?;
     agent()
         .post(scores)
         .set("Authorization", &format!("Bearer {token}"))
@@ -170,6 +178,7 @@ pub fn members(url: &str, token: &str) -> Result<Vec<Member>, String> {
     let mut next = Some(url.to_owned());
     for _ in 0..MAX_ROSTER_PAGES {
         let Some(page) = next.take() else { return Ok(all) };
+        checked("the LMS's roster", &page)?;
         let reply = agent()
             .get(&page)
             .set("Authorization", &format!("Bearer {token}"))

@@ -7,7 +7,7 @@ use maud::html;
 use serde::{Deserialize, Serialize};
 
 use super::super::auth::{Instructor, random_token, start_session};
-use super::super::db::{DeepLinkRow, LinkRow, Person, PlatformRow, now};
+use super::super::db::{DeepLinkRow, LinkRow, Person, PlatformRow, WaitingInstructor, now};
 use super::super::lti::grades;
 use super::super::lti::keys::{ToolKey, jwks};
 use super::super::lti::launch::{self, LOGIN_SECONDS, LoginRequest, Refused};
@@ -65,8 +65,27 @@ fn start_login(app: &App, req: &HttpRequest, login: LoginRequest) -> Page {
     app.db.add_lti_state(&sha256_hex(state.as_bytes()), platform.id, &nonce, now() + LOGIN_SECONDS)?;
     let redirect = tool_urls(app, req).launch;
     let location = launch::authorization_url(platform, &login, &redirect, &state, &nonce)?;
-    Ok(HttpResponse::Found().insert_header(("Location", location)).insert_header(("Cache-Control", "no-store")).finish())
+    let mut response = HttpResponse::Found();
+    response.insert_header(("Location", location)).insert_header(("Cache-Control", "no-store"));
+    // The state is bound to this browser where cookies can be Secure (`--secure-cookies`,
+    // behind HTTPS): the launch, a cross-site POST from the LMS, carries only a
+    // `SameSite=None` cookie, which browsers take only when Secure. Without it, a launch
+    // made in another browser could log this one in as its maker.
+    if app.secure_cookies {
+        response.cookie(
+            actix_web::cookie::Cookie::build(STATE_COOKIE, state)
+                .path("/lti/launch")
+                .http_only(true)
+                .secure(true)
+                .same_site(actix_web::cookie::SameSite::None)
+                .finish(),
+        );
+    }
+    Ok(response.finish())
 }
+
+/// The cookie that binds a login's state to the browser that started it.
+pub const STATE_COOKIE: &str = "bugrank_lti_state";
 
 #[derive(Deserialize)]
 pub(super) struct LaunchForm {
@@ -79,7 +98,7 @@ pub(super) struct LaunchForm {
 
 /// `/lti/launch`: the platform's signed `id_token`. Verified, it lets an instructor in
 /// with a session, and a learner to their own page of the launch's course.
-pub(super) async fn launch(app: AppData, form: web::Form<LaunchForm>) -> Page {
+pub(super) async fn launch(app: AppData, req: HttpRequest, form: web::Form<LaunchForm>) -> Page {
     let LaunchForm { id_token, state, error, error_description } = form.into_inner();
     if let Some(error) = error {
         return Err(AppError::Refused(format!("the LMS did not let this launch through: {error} {}", error_description.unwrap_or_default())));
@@ -87,6 +106,11 @@ pub(super) async fn launch(app: AppData, form: web::Form<LaunchForm>) -> Page {
     let (Some(id_token), Some(state)) = (id_token, state) else {
         return Err(AppError::BadRequest("an LTI launch posts `id_token` and `state` (it comes from an LMS)".into()));
     };
+    if app.secure_cookies && !req.cookie(STATE_COOKIE).is_some_and(|c| super::super::auth::same_secret(c.value(), &state)) {
+        return Err(AppError::Refused(
+            "this launch did not start in this browser (its login's cookie is missing or another): start it again from the LMS".into(),
+        ));
+    }
     let app2 = app.clone();
     let (platform, launch) = blocking(move || {
         let (platform, nonce) = app2.db.take_lti_state(&sha256_hex(state.as_bytes()))?.ok_or(Refused::UnknownState)?;
@@ -119,9 +143,18 @@ pub(super) async fn launch(app: AppData, form: web::Form<LaunchForm>) -> Page {
     };
     match launch.role {
         Role::Instructor => {
-            let login = format!("{} ({})", if launch.email.is_empty() { &launch.sub } else { &launch.email }, platform.name);
-            let (instructor, _) = app.db.lti_instructor(&person, &login, "!lti")?;
+            let Some((instructor, _)) = app.db.lti_instructor(&person)? else {
+                return Err(AppError::Refused(format!(
+                    "{} asks to come in as an instructor from {}: a bugrank instructor approves it once, on the page LMS; then launch again",
+                    if person.name.is_empty() { person.sub } else { person.name },
+                    platform.name
+                )));
+            };
             let cookie = start_session(&app, instructor)?;
+            // A link bound at this launch (deep linking's) sends its batch's grades.
+            if let Some(LinkRow { batch_id: Some(batch), .. }) = &link {
+                grades::send_in_background(&app, *batch);
+            }
             // The course's roster comes along (off the request: a class of 300 is pages).
             if let (Some(course), Some(memberships)) = (course, &launch.memberships) {
                 roster::sync_in_background(&app, platform.clone(), course, memberships.clone());
@@ -155,6 +188,10 @@ pub(super) async fn launch(app: AppData, form: web::Form<LaunchForm>) -> Page {
             };
             let ids = student_ids(launch.sourcedid.as_deref(), &launch.email, &launch.sub);
             let (_, token) = app.db.lti_student(&person, course, &ids, &random_token)?;
+            // A learner known now (a first launch after the release) gets their grades.
+            for batch in app.db.lti_bound_batches(platform.id, course)? {
+                grades::send_in_background(&app, batch);
+            }
             see_other(&format!("/s/{token}"))
         }
     }
@@ -166,7 +203,7 @@ pub const DEEP_LINK_SECONDS: i64 = 3600;
 #[derive(Serialize)]
 struct DeepLinkView {
     platform: String,
-    /// The batches it may open: `(id, name, problem, course)`, the launch's course's first.
+    /// The batches it may open: `(id, name, problem, course)`, of the launch's course.
     batches: Vec<(i64, String, String, String)>,
 }
 
@@ -174,15 +211,15 @@ struct DeepLinkView {
 pub(super) async fn deep_link_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<String>) -> Page {
     let request = found(app.db.lti_deep_link(&sha256_hex(path.as_bytes()), false)?)?;
     let platform = found(app.db.lti_platform(request.platform_id)?)?.name;
-    let mut batches: Vec<_> =
-        app.db.batches()?.into_iter().map(|b| (b.course_id != request.course_id.unwrap_or(-1), b.id, b.name, b.problem, b.course)).collect();
-    batches.sort_by_key(|b| (b.0, -b.1));
-    let view = DeepLinkView { platform, batches: batches.into_iter().map(|(_, id, name, problem, course)| (id, name, problem, course)).collect() };
+    // The batches of the launch's course: a link's grades go to its course's students.
+    let batches =
+        app.db.batches()?.into_iter().filter(|b| request.course_id.is_none_or(|c| c == b.course_id)).map(|b| (b.id, b.name, b.problem, b.course)).collect();
+    let view = DeepLinkView { platform, batches };
     respond(&req, Some(&who), "Link a batch to the LMS", &view, |v| {
         html! {
             p { "Choose the batch the new link of " (v.platform) " opens. Its students land on their own page, and once it is released their points go to the LMS's gradebook." }
             @if v.batches.is_empty() {
-                p.muted { "There is no batch yet: upload one, then add the link again from the LMS." }
+                p.muted { "The LMS's course has no batch yet: upload one to the course of the same name, then add the link again from the LMS." }
             } @else {
                 form method="post" {
                     (csrf_field(&who))
@@ -203,6 +240,10 @@ pub(super) async fn answer_deep_link(app: AppData, req: HttpRequest, who: Instru
     who.check_csrf(&req, form.csrf.as_deref())?;
     let batch = form.batch.as_deref().and_then(|b| b.trim().parse::<i64>().ok()).ok_or_else(|| AppError::BadRequest("choose a batch".into()))?;
     let batch = found(app.db.batch(batch)?)?;
+    let request = app.db.lti_deep_link(&sha256_hex(path.as_bytes()), false)?.ok_or(Refused::UnknownState)?;
+    if request.course_id.is_some_and(|course| course != batch.course_id) {
+        return Err(AppError::BadRequest(format!("{} is a batch of the course {}, not of the LMS course this link is for", batch.name, batch.course)));
+    }
     let request = app.db.lti_deep_link(&sha256_hex(path.as_bytes()), true)?.ok_or(Refused::UnknownState)?;
     let platform = found(app.db.lti_platform(request.platform_id)?)?;
     let max = problem_toml(&app, &found(app.db.problem(batch.problem_id)?)?)?.grading.max_points;
@@ -300,8 +341,7 @@ pub(super) async fn bind_link(app: AppData, req: HttpRequest, who: Instructor, p
     if !app.db.bind_lti_link(platform, &link.link_id, batch)? {
         return Err(AppError::BadRequest(format!("batch {batch} is not a batch of this link's course")));
     }
-    let app2 = app.clone();
-    blocking(move || Ok(grades::sync_batch(&app2, batch))).await?;
+    grades::send_in_background(&app, batch);
     see_other(&link_path(&link))
 }
 
@@ -320,11 +360,13 @@ pub(super) async fn tool_jwks(app: AppData) -> Page {
 struct PlatformsView {
     tool: ToolUrls,
     platforms: Vec<PlatformRow>,
+    /// People who launched as instructors, waiting to be let in.
+    waiting: Vec<WaitingInstructor>,
 }
 
 /// `/lti/platforms`: the LMSs registered, what to give an LMS, and the form to register one.
 pub(super) async fn platforms_page(app: AppData, req: HttpRequest, who: Instructor) -> Page {
-    let view = PlatformsView { tool: tool_urls(&app, &req), platforms: app.db.lti_platforms()? };
+    let view = PlatformsView { tool: tool_urls(&app, &req), platforms: app.db.lti_platforms()?, waiting: app.db.lti_waiting_instructors()? };
     respond(&req, Some(&who), "LMS platforms", &view, |v| {
         html! {
             p { "Students and instructors can come to bugrank from an LMS (LTI 1.3): register bugrank in the LMS as an LTI 1.3 tool with these values, then register the LMS here with the values it gives you." }
@@ -341,6 +383,25 @@ pub(super) async fn platforms_page(app: AppData, req: HttpRequest, who: Instruct
                     tr { th { "Name" } th { "Issuer" } th { "Client id" } th { "Deployments" } }
                     @for p in &v.platforms {
                         tr { td { (p.name) } td { code { (p.issuer) } } td { code { (p.client_id) } } td { (p.deployment_ids.join(", ")) } }
+                    }
+                }
+            }
+            h2 { "Instructors waiting" }
+            p.muted { "Someone an LMS launches as an instructor (or teaching assistant, or administrator) comes in once an instructor here lets them: an instructor sees every course of bugrank." }
+            @if v.waiting.is_empty() {
+                p.muted { "Nobody is waiting." }
+            } @else {
+                table {
+                    tr { th { "Name" } th { "Email" } th { "LMS" } th {} }
+                    @for w in &v.waiting {
+                        tr { td { (w.name) } td { (w.email) } td { (w.lms) } td {
+                            form method="post" action="/lti/instructors/approve" {
+                                (csrf_field(&who))
+                                input type="hidden" name="platform" value=(w.platform);
+                                input type="hidden" name="sub" value=(w.sub);
+                                button type="submit" { "Let in" }
+                            }
+                        } }
                     }
                 }
             }
@@ -373,10 +434,47 @@ fn platform_form(who: &Instructor, form: &Registration) -> maud::Markup {
     }
 }
 
-/// Registers (or updates) a platform from the form.
+/// Refuses an instructor who came from an LMS: registering LMSs and letting their
+/// instructors in is for instructors of bugrank's own accounts.
+fn may_manage_lms(app: &App, who: &Instructor) -> Result<(), AppError> {
+    if app.db.is_lti_instructor(&who.login)? {
+        return Err(AppError::Refused(
+            "an instructor who came from an LMS does not register LMSs or let their instructors in: an instructor with a bugrank account does".into(),
+        ));
+    }
+    Ok(())
+}
+
+#[derive(Deserialize)]
+pub(super) struct ApproveForm {
+    platform: i64,
+    sub: String,
+    csrf: Option<String>,
+}
+
+/// Lets a person who launched as an instructor in: their account is made.
+pub(super) async fn approve_instructor(app: AppData, req: HttpRequest, who: Instructor, form: web::Form<ApproveForm>) -> Page {
+    who.check_csrf(&req, form.csrf.as_deref())?;
+    may_manage_lms(&app, &who)?;
+    let waiting = app.db.lti_waiting_instructors()?;
+    let Some(w) = waiting.into_iter().find(|w| w.platform == form.platform && w.sub == form.sub) else {
+        return Err(AppError::BadRequest("nobody of that LMS is waiting to come in".into()));
+    };
+    let shown = [&w.email, &w.name, &w.sub].into_iter().find(|s| !s.is_empty()).cloned().unwrap_or_default();
+    app.db.approve_lti_instructor(w.platform, &w.sub, &format!("{shown} ({})", w.lms), "!lti")?;
+    see_other("/lti/platforms")
+}
+
+/// Registers a platform from the form (a platform registered already changes only on the
+/// server: its keys are what every launch is checked with).
 pub(super) async fn add_platform(app: AppData, req: HttpRequest, who: Instructor, form: web::Form<PlatformForm>) -> Page {
     who.check_csrf(&req, form.csrf.as_deref())?;
+    may_manage_lms(&app, &who)?;
     let result = match form.platform.check() {
+        Ok(platform) if app.db.lti_platforms_of(&platform.issuer)?.iter().any(|p| p.client_id == platform.client_id) => Err(AppError::BadRequest(format!(
+            "an LMS with issuer {} and client id {} is registered already: its keys and URLs change only on the server (`bugrank lti add-platform`)",
+            platform.issuer, platform.client_id
+        ))),
         Ok(platform) => app.db.add_lti_platform(&platform).map(|_| ()).map_err(AppError::from),
         Err(reason) => Err(AppError::BadRequest(reason)),
     };

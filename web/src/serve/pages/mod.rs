@@ -94,6 +94,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/lti/deep-links/{token}", web::post().to(lti::answer_deep_link));
     cfg.route("/lti/links/{platform}/{link}/bind", web::post().to(lti::bind_link));
     cfg.route("/lti/platforms", web::post().to(lti::add_platform));
+    cfg.route("/lti/instructors/approve", web::post().to(lti::approve_instructor));
     page!("/s/{token}", students::student_page);
     cfg.route("/s/{token}/{analysis}.md", web::get().to(students::student_markdown));
     cfg.route("/s/{token}/{analysis}/statement", web::get().to(students::student_statement));
