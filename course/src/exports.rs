@@ -154,12 +154,18 @@ impl NoHandIn {
         [NoHandIn::Zero, NoHandIn::Empty].into_iter().find(|choice| choice.name() == name)
     }
 
+    /// The grade of a student of `row` who handed in nothing, of `max` points: `None` for
+    /// no grade.
+    pub fn points(self, max: f64, row: &RosterRow) -> Option<f64> {
+        match self {
+            NoHandIn::Zero => Some(adjusted_points(0.0, max, Some(row))),
+            NoHandIn::Empty => None,
+        }
+    }
+
     /// The gradebook cell of a student of `row` who handed in nothing, of `max` points.
     pub fn cell(self, max: f64, row: &RosterRow) -> String {
-        match self {
-            NoHandIn::Zero => adjusted_points(0.0, max, Some(row)).to_string(),
-            NoHandIn::Empty => String::new(),
-        }
+        self.points(max, row).map(|points| points.to_string()).unwrap_or_default()
     }
 
     /// In words, for pages: "0 points" or "no grade (an empty cell)".
@@ -187,9 +193,16 @@ pub struct GradebookLine<'a> {
     pub row: Option<&'a RosterRow>,
     /// Their graded hand-in; `None` for a roster's student who handed in nothing.
     pub answer: Option<&'a AnswerResult>,
-    /// Their gradebook cell: the points ([`gradebook_points`]), or for a student who
-    /// handed in nothing `no_hand_in`'s cell ([`NoHandIn::cell`]: empty for no grade).
-    pub cell: String,
+    /// Their grade: the points ([`gradebook_points`]), or for a student who handed in
+    /// nothing `no_hand_in`'s ([`NoHandIn::points`]: `None` for no grade).
+    pub points: Option<f64>,
+}
+
+impl GradebookLine<'_> {
+    /// The grade as a gradebook's cell (empty for no grade).
+    pub fn cell(&self) -> String {
+        self.points.map(|points| points.to_string()).unwrap_or_default()
+    }
 }
 
 /// The gradebook of `analysis`: each graded answer, then the roster's students who handed
@@ -198,9 +211,10 @@ pub fn gradebook<'a>(analysis: &'a Analysis, roster: &'a [RosterRow], no_hand_in
     let max = points_possible(analysis);
     let graded = analysis.answers.iter().map(|a| {
         let row = roster.iter().find(|r| r.id == a.id);
-        GradebookLine { id: &a.id, row, answer: Some(a), cell: gradebook_points(analysis, a, row).0.to_string() }
+        GradebookLine { id: &a.id, row, answer: Some(a), points: Some(gradebook_points(analysis, a, row).0) }
     });
-    let missing = without_hand_in(analysis, roster).into_iter().map(|r| GradebookLine { id: &r.id, row: Some(r), answer: None, cell: no_hand_in.cell(max, r) });
+    let missing =
+        without_hand_in(analysis, roster).into_iter().map(|r| GradebookLine { id: &r.id, row: Some(r), answer: None, points: no_hand_in.points(max, r) });
     graded.chain(missing).collect()
 }
 
@@ -291,7 +305,8 @@ pub fn canvas_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str, n
     let max = points_possible(analysis);
     out.write_record(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment])?;
     out.write_record(["Points Possible", "", "", "", "", &max.to_string()])?;
-    for GradebookLine { id, row, cell: points, .. } in gradebook(analysis, roster, no_hand_in) {
+    for line in gradebook(analysis, roster, no_hand_in) {
+        let (id, row, points) = (line.id, line.row, line.cell());
         out.write_record([
             &canvas_name(row, id),
             first_of(row, &["ID", "canvas_id"]).unwrap_or(""),
@@ -360,7 +375,7 @@ pub fn moodle_csv(analysis: &Analysis, roster: &[RosterRow], assignment: &str, n
         out.write_record([
             first_of(line.row, &["ID number", "idnumber"]).unwrap_or(line.id),
             first_of(line.row, &["Email address", "email"]).unwrap_or(""),
-            &line.cell,
+            &line.cell(),
             &feedback,
         ])?;
     }

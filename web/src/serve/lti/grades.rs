@@ -65,9 +65,8 @@ fn wanted(app: &App, batch: &BatchRow, link: &LinkRow) -> Result<Option<(f64, Ve
         .into_iter()
         .filter_map(|(sub, student)| {
             let line = by_id.get(student.as_str())?;
-            let points = line.cell.parse::<f64>().ok();
             let comment = course::exports::line_feedback(&analysis, line, &batch.name, batch.no_hand_in);
-            Some(Score { sub, points, comment })
+            Some(Score { sub, points: line.points, comment })
         })
         .collect();
     Ok(Some((max, scores)))

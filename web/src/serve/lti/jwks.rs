@@ -50,10 +50,8 @@ impl JwksCache {
 /// GETs the JWKS at `url`.
 fn fetch(url: &str) -> Result<JwkSet, String> {
     super::secure_url(url).map_err(|why| format!("the platform's keyset URL `{url}` {why}"))?;
-    let agent = ureq::AgentBuilder::new().timeout(FETCH_TIMEOUT).redirects(0).build();
-    let reply = agent.get(url).call().map_err(|e| format!("the platform's keys could not be fetched from {url}: {e}"))?;
-    let mut body = String::new();
-    std::io::Read::read_to_string(&mut std::io::Read::take(reply.into_reader(), MAX_JWKS_BYTES), &mut body)
-        .map_err(|e| format!("the platform's keys could not be read from {url}: {e}"))?;
+    let reply =
+        super::services::agent_within(FETCH_TIMEOUT).get(url).call().map_err(|e| format!("the platform's keys could not be fetched from {url}: {e}"))?;
+    let body = super::services::body_within(reply, MAX_JWKS_BYTES).map_err(|e| format!("the platform's keys could not be read from {url}: {e}"))?;
     serde_json::from_str(&body).map_err(|e| format!("{url} does not hold a JWKS (a JSON object with `keys`): {e}"))
 }

@@ -49,8 +49,13 @@ struct TokenAnswer {
     expires_in: Option<i64>,
 }
 
+/// A client for a platform: no redirect followed, each request within `timeout`.
+pub(super) fn agent_within(timeout: Duration) -> ureq::Agent {
+    ureq::AgentBuilder::new().timeout(timeout).redirects(0).build()
+}
+
 fn agent() -> ureq::Agent {
-    ureq::AgentBuilder::new().timeout(SERVICE_TIMEOUT).redirects(0).build()
+    agent_within(SERVICE_TIMEOUT)
 }
 
 /// `url` when the platform's tokens may go there ([`super::secure_url`]).
@@ -60,8 +65,13 @@ fn checked(what: &str, url: &str) -> Result<(), String> {
 
 /// The body of an answer, within [`MAX_ANSWER_BYTES`].
 fn body(reply: ureq::Response) -> Result<String, String> {
+    body_within(reply, MAX_ANSWER_BYTES)
+}
+
+/// The body of an answer, at most `limit` bytes of it.
+pub(super) fn body_within(reply: ureq::Response, limit: u64) -> Result<String, String> {
     let mut text = String::new();
-    std::io::Read::read_to_string(&mut std::io::Read::take(reply.into_reader(), MAX_ANSWER_BYTES), &mut text).map_err(|e| e.to_string())?;
+    std::io::Read::read_to_string(&mut std::io::Read::take(reply.into_reader(), limit), &mut text).map_err(|e| e.to_string())?;
     Ok(text)
 }
 

@@ -238,7 +238,7 @@ pub(super) async fn deep_link_page(app: AppData, req: HttpRequest, who: Instruct
 /// Content-Security-Policy allows the LMS's return URL).
 pub(super) async fn answer_deep_link(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<String>, form: web::Form<BindForm>) -> Page {
     who.check_csrf(&req, form.csrf.as_deref())?;
-    let batch = form.batch.as_deref().and_then(|b| b.trim().parse::<i64>().ok()).ok_or_else(|| AppError::BadRequest("choose a batch".into()))?;
+    let batch = form.batch()?;
     let batch = found(app.db.batch(batch)?)?;
     let request = app.db.lti_deep_link(&sha256_hex(path.as_bytes()), false)?.ok_or(Refused::UnknownState)?;
     if request.course_id.is_some_and(|course| course != batch.course_id) {
@@ -332,12 +332,20 @@ pub(super) struct BindForm {
     csrf: Option<String>,
 }
 
+impl BindForm {
+    /// The batch chosen.
+    fn batch(&self) -> Result<i64, AppError> {
+        let batch = super::number(&self.batch, "the batch")?.ok_or_else(|| AppError::BadRequest("choose a batch".into()))?;
+        i64::try_from(batch).map_err(|_| AppError::BadRequest(format!("there is no batch {batch}")))
+    }
+}
+
 /// Binds an LMS link to a batch of its course and sends the batch's released grades.
 pub(super) async fn bind_link(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<(i64, String)>, form: web::Form<BindForm>) -> Page {
     who.check_csrf(&req, form.csrf.as_deref())?;
     let (platform, link) = path.into_inner();
     let link = found(app.db.lti_link(platform, &link)?)?;
-    let batch = form.batch.as_deref().and_then(|b| b.trim().parse::<i64>().ok()).ok_or_else(|| AppError::BadRequest("choose a batch".into()))?;
+    let batch = form.batch()?;
     if !app.db.bind_lti_link(platform, &link.link_id, batch)? {
         return Err(AppError::BadRequest(format!("batch {batch} is not a batch of this link's course")));
     }
