@@ -143,6 +143,51 @@ pub fn form_files(files: Vec<NamedFile>) -> (Vec<HandIn>, Vec<FileVerdict>, Vec<
     (modules, rejected, rosters)
 }
 
+/// One student's own hand-in (the service's student page): `files` as they chose them,
+/// named after `student` (one file: `ID.EXT`; several: the folder `ID/` of a program in
+/// several files), checked as an upload's files are without compiling (what it is, its
+/// language among `accepted`'s, a module the sandbox accepts). Returns the hand-in's file
+/// name and the bytes the service keeps (a module, or the sources as one bundle); `Err`
+/// says what is wrong, in words for the student.
+pub fn own_hand_in(tools: &Tools, accepted: &Accepted, student: &str, files: Vec<NamedFile>) -> Result<(String, Vec<u8>), String> {
+    if let Some(problem) = id_problem(student) {
+        return Err(problem);
+    }
+    if files.is_empty() {
+        return Err(format!("choose your file: {HAND_IN_FILES}"));
+    }
+    if let Some((zip, _)) = files.iter().find(|(name, _)| name.to_ascii_lowercase().ends_with(".zip")) {
+        return Err(format!("{zip}: hand in your files themselves, not a zip (choose several files at once for a program in several files)"));
+    }
+    let several = files.len() > 1;
+    let named = files
+        .into_iter()
+        .map(|(name, bytes)| {
+            let base = name.rsplit(['/', '\\']).next().unwrap_or_default().to_owned();
+            let file = match (several, base.rsplit_once('.')) {
+                (true, _) => format!("{student}/{base}"),
+                (false, Some((_, extension))) => format!("{student}.{extension}"),
+                (false, None) => base,
+            };
+            (file, Ok(ModuleSource::Bytes(SharedBytes(std::sync::Arc::new(bytes)))))
+        })
+        .collect();
+    let found = crate::hand_ins::accept_languages(hand_ins(named, false), &accepted.languages);
+    let batch = Batch::checked(&tools.sandbox, &tools.builder, &found);
+    if let Some(refused) = batch.rejected.first() {
+        return Err(refused.reason.clone());
+    }
+    match &batch.submissions[..] {
+        [one] if one.id == student => {
+            let hand_in = found.iter().find(|h| h.file == one.file).expect("a checked hand-in is one found");
+            let bytes = hand_in.what.as_ref().map_err(Clone::clone)?.stored()?;
+            Ok((one.file.clone(), bytes))
+        }
+        [] => Err(format!("none of these files is {HAND_IN_FILES}")),
+        _ => Err("hand in one module, or your source files (and headers) of one program".to_owned()),
+    }
+}
+
 /// The files a hand-in may be, as the refusals name them.
 const HAND_IN_FILES: &str = "a module .wasm or .wat, a source .c, .cpp, .rs or .py";
 
@@ -330,4 +375,48 @@ pub fn check_upload(
         no_hand_in: without,
     };
     Ok(Checked { report, stored: modules })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolchain::Language;
+
+    fn accepted(languages: &[Language]) -> Accepted {
+        Accepted { languages: languages.to_vec(), harnesses: Vec::new(), build: toolchain::BuildOptions::default(), rules: Default::default() }
+    }
+
+    /// What `own_hand_in` makes of `files` by `a01` for a problem taking `languages`: the
+    /// file name kept, or the refusal.
+    fn check(languages: &[Language], files: &[(&str, &str)], expected: Result<&str, &str>) {
+        let tools = Tools { sandbox: sandbox::Sandbox::new().unwrap(), builder: toolchain::Builder::new(None) };
+        let files = files.iter().map(|(name, text)| (name.to_string(), text.as_bytes().to_vec())).collect();
+        match (own_hand_in(&tools, &accepted(languages), "a01", files), expected) {
+            (Ok((file, bytes)), Ok(name)) => {
+                assert_eq!(file, name);
+                assert!(toolchain::Source::from_bytes(&bytes).is_some(), "sources are kept as one bundle");
+            }
+            (Err(why), Err(words)) => assert!(why.contains(words), "{why}"),
+            (got, expected) => panic!("{got:?}, expected {expected:?}"),
+        }
+    }
+
+    #[test]
+    fn a_students_own_hand_in_is_named_after_them_whatever_its_files_are_called() {
+        check(&[Language::Python], &[("lab3 final (2).py", "print(1)\n")], Ok("a01.py"));
+        check(&[Language::C], &[("main.c", "#include \"util.h\"\nint main(void){return f();}\n"), ("util.h", "static int f(void){return 0;}\n")], Ok("a01/"));
+    }
+
+    #[test]
+    fn a_students_own_hand_in_that_is_not_one_program_is_refused_in_words() {
+        check(&[Language::Python], &[], Err("choose your file"));
+        check(&[Language::Python], &[("lab3.zip", "PK")], Err("not a zip"));
+        check(&[Language::Python], &[("notes.txt", "hello")], Err("none of these files is a module .wasm"));
+        check(&[Language::C], &[("main.py", "print(1)\n")], Err("accepts sources in C"));
+        check(
+            &[Language::Python, Language::C],
+            &[("main.py", "print(1)\n"), ("other.c", "int main(void){return 0;}\n")],
+            Err("a submission is written in one"),
+        );
+    }
 }

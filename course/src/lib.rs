@@ -1,6 +1,6 @@
 //! A course's grading work, without its edges: problems ([`problem_dir`], [`bundle`],
 //! [`problem_check`], and judges' packages: [`import`], read by [`own_files`]), batches ([`batch`]: its hand-ins found by [`hand_ins`] in a directory or [`zips`], each a [`hand_in`]), rosters ([`roster`]),
-//! students' sources and their builds ([`load`]), the grader's executor on the sandbox
+//! students' sources and their builds ([`load`]), students handing in themselves ([`hand_in_window`], [`pre_check`]), the grader's executor on the sandbox
 //! ([`executor`]) and its rounds of runs made by other workers too ([`rounds`]), the one pipeline that grades a batch ([`grade_batch`](mod@grade_batch)) and the files a
 //! graded batch is written as ([`outputs`], [`exports`]).
 //!
@@ -40,12 +40,14 @@ pub mod executor;
 pub mod exports;
 pub mod grade_batch;
 pub mod hand_in;
+pub mod hand_in_window;
 pub mod hand_ins;
 pub mod import;
 pub mod intake;
 pub mod load;
 pub mod outputs;
 pub mod own_files;
+pub mod pre_check;
 pub mod problem_check;
 pub mod problem_dir;
 pub mod roster;

@@ -163,6 +163,50 @@ pub struct ProblemToml {
     /// `[rules]`: what hand-ins must not use, whatever they print (see [`RulesToml`]).
     #[serde(default)]
     pub rules: crate::rules::RulesToml,
+    /// `[pre_check]`: which of the course's tests a student's hand-in is run on at once,
+    /// before the deadline (see [`PreCheckToml`]).
+    #[serde(default)]
+    pub pre_check: PreCheckToml,
+}
+
+/// `[pre_check]` of `problem.toml`: the course's tests (`tests/NAME.in`) that students
+/// may see, by name, each pattern a name or a prefix ending in `*`. Their hand-ins are run
+/// on these at once, and they see each one's input, the expected output and their own;
+/// every other course's test, and every generated one, stays for the analysis. Default
+/// `["sample*", "example*"]`: a judge's package's sample data, which `bugrank import` names
+/// `sample-NAME`, and tests named as examples. `public = []` shows none (the pre-check then
+/// only builds the hand-in).
+///
+/// ```toml
+/// [pre_check]
+/// public = ["sample*", "edge-empty"]
+/// ```
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreCheckToml {
+    #[serde(default = "default_public_tests")]
+    pub public: Vec<String>,
+}
+
+impl Default for PreCheckToml {
+    fn default() -> PreCheckToml {
+        PreCheckToml { public: default_public_tests() }
+    }
+}
+
+fn default_public_tests() -> Vec<String> {
+    vec!["sample*".to_owned(), "example*".to_owned()]
+}
+
+impl PreCheckToml {
+    /// Whether the course's test `name` is public: a pattern is the name, or a prefix of
+    /// it followed by `*`.
+    pub fn is_public(&self, name: &str) -> bool {
+        self.public.iter().any(|pattern| match pattern.strip_suffix('*') {
+            Some(prefix) => name.starts_with(prefix),
+            None => name == pattern,
+        })
+    }
 }
 
 /// `[validator]` of `problem.toml`: an output validator as judges write it (problemtools,
@@ -490,6 +534,13 @@ pub struct ProblemDir {
     /// so on: the service stores them beside the sources, so that every analysis of an
     /// uploaded problem runs the programs it was checked with, whatever the compiler later.
     pub built: Vec<(String, Vec<u8>)>,
+}
+
+impl ProblemDir {
+    /// The course's tests students may see ([`PreCheckToml`]), in the tests' order.
+    pub fn public_tests(&self) -> Vec<&WrittenTest> {
+        self.fixed.iter().filter(|test| self.toml.pre_check.is_public(&test.name)).collect()
+    }
 }
 
 /// The validator of the problem in `dir` whose sources are in the folder `files.0` and
@@ -866,6 +917,22 @@ mod tests {
             (Some(words), Some(said)) if said.contains(words) => {}
             _ => panic!("{settings}: expected {expected:?}, got {refused:?}"),
         }
+    }
+
+    #[test]
+    fn public_tests_are_the_names_and_prefixes_pre_check_lists() {
+        let check = |toml: &str, name: &str, public: bool| {
+            let settings: ProblemToml = toml::from_str(&format!("title = \"t\"\n{toml}")).unwrap();
+            assert_eq!(settings.pre_check.is_public(name), public, "{toml}: {name}");
+        };
+        check("", "sample-1", true);
+        check("", "example", true);
+        check("", "secret-group1-7", false);
+        check("", "edge", false);
+        check("[pre_check]\npublic = []", "sample-1", false);
+        check("[pre_check]\npublic = [\"edge\"]", "edge", true);
+        check("[pre_check]\npublic = [\"edge\"]", "edge-2", false);
+        check("[pre_check]\npublic = [\"edge*\"]", "edge-2", true);
     }
 
     #[test]

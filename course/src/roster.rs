@@ -259,8 +259,9 @@ pub struct Attached {
 impl Attached {
     /// The roster file `file_name` (read from `input`) attached to a batch whose students
     /// are `students`. Refused whole ([`CourseError::Batch`], naming the file: nothing
-    /// changes) when a line of it is refused, or when no row names a student of the batch
-    /// (another class's roster, or another file).
+    /// changes) when a line of it is refused, or when the batch has students and no row
+    /// names one of them (another class's roster, or another file). A batch with no hand-in
+    /// yet (open to students' own) takes any roster: it says who may hand in.
     pub fn roster(file_name: &str, input: impl Read, students: &[String]) -> CourseResult<Attached> {
         let (rows, rejected) = parse_roster(file_name, input)?;
         if !rejected.is_empty() {
@@ -268,7 +269,7 @@ impl Attached {
             return Err(CourseError::Batch(format!("{file_name}: nothing was changed, because: {}", reasons.join("; "))));
         }
         let attached = attach_roster(rows, students);
-        if attached.kept.len() == attached.without_hand_in.len() {
+        if !students.is_empty() && attached.kept.len() == attached.without_hand_in.len() {
             return Err(CourseError::Batch(format!("{file_name}: no row names a student of this batch: nothing was changed")));
         }
         Ok(attached)

@@ -216,6 +216,43 @@ pub fn bug_list(problem: &Problem, analysis: &Analysis, answer_id: &str, program
     Some(list(bugs))
 }
 
+/// How answer `program` does on the course's `tests` that students may see (a student's
+/// pre-check of a hand-in, before any analysis): a bug list whose suite is those tests
+/// (their names as test ids), each failed one with the input, the model answer's output
+/// and what the program did, judged with the budget an analysis gives it there. Nothing
+/// of a class is in it: no generated input, no other answer. A test the model answer
+/// cannot run is left out (a problem's check reports it). Pitfall: `calibration` must be
+/// the problem's ([`crate::calibrate`]), or budgets differ from the analysis's.
+pub fn on_tests(problem: &Problem, calibration: &Calibration, tests: &[&crate::WrittenTest], program: usize, executor: &dyn Executor) -> BugList {
+    use rayon::prelude::*;
+    let explainer = Explainer { problem, calibration, executor, program };
+    let trials: Vec<(&&crate::WrittenTest, Trial)> = tests.par_iter().filter_map(|test| Some((test, explainer.trial_of(test.input.clone())?))).collect();
+    let bugs: Vec<BugReport> = trials
+        .iter()
+        .filter_map(|(test, trial)| {
+            Some(BugReport {
+                test: test.name.clone(),
+                input: trial.input.clone(),
+                expected: String::from_utf8_lossy(&trial.reference.stdout).into_owned(),
+                got: explainer.behaviour(trial)?,
+                generalized: None,
+                contrast: None,
+                course_test: Some(test.name.clone()),
+            })
+        })
+        .collect();
+    BugList {
+        answer: String::new(),
+        passed: trials.len() - bugs.len(),
+        suite_size: trials.len(),
+        course_tests_failed: bugs.iter().map(|b| b.test.clone()).collect(),
+        bugs,
+        build: None,
+        points: None,
+        dialogue: problem.oracle == crate::Oracle::Interactive,
+    }
+}
+
 struct Explainer<'a> {
     problem: &'a Problem,
     calibration: &'a Calibration,

@@ -88,7 +88,7 @@ pub use budget::{Budget, CALIBRATION_INPUTS, CALIBRATION_SEED, Calibration, Fuel
 pub use check::{Check, Cost, Example, Expect, MAX_FAILURES, ProblemCheck, SAMPLES, Sample, check_problem};
 pub use completeness::Completeness;
 pub use experiment::{CohortSummary, ManualRow, ProblemReport, ScoreRow, compare};
-pub use explain::{ANY, Behaviour, BugList, BugReport, CONTRAST_CANDIDATES, Contrast, REDRAWS, SLOWNESS_PROBE, SLOWNESS_PROBE_FUEL, bug_list};
+pub use explain::{ANY, Behaviour, BugList, BugReport, CONTRAST_CANDIDATES, Contrast, REDRAWS, SLOWNESS_PROBE, SLOWNESS_PROBE_FUEL, bug_list, on_tests};
 pub use generate::{ChoiceSequence, ChoiceSource, MAX_CHOICES, MAX_SIZE, Rng, TestCase};
 pub use oracle::{CheckerVerdict, Execution, Failure, FailureCounts, FailureKind, Oracle, RunOutcome, TokenRules};
 pub use order::{Class, CorrectnessOrder, Edge, correctness_order};

@@ -16,7 +16,7 @@
 //! `checking` and the bundle must be uploaded again.
 
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{RecvTimeoutError, Sender, channel};
+use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,7 @@ use serde::Serialize;
 
 use super::App;
 use super::db::{CheckStatus, Engine, ProblemCheckRow};
+use super::local_queue::{LocalQueue, unless_panicked};
 use super::store::write_atomically;
 
 /// The longest a bundle's check may run: every program of a sound problem runs on a
@@ -39,7 +40,7 @@ pub const CHECK_REPORT: &str = "check.json";
 /// This process's queue of bundle checks (see [`start`]), and the check it runs now.
 #[derive(Default)]
 pub struct BundleChecks {
-    queue: Mutex<Option<Sender<i64>>>,
+    queue: LocalQueue,
     running: Mutex<Option<Running>>,
 }
 
@@ -62,9 +63,7 @@ pub struct CheckProgress {
 impl BundleChecks {
     /// Queues check `id` on the check thread.
     pub fn queue(&self, id: i64) -> anyhow::Result<()> {
-        let queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-        let queue = queue.as_ref().ok_or_else(|| anyhow::anyhow!("this process checks no problem bundles"))?;
-        queue.send(id).map_err(|_| anyhow::anyhow!("the check thread has stopped"))
+        self.queue.queue(id)
     }
 
     /// How far check `id` has come, if this process runs it now; `None` while it waits
@@ -83,19 +82,12 @@ impl BundleChecks {
 /// Starts the check thread of a serving process (and, on SQLite, queues again the checks
 /// a restart interrupted).
 pub fn start(app: Arc<App>) -> anyhow::Result<()> {
-    let (send, receive) = channel::<i64>();
-    *app.checks.queue.lock().unwrap_or_else(|p| p.into_inner()) = Some(send);
-    if app.db.engine() == Engine::Sqlite {
-        for check in app.db.problem_checks_running()? {
-            app.checks.queue(check.id)?;
-        }
-    }
-    std::thread::Builder::new().name("bundle-checks".into()).spawn(move || {
-        for id in receive {
-            run(&app, id);
-        }
-    })?;
-    Ok(())
+    let interrupted = match app.db.engine() {
+        Engine::Sqlite => app.db.problem_checks_running()?.into_iter().map(|check| check.id).collect(),
+        Engine::Postgres => Vec::new(),
+    };
+    let worker = app.clone();
+    app.checks.queue.start("bundle-checks", interrupted, move |id| run(&worker, id))
 }
 
 /// Checks bundle `id` and records how it ended; a refused bundle's folder is removed.
@@ -105,8 +97,7 @@ fn run(app: &App, id: i64) {
         Ok(_) => return,
         Err(error) => return eprintln!("bugrank: cannot read problem check {id}: {error}"),
     };
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(app, &row)))
-        .unwrap_or_else(|_| Err("the check failed unexpectedly (a bug: the service's log has its trace)".to_owned()));
+    let outcome = unless_panicked("the check", || check(app, &row));
     // (Here, not in `check`: a check that panicked runs no more either.)
     app.checks.set_running(None);
     if outcome.is_err() {

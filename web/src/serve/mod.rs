@@ -33,6 +33,8 @@ pub mod connections;
 pub mod db;
 
 mod first_start;
+mod hand_ins;
+mod local_queue;
 pub mod lti;
 pub mod mail;
 mod pages;
@@ -121,6 +123,9 @@ pub struct App {
     pub jobs: Jobs,
     /// Uploaded problem bundles waiting for their check, or being checked (`checks.rs`).
     pub checks: checks::BundleChecks,
+    /// Students' hand-ins waiting for their pre-check, and the problems loaded for them
+    /// (`hand_ins.rs`).
+    pub hand_ins: hand_ins::HandIns,
     /// The most bytes one upload may carry.
     pub max_upload_bytes: usize,
     /// Finished analyses read from their `analysis.json`, by id (they never change), within
@@ -161,6 +166,7 @@ impl App {
             tools: course::Tools { sandbox, builder },
             jobs: Jobs::default(),
             checks: checks::BundleChecks::default(),
+            hand_ins: hand_ins::HandIns::default(),
             max_upload_bytes,
             analyses: analysis_cache::AnalysisCache::default(),
             logins: auth::LoginGuard::default(),
@@ -452,6 +458,19 @@ pub(crate) fn civil(seconds: i64) -> (i64, i64, i64, i64) {
     (yoe + era * 400 + i64::from(month <= 2), month, day, seconds.rem_euclid(86_400))
 }
 
+/// The days since 1970-01-01 of a date of the proleptic Gregorian calendar (the inverse of
+/// [`civil`]); `None` for a day the month does not have (2026-02-30).
+pub(crate) fn days_from_civil(year: i64, month: i64, day: i64) -> Option<i64> {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let doy = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let (y2, m2, d2, _) = civil(days * 86_400);
+    (y2 == year && m2 == month && d2 == day).then_some(days)
+}
+
 /// The store's database: PostgreSQL at `database`, else SQLite in the data directory.
 pub(crate) fn open_db(store: &Store, database: Option<&str>) -> anyhow::Result<Db> {
     match database {
@@ -512,6 +531,7 @@ pub fn start(args: &ServeArgs) -> anyhow::Result<Running> {
     );
     worker::start(app.clone(), args.workers, args.threads)?;
     checks::start(app.clone())?;
+    hand_ins::start(app.clone())?;
     app.db.exclusively(|| -> anyhow::Result<()> {
         if !args.no_demo && app.db.problems()?.is_empty() {
             let (problems, _kept) = crate::demo_data::demo_problems(args.demo.as_deref())?;

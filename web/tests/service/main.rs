@@ -16,6 +16,7 @@ mod common;
 mod fairness;
 mod flow;
 mod grades;
+mod hand_ins;
 mod hardening;
 mod isolation;
 mod lms;

@@ -17,6 +17,8 @@ mod fairness;
 mod flow;
 #[path = "../service/grades.rs"]
 mod grades;
+#[path = "../service/hand_ins.rs"]
+mod hand_ins;
 #[path = "../service/lms.rs"]
 mod lms;
 #[path = "../service/lti.rs"]

@@ -18,6 +18,7 @@ use serde::Serialize;
 
 use std::collections::HashMap;
 
+mod hand_ins;
 mod lti;
 mod queue;
 mod schema;
@@ -25,6 +26,7 @@ mod shards;
 pub mod sql;
 
 use course::roster::{Adjustment, RosterRow};
+pub use hand_ins::{HandInRow, HandedIn, PreCheckStatus, WindowRow};
 pub use lti::{DeepLinkRow, LinkRow, Person, PlatformRow, WaitingInstructor};
 pub use queue::{AnalysisRow, AnalysisSettings, AnswerRow, LEASE_SECONDS, MAX_ATTEMPTS, QueueEntry, Status};
 pub use shards::{Round, RoundKind, SHARD_LEASE_SECONDS, Shard};
@@ -235,6 +237,9 @@ fn upload_status(text: String) -> DbResult<String> {
 }
 
 const BATCH_COLUMNS: &str = "b.id, b.problem_id, p.title, b.name, b.released, b.created, b.course_id, c.name, b.no_hand_in, b.shown_analysis, b.release_reruns";
+
+/// How many columns [`BATCH_COLUMNS`] names: a query's next column has this index.
+const AFTER_BATCH_COLUMNS: usize = 11;
 /// The latest finished analysis of batch `?1` (not a stability check's), as a subquery.
 const LATEST_DONE: &str = "SELECT max(a.id) FROM analyses a WHERE a.batch_id = ?1 AND a.status = 'done' AND a.stability_of IS NULL";
 /// The tables [`BATCH_COLUMNS`] come from.
@@ -506,6 +511,8 @@ impl Db {
                 "DELETE FROM roster WHERE batch_id = ?1",
                 "DELETE FROM adjustments WHERE batch_id = ?1",
                 "DELETE FROM submissions WHERE batch_id = ?1",
+                "DELETE FROM hand_in_checks WHERE batch_id = ?1",
+                "DELETE FROM hand_in_windows WHERE batch_id = ?1",
                 "DELETE FROM batches WHERE id = ?1",
             ] {
                 c.execute(sql, args![batch])?;

@@ -140,6 +140,10 @@ pub struct AnalysisSettings {
     pub max_points: Option<f64>,
     /// Re-run the batch's latest finished analysis this way, if there is one.
     pub rerun: Option<RerunMode>,
+    /// Grade each student's last submission handed in by then (seconds since 1970), not
+    /// their current one: the analysis of a deadline, whenever it is queued, grades what
+    /// came by the deadline. `None`: the current submissions.
+    pub handed_in_by: Option<i64>,
 }
 
 const ANALYSIS_COLUMNS: &str =
@@ -171,7 +175,8 @@ fn analysis_row(row: &Row) -> DbResult<AnalysisRow> {
 impl Db {
     // --- analyses ---
 
-    /// Queues an analysis of the batch's current submissions.
+    /// Queues an analysis of the batch's current submissions (or those handed in by
+    /// [`AnalysisSettings::handed_in_by`]).
     pub fn queue_analysis(&self, batch: i64, problem_dir: &str, settings: AnalysisSettings) -> DbResult<i64> {
         self.0.transaction(|c| {
             let previous =
@@ -194,13 +199,21 @@ impl Db {
                     ],
                 )?
                 .int(0)?;
-            c.execute(
-                "INSERT INTO analysis_answers (analysis_id, student, sha256, cohort)
+            let answers = "INSERT INTO analysis_answers (analysis_id, student, sha256, cohort)
                  SELECT CAST(?1 AS BIGINT), s.student, s.sha256, r.cohort FROM submissions s
                  LEFT JOIN roster r ON r.batch_id = s.batch_id AND r.student = s.student
-                 WHERE s.batch_id = ?2 AND s.superseded = FALSE",
-                args![id, batch],
-            )?;
+                 WHERE s.batch_id = ?2";
+            match settings.handed_in_by {
+                None => c.execute(&format!("{answers} AND s.superseded = FALSE"), args![id, batch])?,
+                // Each student's latest by then: the submission with no later one by then.
+                Some(by) => c.execute(
+                    &format!(
+                        "{answers} AND s.uploaded <= ?3 AND NOT EXISTS (SELECT 1 FROM submissions t
+                             WHERE t.batch_id = s.batch_id AND t.student = s.student AND t.uploaded <= ?3 AND t.id > s.id)"
+                    ),
+                    args![id, batch, by],
+                )?,
+            };
             Ok(id)
         })
     }

@@ -32,6 +32,7 @@ pub(super) const SQLITE_MIGRATIONS: &[&str] = &[
     include_str!("migrations/sqlite/0014_lti_links_and_scores.sql"),
     include_str!("migrations/sqlite/0015_lti_deep_links.sql"),
     include_str!("migrations/sqlite/0016_lti_instructors_approved.sql"),
+    include_str!("migrations/sqlite/0017_hand_ins_by_students.sql"),
 ];
 
 /// PostgreSQL's schema, one migration per file of `migrations/postgres/`, in the order of
@@ -52,6 +53,7 @@ const POSTGRES_MIGRATIONS: &[&str] = &[
     include_str!("migrations/postgres/0010_lti_links_and_scores.sql"),
     include_str!("migrations/postgres/0011_lti_deep_links.sql"),
     include_str!("migrations/postgres/0012_lti_instructors_approved.sql"),
+    include_str!("migrations/postgres/0013_hand_ins_by_students.sql"),
 ];
 
 /// The key of the advisory lock under which PostgreSQL's migrations run: two processes

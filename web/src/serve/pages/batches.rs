@@ -1,5 +1,7 @@
 //! Batches: the list, a batch's page, renaming, deleting, attaching a roster, queueing an
-//! analysis, releasing to students.
+//! analysis, releasing to students, and students' own hand-ins: a batch's hand-in window
+//! (open, deadline, minutes between hand-ins, late policy, analysis at the deadline), a new
+//! batch opened to hand-ins with no file yet, and who handed in with each pre-check.
 
 use actix_multipart::Multipart;
 use actix_web::{HttpRequest, web};
@@ -9,13 +11,18 @@ use serde::{Deserialize, Serialize};
 
 use super::super::auth::Instructor;
 use super::super::auth::random_token;
-use super::super::db::{AnalysisRow, AnalysisSettings, BatchRow, ProblemRow, Status, SubmissionRow};
+use super::super::db::{AnalysisRow, AnalysisSettings, BatchRow, HandInRow, PreCheckStatus, ProblemRow, Status, SubmissionRow, now};
+use super::super::hand_ins::queue_due_analyses;
 use super::super::lti::grades;
 use super::super::upload::Form;
 use super::super::{App, AppError, Page};
-use super::forms::{BatchForm, adjustment_form, batch_form, form_again, late_form, name_field, rename_form, roster_form, run_form, show_analysis_form};
+use super::forms::{
+    BatchForm, WindowForm, adjustment_form, batch_form, form_again, late_form, name_field, open_batch_form, rename_form, roster_form, run_form,
+    show_analysis_form, window_form,
+};
 use super::layout::{csrf_field, date, first_ids, table_filter};
 use course::exports::{self, NoHandIn};
+use course::hand_in_window::{HandInWindow, span_in_words};
 use course::roster::{Adjustment, RosterRow};
 
 use super::{AppData, CsrfForm, blocking, found, number, problem_toml, respond, see_other, status_word};
@@ -75,6 +82,7 @@ pub(super) async fn batches_page(app: AppData, req: HttpRequest, who: Instructor
                 }
             }
             @if !v.batches.is_empty() { (batch_form(&who, &form)) }
+            (open_batch_form(&who, &v.problems, &v.courses, None))
         }
     })
 }
@@ -168,6 +176,7 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
         analyses,
         batch,
     };
+    let hand_ins = hand_ins_card(&app, &who, &view.batch)?;
     respond(&req, Some(&who), &view.batch.name.clone(), &view, |v| {
         let id = v.batch.id;
         html! {
@@ -178,6 +187,7 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
                 (rename_form(&who, &v.batch, &v.batch.name))
                 p { a href={ "/batches/" (id) "/delete" } { "Delete this batch…" } " (you are asked to confirm first)" }
             }
+            (hand_ins)
             (run_form(&who, id, v.analyses.iter().any(|a| a.status == Status::Done), v.batch.released, v.max_points))
             h2 { "Analyses" }
             @if v.analyses.is_empty() { p.muted { "None yet." } }
@@ -355,6 +365,10 @@ pub(super) async fn attach_roster(app: AppData, req: HttpRequest, who: Instructo
             let students: Vec<String> = db.submissions(batch_id)?.into_iter().map(|s| s.student).collect();
             let attached = course::roster::Attached::roster(&name, text.as_slice(), &students)?;
             db.replace_roster(batch_id, &attached.kept)?;
+            // Students hand in through their links: those the roster adds get theirs.
+            if db.hand_in_window(batch_id)?.is_some_and(|w| w.accepting) {
+                db.issue_missing_links(batch_id, &random_token)?;
+            }
             Ok(attached)
         })
         .await?;
@@ -417,6 +431,7 @@ fn queue_run(app: &App, req: &HttpRequest, who: &Instructor, batch: &BatchRow, f
             None => RerunMode::Full,
             Some(other) => return Err(AppError::BadRequest(format!("the mode must be `frozen` or `full`, not `{other}`"))),
         }),
+        handed_in_by: None,
     };
     if app.db.submissions(batch.id)?.is_empty() {
         return Err(AppError::BadRequest("the batch has no submissions to analyse".into()));
@@ -601,4 +616,108 @@ fn points_field(field: &Option<String>, name: &str) -> Result<Option<f64>, AppEr
             _ => Err(AppError::BadRequest(format!("{name} must be a number of points such as 5 or -2.5, not `{text}`"))),
         },
     }
+}
+
+/// Sets a batch's hand-in window. Opening it issues a private link to each of its
+/// students who has none (they hand in through it); a deadline already past with its
+/// analysis asked for queues that analysis at once.
+pub(super) async fn set_window(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<WindowForm>) -> Page {
+    let batch = found(app.db.batch(path.into_inner())?)?;
+    let result = (|| {
+        who.check_csrf(&req, form.csrf.as_deref())?;
+        let (accepting, window) = form.window()?;
+        save_window(&app, batch.id, accepting, &window)?;
+        see_other(&format!("/batches/{}#hand-ins", batch.id))
+    })();
+    form_again(&req, &who, "The hand-ins were not set", result, || window_form(&who, batch.id, app.db.hand_in_window(batch.id).ok().flatten().as_ref()))
+}
+
+/// Keeps a batch's window, and does what keeping it starts (see [`set_window`]).
+fn save_window(app: &App, batch: i64, accepting: bool, window: &HandInWindow) -> Result<(), AppError> {
+    app.db.set_hand_in_window(batch, accepting, window)?;
+    if accepting {
+        app.db.issue_missing_links(batch, &random_token)?;
+    }
+    queue_due_analyses(app, now())?;
+    Ok(())
+}
+
+/// A new batch open to students' hand-ins.
+pub(super) async fn open_batch(app: AppData, req: HttpRequest, who: Instructor, form: web::Form<WindowForm>) -> Page {
+    let result = (|| {
+        who.check_csrf(&req, form.csrf.as_deref())?;
+        let chosen = form.problem.as_deref().and_then(|p| p.trim().parse().ok());
+        let problem = app.db.problem(chosen.ok_or_else(|| AppError::BadRequest("choose the problem the batch is for".into()))?)?;
+        let problem = problem.ok_or_else(|| AppError::BadRequest("the problem chosen does not exist (any more)".into()))?;
+        let name = name_field(form.name.as_deref(), "batch")?;
+        let course = name_field(form.course.as_deref(), "course the batch belongs to")?;
+        let (accepting, window) = form.window()?;
+        let batch = app.db.add_batch(problem.id, &course, &name, &[], &[])?;
+        save_window(&app, batch, accepting, &window)?;
+        see_other(&format!("/batches/{batch}#hand-ins"))
+    })();
+    form_again(&req, &who, "The batch was not opened", result, || {
+        open_batch_form(&who, &app.db.problems().unwrap_or_default(), &app.db.courses().unwrap_or_default(), None)
+    })
+}
+
+/// A pre-check in a few words, for the instructor's table.
+fn pre_check_words(row: &HandInRow) -> String {
+    match (row.status, row.pre_check()) {
+        (PreCheckStatus::Queued, _) => "checking".to_owned(),
+        (PreCheckStatus::Failed, _) => format!("not checked: {}", row.report.as_deref().unwrap_or_default()),
+        (PreCheckStatus::Done, None) => "checked (the report cannot be read)".to_owned(),
+        (PreCheckStatus::Done, Some(check)) if !check.built() => "does not compile".to_owned(),
+        (PreCheckStatus::Done, Some(check)) if check.list.suite_size == 0 => "builds".to_owned(),
+        (PreCheckStatus::Done, Some(check)) => format!("builds, passes {} of {} public tests", check.list.passed, check.list.suite_size),
+    }
+}
+
+/// The batch page's card of hand-ins by students: the window, who handed in, the form.
+pub fn hand_ins_card(app: &App, who: &Instructor, batch: &BatchRow) -> Result<Markup, AppError> {
+    let window = app.db.hand_in_window(batch.id)?;
+    let mut handed: Vec<(String, (HandInRow, i64))> = app.db.latest_hand_ins(batch.id)?.into_iter().collect();
+    handed.sort_by(|a, b| course::hand_ins::natural_cmp(&a.0, &b.0));
+    let now = now();
+    Ok(html! {
+        div.card #hand-ins {
+            h3 { "Hand-ins by students" }
+            @match &window {
+                None => p { "Students do not hand in to this batch themselves: you upload their files. Open it to them below: each student hands in through their private link (or from the LMS), and sees at once whether it builds and how it does on the problem's public tests." },
+                Some(w) => {
+                    p {
+                        @if w.accepting { strong.ok { "Open to students" } } @else { strong { "Closed to students" } }
+                        @match w.window.deadline {
+                            Some(deadline) if deadline >= now => { ". Deadline " (date(deadline)) " (in " (span_in_words(deadline - now)) ")" }
+                            Some(deadline) => { ". The deadline, " (date(deadline)) ", has passed" }
+                            None => { ". No deadline" }
+                        }
+                        "; a student may hand in every " (w.window.minutes_between) " minutes; a late hand-in is " (w.window.late.in_words()) "."
+                    }
+                    @if w.window.analyse_at_deadline {
+                        p { @match (w.deadline_analysis, w.deadline_claimed) {
+                            (Some(analysis), _) => { "Analysis " a href={ "/analyses/" (analysis) } { "#" (analysis) } " was queued at the deadline: it grades each student's last hand-in by then." }
+                            (None, true) => { "Nothing was handed in by the deadline: no analysis was queued." }
+                            (None, false) => { "The class is analysed at the deadline by itself (each student's last hand-in by then)." }
+                        } }
+                    }
+                }
+            }
+            @if !handed.is_empty() {
+                p { (handed.len()) " students handed in themselves." }
+                table.sortable #own-hand-ins {
+                    tr { th { "Student" } th { "Hand-ins" } th { "Last" } th { "Its pre-check" } }
+                    @for (student, (last, count)) in &handed {
+                        tr {
+                            td { (student) }
+                            td.num { (count) }
+                            td { (date(last.created)) @if last.late { " " strong.bad { "late" } } }
+                            td { (pre_check_words(last)) }
+                        }
+                    }
+                }
+            }
+            (window_form(who, batch.id, window.as_ref()))
+        }
+    })
 }

@@ -6,10 +6,13 @@ use actix_web::HttpRequest;
 use actix_web::ResponseError;
 use maud::{Markup, html};
 
+use serde::Deserialize;
+
 use super::super::auth::Instructor;
-use super::super::db::{BatchRow, ProblemRow, SubmissionRow};
+use super::super::db::{BatchRow, ProblemRow, SubmissionRow, WindowRow};
 use super::super::{AppError, Page};
 use super::layout::{csrf_field, page, with_code};
+use course::hand_in_window::{DEFAULT_MINUTES_BETWEEN, HandInWindow, LatePolicy, MAX_MINUTES_BETWEEN};
 use course::problem_dir::MAX_POINTS;
 use course::roster::{Adjustment, RosterRow};
 
@@ -235,6 +238,162 @@ pub fn stability_form(who: &Instructor, analysis: i64) -> Markup {
             (csrf_field(who))
             label { "Other seeds " input name="seeds" type="number" min="2" max=(MAX_STABILITY_SEEDS) value="4" style="width:5em"; }
             button type="submit" { "Check stability" }
+        }
+    }
+}
+
+/// A hand-in window as a form sends it (and, for a new batch, its problem, name and course).
+#[derive(Deserialize)]
+pub struct WindowForm {
+    pub csrf: Option<String>,
+    /// `1` when students may hand in now.
+    accepting: Option<String>,
+    /// `YYYY-MM-DDTHH:MM` (a `datetime-local` field), empty for none.
+    deadline: Option<String>,
+    /// The browser's offset from UTC at the deadline, in minutes east (app.js sets it;
+    /// without JavaScript the deadline is UTC).
+    utc_offset: Option<String>,
+    minutes_between: Option<String>,
+    late: Option<String>,
+    /// `1` when the class's analysis is queued at the deadline.
+    analyse: Option<String>,
+    pub problem: Option<String>,
+    pub name: Option<String>,
+    pub course: Option<String>,
+}
+
+impl WindowForm {
+    /// Whether students may hand in, and the window, as sent.
+    pub fn window(&self) -> Result<(bool, HandInWindow), AppError> {
+        let minutes = match self.minutes_between.as_deref().map(str::trim).filter(|m| !m.is_empty()) {
+            None => DEFAULT_MINUTES_BETWEEN,
+            Some(text) => text.parse().map_err(|_| AppError::BadRequest(format!("the minutes between two hand-ins must be a whole number, not `{text}`")))?,
+        };
+        let late = self.late.as_deref().unwrap_or("mark");
+        let late = LatePolicy::named(late).ok_or_else(|| AppError::BadRequest(format!("a late hand-in is `mark`ed or `refuse`d, not `{late}`")))?;
+        let deadline = deadline_field(self.deadline.as_deref(), self.utc_offset.as_deref())?;
+        let window = HandInWindow::new(deadline, minutes, late, self.analyse.as_deref() == Some("1")).map_err(AppError::BadRequest)?;
+        Ok((self.accepting.as_deref() == Some("1"), window))
+    }
+}
+
+/// A deadline typed as `YYYY-MM-DDTHH:MM` (seconds allowed) in a zone `utc_offset`
+/// minutes east of UTC, as seconds since 1970 (UTC); empty: none.
+fn deadline_field(text: Option<&str>, utc_offset: Option<&str>) -> Result<Option<i64>, AppError> {
+    let Some(text) = text.map(str::trim).filter(|t| !t.is_empty()) else { return Ok(None) };
+    let bad = || AppError::BadRequest(format!("the deadline must be a date and time such as 2026-12-18T23:59, not `{text}`"));
+    let offset: i64 = match utc_offset.map(str::trim).filter(|o| !o.is_empty()) {
+        None => 0,
+        Some(o) => o.parse().ok().filter(|o: &i64| o.abs() <= 18 * 60).ok_or_else(bad)?,
+    };
+    let (day, time) = text.split_once(['T', ' ']).ok_or_else(bad)?;
+    let numbers = |part: &str, sep: char| -> Option<Vec<i64>> { part.split(sep).map(|n| n.parse().ok()).collect() };
+    let (Some(day), Some(time)) = (numbers(day, '-'), numbers(time, ':')) else { return Err(bad()) };
+    let (&[year, month, date], &[hour, minute, ref rest @ ..]) = (&day[..], &time[..]) else { return Err(bad()) };
+    let second = rest.first().copied().unwrap_or(0);
+    let valid =
+        (1970..=9999).contains(&year) && (1..=12).contains(&month) && (1..=31).contains(&date) && hour < 24 && minute < 60 && second < 60 && rest.len() <= 1;
+    let days = super::super::days_from_civil(year, month, date).filter(|_| valid).ok_or_else(bad)?;
+    Ok(Some(days * 86_400 + hour * 3600 + minute * 60 + second - offset * 60))
+}
+
+/// The value of a `datetime-local` field for `seconds` (UTC; app.js shows it in the
+/// browser's zone).
+pub fn datetime_value(seconds: i64) -> String {
+    let (year, month, day, rest) = super::super::civil(seconds);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}", rest / 3600, rest % 3600 / 60)
+}
+
+/// The hand-in window's fields of a form (`window`: as it is now, if it was ever set).
+fn window_fields(window: Option<&WindowRow>) -> Markup {
+    let (accepting, w) = window.map_or((true, HandInWindow::default()), |w| (w.accepting, w.window));
+    html! {
+        p { label { input type="checkbox" name="accepting" value="1" checked[accepting]; " Students may hand in now (through their private link, or from the LMS)" } }
+        p {
+            label { "Deadline " input type="datetime-local" name="deadline" data-utc value=(w.deadline.map(datetime_value).unwrap_or_default()); }
+            input type="hidden" name="utc_offset" value="0";
+            " " span.muted { "in your browser's time zone (UTC without JavaScript); empty for none" }
+        }
+        p { label { "A student may hand in again after " input type="number" name="minutes_between" min="1" max=(MAX_MINUTES_BETWEEN) value=(w.minutes_between) style="width:5em"; " minutes" }
+            " " span.muted { "(each hand-in is built and run on the public tests at once)" } }
+        fieldset {
+            legend { "After the deadline, a hand-in is" }
+            @for policy in [LatePolicy::Mark, LatePolicy::Refuse] {
+                label { input type="radio" name="late" value=(policy.name()) checked[w.late == policy]; " " (policy.in_words()) } " "
+            }
+        }
+        p { label { input type="checkbox" name="analyse" value="1" checked[w.analyse_at_deadline]; " Analyse the class at the deadline by itself (each student's last hand-in by the deadline)" } }
+    }
+}
+
+/// The form that sets batch `batch`'s hand-in window.
+pub fn window_form(who: &Instructor, batch: i64, window: Option<&WindowRow>) -> Markup {
+    html! {
+        form method="post" action={ "/batches/" (batch) "/hand-ins" } {
+            (csrf_field(who))
+            (window_fields(window))
+            button type="submit" { "Save" }
+        }
+    }
+}
+
+/// The form that opens a new batch to students' hand-ins, with no file yet.
+pub fn open_batch_form(who: &Instructor, problems: &[ProblemRow], courses: &[String], problem: Option<i64>) -> Markup {
+    html! {
+        div.card #open-batch {
+            h3 { "Open a batch for students to hand in" }
+            p.muted { "Students hand in themselves, through their private link or from the LMS, each hand-in checked at once on the problem's public tests. You see who handed in on the batch's page." }
+            form method="post" action="/batches/open" {
+                (csrf_field(who))
+                @match problem {
+                    Some(id) => input type="hidden" name="problem" value=(id);,
+                    None => p { label { "Problem " select name="problem" required { @for p in problems { option value=(p.id) { (p.title) } } } } },
+                }
+                p { label { "Batch name " input name="name" required placeholder="Assignment 1" maxlength=(MAX_NAME_CHARS); } }
+                p { label { "Course " input name="course" required list="open-courses" maxlength=(MAX_NAME_CHARS) placeholder="CS 101, fall 2026"; }
+                    datalist id="open-courses" { @for c in courses { option value=(c) {} } } }
+                (window_fields(None))
+                button type="submit" { "Open the batch" }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(text: &str, offset: &str, expected: Result<Option<i64>, &str>) {
+        match (deadline_field(Some(text), Some(offset)), expected) {
+            (Ok(got), Ok(expected)) => assert_eq!(got, expected, "{text} at {offset}"),
+            (Err(AppError::BadRequest(why)), Err(words)) => assert!(why.contains(words), "{why}"),
+            (got, expected) => panic!("{text}: {got:?}, expected {expected:?}"),
+        }
+    }
+
+    #[test]
+    fn a_deadline_is_read_in_the_browsers_zone_to_the_second() {
+        // 2026-12-18 23:59 UTC is 1_797_638_340.
+        check("2026-12-18T23:59", "0", Ok(Some(1_797_638_340)));
+        check("2026-12-18T23:59:30", "", Ok(Some(1_797_638_370)));
+        // In Berlin (UTC+1 in December) the same wall time is an hour earlier.
+        check("2026-12-18T23:59", "60", Ok(Some(1_797_638_340 - 3600)));
+        check("2028-02-29 12:00", "-300", Ok(Some(1_835_438_400 + 300 * 60)));
+        check("  ", "0", Ok(None));
+        assert_eq!(datetime_value(1_797_638_340), "2026-12-18T23:59");
+    }
+
+    #[test]
+    fn a_deadline_that_is_no_date_is_refused_by_name() {
+        for (text, offset) in [
+            ("2026-02-30T10:00", "0"),
+            ("2026-13-01T10:00", "0"),
+            ("tomorrow", "0"),
+            ("2026-12-18T24:00", "0"),
+            ("2026-12-18T23:59", "9999"),
+            ("2026-12-18", "0"),
+        ] {
+            check(text, offset, Err("the deadline must be a date and time such as"));
         }
     }
 }

@@ -154,6 +154,18 @@ pub fn markdown(source: &str) -> Markup {
 /// a similar input it passes. A program that fails every test the same way is shown its
 /// first failure only; an explanation several tests share (a time limit's) is given once.
 pub fn bug_list(list: &BugList) -> Markup {
+    tests_list(list, false)
+}
+
+/// A hand-in's run on the problem's public tests (a pre-check, `course::pre_check`), drawn
+/// as a bug list is: each failed test with its input, the expected output and the
+/// program's.
+pub fn public_tests_list(list: &BugList) -> Markup {
+    tests_list(list, true)
+}
+
+/// A bug list of the class's suite, or (`public`) of the public tests alone.
+fn tests_list(list: &BugList, public: bool) -> Markup {
     let alike = list.fails_all_alike();
     let shown = if alike { &list.bugs[..1] } else { &list.bugs[..] };
     let words = present::output_words(list);
@@ -173,6 +185,9 @@ pub fn bug_list(list: &BugList) -> Markup {
         @if let Some(error) = list.compile_error() {
             p { "Your program " strong.bad { (list.headline()) } ". The compiler said:" }
             pre.compiler { (error) }
+        } @else if public {
+            p { "Your program " strong.bad[!list.bugs.is_empty()] { "passes " (list.passed) " of the " (list.suite_size) " public tests" } ". "
+                @if !list.bugs.is_empty() { "Each one it fails is below, with its input, the expected output and yours." } }
         } @else {
         p { "Your program " strong { (list.headline()) } ". "
             @if list.bugs.is_empty() { span.ok { "No bug found." } }
@@ -188,14 +203,14 @@ pub fn bug_list(list: &BugList) -> Markup {
                 ul { @for rule in &build.rules_broken { li { "it " (rule.in_words()) @if !rule.code.is_empty() { ": " code { (rule.code) } } } } }
             }
         }
-        @if !list.course_tests_failed.is_empty() {
+        @if !list.course_tests_failed.is_empty() && !public {
             p { "Of the course's own tests, it fails "
                 @for (i, name) in list.course_tests_failed.iter().enumerate() { @if i > 0 { ", " } code { (name) } } "." }
         }
         @if alike { p { "It fails every test the same way; here is the first." } }
         @for (bug, earlier) in shown.iter().zip(&earlier_of) {
             div.card {
-                strong { "Test " (bug.test) } @if let Some(name) = &bug.course_test { " (the course's test " code { (name) } ")" } " · " span.bad { (bug.got.summary()) }
+                strong { "Test " (bug.test) } @if let Some(name) = bug.course_test.as_ref().filter(|name| **name != bug.test) { " (the course's test " code { (name) } ")" } " · " span.bad { (bug.got.summary()) }
                 @let calls = present::calls_of(list, bug);
                 @if let Some(calls) = &calls {
                     p { "The calls in order, with what the model answer and yours gave (the first difference marked):" }
@@ -356,6 +371,10 @@ pub fn with_code(message: &str) -> Markup {
         }
     }
 }
+
+/// How often the page of a check still running reloads itself (a bundle's, a hand-in's),
+/// in seconds.
+pub const CHECK_PAGE_RELOAD_SECONDS: u32 = 2;
 
 /// A date for people: `2026-11-22 14:03 UTC`.
 pub fn date(seconds: i64) -> String {

@@ -192,7 +192,11 @@ pub(super) async fn launch(app: AppData, req: HttpRequest, form: web::Form<Launc
             for batch in app.db.lti_bound_batches(platform.id, course)? {
                 grades::send_in_background(&app, batch);
             }
-            see_other(&format!("/s/{token}"))
+            // A link bound to a batch opens it: its hand-in form, while it takes hand-ins.
+            match link.and_then(|l| l.batch_id) {
+                Some(batch) => see_other(&format!("/s/{token}#hand-in-{batch}")),
+                None => see_other(&format!("/s/{token}")),
+            }
         }
     }
 }

@@ -14,7 +14,7 @@ use maud::Markup;
 use serde::{Deserialize, Serialize};
 
 use super::auth::Instructor;
-use super::db::{ProblemRow, Status};
+use super::db::{ProblemRow, Status, StudentRow};
 use super::{App, AppError, Page};
 use course::problem_dir::ProblemToml;
 use layout::page;
@@ -71,6 +71,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/batches/{id}/shown", web::post().to(batches::show_analysis));
     cfg.route("/batches/{id}/release-reruns", web::post().to(batches::release_reruns));
     cfg.route("/batches/{id}/no-hand-in", web::post().to(batches::set_no_hand_in));
+    cfg.route("/batches/{id}/hand-ins", web::post().to(batches::set_window));
+    cfg.route("/batches/open", web::post().to(batches::open_batch));
     page!("/batches/{id}/sources/{student}", sources::sources_page);
     page!("/batches/{id}/emails", release::emails_page);
     cfg.route("/batches/{id}/emails", web::post().to(release::send_emails));
@@ -96,6 +98,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/lti/platforms", web::post().to(lti::add_platform));
     cfg.route("/lti/instructors/approve", web::post().to(lti::approve_instructor));
     page!("/s/{token}", students::student_page);
+    cfg.route("/s/{token}/batches/{batch}/hand-ins", web::post().to(students::hand_in));
+    cfg.route("/s/{token}/batches/{batch}/statement", web::get().to(students::own_statement));
     cfg.route("/s/{token}/{analysis}.md", web::get().to(students::student_markdown));
     cfg.route("/s/{token}/{analysis}/statement", web::get().to(students::student_statement));
     cfg.route("/s/{token}/{analysis}/code", web::get().to(students::student_code));
@@ -118,6 +122,14 @@ fn see_other(location: &str) -> Page {
 /// Runs blocking work (compiling modules, hashing passwords) off the HTTP workers.
 async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, AppError> + Send + 'static) -> Result<T, AppError> {
     web::block(work).await.map_err(|e| AppError::Internal(anyhow::anyhow!("blocking task: {e}")))?
+}
+
+/// The student a live private link's token belongs to; anything else is a plain 404.
+fn student_of(app: &App, token: &str) -> Result<StudentRow, AppError> {
+    if token.len() != 64 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(AppError::NotFound);
+    }
+    found(app.db.student_by_token(token)?)
 }
 
 fn found<T>(value: Option<T>) -> Result<T, AppError> {

@@ -115,9 +115,6 @@ struct CheckView {
     progress: Option<checks::CheckProgress>,
 }
 
-/// How often the page of a check still running reloads itself, in seconds.
-const CHECK_PAGE_RELOAD_SECONDS: u32 = 2;
-
 pub(super) async fn problem_check_page(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>) -> Page {
     let check = found(app.db.problem_check(path.into_inner())?)?;
     if !is_api(&req)
@@ -152,7 +149,7 @@ pub(super) async fn problem_check_page(app: AppData, req: HttpRequest, who: Inst
         }
     })?;
     if checking && !is_api(&req) {
-        response.headers_mut().insert(actix_web::http::header::REFRESH, actix_web::http::header::HeaderValue::from(CHECK_PAGE_RELOAD_SECONDS));
+        response.headers_mut().insert(actix_web::http::header::REFRESH, actix_web::http::header::HeaderValue::from(super::layout::CHECK_PAGE_RELOAD_SECONDS));
     }
     Ok(response)
 }

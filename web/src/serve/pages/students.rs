@@ -1,19 +1,25 @@
 //! Students: the instructor's list of links (issue, revoke, `links.csv`), and each
-//! student's own pages behind their link (their results, the statement, the code graded).
+//! student's own pages behind their link (their results, the statement, the code graded,
+//! and their own hand-ins: the form of each batch open to them, their hand-ins with the
+//! latest one's pre-check, the problem's statement before any release).
 
+use actix_multipart::Multipart;
 use actix_web::{HttpRequest, HttpResponse, web};
 use grader::BugList;
-use maud::html;
+use maud::{Markup, html};
 use serde::Serialize;
 
 use super::super::auth::{Instructor, random_token};
-use super::super::db::{Released, ReleasedTo, StudentRow};
+use super::super::db::{BatchRow, HandInRow, HandedIn, PreCheckStatus, Released, ReleasedTo, StudentRow, SubmissionRow, WindowRow, now};
+use super::super::upload::Form;
 use super::super::{App, AppError, Page};
-use super::layout::{bug_list, button, confirm_button, date, markdown, page, source_listing, table_filter};
+use super::layout::{bug_list, button, confirm_button, date, markdown, page, public_tests_list, source_listing, table_filter};
 use course::exports;
+use course::hand_in_window::{DEFAULT_MINUTES_BETWEEN, Verdict, span_in_words};
+use course::pre_check::PreCheck;
 use course::roster::{Adjustment, RosterRow};
 
-use super::{AppData, CsrfForm, found, respond, see_other};
+use super::{AppData, CsrfForm, blocking, found, respond, see_other, student_of};
 #[derive(Serialize)]
 struct StudentLink {
     #[serde(flatten)]
@@ -181,14 +187,12 @@ struct StudentView {
     course: String,
     results: Vec<StudentResult>,
     not_handed_in: Vec<NotHandedIn>,
+    /// The batches of the course open to their hand-ins (on their page only).
+    open: Vec<OwnBatch>,
 }
 
 fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
-    // The student a live token belongs to; anything else is a plain 404.
-    if token.len() != 64 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(AppError::NotFound);
-    }
-    let StudentRow { course_id, course, student, .. } = found(app.db.student_by_token(token)?)?;
+    let StudentRow { course_id, course, student, .. } = student_of(app, token)?;
     let (mut results, mut not_handed_in) = (Vec::new(), Vec::new());
     // Every row of theirs in one query; the analyses' files come from the cache.
     for ReleasedTo { batch, released, bug_list, graded_sha256, problem_dir, submission, roster } in app.db.released_to(course_id, &student)? {
@@ -233,14 +237,16 @@ fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
             harness: app.local(&problem_dir).map(|dir| super::layout::harness_files(&dir)).unwrap_or_default(),
         });
     }
-    Ok(StudentView { student, course, results, not_handed_in })
+    Ok(StudentView { student, course, results, not_handed_in, open: Vec::new() })
 }
 
 pub(super) async fn student_page(app: AppData, req: HttpRequest, path: web::Path<String>) -> Page {
     let token = path.into_inner();
-    let view = student_view(&app, &token)?;
-    respond(&req, None, &format!("Results of {} · {}", view.student, view.course), &view, |v| {
+    let view = StudentView { open: own_batches(&app, &student_of(&app, &token)?)?, ..student_view(&app, &token)? };
+    let checking = view.open.iter().any(OwnBatch::checking);
+    let mut response = respond(&req, None, &format!("Results of {} · {}", view.student, view.course), &view, |v| {
         html! {
+            @for own in &v.open { (own_section(&token, own)) }
             @if v.results.is_empty() && v.not_handed_in.is_empty() { p { "No results have been released to you yet." } }
             @for m in &v.not_handed_in {
                 h2 { (m.batch) " · " span.muted { (m.problem) } }
@@ -288,7 +294,11 @@ pub(super) async fn student_page(app: AppData, req: HttpRequest, path: web::Path
                 p.muted { "Each test is a small input on which your program and the model answer disagree: one inferred bug. Fix the bug, not the test: other inputs show the same bug." }
             }
         }
-    })
+    })?;
+    if checking {
+        response.headers_mut().insert(actix_web::http::header::REFRESH, actix_web::http::header::HeaderValue::from(super::layout::CHECK_PAGE_RELOAD_SECONDS));
+    }
+    Ok(response)
 }
 
 /// The statement of a problem a student has a released result of, in the version the
@@ -340,4 +350,173 @@ pub(super) async fn student_markdown(app: AppData, path: web::Path<(String, i64)
         .content_type("text/markdown; charset=utf-8")
         .insert_header(("Content-Disposition", format!("attachment; filename=\"bugs-{analysis}.md\"")))
         .body(present::bug_list_markdown(&result.bugs)))
+}
+
+/// The most bytes one student's hand-in may have: sources are kilobytes, and a module
+/// handed in as it is at most the sandbox's largest.
+pub const MAX_HAND_IN_BYTES: usize = sandbox::MAX_MODULE_BYTES + (1 << 20);
+
+/// A batch open to a student's hand-ins, as their page shows it.
+#[derive(Serialize)]
+pub struct OwnBatch {
+    batch: BatchRow,
+    window: WindowRow,
+    /// Their own hand-ins, the latest first.
+    hand_ins: Vec<HandInRow>,
+    /// The latest one's pre-check, once done.
+    latest: Option<PreCheck>,
+    /// Pre-checks before the latest one's while it waits.
+    waiting_before: Option<i64>,
+    /// What the window says of a hand-in now.
+    #[serde(skip)]
+    verdict: Verdict,
+    now: i64,
+}
+
+impl OwnBatch {
+    /// Whether its latest pre-check is still running (the page reloads itself).
+    pub fn checking(&self) -> bool {
+        self.hand_ins.first().is_some_and(|h| h.status == PreCheckStatus::Queued)
+    }
+}
+
+/// The batches of `student`'s course open to their hand-ins, with theirs.
+pub fn own_batches(app: &App, student: &StudentRow) -> Result<Vec<OwnBatch>, AppError> {
+    let now = now();
+    app.db
+        .accepting_batches(student.course_id)?
+        .into_iter()
+        .map(|(batch, window)| {
+            let hand_ins = app.db.hand_ins_of(batch.id, &student.student)?;
+            let latest = hand_ins.first().and_then(HandInRow::pre_check);
+            let waiting_before = match hand_ins.first() {
+                Some(h) if h.status == PreCheckStatus::Queued => Some(app.db.hand_ins_before(h.id)?),
+                _ => None,
+            };
+            let verdict = window.window.decide(now, hand_ins.first().map(|h| h.created));
+            Ok(OwnBatch { batch, window, hand_ins, latest, waiting_before, verdict, now })
+        })
+        .collect()
+}
+
+/// A batch open to the student: the deadline, the form, their hand-ins and the latest
+/// pre-check.
+pub fn own_section(token: &str, own: &OwnBatch) -> Markup {
+    let (b, w) = (&own.batch, &own.window.window);
+    html! {
+        div.card.hand-in id={ "hand-in-" (b.id) } {
+            h2 { "Hand in: " (b.name) " · " span.muted { (b.problem) } }
+            p {
+                @match w.deadline {
+                    Some(deadline) if deadline >= own.now => { "Deadline: " strong { (date(deadline)) } " (in " (span_in_words(deadline - own.now)) "). " }
+                    Some(deadline) => { "The deadline was " (date(deadline)) ": a hand-in now is " (w.late.in_words()) ". " }
+                    None => {}
+                }
+                a href={ "/s/" (token) "/batches/" (b.id) "/statement" } { "The problem statement" }
+            }
+            @match own.verdict {
+                Verdict::Closed => p.bad { "Hand-ins are closed: the deadline has passed." },
+                Verdict::Wait { until } => p { "You can hand in again at " (date(until)) " (in " (span_in_words(until - own.now)) "): one hand-in every " (w.minutes_between) " minutes." },
+                Verdict::OnTime | Verdict::Late => {
+                    form method="post" action={ "/s/" (token) "/batches/" (b.id) "/hand-ins" } enctype="multipart/form-data" {
+                        label { "Your program (a source file, or several files of one program) "
+                            input type="file" name="files" multiple required accept=".c,.cpp,.cc,.cxx,.h,.hpp,.rs,.py,.wasm,.wat"; }
+                        " "
+                        button type="submit" { @if own.hand_ins.is_empty() { "Hand in" } @else { "Hand in again" } }
+                        p.muted { "Your last hand-in by the deadline is the one graded. It is checked at once; you may hand in again after " (w.minutes_between) " minutes." }
+                    }
+                }
+            }
+            @if let Some(last) = own.hand_ins.first() {
+                h3 { "Your hand-in of " (date(last.created)) @if last.late { " " strong.bad { "(late)" } } }
+                @match last.status {
+                    PreCheckStatus::Queued => p role="status" { "Checking it now"
+                        @if let Some(n) = own.waiting_before.filter(|&n| n > 0) { " (" (n) " hand-ins before yours)" }
+                        ": this page reloads itself until the check is done." },
+                    PreCheckStatus::Failed => p { "It is kept and will be graded, but it could not be checked here: " (last.report.as_deref().unwrap_or_default()) },
+                    PreCheckStatus::Done => @match &own.latest {
+                        None => p { "It is kept and will be graded (its check's report cannot be shown)." },
+                        Some(check) => {
+                            (public_tests_list(&check.list))
+                            @if check.built() {
+                                p.muted {
+                                    @if check.list.suite_size == 0 { "The problem shows no public tests, so only its build was checked. " }
+                                    "The grade comes from the class's analysis after the deadline, which runs it on "
+                                    @if check.hidden_tests > 0 { (check.hidden_tests) " more of the course's tests and " }
+                                    "many generated inputs: passing the public tests is not full marks."
+                                }
+                            }
+                        }
+                    },
+                }
+                @if own.hand_ins.len() > 1 {
+                    details { summary { "Your earlier hand-ins (" (own.hand_ins.len() - 1) ")" }
+                        ul { @for h in &own.hand_ins[1..] { li { (date(h.created)) " · " code { (h.file) } @if h.late { " · late" } } } } }
+                }
+            }
+        }
+    }
+}
+
+/// The student's batch `batch` of their course, while it takes their hand-ins.
+fn own_batch(app: &App, token: &str, batch: i64) -> Result<(StudentRow, BatchRow), AppError> {
+    let student = student_of(app, token)?;
+    let batch = found(app.db.batch(batch)?.filter(|b| b.course_id == student.course_id))?;
+    found(app.db.hand_in_window(batch.id)?.filter(|w| w.accepting))?;
+    Ok((student, batch))
+}
+
+/// A student's hand-in: checked without compiling (what it is, its language), kept as
+/// their submission when the window lets it in, its pre-check queued; then their page.
+pub(super) async fn hand_in(app: AppData, req: HttpRequest, path: web::Path<(String, i64)>, payload: Multipart) -> Page {
+    let (token, batch) = path.into_inner();
+    let (student, batch) = own_batch(&app, &token, batch)?;
+    let batch_id = batch.id;
+    let form = Form::read(&req, payload, MAX_HAND_IN_BYTES.min(app.max_upload_bytes)).await?;
+    let files: Vec<(String, Vec<u8>)> = form.files.into_iter().map(|(_, name, bytes)| (name, bytes)).collect();
+    let app2 = app.clone();
+    let id = blocking(move || {
+        let roster = app2.db.roster(batch.id)?;
+        if !roster.is_empty() && !roster.iter().any(|r| r.id == student.student) {
+            return Err(AppError::BadRequest(format!("{} is not on the roster of {}: ask your instructor", student.student, batch.name)));
+        }
+        let problem = found(app2.db.problem(batch.problem_id)?)?;
+        let accepted = super::accepted(&app2, &problem)?;
+        let (file, bytes) = course::intake::own_hand_in(&app2.tools, &accepted, &student.student, files).map_err(AppError::BadRequest)?;
+        let sha256 = app2.put_module(&bytes)?;
+        let submission = SubmissionRow { student: student.student.clone(), file, sha256, late: false, uploaded: now() };
+        match app2.db.hand_in(batch.id, &submission)? {
+            HandedIn::Kept(id) => Ok(id),
+            HandedIn::Refused(Verdict::Wait { until }) => Err(AppError::BadRequest(format!(
+                "you handed in less than {} minutes ago: you can hand in again at {} (in {}); nothing was kept",
+                app2.db.hand_in_window(batch.id)?.map_or(DEFAULT_MINUTES_BETWEEN, |w| w.window.minutes_between),
+                date(until),
+                span_in_words(until - now())
+            ))),
+            HandedIn::Refused(_) => Err(AppError::BadRequest("the deadline has passed and late hand-ins are refused: nothing was kept".into())),
+            HandedIn::NotAccepting => Err(AppError::BadRequest(format!("{} takes no hand-ins now: nothing was kept", batch.name))),
+        }
+    })
+    .await?;
+    app.hand_ins.queue(id)?;
+    see_other(&format!("/s/{token}#hand-in-{batch_id}"))
+}
+
+/// The statement of a batch's problem, for its students while it takes their hand-ins.
+pub(super) async fn own_statement(app: AppData, path: web::Path<(String, i64)>) -> Page {
+    let (token, batch) = path.into_inner();
+    let (_, batch) = own_batch(&app, &token, batch)?;
+    let problem = found(app.db.problem(batch.problem_id)?)?;
+    let dir = app.local(&problem.dir)?;
+    let statement = std::fs::read_to_string(dir.join("statement.md")).ok();
+    let harness = super::layout::harness_files(&dir);
+    Ok(page(
+        &batch.problem,
+        None,
+        html! {
+            p { a href={ "/s/" (token) "#hand-in-" (batch.id) } { "Back to your hand-in" } }
+            @match &statement { Some(s) => div.card { (markdown(s)) }, None => p.muted { "The problem has no statement here: your instructor gives it." } }
+            (super::layout::harness_listing(&harness))
+        },
+    ))
 }

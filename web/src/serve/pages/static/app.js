@@ -111,3 +111,17 @@ document.querySelectorAll('form[data-confirm]').forEach(function (form) {
   const form = document.querySelector('form[data-autosubmit]');
   if (form) form.submit();
 })();
+
+// Deadline fields (`data-utc`): the page gives the time in UTC; it is shown and typed in
+// the browser's time zone, and sent with that zone's offset at the time typed.
+document.querySelectorAll('input[type="datetime-local"][data-utc]').forEach(function (input) {
+  const offset = input.form.querySelector('input[name="utc_offset"]');
+  const two = function (n) { return String(n).padStart(2, '0'); };
+  if (input.value) {
+    const d = new Date(input.value + 'Z');
+    input.value = d.getFullYear() + '-' + two(d.getMonth() + 1) + '-' + two(d.getDate()) + 'T' + two(d.getHours()) + ':' + two(d.getMinutes());
+  }
+  input.form.addEventListener('submit', function () {
+    if (input.value && offset) offset.value = String(-new Date(input.value).getTimezoneOffset());
+  });
+});
