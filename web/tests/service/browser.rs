@@ -574,3 +574,130 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+impl Browser {
+    /// Forgets every cookie: the next person at this browser is someone else.
+    fn forget_cookies(&self) {
+        self.call("DELETE", "/cookie", json!({}));
+    }
+
+    /// `person` of the LMS double launches bugrank from the LMS's link: the LMS's redirect
+    /// to the login, its authorization step and the form it posts, all in the browser.
+    fn launch_from(&self, lms: &crate::lms::Lms, service: &Service, person: &str) {
+        self.forget_cookies();
+        self.open(&format!("{}/lti/login?{}", service.url, lms.login_query(person, &format!("{}/lti/launch", service.url))));
+    }
+}
+
+/// Milliseconds since `start`, for the printed walkthrough.
+fn ms(start: Instant) -> u128 {
+    start.elapsed().as_millis()
+}
+
+#[test]
+fn students_launched_from_the_lms_hand_in_with_a_pre_check_and_the_lms_gets_the_points_of_scores_csv_in_chromium() {
+    if browser_missing() {
+        return;
+    }
+    let (data, service, lms) = crate::lti::registered();
+    crate::lti::let_in_the_instructor(&service, &lms);
+    let admin = service.instructor();
+    upload_ready(&admin, "interval-sets.zip", &crate::hand_ins::bundle());
+    let files = data.path().join("files");
+    std::fs::create_dir(&files).unwrap();
+    let (a01, correct) = (files.join("lab3.py"), files.join("intervals.py"));
+    std::fs::write(&a01, crate::hand_ins::python("a01")).unwrap();
+    std::fs::copy(fixture("interval-sets").join("reference.py"), &correct).unwrap();
+    let browser = Browser::start(&data.path().join("profile"));
+    let mut timings = Vec::new();
+
+    // The instructor opens a batch of the LMS's course to hand-ins, a week to go.
+    browser.log_in(&service);
+    browser.open(&format!("{}/batches", service.url));
+    browser.type_into("#open-batch input[name=name]", "Lab 3");
+    browser.type_into("#open-batch input[name=course]", crate::common::COURSE);
+    browser.call("POST", "/execute/sync", json!({"script": "document.querySelector('#open-batch input[name=deadline]').value = arguments[0]", "args": [&crate::hand_ins::datetime(crate::hand_ins::now() + 7 * 86_400)[..16]]}));
+    browser.click("#open-batch button");
+    browser.wait_for("Open to students", 30);
+    let batch: i64 = browser.url().split("/batches/").nth(1).unwrap().split('#').next().unwrap().parse().unwrap();
+
+    // Her launch from the LMS's assignment: the link is bound to the batch.
+    let start = Instant::now();
+    browser.launch_from(&lms, &service, "lms-user-grace");
+    browser.wait_for("Bind and send its grades", 30);
+    timings.push(("instructor's first launch (login, LMS authorization, launch) to the link's page", ms(start)));
+    browser.click("form[action$='/bind'] button");
+    browser.wait_for(&format!("/batches/{batch}"), 30);
+
+    // Ann launches, lands on the hand-in form, hands in; the pre-check shows the public
+    // test her program fails, and nothing of the hidden one.
+    let start = Instant::now();
+    browser.launch_from(&lms, &service, "lms-a01");
+    browser.wait_for("Hand in: Lab 3", 30);
+    timings.push(("student's launch to the hand-in form", ms(start)));
+    assert!(browser.url().ends_with(&format!("#hand-in-{batch}")), "{}", browser.url());
+    browser.type_into("input[name=files]", a01.to_str().unwrap());
+    let start = Instant::now();
+    browser.click("form[action$='/hand-ins'] button");
+    let checked = browser.wait_for("public tests</strong>", 300);
+    timings.push(("hand-in to the pre-check on the page (first of the problem: calibration included)", ms(start)));
+    assert!(checked.contains("passes 1 of the 2 public tests"), "{checked}");
+    assert!(checked.contains("insert 1 [(0,0),(2,2)]") && !checked.contains("member 7"), "{checked}");
+    assert!(checked.contains("You can hand in again at"), "{checked}");
+    browser.screenshot("pre-check.png", "a student's pre-check on the public tests");
+
+    // Bob hands in a correct program.
+    browser.launch_from(&lms, &service, "lms-a02");
+    browser.wait_for("Hand in: Lab 3", 30);
+    browser.type_into("input[name=files]", correct.to_str().unwrap());
+    let start = Instant::now();
+    browser.click("form[action$='/hand-ins'] button");
+    let checked = browser.wait_for("public tests</strong>", 300);
+    timings.push(("hand-in to the pre-check on the page (problem loaded)", ms(start)));
+    assert!(checked.contains("passes 2 of the 2 public tests"), "{checked}");
+
+    // The instructor's launch opens the batch: who handed in, then the analysis and the
+    // release.
+    let start = Instant::now();
+    browser.launch_from(&lms, &service, "lms-user-grace");
+    let page = browser.wait_for("Hand-ins by students", 30);
+    timings.push(("instructor's launch to the batch", ms(start)));
+    assert!(page.contains("builds, passes 1 of 2 public tests") && page.contains("builds, passes 2 of 2 public tests"), "{page}");
+    let start = Instant::now();
+    browser.click("form[action$='/analyses'] button");
+    browser.wait_for("Bug lists", 300);
+    timings.push(("the class's analysis, from the click to its results", ms(start)));
+    let analysis: i64 = browser.url().split("/analyses/").nth(1).unwrap().split(['#', '?']).next().unwrap().parse().unwrap();
+    browser.open(&format!("{}/batches/{batch}", service.url));
+    browser.click_link("Release to students…");
+    browser.wait_for("Release to 2 students", 30);
+    let start = Instant::now();
+    browser.click("form[action$='/release'] button");
+    browser.wait_for("Hide from students", 30);
+
+    // The LMS's gradebook gets each student's points: those of scores.csv.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let scores = loop {
+        let scores = lms.scores();
+        if scores.len() >= 2 {
+            break scores;
+        }
+        assert!(Instant::now() < deadline, "the LMS received {scores:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    timings.push(("release to both scores in the LMS", ms(start)));
+    let csv = admin.get(&format!("/analyses/{analysis}/files/scores.csv")).body;
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let column = header.iter().position(|h| *h == "points").unwrap();
+    let points = |student: &str| -> f64 { csv.lines().find(|l| l.starts_with(&format!("{student},"))).unwrap().split(',').nth(column).unwrap().parse().unwrap() };
+    let given: Vec<(String, f64)> = scores.iter().map(|(_, s)| (s["userId"].as_str().unwrap().to_owned(), s["scoreGiven"].as_f64().unwrap())).collect();
+    let mut expected = vec![("lms-a01".to_owned(), points("a01")), ("lms-a02".to_owned(), points("a02"))];
+    let mut given_sorted = given.clone();
+    given_sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    expected.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(given_sorted, expected, "the LMS's scores are scores.csv's points: {csv}");
+    assert!(points("a02") > points("a01"), "the correct program earns more: {csv}");
+    for (what, ms) in timings {
+        println!("timing: {what}: {ms} ms");
+    }
+}

@@ -13,7 +13,7 @@ use crate::common::{Client, Service, fixture, upload_ready, wait_for, zip};
 const TESTS: [(&str, &str); 3] = [("sample-1", "insert 1 [(0,0),(2,2)]\n"), ("sample-2", "empty\n"), ("secret-1", "member 7 [(7,9)]\n")];
 
 /// Interval sets with the course's tests [`TESTS`], a short search, as a bundle.
-fn bundle() -> Vec<u8> {
+pub fn bundle() -> Vec<u8> {
     let dir = fixture("interval-sets");
     let toml = std::fs::read_to_string(dir.join("problem.toml")).unwrap().replace("stable_after = 10000", "stable_after = 300");
     let mut files: Vec<(String, Vec<u8>)> = ["generator.wasm", "reference.wasm", "reference.py", "statement.md"]
@@ -25,12 +25,12 @@ fn bundle() -> Vec<u8> {
     zip(&files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>())
 }
 
-fn now() -> i64 {
+pub fn now() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
 }
 
 /// A `datetime-local` value for `seconds` (UTC).
-fn datetime(seconds: i64) -> String {
+pub fn datetime(seconds: i64) -> String {
     let days = seconds.div_euclid(86_400);
     // Civil from days (Howard Hinnant's algorithm), as the service's own.
     let z = days + 719_468;
@@ -95,7 +95,7 @@ fn checked(client: &Client, link: &str) -> serde_json::Value {
     wait_for("the pre-check", || Some(client.api(&format!("/api{}", path_of(link)))).filter(|page| page["open"][0]["hand_ins"][0]["status"] != "queued"))
 }
 
-fn python(student: &str) -> Vec<u8> {
+pub fn python(student: &str) -> Vec<u8> {
     std::fs::read(fixture("interval-sets").join(format!("submissions-python/{student}.py"))).unwrap()
 }
 

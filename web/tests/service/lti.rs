@@ -27,7 +27,7 @@ fn people() -> Vec<Person> {
 }
 
 /// A service and the LMS double, the LMS registered through the instructors' page.
-fn registered() -> (tempfile::TempDir, Service, Lms) {
+pub fn registered() -> (tempfile::TempDir, Service, Lms) {
     let data = tempfile::tempdir().unwrap();
     let service = Service::start(data.path(), &[]);
     let lms = Lms::start(&people());
@@ -58,7 +58,7 @@ fn launch(service: &Service, lms: &Lms, person: &str) -> (Reply, Vec<(String, St
 
 /// Grace (the LMS's instructor) launches, is told she waits, and the service's first
 /// instructor lets her in.
-fn let_in_the_instructor(service: &Service, lms: &Lms) {
+pub fn let_in_the_instructor(service: &Service, lms: &Lms) {
     let (waiting, _) = launch(service, lms, "lms-user-grace");
     assert_eq!(waiting.status, 401, "{}", waiting.body);
     assert!(waiting.body.contains("Grace Hopper asks to come in as an instructor from Test LMS"), "{}", waiting.body);

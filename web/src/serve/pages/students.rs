@@ -296,7 +296,10 @@ pub(super) async fn student_page(app: AppData, req: HttpRequest, path: web::Path
         }
     })?;
     if checking {
-        response.headers_mut().insert(actix_web::http::header::REFRESH, actix_web::http::header::HeaderValue::from(super::layout::CHECK_PAGE_RELOAD_SECONDS));
+        // To the page without its `#hand-in-N`: a browser takes a reload of an address
+        // with a fragment for a move within the page, and never reloads.
+        let refresh = format!("{}; url=/s/{token}", super::layout::CHECK_PAGE_RELOAD_SECONDS);
+        response.headers_mut().insert(actix_web::http::header::REFRESH, actix_web::http::header::HeaderValue::from_str(&refresh).map_err(anyhow::Error::from)?);
     }
     Ok(response)
 }
