@@ -60,10 +60,10 @@ impl LatePolicy {
         }
     }
 
-    /// The policy for people, after "a late hand-in is": "kept and marked late".
+    /// The policy for people, after "a late hand-in is": "kept and marked late (...)".
     pub fn in_words(self) -> &'static str {
         match self {
-            LatePolicy::Mark => "kept and marked late (a re-run grades it)",
+            LatePolicy::Mark => "kept and marked late (graded only if the instructor grades late hand-ins)",
             LatePolicy::Refuse => "refused",
         }
     }

@@ -28,6 +28,26 @@ pub struct PreCheck {
     /// The course's tests that are not public: the analysis runs them, and its generated
     /// inputs, at the deadline.
     pub hidden_tests: usize,
+    /// Public tests not run: the model answer cannot run them (a fault of the problem,
+    /// which its check reports; the student is told to tell the instructor).
+    #[serde(default)]
+    pub unusable: usize,
+}
+
+/// The most bytes of an input or an output a pre-check keeps, each: public tests are
+/// examples, and a program that prints megabytes on one needs only its start shown (the
+/// report is kept for every hand-in).
+pub const SHOWN_BYTES: usize = 16 << 10;
+
+/// `text` cut to [`SHOWN_BYTES`] at a character's boundary, saying how much was left out.
+fn shown(mut text: String) -> String {
+    if text.len() > SHOWN_BYTES {
+        let cut = (0..=SHOWN_BYTES).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+        let left = text.len() - cut;
+        text.truncate(cut);
+        text.push_str(&format!("… ({left} more bytes not shown)"));
+    }
+    text
 }
 
 impl PreCheck {
@@ -71,7 +91,15 @@ impl PreChecker {
                 list
             }
         };
-        Ok(PreCheck { list: BugList { answer: file.to_owned(), ..list }, hidden_tests })
+        let unusable = if list.compile_error().is_some() { 0 } else { public.len() - list.suite_size };
+        let mut list = BugList { answer: file.to_owned(), ..list };
+        for bug in &mut list.bugs {
+            for text in [&mut bug.input, &mut bug.expected, &mut bug.got.detail] {
+                *text = shown(std::mem::take(text));
+            }
+            bug.got.output = bug.got.output.take().map(shown);
+        }
+        Ok(PreCheck { list, hidden_tests, unusable })
     }
 }
 
@@ -130,6 +158,7 @@ mod tests {
             ("sample-1", "insert 1 [(0,0),(2,2)]", "[(0,2)]", "[(0,1),(2,2)]")
         );
         assert!(!serde_json::to_string(&checked).unwrap().contains("member 3"), "the hidden test is nowhere in the pre-check");
+        assert_eq!(checked.unusable, 0);
     }
 
     #[test]
@@ -141,5 +170,17 @@ mod tests {
         assert!(checked.list.compile_error().unwrap().contains("SyntaxError"), "{:?}", checked.list.build);
         assert_eq!((checked.list.suite_size, checked.list.passed, checked.list.bugs.len()), (2, 0, 0));
         assert!(checked.list.headline().contains("fails all 2 tests"), "{}", checked.list.headline());
+    }
+}
+
+#[cfg(test)]
+mod shown {
+    #[test]
+    fn a_long_output_is_cut_at_a_characters_boundary_saying_how_much_was_left_out() {
+        let long = "é".repeat(super::SHOWN_BYTES);
+        let cut = super::shown(long.clone());
+        assert!(cut.starts_with(&"é".repeat(super::SHOWN_BYTES / 2)), "whole characters kept");
+        assert!(cut.ends_with(&format!("… ({} more bytes not shown)", long.len() - super::SHOWN_BYTES)), "{}", &cut[cut.len() - 60..]);
+        assert_eq!(super::shown("short".to_owned()), "short");
     }
 }

@@ -4,16 +4,19 @@
 //!
 //! A hand-in's request keeps the submission and queues its pre-check here; the student's
 //! page shows "checking" and reloads itself until the check is done. Each problem is loaded
-//! once for its pre-checks (the last [`PROBLEMS_HELD`] kept). On SQLite, pre-checks a
-//! restart interrupted are queued again at start-up; on PostgreSQL a pre-check belongs to
-//! the process that received the hand-in (the hand-in itself is kept whatever happens).
+//! once for its pre-checks (the last [`PROBLEMS_HELD`] kept). A pre-check is claimed in the
+//! store before it runs (`Db::claim_pre_check`): one another process queued and has not
+//! begun within [`UNCLAIMED_SECONDS`] (it is busy, or gone) is taken by any process's
+//! upkeep, as is one whose process began it more than [`PRE_CHECK_LEASE_SECONDS`] ago and
+//! never ended it; on SQLite a restart queues again every pre-check it interrupted.
 //!
-//! Deadlines are looked at every [`DEADLINE_POLL_SECONDS`] by every serving process; the
-//! first to claim one (`Db::claim_deadline`) queues its analysis, which grades each
-//! student's last hand-in by the deadline (`AnalysisSettings::handed_in_by`), whenever it
-//! is queued.
+//! The upkeep looks at the store every [`DEADLINE_POLL_SECONDS`], in every serving
+//! process: pre-checks to take, and deadlines whose analysis is due. The first process to
+//! claim a deadline queues its analysis in the same transaction
+//! (`Db::queue_deadline_analysis`); it grades each student's last hand-in by the deadline
+//! (`AnalysisSettings::handed_in_by`), whenever it is queued.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -21,13 +24,22 @@ use course::pre_check::PreChecker;
 use grader::RerunMode;
 
 use super::App;
-use super::db::{AnalysisSettings, Engine, HandInRow, PreCheckStatus, now};
+use super::db::{AnalysisSettings, Engine, HandInRow, now};
 use super::local_queue::{LocalQueue, unless_panicked};
 
-/// Seconds between two looks at the deadlines: an analysis starts at most this long after
-/// its deadline (it grades what came by the deadline whenever it starts), and the look is
-/// one indexed query.
+/// Seconds between two looks at the deadlines and the pre-checks to take: an analysis
+/// starts at most this long after its deadline (it grades what came by the deadline
+/// whenever it starts), and each look is two indexed queries.
 pub const DEADLINE_POLL_SECONDS: u64 = 15;
+
+/// A pre-check queued this long ago and not begun is taken by whichever process looks
+/// next: its own process is busy with a queue of others (at a deadline), or is gone.
+pub const UNCLAIMED_SECONDS: i64 = 60;
+
+/// A pre-check begun this long ago and not ended is taken again: the longest a sound one
+/// takes is a compile at its limit (a minute), the problem's calibration (a thousand runs
+/// of the model answer) and the public tests at their budgets, some minutes at worst.
+pub const PRE_CHECK_LEASE_SECONDS: i64 = 15 * 60;
 
 /// Problems kept loaded for pre-checks: those of the batches open now, in a term (each
 /// holds its compiled programs, some megabytes).
@@ -37,14 +49,19 @@ pub const PROBLEMS_HELD: usize = 8;
 #[derive(Default)]
 pub struct HandIns {
     queue: LocalQueue,
+    /// The hand-ins queued here and not begun yet (queued once only).
+    waiting: Mutex<HashSet<i64>>,
     /// By the problem's stored folder (a replaced problem has a new one).
     checkers: Mutex<HashMap<String, Arc<PreChecker>>>,
 }
 
 impl HandIns {
-    /// Queues hand-in `id`'s pre-check.
+    /// Queues hand-in `id`'s pre-check here, unless it waits here already.
     pub fn queue(&self, id: i64) -> anyhow::Result<()> {
-        self.queue.queue(id)
+        if self.waiting.lock().unwrap_or_else(|p| p.into_inner()).insert(id) {
+            self.queue.queue(id)?;
+        }
+        Ok(())
     }
 
     /// The pre-checker of the problem stored at `dir`, loaded on first use.
@@ -63,31 +80,44 @@ impl HandIns {
     }
 }
 
-/// Starts the pre-check thread and the deadline thread of a serving process.
+/// Starts the pre-check thread and the upkeep thread of a serving process.
 pub fn start(app: Arc<App>) -> anyhow::Result<()> {
     let interrupted = match app.db.engine() {
-        Engine::Sqlite => app.db.queued_hand_ins()?,
+        Engine::Sqlite => app.db.requeue_hand_ins()?,
         Engine::Postgres => Vec::new(),
     };
     let worker = app.clone();
-    app.hand_ins.queue.start("pre-checks", interrupted, move |id| pre_check(&worker, id))?;
-    std::thread::Builder::new().name("deadlines".into()).spawn(move || {
+    app.hand_ins.queue.start("pre-checks", Vec::new(), move |id| pre_check(&worker, id))?;
+    for id in interrupted {
+        app.hand_ins.queue(id)?;
+    }
+    std::thread::Builder::new().name("hand-in-upkeep".into()).spawn(move || {
         loop {
-            if let Err(error) = queue_due_analyses(&app, now()) {
-                eprintln!("bugrank: cannot queue the analyses of deadlines: {error:#}");
+            let now = now();
+            let taken = app.db.pre_checks_to_take(now - UNCLAIMED_SECONDS, now - PRE_CHECK_LEASE_SECONDS);
+            if let Err(error) = taken.map_err(anyhow::Error::from).and_then(|ids| ids.into_iter().try_for_each(|id| app.hand_ins.queue(id))) {
+                eprintln!("bugrank: cannot take the pre-checks waiting: {error:#}");
             }
+            queue_due_analyses(&app, now);
             std::thread::sleep(Duration::from_secs(DEADLINE_POLL_SECONDS));
         }
     })?;
     Ok(())
 }
 
-/// Pre-checks hand-in `id` and records the report, or why there is none.
+/// Pre-checks hand-in `id`, if no other process has, and records the report, or why
+/// there is none.
 fn pre_check(app: &App, id: i64) {
-    let row = match app.db.hand_in_row(id) {
-        Ok(Some(row)) if row.status == PreCheckStatus::Queued => row,
-        Ok(_) => return,
-        Err(error) => return eprintln!("bugrank: cannot read hand-in {id}: {error}"),
+    app.hand_ins.waiting.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+    let now = now();
+    let row = match app
+        .db
+        .claim_pre_check(id, now, now - PRE_CHECK_LEASE_SECONDS)
+        .and_then(|claimed| Ok(claimed.then(|| app.db.hand_in_row(id)).transpose()?.flatten()))
+    {
+        Ok(Some(row)) => row,
+        Ok(None) => return,
+        Err(error) => return eprintln!("bugrank: cannot claim the pre-check of hand-in {id}: {error}"),
     };
     let outcome = unless_panicked("the pre-check", || check(app, &row));
     if let Err(error) = app.db.finish_pre_check(id, &outcome) {
@@ -108,20 +138,28 @@ fn check(app: &App, row: &HandInRow) -> Result<String, String> {
 }
 
 /// Queues the analysis of every deadline that has come by `now` and that no process has
-/// dealt with; a batch with no hand-in by its deadline has nothing to analyse.
-pub fn queue_due_analyses(app: &App, now: i64) -> anyhow::Result<()> {
-    for (batch, deadline) in app.db.due_deadlines(now)? {
-        if !app.db.claim_deadline(batch, deadline)? || app.db.handed_in_by(batch, deadline)? == 0 {
-            continue;
+/// dealt with (a batch with no hand-in by its deadline has nothing to analyse); a batch
+/// that cannot be dealt with is said in the log and does not hold back the others.
+pub fn queue_due_analyses(app: &App, now: i64) {
+    let due = match app.db.due_deadlines(now) {
+        Ok(due) => due,
+        Err(error) => return eprintln!("bugrank: cannot read the deadlines due: {error}"),
+    };
+    for (batch, deadline) in due {
+        if let Err(error) = queue_deadline(app, batch, deadline) {
+            eprintln!("bugrank: cannot queue the analysis of batch {batch}'s deadline: {error:#}");
         }
-        let Some(row) = app.db.batch(batch)? else { continue };
-        let Some(problem) = app.db.problem(row.problem_id)? else { continue };
-        // As the batch page's button does: a released batch is graded against the suite
-        // its students saw.
-        let rerun = Some(if row.released { RerunMode::Frozen } else { RerunMode::Full });
-        let settings = AnalysisSettings { seed: 1, rerun, handed_in_by: Some(deadline), ..AnalysisSettings::default() };
-        let analysis = app.db.queue_analysis(batch, &problem.dir, settings)?;
-        app.db.set_deadline_analysis(batch, analysis)?;
+    }
+}
+
+/// Queues the analysis of `batch`'s `deadline`, unless another process did.
+fn queue_deadline(app: &App, batch: i64, deadline: i64) -> anyhow::Result<()> {
+    let row = app.db.batch(batch)?.ok_or_else(|| anyhow::anyhow!("the batch was deleted"))?;
+    let problem = app.db.problem(row.problem_id)?.ok_or_else(|| anyhow::anyhow!("its problem was deleted"))?;
+    // As the batch page's button does: a released batch is graded against the suite its
+    // students saw.
+    let rerun = Some(if row.released { RerunMode::Frozen } else { RerunMode::Full });
+    if app.db.queue_deadline_analysis(batch, deadline, &problem.dir, AnalysisSettings { seed: 1, rerun, ..AnalysisSettings::default() })?.is_some() {
         app.jobs.notify();
     }
     Ok(())

@@ -689,7 +689,8 @@ fn students_launched_from_the_lms_hand_in_with_a_pre_check_and_the_lms_gets_the_
     let csv = admin.get(&format!("/analyses/{analysis}/files/scores.csv")).body;
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     let column = header.iter().position(|h| *h == "points").unwrap();
-    let points = |student: &str| -> f64 { csv.lines().find(|l| l.starts_with(&format!("{student},"))).unwrap().split(',').nth(column).unwrap().parse().unwrap() };
+    let points =
+        |student: &str| -> f64 { csv.lines().find(|l| l.starts_with(&format!("{student},"))).unwrap().split(',').nth(column).unwrap().parse().unwrap() };
     let given: Vec<(String, f64)> = scores.iter().map(|(_, s)| (s["userId"].as_str().unwrap().to_owned(), s["scoreGiven"].as_f64().unwrap())).collect();
     let mut expected = vec![("lms-a01".to_owned(), points("a01")), ("lms-a02".to_owned(), points("a02"))];
     let mut given_sorted = given.clone();

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::common::{Client, Service, fixture, upload_ready, wait_for, zip};
+use crate::common::{Client, Service, fixture, run_analysis, upload_ready, wait_for, zip};
 
 /// The public tests' inputs and the hidden one's: `a01` (insert never joins two
 /// intervals that become touching) fails the first.
@@ -177,6 +177,16 @@ fn the_analysis_queued_at_the_deadline_grades_each_students_last_hand_in_by_then
     let a02 = api["submissions"].as_array().unwrap().iter().find(|s| s["student"] == "a02").unwrap();
     assert_eq!(a02["late"], true);
 
+    // An analysis started by hand after the deadline grades the same hand-ins, unless the
+    // instructor asks for the late ones too.
+    assert!(page.contains("Each student's last hand-in by the deadline"), "{page}");
+    let graded_by = |fields: &[(&str, &str)]| -> Vec<String> {
+        let done = client.wait_for_analysis(run_analysis(&client, batch, fields));
+        done["result"]["answers"].as_array().unwrap().iter().map(|a| a["id"].as_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(graded_by(&[("mode", "full")]), ["a01"]);
+    assert_eq!(graded_by(&[("mode", "full"), ("hand_ins", "all")]), ["a01", "a02"]);
+
     // Late hand-ins refused from now on.
     let refuse = client.post(
         &format!("/batches/{batch}/hand-ins"),
@@ -186,7 +196,7 @@ fn the_analysis_queued_at_the_deadline_grades_each_students_last_hand_in_by_then
     let refused = hand_in(&service, link(&links, "a03"), batch, &[("a03.py", &python("a03"))]);
     assert_eq!(refused.status, 400);
     assert!(refused.body.contains("late hand-ins are refused"), "{}", refused.body);
-    assert_eq!(client.api(&format!("/api/batches/{batch}"))["analyses"].as_array().unwrap().len(), 1, "the same deadline is analysed once");
+    assert_eq!(client.api(&format!("/api/batches/{batch}"))["analyses"].as_array().unwrap().len(), 3, "the same deadline is analysed once (and twice by hand)");
 
     // Closed by the instructor: the form is gone, a hand-in is a 404.
     assert_eq!(client.post(&format!("/batches/{batch}/hand-ins"), &[("deadline", ""), ("minutes_between", "1"), ("late", "mark")]).status, 303);

@@ -7,8 +7,9 @@ use std::collections::HashMap;
 use course::hand_in_window::{HandInWindow, LatePolicy, Verdict};
 use serde::Serialize;
 
+use super::queue::insert_analysis;
 use super::sql::{Row, args};
-use super::{BATCH_COLUMNS, BATCHES, BatchRow, Db, DbResult, SubmissionRow, batch_row, insert_submission, row, rows};
+use super::{AnalysisSettings, BATCH_COLUMNS, BATCHES, BatchRow, Db, DbResult, SubmissionRow, batch_row, insert_submission, row, rows};
 
 /// A batch's hand-in window as stored.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -87,7 +88,13 @@ impl HandInRow {
     }
 }
 
+/// When student `?2` last handed in to batch `?1` themselves.
+const LAST_HAND_IN: &str = "SELECT max(created) FROM hand_in_checks WHERE batch_id = ?1 AND student = ?2";
+
 const HAND_IN_COLUMNS: &str = "id, batch_id, student, file, sha256, late, created, status, report";
+
+/// How many columns [`HAND_IN_COLUMNS`] names.
+const AFTER_HAND_IN_COLUMNS: usize = 9;
 
 fn hand_in_row(r: &Row) -> DbResult<HandInRow> {
     Ok(HandInRow {
@@ -128,18 +135,48 @@ impl Db {
     /// Sets the hand-in window of `batch`. A deadline moved makes the new one due again
     /// (an analysis already queued stays).
     pub fn set_hand_in_window(&self, batch: i64, accepting: bool, window: &HandInWindow) -> DbResult<()> {
-        self.0.run(|c| {
+        self.0.transaction(|c| {
             c.execute(
                 "INSERT INTO hand_in_windows (batch_id, accepting, deadline, minutes_between, late_policy, analyse_at_deadline)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                  ON CONFLICT (batch_id) DO UPDATE SET accepting = excluded.accepting, deadline = excluded.deadline,
                      minutes_between = excluded.minutes_between, late_policy = excluded.late_policy,
                      analyse_at_deadline = excluded.analyse_at_deadline,
-                     deadline_claimed = CASE WHEN hand_in_windows.deadline = excluded.deadline THEN hand_in_windows.deadline_claimed ELSE FALSE END",
+                     deadline_claimed = CASE WHEN hand_in_windows.deadline = excluded.deadline THEN hand_in_windows.deadline_claimed ELSE FALSE END,
+                     deadline_analysis = CASE WHEN hand_in_windows.deadline = excluded.deadline THEN hand_in_windows.deadline_analysis END",
                 args![batch, accepting, window.deadline, i64::from(window.minutes_between), window.late.name(), window.analyse_at_deadline],
-            )
-        })?;
-        Ok(())
+            )?;
+            // Late is said against the deadline as it is now: a deadline moved makes
+            // students' own hand-ins late, or no longer late.
+            let late = "CASE WHEN CAST(?2 AS BIGINT) IS NOT NULL AND {uploaded} > CAST(?2 AS BIGINT) THEN TRUE ELSE FALSE END";
+            c.execute(&format!("UPDATE hand_in_checks SET late = {} WHERE batch_id = ?1", late.replace("{uploaded}", "created")), args![batch, window.deadline])?;
+            c.execute(
+                &format!(
+                    "UPDATE submissions SET late = {} WHERE batch_id = ?1 AND EXISTS (SELECT 1 FROM hand_in_checks h
+                         WHERE h.batch_id = submissions.batch_id AND h.student = submissions.student AND h.sha256 = submissions.sha256 AND h.created = submissions.uploaded)",
+                    late.replace("{uploaded}", "uploaded")
+                ),
+                args![batch, window.deadline],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Whether `student` may hand in to `batch`: every student of its course when it has no
+    /// roster, else those on it.
+    pub fn may_hand_in(&self, batch: i64, student: &str) -> DbResult<bool> {
+        self.0.run(|c| {
+            c.query_one(
+                "SELECT NOT EXISTS (SELECT 1 FROM roster WHERE batch_id = ?1) OR EXISTS (SELECT 1 FROM roster WHERE batch_id = ?1 AND student = ?2)",
+                args![batch, student],
+            )?
+            .bool(0)
+        })
+    }
+
+    /// When `student` last handed in to `batch` themselves.
+    pub fn last_hand_in(&self, batch: i64, student: &str) -> DbResult<Option<i64>> {
+        self.0.run(|c| c.query_one(LAST_HAND_IN, args![batch, student])?.opt_int(0))
     }
 
     /// The batches of course `course` students may hand in to now, with their windows, by
@@ -191,37 +228,76 @@ impl Db {
         })
     }
 
-    /// A student's own hand-ins to `batch`, the latest first.
+    /// A student's own hand-ins to `batch`, the latest first; only the latest keeps its
+    /// report (the others' are not read).
     pub fn hand_ins_of(&self, batch: i64, student: &str) -> DbResult<Vec<HandInRow>> {
-        self.0.run(|c| {
+        let mut rows = self.0.run(|c| {
             rows(
                 c,
-                &format!("SELECT {HAND_IN_COLUMNS} FROM hand_in_checks WHERE batch_id = ?1 AND student = ?2 ORDER BY created DESC, id DESC"),
+                &format!(
+                    "SELECT {} FROM hand_in_checks WHERE batch_id = ?1 AND student = ?2 ORDER BY created DESC, id DESC",
+                    HAND_IN_COLUMNS.replace("report", "NULL")
+                ),
                 args![batch, student],
                 hand_in_row,
             )
-        })
+        })?;
+        if let Some(latest) = rows.first_mut() {
+            latest.report = self.hand_in_row(latest.id)?.and_then(|row| row.report);
+        }
+        Ok(rows)
     }
 
     /// Each student's latest own hand-in to `batch`, and how many they made.
     pub fn latest_hand_ins(&self, batch: i64) -> DbResult<HashMap<String, (HandInRow, i64)>> {
-        let all =
-            self.0.run(|c| rows(c, &format!("SELECT {HAND_IN_COLUMNS} FROM hand_in_checks WHERE batch_id = ?1 ORDER BY id"), args![batch], hand_in_row))?;
-        let mut latest: HashMap<String, (HandInRow, i64)> = HashMap::new();
-        for hand_in in all {
-            let count = latest.get(&hand_in.student).map_or(0, |(_, n)| *n);
-            latest.insert(hand_in.student.clone(), (hand_in, count + 1));
-        }
-        Ok(latest)
+        let sql = format!(
+            "SELECT {}, (SELECT count(*) FROM hand_in_checks n WHERE n.batch_id = h.batch_id AND n.student = h.student)
+             FROM hand_in_checks h WHERE h.batch_id = ?1
+                 AND NOT EXISTS (SELECT 1 FROM hand_in_checks l WHERE l.batch_id = h.batch_id AND l.student = h.student AND l.id > h.id)",
+            HAND_IN_COLUMNS.split(", ").map(|column| format!("h.{column}")).collect::<Vec<_>>().join(", ")
+        );
+        let latest = self.0.run(|c| rows(c, &sql, args![batch], |r| Ok((hand_in_row(r)?, r.int(AFTER_HAND_IN_COLUMNS)?))))?;
+        Ok(latest.into_iter().map(|(row, count)| (row.student.clone(), (row, count))).collect())
     }
 
     pub fn hand_in_row(&self, id: i64) -> DbResult<Option<HandInRow>> {
         self.0.run(|c| row(c, &format!("SELECT {HAND_IN_COLUMNS} FROM hand_in_checks WHERE id = ?1"), args![id], hand_in_row))
     }
 
-    /// The hand-ins whose pre-check has not ended, the oldest first.
-    pub fn queued_hand_ins(&self) -> DbResult<Vec<i64>> {
-        self.0.run(|c| rows(c, "SELECT id FROM hand_in_checks WHERE status = 'queued' ORDER BY id", &[], |r| r.int(0)))
+    /// The hand-ins whose pre-check has not ended, the oldest first, their claims
+    /// forgotten (a restart of the one process of a SQLite store: none runs).
+    pub fn requeue_hand_ins(&self) -> DbResult<Vec<i64>> {
+        self.0.transaction(|c| {
+            c.execute("UPDATE hand_in_checks SET claimed = NULL WHERE status = 'queued'", &[])?;
+            rows(c, "SELECT id FROM hand_in_checks WHERE status = 'queued' ORDER BY id", &[], |r| r.int(0))
+        })
+    }
+
+    /// The hand-ins whose pre-check another process may take at `now`: waiting unclaimed
+    /// since `unclaimed_since` or before (their process is busy, or gone), or claimed
+    /// before `lease_since` and not ended (their process died), the oldest first.
+    pub fn pre_checks_to_take(&self, unclaimed_since: i64, lease_since: i64) -> DbResult<Vec<i64>> {
+        self.0.run(|c| {
+            rows(
+                c,
+                "SELECT id FROM hand_in_checks WHERE status = 'queued'
+                     AND ((claimed IS NULL AND created <= ?1) OR claimed < ?2) ORDER BY id",
+                args![unclaimed_since, lease_since],
+                |r| r.int(0),
+            )
+        })
+    }
+
+    /// Claims hand-in `id`'s pre-check for this process at `now`: false when it ended, or
+    /// another process holds it (claimed after `lease_since`).
+    pub fn claim_pre_check(&self, id: i64, now: i64, lease_since: i64) -> DbResult<bool> {
+        let changed = self.0.run(|c| {
+            c.execute(
+                "UPDATE hand_in_checks SET claimed = ?2 WHERE id = ?1 AND status = 'queued' AND (claimed IS NULL OR claimed < ?3)",
+                args![id, now, lease_since],
+            )
+        })?;
+        Ok(changed == 1)
     }
 
     /// How many pre-checks wait before hand-in `id`'s.
@@ -253,26 +329,113 @@ impl Db {
         })
     }
 
-    /// Claims the analysis of `batch`'s deadline `deadline` for this process: false when
-    /// another process did, or the deadline moved meanwhile.
-    pub fn claim_deadline(&self, batch: i64, deadline: i64) -> DbResult<bool> {
-        let changed = self.0.run(|c| {
-            c.execute(
+    /// Queues the analysis of `batch`'s deadline `deadline` (in `problem_dir`, with
+    /// `settings` and each student's last hand-in by then), in one transaction with its
+    /// claim: `None` when another process claimed it first, the deadline moved meanwhile,
+    /// or nobody handed in by then (the deadline is dealt with: nothing to analyse).
+    pub fn queue_deadline_analysis(&self, batch: i64, deadline: i64, problem_dir: &str, settings: AnalysisSettings) -> DbResult<Option<i64>> {
+        self.0.transaction(|c| {
+            let claimed = c.execute(
                 "UPDATE hand_in_windows SET deadline_claimed = TRUE WHERE batch_id = ?1 AND deadline = ?2 AND deadline_claimed = FALSE",
                 args![batch, deadline],
-            )
-        })?;
-        Ok(changed == 1)
+            )?;
+            let handed_in = c.query_one("SELECT count(*) FROM submissions WHERE batch_id = ?1 AND uploaded <= ?2", args![batch, deadline])?.int(0)?;
+            if claimed != 1 || handed_in == 0 {
+                return Ok(None);
+            }
+            let analysis = insert_analysis(c, batch, problem_dir, AnalysisSettings { handed_in_by: Some(deadline), ..settings })?;
+            c.execute("UPDATE hand_in_windows SET deadline_analysis = ?2 WHERE batch_id = ?1", args![batch, analysis])?;
+            Ok(Some(analysis))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use course::roster::RosterRow;
+
+    const DEADLINE: i64 = 1_000_000;
+
+    /// A store with a batch open to hand-ins until [`DEADLINE`], a minute between them,
+    /// late ones marked.
+    fn open_batch(roster: &[&str]) -> (tempfile::TempDir, Db, i64) {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("bugrank.sqlite")).unwrap();
+        let problem = db.add_problem("p", "P", "/p", false).unwrap();
+        let rows: Vec<RosterRow> = roster.iter().map(|id| RosterRow { id: id.to_string(), cohort: String::new(), manual: None, extra: Vec::new() }).collect();
+        let batch = db.add_batch(problem, "Course", "Lab", &[], &rows).unwrap();
+        db.set_hand_in_window(batch, true, &HandInWindow::new(Some(DEADLINE), 1, LatePolicy::Mark, true).unwrap()).unwrap();
+        (dir, db, batch)
     }
 
-    /// Records the analysis queued at `batch`'s deadline.
-    pub fn set_deadline_analysis(&self, batch: i64, analysis: i64) -> DbResult<()> {
-        self.0.run(|c| c.execute("UPDATE hand_in_windows SET deadline_analysis = ?2 WHERE batch_id = ?1", args![batch, analysis]))?;
-        Ok(())
+    fn at(student: &str, uploaded: i64) -> SubmissionRow {
+        SubmissionRow { student: student.to_owned(), file: format!("{student}.py"), sha256: format!("{uploaded:064}"), late: false, uploaded }
     }
 
-    /// How many students have a submission in `batch` handed in by `deadline`.
-    pub fn handed_in_by(&self, batch: i64, deadline: i64) -> DbResult<i64> {
-        self.0.run(|c| c.query_one("SELECT count(DISTINCT student) FROM submissions WHERE batch_id = ?1 AND uploaded <= ?2", args![batch, deadline])?.int(0))
+    #[test]
+    fn a_pre_check_is_claimed_by_one_process_and_taken_again_only_when_its_lease_ran_out() {
+        let (_dir, db, batch) = open_batch(&[]);
+        let HandedIn::Kept(id) = db.hand_in(batch, &at("a01", DEADLINE - 100)).unwrap() else { panic!("kept") };
+        let now = DEADLINE;
+        assert_eq!(db.pre_checks_to_take(now - 200, now - 900).unwrap(), Vec::<i64>::new(), "queued 100 s ago: its process may still begin it");
+        assert_eq!(db.pre_checks_to_take(now - 60, now - 900).unwrap(), [id], "queued and not begun for over a minute: anyone may take it");
+        assert!(db.claim_pre_check(id, now, now - 900).unwrap());
+        assert!(!db.claim_pre_check(id, now + 1, now + 1 - 900).unwrap(), "held by the first");
+        assert_eq!(db.pre_checks_to_take(now + 1, now + 1 - 900).unwrap(), Vec::<i64>::new());
+        assert_eq!(db.pre_checks_to_take(now + 901, now + 1).unwrap(), [id], "its lease ran out: its process died");
+        assert!(db.claim_pre_check(id, now + 901, now + 1).unwrap());
+        db.finish_pre_check(id, &Ok("{}".to_owned())).unwrap();
+        assert!(!db.claim_pre_check(id, now + 2000, now + 2000).unwrap(), "an ended pre-check is never taken again");
+        assert_eq!(db.requeue_hand_ins().unwrap(), Vec::<i64>::new());
+    }
+
+    #[test]
+    fn the_deadlines_analysis_takes_each_students_last_hand_in_by_then_and_is_queued_once() {
+        let (_dir, db, batch) = open_batch(&[]);
+        for (student, uploaded) in [("a01", DEADLINE - 500), ("a01", DEADLINE - 10), ("a02", DEADLINE - 400), ("a02", DEADLINE + 70), ("a03", DEADLINE + 5)] {
+            assert!(matches!(db.hand_in(batch, &at(student, uploaded)).unwrap(), HandedIn::Kept(_)), "{student} at {uploaded}");
+        }
+        let late: Vec<(String, bool)> = db.submissions(batch).unwrap().into_iter().map(|s| (s.student, s.late)).collect();
+        assert_eq!(late, [("a01".to_owned(), false), ("a02".to_owned(), true), ("a03".to_owned(), true)]);
+        assert_eq!(db.due_deadlines(DEADLINE - 1).unwrap(), []);
+        assert_eq!(db.due_deadlines(DEADLINE).unwrap(), [(batch, DEADLINE)]);
+        let analysis = db.queue_deadline_analysis(batch, DEADLINE, "/p", AnalysisSettings::default()).unwrap().expect("queued");
+        assert_eq!(db.queue_deadline_analysis(batch, DEADLINE, "/p", AnalysisSettings::default()).unwrap(), None, "claimed once");
+        let graded: Vec<(String, String)> = db.analysis_answers(analysis).unwrap().into_iter().map(|a| (a.student, a.sha256)).collect();
+        assert_eq!(graded, [("a01".to_owned(), format!("{:064}", DEADLINE - 10)), ("a02".to_owned(), format!("{:064}", DEADLINE - 400))]);
+        assert_eq!(db.hand_in_window(batch).unwrap().unwrap().deadline_analysis, Some(analysis));
+
+        // The deadline moved past every hand-in: none is late any more, and the new
+        // deadline is due again with no analysis of its own yet.
+        db.set_hand_in_window(batch, true, &HandInWindow::new(Some(DEADLINE + 100), 1, LatePolicy::Mark, true).unwrap()).unwrap();
+        assert!(db.submissions(batch).unwrap().iter().all(|s| !s.late));
+        let window = db.hand_in_window(batch).unwrap().unwrap();
+        assert_eq!((window.deadline_claimed, window.deadline_analysis), (false, None));
+        assert_eq!(db.due_deadlines(DEADLINE + 100).unwrap(), [(batch, DEADLINE + 100)]);
+    }
+
+    #[test]
+    fn a_batch_with_a_roster_takes_hand_ins_from_its_students_only_and_a_closed_one_from_none() {
+        let (_dir, db, batch) = open_batch(&["a01"]);
+        assert!(db.may_hand_in(batch, "a01").unwrap());
+        assert!(!db.may_hand_in(batch, "a02").unwrap());
+        let (_other, open, without_roster) = open_batch(&[]);
+        assert!(open.may_hand_in(without_roster, "anyone").unwrap());
+        db.set_hand_in_window(batch, false, &HandInWindow::default()).unwrap();
+        assert_eq!(db.hand_in(batch, &at("a01", 5)).unwrap(), HandedIn::NotAccepting);
+    }
+
+    #[test]
+    fn a_student_waits_between_hand_ins_and_the_instructors_table_counts_them() {
+        let (_dir, db, batch) = open_batch(&[]);
+        assert!(matches!(db.hand_in(batch, &at("a01", 100)).unwrap(), HandedIn::Kept(_)));
+        assert_eq!(db.hand_in(batch, &at("a01", 130)).unwrap(), HandedIn::Refused(Verdict::Wait { until: 160 }));
+        assert!(matches!(db.hand_in(batch, &at("a01", 160)).unwrap(), HandedIn::Kept(_)));
+        assert_eq!(db.last_hand_in(batch, "a01").unwrap(), Some(160));
+        let latest = db.latest_hand_ins(batch).unwrap();
+        assert_eq!((latest["a01"].0.created, latest["a01"].1), (160, 2));
+        let mine = db.hand_ins_of(batch, "a01").unwrap();
+        assert_eq!(mine.iter().map(|h| h.created).collect::<Vec<_>>(), [160, 100], "the latest first");
     }
 }

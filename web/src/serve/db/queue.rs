@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use grader::RerunMode;
 use serde::Serialize;
 
-use super::sql::{DbResult, Engine, Row, args};
+use super::sql::{Conn, DbResult, Engine, Row, args};
 use super::{Db, first_text, now, row, rows, text_pair, unknown_state};
 
 /// Starts of one analysis interrupted by the service stopping before it is marked failed
@@ -178,44 +178,7 @@ impl Db {
     /// Queues an analysis of the batch's current submissions (or those handed in by
     /// [`AnalysisSettings::handed_in_by`]).
     pub fn queue_analysis(&self, batch: i64, problem_dir: &str, settings: AnalysisSettings) -> DbResult<i64> {
-        self.0.transaction(|c| {
-            let previous =
-                c.query_one("SELECT max(id) FROM analyses WHERE batch_id = ?1 AND status = 'done' AND stability_of IS NULL", args![batch])?.opt_int(0)?;
-            let rerun = previous.and(settings.rerun).map(rerun_text);
-            let id = c
-                .query_one(
-                    "INSERT INTO analyses (batch_id, problem_dir, seed, stable_after, fuel_factor, status, previous_id, created, rerun, max_points)
-                     VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7, ?8, ?9) RETURNING id",
-                    args![
-                        batch,
-                        problem_dir,
-                        settings.seed as i64,
-                        settings.stable_after.map(|v| v as i64),
-                        settings.fuel_factor.map(|v| v as i64),
-                        previous,
-                        now(),
-                        rerun,
-                        settings.max_points,
-                    ],
-                )?
-                .int(0)?;
-            let answers = "INSERT INTO analysis_answers (analysis_id, student, sha256, cohort)
-                 SELECT CAST(?1 AS BIGINT), s.student, s.sha256, r.cohort FROM submissions s
-                 LEFT JOIN roster r ON r.batch_id = s.batch_id AND r.student = s.student
-                 WHERE s.batch_id = ?2";
-            match settings.handed_in_by {
-                None => c.execute(&format!("{answers} AND s.superseded = FALSE"), args![id, batch])?,
-                // Each student's latest by then: the submission with no later one by then.
-                Some(by) => c.execute(
-                    &format!(
-                        "{answers} AND s.uploaded <= ?3 AND NOT EXISTS (SELECT 1 FROM submissions t
-                             WHERE t.batch_id = s.batch_id AND t.student = s.student AND t.uploaded <= ?3 AND t.id > s.id)"
-                    ),
-                    args![id, batch, by],
-                )?,
-            };
-            Ok(id)
-        })
+        self.0.transaction(|c| insert_analysis(c, batch, problem_dir, settings))
     }
 
     /// Queues a stability check of `of`: `seeds` analyses of the same answers with the same
@@ -458,6 +421,45 @@ impl Db {
     pub fn bug_list(&self, analysis: i64, student: &str) -> DbResult<Option<String>> {
         self.0.run(|c| row(c, "SELECT list FROM bug_lists WHERE analysis_id = ?1 AND student = ?2", args![analysis, student], first_text))
     }
+}
+
+/// Queues an analysis of batch `batch` in transaction `c` (see [`Db::queue_analysis`]).
+pub(super) fn insert_analysis(c: &mut dyn Conn, batch: i64, problem_dir: &str, settings: AnalysisSettings) -> DbResult<i64> {
+    let previous = c.query_one("SELECT max(id) FROM analyses WHERE batch_id = ?1 AND status = 'done' AND stability_of IS NULL", args![batch])?.opt_int(0)?;
+    let rerun = previous.and(settings.rerun).map(rerun_text);
+    let id = c
+        .query_one(
+            "INSERT INTO analyses (batch_id, problem_dir, seed, stable_after, fuel_factor, status, previous_id, created, rerun, max_points)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7, ?8, ?9) RETURNING id",
+            args![
+                batch,
+                problem_dir,
+                settings.seed as i64,
+                settings.stable_after.map(|v| v as i64),
+                settings.fuel_factor.map(|v| v as i64),
+                previous,
+                now(),
+                rerun,
+                settings.max_points,
+            ],
+        )?
+        .int(0)?;
+    let answers = "INSERT INTO analysis_answers (analysis_id, student, sha256, cohort)
+             SELECT CAST(?1 AS BIGINT), s.student, s.sha256, r.cohort FROM submissions s
+             LEFT JOIN roster r ON r.batch_id = s.batch_id AND r.student = s.student
+             WHERE s.batch_id = ?2";
+    match settings.handed_in_by {
+        None => c.execute(&format!("{answers} AND s.superseded = FALSE"), args![id, batch])?,
+        // Each student's latest by then: the submission with no later one by then.
+        Some(by) => c.execute(
+            &format!(
+                "{answers} AND s.uploaded <= ?3 AND NOT EXISTS (SELECT 1 FROM submissions t
+                         WHERE t.batch_id = s.batch_id AND t.student = s.student AND t.uploaded <= ?3 AND t.id > s.id)"
+            ),
+            args![id, batch, by],
+        )?,
+    };
+    Ok(id)
 }
 
 #[cfg(test)]

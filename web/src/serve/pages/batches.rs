@@ -177,6 +177,7 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
         batch,
     };
     let hand_ins = hand_ins_card(&app, &who, &view.batch)?;
+    let deadline = passed_deadline(&app, view.batch.id)?;
     respond(&req, Some(&who), &view.batch.name.clone(), &view, |v| {
         let id = v.batch.id;
         html! {
@@ -188,7 +189,7 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
                 p { a href={ "/batches/" (id) "/delete" } { "Delete this batch…" } " (you are asked to confirm first)" }
             }
             (hand_ins)
-            (run_form(&who, id, v.analyses.iter().any(|a| a.status == Status::Done), v.batch.released, v.max_points))
+            (run_form(&who, id, v.analyses.iter().any(|a| a.status == Status::Done), v.batch.released, v.max_points, deadline))
             h2 { "Analyses" }
             @if v.analyses.is_empty() { p.muted { "None yet." } }
             ul { @for a in &v.analyses { li { a href={ "/analyses/" (a.id) } { "#" (a.id) } " · " (status_word(a.status)) " · seed " (a.seed) " · " (date(a.created)) } } }
@@ -402,6 +403,14 @@ pub(super) struct RunForm {
     max_points: Option<String>,
     /// `frozen` or `full`; by default frozen once the batch is released.
     mode: Option<String>,
+    /// Past the deadline of students' own hand-ins: `by-deadline` (the default) grades
+    /// each student's last hand-in by the deadline, `all` late ones too.
+    hand_ins: Option<String>,
+}
+
+/// The deadline of `batch`'s students' own hand-ins, once it has passed.
+fn passed_deadline(app: &App, batch: i64) -> Result<Option<i64>, AppError> {
+    Ok(app.db.hand_in_window(batch)?.and_then(|w| w.window.deadline).filter(|&deadline| deadline < now()))
 }
 
 pub(super) async fn queue_analysis(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<RunForm>) -> Page {
@@ -410,7 +419,7 @@ pub(super) async fn queue_analysis(app: AppData, req: HttpRequest, who: Instruct
     form_again(&req, &who, "The analysis was not queued", result, || {
         let done = app.db.latest_done(batch.id).ok().flatten().is_some();
         let max = form.max_points.as_deref().and_then(|m| m.trim().parse().ok()).unwrap_or(grader::GradingPolicy::default().max_points);
-        run_form(&who, batch.id, done, batch.released, max)
+        run_form(&who, batch.id, done, batch.released, max, passed_deadline(&app, batch.id).ok().flatten())
     })
 }
 
@@ -431,7 +440,11 @@ fn queue_run(app: &App, req: &HttpRequest, who: &Instructor, batch: &BatchRow, f
             None => RerunMode::Full,
             Some(other) => return Err(AppError::BadRequest(format!("the mode must be `frozen` or `full`, not `{other}`"))),
         }),
-        handed_in_by: None,
+        handed_in_by: match form.hand_ins.as_deref() {
+            Some("all") => None,
+            Some("by-deadline") | None => passed_deadline(app, batch.id)?,
+            Some(other) => return Err(AppError::BadRequest(format!("the hand-ins graded are `by-deadline` or `all`, not `{other}`"))),
+        },
     };
     if app.db.submissions(batch.id)?.is_empty() {
         return Err(AppError::BadRequest("the batch has no submissions to analyse".into()));
@@ -638,7 +651,7 @@ fn save_window(app: &App, batch: i64, accepting: bool, window: &HandInWindow) ->
     if accepting {
         app.db.issue_missing_links(batch, &random_token)?;
     }
-    queue_due_analyses(app, now())?;
+    queue_due_analyses(app, now());
     Ok(())
 }
 

@@ -155,8 +155,10 @@ pub const MAX_STABILITY_SEEDS: u64 = 20;
 
 /// The form that queues an analysis of a batch. Once one has finished (`done`), it asks
 /// how to treat it: keep its suite (the default once `released`) or analyse in full.
-/// `max_points` fills the maximum of points: the batch's latest, else its problem's.
-pub fn run_form(who: &Instructor, batch: i64, done: bool, released: bool, max_points: f64) -> Markup {
+/// `max_points` fills the maximum of points: the batch's latest, else its problem's. Past
+/// the `deadline` of students' own hand-ins, it asks which hand-ins: each student's last by
+/// the deadline (the default), or late ones too.
+pub fn run_form(who: &Instructor, batch: i64, done: bool, released: bool, max_points: f64, deadline: Option<i64>) -> Markup {
     html! {
         div.card #run {
             h3 { "Run an analysis" }
@@ -174,6 +176,15 @@ pub fn run_form(who: &Instructor, batch: i64, done: bool, released: bool, max_po
                         br;
                         label { input type="radio" name="mode" value="full" checked[!released];
                             " Analyse again in full: the suite may change, and with it other grades (each change is listed)" }
+                    }
+                }
+                @if let Some(deadline) = deadline {
+                    fieldset {
+                        legend { "Students' hand-ins" }
+                        label { input type="radio" name="hand_ins" value="by-deadline" checked;
+                            " Each student's last hand-in by the deadline (" (super::layout::date(deadline)) ")" }
+                        br;
+                        label { input type="radio" name="hand_ins" value="all"; " Each student's last hand-in, late ones included" }
                     }
                 }
                 button type="submit" { "Run" }
@@ -291,8 +302,13 @@ fn deadline_field(text: Option<&str>, utc_offset: Option<&str>) -> Result<Option
     let (Some(day), Some(time)) = (numbers(day, '-'), numbers(time, ':')) else { return Err(bad()) };
     let (&[year, month, date], &[hour, minute, ref rest @ ..]) = (&day[..], &time[..]) else { return Err(bad()) };
     let second = rest.first().copied().unwrap_or(0);
-    let valid =
-        (1970..=9999).contains(&year) && (1..=12).contains(&month) && (1..=31).contains(&date) && hour < 24 && minute < 60 && second < 60 && rest.len() <= 1;
+    let valid = (1970..=9999).contains(&year)
+        && (1..=12).contains(&month)
+        && (1..=31).contains(&date)
+        && (0..24).contains(&hour)
+        && (0..60).contains(&minute)
+        && (0..60).contains(&second)
+        && rest.len() <= 1;
     let days = super::super::days_from_civil(year, month, date).filter(|_| valid).ok_or_else(bad)?;
     Ok(Some(days * 86_400 + hour * 3600 + minute * 60 + second - offset * 60))
 }
@@ -392,6 +408,7 @@ mod tests {
             ("2026-12-18T24:00", "0"),
             ("2026-12-18T23:59", "9999"),
             ("2026-12-18", "0"),
+            ("2026-12-18T-5:-3", "0"),
         ] {
             check(text, offset, Err("the deadline must be a date and time such as"));
         }

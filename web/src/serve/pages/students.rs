@@ -15,7 +15,7 @@ use super::super::upload::Form;
 use super::super::{App, AppError, Page};
 use super::layout::{bug_list, button, confirm_button, date, markdown, page, public_tests_list, source_listing, table_filter};
 use course::exports;
-use course::hand_in_window::{DEFAULT_MINUTES_BETWEEN, Verdict, span_in_words};
+use course::hand_in_window::{LatePolicy, Verdict, span_in_words};
 use course::pre_check::PreCheck;
 use course::roster::{Adjustment, RosterRow};
 
@@ -386,9 +386,13 @@ impl OwnBatch {
 /// The batches of `student`'s course open to their hand-ins, with theirs.
 pub fn own_batches(app: &App, student: &StudentRow) -> Result<Vec<OwnBatch>, AppError> {
     let now = now();
-    app.db
-        .accepting_batches(student.course_id)?
-        .into_iter()
+    let mut own = Vec::new();
+    for (batch, window) in app.db.accepting_batches(student.course_id)? {
+        if app.db.may_hand_in(batch.id, &student.student)? {
+            own.push((batch, window));
+        }
+    }
+    own.into_iter()
         .map(|(batch, window)| {
             let hand_ins = app.db.hand_ins_of(batch.id, &student.student)?;
             let latest = hand_ins.first().and_then(HandInRow::pre_check);
@@ -426,7 +430,14 @@ pub fn own_section(token: &str, own: &OwnBatch) -> Markup {
                             input type="file" name="files" multiple required accept=".c,.cpp,.cc,.cxx,.h,.hpp,.rs,.py,.wasm,.wat"; }
                         " "
                         button type="submit" { @if own.hand_ins.is_empty() { "Hand in" } @else { "Hand in again" } }
-                        p.muted { "Your last hand-in by the deadline is the one graded. It is checked at once; you may hand in again after " (w.minutes_between) " minutes." }
+                        p.muted {
+                            @match (w.deadline, w.late) {
+                                (None, _) => "Your last hand-in is the one graded. ",
+                                (Some(_), LatePolicy::Mark) => "Your last hand-in by the deadline is the one graded; one after it is kept and marked late, and graded only if your instructor grades late hand-ins. ",
+                                (Some(_), LatePolicy::Refuse) => "Your last hand-in by the deadline is the one graded; after it, hand-ins are closed. ",
+                            }
+                            "It is checked at once; you may hand in again after " (w.minutes_between) " minutes."
+                        }
                     }
                 }
             }
@@ -436,11 +447,14 @@ pub fn own_section(token: &str, own: &OwnBatch) -> Markup {
                     PreCheckStatus::Queued => p role="status" { "Checking it now"
                         @if let Some(n) = own.waiting_before.filter(|&n| n > 0) { " (" (n) " hand-ins before yours)" }
                         ": this page reloads itself until the check is done." },
-                    PreCheckStatus::Failed => p { "It is kept and will be graded, but it could not be checked here: " (last.report.as_deref().unwrap_or_default()) },
+                    PreCheckStatus::Failed => p { "It is kept as your hand-in, but it could not be checked here: a problem of this service, not of your program (your instructor sees why)." },
                     PreCheckStatus::Done => @match &own.latest {
-                        None => p { "It is kept and will be graded (its check's report cannot be shown)." },
+                        None => p { "It is kept as your hand-in (its check's report cannot be shown)." },
                         Some(check) => {
                             (public_tests_list(&check.list))
+                            @if check.unusable > 0 {
+                                p.bad { (check.unusable) " of the public tests could not be run here: the model answer fails on them. Tell your instructor." }
+                            }
                             @if check.built() {
                                 p.muted {
                                     @if check.list.suite_size == 0 { "The problem shows no public tests, so only its build was checked. " }
@@ -462,53 +476,70 @@ pub fn own_section(token: &str, own: &OwnBatch) -> Markup {
 }
 
 /// The student's batch `batch` of their course, while it takes their hand-ins.
-fn own_batch(app: &App, token: &str, batch: i64) -> Result<(StudentRow, BatchRow), AppError> {
+fn own_batch(app: &App, token: &str, batch: i64) -> Result<(StudentRow, BatchRow, WindowRow), AppError> {
     let student = student_of(app, token)?;
     let batch = found(app.db.batch(batch)?.filter(|b| b.course_id == student.course_id))?;
-    found(app.db.hand_in_window(batch.id)?.filter(|w| w.accepting))?;
-    Ok((student, batch))
+    let window = found(app.db.hand_in_window(batch.id)?.filter(|w| w.accepting))?;
+    if !app.db.may_hand_in(batch.id, &student.student)? {
+        return Err(AppError::NotFound);
+    }
+    Ok((student, batch, window))
 }
 
-/// A student's hand-in: checked without compiling (what it is, its language), kept as
-/// their submission when the window lets it in, its pre-check queued; then their page.
+/// Why the window refuses a hand-in, in words for the student (`None`: it lets it in).
+fn refusal(verdict: Verdict, window: &WindowRow, batch: &BatchRow) -> Option<AppError> {
+    let said = match verdict {
+        Verdict::OnTime | Verdict::Late => return None,
+        Verdict::Wait { until } => format!(
+            "you handed in less than {} minutes ago: you can hand in again at {} (in {}); nothing was kept",
+            window.window.minutes_between,
+            date(until),
+            span_in_words(until - now())
+        ),
+        Verdict::Closed => "the deadline has passed and late hand-ins are refused: nothing was kept".to_owned(),
+    };
+    Some(AppError::BadRequest(format!("{}: {said}", batch.name)))
+}
+
+/// A student's hand-in: refused at once when the window does (before its bytes are read),
+/// else checked without compiling (what it is, its language), kept as their submission
+/// when the window still lets it in, its pre-check queued; then their page.
 pub(super) async fn hand_in(app: AppData, req: HttpRequest, path: web::Path<(String, i64)>, payload: Multipart) -> Page {
     let (token, batch) = path.into_inner();
-    let (student, batch) = own_batch(&app, &token, batch)?;
+    let (student, batch, window) = own_batch(&app, &token, batch)?;
+    if let Some(refused) = refusal(window.window.decide(now(), app.db.last_hand_in(batch.id, &student.student)?), &window, &batch) {
+        return Err(refused);
+    }
     let batch_id = batch.id;
     let form = Form::read(&req, payload, MAX_HAND_IN_BYTES.min(app.max_upload_bytes)).await?;
     let files: Vec<(String, Vec<u8>)> = form.files.into_iter().map(|(_, name, bytes)| (name, bytes)).collect();
     let app2 = app.clone();
     let id = blocking(move || {
-        let roster = app2.db.roster(batch.id)?;
-        if !roster.is_empty() && !roster.iter().any(|r| r.id == student.student) {
-            return Err(AppError::BadRequest(format!("{} is not on the roster of {}: ask your instructor", student.student, batch.name)));
-        }
         let problem = found(app2.db.problem(batch.problem_id)?)?;
         let accepted = super::accepted(&app2, &problem)?;
         let (file, bytes) = course::intake::own_hand_in(&app2.tools, &accepted, &student.student, files).map_err(AppError::BadRequest)?;
         let sha256 = app2.put_module(&bytes)?;
         let submission = SubmissionRow { student: student.student.clone(), file, sha256, late: false, uploaded: now() };
+        // Decided again under the window's lock: a hand-in sent at the same time may
+        // have come first.
         match app2.db.hand_in(batch.id, &submission)? {
             HandedIn::Kept(id) => Ok(id),
-            HandedIn::Refused(Verdict::Wait { until }) => Err(AppError::BadRequest(format!(
-                "you handed in less than {} minutes ago: you can hand in again at {} (in {}); nothing was kept",
-                app2.db.hand_in_window(batch.id)?.map_or(DEFAULT_MINUTES_BETWEEN, |w| w.window.minutes_between),
-                date(until),
-                span_in_words(until - now())
-            ))),
-            HandedIn::Refused(_) => Err(AppError::BadRequest("the deadline has passed and late hand-ins are refused: nothing was kept".into())),
+            HandedIn::Refused(verdict) => Err(refusal(verdict, &window, &batch).unwrap_or(AppError::NotFound)),
             HandedIn::NotAccepting => Err(AppError::BadRequest(format!("{} takes no hand-ins now: nothing was kept", batch.name))),
         }
     })
     .await?;
-    app.hand_ins.queue(id)?;
+    // Kept whatever happens here: another process's upkeep takes a pre-check not begun.
+    if let Err(error) = app.hand_ins.queue(id) {
+        eprintln!("bugrank: hand-in {id} is kept but its pre-check is not queued here: {error:#}");
+    }
     see_other(&format!("/s/{token}#hand-in-{batch_id}"))
 }
 
 /// The statement of a batch's problem, for its students while it takes their hand-ins.
 pub(super) async fn own_statement(app: AppData, path: web::Path<(String, i64)>) -> Page {
     let (token, batch) = path.into_inner();
-    let (_, batch) = own_batch(&app, &token, batch)?;
+    let (_, batch, _) = own_batch(&app, &token, batch)?;
     let problem = found(app.db.problem(batch.problem_id)?)?;
     let dir = app.local(&problem.dir)?;
     let statement = std::fs::read_to_string(dir.join("statement.md")).ok();

@@ -16,7 +16,9 @@ CREATE TABLE hand_in_windows (
 );
 -- Every hand-in a student made themselves, with its pre-check: 'queued' until checked,
 -- then 'done' with the report (JSON: course::pre_check::PreCheck), or 'failed' with why it
--- could not be checked here. The latest by `created` starts a student's wait.
+-- could not be checked here. The latest by `created` starts a student's wait. `claimed`:
+-- when a process began its pre-check (a lease: one that ended no pre-check in time is
+-- taken again by any process).
 CREATE TABLE hand_in_checks (
     id INTEGER PRIMARY KEY,
     batch_id INTEGER NOT NULL REFERENCES batches(id),
@@ -26,6 +28,8 @@ CREATE TABLE hand_in_checks (
     late BOOLEAN NOT NULL,
     created INTEGER NOT NULL,
     status TEXT NOT NULL,
-    report TEXT
+    report TEXT,
+    claimed INTEGER
 );
 CREATE INDEX hand_in_checks_by_student ON hand_in_checks(batch_id, student, created);
+CREATE INDEX hand_in_checks_queued ON hand_in_checks(id) WHERE status = 'queued';
