@@ -484,7 +484,8 @@ impl Db {
 
     /// Deletes a batch and all that is its own, in one transaction: its submissions (with
     /// their history), roster, uploads, analyses with their answers and bug lists, and the
-    /// students of its course who have no other batch there (their links with them).
+    /// students of its course who have no other batch there (their links with them), but
+    /// those an LMS made students of the course (they hand in through their link).
     /// Nothing is deleted while one of its analyses is queued or running: `Busy` names it.
     pub fn delete_batch(&self, batch: i64) -> DbResult<Deleted> {
         self.0.transaction(|c| {
@@ -520,7 +521,8 @@ impl Db {
             c.execute(
                 "DELETE FROM course_students WHERE course_id = ?1
                      AND student NOT IN (SELECT s.student FROM submissions s JOIN batches b ON b.id = s.batch_id WHERE b.course_id = ?1)
-                     AND student NOT IN (SELECT r.student FROM roster r JOIN batches b ON b.id = r.batch_id WHERE b.course_id = ?1)",
+                     AND student NOT IN (SELECT r.student FROM roster r JOIN batches b ON b.id = r.batch_id WHERE b.course_id = ?1)
+                     AND student NOT IN (SELECT student FROM lti_students WHERE course_id = ?1)",
                 args![course],
             )?;
             let in_pending_report = c.engine().position("report", "?1");
@@ -987,5 +989,32 @@ mod tests {
         let students: Vec<(String, String)> = db.students().unwrap().into_iter().map(|s| (s.course, s.student)).collect();
         let expected = [("Autumn", "a01"), ("Autumn", "a02"), ("Spring", "a01")];
         assert_eq!(students, expected.map(|(c, s)| (c.to_owned(), s.to_owned())), "a01 of each course is its own student");
+    }
+
+    #[test]
+    fn deleting_a_batch_keeps_the_courses_students_from_the_lms_and_their_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("bugrank.sqlite")).unwrap();
+        let problem = db.add_problem("p", "P", "/p", false).unwrap();
+        let submission = SubmissionRow { student: "a01".to_owned(), file: "a01.py".to_owned(), sha256: "0".repeat(64), late: false, uploaded: 0 };
+        let batch = db.add_batch(problem, "Course A", "Lab 1", &[submission], &[]).unwrap();
+        let platform = PlatformRow {
+            id: 0,
+            name: "LMS".into(),
+            issuer: "https://lms.example.edu".into(),
+            client_id: "c".into(),
+            auth_url: "https://lms.example.edu/auth".into(),
+            token_url: "https://lms.example.edu/token".into(),
+            jwks_url: "https://lms.example.edu/jwks".into(),
+            deployment_ids: vec!["d".into()],
+        };
+        let platform = db.add_lti_platform(&platform).unwrap();
+        let (course, _) = db.lti_course(platform, "ctx", "Course A").unwrap();
+        let person = Person { platform, sub: "lms-ann", name: "Ann", email: "ann@example.edu" };
+        let (_, token) = db.lti_student(&person, course, &["s77".to_owned()], &|| "f".repeat(64)).unwrap();
+        assert!(matches!(db.delete_batch(batch).unwrap(), Deleted::Done { .. }));
+        let left: Vec<String> = db.students().unwrap().into_iter().map(|s| s.student).collect();
+        assert_eq!(left, ["s77"], "a01 handed in to the batch only; s77 came from the LMS");
+        assert_eq!(db.student_by_token(&token).unwrap().map(|s| s.student).as_deref(), Some("s77"), "their link still works");
     }
 }

@@ -96,6 +96,9 @@ pub enum Refused {
     Signature,
     #[error("the launch's id_token has expired")]
     Expired,
+    /// Issued (`iat`) or valid from (`nbf`) later than now, beyond the clock skew allowed.
+    #[error("the launch's id_token is from the future (its iat or nbf is after now): the LMS's clock or bugrank's is wrong")]
+    NotYet,
     #[error("the launch's id_token is from issuer `{found}`, not the platform's `{expected}`")]
     Issuer { expected: String, found: String },
     #[error("the launch's id_token is not for bugrank's client id `{client_id}` (its aud/azp)")]
@@ -195,6 +198,8 @@ struct Claims {
     /// One audience or several (jsonwebtoken checks that bugrank's client id is one).
     aud: serde_json::Value,
     nonce: Option<String>,
+    /// When the platform issued it: LTI requires it (jsonwebtoken checks `nbf`, not this).
+    iat: Option<u64>,
     name: Option<String>,
     given_name: Option<String>,
     family_name: Option<String>,
@@ -244,6 +249,7 @@ pub fn verify(id_token: &str, platform: &PlatformRow, nonce: &str, keys: &JwkSet
         .map_err(|e| Refused::Keys(format!("the platform's key `{}` is not an RSA key bugrank can use: {e}", header.kid.clone().unwrap_or_default())))?;
     let mut validation = Validation::new(Algorithm::RS256);
     validation.leeway = CLOCK_SKEW_SECONDS;
+    validation.validate_nbf = true;
     validation.set_issuer(&[&platform.issuer]);
     validation.set_audience(&[&platform.client_id]);
     validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
@@ -253,6 +259,7 @@ pub fn verify(id_token: &str, platform: &PlatformRow, nonce: &str, keys: &JwkSet
             match e.kind() {
                 ErrorKind::InvalidSignature => Refused::Signature,
                 ErrorKind::ExpiredSignature => Refused::Expired,
+                ErrorKind::ImmatureSignature => Refused::NotYet,
                 ErrorKind::InvalidIssuer => Refused::Issuer { expected: platform.issuer.clone(), found: issuer_of(id_token).unwrap_or_default() },
                 ErrorKind::InvalidAudience => Refused::Audience { client_id: platform.client_id.clone() },
                 ErrorKind::MissingRequiredClaim(claim) => Refused::Missing(claim.clone()),
@@ -260,6 +267,11 @@ pub fn verify(id_token: &str, platform: &PlatformRow, nonce: &str, keys: &JwkSet
             }
         })?
         .claims;
+    match claims.iat {
+        None => return Err(Refused::Missing("iat".into())),
+        Some(iat) if iat > jsonwebtoken::get_current_timestamp() + CLOCK_SKEW_SECONDS => return Err(Refused::NotYet),
+        Some(_) => {}
+    }
     let several = claims.aud.as_array().is_some_and(|all| all.len() > 1);
     match &claims.azp {
         Some(azp) if azp != &platform.client_id => return Err(Refused::Audience { client_id: platform.client_id.clone() }),
@@ -477,6 +489,15 @@ mod tests {
     fn each_claim_that_does_not_hold_refuses_the_launch_and_says_which() {
         let expired = jsonwebtoken::get_current_timestamp() - 3600;
         assert_eq!(check(|c| c["exp"] = json!(expired)), Err(Refused::Expired));
+        let later = jsonwebtoken::get_current_timestamp() + 600;
+        assert_eq!(check(|c| c["iat"] = json!(later)), Err(Refused::NotYet));
+        assert_eq!(check(|c| c["nbf"] = json!(later)), Err(Refused::NotYet));
+        assert_eq!(
+            check(|c| {
+                c.as_object_mut().unwrap().remove("iat");
+            }),
+            Err(Refused::Missing("iat".into()))
+        );
         assert!(matches!(check(|c| c["iss"] = json!("https://evil.example")), Err(Refused::Issuer { found, .. }) if found == "https://evil.example"));
         assert!(matches!(check(|c| c["aud"] = json!("another-tool")), Err(Refused::Audience { .. })));
         assert!(matches!(check(|c| c["aud"] = json!(["10000000000042", "another-tool"])), Err(Refused::Audience { .. })), "several audiences and no azp");
