@@ -101,13 +101,18 @@ impl Db {
         self.0.run(|c| row(c, &format!("SELECT {PLATFORM_COLUMNS} FROM lti_platforms WHERE id = ?1"), args![id], platform_row))
     }
 
-    /// Keeps a login in flight until `expires` (and forgets the expired ones).
-    pub fn add_lti_state(&self, state_hash: &str, platform: i64, nonce: &str, expires: i64) -> DbResult<()> {
+    /// Keeps a login in flight until `expires` (and forgets the expired ones), unless
+    /// `most` are in flight already: then false, and nothing is kept (the login URL is
+    /// anyone's to call: a flood of them must not fill the store).
+    pub fn add_lti_state(&self, state_hash: &str, platform: i64, nonce: &str, expires: i64, most: i64) -> DbResult<bool> {
         self.0.transaction(|c| {
             c.execute("DELETE FROM lti_states WHERE expires < ?1", args![now()])?;
-            c.execute("INSERT INTO lti_states (state_hash, platform_id, nonce, expires) VALUES (?1, ?2, ?3, ?4)", args![state_hash, platform, nonce, expires])
-        })?;
-        Ok(())
+            if c.query_one("SELECT count(*) FROM lti_states", &[])?.int(0)? >= most {
+                return Ok(false);
+            }
+            c.execute("INSERT INTO lti_states (state_hash, platform_id, nonce, expires) VALUES (?1, ?2, ?3, ?4)", args![state_hash, platform, nonce, expires])?;
+            Ok(true)
+        })
     }
 
     /// Takes the login in flight of this state, if it is live: its platform and nonce.

@@ -991,13 +991,8 @@ mod tests {
         assert_eq!(students, expected.map(|(c, s)| (c.to_owned(), s.to_owned())), "a01 of each course is its own student");
     }
 
-    #[test]
-    fn deleting_a_batch_keeps_the_courses_students_from_the_lms_and_their_links() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = Db::open(&dir.path().join("bugrank.sqlite")).unwrap();
-        let problem = db.add_problem("p", "P", "/p", false).unwrap();
-        let submission = SubmissionRow { student: "a01".to_owned(), file: "a01.py".to_owned(), sha256: "0".repeat(64), late: false, uploaded: 0 };
-        let batch = db.add_batch(problem, "Course A", "Lab 1", &[submission], &[]).unwrap();
+    /// An LMS registered in `db`: its id.
+    fn a_platform(db: &Db) -> i64 {
         let platform = PlatformRow {
             id: 0,
             name: "LMS".into(),
@@ -1008,7 +1003,17 @@ mod tests {
             jwks_url: "https://lms.example.edu/jwks".into(),
             deployment_ids: vec!["d".into()],
         };
-        let platform = db.add_lti_platform(&platform).unwrap();
+        db.add_lti_platform(&platform).unwrap()
+    }
+
+    #[test]
+    fn deleting_a_batch_keeps_the_courses_students_from_the_lms_and_their_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("bugrank.sqlite")).unwrap();
+        let problem = db.add_problem("p", "P", "/p", false).unwrap();
+        let submission = SubmissionRow { student: "a01".to_owned(), file: "a01.py".to_owned(), sha256: "0".repeat(64), late: false, uploaded: 0 };
+        let batch = db.add_batch(problem, "Course A", "Lab 1", &[submission], &[]).unwrap();
+        let platform = a_platform(&db);
         let (course, _) = db.lti_course(platform, "ctx", "Course A").unwrap();
         let person = Person { platform, sub: "lms-ann", name: "Ann", email: "ann@example.edu" };
         let (_, token) = db.lti_student(&person, course, &["s77".to_owned()], &|| "f".repeat(64)).unwrap();
@@ -1016,5 +1021,20 @@ mod tests {
         let left: Vec<String> = db.students().unwrap().into_iter().map(|s| s.student).collect();
         assert_eq!(left, ["s77"], "a01 handed in to the batch only; s77 came from the LMS");
         assert_eq!(db.student_by_token(&token).unwrap().map(|s| s.student).as_deref(), Some("s77"), "their link still works");
+    }
+
+    #[test]
+    fn logins_in_flight_are_kept_up_to_their_most_and_an_expired_one_makes_room() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("bugrank.sqlite")).unwrap();
+        let platform = a_platform(&db);
+        let keep = |state: &str, expires: i64| db.add_lti_state(state, platform, "nonce", expires, 2).unwrap();
+        assert!(keep("s1", now() - 1), "kept (already expired: the next login forgets it)");
+        assert!(keep("s2", now() + 600));
+        assert!(keep("s3", now() + 600), "s1 expired and made room");
+        assert!(!keep("s4", now() + 600), "two in flight: the most");
+        assert_eq!(db.take_lti_state("s4").unwrap(), None, "nothing of a refused login is kept");
+        assert!(db.take_lti_state("s2").unwrap().is_some());
+        assert!(keep("s4", now() + 600), "a launch ended one: room again");
     }
 }

@@ -16,6 +16,11 @@ use crate::serve::db::PlatformRow;
 /// and a login page at the platform.
 pub const LOGIN_SECONDS: i64 = 600;
 
+/// The most logins in flight (begun in the last [`LOGIN_SECONDS`], not launched): a
+/// hundred times a class of 300 launching at once, while a flood of the login URL, which
+/// anyone may call, keeps at most some megabytes in the store and is refused beyond.
+pub const MOST_LOGINS_IN_FLIGHT: i64 = 30_000;
+
 /// The clock skew allowed between the platform and bugrank on `exp` (jsonwebtoken's
 /// default): a minute.
 pub const CLOCK_SKEW_SECONDS: u64 = 60;

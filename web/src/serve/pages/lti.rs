@@ -10,7 +10,7 @@ use super::super::auth::{Instructor, random_token, start_session};
 use super::super::db::{DeepLinkRow, LinkRow, Person, PlatformRow, WaitingInstructor, now};
 use super::super::lti::grades;
 use super::super::lti::keys::{ToolKey, jwks};
-use super::super::lti::launch::{self, LOGIN_SECONDS, LoginRequest, Refused};
+use super::super::lti::launch::{self, LOGIN_SECONDS, LoginRequest, MOST_LOGINS_IN_FLIGHT, Refused};
 use super::super::lti::{Registration, Role, roster, student_ids};
 use super::super::store::sha256_hex;
 use super::super::{App, AppError, Page};
@@ -62,7 +62,12 @@ fn start_login(app: &App, req: &HttpRequest, login: LoginRequest) -> Page {
     let platforms = app.db.lti_platforms()?;
     let platform = login.platform(&platforms)?;
     let (state, nonce) = (random_token(), random_token());
-    app.db.add_lti_state(&sha256_hex(state.as_bytes()), platform.id, &nonce, now() + LOGIN_SECONDS)?;
+    if !app.db.add_lti_state(&sha256_hex(state.as_bytes()), platform.id, &nonce, now() + LOGIN_SECONDS, MOST_LOGINS_IN_FLIGHT)? {
+        return Err(AppError::Refused(format!(
+            "more than {MOST_LOGINS_IN_FLIGHT} LTI logins began in the last {} minutes and none of them has ended: try again in a few minutes",
+            LOGIN_SECONDS / 60
+        )));
+    }
     let redirect = tool_urls(app, req).launch;
     let location = launch::authorization_url(platform, &login, &redirect, &state, &nonce)?;
     let mut response = HttpResponse::Found();
