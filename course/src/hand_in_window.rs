@@ -4,8 +4,8 @@
 //!
 //! The window decides only when. What is graded is each student's last hand-in at or
 //! before the deadline (the analysis queued at the deadline takes exactly those, whenever
-//! it is queued); a late hand-in, where the policy accepts it, is kept and marked late, and
-//! a later analysis (a re-run) grades it, as an instructor's late upload is.
+//! it is queued, and so does one started by hand past it unless the instructor asks for
+//! late ones too); a late hand-in, where the policy accepts it, is kept and marked late.
 //!
 //! ```
 //! use course::hand_in_window::{HandInWindow, LatePolicy, Verdict};
@@ -36,7 +36,8 @@ pub const MAX_MINUTES_BETWEEN: u32 = 24 * 60;
 #[serde(rename_all = "snake_case")]
 pub enum LatePolicy {
     /// Kept and marked late (the default: nothing a student sends is lost; the
-    /// instructor decides what late counts for, and a re-run grades it).
+    /// instructor decides what late counts for, and grades it with an analysis of late
+    /// hand-ins too).
     #[default]
     Mark,
     /// Refused: after the deadline, hand-ins are closed.

@@ -82,12 +82,13 @@ impl BundleChecks {
 /// Starts the check thread of a serving process (and, on SQLite, queues again the checks
 /// a restart interrupted).
 pub fn start(app: Arc<App>) -> anyhow::Result<()> {
-    let interrupted = match app.db.engine() {
+    let interrupted: Vec<i64> = match app.db.engine() {
         Engine::Sqlite => app.db.problem_checks_running()?.into_iter().map(|check| check.id).collect(),
         Engine::Postgres => Vec::new(),
     };
     let worker = app.clone();
-    app.checks.queue.start("bundle-checks", interrupted, move |id| run(&worker, id))
+    app.checks.queue.start("bundle-checks", move |id| run(&worker, id))?;
+    interrupted.into_iter().try_for_each(|id| app.checks.queue(id))
 }
 
 /// Checks bundle `id` and records how it ended; a refused bundle's folder is removed.

@@ -58,8 +58,12 @@ pub struct HandIns {
 impl HandIns {
     /// Queues hand-in `id`'s pre-check here, unless it waits here already.
     pub fn queue(&self, id: i64) -> anyhow::Result<()> {
-        if self.waiting.lock().unwrap_or_else(|p| p.into_inner()).insert(id) {
-            self.queue.queue(id)?;
+        let mut waiting = self.waiting.lock().unwrap_or_else(|p| p.into_inner());
+        if waiting.insert(id)
+            && let Err(error) = self.queue.queue(id)
+        {
+            waiting.remove(&id);
+            return Err(error);
         }
         Ok(())
     }
@@ -87,7 +91,7 @@ pub fn start(app: Arc<App>) -> anyhow::Result<()> {
         Engine::Postgres => Vec::new(),
     };
     let worker = app.clone();
-    app.hand_ins.queue.start("pre-checks", Vec::new(), move |id| pre_check(&worker, id))?;
+    app.hand_ins.queue.start("pre-checks", move |id| pre_check(&worker, id))?;
     for id in interrupted {
         app.hand_ins.queue(id)?;
     }

@@ -21,12 +21,9 @@ impl LocalQueue {
         sender.send(id).map_err(|_| anyhow::anyhow!("the queue's thread has stopped"))
     }
 
-    /// Starts the thread `name`, which runs `work` on each id queued, `first` first.
-    pub fn start(&self, name: &str, first: Vec<i64>, mut work: impl FnMut(i64) + Send + 'static) -> anyhow::Result<()> {
+    /// Starts the thread `name`, which runs `work` on each id queued.
+    pub fn start(&self, name: &str, mut work: impl FnMut(i64) + Send + 'static) -> anyhow::Result<()> {
         let (send, receive) = channel::<i64>();
-        for id in first {
-            send.send(id)?;
-        }
         *self.sender.lock().unwrap_or_else(|p| p.into_inner()) = Some(send);
         std::thread::Builder::new().name(name.to_owned()).spawn(move || {
             for id in receive {

@@ -589,6 +589,24 @@ impl Browser {
     }
 }
 
+impl Browser {
+    /// `person` launches from the LMS, lands on the form of `batch`, which its link opens,
+    /// and hands in `file`: the milliseconds from the launch to the form, the page once it
+    /// shows the pre-check, and the milliseconds from the hand-in to that.
+    fn hand_in_from(&self, lms: &crate::lms::Lms, service: &Service, person: &str, batch: i64, file: &Path) -> (u128, String, u128) {
+        let start = Instant::now();
+        self.launch_from(lms, service, person);
+        self.wait_for("Hand in: Lab 3", 30);
+        let launched = ms(start);
+        assert!(self.url().ends_with(&format!("#hand-in-{batch}")), "the form of the batch the link opens: {}", self.url());
+        self.type_into("input[name=files]", file.to_str().unwrap());
+        let start = Instant::now();
+        self.click("form[action$='/hand-ins'] button");
+        let checked = self.wait_for("public tests</strong>", 300);
+        (launched, checked, ms(start))
+    }
+}
+
 /// Milliseconds since `start`, for the printed walkthrough.
 fn ms(start: Instant) -> u128 {
     start.elapsed().as_millis()
@@ -631,29 +649,17 @@ fn students_launched_from_the_lms_hand_in_with_a_pre_check_and_the_lms_gets_the_
 
     // Ann launches, lands on the hand-in form, hands in; the pre-check shows the public
     // test her program fails, and nothing of the hidden one.
-    let start = Instant::now();
-    browser.launch_from(&lms, &service, "lms-a01");
-    browser.wait_for("Hand in: Lab 3", 30);
-    timings.push(("student's launch to the hand-in form", ms(start)));
-    assert!(browser.url().ends_with(&format!("#hand-in-{batch}")), "{}", browser.url());
-    browser.type_into("input[name=files]", a01.to_str().unwrap());
-    let start = Instant::now();
-    browser.click("form[action$='/hand-ins'] button");
-    let checked = browser.wait_for("public tests</strong>", 300);
-    timings.push(("hand-in to the pre-check on the page (first of the problem: calibration included)", ms(start)));
+    let (launched, checked, in_ms) = browser.hand_in_from(&lms, &service, "lms-a01", batch, &a01);
+    timings.push(("student's launch to the hand-in form", launched));
+    timings.push(("hand-in to the pre-check on the page (first of the problem: calibration included)", in_ms));
     assert!(checked.contains("passes 1 of the 2 public tests"), "{checked}");
     assert!(checked.contains("insert 1 [(0,0),(2,2)]") && !checked.contains("member 7"), "{checked}");
     assert!(checked.contains("You can hand in again at"), "{checked}");
     browser.screenshot("pre-check.png", "a student's pre-check on the public tests");
 
     // Bob hands in a correct program.
-    browser.launch_from(&lms, &service, "lms-a02");
-    browser.wait_for("Hand in: Lab 3", 30);
-    browser.type_into("input[name=files]", correct.to_str().unwrap());
-    let start = Instant::now();
-    browser.click("form[action$='/hand-ins'] button");
-    let checked = browser.wait_for("public tests</strong>", 300);
-    timings.push(("hand-in to the pre-check on the page (problem loaded)", ms(start)));
+    let (_, checked, in_ms) = browser.hand_in_from(&lms, &service, "lms-a02", batch, &correct);
+    timings.push(("hand-in to the pre-check on the page (problem loaded)", in_ms));
     assert!(checked.contains("passes 2 of the 2 public tests"), "{checked}");
 
     // The instructor's launch opens the batch: who handed in, then the analysis and the

@@ -8,8 +8,8 @@ use course::hand_in_window::{HandInWindow, LatePolicy, Verdict};
 use serde::Serialize;
 
 use super::queue::insert_analysis;
-use super::sql::{Row, args};
-use super::{AnalysisSettings, BATCH_COLUMNS, BATCHES, BatchRow, Db, DbResult, SubmissionRow, batch_row, insert_submission, row, rows};
+use super::sql::{Conn, Row, args};
+use super::{AnalysisSettings, BATCH_COLUMNS, BATCHES, BatchRow, Db, DbResult, SubmissionRow, batch_row, replace_submission, row, rows, unknown_state};
 
 /// A batch's hand-in window as stored.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -26,6 +26,11 @@ pub struct WindowRow {
 
 const WINDOW_COLUMNS: &str =
     "w.batch_id, w.accepting, w.deadline, w.minutes_between, w.late_policy, w.analyse_at_deadline, w.deadline_analysis, w.deadline_claimed";
+
+/// The hand-in window of `batch`, if it ever had one.
+fn window_of(c: &mut dyn Conn, batch: i64) -> DbResult<Option<WindowRow>> {
+    row(c, &format!("SELECT {WINDOW_COLUMNS} FROM hand_in_windows w WHERE w.batch_id = ?1"), args![batch], window_row)
+}
 
 fn window_row(r: &Row) -> DbResult<WindowRow> {
     Ok(WindowRow {
@@ -106,9 +111,10 @@ fn hand_in_row(r: &Row) -> DbResult<HandInRow> {
         late: r.bool(5)?,
         created: r.int(6)?,
         status: match r.text(7)?.as_str() {
+            "queued" => PreCheckStatus::Queued,
             "done" => PreCheckStatus::Done,
             "failed" => PreCheckStatus::Failed,
-            _ => PreCheckStatus::Queued,
+            other => return Err(unknown_state("hand_in_checks.status", other)),
         },
         report: r.opt_text(8)?,
     })
@@ -129,11 +135,12 @@ pub enum HandedIn {
 impl Db {
     /// The hand-in window of `batch`, if it ever had one.
     pub fn hand_in_window(&self, batch: i64) -> DbResult<Option<WindowRow>> {
-        self.0.run(|c| row(c, &format!("SELECT {WINDOW_COLUMNS} FROM hand_in_windows w WHERE w.batch_id = ?1"), args![batch], window_row))
+        self.0.run(|c| window_of(c, batch))
     }
 
     /// Sets the hand-in window of `batch`. A deadline moved makes the new one due again
-    /// (an analysis already queued stays).
+    /// (an analysis queued at the old one stays, no longer the window's), and says which of
+    /// the students' own hand-ins are late against it.
     pub fn set_hand_in_window(&self, batch: i64, accepting: bool, window: &HandInWindow) -> DbResult<()> {
         self.0.transaction(|c| {
             c.execute(
@@ -203,21 +210,15 @@ impl Db {
     pub fn hand_in(&self, batch: i64, submission: &SubmissionRow) -> DbResult<HandedIn> {
         self.0.transaction(|c| {
             c.execute("UPDATE hand_in_windows SET batch_id = batch_id WHERE batch_id = ?1", args![batch])?;
-            let window = row(c, &format!("SELECT {WINDOW_COLUMNS} FROM hand_in_windows w WHERE w.batch_id = ?1"), args![batch], window_row)?;
-            let Some(window) = window.filter(|w| w.accepting) else { return Ok(HandedIn::NotAccepting) };
-            let last =
-                c.query_one("SELECT max(created) FROM hand_in_checks WHERE batch_id = ?1 AND student = ?2", args![batch, &submission.student])?.opt_int(0)?;
+            let Some(window) = window_of(c, batch)?.filter(|w| w.accepting) else { return Ok(HandedIn::NotAccepting) };
+            let last = c.query_one(LAST_HAND_IN, args![batch, &submission.student])?.opt_int(0)?;
             let late = match window.window.decide(submission.uploaded, last) {
                 Verdict::OnTime => false,
                 Verdict::Late => true,
                 refused => return Ok(HandedIn::Refused(refused)),
             };
             let submission = SubmissionRow { late, ..submission.clone() };
-            c.execute(
-                "UPDATE submissions SET superseded = TRUE WHERE batch_id = ?1 AND student = ?2 AND superseded = FALSE",
-                args![batch, &submission.student],
-            )?;
-            insert_submission(c, batch, &submission)?;
+            replace_submission(c, batch, &submission)?;
             let id = c
                 .query_one(
                     "INSERT INTO hand_in_checks (batch_id, student, file, sha256, late, created, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",

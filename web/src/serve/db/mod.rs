@@ -544,13 +544,7 @@ impl Db {
     /// Adds a late submission; it replaces the student's earlier one, which is kept as
     /// history.
     pub fn add_late_submission(&self, batch: i64, submission: &SubmissionRow) -> DbResult<()> {
-        self.0.transaction(|c| {
-            c.execute(
-                "UPDATE submissions SET superseded = TRUE WHERE batch_id = ?1 AND student = ?2 AND superseded = FALSE",
-                args![batch, &submission.student],
-            )?;
-            insert_submission(c, batch, submission)
-        })
+        self.0.transaction(|c| replace_submission(c, batch, submission))
     }
 
     /// Course names, the most recently used first.
@@ -890,6 +884,13 @@ fn insert_submission(c: &mut dyn Conn, batch: i64, s: &SubmissionRow) -> DbResul
         args![batch, &s.student, &s.file, &s.sha256, s.late, s.uploaded],
     )?;
     add_course_student(c, batch, &s.student)
+}
+
+/// Adds `submission` to `batch` as its student's current one; their earlier one is
+/// superseded (kept as history).
+fn replace_submission(c: &mut dyn Conn, batch: i64, submission: &SubmissionRow) -> DbResult<()> {
+    c.execute("UPDATE submissions SET superseded = TRUE WHERE batch_id = ?1 AND student = ?2 AND superseded = FALSE", args![batch, &submission.student])?;
+    insert_submission(c, batch, submission)
 }
 
 /// Makes `student` one of batch `batch`'s course (without a link until one is issued).

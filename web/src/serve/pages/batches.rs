@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::super::auth::Instructor;
 use super::super::auth::random_token;
-use super::super::db::{AnalysisRow, AnalysisSettings, BatchRow, HandInRow, PreCheckStatus, ProblemRow, Status, SubmissionRow, now};
+use super::super::db::{AnalysisRow, AnalysisSettings, BatchRow, HandInRow, PreCheckStatus, ProblemRow, Status, SubmissionRow, WindowRow, now};
 use super::super::hand_ins::queue_due_analyses;
 use super::super::lti::grades;
 use super::super::upload::Form;
@@ -82,7 +82,7 @@ pub(super) async fn batches_page(app: AppData, req: HttpRequest, who: Instructor
                 }
             }
             @if !v.batches.is_empty() { (batch_form(&who, &form)) }
-            (open_batch_form(&who, &v.problems, &v.courses, None))
+            (open_batch_form(&who, &v.problems, &v.courses))
         }
     })
 }
@@ -176,8 +176,9 @@ pub(super) async fn batch_page(app: AppData, req: HttpRequest, who: Instructor, 
         analyses,
         batch,
     };
-    let hand_ins = hand_ins_card(&app, &who, &view.batch)?;
-    let deadline = passed_deadline(&app, view.batch.id)?;
+    let window = app.db.hand_in_window(view.batch.id)?;
+    let deadline = passed(window.as_ref());
+    let hand_ins = hand_ins_card(&app, &who, &view.batch, window.as_ref())?;
     respond(&req, Some(&who), &view.batch.name.clone(), &view, |v| {
         let id = v.batch.id;
         html! {
@@ -408,9 +409,14 @@ pub(super) struct RunForm {
     hand_ins: Option<String>,
 }
 
+/// The deadline of students' own hand-ins in `window`, once it has passed.
+fn passed(window: Option<&WindowRow>) -> Option<i64> {
+    window.and_then(|w| w.window.deadline).filter(|&deadline| deadline < now())
+}
+
 /// The deadline of `batch`'s students' own hand-ins, once it has passed.
 fn passed_deadline(app: &App, batch: i64) -> Result<Option<i64>, AppError> {
-    Ok(app.db.hand_in_window(batch)?.and_then(|w| w.window.deadline).filter(|&deadline| deadline < now()))
+    Ok(passed(app.db.hand_in_window(batch)?.as_ref()))
 }
 
 pub(super) async fn queue_analysis(app: AppData, req: HttpRequest, who: Instructor, path: web::Path<i64>, form: web::Form<RunForm>) -> Page {
@@ -670,7 +676,7 @@ pub(super) async fn open_batch(app: AppData, req: HttpRequest, who: Instructor, 
         see_other(&format!("/batches/{batch}#hand-ins"))
     })();
     form_again(&req, &who, "The batch was not opened", result, || {
-        open_batch_form(&who, &app.db.problems().unwrap_or_default(), &app.db.courses().unwrap_or_default(), None)
+        open_batch_form(&who, &app.db.problems().unwrap_or_default(), &app.db.courses().unwrap_or_default())
     })
 }
 
@@ -687,15 +693,14 @@ fn pre_check_words(row: &HandInRow) -> String {
 }
 
 /// The batch page's card of hand-ins by students: the window, who handed in, the form.
-pub fn hand_ins_card(app: &App, who: &Instructor, batch: &BatchRow) -> Result<Markup, AppError> {
-    let window = app.db.hand_in_window(batch.id)?;
+fn hand_ins_card(app: &App, who: &Instructor, batch: &BatchRow, window: Option<&WindowRow>) -> Result<Markup, AppError> {
     let mut handed: Vec<(String, (HandInRow, i64))> = app.db.latest_hand_ins(batch.id)?.into_iter().collect();
     handed.sort_by(|a, b| course::hand_ins::natural_cmp(&a.0, &b.0));
     let now = now();
     Ok(html! {
         div.card #hand-ins {
             h3 { "Hand-ins by students" }
-            @match &window {
+            @match window {
                 None => p { "Students do not hand in to this batch themselves: you upload their files. Open it to them below: each student hands in through their private link (or from the LMS), and sees at once whether it builds and how it does on the problem's public tests." },
                 Some(w) => {
                     p {
@@ -730,7 +735,7 @@ pub fn hand_ins_card(app: &App, who: &Instructor, batch: &BatchRow) -> Result<Ma
                     }
                 }
             }
-            (window_form(who, batch.id, window.as_ref()))
+            (window_form(who, batch.id, window))
         }
     })
 }

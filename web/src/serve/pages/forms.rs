@@ -354,17 +354,14 @@ pub fn window_form(who: &Instructor, batch: i64, window: Option<&WindowRow>) -> 
 }
 
 /// The form that opens a new batch to students' hand-ins, with no file yet.
-pub fn open_batch_form(who: &Instructor, problems: &[ProblemRow], courses: &[String], problem: Option<i64>) -> Markup {
+pub fn open_batch_form(who: &Instructor, problems: &[ProblemRow], courses: &[String]) -> Markup {
     html! {
         div.card #open-batch {
             h3 { "Open a batch for students to hand in" }
             p.muted { "Students hand in themselves, through their private link or from the LMS, each hand-in checked at once on the problem's public tests. You see who handed in on the batch's page." }
             form method="post" action="/batches/open" {
                 (csrf_field(who))
-                @match problem {
-                    Some(id) => input type="hidden" name="problem" value=(id);,
-                    None => p { label { "Problem " select name="problem" required { @for p in problems { option value=(p.id) { (p.title) } } } } },
-                }
+                p { label { "Problem " select name="problem" required { @for p in problems { option value=(p.id) { (p.title) } } } } }
                 p { label { "Batch name " input name="name" required placeholder="Assignment 1" maxlength=(MAX_NAME_CHARS); } }
                 p { label { "Course " input name="course" required list="open-courses" maxlength=(MAX_NAME_CHARS) placeholder="CS 101, fall 2026"; }
                     datalist id="open-courses" { @for c in courses { option value=(c) {} } } }

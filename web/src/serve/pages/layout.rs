@@ -376,6 +376,17 @@ pub fn with_code(message: &str) -> Markup {
 /// in seconds.
 pub const CHECK_PAGE_RELOAD_SECONDS: u32 = 2;
 
+/// Makes `response`, the page of a check still running, reload itself at `path` after
+/// [`CHECK_PAGE_RELOAD_SECONDS`]. Pitfall: a path, never the address with its fragment
+/// (`#hand-in-N`): a browser takes a reload of that for a move within the page, and never
+/// reloads.
+pub fn reload_while_checking(response: &mut actix_web::HttpResponse, path: &str) {
+    let refresh = format!("{CHECK_PAGE_RELOAD_SECONDS}; url={path}");
+    if let Ok(value) = actix_web::http::header::HeaderValue::from_str(&refresh) {
+        response.headers_mut().insert(actix_web::http::header::REFRESH, value);
+    }
+}
+
 /// A date for people: `2026-11-22 14:03 UTC`.
 pub fn date(seconds: i64) -> String {
     let (year, month, day, rest) = super::super::civil(seconds);

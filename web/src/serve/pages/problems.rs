@@ -149,7 +149,7 @@ pub(super) async fn problem_check_page(app: AppData, req: HttpRequest, who: Inst
         }
     })?;
     if checking && !is_api(&req) {
-        response.headers_mut().insert(actix_web::http::header::REFRESH, actix_web::http::header::HeaderValue::from(super::layout::CHECK_PAGE_RELOAD_SECONDS));
+        super::layout::reload_while_checking(&mut response, req.path());
     }
     Ok(response)
 }

@@ -13,7 +13,7 @@ use super::super::auth::{Instructor, random_token};
 use super::super::db::{BatchRow, HandInRow, HandedIn, PreCheckStatus, Released, ReleasedTo, StudentRow, SubmissionRow, WindowRow, now};
 use super::super::upload::Form;
 use super::super::{App, AppError, Page};
-use super::layout::{bug_list, button, confirm_button, date, markdown, page, public_tests_list, source_listing, table_filter};
+use super::layout::{bug_list, button, confirm_button, date, markdown, page, public_tests_list, reload_while_checking, source_listing, table_filter};
 use course::exports;
 use course::hand_in_window::{LatePolicy, Verdict, span_in_words};
 use course::pre_check::PreCheck;
@@ -127,6 +127,15 @@ pub(super) async fn revoke_link(app: AppData, req: HttpRequest, who: Instructor,
     set_link(&app, &req, &who, &form, path.into_inner(), None)
 }
 
+/// The statement of the problem stored at `problem_dir` (none: it has none) and a
+/// function-level assignment's harness files (see `toolchain::harness`).
+fn problem_statement(app: &App, problem_dir: &str) -> (Option<String>, Vec<(String, String)>) {
+    match app.local(problem_dir) {
+        Ok(dir) => (std::fs::read_to_string(dir.join("statement.md")).ok(), super::layout::harness_files(&dir)),
+        Err(_) => (None, Vec::new()),
+    }
+}
+
 /// Whether a student's result is that of their late submission.
 #[derive(Clone, Copy, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -191,8 +200,8 @@ struct StudentView {
     open: Vec<OwnBatch>,
 }
 
-fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
-    let StudentRow { course_id, course, student, .. } = student_of(app, token)?;
+fn student_view(app: &App, student: StudentRow) -> Result<StudentView, AppError> {
+    let StudentRow { course_id, course, student, .. } = student;
     let (mut results, mut not_handed_in) = (Vec::new(), Vec::new());
     // Every row of theirs in one query; the analyses' files come from the cache.
     for ReleasedTo { batch, released, bug_list, graded_sha256, problem_dir, submission, roster } in app.db.released_to(course_id, &student)? {
@@ -226,23 +235,16 @@ fn student_view(app: &App, token: &str) -> Result<StudentView, AppError> {
             how: present::points_in_words(p),
             adjustment: row.and_then(RosterRow::adjustment),
         });
-        results.push(StudentResult {
-            batch: batch.name,
-            problem: batch.problem,
-            analysis,
-            late,
-            points,
-            bugs,
-            statement: app.local(&problem_dir).ok().and_then(|dir| std::fs::read_to_string(dir.join("statement.md")).ok()),
-            harness: app.local(&problem_dir).map(|dir| super::layout::harness_files(&dir)).unwrap_or_default(),
-        });
+        let (statement, harness) = problem_statement(app, &problem_dir);
+        results.push(StudentResult { batch: batch.name, problem: batch.problem, analysis, late, points, bugs, statement, harness });
     }
     Ok(StudentView { student, course, results, not_handed_in, open: Vec::new() })
 }
 
 pub(super) async fn student_page(app: AppData, req: HttpRequest, path: web::Path<String>) -> Page {
     let token = path.into_inner();
-    let view = StudentView { open: own_batches(&app, &student_of(&app, &token)?)?, ..student_view(&app, &token)? };
+    let student = student_of(&app, &token)?;
+    let view = StudentView { open: own_batches(&app, &student)?, ..student_view(&app, student)? };
     let checking = view.open.iter().any(OwnBatch::checking);
     let mut response = respond(&req, None, &format!("Results of {} · {}", view.student, view.course), &view, |v| {
         html! {
@@ -296,10 +298,8 @@ pub(super) async fn student_page(app: AppData, req: HttpRequest, path: web::Path
         }
     })?;
     if checking {
-        // To the page without its `#hand-in-N`: a browser takes a reload of an address
-        // with a fragment for a move within the page, and never reloads.
-        let refresh = format!("{}; url=/s/{token}", super::layout::CHECK_PAGE_RELOAD_SECONDS);
-        response.headers_mut().insert(actix_web::http::header::REFRESH, actix_web::http::header::HeaderValue::from_str(&refresh).map_err(anyhow::Error::from)?);
+        // To the page without its `#hand-in-N` (see `reload_while_checking`).
+        reload_while_checking(&mut response, &format!("/s/{token}"));
     }
     Ok(response)
 }
@@ -308,7 +308,7 @@ pub(super) async fn student_page(app: AppData, req: HttpRequest, path: web::Path
 /// result was graded against.
 pub(super) async fn student_statement(app: AppData, path: web::Path<(String, i64)>) -> Page {
     let (token, analysis) = path.into_inner();
-    let view = student_view(&app, &token)?;
+    let view = student_view(&app, student_of(&app, &token)?)?;
     let result = found(view.results.into_iter().find(|r| r.analysis == analysis))?;
     if result.statement.is_none() && result.harness.is_empty() {
         return Err(AppError::NotFound);
@@ -328,7 +328,7 @@ pub(super) async fn student_statement(app: AppData, path: web::Path<(String, i64
 /// with line numbers and the compiler's warnings under their lines.
 pub(super) async fn student_code(app: AppData, path: web::Path<(String, i64)>) -> Page {
     let (token, analysis) = path.into_inner();
-    let view = student_view(&app, &token)?;
+    let view = student_view(&app, student_of(&app, &token)?)?;
     let result = found(view.results.iter().find(|r| r.analysis == analysis))?;
     let graded = found(app.db.analysis_answers(analysis)?.into_iter().find(|a| a.student == view.student))?;
     let bytes = app.module(&graded.sha256).map_err(AppError::Internal)?;
@@ -347,7 +347,7 @@ pub(super) async fn student_code(app: AppData, path: web::Path<(String, i64)>) -
 
 pub(super) async fn student_markdown(app: AppData, path: web::Path<(String, i64)>) -> Page {
     let (token, analysis) = path.into_inner();
-    let view = student_view(&app, &token)?;
+    let view = student_view(&app, student_of(&app, &token)?)?;
     let result = found(view.results.iter().find(|r| r.analysis == analysis))?;
     Ok(HttpResponse::Ok()
         .content_type("text/markdown; charset=utf-8")
@@ -361,7 +361,7 @@ pub const MAX_HAND_IN_BYTES: usize = sandbox::MAX_MODULE_BYTES + (1 << 20);
 
 /// A batch open to a student's hand-ins, as their page shows it.
 #[derive(Serialize)]
-pub struct OwnBatch {
+struct OwnBatch {
     batch: BatchRow,
     window: WindowRow,
     /// Their own hand-ins, the latest first.
@@ -378,37 +378,34 @@ pub struct OwnBatch {
 
 impl OwnBatch {
     /// Whether its latest pre-check is still running (the page reloads itself).
-    pub fn checking(&self) -> bool {
+    fn checking(&self) -> bool {
         self.hand_ins.first().is_some_and(|h| h.status == PreCheckStatus::Queued)
     }
 }
 
 /// The batches of `student`'s course open to their hand-ins, with theirs.
-pub fn own_batches(app: &App, student: &StudentRow) -> Result<Vec<OwnBatch>, AppError> {
+fn own_batches(app: &App, student: &StudentRow) -> Result<Vec<OwnBatch>, AppError> {
     let now = now();
     let mut own = Vec::new();
     for (batch, window) in app.db.accepting_batches(student.course_id)? {
-        if app.db.may_hand_in(batch.id, &student.student)? {
-            own.push((batch, window));
+        if !app.db.may_hand_in(batch.id, &student.student)? {
+            continue;
         }
+        let hand_ins = app.db.hand_ins_of(batch.id, &student.student)?;
+        let latest = hand_ins.first().and_then(HandInRow::pre_check);
+        let waiting_before = match hand_ins.first() {
+            Some(h) if h.status == PreCheckStatus::Queued => Some(app.db.hand_ins_before(h.id)?),
+            _ => None,
+        };
+        let verdict = window.window.decide(now, hand_ins.first().map(|h| h.created));
+        own.push(OwnBatch { batch, window, hand_ins, latest, waiting_before, verdict, now });
     }
-    own.into_iter()
-        .map(|(batch, window)| {
-            let hand_ins = app.db.hand_ins_of(batch.id, &student.student)?;
-            let latest = hand_ins.first().and_then(HandInRow::pre_check);
-            let waiting_before = match hand_ins.first() {
-                Some(h) if h.status == PreCheckStatus::Queued => Some(app.db.hand_ins_before(h.id)?),
-                _ => None,
-            };
-            let verdict = window.window.decide(now, hand_ins.first().map(|h| h.created));
-            Ok(OwnBatch { batch, window, hand_ins, latest, waiting_before, verdict, now })
-        })
-        .collect()
+    Ok(own)
 }
 
 /// A batch open to the student: the deadline, the form, their hand-ins and the latest
 /// pre-check.
-pub fn own_section(token: &str, own: &OwnBatch) -> Markup {
+fn own_section(token: &str, own: &OwnBatch) -> Markup {
     let (b, w) = (&own.batch, &own.window.window);
     html! {
         div.card.hand-in id={ "hand-in-" (b.id) } {
@@ -541,9 +538,7 @@ pub(super) async fn own_statement(app: AppData, path: web::Path<(String, i64)>) 
     let (token, batch) = path.into_inner();
     let (_, batch, _) = own_batch(&app, &token, batch)?;
     let problem = found(app.db.problem(batch.problem_id)?)?;
-    let dir = app.local(&problem.dir)?;
-    let statement = std::fs::read_to_string(dir.join("statement.md")).ok();
-    let harness = super::layout::harness_files(&dir);
+    let (statement, harness) = problem_statement(&app, &problem.dir);
     Ok(page(
         &batch.problem,
         None,
